@@ -1,0 +1,99 @@
+# gcratchet — build everything, run the ratchet, run the tests.
+#
+#   make            the CLI (build/gcratchet), its launcher, and every probe built against
+#                   every shipped collector (build/collectors/<name>/)
+#   make ratchet    install missing dependencies, build, measure the default collector at the
+#                   ci size, check it against baselines/shared_ci/<collector>.json
+#   make test       install missing dependencies, build, run the whole suite (also under
+#                   AddressSanitizer and UBSan); ends with "N passed, N failed"
+#   make check      the ratchet without the dependency step
+#   make install    PREFIX=/usr/local
+#   make format-check   clang-format on project code, changing nothing
+
+COLLECTORS ?= epsilon marksweep bdwgc
+DEFAULT_COLLECTOR ?= marksweep
+RATCHET_ROUNDS ?= 3
+PREFIX ?= /usr/local
+
+CC ?= cc
+OPT ?= -O2 -g
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wwrite-strings -Wformat=2 -Wvla -Werror
+PKGS := libcjson sqlite3
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS_H = -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -Icollectors/include $(PKG_CFLAGS)
+LIBS_H = $(PKG_LIBS) -lm
+
+B := build
+CORE := util runner metrics census stats store hostinfo buildinfo baseline meter_valgrind \
+        session cli
+CMDS := $(patsubst harness/%.c,%,$(wildcard harness/cmd_*.c))
+HARNESS_HDRS := $(wildcard harness/*.h) collectors/include/gcr.h
+CORE_OBJS := $(addprefix $(B)/obj/,$(addsuffix .o,$(CORE)))
+CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
+UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all harness collectors collector-% ratchet check test test-build deps install \
+        format-check clean asan FORCE
+FORCE:
+all: harness collectors
+
+harness: $(B)/gcratchet $(B)/gcratchet-launch
+
+$(B)/obj/%.o: harness/%.c $(HARNESS_HDRS)
+	@mkdir -p $(B)/obj
+	$(CC) $(CFLAGS_H) -c $< -o $@
+
+$(B)/gcratchet: $(CLI_OBJS)
+	$(CC) $(OPT) -o $@ $^ $(LIBS_H)
+
+# The launcher stays tiny and static-free of our libraries: its address space is what a
+# probe's peak RSS starts from.
+$(B)/gcratchet-launch: harness/launch.c
+	@mkdir -p $(B)
+	$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -o $@ $<
+
+collectors: $(addprefix collector-,$(COLLECTORS))
+collector-%: FORCE
+	@$(MAKE) --no-print-directory -f collectors/build.mk NAME=$* OUT=$(B)/collectors/$*
+
+# ---- Unit tests: each tests/unit/test_<module>.c links the core objects ------------------
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS_H) -Itests/unit -o $@ $< $(CORE_OBJS) $(LIBS_H)
+
+test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
+
+# ---- The sanitizer build of the harness and unit tests ------------------------------------
+asan:
+	@$(MAKE) --no-print-directory B=build-asan \
+	   OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
+	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
+
+deps:
+	@sh scripts/setup.sh
+
+ratchet: deps
+	@$(MAKE) --no-print-directory check
+
+check: all
+	@sh scripts/ratchet.sh $(B)/gcratchet $(DEFAULT_COLLECTOR) $(RATCHET_ROUNDS)
+
+test: deps
+	@$(MAKE) --no-print-directory test-build asan
+	@sh tests/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/gcratchet $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(B)/gcratchet $(B)/gcratchet-launch $(DESTDIR)$(PREFIX)/lib/gcratchet/
+	cp -R $(B)/collectors $(DESTDIR)$(PREFIX)/lib/gcratchet/
+	ln -sf ../lib/gcratchet/gcratchet $(DESTDIR)$(PREFIX)/bin/gcratchet
+
+FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
+               collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] tests/abi/*.c)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf build build-asan

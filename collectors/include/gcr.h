@@ -1,0 +1,138 @@
+/*
+ * gcr.h — the collector ABI every probe is written against.
+ *
+ * One header, many collector builds: each folder under collectors/ implements the functions
+ * declared here, and the Makefile links every probe against every collector.
+ *
+ * Invariants a probe may rely on, and must respect:
+ * - An object is `nptrs` pointer slots (zeroed at allocation) followed by `nbytes` raw bytes
+ *   (contents unspecified). The pointer returned by gcr_alloc addresses slot 0; any header a
+ *   collector needs lives before it.
+ * - Every pointer store into an object goes through gcr_write (the write barrier); loads go
+ *   through gcr_read. Raw bytes are reached with gcr_raw() and are never scanned.
+ * - Any call to gcr_alloc or gcr_collect may move objects. After it, a probe may only use
+ *   object pointers it reads back from a rooted local (see GCR_ROOTS) or from another object;
+ *   a pointer to raw bytes or to a slot is stale once the collector runs.
+ * - Roots are the addresses of local `void *` variables, published on a shadow stack with
+ *   GCR_ROOTS and withdrawn with GCR_POP in LIFO order. A precise or moving collector sees only
+ *   these roots; a conservative one may ignore them.
+ * - gcr_init is called once, before any other call. Knobs come from the environment:
+ *   GCR_HEAP_MB (initial heap budget), GCR_NURSERY_KB (nursery size, where there is one),
+ *   GCR_ZEAL=N (a precise collector collects every N allocations: a correctness oracle).
+ *   A knob that does not parse makes gcr_init print the variable and value on stderr and
+ *   exit with status 2.
+ */
+#ifndef GCR_H
+#define GCR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped whenever a declaration here changes meaning; recorded in each build's manifest. */
+#define GCR_ABI_VERSION 1
+
+/* ---- Lifecycle and identity ---------------------------------------------------------- */
+
+void gcr_init(void);
+/* Static strings: the collector's name ("marksweep") and version ("1.0"). */
+const char *gcr_name(void);
+const char *gcr_version(void);
+
+/* What the collector claims to do; probe premises are judged against these claims. */
+enum gcr_capability {
+	GCR_CAP_COLLECTS = 1u << 0,     /* reclaims memory at all (epsilon does not) */
+	GCR_CAP_PRECISE = 1u << 1,      /* finds roots only through the shadow stack */
+	GCR_CAP_MOVING = 1u << 2,       /* may relocate objects */
+	GCR_CAP_GENERATIONAL = 1u << 3, /* has minor collections and promotion */
+	GCR_CAP_BARRIER = 1u << 4,      /* gcr_write records old-to-young stores */
+};
+unsigned gcr_capabilities(void);
+
+/* ---- Allocation and access ----------------------------------------------------------- */
+
+/* Never returns NULL: a collector that cannot satisfy a request prints why and aborts. */
+void *gcr_alloc(uint32_t nptrs, uint32_t nbytes);
+void gcr_write(void *obj, uint32_t i, void *val);
+void *gcr_read(void *obj, uint32_t i);
+
+/* Raw bytes of an object with `nptrs` pointer slots; stale after the next alloc or collect. */
+static inline unsigned char *gcr_raw(void *obj, uint32_t nptrs)
+{
+	return (unsigned char *)obj + (size_t)nptrs * sizeof(void *);
+}
+
+/* ---- Roots: the shadow stack ---------------------------------------------------------- */
+
+struct gcr_frame {
+	struct gcr_frame *prev;
+	uint32_t nslots;
+	void ***slots; /* addresses of local `void *` variables */
+};
+
+/* Top of the shadow stack; defined once per program by the collector library. */
+extern struct gcr_frame *gcr_roots_top;
+
+/*
+ * GCR_ROOTS(&a, &b, ...) publishes the given locals as roots until the matching GCR_POP() in
+ * the same block. The locals must be initialised (NULL is fine) before the next allocation.
+ */
+#define GCR_ROOTS(...)                                                                         \
+	void **gcr_frame_slots_[] = {__VA_ARGS__};                                             \
+	struct gcr_frame gcr_frame_ = {gcr_roots_top,                                           \
+				       (uint32_t)(sizeof gcr_frame_slots_ / sizeof gcr_frame_slots_[0]), \
+				       gcr_frame_slots_};                                       \
+	gcr_roots_top = &gcr_frame_
+#define GCR_POP() (gcr_roots_top = gcr_frame_.prev)
+
+/* ---- Collection and census ------------------------------------------------------------ */
+
+enum gcr_collect_kind {
+	GCR_MINOR = 1, /* a nursery collection; a full one where there is no nursery */
+	GCR_FULL = 2,
+};
+void gcr_collect(int kind);
+
+/*
+ * The census fields, in one list so that collectors, the probe runtime and the harness agree
+ * on names. Units are in the names. Counts are since gcr_init.
+ */
+#define GCR_CENSUS_FIELDS(X)                                                                   \
+	X(MINOR_COLLECTIONS, "minor_collections")                                              \
+	X(MAJOR_COLLECTIONS, "major_collections")                                              \
+	X(ALLOC_BYTES, "alloc_bytes")                                                          \
+	X(ALLOC_OBJECTS, "alloc_objects")                                                      \
+	X(COPIED_BYTES, "copied_bytes")                                                        \
+	X(COPIED_OBJECTS, "copied_objects")                                                    \
+	X(PROMOTED_BYTES, "promoted_bytes")                                                    \
+	X(PROMOTED_OBJECTS, "promoted_objects")                                                \
+	X(FREED_BYTES, "freed_bytes")                                                          \
+	X(FREED_OBJECTS, "freed_objects")                                                      \
+	X(HEAP_COMMITTED_PEAK_BYTES, "heap_committed_peak_bytes")                              \
+	X(HEAP_USED_AFTER_FULL_BYTES, "heap_used_after_full_bytes")                            \
+	X(BARRIER_RECORDED, "barrier_recorded")                                                \
+	X(PAUSE_TOTAL_NS, "pause_total_ns")                                                    \
+	X(PAUSE_MAX_NS, "pause_max_ns")
+
+#define GCR_CENSUS_ENUM_(id, name) GCR_C_##id,
+enum gcr_census_field { GCR_CENSUS_FIELDS(GCR_CENSUS_ENUM_) GCR_C_COUNT };
+#undef GCR_CENSUS_ENUM_
+
+/*
+ * A collector fills only what it knows: bit (1 << field) of `known` says value[field] is real.
+ * Unknown is absent, never a fake zero.
+ */
+struct gcr_census {
+	uint64_t known;
+	uint64_t value[GCR_C_COUNT];
+};
+
+static inline void gcr_census_set(struct gcr_census *c, enum gcr_census_field f, uint64_t v)
+{
+	c->value[f] = v;
+	c->known |= UINT64_C(1) << f;
+}
+
+/* Fills *c; may be called at any time. */
+void gcr_census(struct gcr_census *c);
+
+#endif /* GCR_H */

@@ -1,0 +1,561 @@
+#include "baseline.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+/* ---- Band arithmetic ---------------------------------------------------------------------- */
+
+double baseline_allowance(const struct baseline_rule *r, double base)
+{
+	double pct = fabs(base) * r->band_pct / 100.0;
+
+	return pct > r->band_abs ? pct : r->band_abs;
+}
+
+void baseline_judge(const struct baseline_rule *r, double base, double current,
+		    struct baseline_judgement *j)
+{
+	double bad;
+
+	memset(j, 0, sizeof *j);
+	j->delta = current - base;
+	if (base != 0)
+		j->delta_pct = 100.0 * j->delta / fabs(base);
+	else
+		j->delta_pct = j->delta == 0 ? 0 : INFINITY;
+	j->allowance = baseline_allowance(r, base);
+	switch (r->direction) {
+	case BASELINE_INCREASE:
+		bad = j->delta;
+		break;
+	case BASELINE_DECREASE:
+		bad = -j->delta;
+		break;
+	default:
+		bad = fabs(j->delta);
+		break;
+	}
+	if (j->allowance > 0)
+		j->used = bad / j->allowance;
+	else
+		j->used = bad > 0 ? INFINITY : bad < 0 ? -INFINITY : 0;
+	j->went_inert = strncmp(r->metric, "census.", 7) == 0 && base > 0 && current == 0;
+
+	if (!r->gated)
+		j->verdict = BASELINE_INFO;
+	else if (j->went_inert || bad > j->allowance)
+		j->verdict = BASELINE_REGRESSED;
+	else if (r->direction != BASELINE_EITHER && -bad > j->allowance)
+		j->verdict = BASELINE_IMPROVED;
+	else
+		j->verdict = BASELINE_OK;
+}
+
+const char *baseline_direction_name(enum baseline_direction d)
+{
+	return d == BASELINE_INCREASE ? "increase" : d == BASELINE_DECREASE ? "decrease" : "either";
+}
+
+const char *baseline_verdict_name(enum baseline_verdict v)
+{
+	switch (v) {
+	case BASELINE_OK:
+		return "ok";
+	case BASELINE_IMPROVED:
+		return "improved";
+	case BASELINE_REGRESSED:
+		return "REGRESSED";
+	case BASELINE_INFO:
+		return "info";
+	}
+	return "?";
+}
+
+/* ---- Profile defaults ---------------------------------------------------------------------- */
+
+struct baseline_default {
+	const char *prefix; /* a metric name, or a prefix ending in '.' or '_' */
+	int gated;
+	enum baseline_direction direction;
+	double band_pct, band_abs;
+};
+
+#define MIB (1024.0 * 1024.0)
+
+/*
+ * First match wins. shared_ci gates what is stable on a shared machine: the census of a
+ * precise collector is deterministic (zero band), valgrind's Ir nearly so (environment size
+ * moves it by a few hundred instructions), RSS within a wide band; time is recorded, not gated.
+ */
+static const struct baseline_default baseline_shared_ci[] = {
+	{"census.pause_", 0, BASELINE_INCREASE, 25, 0},
+	{"census.freed_", 0, BASELINE_EITHER, 0, 0},
+	{"census.", 1, BASELINE_INCREASE, 0, 0},
+	{"valgrind.ir", 1, BASELINE_INCREASE, 1, 0},
+	{"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+	{"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+	{"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+	{"time.", 0, BASELINE_INCREASE, 10, 0},
+	{"os.", 0, BASELINE_INCREASE, 50, 0},
+	{NULL, 0, BASELINE_INCREASE, 0, 0},
+};
+
+/* pinned_host also gates time and tighter RSS: it is only valid on the one quiet host. */
+static const struct baseline_default baseline_pinned_host[] = {
+	{"census.pause_", 0, BASELINE_INCREASE, 25, 0},
+	{"census.freed_", 0, BASELINE_EITHER, 0, 0},
+	{"census.", 1, BASELINE_INCREASE, 0, 0},
+	{"valgrind.ir", 1, BASELINE_INCREASE, 0.5, 0},
+	{"rss.peak_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+	{"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+	{"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+	{"time.wall_ns", 1, BASELINE_INCREASE, 10, 2e6},
+	{"time.user_ns", 1, BASELINE_INCREASE, 10, 2e6},
+	{"time.", 0, BASELINE_INCREASE, 10, 0},
+	{"os.", 0, BASELINE_INCREASE, 50, 0},
+	{NULL, 0, BASELINE_INCREASE, 0, 0},
+};
+
+static const char *const baseline_profile_names[] = {"shared_ci", "pinned_host", NULL};
+
+const char *const *baseline_profiles(void)
+{
+	return baseline_profile_names;
+}
+
+int baseline_default_rules(const char *profile, const char *const *metrics, size_t n,
+			   struct baseline_rule **out, struct err *e)
+{
+	const struct baseline_default *table;
+
+	if (strcmp(profile, "shared_ci") == 0)
+		table = baseline_shared_ci;
+	else if (strcmp(profile, "pinned_host") == 0)
+		table = baseline_pinned_host;
+	else
+		return err_set(e, "unknown profile \"%s\" (valid: shared_ci, pinned_host)", profile);
+	*out = xcalloc(n, sizeof **out);
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline_default *d = table;
+		while (d->prefix && strncmp(metrics[i], d->prefix, strlen(d->prefix)) != 0)
+			d++;
+		(*out)[i].metric = xstrdup(metrics[i]);
+		(*out)[i].gated = d->prefix ? d->gated : 0;
+		(*out)[i].direction = d->direction;
+		(*out)[i].band_pct = d->band_pct;
+		(*out)[i].band_abs = d->band_abs;
+	}
+	return 0;
+}
+
+/* ---- Parsing ------------------------------------------------------------------------------- */
+
+struct baseline_ctx {
+	const char *path;
+	struct err *e;
+};
+
+static int baseline_bad(struct baseline_ctx *c, const char *jpath, const char *expected)
+{
+	return err_set(c->e, "%s: %s: %s", c->path, jpath, expected);
+}
+
+static int baseline_get_string(struct baseline_ctx *c, const cJSON *obj, const char *key,
+			       const char *jpath, char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char where[256];
+
+	snprintf(where, sizeof where, "%s%s%s", jpath, *jpath ? "." : "", key);
+	if (!cJSON_IsString(v))
+		return baseline_bad(c, where, v ? "must be a string" : "is missing (a string)");
+	*out = xstrdup(v->valuestring);
+	return 0;
+}
+
+static int baseline_get_number(struct baseline_ctx *c, const cJSON *obj, const char *key,
+			       const char *jpath, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char where[256];
+
+	snprintf(where, sizeof where, "%s%s%s", jpath, *jpath ? "." : "", key);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return baseline_bad(c, where, v ? "must be a number" : "is missing (a number)");
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int baseline_parse_direction(const char *s, enum baseline_direction *d)
+{
+	if (strcmp(s, "increase") == 0)
+		*d = BASELINE_INCREASE;
+	else if (strcmp(s, "decrease") == 0)
+		*d = BASELINE_DECREASE;
+	else if (strcmp(s, "either") == 0)
+		*d = BASELINE_EITHER;
+	else
+		return -1;
+	return 0;
+}
+
+static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, struct baseline *b)
+{
+	const cJSON *r;
+	size_t i = 0;
+
+	if (!cJSON_IsObject(rules))
+		return baseline_bad(c, "rules", "must be an object of metric -> rule");
+	b->nrules = (size_t)cJSON_GetArraySize(rules);
+	b->rules = xcalloc(b->nrules, sizeof *b->rules);
+	cJSON_ArrayForEach(r, rules)
+	{
+		struct baseline_rule *rule = &b->rules[i++];
+		char jpath[256], *dir = NULL;
+		const cJSON *gated;
+		int rc;
+
+		snprintf(jpath, sizeof jpath, "rules[\"%s\"]", r->string);
+		rule->metric = xstrdup(r->string);
+		if (!metrics_is_known(r->string))
+			return baseline_bad(c, jpath, "unknown metric (see `gcratchet list metrics`)");
+		if (!cJSON_IsObject(r))
+			return baseline_bad(c, jpath, "must be an object");
+		gated = cJSON_GetObjectItemCaseSensitive(r, "gated");
+		if (!cJSON_IsBool(gated)) {
+			char where[300];
+			snprintf(where, sizeof where, "%s.gated", jpath);
+			return baseline_bad(c, where, "must be true or false");
+		}
+		rule->gated = cJSON_IsTrue(gated);
+		if (baseline_get_string(c, r, "direction", jpath, &dir) != 0)
+			return -1;
+		rc = baseline_parse_direction(dir, &rule->direction);
+		free(dir);
+		if (rc != 0) {
+			char where[300];
+			snprintf(where, sizeof where, "%s.direction", jpath);
+			return baseline_bad(c, where, "must be \"increase\", \"decrease\" or \"either\"");
+		}
+		if (baseline_get_number(c, r, "band_pct", jpath, &rule->band_pct) != 0 ||
+		    baseline_get_number(c, r, "band_abs", jpath, &rule->band_abs) != 0)
+			return -1;
+		if (rule->band_pct < 0 || rule->band_abs < 0) {
+			char where[300];
+			snprintf(where, sizeof where, "%s.%s", jpath,
+				 rule->band_pct < 0 ? "band_pct" : "band_abs");
+			return baseline_bad(c, where, "must be >= 0");
+		}
+	}
+	return 0;
+}
+
+static int baseline_parse_probes(struct baseline_ctx *c, const cJSON *probes, struct baseline *b)
+{
+	const cJSON *p;
+	size_t i = 0;
+
+	if (!cJSON_IsObject(probes))
+		return baseline_bad(c, "probes", "must be an object of probe -> {\"checksum\": ...}");
+	b->nprobes = (size_t)cJSON_GetArraySize(probes);
+	b->probes = xcalloc(b->nprobes, sizeof *b->probes);
+	cJSON_ArrayForEach(p, probes)
+	{
+		char jpath[256];
+		snprintf(jpath, sizeof jpath, "probes[\"%s\"]", p->string);
+		b->probes[i].name = xstrdup(p->string);
+		if (baseline_get_string(c, p, "checksum", jpath, &b->probes[i].checksum) != 0)
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
+static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, struct baseline *b)
+{
+	const cJSON *cell;
+	size_t i = 0;
+
+	if (!cJSON_IsArray(cells))
+		return baseline_bad(c, "cells", "must be an array");
+	b->ncells = (size_t)cJSON_GetArraySize(cells);
+	b->cells = xcalloc(b->ncells, sizeof *b->cells);
+	cJSON_ArrayForEach(cell, cells)
+	{
+		struct baseline_cell *x = &b->cells[i];
+		char jpath[64];
+		double n;
+
+		snprintf(jpath, sizeof jpath, "cells[%zu]", i);
+		i++;
+		if (!cJSON_IsObject(cell))
+			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_get_string(c, cell, "probe", jpath, &x->probe) != 0 ||
+		    baseline_get_string(c, cell, "metric", jpath, &x->metric) != 0 ||
+		    baseline_get_number(c, cell, "median", jpath, &x->median) != 0 ||
+		    baseline_get_number(c, cell, "min", jpath, &x->min) != 0 ||
+		    baseline_get_number(c, cell, "max", jpath, &x->max) != 0 ||
+		    baseline_get_number(c, cell, "n", jpath, &n) != 0)
+			return -1;
+		x->n = (int64_t)n;
+		if (n < 1 || n != floor(n))
+			return baseline_bad(c, jpath, "n must be a whole number >= 1");
+		if (!(x->min <= x->median && x->median <= x->max))
+			return baseline_bad(c, jpath, "needs min <= median <= max");
+		if (!baseline_rule_for(b, x->metric)) {
+			char msg[300];
+			snprintf(msg, sizeof msg, "metric \"%s\" has no entry in \"rules\"", x->metric);
+			return baseline_bad(c, jpath, msg);
+		}
+		if (!baseline_probe_checksum(b, x->probe)) {
+			char msg[300];
+			snprintf(msg, sizeof msg, "probe \"%s\" has no entry in \"probes\"", x->probe);
+			return baseline_bad(c, jpath, msg);
+		}
+	}
+	return 0;
+}
+
+/* Line and column of a byte offset, for syntax errors. */
+static void baseline_line_col(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && text[i]; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+int baseline_parse(const char *text, const char *path, struct baseline *out, struct err *e)
+{
+	struct baseline_ctx c = {path, e};
+	cJSON *root;
+	const cJSON *v, *m;
+	double num;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	root = cJSON_Parse(text);
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+		int line = 0, col = 0;
+		baseline_line_col(text, at ? (size_t)(at - text) : 0, &line, &col);
+		return err_set(e, "%s:%d:%d: not valid JSON", path, line, col);
+	}
+	if (!cJSON_IsObject(root)) {
+		baseline_bad(&c, "(top)", "must be a JSON object");
+		goto out;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "format");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, BASELINE_FORMAT) != 0) {
+		baseline_bad(&c, "format", "must be \"" BASELINE_FORMAT "\"");
+		goto out;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (!cJSON_IsNumber(v) || v->valuedouble != BASELINE_VERSION) {
+		baseline_bad(&c, "version", "must be 1 (the version this harness reads)");
+		goto out;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "collector");
+	if (!cJSON_IsObject(v)) {
+		baseline_bad(&c, "collector", "must be an object {name, version, git_commit}");
+		goto out;
+	}
+	if (baseline_get_string(&c, root, "profile", "", &out->profile) != 0 ||
+	    baseline_get_string(&c, v, "name", "collector", &out->collector) != 0 ||
+	    baseline_get_string(&c, v, "version", "collector", &out->collector_version) != 0 ||
+	    baseline_get_string(&c, v, "git_commit", "collector", &out->git_commit) != 0)
+		goto out;
+	v = cJSON_GetObjectItemCaseSensitive(root, "host");
+	if (!cJSON_IsObject(v)) {
+		baseline_bad(&c, "host", "must be an object {fingerprint, hostname}");
+		goto out;
+	}
+	if (baseline_get_string(&c, v, "fingerprint", "host", &out->host_fingerprint) != 0 ||
+	    baseline_get_string(&c, v, "hostname", "host", &out->hostname) != 0 ||
+	    baseline_get_string(&c, root, "pinned_at", "", &out->pinned_at) != 0 ||
+	    baseline_get_string(&c, root, "size", "", &out->size) != 0 ||
+	    baseline_get_number(&c, root, "session", "", &num) != 0)
+		goto out;
+	out->session = (int64_t)num;
+	if (baseline_get_number(&c, root, "repeats", "", &num) != 0)
+		goto out;
+	out->repeats = (int64_t)num;
+	v = cJSON_GetObjectItemCaseSensitive(root, "meters");
+	if (!cJSON_IsArray(v)) {
+		baseline_bad(&c, "meters", "must be an array of meter names");
+		goto out;
+	}
+	cJSON_ArrayForEach(m, v)
+	{
+		if (!cJSON_IsString(m)) {
+			baseline_bad(&c, "meters", "must hold strings only");
+			goto out;
+		}
+		strlist_push(&out->meters, m->valuestring);
+	}
+	if (baseline_parse_rules(&c, cJSON_GetObjectItemCaseSensitive(root, "rules"), out) != 0 ||
+	    baseline_parse_probes(&c, cJSON_GetObjectItemCaseSensitive(root, "probes"), out) != 0 ||
+	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0)
+		goto out;
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	if (rc != 0)
+		baseline_release(out);
+	return rc;
+}
+
+int baseline_load(const char *path, struct baseline *out, struct err *e)
+{
+	char *text = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (read_file(path, &text, NULL, e) != 0)
+		return -1;
+	rc = baseline_parse(text, path, out, e);
+	free(text);
+	return rc;
+}
+
+void baseline_release(struct baseline *b)
+{
+	free(b->profile);
+	free(b->collector);
+	free(b->collector_version);
+	free(b->git_commit);
+	free(b->host_fingerprint);
+	free(b->hostname);
+	free(b->pinned_at);
+	free(b->size);
+	strlist_release(&b->meters);
+	for (size_t i = 0; i < b->nrules; i++)
+		free(b->rules[i].metric);
+	free(b->rules);
+	for (size_t i = 0; i < b->nprobes; i++) {
+		free(b->probes[i].name);
+		free(b->probes[i].checksum);
+	}
+	free(b->probes);
+	for (size_t i = 0; i < b->ncells; i++) {
+		free(b->cells[i].probe);
+		free(b->cells[i].metric);
+	}
+	free(b->cells);
+	memset(b, 0, sizeof *b);
+}
+
+const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric)
+{
+	for (size_t i = 0; i < b->nrules; i++)
+		if (b->rules[i].metric && strcmp(b->rules[i].metric, metric) == 0)
+			return &b->rules[i];
+	return NULL;
+}
+
+const char *baseline_probe_checksum(const struct baseline *b, const char *probe)
+{
+	for (size_t i = 0; i < b->nprobes; i++)
+		if (b->probes[i].name && strcmp(b->probes[i].name, probe) == 0)
+			return b->probes[i].checksum;
+	return NULL;
+}
+
+/* ---- Writing ------------------------------------------------------------------------------- */
+
+/* Appends a JSON string literal. */
+static void baseline_add_string(struct sbuf *out, const char *s)
+{
+	cJSON *item = cJSON_CreateString(s);
+	char *text = cJSON_PrintUnformatted(item);
+
+	sbuf_add(out, text, strlen(text));
+	cJSON_free(text);
+	cJSON_Delete(item);
+}
+
+/* Integers print exactly; anything else with enough digits to round-trip. */
+static void baseline_add_number(struct sbuf *out, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		sbuf_addf(out, "%.0f", v);
+	else
+		sbuf_addf(out, "%.17g", v);
+}
+
+char *baseline_serialize(const struct baseline *b)
+{
+	struct sbuf out;
+
+	sbuf_init(&out);
+	sbuf_addf(&out, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"profile\": ",
+		  BASELINE_FORMAT, BASELINE_VERSION);
+	baseline_add_string(&out, b->profile);
+	sbuf_addf(&out, ",\n  \"collector\": {\"name\": ");
+	baseline_add_string(&out, b->collector);
+	sbuf_addf(&out, ", \"version\": ");
+	baseline_add_string(&out, b->collector_version);
+	sbuf_addf(&out, ", \"git_commit\": ");
+	baseline_add_string(&out, b->git_commit);
+	sbuf_addf(&out, "},\n  \"host\": {\"fingerprint\": ");
+	baseline_add_string(&out, b->host_fingerprint);
+	sbuf_addf(&out, ", \"hostname\": ");
+	baseline_add_string(&out, b->hostname);
+	sbuf_addf(&out, "},\n  \"pinned_at\": ");
+	baseline_add_string(&out, b->pinned_at);
+	sbuf_addf(&out, ",\n  \"session\": %lld,\n  \"size\": ", (long long)b->session);
+	baseline_add_string(&out, b->size);
+	sbuf_addf(&out, ",\n  \"meters\": [");
+	for (size_t i = 0; i < b->meters.n; i++) {
+		sbuf_addf(&out, "%s", i ? ", " : "");
+		baseline_add_string(&out, b->meters.items[i]);
+	}
+	sbuf_addf(&out, "],\n  \"repeats\": %lld,\n  \"rules\": {", (long long)b->repeats);
+	for (size_t i = 0; i < b->nrules; i++) {
+		const struct baseline_rule *r = &b->rules[i];
+		sbuf_addf(&out, "%s\n    ", i ? "," : "");
+		baseline_add_string(&out, r->metric);
+		sbuf_addf(&out, ": {\"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
+			  r->gated ? "true" : "false", baseline_direction_name(r->direction));
+		baseline_add_number(&out, r->band_pct);
+		sbuf_addf(&out, ", \"band_abs\": ");
+		baseline_add_number(&out, r->band_abs);
+		sbuf_addf(&out, "}");
+	}
+	sbuf_addf(&out, "\n  },\n  \"probes\": {");
+	for (size_t i = 0; i < b->nprobes; i++) {
+		sbuf_addf(&out, "%s\n    ", i ? "," : "");
+		baseline_add_string(&out, b->probes[i].name);
+		sbuf_addf(&out, ": {\"checksum\": ");
+		baseline_add_string(&out, b->probes[i].checksum);
+		sbuf_addf(&out, "}");
+	}
+	sbuf_addf(&out, "\n  },\n  \"cells\": [");
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *x = &b->cells[i];
+		sbuf_addf(&out, "%s\n    {\"probe\": ", i ? "," : "");
+		baseline_add_string(&out, x->probe);
+		sbuf_addf(&out, ", \"metric\": ");
+		baseline_add_string(&out, x->metric);
+		sbuf_addf(&out, ", \"median\": ");
+		baseline_add_number(&out, x->median);
+		sbuf_addf(&out, ", \"min\": ");
+		baseline_add_number(&out, x->min);
+		sbuf_addf(&out, ", \"max\": ");
+		baseline_add_number(&out, x->max);
+		sbuf_addf(&out, ", \"n\": %lld}", (long long)x->n);
+	}
+	sbuf_addf(&out, "\n  ]\n}\n");
+	return out.data;
+}

@@ -1,0 +1,115 @@
+/*
+ * baseline.h — baseline profiles: the committed JSON files `check` judges a session against,
+ * and the band arithmetic that decides each cell.
+ *
+ * A profile file (format "gcratchet-baseline", version 1; README "Baseline files") holds the
+ * identity of the build and host it was pinned on, the size and meters, one rule per metric,
+ * the checksum each probe must print, and the pinned cells (probe x metric: median, min, max,
+ * n). baselines/<profile>/<collector>.json is where `check` looks.
+ *
+ * Band arithmetic: allowance = max(|baseline| * band_pct / 100, band_abs). The "bad" delta is
+ * the change in the rule's bad direction (increase: current - baseline; decrease: baseline -
+ * current; either: |current - baseline|). A gated cell regresses when bad delta > allowance;
+ * share used = bad delta / allowance. Liveness: a census counter that was above zero and is
+ * zero now regresses whatever its direction (the probe stopped causing that activity).
+ *
+ * Invariants of a loaded baseline: every rule names a known metric and has band_pct >= 0 and
+ * band_abs >= 0; every cell has a rule and n >= 1 and min <= median <= max; every probe named
+ * by a cell has a checksum entry.
+ */
+#ifndef BASELINE_H
+#define BASELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define BASELINE_FORMAT "gcratchet-baseline"
+#define BASELINE_VERSION 1
+
+enum baseline_direction { BASELINE_INCREASE, BASELINE_DECREASE, BASELINE_EITHER };
+
+struct baseline_rule {
+	char *metric;
+	int gated;
+	enum baseline_direction direction; /* which change is a regression */
+	double band_pct;
+	double band_abs;
+};
+
+struct baseline_probe {
+	char *name;
+	char *checksum;
+};
+
+struct baseline_cell {
+	char *probe;
+	char *metric;
+	double median, min, max;
+	int64_t n;
+};
+
+struct baseline {
+	char *profile;
+	char *collector, *collector_version, *git_commit;
+	char *host_fingerprint, *hostname;
+	char *pinned_at;
+	int64_t session;
+	char *size;
+	struct strlist meters;
+	int64_t repeats;
+	struct baseline_rule *rules;
+	size_t nrules;
+	struct baseline_probe *probes;
+	size_t nprobes;
+	struct baseline_cell *cells;
+	size_t ncells;
+};
+
+/*
+ * Parses and validates a profile. `path` names the file in messages: a syntax error gives
+ * path:line:column, a semantic one path and the JSON path of the field, and what was expected.
+ */
+int baseline_parse(const char *text, const char *path, struct baseline *out, struct err *e);
+int baseline_load(const char *path, struct baseline *out, struct err *e);
+void baseline_release(struct baseline *b);
+/* The file text of a baseline: stable key order, one cell per line; newly allocated. */
+char *baseline_serialize(const struct baseline *b);
+
+const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric);
+const char *baseline_probe_checksum(const struct baseline *b, const char *probe);
+
+/*
+ * The default rules of a named profile ("shared_ci", "pinned_host") for the given metric
+ * names, in that order. -1 with a message naming the valid profiles when unknown.
+ */
+int baseline_default_rules(const char *profile, const char *const *metrics, size_t n,
+			   struct baseline_rule **out, struct err *e);
+/* The names of the profiles that have defaults; NULL-terminated, static. */
+const char *const *baseline_profiles(void);
+
+enum baseline_verdict {
+	BASELINE_OK,        /* within the allowance */
+	BASELINE_IMPROVED,  /* beyond the allowance in the good direction */
+	BASELINE_REGRESSED, /* beyond the allowance in the bad direction, or went inert */
+	BASELINE_INFO,      /* not gated: shown, never decides */
+};
+
+struct baseline_judgement {
+	double delta;     /* current - baseline */
+	double delta_pct; /* 100 * delta / |baseline|; 0 when both are 0, inf when only base is */
+	double allowance;
+	double used;      /* bad delta / allowance: 1.0 is the edge; may be negative or inf */
+	int went_inert;   /* liveness failure */
+	enum baseline_verdict verdict;
+};
+
+double baseline_allowance(const struct baseline_rule *r, double base);
+void baseline_judge(const struct baseline_rule *r, double base, double current,
+		    struct baseline_judgement *j);
+
+const char *baseline_direction_name(enum baseline_direction d);
+const char *baseline_verdict_name(enum baseline_verdict v);
+
+#endif /* BASELINE_H */

@@ -1,0 +1,230 @@
+#include "cli.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
+		   const struct cli_opt *opts)
+{
+	it->argc = argc;
+	it->argv = argv;
+	it->i = 1;
+	it->cmd = cmd;
+	it->opts = opts;
+}
+
+int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional)
+{
+	while (it->i < it->argc) {
+		const char *arg = it->argv[it->i++];
+		const char *eq;
+		size_t len;
+
+		*val = NULL;
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			*opt = "--help";
+			return 1;
+		}
+		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+			if (!positional) {
+				cli_error(it->cmd, "unexpected argument \"%s\" (see gcratchet %s --help)",
+					  arg, it->cmd);
+				return -1;
+			}
+			strlist_push(positional, arg);
+			continue;
+		}
+		eq = strchr(arg, '=');
+		len = eq ? (size_t)(eq - arg) : strlen(arg);
+		for (const struct cli_opt *o = it->opts; o && o->name; o++) {
+			if (strlen(o->name) != len || strncmp(o->name, arg, len) != 0)
+				continue;
+			*opt = o->name;
+			if (!o->has_arg) {
+				if (eq) {
+					cli_error(it->cmd, "option %s takes no value", o->name);
+					return -1;
+				}
+				return 1;
+			}
+			if (eq) {
+				*val = eq + 1;
+			} else if (it->i < it->argc) {
+				*val = it->argv[it->i++];
+			} else {
+				cli_error(it->cmd, "option %s needs a value", o->name);
+				return -1;
+			}
+			return 1;
+		}
+		cli_error(it->cmd, "unknown option \"%.*s\" (see gcratchet %s --help)", (int)len, arg,
+			  it->cmd);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "gcratchet %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_UNJUDGED;
+}
+
+int cli_usage(const struct cli_command *c, int to_stderr)
+{
+	fputs(c->usage, to_stderr ? stderr : stdout);
+	return to_stderr ? EXIT_UNJUDGED : EXIT_OK;
+}
+
+int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
+		    uint64_t *out)
+{
+	if (parse_u64(val, out) != 0 || (!allow_zero && *out == 0)) {
+		cli_error(cmd, "%s must be a %s integer, got \"%s\"", opt,
+			  allow_zero ? "non-negative" : "positive", val);
+		return -1;
+	}
+	return 0;
+}
+
+const char *cli_db_path(const char *opt)
+{
+	const char *env = getenv("GCR_DB");
+
+	if (opt)
+		return opt;
+	if (env && *env)
+		return env;
+	return CLI_DEFAULT_DB;
+}
+
+const char *cli_baseline_dir(void)
+{
+	const char *env = getenv("GCR_BASELINE_DIR");
+
+	return env && *env ? env : CLI_DEFAULT_BASELINES;
+}
+
+char *cli_baseline_path(const char *profile, const char *collector)
+{
+	return xasprintf("%s/%s/%s.json", cli_baseline_dir(), profile, collector);
+}
+
+const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available)
+{
+	const char *found = NULL;
+	int all_digits = *want != '\0';
+	char *valid;
+
+	for (const char *p = want; *p; p++)
+		all_digits &= isdigit((unsigned char)*p) != 0;
+	for (size_t i = 0; i < available->n; i++) {
+		const char *name = available->items[i];
+		if (strcmp(name, want) == 0)
+			return name;
+		/* "1" and "01" both name 01_nursery_churn. */
+		if (all_digits && atoi(name) == atoi(want) && isdigit((unsigned char)name[0]))
+			found = name;
+	}
+	if (found)
+		return found;
+	valid = strlist_join(available, ", ");
+	cli_error(cmd, "unknown probe \"%s\" (valid: %s)", want, valid);
+	free(valid);
+	return NULL;
+}
+
+static int cli_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+void cli_format_value(const char *metric, double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "%s", isnan(v) ? "-" : v > 0 ? "inf" : "-inf");
+	} else if (cli_ends_with(metric, "_bytes")) {
+		if (a >= 1024.0 * 1024 * 1024)
+			snprintf(buf, size, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+		else if (a >= 1024.0 * 1024)
+			snprintf(buf, size, "%.2f MiB", v / (1024.0 * 1024));
+		else if (a >= 1024.0)
+			snprintf(buf, size, "%.1f KiB", v / 1024.0);
+		else
+			snprintf(buf, size, "%.0f B", v);
+	} else if (cli_ends_with(metric, "_ns")) {
+		if (a >= 1e9)
+			snprintf(buf, size, "%.3f s", v / 1e9);
+		else if (a >= 1e6)
+			snprintf(buf, size, "%.2f ms", v / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, size, "%.1f us", v / 1e3);
+		else
+			snprintf(buf, size, "%.0f ns", v);
+	} else if (v == floor(v) && a < 1e18) {
+		snprintf(buf, size, "%.0f", v);
+	} else {
+		snprintf(buf, size, "%.4g", v);
+	}
+}
+
+/* Picks the session's build of the baseline's collector; prints and returns -1 if ambiguous. */
+int cli_pick_build(const char *cmd, struct store_build *builds, size_t n,
+			    const char *collector, const char *want_name, int64_t session,
+			    const struct store_build **out)
+{
+	const struct store_build *found = NULL;
+	int count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(builds[i].collector, collector) != 0)
+			continue;
+		if (want_name && strcmp(builds[i].name, want_name) != 0)
+			continue;
+		found = &builds[i];
+		count++;
+	}
+	if (count == 1) {
+		*out = found;
+		return 0;
+	}
+	if (count == 0)
+		cli_error(cmd, "session %lld measured no build%s%s of collector %s", (long long)session,
+			  want_name ? " named " : "", want_name ? want_name : "", collector);
+	else
+		cli_error(cmd, "session %lld measured %d builds of collector %s: choose one with --build NAME",
+			  (long long)session, count, collector);
+	return -1;
+}
+
+int cli_find_session(const char *cmd, struct store *st, const char *db_path,
+		     const char *collector, const char *size, int64_t *session)
+{
+	struct err e;
+
+	if (*session != 0)
+		return 0;
+	if (store_latest_session(st, collector, session, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		return -1;
+	}
+	if (*session == 0) {
+		cli_error(cmd, "no session in %s measured collector %s: run gcratchet measure --collector %s --size %s",
+			  db_path, collector, collector, size);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * cli.h — what the subcommands share: option parsing, the command table's entry type,
+ * database and baseline locations, probe-name resolution and value formatting.
+ *
+ * This is the cli layer: it may print (errors to stderr) and it decides exit codes; the core
+ * modules below it never do either.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdint.h>
+
+#include "store.h"
+#include "util.h"
+#include "version.h"
+
+/* Exit codes of every subcommand. */
+enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_UNJUDGED = 2 };
+
+/* The collector `make ratchet`, `measure` and `check` use when none is named. */
+#define CLI_DEFAULT_COLLECTOR "marksweep"
+#define CLI_DEFAULT_DB "results/gcratchet.db"
+#define CLI_DEFAULT_BASELINES "baselines"
+
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;   /* the full --help text */
+	const char *summary; /* one line for `gcratchet --help` */
+};
+
+struct cli_opt {
+	const char *name; /* "--rounds" */
+	int has_arg;
+};
+
+/*
+ * Walks argv[1..] of a subcommand. Returns 1 with *opt (the option's table entry name) and
+ * *val (its argument or NULL) set; 0 at the end; -1 after printing an error naming the bad
+ * argument. "--help"/"-h" returns 1 with *opt = "--help". Arguments that are not options are
+ * appended to `positional`. Accepts "--name value" and "--name=value".
+ */
+struct cli_iter {
+	int argc;
+	char **argv;
+	int i;
+	const char *cmd;
+	const struct cli_opt *opts;
+};
+void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
+		   const struct cli_opt *opts);
+int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional);
+
+/* Prints "gcratchet CMD: message" on stderr; returns EXIT_UNJUDGED. */
+int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the usage text and returns 0 (help asked) or 2 (usage error). */
+int cli_usage(const struct cli_command *c, int to_stderr);
+const struct cli_command *cli_find_command(const char *name);
+
+/* Parses a positive (or non-negative when allow_zero) integer option; prints on error. */
+int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
+		    uint64_t *out);
+
+/* --db, else $GCR_DB, else results/gcratchet.db. */
+const char *cli_db_path(const char *opt);
+/* $GCR_BASELINE_DIR, else baselines/ under the working directory. */
+const char *cli_baseline_dir(void);
+/* baselines/<profile>/<collector>.json; newly allocated. */
+char *cli_baseline_path(const char *profile, const char *collector);
+
+/*
+ * Resolves a user's probe name ("01", "1", "01_nursery_churn") against the available names.
+ * Returns the canonical name (owned by `available`) or NULL after printing an error that
+ * lists the valid choices.
+ */
+const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available);
+
+/* Human formatting by metric unit suffix (_bytes, _ns, else a count); writes into buf. */
+void cli_format_value(const char *metric, double v, char *buf, size_t size);
+
+/*
+ * Picks the session's one build of `collector` (named `want_name`, when given). Prints why and
+ * returns -1 when there is none or more than one.
+ */
+int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
+		   const char *want_name, int64_t session, const struct store_build **out);
+
+/* When *session is 0, sets it to the newest session that measured `collector`; prints why not. */
+int cli_find_session(const char *cmd, struct store *st, const char *db_path,
+		     const char *collector, const char *size, int64_t *session);
+
+#endif /* CLI_H */

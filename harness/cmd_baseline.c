@@ -1,0 +1,327 @@
+/* gcratchet baseline — pin a profile from a measured session, or validate profile files. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "baseline.h"
+#include "cli.h"
+#include "cmds.h"
+#include "metrics.h"
+#include "stats.h"
+#include "store.h"
+
+static int baseline_cmd_validate(const char *cmd, const char *profile, const char *collector,
+				 const struct strlist *files)
+{
+	struct strlist paths = {0};
+	int rc = EXIT_OK;
+
+	if (files->n) {
+		for (size_t i = 0; i < files->n; i++)
+			strlist_push(&paths, files->items[i]);
+	} else {
+		char *p;
+		if (!profile) {
+			strlist_release(&paths);
+			return cli_error(cmd, "validate needs --profile P or file names");
+		}
+		p = cli_baseline_path(profile, collector);
+		strlist_push(&paths, p);
+		free(p);
+	}
+	for (size_t i = 0; i < paths.n; i++) {
+		struct baseline b;
+		struct err e;
+		if (baseline_load(paths.items[i], &b, &e) != 0) {
+			fprintf(stderr, "gcratchet %s: %s\n", cmd, e.msg);
+			rc = EXIT_UNJUDGED;
+			continue;
+		}
+		if (profile && strcmp(b.profile, profile) != 0) {
+			fprintf(stderr, "gcratchet %s: %s: profile is \"%s\", not \"%s\"\n", cmd,
+				paths.items[i], b.profile, profile);
+			rc = EXIT_UNJUDGED;
+		} else {
+			printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
+			       paths.items[i], b.profile, b.collector, b.nprobes, b.ncells);
+		}
+		baseline_release(&b);
+	}
+	strlist_release(&paths);
+	return rc;
+}
+
+/* The metric names seen in the runs, in the harness's canonical order. */
+static void baseline_cmd_metrics(const struct store_run *runs, size_t n, struct strlist *out)
+{
+	const char *const *known = metrics_known();
+
+	for (size_t k = 0; known[k]; k++)
+		for (size_t i = 0; i < n; i++)
+			if (!runs[i].warmup && strcmp(runs[i].status, "ok") == 0 &&
+			    metric_set_get(&runs[i].metrics, known[k])) {
+				strlist_push(out, known[k]);
+				break;
+			}
+}
+
+/* Fills b's probes and cells from the runs; -1 (printed) when the runs disagree or failed. */
+static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, size_t n,
+			      const struct strlist *metrics, struct baseline *b)
+{
+	struct strlist probes = {0};
+	double *vals = xcalloc(n ? n : 1, sizeof *vals);
+	int rc = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].warmup)
+			continue;
+		if (strcmp(runs[i].status, "ok") != 0) {
+			cli_error(cmd, "run %lld (%s, %s round %d) %s%s%s: a baseline is pinned only from a session whose runs all succeeded",
+				  (long long)runs[i].id, runs[i].probe, runs[i].kind, runs[i].round,
+				  runs[i].status, runs[i].detail ? ": " : "",
+				  runs[i].detail ? runs[i].detail : "");
+			goto out;
+		}
+		if (!strlist_contains(&probes, runs[i].probe))
+			strlist_push(&probes, runs[i].probe);
+	}
+	if (probes.n == 0) {
+		cli_error(cmd, "the session has no measured runs for this build");
+		goto out;
+	}
+	b->probes = xcalloc(probes.n, sizeof *b->probes);
+	for (size_t p = 0; p < probes.n; p++) {
+		const char *probe = probes.items[p], *sum = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 || !runs[i].checksum)
+				continue;
+			if (sum && strcmp(sum, runs[i].checksum) != 0) {
+				cli_error(cmd, "probe %s printed two checksums in one session (%s and %s): it is not deterministic, refusing to pin",
+					  probe, sum, runs[i].checksum);
+				goto out;
+			}
+			sum = runs[i].checksum;
+		}
+		if (!sum) {
+			cli_error(cmd, "probe %s reported no checksum: cannot pin its result", probe);
+			goto out;
+		}
+		b->probes[b->nprobes].name = xstrdup(probe);
+		b->probes[b->nprobes++].checksum = xstrdup(sum);
+		for (size_t m = 0; m < metrics->n; m++) {
+			const char *metric = metrics->items[m];
+			const char *kind = strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+			struct stats_summary sum_stats;
+			size_t nv = 0;
+			for (size_t i = 0; i < n; i++) {
+				const double *v;
+				if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 ||
+				    strcmp(runs[i].kind, kind) != 0)
+					continue;
+				if ((v = metric_set_get(&runs[i].metrics, metric)))
+					vals[nv++] = *v;
+			}
+			if (nv == 0)
+				continue;
+			stats_summarize(vals, nv, &sum_stats);
+			b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
+			b->cells[b->ncells].probe = xstrdup(probe);
+			b->cells[b->ncells].metric = xstrdup(metric);
+			b->cells[b->ncells].median = sum_stats.median;
+			b->cells[b->ncells].min = sum_stats.min;
+			b->cells[b->ncells].max = sum_stats.max;
+			b->cells[b->ncells].n = (int64_t)nv;
+			b->ncells++;
+		}
+	}
+	rc = 0;
+out:
+	free(vals);
+	strlist_release(&probes);
+	return rc;
+}
+
+/* Creates baselines/<profile>/ when it is missing. */
+static int baseline_cmd_mkdir(const char *cmd, const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int rc = 0;
+
+	if (slash) {
+		*slash = '\0';
+		for (char *p = dir + 1; *p; p++) {
+			if (*p != '/')
+				continue;
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+		if (mkdir(dir, 0755) != 0) {
+			struct stat sb;
+			if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+				rc = cli_error(cmd, "%s: cannot create the folder", dir);
+		}
+	}
+	free(dir);
+	return rc;
+}
+
+static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
+			    const char *db, int64_t session, const char *build_name,
+			    const char *out_path)
+{
+	struct store *st = NULL;
+	struct store_session si = {0};
+	struct store_build *builds = NULL;
+	const struct store_build *build;
+	struct store_run *runs = NULL;
+	struct baseline b;
+	struct strlist metrics = {0};
+	size_t nbuilds = 0, nruns = 0;
+	struct err e;
+	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector), *text = NULL;
+	char when[32];
+	int rc = EXIT_UNJUDGED;
+
+	memset(&b, 0, sizeof b);
+	if (store_open(cli_db_path(db), &st, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (cli_find_session(cmd, st, cli_db_path(db), collector, "ci", &session) != 0)
+		goto out;
+	if (store_session_get(st, session, &si, &e) != 0 ||
+	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (strcmp(si.status, "complete") != 0) {
+		cli_error(cmd, "session %lld is %s: pin only from a complete session", (long long)session,
+			  si.status);
+		goto out;
+	}
+	if (cli_pick_build(cmd, builds, nbuilds, collector, build_name, session, &build) != 0)
+		goto out;
+	if (store_runs_load(st, session, build->id, &runs, &nruns, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	baseline_cmd_metrics(runs, nruns, &metrics);
+	if (baseline_cmd_cells(cmd, runs, nruns, &metrics, &b) != 0)
+		goto out;
+	if (baseline_default_rules(profile, (const char *const *)metrics.items, metrics.n,
+				   &b.rules, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	b.nrules = metrics.n;
+	format_utc(now_real_ns(), when, sizeof when);
+	b.profile = xstrdup(profile);
+	b.collector = xstrdup(build->collector);
+	b.collector_version = xstrdup(build->collector_version ? build->collector_version : "");
+	b.git_commit = xstrdup(build->git_commit ? build->git_commit : "unknown");
+	b.host_fingerprint = xstrdup(si.host_fingerprint);
+	b.hostname = xstrdup(si.hostname ? si.hostname : "unknown");
+	b.pinned_at = xstrdup(when);
+	b.session = session;
+	b.size = xstrdup(si.size);
+	b.repeats = si.rounds;
+	{
+		struct strlist parts = {0};
+		strlist_split(&parts, si.meters);
+		for (size_t i = 0; i < parts.n; i++) {
+			parts.items[i][strcspn(parts.items[i], ":")] = '\0';
+			strlist_push(&b.meters, parts.items[i]);
+		}
+		strlist_release(&parts);
+	}
+	text = baseline_serialize(&b);
+	if (baseline_cmd_mkdir(cmd, path) != 0)
+		goto out;
+	if (write_file_atomic(path, text, strlen(text), &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, %zu cells\n",
+	       path, profile, b.collector, b.collector_version, (long long)session, b.size, b.nprobes,
+	       b.ncells);
+	rc = EXIT_OK;
+out:
+	free(text);
+	strlist_release(&metrics);
+	baseline_release(&b);
+	store_runs_release(runs, nruns);
+	store_builds_release(builds, nbuilds);
+	store_session_release(&si);
+	store_close(st);
+	free(path);
+	return rc;
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--db", 1},
+		{"--build", 1},   {"--out", 1},       {NULL, 0},
+	};
+	const char *cmd = "baseline", *opt, *val, *profile = NULL, *collector = CLI_DEFAULT_COLLECTOR;
+	const char *db = NULL, *build_name = NULL, *out_path = NULL, *action;
+	struct strlist pos = {0};
+	struct cli_iter it;
+	int64_t session = 0;
+	uint64_t v;
+	int rc = EXIT_UNJUDGED, r;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--profile") == 0) {
+			profile = val;
+		} else if (strcmp(opt, "--collector") == 0) {
+			collector = val;
+		} else if (strcmp(opt, "--session") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			session = (int64_t)v;
+		} else if (strcmp(opt, "--db") == 0) {
+			db = val;
+		} else if (strcmp(opt, "--build") == 0) {
+			build_name = val;
+		} else if (strcmp(opt, "--out") == 0) {
+			out_path = val;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (pos.n == 0) {
+		rc = cli_error(cmd, "missing action (valid: pin, validate)");
+		goto out;
+	}
+	action = pos.items[0];
+	if (strcmp(action, "validate") == 0) {
+		struct strlist files = {0};
+		for (size_t i = 1; i < pos.n; i++)
+			strlist_push(&files, pos.items[i]);
+		rc = baseline_cmd_validate(cmd, profile, collector, &files);
+		strlist_release(&files);
+	} else if (strcmp(action, "pin") == 0) {
+		if (pos.n > 1) {
+			rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[1]);
+			goto out;
+		}
+		if (!profile) {
+			rc = cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
+			goto out;
+		}
+		rc = baseline_cmd_pin(cmd, profile, collector, db, session, build_name, out_path);
+	} else {
+		rc = cli_error(cmd, "unknown action \"%s\" (valid: pin, validate)", action);
+	}
+out:
+	strlist_release(&pos);
+	return rc;
+}

@@ -1,0 +1,175 @@
+/* gcratchet list — what there is to measure and what was measured. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buildinfo.h"
+#include "cli.h"
+#include "cmds.h"
+#include "metrics.h"
+#include "store.h"
+
+static int list_collectors(const char *cmd, const char *root)
+{
+	struct strlist names = {0};
+	int rc = EXIT_OK;
+
+	buildinfo_list(root, &names);
+	if (names.n == 0)
+		fprintf(stderr, "gcratchet %s: no collector builds under %s/collectors: run make\n", cmd,
+			root);
+	printf("%-22s %-18s %-14s %-12s %s\n", "build", "collector", "version", "commit", "probes");
+	for (size_t i = 0; i < names.n; i++) {
+		struct buildinfo b;
+		struct err e;
+		char *dir = xasprintf("%s/collectors/%s", root, names.items[i]);
+		if (buildinfo_load(dir, &b, &e) != 0) {
+			printf("%-22s (unusable: %s)\n", names.items[i], e.msg);
+			rc = EXIT_UNJUDGED;
+		} else {
+			printf("%-22s %-18s %-14s %-12.12s %zu\n", b.name, b.collector, b.version,
+			       b.git_commit, b.probes.n);
+			buildinfo_release(&b);
+		}
+		free(dir);
+	}
+	strlist_release(&names);
+	return rc;
+}
+
+static int list_probes(const char *cmd, const char *root)
+{
+	struct strlist names = {0}, probes = {0}, where = {0};
+	int rc = EXIT_OK;
+
+	buildinfo_list(root, &names);
+	for (size_t i = 0; i < names.n; i++) {
+		struct buildinfo b;
+		struct err e;
+		char *dir = xasprintf("%s/collectors/%s", root, names.items[i]);
+		if (buildinfo_load(dir, &b, &e) == 0) {
+			for (size_t p = 0; p < b.probes.n; p++)
+				if (!strlist_contains(&probes, b.probes.items[p]))
+					strlist_push(&probes, b.probes.items[p]);
+			buildinfo_release(&b);
+		}
+		free(dir);
+	}
+	if (probes.n == 0) {
+		rc = cli_error(cmd, "no probes built under %s/collectors: run make", root);
+		goto out;
+	}
+	printf("%-28s %s\n", "probe", "built for");
+	for (size_t p = 0; p < probes.n; p++) {
+		char *joined;
+		strlist_release(&where);
+		for (size_t i = 0; i < names.n; i++) {
+			char *exe = xasprintf("%s/collectors/%s/%s", root, names.items[i], probes.items[p]);
+			FILE *f = fopen(exe, "r");
+			if (f) {
+				strlist_push(&where, names.items[i]);
+				fclose(f);
+			}
+			free(exe);
+		}
+		joined = strlist_join(&where, ", ");
+		printf("%-28s %s\n", probes.items[p], joined);
+		free(joined);
+	}
+out:
+	strlist_release(&where);
+	strlist_release(&probes);
+	strlist_release(&names);
+	return rc;
+}
+
+static int list_sessions(const char *cmd, const char *db)
+{
+	struct store *st = NULL;
+	struct store_session *s = NULL;
+	size_t n = 0;
+	struct err e;
+	int rc = EXIT_UNJUDGED;
+
+	if (store_open(cli_db_path(db), &st, &e) != 0 || store_list_sessions(st, &s, &n, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	printf("%-6s %-21s %-12s %-8s %-7s %-40s %s\n", "id", "started", "status", "size", "rounds",
+	       "builds", "host");
+	for (size_t i = 0; i < n; i++) {
+		struct store_build *b = NULL;
+		size_t nb = 0;
+		struct strlist names = {0};
+		char *joined;
+		if (store_session_builds(st, s[i].id, &b, &nb, &e) != 0) {
+			cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		for (size_t k = 0; k < nb; k++)
+			strlist_push(&names, b[k].name);
+		joined = strlist_join(&names, ",");
+		printf("%-6lld %-21s %-12s %-8s %-7lld %-40s %s\n", (long long)s[i].id, s[i].started_at,
+		       s[i].status, s[i].size, (long long)s[i].rounds, joined,
+		       s[i].hostname ? s[i].hostname : "?");
+		free(joined);
+		strlist_release(&names);
+		store_builds_release(b, nb);
+	}
+	rc = EXIT_OK;
+out:
+	for (size_t i = 0; i < n; i++)
+		store_session_release(&s[i]);
+	free(s);
+	store_close(st);
+	return rc;
+}
+
+static int list_metrics(void)
+{
+	for (const char *const *m = metrics_known(); *m; m++)
+		printf("%s\n", *m);
+	return EXIT_OK;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {{"--db", 1}, {NULL, 0}};
+	const char *cmd = "list", *opt, *val, *db = NULL, *what = "probes";
+	struct strlist pos = {0};
+	struct cli_iter it;
+	char *root = buildinfo_root();
+	int rc = EXIT_UNJUDGED, r;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		}
+		db = val;
+	}
+	if (r < 0)
+		goto out;
+	if (pos.n > 1) {
+		rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[1]);
+		goto out;
+	}
+	if (pos.n == 1)
+		what = pos.items[0];
+	if (strcmp(what, "probes") == 0)
+		rc = list_probes(cmd, root);
+	else if (strcmp(what, "collectors") == 0)
+		rc = list_collectors(cmd, root);
+	else if (strcmp(what, "sessions") == 0)
+		rc = list_sessions(cmd, db);
+	else if (strcmp(what, "metrics") == 0)
+		rc = list_metrics();
+	else
+		rc = cli_error(cmd, "unknown list \"%s\" (valid: probes, collectors, sessions, metrics)",
+			       what);
+out:
+	strlist_release(&pos);
+	free(root);
+	return rc;
+}

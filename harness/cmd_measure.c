@@ -1,0 +1,339 @@
+/* gcratchet measure — run probes against collector builds and store every sample. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buildinfo.h"
+#include "cli.h"
+#include "cmds.h"
+#include "meter_valgrind.h"
+#include "session.h"
+#include "store.h"
+
+#define MEASURE_DEFAULT_ROUNDS 5
+#define MEASURE_DEFAULT_WARMUP 1
+#define MEASURE_DEFAULT_TIMEOUT_S 300
+
+static volatile sig_atomic_t measure_stop;
+
+static void measure_on_signal(int sig)
+{
+	(void)sig;
+	measure_stop = 1;
+}
+
+static void measure_progress(void *ctx, const struct session_progress *p)
+{
+	const struct store_run *r = p->run;
+	const double *wall = metric_set_get(&r->metrics, "time.wall_ns");
+	const double *rss = metric_set_get(&r->metrics, "rss.peak_bytes");
+	const double *ir = metric_set_get(&r->metrics, "valgrind.ir");
+	char where[32], figures[96] = "";
+
+	(void)ctx;
+	if (p->round == 0)
+		snprintf(where, sizeof where, "valgrind");
+	else if (p->warmup)
+		snprintf(where, sizeof where, "warmup %d/%d", p->round, p->warmups);
+	else
+		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
+			 p->rounds - p->warmups);
+	if (strcmp(r->status, "ok") == 0) {
+		if (ir)
+			snprintf(figures, sizeof figures, "Ir %.0f", *ir);
+		else if (wall && rss)
+			snprintf(figures, sizeof figures, "%8.3f s  %8.2f MiB", *wall / 1e9,
+				 *rss / (1024.0 * 1024.0));
+	} else {
+		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
+	}
+	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
+	       p->build->name, r->status, figures);
+	if (r->premise && strncmp(r->premise, "not met", 7) == 0)
+		printf("          premise %s\n", r->premise);
+	fflush(stdout);
+}
+
+static int measure_add_build(const char *cmd, const char *dir, const char *label,
+			     struct buildinfo **builds, size_t *n)
+{
+	struct err e;
+	struct buildinfo b;
+
+	if (buildinfo_load(dir, &b, &e) != 0)
+		return cli_error(cmd, "%s: %s", label, e.msg);
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp((*builds)[i].manifest_hash, b.manifest_hash) == 0 &&
+		    strcmp((*builds)[i].dir, b.dir) == 0) {
+			buildinfo_release(&b);
+			return cli_error(cmd, "build %s is named twice", dir);
+		}
+	}
+	*builds = xrealloc(*builds, (*n + 1) * sizeof **builds);
+	(*builds)[(*n)++] = b;
+	return 0;
+}
+
+/* Resolves --collector NAME against the shipped builds; prints the valid names if unknown. */
+static int measure_add_collector(const char *cmd, const char *root, const char *name,
+				 struct buildinfo **builds, size_t *n)
+{
+	struct strlist names = {0};
+	char *dir, *valid;
+	int rc;
+
+	buildinfo_list(root, &names);
+	if (!strlist_contains(&names, name)) {
+		valid = strlist_join(&names, ", ");
+		rc = cli_error(cmd, "unknown collector \"%s\" (valid: %s%s)", name,
+			       names.n ? valid : "none built: run make", "");
+		free(valid);
+		strlist_release(&names);
+		return rc;
+	}
+	strlist_release(&names);
+	dir = xasprintf("%s/collectors/%s", root, name);
+	rc = measure_add_build(cmd, dir, name, builds, n);
+	free(dir);
+	return rc;
+}
+
+/* The probes every chosen build has, in the first build's order. */
+static void measure_common_probes(const struct buildinfo *builds, size_t n, struct strlist *out)
+{
+	for (size_t i = 0; i < builds[0].probes.n; i++) {
+		const char *p = builds[0].probes.items[i];
+		int everywhere = 1;
+		for (size_t b = 1; b < n; b++)
+			everywhere &= strlist_contains(&builds[b].probes, p);
+		if (everywhere)
+			strlist_push(out, p);
+	}
+}
+
+static int measure_parse_meters(const char *cmd, const char *list, unsigned *meters)
+{
+	struct strlist l = {0};
+	int rc = 0;
+
+	*meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS;
+	strlist_split(&l, list);
+	for (size_t i = 0; i < l.n && rc == 0; i++) {
+		if (strcmp(l.items[i], "rusage") == 0 || strcmp(l.items[i], "census") == 0)
+			continue;
+		if (strcmp(l.items[i], "valgrind") == 0)
+			*meters |= SESSION_METER_VALGRIND;
+		else
+			rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, valgrind)",
+				       l.items[i]);
+	}
+	strlist_release(&l);
+	return rc;
+}
+
+static char *measure_command_line(int argc, char **argv)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "gcratchet");
+	for (int i = 0; i < argc; i++)
+		sbuf_addf(&b, " %s", argv[i]);
+	return b.data;
+}
+
+int cmd_measure(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{"--collector", 1}, {"--build", 1},  {"--probes", 1}, {"--size", 1},
+		{"--rounds", 1},    {"--warmup", 1}, {"--meters", 1}, {"--seed", 1},
+		{"--db", 1},        {"--timeout", 1}, {NULL, 0},
+	};
+	const char *cmd = "measure", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
+	struct cli_iter it;
+	struct strlist collectors = {0}, build_dirs = {0}, available = {0};
+	struct buildinfo *builds = NULL;
+	size_t nbuilds = 0;
+	struct session_plan plan;
+	struct session_outcome outcome;
+	struct meter_valgrind vg = {0};
+	struct store *st = NULL;
+	struct err e;
+	struct sigaction sa;
+	char *root = buildinfo_root(), *command = NULL;
+	uint64_t v;
+	int rc = EXIT_UNJUDGED, r, have_seed = 0;
+
+	memset(&plan, 0, sizeof plan);
+	plan.size = "default";
+	plan.rounds = MEASURE_DEFAULT_ROUNDS;
+	plan.warmup = MEASURE_DEFAULT_WARMUP;
+	plan.timeout_ms = MEASURE_DEFAULT_TIMEOUT_S * 1000;
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--collector") == 0) {
+			strlist_split(&collectors, val);
+		} else if (strcmp(opt, "--build") == 0) {
+			strlist_push(&build_dirs, val);
+		} else if (strcmp(opt, "--probes") == 0) {
+			probes_arg = val;
+		} else if (strcmp(opt, "--size") == 0) {
+			if (strcmp(val, "ci") && strcmp(val, "default") && strcmp(val, "large")) {
+				rc = cli_error(cmd, "--size must be ci, default or large, got \"%s\"", val);
+				goto out;
+			}
+			plan.size = val;
+		} else if (strcmp(opt, "--rounds") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0 || v > 10000)
+				goto out;
+			plan.rounds = (int)v;
+		} else if (strcmp(opt, "--warmup") == 0) {
+			if (cli_parse_count(cmd, opt, val, 1, &v) != 0 || v > 1000)
+				goto out;
+			plan.warmup = (int)v;
+		} else if (strcmp(opt, "--meters") == 0) {
+			meters_arg = val;
+		} else if (strcmp(opt, "--seed") == 0) {
+			if (cli_parse_count(cmd, opt, val, 1, &plan.seed) != 0 || plan.seed > INT64_MAX) {
+				cli_error(cmd, "--seed must be below 2^63");
+				goto out;
+			}
+			have_seed = 1;
+		} else if (strcmp(opt, "--db") == 0) {
+			db = val;
+		} else if (strcmp(opt, "--timeout") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			plan.timeout_ms = (int64_t)v * 1000;
+		}
+	}
+	if (r < 0)
+		goto out;
+
+	/* Meters: the default is every meter this host has. */
+	if (meters_arg) {
+		if (measure_parse_meters(cmd, meters_arg, &plan.meters) != 0)
+			goto out;
+		if ((plan.meters & SESSION_METER_VALGRIND) && meter_valgrind_find(&vg, &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+	} else {
+		plan.meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS;
+		if (meter_valgrind_find(&vg, &e) == 0)
+			plan.meters |= SESSION_METER_VALGRIND;
+		else
+			fprintf(stderr, "gcratchet measure: valgrind meter off: %s\n", e.msg);
+	}
+	plan.valgrind = &vg;
+
+	if (collectors.n == 0 && build_dirs.n == 0)
+		strlist_push(&collectors, CLI_DEFAULT_COLLECTOR);
+	for (size_t i = 0; i < collectors.n; i++)
+		if (measure_add_collector(cmd, root, collectors.items[i], &builds, &nbuilds) != 0)
+			goto out;
+	for (size_t i = 0; i < build_dirs.n; i++)
+		if (measure_add_build(cmd, build_dirs.items[i], build_dirs.items[i], &builds,
+				      &nbuilds) != 0)
+			goto out;
+
+	measure_common_probes(builds, nbuilds, &available);
+	if (available.n == 0) {
+		rc = cli_error(cmd, "the chosen builds have no probe in common");
+		goto out;
+	}
+	if (probes_arg) {
+		struct strlist want = {0};
+		strlist_split(&want, probes_arg);
+		for (size_t i = 0; i < want.n; i++) {
+			const char *p = cli_resolve_probe(cmd, want.items[i], &available);
+			if (!p) {
+				strlist_release(&want);
+				goto out;
+			}
+			if (!strlist_contains(&plan.probes, p))
+				strlist_push(&plan.probes, p);
+		}
+		strlist_release(&want);
+		if (plan.probes.n == 0) {
+			rc = cli_error(cmd, "--probes names no probe");
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < available.n; i++)
+			strlist_push(&plan.probes, available.items[i]);
+	}
+
+	if (!have_seed)
+		plan.seed = ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) & INT64_MAX;
+	plan.builds = builds;
+	plan.nbuilds = nbuilds;
+	plan.launcher = NULL;
+	{
+		char *launcher = xasprintf("%s/gcratchet-launch", root);
+		if (access(launcher, X_OK) != 0) {
+			rc = cli_error(cmd, "%s is missing: run make", launcher);
+			free(launcher);
+			goto out;
+		}
+		plan.launcher = launcher;
+	}
+	command = measure_command_line(argc, argv);
+	plan.command = command;
+	plan.stop = &measure_stop;
+
+	if (store_open(cli_db_path(db), &st, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = measure_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	printf("gcratchet measure: %zu build%s x %zu probe%s, size %s, %d round%s + %d warm-up, seed %llu\n",
+	       nbuilds, nbuilds == 1 ? "" : "s", plan.probes.n, plan.probes.n == 1 ? "" : "s",
+	       plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
+	       (unsigned long long)plan.seed);
+	printf("meters: rusage, census%s%s%s\n",
+	       plan.meters & SESSION_METER_VALGRIND ? ", valgrind Ir (" : "",
+	       plan.meters & SESSION_METER_VALGRIND ? vg.version : "",
+	       plan.meters & SESSION_METER_VALGRIND ? ")" : "");
+	if (plan.meters & SESSION_METER_VALGRIND)
+		printf("        (one valgrind run per probe and build, after the timed rounds)\n");
+	for (size_t b = 0; b < nbuilds; b++)
+		printf("build %zu: %s (%s %s, %s) %s\n", b + 1, builds[b].name, builds[b].collector,
+		       builds[b].version, builds[b].git_commit, builds[b].dir);
+	fflush(stdout);
+
+	if (session_run(&plan, st, measure_progress, NULL, &outcome, &e) != 0) {
+		rc = cli_error(cmd, "%s%s", e.msg,
+			       outcome.session_id ? " (runs stored so far are kept)" : "");
+		goto out;
+	}
+	printf("session %lld: %d run%s, %d failed%s; stored in %s\n", (long long)outcome.session_id,
+	       outcome.runs, outcome.runs == 1 ? "" : "s", outcome.runs_failed,
+	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
+	       cli_db_path(db));
+	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
+out:
+	store_close(st);
+	for (size_t i = 0; i < nbuilds; i++)
+		buildinfo_release(&builds[i]);
+	free(builds);
+	free((char *)plan.launcher);
+	strlist_release(&plan.probes);
+	strlist_release(&available);
+	strlist_release(&collectors);
+	strlist_release(&build_dirs);
+	meter_valgrind_release(&vg);
+	free(command);
+	free(root);
+	return rc;
+}

@@ -1,0 +1,112 @@
+/* gcratchet — the command table and dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+
+static const struct cli_command commands[] = {
+	{"measure", cmd_measure,
+	 "usage: gcratchet measure [--collector NAME|--build DIR]... [--probes LIST]\n"
+	 "                         [--size ci|default|large] [--rounds N] [--warmup N]\n"
+	 "                         [--meters LIST] [--seed N] [--timeout SEC] [--db FILE]\n"
+	 "\n"
+	 "Runs every chosen probe on every chosen build, round after round, and stores every\n"
+	 "sample in the database. Builds are interleaved within each round (order reversed on\n"
+	 "every other round), the probe order is shuffled per round from the printed seed, and\n"
+	 "warm-up rounds are stored but marked.\n"
+	 "\n"
+	 "  --collector NAME  a shipped build under build/collectors (repeatable, or a comma list;\n"
+	 "                    default: " CLI_DEFAULT_COLLECTOR ")\n"
+	 "  --build DIR       any build folder with a manifest.json (repeatable)\n"
+	 "  --probes LIST     comma list of probe names or numbers (default: all the builds share)\n"
+	 "  --size S          ci, default or large (default: default)\n"
+	 "  --rounds N        measured rounds (default 5); --warmup N warm-up rounds (default 1)\n"
+	 "  --meters LIST     rusage,census,valgrind (default: all the host has; rusage and census\n"
+	 "                    are always on; valgrind adds one Ir run per probe and build)\n"
+	 "  --seed N          the shuffle seed, to repeat a session's order\n"
+	 "  --timeout SEC     kill a run after SEC seconds (default 300; valgrind runs get 100x)\n"
+	 "  --db FILE         the database (default $GCR_DB or " CLI_DEFAULT_DB ")\n"
+	 "\n"
+	 "Exit status: 0 every run succeeded; 2 a run failed, crashed or timed out (it is stored\n"
+	 "and the session went on), the session was interrupted, or the arguments were wrong.\n",
+	 "run probes against collector builds and store every sample"},
+	{"check", cmd_check,
+	 "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
+	 "                       [--build NAME] [--baseline FILE] [--format table|md|json] [--db FILE]\n"
+	 "\n"
+	 "Judges a session (default: the newest that measured the collector) against the baseline\n"
+	 "baselines/<profile>/<collector>.json. One row per cell (probe x metric): baseline,\n"
+	 "current median, delta, allowance, share of the allowance used, verdict. A probe that\n"
+	 "printed another checksum than the baseline's is a regression; cells whose runs failed or\n"
+	 "were not measured cannot be judged.\n"
+	 "\n"
+	 "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
+	 "failed run, a missing metric, a bad baseline file or bad arguments).\n",
+	 "judge a session against a committed baseline profile"},
+	{"baseline", cmd_baseline,
+	 "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N] [--build NAME]\n"
+	 "                              [--out FILE] [--db FILE]\n"
+	 "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
+	 "\n"
+	 "pin writes baselines/<P>/<collector>.json from a complete session (default: the newest\n"
+	 "that measured the collector) whose runs all succeeded: every probe's checksum, every\n"
+	 "measured cell (median, min, max, n) and the profile's default rule for each metric.\n"
+	 "validate checks profile files without measuring.\n"
+	 "\n"
+	 "Exit status: 0 done; 2 a bad file, a failed run in the session, or bad arguments.\n",
+	 "pin a baseline profile from a session, or validate one"},
+	{"list", cmd_list,
+	 "usage: gcratchet list [probes|collectors|sessions|metrics] [--db FILE]\n"
+	 "\n"
+	 "probes: the probes built, and for which builds; collectors: the build folders under\n"
+	 "build/collectors with collector, version and commit; sessions: the sessions in the\n"
+	 "database; metrics: every metric name a baseline rule may use.\n",
+	 "list probes, collector builds, sessions or metrics"},
+	{NULL, NULL, NULL, NULL},
+};
+
+const struct cli_command *cli_find_command(const char *name)
+{
+	for (const struct cli_command *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static int main_usage(FILE *f)
+{
+	fprintf(f, "usage: gcratchet <command> [options]   (gcratchet <command> --help for more)\n\n");
+	for (const struct cli_command *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nExit status: 0 ok, 1 regression found, 2 could not run or could not judge.\n");
+	return f == stdout ? EXIT_OK : EXIT_UNJUDGED;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *c;
+
+	if (argc < 2)
+		return main_usage(stderr);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return main_usage(stdout);
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("gcratchet %s\n", GCRATCHET_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3)
+			return main_usage(stdout);
+		c = cli_find_command(argv[2]);
+		if (!c)
+			return cli_error("help", "unknown command \"%s\"", argv[2]);
+		return cli_usage(c, 0);
+	}
+	c = cli_find_command(argv[1]);
+	if (!c) {
+		fprintf(stderr, "gcratchet: unknown command \"%s\"\n\n", argv[1]);
+		return main_usage(stderr);
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,360 @@
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "census.h"
+#include "hostinfo.h"
+#include "metrics.h"
+#include "runner.h"
+#include "version.h"
+
+extern char **environ;
+
+/* splitmix64: a small, well-mixed generator; the shuffle must be reproducible from the seed. */
+static uint64_t session_next(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
+{
+	uint64_t state = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (uint64_t)(round + 1));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)(session_next(&state) % i);
+		size_t t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+/* The probe's environment: ours, with GCR_CENSUS_FD pointing at the census pipe. */
+static char **session_env(void)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + 2, sizeof *env);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "GCR_CENSUS_FD=", 14) != 0)
+			env[k++] = environ[i];
+	env[k++] = (char *)"GCR_CENSUS_FD=3";
+	env[k] = NULL;
+	return env;
+}
+
+/* The checksum a probe printed on stdout ("checksum 0x..."), for runs without a census. */
+static char *session_stdout_checksum(const char *out)
+{
+	const char *p = out ? strstr(out, "checksum 0x") : NULL;
+	char buf[19];
+
+	if (!p)
+		return NULL;
+	p += strlen("checksum ");
+	snprintf(buf, sizeof buf, "%.18s", p);
+	return census_checksum_valid(buf) ? xstrdup(buf) : NULL;
+}
+
+static char *session_last_line(const char *text)
+{
+	size_t len = text ? strlen(text) : 0;
+	const char *start;
+
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	if (len == 0)
+		return NULL;
+	start = text + len;
+	while (start > text && start[-1] != '\n')
+		start--;
+	return xasprintf("%.*s", (int)(len - (size_t)(start - text)), start);
+}
+
+/* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
+static void session_classify(const struct run_result *res, int valgrind, const char *cg_out,
+			     struct store_run *r)
+{
+	struct census_report census;
+	struct err e;
+	char *last = session_last_line(res->stderr_tail);
+
+	r->stderr_tail = xstrdup(res->stderr_tail ? res->stderr_tail : "");
+	switch (res->outcome) {
+	case RUN_EXITED:
+		r->status = xstrdup(res->exit_code == 0 ? "ok" : "failed");
+		if (res->exit_code != 0)
+			r->detail = last ? xasprintf("exited %d: %s", res->exit_code, last)
+					 : xasprintf("exited %d", res->exit_code);
+		break;
+	case RUN_SIGNALED:
+		r->status = xstrdup("crashed");
+		r->detail = xstrdup(run_result_describe(res));
+		break;
+	case RUN_TIMEOUT:
+		r->status = xstrdup("timeout");
+		r->detail = xstrdup("killed at the time limit");
+		break;
+	case RUN_EXEC_FAILED:
+		r->status = xstrdup("exec_failed");
+		r->detail = xstrdup(run_result_describe(res));
+		break;
+	case RUN_LOST:
+		r->status = xstrdup("lost");
+		r->detail = xstrdup(run_result_describe(res));
+		break;
+	}
+
+	if (!valgrind)
+		metrics_from_rusage(&r->metrics, res);
+	if (res->census_text) {
+		if (census_parse(res->census_text, &census, &e) == 0) {
+			r->checksum = xstrdup(census.checksum);
+			if (census.premise_text)
+				r->premise = xasprintf("%s%s%s",
+						       census.premise_state == 1   ? "met"
+						       : census.premise_state == 0 ? "not met"
+										   : "n/a",
+						       census.premise_text[0] ? ": " : "",
+						       census.premise_text);
+			/* Under valgrind pause times are inflated; keep only the Ir from those runs. */
+			if (!valgrind)
+				for (size_t i = 0; i < census.metrics.n; i++)
+					metric_set_add(&r->metrics, census.metrics.items[i].name,
+						       census.metrics.items[i].value);
+			census_report_release(&census);
+		} else if (strcmp(r->status, "ok") == 0) {
+			free(r->status);
+			r->status = xstrdup("bad_census");
+			r->detail = xstrdup(e.msg);
+		}
+	}
+	if (!r->checksum)
+		r->checksum = session_stdout_checksum(res->stdout_text);
+	if (valgrind && strcmp(r->status, "ok") == 0) {
+		double ir;
+		if (meter_valgrind_read(cg_out, &ir, &e) == 0) {
+			metric_set_add(&r->metrics, "valgrind.ir", ir);
+		} else {
+			free(r->status);
+			r->status = xstrdup("failed");
+			r->detail = xstrdup(e.msg);
+		}
+	}
+	free(last);
+}
+
+struct session_state {
+	const struct session_plan *plan;
+	struct store *st;
+	session_progress_fn progress;
+	void *ctx;
+	struct session_outcome *out;
+	int64_t *build_ids;
+	char **env;
+	char *scratch; /* a private folder for valgrind's output files */
+	int run_index, run_total, seq;
+};
+
+static int session_one(struct session_state *s, size_t b, const char *probe, int round,
+		       int warmup, int valgrind, struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	const struct buildinfo *build = &plan->builds[b];
+	char *exe = buildinfo_probe_path(build, probe);
+	char *probe_argv[] = {exe, (char *)plan->size, NULL};
+	char **argv = probe_argv, **vg_argv = NULL, *cg_out = NULL, when[32];
+	struct runner_request req;
+	struct run_result res;
+	struct store_run r;
+	struct session_progress p;
+	int64_t run_id;
+	int rc = -1;
+
+	memset(&r, 0, sizeof r);
+	if (valgrind) {
+		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
+		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
+		argv = vg_argv;
+	}
+	req.program = argv[0];
+	req.argv = argv;
+	req.envp = s->env;
+	req.launcher = plan->launcher;
+	/* valgrind is ~50x slower: its limit scales with it. */
+	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
+	req.no_aslr = valgrind;
+	format_utc(now_real_ns(), when, sizeof when);
+	if (runner_run(&req, &res, e) != 0)
+		goto out;
+
+	r.session_id = s->out->session_id;
+	r.build_id = s->build_ids[b];
+	r.probe = (char *)probe;
+	r.size = (char *)plan->size;
+	r.round = round;
+	r.seq = ++s->seq;
+	r.warmup = warmup;
+	r.kind = valgrind ? (char *)"valgrind" : (char *)"timed";
+	r.started_at = when;
+	session_classify(&res, valgrind, cg_out, &r);
+	run_result_release(&res);
+	if (store_run_insert(s->st, &r, &run_id, e) != 0)
+		goto out;
+	s->out->runs++;
+	if (strcmp(r.status, "ok") != 0)
+		s->out->runs_failed++;
+	if (s->progress) {
+		p.run_index = ++s->run_index;
+		p.run_total = s->run_total;
+		p.round = round;
+		p.rounds = plan->warmup + plan->rounds;
+		p.warmups = plan->warmup;
+		p.warmup = warmup;
+		p.kind = r.kind;
+		p.build = build;
+		p.run = &r;
+		s->progress(s->ctx, &p);
+	}
+	rc = 0;
+out:
+	if (cg_out)
+		unlink(cg_out);
+	free(r.status);
+	free(r.detail);
+	free(r.checksum);
+	free(r.premise);
+	free(r.stderr_tail);
+	metric_set_release(&r.metrics);
+	meter_valgrind_argv_free(vg_argv);
+	free(cg_out);
+	free(exe);
+	return rc;
+}
+
+static int session_register(struct session_state *s, struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	struct hostinfo host;
+	struct store_session si;
+	int64_t host_id;
+	char *facts = NULL, *probes = NULL, when[32], meters[256];
+	int rc = -1;
+
+	hostinfo_read(&host);
+	facts = hostinfo_json(&host);
+	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, e) != 0)
+		goto out;
+	snprintf(meters, sizeof meters, "rusage,census%s%s",
+		 plan->meters & SESSION_METER_VALGRIND ? ",valgrind:" : "",
+		 plan->meters & SESSION_METER_VALGRIND ? plan->valgrind->version : "");
+	probes = strlist_join(&plan->probes, ",");
+	format_utc(now_real_ns(), when, sizeof when);
+	memset(&si, 0, sizeof si);
+	si.host_id = host_id;
+	si.command = (char *)plan->command;
+	si.started_at = when;
+	si.seed = (int64_t)plan->seed;
+	si.size = (char *)plan->size;
+	si.rounds = plan->rounds;
+	si.warmup = plan->warmup;
+	si.probes = probes;
+	si.meters = meters;
+	si.load_before = hostinfo_load1();
+	si.harness_version = (char *)"gcratchet " GCRATCHET_VERSION;
+	if (store_session_begin(s->st, &si, &s->out->session_id, e) != 0)
+		goto out;
+	for (size_t b = 0; b < plan->nbuilds; b++) {
+		struct store_build sb = {0};
+		sb.name = plan->builds[b].name;
+		sb.collector = plan->builds[b].collector;
+		sb.collector_version = plan->builds[b].version;
+		sb.git_commit = plan->builds[b].git_commit;
+		sb.dir = plan->builds[b].dir;
+		sb.manifest_hash = (char *)plan->builds[b].manifest_hash;
+		if (store_build_upsert(s->st, &sb, plan->builds[b].manifest_text, &s->build_ids[b],
+				       e) != 0 ||
+		    store_session_add_build(s->st, s->out->session_id, s->build_ids[b], (int)b, e) !=
+			    0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(facts);
+	free(probes);
+	return rc;
+}
+
+int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
+		void *ctx, struct session_outcome *out, struct err *e)
+{
+	struct session_state s = {plan, st, progress, ctx, out, NULL, NULL, NULL, 0, 0, 0};
+	size_t *order = xcalloc(plan->probes.n, sizeof *order);
+	int total_rounds = plan->warmup + plan->rounds, rc = -1;
+	const char *status;
+
+	memset(out, 0, sizeof *out);
+	s.build_ids = xcalloc(plan->nbuilds, sizeof *s.build_ids);
+	s.env = session_env();
+	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
+		      (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0));
+	if (plan->meters & SESSION_METER_VALGRIND) {
+		char tmpl[] = "/tmp/gcratchet.XXXXXX";
+		if (!mkdtemp(tmpl)) {
+			err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
+			goto out;
+		}
+		s.scratch = xstrdup(tmpl);
+	}
+	if (session_register(&s, e) != 0)
+		goto out;
+
+	for (int round = 1; round <= total_rounds && !*plan->stop; round++) {
+		session_shuffle(plan->seed, round, plan->probes.n, order);
+		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++) {
+			for (size_t j = 0; j < plan->nbuilds && !*plan->stop; j++) {
+				size_t b = round % 2 ? j : plan->nbuilds - 1 - j;
+				if (session_one(&s, b, plan->probes.items[order[k]], round,
+						round <= plan->warmup, 0, e) != 0)
+					goto out;
+			}
+		}
+	}
+	if (plan->meters & SESSION_METER_VALGRIND) {
+		session_shuffle(plan->seed, 0, plan->probes.n, order);
+		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++)
+			for (size_t b = 0; b < plan->nbuilds && !*plan->stop; b++)
+				if (session_one(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) != 0)
+					goto out;
+	}
+	out->interrupted = *plan->stop != 0;
+	rc = 0;
+out:
+	if (out->session_id) {
+		struct err e2;
+		status = rc != 0 ? "incomplete" : out->interrupted ? "interrupted" : "complete";
+		/* A failure to close the session must not hide the error that ended it. */
+		if (store_session_end(st, out->session_id, status, hostinfo_load1(),
+				      rc != 0 ? &e2 : e) != 0)
+			rc = -1;
+	}
+	if (s.scratch)
+		rmdir(s.scratch);
+	free(s.scratch);
+	free(s.env);
+	free(s.build_ids);
+	free(order);
+	return rc;
+}

@@ -1,0 +1,78 @@
+/*
+ * session.h — one measuring session: rounds x probes x builds, interleaved, stored run by run.
+ *
+ * Schedule: warm-up rounds first (stored, marked warmup), then the measured rounds. In every
+ * round the probe order is a fresh shuffle drawn from the session seed and the round number,
+ * and for each probe the builds run back to back, in order on even rounds and reversed on odd
+ * ones (ABBA for two builds), so drift on the host hits every build alike. Valgrind runs, when
+ * that meter is on, come after the timed rounds: one per probe and build, since Ir is
+ * deterministic.
+ *
+ * Invariants:
+ * - Every run is committed on its own (store_run_insert) before the next starts, so an
+ *   interrupted session keeps all finished runs; the session row then says "interrupted".
+ * - A probe that fails never stops the session: its run is stored with its status.
+ * - This module never prints: progress goes to the caller's callback.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "buildinfo.h"
+#include "meter_valgrind.h"
+#include "store.h"
+#include "util.h"
+
+enum session_meter {
+	SESSION_METER_RUSAGE = 1u << 0, /* always on: wall, CPU, RSS, faults */
+	SESSION_METER_CENSUS = 1u << 1, /* always on: whatever the probe reports */
+	SESSION_METER_VALGRIND = 1u << 2,
+};
+
+struct session_plan {
+	struct buildinfo *builds;
+	size_t nbuilds;
+	struct strlist probes;
+	const char *size;
+	int rounds, warmup;
+	unsigned meters;
+	uint64_t seed;
+	int64_t timeout_ms;
+	const char *launcher;
+	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
+	const char *command;                   /* the command line, for the record */
+	volatile sig_atomic_t *stop;           /* set asynchronously to stop after this run */
+};
+
+struct session_progress {
+	int run_index, run_total; /* 1-based */
+	int round, rounds;        /* round 1..rounds, warm-ups first; 0 for the valgrind pass */
+	int warmups;              /* how many of the rounds are warm-up rounds */
+	int warmup;
+	const char *kind;
+	const struct buildinfo *build;
+	const struct store_run *run; /* the stored run, with its status and metrics */
+};
+
+struct session_outcome {
+	int64_t session_id;
+	int runs, runs_failed;
+	int interrupted;
+};
+
+typedef void (*session_progress_fn)(void *ctx, const struct session_progress *p);
+
+/*
+ * Records the host, builds and session, then runs the schedule. Returns 0 once the session
+ * row exists (probe failures are in the outcome, not errors); -1 when it could not start or
+ * the database failed mid-way (runs stored so far stay stored).
+ */
+int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
+		void *ctx, struct session_outcome *out, struct err *e);
+
+/* The probe order of one round: a permutation of 0..n-1 written into order. */
+void session_shuffle(uint64_t seed, int round, size_t n, size_t *order);
+
+#endif /* SESSION_H */

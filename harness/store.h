@@ -1,0 +1,103 @@
+/*
+ * store.h — every sample of every run, in SQLite.
+ *
+ * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
+ * session_builds, runs, samples. docs/storage.md describes each column.
+ *
+ * Invariants:
+ * - One transaction per run: a run and all its samples land together or not at all, so a
+ *   session killed half way keeps every run that had finished.
+ * - A database written by a newer schema is refused, never rewritten.
+ * - Strings returned in rows are owned by the rows; the *_release functions free them.
+ */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "util.h"
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+/* Opens or creates the database at path (creating its folder); checks the schema version. */
+int store_open(const char *path, struct store **out, struct err *e);
+void store_close(struct store *s);
+
+/* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
+int store_host(struct store *s, const char *fingerprint, const char *hostname,
+	       const char *facts_json, int64_t *id, struct err *e);
+
+struct store_build {
+	int64_t id;
+	char *name;
+	char *collector;
+	char *collector_version;
+	char *git_commit;
+	char *dir;
+	char *manifest_hash; /* identity: two builds with the same manifest are one build */
+};
+/* Returns the id of the build whose manifest hash matches, inserting it if new. */
+int store_build_upsert(struct store *s, const struct store_build *b, const char *manifest_text,
+		       int64_t *id, struct err *e);
+
+struct store_session {
+	int64_t id;
+	int64_t host_id;
+	char *host_fingerprint;
+	char *hostname;
+	char *command;
+	char *started_at, *finished_at;
+	char *status; /* running, complete, incomplete, interrupted */
+	int64_t seed;
+	char *size;
+	int64_t rounds, warmup;
+	char *probes, *meters; /* comma-separated */
+	double load_before, load_after;
+	char *harness_version;
+};
+int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
+			struct err *e);
+int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
+			    struct err *e);
+int store_session_end(struct store *s, int64_t session_id, const char *status,
+		      double load_after, struct err *e);
+/* Fills *out; -1 with a message when there is no such session. */
+int store_session_get(struct store *s, int64_t session_id, struct store_session *out,
+		      struct err *e);
+void store_session_release(struct store_session *si);
+/* The newest session that measured a build of `collector` (any, when NULL); 0 when none. */
+int store_latest_session(struct store *s, const char *collector, int64_t *id, struct err *e);
+/* All sessions, oldest first. */
+int store_list_sessions(struct store *s, struct store_session **out, size_t *n, struct err *e);
+/* The builds of a session in their session order. */
+int store_session_builds(struct store *s, int64_t session_id, struct store_build **out,
+			 size_t *n, struct err *e);
+void store_builds_release(struct store_build *b, size_t n);
+
+struct store_run {
+	int64_t id;
+	int64_t session_id, build_id;
+	char *probe;
+	char *size;
+	int round, seq;
+	int warmup;
+	char *kind;     /* "timed" or "valgrind" */
+	char *status;   /* ok, failed, crashed, timeout, bad_census, exec_failed, lost */
+	char *detail;   /* why a run is not ok: "SIGSEGV", "exited 3", the census error */
+	char *checksum; /* NULL when the run reported none */
+	char *premise;  /* "met", "not met: why", "n/a: why" or NULL */
+	char *stderr_tail;
+	char *started_at;
+	struct metric_set metrics;
+};
+int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, struct err *e);
+/* Every run of a session (and build, when build_id > 0), in the order they ran, with samples. */
+int store_runs_load(struct store *s, int64_t session_id, int64_t build_id,
+		    struct store_run **out, size_t *n, struct err *e);
+void store_runs_release(struct store_run *r, size_t n);
+
+#endif /* STORE_H */

@@ -1,0 +1,303 @@
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int err_set(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "gcratchet: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(count * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+	int n;
+
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	b.data = xrealloc(b.data, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return b.data;
+}
+
+void sbuf_init(struct sbuf *b)
+{
+	b->cap = 64;
+	b->len = 0;
+	b->data = xmalloc(b->cap);
+	b->data[0] = '\0';
+}
+
+void sbuf_release(struct sbuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+static void sbuf_reserve(struct sbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	while (b->len + extra + 1 > b->cap)
+		b->cap *= 2;
+	b->data = xrealloc(b->data, b->cap);
+}
+
+void sbuf_add(struct sbuf *b, const void *data, size_t len)
+{
+	sbuf_reserve(b, len);
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sbuf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *sbuf_detach(struct sbuf *b)
+{
+	char *s = b->data;
+
+	sbuf_init(b);
+	return s;
+}
+
+void strlist_push(struct strlist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->items = xrealloc(l->items, l->cap * sizeof *l->items);
+	}
+	l->items[l->n++] = xstrdup(s);
+}
+
+int strlist_contains(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+void strlist_release(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = l->cap = 0;
+}
+
+void strlist_split(struct strlist *l, const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n > 0) {
+			char *piece = xmalloc(n + 1);
+			memcpy(piece, p, n);
+			piece[n] = '\0';
+			strlist_push(l, piece);
+			free(piece);
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+char *strlist_join(const struct strlist *l, const char *sep)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < l->n; i++)
+		sbuf_addf(&b, "%s%s", i ? sep : "", l->items[i]);
+	return b.data;
+}
+
+int read_file(const char *path, char **out, size_t *len, struct err *e)
+{
+	struct sbuf b;
+	char chunk[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int rc = 0;
+
+	if (!f)
+		return err_set(e, "%s: cannot open: %s", path, strerror(errno));
+	sbuf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sbuf_add(&b, chunk, n);
+	if (ferror(f)) {
+		rc = err_set(e, "%s: read error: %s", path, strerror(errno));
+		sbuf_release(&b);
+		goto out;
+	}
+	if (len)
+		*len = b.len;
+	*out = b.data;
+out:
+	fclose(f);
+	return rc;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len, struct err *e)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t off = 0;
+	int rc = 0;
+
+	if (fd < 0) {
+		rc = err_set(e, "%s: cannot create: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = err_set(e, "%s: write failed: %s", tmp, strerror(errno));
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (rc == 0 && fsync(fd) != 0)
+		rc = err_set(e, "%s: fsync failed: %s", tmp, strerror(errno));
+	if (close(fd) != 0 && rc == 0)
+		rc = err_set(e, "%s: close failed: %s", tmp, strerror(errno));
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = err_set(e, "%s: cannot rename into place: %s", path, strerror(errno));
+	if (rc != 0)
+		unlink(tmp);
+out:
+	free(tmp);
+	return rc;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t now_mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+int64_t now_real_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+void format_utc(int64_t real_ns, char *buf, size_t size)
+{
+	time_t t = (time_t)(real_ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+uint64_t hash_fnv1a(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}

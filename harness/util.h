@@ -1,0 +1,78 @@
+/*
+ * util.h — allocation, errors and small string helpers shared by every harness module.
+ *
+ * Invariants:
+ * - Allocation failure is not an error path: the x* functions print and abort, so callers
+ *   never check for NULL. Nothing else in the harness exits the process.
+ * - A fallible function returns 0 on success or a negative value on failure, and on failure
+ *   has written a message into the caller's `struct err` that names what was wrong and where.
+ */
+#ifndef UTIL_H
+#define UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ERR_MSG_MAX 1024
+
+struct err {
+	char msg[ERR_MSG_MAX];
+};
+
+/* Formats into e->msg (when e is not NULL) and returns -1, so `return err_set(e, ...)`. */
+int err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* A newly allocated formatted string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated. */
+struct sbuf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+void sbuf_init(struct sbuf *b);
+void sbuf_release(struct sbuf *b);
+void sbuf_add(struct sbuf *b, const void *data, size_t len);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Takes ownership of the contents; leaves b empty. */
+char *sbuf_detach(struct sbuf *b);
+
+/* A list of owned strings. */
+struct strlist {
+	char **items;
+	size_t n;
+	size_t cap;
+};
+void strlist_push(struct strlist *l, const char *s);
+int strlist_contains(const struct strlist *l, const char *s);
+void strlist_release(struct strlist *l);
+/* Splits `s` on commas, skipping empty pieces, appending each to l. */
+void strlist_split(struct strlist *l, const char *s);
+/* "a, b, c" — newly allocated. */
+char *strlist_join(const struct strlist *l, const char *sep);
+
+/* Reads a whole file; NUL-terminated. Errors name the path. */
+int read_file(const char *path, char **out, size_t *len, struct err *e);
+/* Writes data to path atomically: a temporary file in the same folder, then rename. */
+int write_file_atomic(const char *path, const char *data, size_t len, struct err *e);
+
+/* Parses a non-negative decimal integer that fills the whole string. */
+int parse_u64(const char *s, uint64_t *out);
+
+/* FNV-1a over bytes, chained through h: a stable, non-cryptographic identity hash. */
+uint64_t hash_fnv1a(const void *data, size_t len, uint64_t h);
+#define HASH_FNV1A_SEED UINT64_C(0xcbf29ce484222325)
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
+int64_t now_mono_ns(void);
+int64_t now_real_ns(void);
+/* "2026-11-30T10:00:00Z" for a CLOCK_REALTIME value; writes into buf. */
+void format_utc(int64_t real_ns, char *buf, size_t size);
+
+#endif /* UTIL_H */

@@ -1,0 +1,26 @@
+#!/bin/sh
+# manifest.sh NAME COLLECTOR VERSION CFLAGS LIBS OUT PROBE... — prints a build folder's
+# manifest.json: what the harness records about a build (see README, "Build folders").
+set -eu
+name=$1 collector=$2 version=$3 cflags=$4 libs=$5 out=$6
+shift 6
+abi=$(sed -n 's/^#define GCR_ABI_VERSION \([0-9]*\).*/\1/p' "$(dirname "$0")/../collectors/include/gcr.h")
+commit=$(git -C "$(dirname "$0")/.." rev-parse --verify -q HEAD 2>/dev/null) || commit=unknown
+dirty=false
+if [ "$commit" != unknown ] && [ -n "$(git -C "$(dirname "$0")/.." status --porcelain -- collectors probes 2>/dev/null)" ]; then
+	dirty=true
+fi
+esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+printf '{\n  "format": "gcratchet-build",\n  "version": 1,\n  "abi": %s,\n' "$abi"
+printf '  "name": "%s",\n  "collector": "%s",\n' "$(esc "$name")" "$(esc "$collector")"
+printf '  "collector_version": "%s",\n  "git_commit": "%s",\n  "git_dirty": %s,\n' \
+	"$(esc "$version")" "$commit" "$dirty"
+printf '  "compiler": "%s",\n' "$(esc "$(${CC:-cc} --version 2>/dev/null | head -n 1)")"
+printf '  "cflags": "%s",\n  "libs": "%s",\n  "probes": [' "$(esc "$cflags")" "$(esc "$libs")"
+sep=
+for p in "$@"; do
+	sum=$(sha256sum "$out/$p" | cut -d' ' -f1)
+	printf '%s\n    { "name": "%s", "file": "%s", "sha256": "%s" }' "$sep" "$p" "$p" "$sum"
+	sep=,
+done
+printf '\n  ]\n}\n'
