@@ -156,6 +156,9 @@ void cli_format_value(const char *metric, double v, char *buf, size_t size)
 
 	if (!isfinite(v)) {
 		snprintf(buf, size, "%s", isnan(v) ? "-" : v > 0 ? "inf" : "-inf");
+	} else if (strncmp(metric, "census.", 7) == 0 && !cli_ends_with(metric, "_ns")) {
+		/* Census counters are exact, and gated exactly: show every digit. */
+		snprintf(buf, size, v == floor(v) ? "%.0f" : "%.1f", v);
 	} else if (cli_ends_with(metric, "_bytes")) {
 		if (a >= 1024.0 * 1024 * 1024)
 			snprintf(buf, size, "%.2f GiB", v / (1024.0 * 1024 * 1024));
@@ -176,6 +179,8 @@ void cli_format_value(const char *metric, double v, char *buf, size_t size)
 			snprintf(buf, size, "%.0f ns", v);
 	} else if (v == floor(v) && a < 1e18) {
 		snprintf(buf, size, "%.0f", v);
+	} else if (a >= 100 && a < 1e18) {
+		snprintf(buf, size, "%.1f", v);
 	} else {
 		snprintf(buf, size, "%.4g", v);
 	}

@@ -180,7 +180,12 @@ static void check_fmt_delta(const struct check_row *r, char *buf, size_t size)
 		snprintf(buf, size, "-");
 	else if (isinf(r->j.delta_pct))
 		snprintf(buf, size, "%s", r->j.delta > 0 ? "+inf%" : "-inf%");
-	else
+	else if (r->j.delta != 0 && fabs(r->j.delta_pct) < 0.005) {
+		/* Too small to show as a percentage, yet it may break a zero band: show it whole. */
+		char v[24];
+		cli_format_value(r->metric, fabs(r->j.delta), v, sizeof v);
+		snprintf(buf, size, "%c%s", r->j.delta > 0 ? '+' : '-', v);
+	} else
 		snprintf(buf, size, "%+.2f%%", r->j.delta_pct);
 }
 

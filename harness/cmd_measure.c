@@ -19,6 +19,23 @@
 
 static volatile sig_atomic_t measure_stop;
 
+/*
+ * Test hook: GCR_TEST_BALLAST_MB=N makes the harness hold N MiB of touched memory for the
+ * whole session, so tests can prove a probe's peak RSS does not include the harness's.
+ */
+static void *measure_ballast(void)
+{
+	const char *env = getenv("GCR_TEST_BALLAST_MB");
+	uint64_t mb;
+	void *p;
+
+	if (!env || parse_u64(env, &mb) != 0 || mb == 0)
+		return NULL;
+	p = xmalloc((size_t)mb << 20);
+	memset(p, 0x5a, (size_t)mb << 20);
+	return p;
+}
+
 static void measure_on_signal(int sig)
 {
 	(void)sig;
@@ -164,6 +181,7 @@ int cmd_measure(int argc, char **argv)
 	struct err e;
 	struct sigaction sa;
 	char *root = buildinfo_root(), *command = NULL;
+	void *ballast = measure_ballast();
 	uint64_t v;
 	int rc = EXIT_UNJUDGED, r, have_seed = 0;
 
@@ -335,5 +353,6 @@ out:
 	meter_valgrind_release(&vg);
 	free(command);
 	free(root);
+	free(ballast);
 	return rc;
 }

@@ -13,6 +13,11 @@
 
 /* How long past the probe's own limit the launcher may take before it is killed too. */
 #define RUNNER_GRACE_MS 5000
+/*
+ * Once the launcher has reported, the probe is dead; anything still holding its pipes is a
+ * leftover child of the probe, given this long before the process group is killed.
+ */
+#define RUNNER_DRAIN_MS 500
 /* Descriptors the launcher and probe see; GCR_CENSUS_FD=3 names the first. */
 #define RUNNER_CENSUS_FD 3
 #define RUNNER_RESULT_FD 4
@@ -130,7 +135,7 @@ int runner_run(const struct runner_request *req, struct run_result *res, struct 
 	char timeout_arg[32], **argv = NULL;
 	pid_t pid = -1;
 	int rc = 0, status;
-	int64_t deadline_ns = 0;
+	int64_t deadline_ns = 0, drain_ns = 0;
 
 	memset(res, 0, sizeof *res);
 	res->outcome = RUN_LOST;
@@ -193,7 +198,15 @@ int runner_run(const struct runner_request *req, struct run_result *res, struct 
 		}
 		if (n == 0)
 			break;
-		if (deadline_ns) {
+		if (!pipes[PIPE_RESULT].open && !drain_ns)
+			drain_ns = now_mono_ns() + RUNNER_DRAIN_MS * 1000000LL;
+		if (drain_ns && now_mono_ns() > drain_ns) {
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (drain_ns)
+			wait_ms = RUNNER_DRAIN_MS;
+		else if (deadline_ns) {
 			int64_t left = (deadline_ns - now_mono_ns()) / 1000000;
 			if (left <= 0) {
 				/* The launcher is stuck: kill it and the probe, and stop reading. */

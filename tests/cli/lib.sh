@@ -1,0 +1,93 @@
+# lib.sh — shared by the CLI tests: a scratch folder, the gcratchet under test, and checks
+# that count. Each test script sources this, runs checks, and ends with `finish`.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+GCR="${GCR:-$TOP/build/gcratchet}"
+T=$(mktemp -d /tmp/gcratchet-cli.XXXXXX)
+export GCR_DB="$T/results.db"
+export GCR_BASELINE_DIR="$TOP/baselines"
+cd "$T" || exit 2
+trap 'rm -rf "$T"' EXIT
+_passed=0 _failed=0
+
+pass() { _passed=$((_passed + 1)); }
+fail() {
+	_failed=$((_failed + 1))
+	echo "FAILED: $*" >&2
+}
+
+# expect_status N COMMAND... — runs COMMAND, keeps its output in $T/out and $T/err.
+expect_status() {
+	want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		pass
+	else
+		fail "exit $got, expected $want: $*"
+		sed 's/^/  stdout: /' "$T/out" | tail -n 25 >&2
+		sed 's/^/  stderr: /' "$T/err" | tail -n 15 >&2
+	fi
+}
+
+# expect_grep PATTERN FILE [what] — an extended regex must match a line of FILE.
+expect_grep() {
+	if grep -Eq -- "$1" "$2"; then pass; else
+		fail "${3:-$2 should match /$1/}"
+		sed 's/^/  | /' "$2" | tail -n 25 >&2
+	fi
+}
+expect_no_grep() {
+	if grep -Eq -- "$1" "$2"; then
+		fail "${3:-$2 should not match /$1/}"
+		grep -E -- "$1" "$2" | sed 's/^/  | /' | head -n 10 >&2
+	else pass; fi
+}
+
+# expect_eq GOT WANT what
+expect_eq() {
+	if [ "$1" = "$2" ]; then pass; else fail "$3: got '$1', expected '$2'"; fi
+}
+
+sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
+
+# A build folder of shell-script probes that speak the census protocol: the language-neutral
+# path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>.
+make_script_build() { # dir probe...
+	dir=$1
+	shift
+	mkdir -p "$dir"
+	{
+		printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"scripted","collector":"scripted",'
+		printf '"collector_version":"1.0","git_commit":"none","probes":['
+		sep=
+		for p in "$@"; do
+			printf '%s{"name":"%s","file":"%s","sha256":"-"}' "$sep" "$p" "$p"
+			sep=,
+		done
+		printf ']}\n'
+	} >"$dir/manifest.json"
+	for p in "$@"; do
+		cat >"$dir/$p" <<SCRIPT
+#!/bin/sh
+mode=\$(cat "$dir/mode.$p" 2>/dev/null || echo ok)
+case "\$mode" in
+crash) kill -SEGV \$\$ ;;
+hang) sleep 600 ;;
+fail) echo "out of cheese" >&2; exit 3 ;;
+badcensus) printf '{"format":"gcr-census","version":1,"probe":"$p","collector":"scripted","checksum":"0x0000000000000001","census":{"alloc_bytes":"many"}}' >&3 ;;
+nocensus) echo "checksum 0x00000000000000aa" ;;
+*) echo "checksum 0x00000000000000aa"
+   printf '{"format":"gcr-census","version":1,"probe":"$p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"major_collections":2}}' "\$1" >&3 ;;
+esac
+SCRIPT
+		chmod +x "$dir/$p"
+	done
+}
+
+finish() {
+	echo "$(basename "$0" .sh): $_passed passed, $_failed failed"
+	[ "$_failed" -eq 0 ]
+	exit $?
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Every subcommand answers --help with its usage; wrong commands and options exit 2 and say why.
+. "$(dirname "$0")/lib.sh"
+
+for c in measure check baseline list; do
+	expect_status 0 "$GCR" "$c" --help
+	expect_grep "^usage: gcratchet $c" "$T/out"
+	expect_status 0 "$GCR" help "$c"
+	expect_grep "^usage: gcratchet $c" "$T/out"
+done
+expect_status 0 "$GCR" --help
+expect_grep "measure" "$T/out"
+expect_grep "Exit status: 0 ok, 1 regression found, 2" "$T/out"
+expect_status 2 "$GCR"
+expect_status 2 "$GCR" frobnicate
+expect_grep 'unknown command "frobnicate"' "$T/err"
+expect_status 2 "$GCR" measure --rounds
+expect_grep "option --rounds needs a value" "$T/err"
+expect_status 2 "$GCR" measure --frob
+expect_grep 'unknown option "--frob"' "$T/err"
+expect_status 2 "$GCR" measure --rounds 0
+expect_grep "--rounds must be a positive integer" "$T/err"
+expect_status 2 "$GCR" check
+expect_grep "--profile is required" "$T/err"
+expect_status 2 "$GCR" baseline
+expect_grep "missing action" "$T/err"
+expect_status 2 "$GCR" list things
+expect_grep 'unknown list "things" \(valid: probes, collectors, sessions, metrics\)' "$T/err"
+expect_status 0 "$GCR" --version
+expect_grep "^gcratchet [0-9]" "$T/out"
+finish

@@ -1,0 +1,55 @@
+#!/bin/sh
+# run.sh — the whole suite: unit tests (normal and sanitizer builds), the ABI conformance test
+# on every collector, and the end-to-end CLI tests. Each part prints "<name>: N passed, N
+# failed"; this adds them up and ends with one line "N passed, N failed".
+# Usage: tests/run.sh [PATTERN]   (runs only the CLI tests whose file name contains PATTERN)
+set -u
+cd "$(dirname "$0")/.."
+pattern=${1:-}
+passed=0 failed=0
+log=$(mktemp -d /tmp/gcratchet-tests.XXXXXX)
+
+tally() { # name, status, output file
+	line=$(grep -E '^[^ ]*:? ?[0-9]+ passed, [0-9]+ failed$' "$3" | tail -n 1)
+	p=$(printf '%s\n' "$line" | awk '{ for (i = 2; i <= NF; i++) if ($i == "passed,") print $(i - 1) }')
+	f=$(printf '%s\n' "$line" | awk '{ for (i = 2; i <= NF; i++) if ($i == "failed") print $(i - 1) }')
+	p=${p:-0} f=${f:-0}
+	# A test that died without a tally, or exited non-zero with none failed, counts as failed.
+	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	if [ -z "$line" ] && [ "$2" -eq 0 ]; then p=1; fi
+	passed=$((passed + p)) failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL $1 ($p passed, $f failed):"
+		sed 's/^/    /' "$3" | tail -n 40
+	else
+		echo "ok   $1 ($p passed)"
+	fi
+}
+
+run() { # name, command...
+	name=$1
+	shift
+	out="$log/$(echo "$name" | tr '/ ' '__').out"
+	start=$(date +%s)
+	"$@" >"$out" 2>&1
+	status=$?
+	tally "$name [$(( $(date +%s) - start ))s]" "$status" "$out"
+}
+
+if [ -z "$pattern" ]; then
+	for t in build/tests/test_*; do
+		run "unit/$(basename "$t")" "$t"
+	done
+	for t in build-asan/tests/test_*; do
+		[ -x "$t" ] && run "asan/$(basename "$t")" "$t"
+	done
+fi
+for t in tests/cli/t*.sh; do
+	case "$t" in *"$pattern"*) ;; *) continue ;; esac
+	run "cli/$(basename "$t" .sh)" sh "$t"
+done
+
+rm -rf "$log"
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
