@@ -48,11 +48,11 @@ $(B)/obj/%.o: harness/%.c $(HARNESS_HDRS)
 $(B)/gcratchet: $(CLI_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(LIBS_H)
 
-# The launcher stays tiny and static-free of our libraries: its address space is what a
-# probe's peak RSS starts from.
-$(B)/gcratchet-launch: harness/launch.c
+# The launcher links nothing of ours: its small address space is what a probe's peak RSS
+# starts from.
+$(B)/gcratchet-launch: harness/launch.c harness/launch.h
 	@mkdir -p $(B)
-	$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -o $@ $<
+	$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -o $@ $<
 
 collectors: $(addprefix collector-,$(COLLECTORS))
 collector-%: FORCE

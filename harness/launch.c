@@ -1,21 +1,24 @@
 /*
- * gcratchet-launch — the tiny process between the harness and a probe.
+ * gcratchet-launch — the small, long-lived process that starts every probe of a session.
  *
  * Why it exists: the kernel folds a parent's resident size into a child's ru_maxrss across
  * fork and exec (posix_spawn and vfork too), so a harness holding hundreds of MB would inflate
- * the peak RSS of a small probe. This launcher is exec'd by the harness (its own ru_maxrss is
- * polluted, and nobody reads it), then forks the probe from its own small address space; the
- * probe's ru_maxrss, read here with wait4, is then the probe's own.
+ * the peak RSS of a small probe. The harness starts this launcher once per session; the
+ * launcher forks each probe from its own small address space, so the probe's ru_maxrss, read
+ * here with wait4, is the probe's own. Being long-lived, it costs one fork+exec per run, the
+ * same as a bare harness would, instead of two.
  *
- * Usage: gcratchet-launch [-R] TIMEOUT_MS PROGRAM [ARG...]
- *   -R          run PROGRAM with address-space randomisation off (deterministic layouts)
- *   TIMEOUT_MS  SIGKILL the probe after this long (0 = no limit)
+ * Usage: gcratchet-launch        (descriptor 3 is a SOCK_SEQPACKET socket to the harness)
  *
- * Descriptor 4 must be open for writing: one result line goes there when the probe has ended,
- *   status=exited|signaled|timeout|exec_failed code=N signal=N wall_ns=N user_ns=N sys_ns=N
- *   maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N
- * Every other descriptor (the census pipe on 3 among them) passes through to the probe.
- * Exit status: 0 when a result line was written, 2 otherwise (message on stderr).
+ * Protocol, one exchange per run (harness/runner.c is the other side):
+ *   request  -> struct launch_request, then argc NUL-terminated argv strings and envc envp
+ *               strings; SCM_RIGHTS carries three descriptors: the probe's stdout, stderr and
+ *               census pipe (which becomes the probe's descriptor 3).
+ *   reply    <- "started pid=N\n" once the probe is forked (so the harness can kill it), then
+ *               "status=exited|signaled|timeout|exec_failed code=N signal=N wall_ns=N
+ *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N\n"
+ * The launcher exits when the harness closes the socket. Exit status: 0, or 2 on a protocol
+ * error (message on stderr).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +29,14 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define LAUNCH_RESULT_FD 4
+#include "launch.h"
+
+#define LAUNCH_SOCKET_FD 3
 
 static int64_t launch_now_ns(void)
 {
@@ -45,100 +51,110 @@ static int64_t launch_tv_ns(struct timeval tv)
 	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 }
 
-static int launch_usage(const char *why)
+/* Splits `count` NUL-terminated strings off the front of [*p, end) into a NULL-ended array. */
+static char **launch_strings(char **p, const char *end, uint32_t count)
 {
-	fprintf(stderr, "gcratchet-launch: %s\nusage: gcratchet-launch [-R] TIMEOUT_MS PROGRAM [ARG...]\n",
-		why);
-	return 2;
+	char **v = calloc((size_t)count + 1, sizeof *v);
+
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < count; i++) {
+		size_t len = strnlen(*p, (size_t)(end - *p));
+		if (*p + len >= end) {
+			free(v);
+			return NULL;
+		}
+		v[i] = *p;
+		*p += len + 1;
+	}
+	return v;
 }
 
-int main(int argc, char **argv)
+/* Waits for the child up to timeout_ms (0: forever); kills its group at the limit. */
+static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int *status,
+		       struct rusage *ru)
 {
-	int argi = 1, no_aslr = 0, exec_pipe[2], exec_errno = 0, status = 0, timed_out = 0;
-	long timeout_ms;
-	char *end;
-	sigset_t chld, old;
+	int timed_out = 0;
+	int64_t deadline = launch_now_ns() + timeout_ms * 1000000;
+
+	while (timeout_ms > 0) {
+		int64_t left = deadline - launch_now_ns();
+		struct timespec ts;
+		int sig;
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			timed_out = 1;
+			break;
+		}
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
+		sig = sigtimedwait(chld, NULL, &ts);
+		if (sig == SIGCHLD) {
+			/* A SIGCHLD may be left over from an earlier run: ask whether this one ended. */
+			siginfo_t info = {0};
+			if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    info.si_pid == pid)
+				break;
+		}
+	}
+	while (wait4(pid, status, 0, ru) < 0)
+		if (errno != EINTR)
+			return -1;
+	/* The probe's own children, if it left any, go with it. */
+	kill(-pid, SIGKILL);
+	return timed_out;
+}
+
+static int launch_one(const struct launch_request *rq, char **argv, char **envp, int fds[3],
+		      const sigset_t *chld, const sigset_t *old)
+{
+	int exec_pipe[2], exec_errno = 0, status = 0, timed_out;
 	struct rusage ru;
 	int64_t start_ns, wall_ns;
 	pid_t pid;
 	const char *kind;
+	char line[512];
 
-	if (argi < argc && strcmp(argv[argi], "-R") == 0) {
-		no_aslr = 1;
-		argi++;
-	}
-	if (argc - argi < 2)
-		return launch_usage("missing TIMEOUT_MS or PROGRAM");
-	errno = 0;
-	timeout_ms = strtol(argv[argi], &end, 10);
-	if (errno || *end || timeout_ms < 0)
-		return launch_usage("TIMEOUT_MS must be a non-negative integer");
-	argi++;
-	if (fcntl(LAUNCH_RESULT_FD, F_SETFD, FD_CLOEXEC) != 0)
-		return launch_usage("descriptor 4 (the result pipe) is not open");
-
-	/* The exec pipe reports an exec failure from the child; it closes on a successful exec. */
-	if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
-		perror("gcratchet-launch: pipe");
-		return 2;
-	}
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old);
-
+	if (pipe2(exec_pipe, O_CLOEXEC) != 0)
+		return -1;
 	start_ns = launch_now_ns();
 	pid = fork();
-	if (pid < 0) {
-		perror("gcratchet-launch: fork");
-		return 2;
-	}
+	if (pid < 0)
+		return -1;
 	if (pid == 0) {
-		int e;
-
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		close(exec_pipe[0]);
-		if (no_aslr)
+		int e, devnull = open("/dev/null", O_RDONLY);
+		/* Its own process group: a timeout kills the probe and anything it started. */
+		setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(fds[0], 1);
+		dup2(fds[1], 2);
+		dup2(fds[2], 3);
+		if (rq->no_aslr)
 			personality(ADDR_NO_RANDOMIZE);
-		execv(argv[argi], argv + argi);
+		execve(argv[0], argv, envp);
 		e = errno;
 		if (write(exec_pipe[1], &e, sizeof e) < 0)
 			_exit(127);
 		_exit(127);
 	}
 	close(exec_pipe[1]);
-	/* Our copy of the census pipe must close so the harness sees EOF when the probe ends. */
-	close(3);
+	/* Our copies must close so the harness sees EOF when the probe ends. */
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	snprintf(line, sizeof line, "started pid=%ld\n", (long)pid);
+	if (send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0)
+		kill(-pid, SIGKILL);
 
-	if (timeout_ms > 0) {
-		struct timespec left = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000};
-		for (;;) {
-			int64_t before = launch_now_ns(), spent;
-			int sig = sigtimedwait(&chld, NULL, &left);
-			if (sig == SIGCHLD)
-				break;
-			if (sig < 0 && errno == EAGAIN) {
-				kill(pid, SIGKILL);
-				timed_out = 1;
-				break;
-			}
-			/* EINTR: recompute what is left of the limit. */
-			spent = launch_now_ns() - before;
-			int64_t left_ns = (int64_t)left.tv_sec * 1000000000 + left.tv_nsec - spent;
-			if (left_ns <= 0)
-				left_ns = 1;
-			left.tv_sec = left_ns / 1000000000;
-			left.tv_nsec = left_ns % 1000000000;
-		}
-	}
-	while (wait4(pid, &status, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			perror("gcratchet-launch: wait4");
-			return 2;
-		}
-	}
+	timed_out = launch_wait(pid, rq->timeout_ms, chld, &status, &ru);
 	wall_ns = launch_now_ns() - start_ns;
+	if (timed_out < 0)
+		return -1;
 	if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
+	close(exec_pipe[0]);
 
 	if (exec_errno)
 		kind = "exec_failed";
@@ -148,13 +164,74 @@ int main(int argc, char **argv)
 		kind = "signaled";
 	else
 		kind = "exited";
-	dprintf(LAUNCH_RESULT_FD,
-		"status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
-		"minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d\n",
-		kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-		WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
-		(long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
-		(long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
-		exec_errno);
-	return 0;
+	snprintf(line, sizeof line,
+		 "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
+		 "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d\n",
+		 kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		 WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
+		 (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
+		 (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
+		 exec_errno);
+	return send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+int main(void)
+{
+	static char buf[LAUNCH_MAX_REQUEST];
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	sigset_t chld, old;
+
+	if (fcntl(LAUNCH_SOCKET_FD, F_SETFD, FD_CLOEXEC) != 0) {
+		fprintf(stderr, "gcratchet-launch: descriptor 3 (the harness socket) is not open; "
+				"this program is started by gcratchet\n");
+		return 2;
+	}
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+
+	for (;;) {
+		struct iovec iov = {buf, sizeof buf};
+		struct msghdr msg = {0};
+		struct cmsghdr *c;
+		struct launch_request rq;
+		int fds[3] = {-1, -1, -1}, nfds = 0;
+		char **argv = NULL, **envp = NULL, *p;
+		ssize_t n;
+
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof cbuf;
+		n = recvmsg(LAUNCH_SOCKET_FD, &msg, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return 0; /* the harness is done */
+		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)(nfds > 3 ? 3 : nfds));
+			}
+		}
+		if (n < (ssize_t)sizeof rq || nfds != 3 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+			fprintf(stderr, "gcratchet-launch: malformed request (%zd bytes, %d descriptors)\n",
+				n, nfds);
+			return 2;
+		}
+		memcpy(&rq, buf, sizeof rq);
+		p = buf + sizeof rq;
+		argv = launch_strings(&p, buf + n, rq.argc);
+		envp = argv ? launch_strings(&p, buf + n, rq.envc) : NULL;
+		if (!argv || !envp || rq.argc == 0) {
+			fprintf(stderr, "gcratchet-launch: malformed request strings\n");
+			return 2;
+		}
+		if (launch_one(&rq, argv, envp, fds, &chld, &old) != 0) {
+			perror("gcratchet-launch");
+			return 2;
+		}
+		free(argv);
+		free(envp);
+	}
 }

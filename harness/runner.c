@@ -8,8 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "launch.h"
+
+extern char **environ;
 
 /* How long past the probe's own limit the launcher may take before it is killed too. */
 #define RUNNER_GRACE_MS 5000
@@ -18,11 +23,10 @@
  * leftover child of the probe, given this long before the process group is killed.
  */
 #define RUNNER_DRAIN_MS 500
-/* Descriptors the launcher and probe see; GCR_CENSUS_FD=3 names the first. */
-#define RUNNER_CENSUS_FD 3
-#define RUNNER_RESULT_FD 4
+/* The launcher finds its socket here (and the probe its census pipe, GCR_CENSUS_FD=3). */
+#define RUNNER_LAUNCH_FD 3
 
-enum { PIPE_STDOUT, PIPE_STDERR, PIPE_CENSUS, PIPE_RESULT, PIPE_COUNT };
+enum { PIPE_STDOUT, PIPE_STDERR, PIPE_CENSUS, PIPE_COUNT };
 
 struct runner_pipe {
 	int rd, wr;
@@ -108,75 +112,173 @@ static int runner_high_fd(int fd)
 	return high;
 }
 
-static char **runner_launcher_argv(const struct runner_request *req, char *timeout_arg)
-{
-	size_t n = 0, i = 0;
-	char **argv;
+struct runner {
+	char *launcher;
+	pid_t pid;  /* the launcher; 0 when none is running */
+	int sock;   /* our end of the SOCK_SEQPACKET pair; -1 when none */
+};
 
-	while (req->argv[n])
-		n++;
-	argv = xcalloc(n + 5, sizeof *argv);
-	argv[i++] = (char *)req->launcher;
-	if (req->no_aslr)
-		argv[i++] = (char *)"-R";
-	argv[i++] = timeout_arg;
-	argv[i++] = (char *)req->program;
-	for (size_t k = 1; k < n; k++)
-		argv[i++] = req->argv[k];
-	argv[i] = NULL;
-	return argv;
+static void runner_stop(struct runner *r)
+{
+	int status;
+
+	if (r->sock >= 0)
+		close(r->sock);
+	r->sock = -1;
+	if (r->pid > 0) {
+		/* Closing the socket ends a healthy launcher; a stuck one is killed. */
+		for (int i = 0; i < 100 && waitpid(r->pid, &status, WNOHANG) == 0; i++)
+			usleep(10000);
+		if (waitpid(r->pid, &status, WNOHANG) == 0) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &status, 0);
+		}
+	}
+	r->pid = 0;
 }
 
-int runner_run(const struct runner_request *req, struct run_result *res, struct err *e)
+static int runner_start(struct runner *r, struct err *e)
 {
-	struct runner_pipe pipes[PIPE_COUNT];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	char timeout_arg[32], **argv = NULL;
-	pid_t pid = -1;
-	int rc = 0, status;
+	char *argv[] = {r->launcher, NULL};
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return err_set(e, "cannot create the launcher socket: %s", strerror(errno));
+	sv[1] = runner_high_fd(sv[1]);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], RUNNER_LAUNCH_FD);
+	posix_spawnattr_init(&attr);
+	/* Its own process group: Ctrl-C stops the harness after this run, not the launcher. */
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	rc = posix_spawn(&r->pid, r->launcher, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		r->pid = 0;
+		return err_set(e, "%s: cannot start the launcher: %s", r->launcher, strerror(rc));
+	}
+	r->sock = sv[0];
+	return 0;
+}
+
+int runner_open(const char *launcher, struct runner **out, struct err *e)
+{
+	struct runner *r = xcalloc(1, sizeof *r);
+
+	r->launcher = xstrdup(launcher);
+	r->sock = -1;
+	if (access(launcher, X_OK) != 0 || runner_start(r, e) != 0) {
+		if (access(launcher, X_OK) != 0)
+			err_set(e, "%s is missing or not executable: run make", launcher);
+		runner_close(r);
+		*out = NULL;
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+void runner_close(struct runner *r)
+{
+	if (!r)
+		return;
+	runner_stop(r);
+	free(r->launcher);
+	free(r);
+}
+
+/* Sends one request with the probe's three descriptors; -1 when it does not fit or fails. */
+static int runner_send(struct runner *r, const struct runner_request *req, const int fds[3],
+		       struct err *e)
+{
+	struct launch_request hdr = {0};
+	struct sbuf b;
+	struct msghdr msg = {0};
+	struct iovec iov;
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	struct cmsghdr *c;
+	int rc = 0;
+
+	hdr.timeout_ms = req->timeout_ms;
+	hdr.no_aslr = req->no_aslr ? 1 : 0;
+	sbuf_init(&b);
+	sbuf_add(&b, &hdr, sizeof hdr);
+	for (; req->argv[hdr.argc]; hdr.argc++)
+		sbuf_add(&b, req->argv[hdr.argc], strlen(req->argv[hdr.argc]) + 1);
+	for (; req->envp[hdr.envc]; hdr.envc++)
+		sbuf_add(&b, req->envp[hdr.envc], strlen(req->envp[hdr.envc]) + 1);
+	memcpy(b.data, &hdr, sizeof hdr);
+	if (b.len > LAUNCH_MAX_REQUEST) {
+		rc = err_set(e, "the probe's command line and environment take %zu bytes, more than %d",
+			     b.len, LAUNCH_MAX_REQUEST);
+		goto out;
+	}
+	iov.iov_base = b.data;
+	iov.iov_len = b.len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	memset(cbuf, 0, sizeof cbuf);
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof cbuf;
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
+	while (sendmsg(r->sock, &msg, MSG_NOSIGNAL) < 0) {
+		if (errno != EINTR) {
+			rc = err_set(e, "cannot reach the launcher: %s", strerror(errno));
+			break;
+		}
+	}
+out:
+	sbuf_release(&b);
+	return rc;
+}
+
+int runner_run(struct runner *r, const struct runner_request *req, struct run_result *res,
+	       struct err *e)
+{
+	struct runner_pipe pipes[PIPE_COUNT];
+	int rc = -1, fds[3];
 	int64_t deadline_ns = 0, drain_ns = 0;
+	pid_t probe = 0;
+	char reply[4096];
+	int replied = 0;
 
 	memset(res, 0, sizeof *res);
 	res->outcome = RUN_LOST;
 	for (int i = 0; i < PIPE_COUNT; i++) {
-		int fds[2];
 		pipes[i].rd = pipes[i].wr = -1;
 		sbuf_init(&pipes[i].buf);
 		pipes[i].open = 0;
+	}
+	if (r->sock < 0 && runner_start(r, e) != 0)
+		goto out;
+	for (int i = 0; i < PIPE_COUNT; i++) {
+		int p[2];
 		pipes[i].keep_tail = i == PIPE_STDERR;
 		pipes[i].limit = i == PIPE_STDOUT   ? RUNNER_STDOUT_MAX
 				 : i == PIPE_STDERR ? RUNNER_STDERR_TAIL
-				 : i == PIPE_CENSUS ? RUNNER_CENSUS_MAX
-						    : 4096;
-		if (pipe2(fds, O_CLOEXEC) != 0) {
-			rc = err_set(e, "cannot create a pipe: %s", strerror(errno));
+						    : RUNNER_CENSUS_MAX;
+		if (pipe2(p, O_CLOEXEC) != 0) {
+			err_set(e, "cannot create a pipe: %s", strerror(errno));
 			goto out;
 		}
-		pipes[i].rd = runner_high_fd(fds[0]);
-		pipes[i].wr = runner_high_fd(fds[1]);
+		pipes[i].rd = p[0];
+		pipes[i].wr = p[1];
 		pipes[i].open = 1;
+		fds[i] = p[1];
 	}
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipes[PIPE_STDOUT].wr, 1);
-	posix_spawn_file_actions_adddup2(&fa, pipes[PIPE_STDERR].wr, 2);
-	posix_spawn_file_actions_adddup2(&fa, pipes[PIPE_CENSUS].wr, RUNNER_CENSUS_FD);
-	posix_spawn_file_actions_adddup2(&fa, pipes[PIPE_RESULT].wr, RUNNER_RESULT_FD);
-	posix_spawnattr_init(&attr);
-	/* Its own process group, so a stuck launcher can be killed together with the probe. */
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-
-	snprintf(timeout_arg, sizeof timeout_arg, "%lld", (long long)req->timeout_ms);
-	argv = runner_launcher_argv(req, timeout_arg);
-	rc = posix_spawn(&pid, req->launcher, &fa, &attr, argv, req->envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (rc != 0) {
-		rc = err_set(e, "%s: cannot start the launcher: %s", req->launcher, strerror(rc));
-		pid = -1;
+	if (runner_send(r, req, fds, e) != 0) {
+		runner_stop(r);
 		goto out;
 	}
 	for (int i = 0; i < PIPE_COUNT; i++) {
@@ -187,8 +289,9 @@ int runner_run(const struct runner_request *req, struct run_result *res, struct 
 		deadline_ns = now_mono_ns() + (req->timeout_ms + RUNNER_GRACE_MS) * 1000000;
 
 	for (;;) {
-		struct pollfd pfd[PIPE_COUNT];
-		int map[PIPE_COUNT], n = 0, wait_ms = -1;
+		struct pollfd pfd[PIPE_COUNT + 1];
+		int map[PIPE_COUNT + 1], n = 0, wait_ms = -1;
+		int64_t now = now_mono_ns();
 		for (int i = 0; i < PIPE_COUNT; i++) {
 			if (!pipes[i].open)
 				continue;
@@ -196,21 +299,30 @@ int runner_run(const struct runner_request *req, struct run_result *res, struct 
 			pfd[n].events = POLLIN;
 			map[n++] = i;
 		}
+		if (!replied) {
+			pfd[n].fd = r->sock;
+			pfd[n].events = POLLIN;
+			map[n++] = -1;
+		}
 		if (n == 0)
 			break;
-		if (!pipes[PIPE_RESULT].open && !drain_ns)
-			drain_ns = now_mono_ns() + RUNNER_DRAIN_MS * 1000000LL;
-		if (drain_ns && now_mono_ns() > drain_ns) {
-			kill(-pid, SIGKILL);
-			break;
-		}
-		if (drain_ns)
+		if (replied && !drain_ns)
+			drain_ns = now + RUNNER_DRAIN_MS * 1000000LL;
+		if (drain_ns) {
+			/* The probe is dead; whatever still holds its pipes is a leftover child. */
+			if (now > drain_ns) {
+				if (probe > 0)
+					kill(-probe, SIGKILL);
+				break;
+			}
 			wait_ms = RUNNER_DRAIN_MS;
-		else if (deadline_ns) {
-			int64_t left = (deadline_ns - now_mono_ns()) / 1000000;
+		} else if (deadline_ns) {
+			int64_t left = (deadline_ns - now) / 1000000;
 			if (left <= 0) {
-				/* The launcher is stuck: kill it and the probe, and stop reading. */
-				kill(-pid, SIGKILL);
+				/* The launcher did not answer in time: kill both, start afresh next run. */
+				if (probe > 0)
+					kill(-probe, SIGKILL);
+				runner_stop(r);
 				break;
 			}
 			wait_ms = left > 1000 ? 1000 : (int)left;
@@ -218,14 +330,33 @@ int runner_run(const struct runner_request *req, struct run_result *res, struct 
 		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
-			kill(-pid, SIGKILL);
-			break;
+			err_set(e, "poll: %s", strerror(errno));
+			goto out;
 		}
 		for (int k = 0; k < n; k++) {
 			char chunk[65536];
 			ssize_t got;
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
+			if (map[k] < 0) {
+				got = recv(r->sock, reply, sizeof reply - 1, 0);
+				if (got < 0 && errno == EINTR)
+					continue;
+				if (got <= 0) {
+					/* The launcher died: this run is lost, the next one restarts it. */
+					runner_stop(r);
+					replied = 1;
+					continue;
+				}
+				reply[got] = '\0';
+				if (strncmp(reply, "started pid=", 12) == 0) {
+					probe = (pid_t)strtol(reply + 12, NULL, 10);
+				} else {
+					runner_parse_result(reply, res);
+					replied = 1;
+				}
+				continue;
+			}
 			got = read(pfd[k].fd, chunk, sizeof chunk);
 			if (got < 0 && errno == EINTR)
 				continue;
@@ -236,18 +367,12 @@ int runner_run(const struct runner_request *req, struct run_result *res, struct 
 			runner_pipe_take(&pipes[map[k]], chunk, (size_t)got);
 		}
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* Anything the probe left behind in its group (it forked and exited) goes too. */
-	kill(-pid, SIGKILL);
-
-	runner_parse_result(pipes[PIPE_RESULT].buf.data, res);
 	res->stdout_text = runner_pipe_text(&pipes[PIPE_STDOUT]);
 	res->stderr_tail = runner_pipe_text(&pipes[PIPE_STDERR]);
 	res->census_text = pipes[PIPE_CENSUS].buf.len ? runner_pipe_text(&pipes[PIPE_CENSUS]) : NULL;
-	if (res->outcome == RUN_LOST && pipes[PIPE_RESULT].buf.len == 0 && res->stderr_tail[0] == '\0') {
+	if (res->outcome == RUN_LOST && res->stderr_tail[0] == '\0') {
 		free(res->stderr_tail);
-		res->stderr_tail = xstrdup("the launcher gave no result (killed after the time limit?)");
+		res->stderr_tail = xstrdup("the launcher gave no result (it died, or was killed after the time limit)");
 	}
 	rc = 0;
 out:
@@ -255,7 +380,6 @@ out:
 		runner_pipe_close(&pipes[i]);
 		sbuf_release(&pipes[i].buf);
 	}
-	free(argv);
 	return rc;
 }
 

@@ -1,15 +1,16 @@
 /*
- * runner.h — runs one probe once and says what happened.
+ * runner.h — runs probes and says what happened.
  *
- * A run goes harness -> gcratchet-launch -> probe (see launch.c for why the launcher exists).
- * The runner hands the probe a census pipe as descriptor 3 (GCR_CENSUS_FD=3), captures its
- * stdout (up to RUNNER_STDOUT_MAX bytes) and the tail of its stderr, and enforces a timeout
- * twice: the launcher kills the probe at the limit, and the runner kills the launcher's whole
- * process group if the launcher itself has not answered a few seconds later.
+ * A runner owns one long-lived gcratchet-launch process (see launch.c for why it exists):
+ * each run is a request to it, and the probe is forked from its small address space. The
+ * runner hands the probe a census pipe as descriptor 3 (GCR_CENSUS_FD=3), captures its stdout
+ * (up to RUNNER_STDOUT_MAX bytes) and the tail of its stderr, and enforces a timeout twice:
+ * the launcher kills the probe's process group at the limit, and the runner kills the probe
+ * and the launcher if no answer came a few seconds later (the next run starts a new launcher).
  *
  * Invariants:
- * - runner_run returns 0 whenever it could start the launcher; the outcome of the probe (exit
- *   code, signal, timeout) is data in the result, not an error.
+ * - runner_run returns 0 whenever it could hand the run to a launcher; the outcome of the
+ *   probe (exit code, signal, timeout) is data in the result, not an error.
  * - The result owns its strings; run_result_release frees them.
  */
 #ifndef RUNNER_H
@@ -32,13 +33,18 @@ enum run_outcome {
 };
 
 struct runner_request {
-	const char *program;   /* path of the executable */
-	char *const *argv;     /* argv[0] first, NULL-terminated */
-	char *const *envp;     /* the probe's whole environment, NULL-terminated */
-	const char *launcher;  /* path of gcratchet-launch */
-	int64_t timeout_ms;    /* 0: no limit */
-	int no_aslr;           /* run with address-space randomisation off */
+	char *const *argv;  /* argv[0] is the path of the executable; NULL-terminated */
+	char *const *envp;  /* the probe's whole environment, NULL-terminated */
+	int64_t timeout_ms; /* 0: no limit */
+	int no_aslr;        /* run with address-space randomisation off */
 };
+
+struct runner;
+
+/* Starts a launcher (the path of gcratchet-launch); -1 with a message when it cannot. */
+int runner_open(const char *launcher, struct runner **out, struct err *e);
+/* Stops the launcher and frees the runner; NULL is fine. */
+void runner_close(struct runner *r);
 
 struct run_result {
 	enum run_outcome outcome;
@@ -53,8 +59,9 @@ struct run_result {
 	char *stderr_tail;  /* the last RUNNER_STDERR_TAIL bytes of stderr */
 };
 
-/* Runs the request; 0 with *res filled, or -1 when the launcher could not be started. */
-int runner_run(const struct runner_request *req, struct run_result *res, struct err *e);
+/* Runs the request; 0 with *res filled, or -1 when no launcher could take it. */
+int runner_run(struct runner *r, const struct runner_request *req, struct run_result *res,
+	       struct err *e);
 void run_result_release(struct run_result *res);
 /* "exited 0", "SIGSEGV", "timeout", ...: a short human description; static storage. */
 const char *run_result_describe(const struct run_result *res);

@@ -165,6 +165,7 @@ struct session_state {
 	int64_t *build_ids;
 	char **env;
 	char *scratch; /* a private folder for valgrind's output files */
+	struct runner *runner;
 	int run_index, run_total, seq;
 };
 
@@ -189,15 +190,13 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
 		argv = vg_argv;
 	}
-	req.program = argv[0];
 	req.argv = argv;
 	req.envp = s->env;
-	req.launcher = plan->launcher;
 	/* valgrind is ~50x slower: its limit scales with it. */
 	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
 	req.no_aslr = valgrind;
 	format_utc(now_real_ns(), when, sizeof when);
-	if (runner_run(&req, &res, e) != 0)
+	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
 
 	r.session_id = s->out->session_id;
@@ -300,7 +299,7 @@ out:
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
 		void *ctx, struct session_outcome *out, struct err *e)
 {
-	struct session_state s = {plan, st, progress, ctx, out, NULL, NULL, NULL, 0, 0, 0};
+	struct session_state s = {plan, st, progress, ctx, out, NULL, NULL, NULL, NULL, 0, 0, 0};
 	size_t *order = xcalloc(plan->probes.n, sizeof *order);
 	int total_rounds = plan->warmup + plan->rounds, rc = -1;
 	const char *status;
@@ -318,6 +317,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		}
 		s.scratch = xstrdup(tmpl);
 	}
+	if (runner_open(plan->launcher, &s.runner, e) != 0)
+		goto out;
 	if (session_register(&s, e) != 0)
 		goto out;
 
@@ -350,6 +351,7 @@ out:
 				      rc != 0 ? &e2 : e) != 0)
 			rc = -1;
 	}
+	runner_close(s.runner);
 	if (s.scratch)
 		rmdir(s.scratch);
 	free(s.scratch);

@@ -1,0 +1,21 @@
+/*
+ * launch.h — the request the harness sends gcratchet-launch for each run (see launch.c for
+ * the whole protocol). Both sides are built from this tree, so the struct travels raw.
+ */
+#ifndef LAUNCH_H
+#define LAUNCH_H
+
+#include <stdint.h>
+
+/* A request (header, argv and envp strings) must fit in one datagram of this size. */
+#define LAUNCH_MAX_REQUEST (128 * 1024)
+
+struct launch_request {
+	int64_t timeout_ms; /* kill the probe's process group after this long; 0: no limit */
+	uint32_t argc;      /* argv strings that follow; argv[0] is the program's path */
+	uint32_t envc;      /* envp strings after them */
+	uint32_t no_aslr;   /* run with address-space randomisation off */
+	uint32_t reserved;
+};
+
+#endif /* LAUNCH_H */
