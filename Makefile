@@ -22,15 +22,20 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 PKGS := libcjson sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_H = -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -Icollectors/include $(PKG_CFLAGS)
-LIBS_H = $(PKG_LIBS) -lm
+CFLAGS_H = -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -Ireports -Icollectors/include $(PKG_CFLAGS)
+# libpfm4 ships no pkg-config file on Debian; use it when a later one does.
+PFM_LIBS = $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
+LIBS_H = $(PKG_LIBS) $(PFM_LIBS) -lm
 
 B := build
-CORE := util runner metrics census stats store hostinfo buildinfo baseline meter_valgrind \
-        session cli
+# Core modules: every harness/*.c but the subcommands, main and the launcher; renderers
+# from reports/ link in like core modules.
+CORE := $(filter-out main launch cmd_%,$(patsubst harness/%.c,%,$(wildcard harness/*.c)))
+REPORTS := $(patsubst reports/%.c,%,$(wildcard reports/*.c))
 CMDS := $(patsubst harness/%.c,%,$(wildcard harness/cmd_*.c))
-HARNESS_HDRS := $(wildcard harness/*.h) collectors/include/gcr.h
-CORE_OBJS := $(addprefix $(B)/obj/,$(addsuffix .o,$(CORE)))
+HARNESS_HDRS := $(wildcard harness/*.h reports/*.h) collectors/include/gcr.h
+CORE_OBJS := $(addprefix $(B)/obj/,$(addsuffix .o,$(CORE))) \
+             $(addprefix $(B)/obj/report_,$(addsuffix .o,$(REPORTS)))
 CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
@@ -44,6 +49,9 @@ harness: $(B)/gcratchet $(B)/gcratchet-launch
 $(B)/obj/%.o: harness/%.c $(HARNESS_HDRS)
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -c $< -o $@
+$(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS)
+	@mkdir -p $(B)/obj
+	$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
 
 $(B)/gcratchet: $(CLI_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(LIBS_H)

@@ -9,6 +9,7 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
+#include "meter_perf.h"
 #include "meter_valgrind.h"
 #include "session.h"
 #include "store.h"
@@ -143,8 +144,10 @@ static int measure_parse_meters(const char *cmd, const char *list, unsigned *met
 			continue;
 		if (strcmp(l.items[i], "valgrind") == 0)
 			*meters |= SESSION_METER_VALGRIND;
+		else if (strcmp(l.items[i], "perf") == 0)
+			*meters |= SESSION_METER_PERF;
 		else
-			rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, valgrind)",
+			rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, perf, valgrind)",
 				       l.items[i]);
 	}
 	strlist_release(&l);
@@ -167,9 +170,10 @@ int cmd_measure(int argc, char **argv)
 	static const struct cli_opt opts[] = {
 		{"--collector", 1}, {"--build", 1},  {"--probes", 1}, {"--size", 1},
 		{"--rounds", 1},    {"--warmup", 1}, {"--meters", 1}, {"--seed", 1},
-		{"--db", 1},        {"--timeout", 1}, {NULL, 0},
+		{"--db", 1},        {"--timeout", 1}, {"--events", 1}, {NULL, 0},
 	};
 	const char *cmd = "measure", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
+	const char *events_arg = NULL;
 	struct cli_iter it;
 	struct strlist collectors = {0}, build_dirs = {0}, available = {0};
 	struct buildinfo *builds = NULL;
@@ -177,6 +181,7 @@ int cmd_measure(int argc, char **argv)
 	struct session_plan plan;
 	struct session_outcome outcome;
 	struct meter_valgrind vg = {0};
+	struct meter_perf perf = {0};
 	struct store *st = NULL;
 	struct err e;
 	struct sigaction sa;
@@ -225,6 +230,8 @@ int cmd_measure(int argc, char **argv)
 			have_seed = 1;
 		} else if (strcmp(opt, "--db") == 0) {
 			db = val;
+		} else if (strcmp(opt, "--events") == 0) {
+			events_arg = val;
 		} else if (strcmp(opt, "--timeout") == 0) {
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
@@ -234,7 +241,7 @@ int cmd_measure(int argc, char **argv)
 	if (r < 0)
 		goto out;
 
-	/* Meters: the default is every meter this host has. */
+	/* Meters: the default is every meter this host has, and the output says which. */
 	if (meters_arg) {
 		if (measure_parse_meters(cmd, meters_arg, &plan.meters) != 0)
 			goto out;
@@ -242,14 +249,33 @@ int cmd_measure(int argc, char **argv)
 			rc = cli_error(cmd, "%s", e.msg);
 			goto out;
 		}
+		if (events_arg && !(plan.meters & SESSION_METER_PERF)) {
+			rc = cli_error(cmd, "--events needs the perf meter (--meters ...,perf)");
+			goto out;
+		}
 	} else {
-		plan.meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS;
+		plan.meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS | SESSION_METER_PERF;
 		if (meter_valgrind_find(&vg, &e) == 0)
 			plan.meters |= SESSION_METER_VALGRIND;
 		else
 			fprintf(stderr, "gcratchet measure: valgrind meter off: %s\n", e.msg);
 	}
+	if (plan.meters & SESSION_METER_PERF) {
+		if (meter_perf_setup(events_arg ? events_arg : METER_PERF_DEFAULT_EVENTS, &perf, &e) !=
+		    0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		/* Said once per session; the session carries on with what can count. */
+		for (size_t i = 0; i < perf.n; i++)
+			if (!perf.events[i].available)
+				fprintf(stderr, "gcratchet measure: perf event %s unavailable: %s\n",
+					perf.events[i].name, perf.events[i].why);
+		if (meter_perf_available(&perf) == 0)
+			plan.meters &= ~(unsigned)SESSION_METER_PERF;
+	}
 	plan.valgrind = &vg;
+	plan.perf = &perf;
 
 	if (collectors.n == 0 && build_dirs.n == 0)
 		strlist_push(&collectors, CLI_DEFAULT_COLLECTOR);
@@ -319,10 +345,17 @@ int cmd_measure(int argc, char **argv)
 	       nbuilds, nbuilds == 1 ? "" : "s", plan.probes.n, plan.probes.n == 1 ? "" : "s",
 	       plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
 	       (unsigned long long)plan.seed);
-	printf("meters: rusage, census%s%s%s\n",
-	       plan.meters & SESSION_METER_VALGRIND ? ", valgrind Ir (" : "",
-	       plan.meters & SESSION_METER_VALGRIND ? vg.version : "",
-	       plan.meters & SESSION_METER_VALGRIND ? ")" : "");
+	printf("meters: rusage, census");
+	if (plan.meters & SESSION_METER_PERF) {
+		printf(", perf (");
+		for (size_t i = 0, k = 0; i < perf.n; i++)
+			if (perf.events[i].available)
+				printf("%s%s", k++ ? ", " : "", perf.events[i].name);
+		printf(")");
+	}
+	if (plan.meters & SESSION_METER_VALGRIND)
+		printf(", valgrind Ir (%s)", vg.version);
+	printf("\n");
 	if (plan.meters & SESSION_METER_VALGRIND)
 		printf("        (one valgrind run per probe and build, after the timed rounds)\n");
 	for (size_t b = 0; b < nbuilds; b++)
@@ -351,6 +384,7 @@ out:
 	strlist_release(&collectors);
 	strlist_release(&build_dirs);
 	meter_valgrind_release(&vg);
+	meter_perf_release(&perf);
 	free(command);
 	free(root);
 	free(ballast);

@@ -9,5 +9,6 @@ int cmd_measure(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif /* CMDS_H */

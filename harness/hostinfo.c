@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -32,8 +34,52 @@ static void hostinfo_proc_field(const char *path, const char *key, char *out, si
 	fclose(f);
 }
 
+/* The first line of a small file, without its newline; "" when unreadable. */
+static void hostinfo_first_line(const char *path, char *out, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(out, (int)size, f))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+static int hostinfo_int_file(const char *path, int unknown)
+{
+	char buf[64];
+
+	hostinfo_first_line(path, buf, sizeof buf);
+	return buf[0] ? atoi(buf) : unknown;
+}
+
+/* Whether a hardware instruction counter can be opened on this process. */
+static int hostinfo_pmu(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 void hostinfo_read(struct hostinfo *h)
 {
+	char thp[256];
+	FILE *p;
 	struct utsname u;
 	char mem[64] = "";
 	uint64_t hash = HASH_FNV1A_SEED;
@@ -50,6 +96,35 @@ void hostinfo_read(struct hostinfo *h)
 	h->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	hostinfo_proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
 	h->mem_total_bytes = strtoull(mem, NULL, 10) * 1024;
+	mem[0] = '\0';
+	hostinfo_proc_field("/proc/meminfo", "MemAvailable", mem, sizeof mem);
+	h->mem_available_bytes = strtoull(mem, NULL, 10) * 1024;
+	h->smt = hostinfo_int_file("/sys/devices/system/cpu/smt/active", -1);
+	hostinfo_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", h->governor,
+			    sizeof h->governor);
+	if (!h->governor[0])
+		snprintf(h->governor, sizeof h->governor, "none");
+	hostinfo_first_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof thp);
+	{
+		char *open_b = strchr(thp, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
+		if (open_b && close_b)
+			snprintf(h->thp, sizeof h->thp, "%.*s", (int)(close_b - open_b - 1), open_b + 1);
+		else
+			snprintf(h->thp, sizeof h->thp, "%.63s", thp[0] ? thp : "unknown");
+	}
+	h->aslr = hostinfo_int_file("/proc/sys/kernel/randomize_va_space", -1);
+	h->perf_paranoid = hostinfo_int_file("/proc/sys/kernel/perf_event_paranoid", -99);
+	h->pmu = hostinfo_pmu();
+	snprintf(h->compiler, sizeof h->compiler, "unknown");
+	p = popen("cc --version 2>/dev/null", "r");
+	if (p) {
+		char line[128];
+		if (fgets(line, sizeof line, p)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(h->compiler, sizeof h->compiler, "%s", line);
+		}
+		pclose(p);
+	}
 
 	hash = hash_fnv1a(h->hostname, strlen(h->hostname) + 1, hash);
 	hash = hash_fnv1a(h->cpu_model, strlen(h->cpu_model) + 1, hash);
@@ -69,7 +144,15 @@ char *hostinfo_json(const struct hostinfo *h)
 	cJSON_AddStringToObject(o, "kernel", h->kernel);
 	cJSON_AddStringToObject(o, "cpu_model", h->cpu_model);
 	cJSON_AddNumberToObject(o, "ncpu", (double)h->ncpu);
+	cJSON_AddNumberToObject(o, "smt", h->smt);
 	cJSON_AddNumberToObject(o, "mem_total_bytes", (double)h->mem_total_bytes);
+	cJSON_AddNumberToObject(o, "mem_available_bytes", (double)h->mem_available_bytes);
+	cJSON_AddStringToObject(o, "governor", h->governor);
+	cJSON_AddStringToObject(o, "thp", h->thp);
+	cJSON_AddNumberToObject(o, "aslr", h->aslr);
+	cJSON_AddNumberToObject(o, "perf_event_paranoid", h->perf_paranoid);
+	cJSON_AddBoolToObject(o, "pmu", h->pmu);
+	cJSON_AddStringToObject(o, "compiler", h->compiler);
 	cJSON_AddStringToObject(o, "fingerprint", h->fingerprint);
 	text = cJSON_PrintUnformatted(o);
 	copy = xstrdup(text);

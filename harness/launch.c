@@ -11,12 +11,17 @@
  * Usage: gcratchet-launch        (descriptor 3 is a SOCK_SEQPACKET socket to the harness)
  *
  * Protocol, one exchange per run (harness/runner.c is the other side):
- *   request  -> struct launch_request, then argc NUL-terminated argv strings and envc envp
- *               strings; SCM_RIGHTS carries three descriptors: the probe's stdout, stderr and
- *               census pipe (which becomes the probe's descriptor 3).
+ *   request  -> struct launch_request, nevents struct perf_event_attr, then argc
+ *               NUL-terminated argv strings and envc envp strings; SCM_RIGHTS carries three
+ *               descriptors: the probe's stdout, stderr and census pipe (which becomes the
+ *               probe's descriptor 3).
  *   reply    <- "started pid=N\n" once the probe is forked (so the harness can kill it), then
  *               "status=exited|signaled|timeout|exec_failed code=N signal=N wall_ns=N
- *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N\n"
+ *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N
+ *                perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time running in ns;
+ *                "-ERRNO" for an event that could not be opened on the probe)
+ * Perf events are opened on the child between fork and exec, disabled and enabled on exec,
+ * so they count the probe from exec to exit and nothing of the launcher.
  * The launcher exits when the harness closes the socket. Exit status: 0, or 2 on a protocol
  * error (message on stderr).
  */
@@ -30,6 +35,7 @@
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,17 +112,50 @@ static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int 
 	return timed_out;
 }
 
-static int launch_one(const struct launch_request *rq, char **argv, char **envp, int fds[3],
-		      const sigset_t *chld, const sigset_t *old)
+/* Opens the events on the child (which waits on go_fd) then lets it exec. */
+static void launch_perf_open(pid_t pid, const struct perf_event_attr *attrs, uint32_t n,
+			     int *perf_fds)
 {
-	int exec_pipe[2], exec_errno = 0, status = 0, timed_out;
+	for (uint32_t i = 0; i < n; i++) {
+		struct perf_event_attr a = attrs[i];
+		perf_fds[i] = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (perf_fds[i] < 0)
+			perf_fds[i] = -errno;
+	}
+}
+
+static void launch_perf_read(const int *perf_fds, uint32_t n, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < n && len < size; i++) {
+		unsigned long long v[3] = {0, 0, 0};
+		const char *sep = i ? ";" : " perf=";
+		if (perf_fds[i] < 0) {
+			len += (size_t)snprintf(out + len, size - len, "%s%d", sep, perf_fds[i]);
+			continue;
+		}
+		if (read(perf_fds[i], v, sizeof v) != (ssize_t)sizeof v)
+			v[0] = v[1] = v[2] = 0;
+		close(perf_fds[i]);
+		len += (size_t)snprintf(out + len, size - len, "%s%llu,%llu,%llu", sep, v[0], v[1], v[2]);
+	}
+}
+
+static int launch_one(const struct launch_request *rq, const struct perf_event_attr *attrs,
+		      char **argv, char **envp, int fds[3], const sigset_t *chld, const sigset_t *old)
+{
+	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, timed_out;
+	int perf_fds[LAUNCH_MAX_EVENTS];
+	char perf_text[LAUNCH_MAX_EVENTS * 64];
 	struct rusage ru;
 	int64_t start_ns, wall_ns;
 	pid_t pid;
 	const char *kind;
-	char line[512];
+	char line[512 + sizeof perf_text];
 
-	if (pipe2(exec_pipe, O_CLOEXEC) != 0)
+	if (pipe2(exec_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0)
 		return -1;
 	start_ns = launch_now_ns();
 	pid = fork();
@@ -124,8 +163,13 @@ static int launch_one(const struct launch_request *rq, char **argv, char **envp,
 		return -1;
 	if (pid == 0) {
 		int e, devnull = open("/dev/null", O_RDONLY);
+		char go;
 		/* Its own process group: a timeout kills the probe and anything it started. */
 		setpgid(0, 0);
+		/* Wait until the counters are attached: they must see the exec, not miss it. */
+		close(go_pipe[1]);
+		if (rq->nevents && read(go_pipe[0], &go, 1) < 0)
+			_exit(127);
 		sigprocmask(SIG_SETMASK, old, NULL);
 		if (devnull >= 0)
 			dup2(devnull, 0);
@@ -141,6 +185,9 @@ static int launch_one(const struct launch_request *rq, char **argv, char **envp,
 		_exit(127);
 	}
 	close(exec_pipe[1]);
+	close(go_pipe[0]);
+	launch_perf_open(pid, attrs, rq->nevents, perf_fds);
+	close(go_pipe[1]);
 	/* Our copies must close so the harness sees EOF when the probe ends. */
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
@@ -155,6 +202,7 @@ static int launch_one(const struct launch_request *rq, char **argv, char **envp,
 	if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
 	close(exec_pipe[0]);
+	launch_perf_read(perf_fds, rq->nevents, perf_text, sizeof perf_text);
 
 	if (exec_errno)
 		kind = "exec_failed";
@@ -166,18 +214,18 @@ static int launch_one(const struct launch_request *rq, char **argv, char **envp,
 		kind = "exited";
 	snprintf(line, sizeof line,
 		 "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
-		 "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d\n",
+		 "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d%s\n",
 		 kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 		 WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
 		 (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
 		 (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
-		 exec_errno);
+		 exec_errno, perf_text);
 	return send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
 int main(void)
 {
-	static char buf[LAUNCH_MAX_REQUEST];
+	static _Alignas(8) char buf[LAUNCH_MAX_REQUEST];
 	char cbuf[CMSG_SPACE(3 * sizeof(int))];
 	sigset_t chld, old;
 
@@ -197,6 +245,7 @@ int main(void)
 		struct launch_request rq;
 		int fds[3] = {-1, -1, -1}, nfds = 0;
 		char **argv = NULL, **envp = NULL, *p;
+		const struct perf_event_attr *attrs;
 		ssize_t n;
 
 		msg.msg_iov = &iov;
@@ -221,13 +270,20 @@ int main(void)
 		}
 		memcpy(&rq, buf, sizeof rq);
 		p = buf + sizeof rq;
+		if (rq.nevents > LAUNCH_MAX_EVENTS ||
+		    (size_t)n < sizeof rq + rq.nevents * sizeof(struct perf_event_attr)) {
+			fprintf(stderr, "gcratchet-launch: malformed request (events)\n");
+			return 2;
+		}
+		attrs = (const struct perf_event_attr *)(const void *)p;
+		p += rq.nevents * sizeof(struct perf_event_attr);
 		argv = launch_strings(&p, buf + n, rq.argc);
 		envp = argv ? launch_strings(&p, buf + n, rq.envc) : NULL;
 		if (!argv || !envp || rq.argc == 0) {
 			fprintf(stderr, "gcratchet-launch: malformed request strings\n");
 			return 2;
 		}
-		if (launch_one(&rq, argv, envp, fds, &chld, &old) != 0) {
+		if (launch_one(&rq, attrs, argv, envp, fds, &chld, &old) != 0) {
 			perror("gcratchet-launch");
 			return 2;
 		}

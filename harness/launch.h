@@ -5,6 +5,7 @@
 #ifndef LAUNCH_H
 #define LAUNCH_H
 
+#include <linux/perf_event.h>
 #include <stdint.h>
 
 /* A request (header, argv and envp strings) must fit in one datagram of this size. */
@@ -15,7 +16,10 @@ struct launch_request {
 	uint32_t argc;      /* argv strings that follow; argv[0] is the program's path */
 	uint32_t envc;      /* envp strings after them */
 	uint32_t no_aslr;   /* run with address-space randomisation off */
-	uint32_t reserved;
+	uint32_t nevents;   /* perf_event_attr structs that follow, before the strings */
 };
+
+/* At most this many perf events per run. */
+#define LAUNCH_MAX_EVENTS 8
 
 #endif /* LAUNCH_H */

@@ -4,12 +4,14 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "meter_perf.h"
 
 static const struct cli_command commands[] = {
 	{"measure", cmd_measure,
 	 "usage: gcratchet measure [--collector NAME|--build DIR]... [--probes LIST]\n"
 	 "                         [--size ci|default|large] [--rounds N] [--warmup N]\n"
-	 "                         [--meters LIST] [--seed N] [--timeout SEC] [--db FILE]\n"
+	 "                         [--meters LIST] [--events LIST] [--seed N] [--timeout SEC]\n"
+	 "                         [--db FILE]\n"
 	 "\n"
 	 "Runs every chosen probe on every chosen build, round after round, and stores every\n"
 	 "sample in the database. Builds are interleaved within each round (order reversed on\n"
@@ -22,8 +24,10 @@ static const struct cli_command commands[] = {
 	 "  --probes LIST     comma list of probe names or numbers (default: all the builds share)\n"
 	 "  --size S          ci, default or large (default: default)\n"
 	 "  --rounds N        measured rounds (default 5); --warmup N warm-up rounds (default 1)\n"
-	 "  --meters LIST     rusage,census,valgrind (default: all the host has; rusage and census\n"
-	 "                    are always on; valgrind adds one Ir run per probe and build)\n"
+	 "  --meters LIST     rusage,census,perf,valgrind (default: all the host has; rusage and\n"
+	 "                    census are always on; valgrind adds one Ir run per probe and build)\n"
+	 "  --events LIST     perf events, any libpfm4 encodes (default " METER_PERF_DEFAULT_EVENTS ");\n"
+	 "                    an event the host cannot count is reported once and left out\n"
 	 "  --seed N          the shuffle seed, to repeat a session's order\n"
 	 "  --timeout SEC     kill a run after SEC seconds (default 300; valgrind runs get 100x)\n"
 	 "  --db FILE         the database (default $GCR_DB or " CLI_DEFAULT_DB ")\n"
@@ -63,6 +67,16 @@ static const struct cli_command commands[] = {
 	 "build/collectors with collector, version and commit; sessions: the sessions in the\n"
 	 "database; metrics: every metric name a baseline rule may use.\n",
 	 "list probes, collector builds, sessions or metrics"},
+	{"doctor", cmd_doctor,
+	 "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
+	 "\n"
+	 "Checks this host against what the profile needs: an instruction meter (a PMU through\n"
+	 "perf, or valgrind), perf_event_paranoid, free memory, load (pinned_host wants a quiet\n"
+	 "host), and records the CPU governor, transparent hugepages, SMT and ASLR. Every line that\n"
+	 "is not ok says the exact fix.\n"
+	 "\n"
+	 "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
+	 "check this host against what a profile needs"},
 	{NULL, NULL, NULL, NULL},
 };
 

@@ -71,6 +71,9 @@ void metrics_from_rusage(struct metric_set *s, const struct run_result *res)
 
 int metrics_is_known(const char *name)
 {
+	/* perf.<event> and perf.<event>.scale: any event libpfm4 encodes. */
+	if (strncmp(name, "perf.", 5) == 0 && name[5] != '\0')
+		return 1;
 	for (size_t i = 0; metrics_names[i]; i++)
 		if (strcmp(metrics_names[i], name) == 0)
 			return 1;

@@ -3,7 +3,8 @@
  *
  * Metric names are "<meter group>.<what>_<unit>" and are stable: they key rows in the
  * database and rules in baseline profiles. Census metrics are "census.<field>" for every field
- * of GCR_CENSUS_FIELDS in gcr.h; the rest are listed in metrics_known below.
+ * of GCR_CENSUS_FIELDS in gcr.h; perf metrics are "perf.<event>" and "perf.<event>.scale" for
+ * any event libpfm4 encodes; the rest are listed in metrics_known below.
  */
 #ifndef METRICS_H
 #define METRICS_H

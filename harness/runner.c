@@ -74,6 +74,35 @@ static int64_t runner_field(const char *line, const char *key)
 	return p ? strtoll(p + strlen(key), NULL, 10) : 0;
 }
 
+/* " perf=V,E,R;-2;V,E,R" — one entry per requested event. */
+static void runner_parse_perf(const char *line, struct run_result *res)
+{
+	const char *p = strstr(line, " perf=");
+
+	res->nperf = 0;
+	if (!p)
+		return;
+	p += strlen(" perf=");
+	while (*p && *p != '\n' && res->nperf < RUNNER_MAX_EVENTS) {
+		struct run_perf *r = &res->perf[res->nperf++];
+		char *end;
+		memset(r, 0, sizeof *r);
+		if (*p == '-') {
+			r->err = (int)strtol(p, &end, 10);
+		} else {
+			r->value = strtoull(p, &end, 10);
+			if (*end == ',')
+				r->enabled_ns = strtoull(end + 1, &end, 10);
+			if (*end == ',')
+				r->running_ns = strtoull(end + 1, &end, 10);
+		}
+		p = end;
+		if (*p != ';')
+			break;
+		p++;
+	}
+}
+
 static void runner_parse_result(const char *line, struct run_result *res)
 {
 	const char *status = strstr(line, "status=");
@@ -101,6 +130,7 @@ static void runner_parse_result(const char *line, struct run_result *res)
 	res->nvcsw = runner_field(line, " nvcsw=");
 	res->nivcsw = runner_field(line, " nivcsw=");
 	res->exec_errno = (int)runner_field(line, " errno=");
+	runner_parse_perf(line, res);
 }
 
 /* Moves a descriptor above the range the child's dup2 targets use, close-on-exec. */
@@ -208,8 +238,13 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 
 	hdr.timeout_ms = req->timeout_ms;
 	hdr.no_aslr = req->no_aslr ? 1 : 0;
+	hdr.nevents = (uint32_t)req->nevents;
+	if (req->nevents > LAUNCH_MAX_EVENTS || req->nevents > RUNNER_MAX_EVENTS)
+		return err_set(e, "at most %d perf events per run", LAUNCH_MAX_EVENTS);
 	sbuf_init(&b);
 	sbuf_add(&b, &hdr, sizeof hdr);
+	if (req->nevents)
+		sbuf_add(&b, req->events, req->nevents * sizeof *req->events);
 	for (; req->argv[hdr.argc]; hdr.argc++)
 		sbuf_add(&b, req->argv[hdr.argc], strlen(req->argv[hdr.argc]) + 1);
 	for (; req->envp[hdr.envc]; hdr.envc++)

@@ -16,6 +16,7 @@
 #ifndef RUNNER_H
 #define RUNNER_H
 
+#include <linux/perf_event.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -37,6 +38,17 @@ struct runner_request {
 	char *const *envp;  /* the probe's whole environment, NULL-terminated */
 	int64_t timeout_ms; /* 0: no limit */
 	int no_aslr;        /* run with address-space randomisation off */
+	/* perf events to count on the probe from exec to exit (see meter_perf.h) */
+	const struct perf_event_attr *events;
+	size_t nevents;
+};
+
+#define RUNNER_MAX_EVENTS 8
+
+/* One perf event's raw reading; err is a negative errno when it could not be opened. */
+struct run_perf {
+	unsigned long long value, enabled_ns, running_ns;
+	int err;
 };
 
 struct runner;
@@ -54,6 +66,8 @@ struct run_result {
 	int64_t wall_ns, user_ns, sys_ns;
 	int64_t maxrss_bytes; /* the probe's own peak RSS (from the launcher's wait4) */
 	int64_t minflt, majflt, nvcsw, nivcsw;
+	struct run_perf perf[RUNNER_MAX_EVENTS]; /* in the order of the request's events */
+	size_t nperf;
 	char *stdout_text;  /* captured stdout, truncated at RUNNER_STDOUT_MAX */
 	char *census_text;  /* what arrived on the census pipe, NULL when nothing did */
 	char *stderr_tail;  /* the last RUNNER_STDERR_TAIL bytes of stderr */

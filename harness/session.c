@@ -83,9 +83,37 @@ static char *session_last_line(const char *text)
 	return xasprintf("%.*s", (int)(len - (size_t)(start - text)), start);
 }
 
+/* perf.<event> and perf.<event>.scale for each event the probe counted. */
+static void session_perf_metrics(const struct meter_perf *perf, const struct run_result *res,
+				 struct metric_set *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; perf && i < perf->n; i++) {
+		const struct run_perf *p;
+		char name[160];
+		double scale, count;
+		if (!perf->events[i].available)
+			continue;
+		if (k >= res->nperf)
+			break;
+		p = &res->perf[k++];
+		/* An event that never ran has no count: absent, not zero. */
+		if (p->err || p->enabled_ns == 0)
+			continue;
+		count = meter_perf_scale(p->value, p->enabled_ns, p->running_ns, &scale);
+		if (scale == 0)
+			continue;
+		snprintf(name, sizeof name, "perf.%s", perf->events[i].name);
+		metric_set_add(m, name, count);
+		snprintf(name, sizeof name, "perf.%s.scale", perf->events[i].name);
+		metric_set_add(m, name, scale);
+	}
+}
+
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
-static void session_classify(const struct run_result *res, int valgrind, const char *cg_out,
-			     struct store_run *r)
+static void session_classify(const struct session_plan *plan, const struct run_result *res,
+			     int valgrind, const char *cg_out, struct store_run *r)
 {
 	struct census_report census;
 	struct err e;
@@ -117,8 +145,11 @@ static void session_classify(const struct run_result *res, int valgrind, const c
 		break;
 	}
 
-	if (!valgrind)
+	if (!valgrind) {
 		metrics_from_rusage(&r->metrics, res);
+		if (plan->meters & SESSION_METER_PERF)
+			session_perf_metrics(plan->perf, res, &r->metrics);
+	}
 	if (res->census_text) {
 		if (census_parse(res->census_text, &census, &e) == 0) {
 			r->checksum = xstrdup(census.checksum);
@@ -166,6 +197,8 @@ struct session_state {
 	char **env;
 	char *scratch; /* a private folder for valgrind's output files */
 	struct runner *runner;
+	struct perf_event_attr events[METER_PERF_MAX_EVENTS]; /* the available ones, in order */
+	size_t nevents;
 	int run_index, run_total, seq;
 };
 
@@ -195,6 +228,8 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	/* valgrind is ~50x slower: its limit scales with it. */
 	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
 	req.no_aslr = valgrind;
+	req.events = s->events;
+	req.nevents = valgrind ? 0 : s->nevents;
 	format_utc(now_real_ns(), when, sizeof when);
 	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
@@ -208,7 +243,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	r.warmup = warmup;
 	r.kind = valgrind ? (char *)"valgrind" : (char *)"timed";
 	r.started_at = when;
-	session_classify(&res, valgrind, cg_out, &r);
+	session_classify(plan, &res, valgrind, cg_out, &r);
 	run_result_release(&res);
 	if (store_run_insert(s->st, &r, &run_id, e) != 0)
 		goto out;
@@ -243,22 +278,33 @@ out:
 	return rc;
 }
 
+/* "rusage,census,perf:task-clock,valgrind:valgrind-3.19.0": what measured this session. */
+static void session_meters_text(const struct session_plan *plan, char *buf, size_t size)
+{
+	size_t len = (size_t)snprintf(buf, size, "rusage,census");
+
+	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n && len < size; i++)
+		if (plan->perf->events[i].available)
+			len += (size_t)snprintf(buf + len, size - len, ",perf:%s",
+						plan->perf->events[i].name);
+	if ((plan->meters & SESSION_METER_VALGRIND) && len < size)
+		snprintf(buf + len, size - len, ",valgrind:%s", plan->valgrind->version);
+}
+
 static int session_register(struct session_state *s, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	struct hostinfo host;
 	struct store_session si;
 	int64_t host_id;
-	char *facts = NULL, *probes = NULL, when[32], meters[256];
+	char *facts = NULL, *probes = NULL, when[32], meters[1024];
 	int rc = -1;
 
 	hostinfo_read(&host);
 	facts = hostinfo_json(&host);
 	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, e) != 0)
 		goto out;
-	snprintf(meters, sizeof meters, "rusage,census%s%s",
-		 plan->meters & SESSION_METER_VALGRIND ? ",valgrind:" : "",
-		 plan->meters & SESSION_METER_VALGRIND ? plan->valgrind->version : "");
+	session_meters_text(plan, meters, sizeof meters);
 	probes = strlist_join(&plan->probes, ",");
 	format_utc(now_real_ns(), when, sizeof when);
 	memset(&si, 0, sizeof si);
@@ -273,6 +319,7 @@ static int session_register(struct session_state *s, struct err *e)
 	si.meters = meters;
 	si.load_before = hostinfo_load1();
 	si.harness_version = (char *)"gcratchet " GCRATCHET_VERSION;
+	si.facts = facts;
 	if (store_session_begin(s->st, &si, &s->out->session_id, e) != 0)
 		goto out;
 	for (size_t b = 0; b < plan->nbuilds; b++) {
@@ -299,12 +346,18 @@ out:
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
 		void *ctx, struct session_outcome *out, struct err *e)
 {
-	struct session_state s = {plan, st, progress, ctx, out, NULL, NULL, NULL, NULL, 0, 0, 0};
+	struct session_state s;
 	size_t *order = xcalloc(plan->probes.n, sizeof *order);
 	int total_rounds = plan->warmup + plan->rounds, rc = -1;
 	const char *status;
 
 	memset(out, 0, sizeof *out);
+	memset(&s, 0, sizeof s);
+	s.plan = plan;
+	s.st = st;
+	s.progress = progress;
+	s.ctx = ctx;
+	s.out = out;
 	s.build_ids = xcalloc(plan->nbuilds, sizeof *s.build_ids);
 	s.env = session_env();
 	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
@@ -317,6 +370,9 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		}
 		s.scratch = xstrdup(tmpl);
 	}
+	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n; i++)
+		if (plan->perf->events[i].available)
+			s.events[s.nevents++] = plan->perf->events[i].attr;
 	if (runner_open(plan->launcher, &s.runner, e) != 0)
 		goto out;
 	if (session_register(&s, e) != 0)

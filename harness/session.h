@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "buildinfo.h"
+#include "meter_perf.h"
 #include "meter_valgrind.h"
 #include "store.h"
 #include "util.h"
@@ -29,6 +30,7 @@ enum session_meter {
 	SESSION_METER_RUSAGE = 1u << 0, /* always on: wall, CPU, RSS, faults */
 	SESSION_METER_CENSUS = 1u << 1, /* always on: whatever the probe reports */
 	SESSION_METER_VALGRIND = 1u << 2,
+	SESSION_METER_PERF = 1u << 3, /* the available events of `perf`, on timed runs */
 };
 
 struct session_plan {
@@ -42,6 +44,7 @@ struct session_plan {
 	int64_t timeout_ms;
 	const char *launcher;
 	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
+	const struct meter_perf *perf;         /* when SESSION_METER_PERF */
 	const char *command;                   /* the command line, for the record */
 	volatile sig_atomic_t *stop;           /* set asynchronously to stop after this run */
 };

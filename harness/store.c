@@ -26,7 +26,7 @@ static const char store_schema[] =
 	" command TEXT, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,"
 	" seed INTEGER NOT NULL, size TEXT NOT NULL, rounds INTEGER NOT NULL,"
 	" warmup INTEGER NOT NULL, probes TEXT NOT NULL, meters TEXT NOT NULL,"
-	" load_before REAL, load_after REAL, harness_version TEXT);"
+	" load_before REAL, load_after REAL, harness_version TEXT, facts TEXT);"
 	"CREATE TABLE IF NOT EXISTS session_builds("
 	" session_id INTEGER NOT NULL REFERENCES sessions(id),"
 	" build_id INTEGER NOT NULL REFERENCES builds(id), position INTEGER NOT NULL,"
@@ -236,8 +236,8 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 
 	if (store_prepare(s,
 			  "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
-			  " rounds, warmup, probes, meters, load_before, harness_version)"
-			  " VALUES(?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+			  " rounds, warmup, probes, meters, load_before, harness_version, facts)"
+			  " VALUES(?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
 			  " RETURNING id",
 			  &st, e) != 0)
 		goto out;
@@ -252,6 +252,7 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 	store_bind_text(st, 9, si->meters);
 	sqlite3_bind_double(st, 10, si->load_before);
 	store_bind_text(st, 11, si->harness_version);
+	store_bind_text(st, 12, si->facts);
 	rc = store_step_id(s, st, id, e);
 out:
 	sqlite3_finalize(st);
@@ -311,7 +312,7 @@ out:
 #define STORE_SESSION_COLUMNS                                                                  \
 	"s.id, s.host_id, h.fingerprint, s.command, s.started_at, s.finished_at, s.status,"    \
 	" s.seed, s.size, s.rounds, s.warmup, s.probes, s.meters, s.load_before,"              \
-	" s.load_after, s.harness_version, h.hostname"                                        \
+	" s.load_after, s.harness_version, h.hostname, s.facts"                               \
 	" FROM sessions s JOIN hosts h ON h.id = s.host_id"
 
 static void store_session_row(sqlite3_stmt *st, struct store_session *o)
@@ -333,6 +334,7 @@ static void store_session_row(sqlite3_stmt *st, struct store_session *o)
 	o->load_after = sqlite3_column_double(st, 14);
 	o->harness_version = store_col_text(st, 15);
 	o->hostname = store_col_text(st, 16);
+	o->facts = store_col_text(st, 17);
 }
 
 int store_session_get(struct store *s, int64_t session_id, struct store_session *out,
@@ -366,6 +368,7 @@ void store_session_release(struct store_session *si)
 {
 	free(si->host_fingerprint);
 	free(si->hostname);
+	free(si->facts);
 	free(si->command);
 	free(si->started_at);
 	free(si->finished_at);

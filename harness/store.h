@@ -58,6 +58,7 @@ struct store_session {
 	char *probes, *meters; /* comma-separated */
 	double load_before, load_after;
 	char *harness_version;
+	char *facts; /* host facts at the session's start, JSON (hostinfo_json) */
 };
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
 			struct err *e);

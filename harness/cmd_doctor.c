@@ -1,0 +1,146 @@
+/* gcratchet doctor — can this host measure what a profile needs, and if not, what fixes it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "buildinfo.h"
+#include "cli.h"
+#include "cmds.h"
+#include "hostinfo.h"
+#include "meter_perf.h"
+#include "meter_valgrind.h"
+
+/* A quiet host for pinned_host: load below this share of the CPUs. */
+#define DOCTOR_QUIET_LOAD_PER_CPU 0.25
+#define DOCTOR_MIN_FREE_BYTES (1ull << 30)
+
+struct doctor {
+	int missing; /* required checks that failed */
+};
+
+/* One line: "ok", "warn" (recorded, not required) or "MISSING" (required), then the fix. */
+static void doctor_line(struct doctor *d, const char *state, const char *what, const char *detail,
+			const char *fix)
+{
+	if (strcmp(state, "MISSING") == 0)
+		d->missing++;
+	printf("%-8s %-22s %s\n", state, what, detail);
+	if (fix && *fix && strcmp(state, "ok") != 0)
+		printf("%-8s %-22s fix: %s\n", "", "", fix);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {{"--profile", 1}, {NULL, 0}};
+	const char *cmd = "doctor", *opt, *val, *profile = "shared_ci";
+	struct cli_iter it;
+	struct doctor d = {0};
+	struct hostinfo h;
+	struct meter_valgrind vg;
+	struct meter_perf perf;
+	struct strlist builds = {0};
+	struct err e;
+	char detail[512], *root = buildinfo_root(), *launcher = NULL;
+	double load;
+	int r, pinned, have_vg, have_perf = 0, rc = EXIT_UNJUDGED;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		}
+		profile = val;
+	}
+	if (r < 0)
+		goto out;
+	if (strcmp(profile, "shared_ci") != 0 && strcmp(profile, "pinned_host") != 0) {
+		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)", profile);
+		goto out;
+	}
+	pinned = strcmp(profile, "pinned_host") == 0;
+	hostinfo_read(&h);
+	load = hostinfo_load1();
+	printf("gcratchet doctor: can this host measure profile %s?\n", profile);
+	printf("host %s (%s), %s, %ld CPUs, %.1f GiB\n\n", h.hostname, h.fingerprint, h.cpu_model,
+	       h.ncpu, (double)h.mem_total_bytes / (1 << 30));
+
+	/* The harness itself. */
+	launcher = xasprintf("%s/gcratchet-launch", root);
+	buildinfo_list(root, &builds);
+	snprintf(detail, sizeof detail, "%s", launcher);
+	doctor_line(&d, access(launcher, X_OK) == 0 ? "ok" : "MISSING", "launcher", detail, "make");
+	snprintf(detail, sizeof detail, "%zu collector builds under %s/collectors", builds.n, root);
+	doctor_line(&d, builds.n ? "ok" : "MISSING", "builds", detail, builds.n ? NULL : "make");
+
+	/* Instructions: a PMU, or valgrind's Ir. One is required for either profile. */
+	have_vg = meter_valgrind_find(&vg, &e) == 0;
+	if (meter_perf_setup(METER_PERF_DEFAULT_EVENTS, &perf, &e) == 0) {
+		for (size_t i = 0; i < perf.n; i++) {
+			char what[64];
+			snprintf(what, sizeof what, "perf %s", perf.events[i].name);
+			doctor_line(&d, perf.events[i].available ? "ok" : "warn", what,
+				    perf.events[i].available ? perf.events[i].encoding : perf.events[i].why,
+				    NULL);
+			have_perf |= perf.events[i].available && strncmp(perf.events[i].name, "instructions", 12) == 0;
+		}
+		meter_perf_release(&perf);
+	} else {
+		doctor_line(&d, "warn", "perf", e.msg, "apt-get install libpfm4");
+	}
+	snprintf(detail, sizeof detail, "%s", have_vg ? vg.version : "valgrind is not installed");
+	doctor_line(&d, have_vg ? "ok" : have_perf ? "warn" : "MISSING", "valgrind Ir", detail,
+		    have_vg ? NULL : "apt-get install valgrind");
+	if (!have_perf && !have_vg)
+		doctor_line(&d, "MISSING", "instructions",
+			    "no PMU and no valgrind: nothing can count instructions here",
+			    "apt-get install valgrind");
+	snprintf(detail, sizeof detail, "%d (the perf meter counts user space of its own children at <= 2)",
+		 h.perf_paranoid);
+	doctor_line(&d, h.perf_paranoid <= 2 ? "ok" : "warn", "perf_event_paranoid", detail,
+		    h.perf_paranoid <= 2 ? NULL : "sysctl -w kernel.perf_event_paranoid=2");
+
+	/* Memory and load. */
+	snprintf(detail, sizeof detail, "%.1f GiB available", (double)h.mem_available_bytes / (1 << 30));
+	doctor_line(&d, h.mem_available_bytes >= DOCTOR_MIN_FREE_BYTES ? "ok" : "MISSING", "free memory",
+		    detail, "stop what holds the memory; the large probes need several GiB");
+	snprintf(detail, sizeof detail, "1-minute load %.2f on %ld CPUs", load, h.ncpu);
+	if (pinned)
+		doctor_line(&d, load < DOCTOR_QUIET_LOAD_PER_CPU * (double)h.ncpu ? "ok" : "MISSING", "load",
+			    detail, "wait for the host to go quiet, or stop other work: time is gated on this profile");
+	else
+		doctor_line(&d, load < (double)h.ncpu ? "ok" : "warn", "load", detail,
+			    load < (double)h.ncpu ? NULL : "time figures will be noisy (shared_ci does not gate time)");
+
+	/* Recorded with every session; pinned_host wants them steady. */
+	snprintf(detail, sizeof detail, "%s", h.governor);
+	doctor_line(&d,
+		    !pinned || strcmp(h.governor, "performance") == 0 || strcmp(h.governor, "none") == 0
+			    ? "ok"
+			    : "warn",
+		    "cpu governor", detail,
+		    pinned && strcmp(h.governor, "performance") && strcmp(h.governor, "none")
+			    ? "cpupower frequency-set -g performance"
+			    : NULL);
+	snprintf(detail, sizeof detail, "%s (recorded; it changes RSS and fault counts)", h.thp);
+	doctor_line(&d, "ok", "transparent hugepages", detail, NULL);
+	snprintf(detail, sizeof detail, "%s", h.smt < 0 ? "unknown" : h.smt ? "on" : "off");
+	doctor_line(&d, "ok", "smt", detail, NULL);
+	snprintf(detail, sizeof detail, "randomize_va_space=%d (valgrind runs turn it off per run)", h.aslr);
+	doctor_line(&d, "ok", "aslr", detail, NULL);
+	snprintf(detail, sizeof detail, "%s", h.compiler);
+	doctor_line(&d, "ok", "compiler", detail, NULL);
+
+	printf("\nverdict: %s %s be measured here%s\n", profile, d.missing ? "cannot" : "can",
+	       d.missing ? " (fix the MISSING lines)" : "");
+	rc = d.missing ? EXIT_UNJUDGED : EXIT_OK;
+	if (have_vg)
+		meter_valgrind_release(&vg);
+out:
+	strlist_release(&builds);
+	free(launcher);
+	free(root);
+	return rc;
+}
