@@ -38,8 +38,12 @@ void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
 	}
 }
 
-/* The probe's environment: ours, with GCR_CENSUS_FD pointing at the census pipe. */
-static char **session_env(void)
+/*
+ * The probe's environment: ours, with GCR_CENSUS_FD pointing at the census pipe, or without
+ * it for valgrind runs: printing the census (pause times, /proc figures) takes a number of
+ * instructions that depends on the clock, and Ir must not.
+ */
+static char **session_env(int census)
 {
 	size_t n = 0, k = 0;
 	char **env;
@@ -50,7 +54,8 @@ static char **session_env(void)
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "GCR_CENSUS_FD=", 14) != 0)
 			env[k++] = environ[i];
-	env[k++] = (char *)"GCR_CENSUS_FD=3";
+	if (census)
+		env[k++] = (char *)"GCR_CENSUS_FD=3";
 	env[k] = NULL;
 	return env;
 }
@@ -194,7 +199,8 @@ struct session_state {
 	void *ctx;
 	struct session_outcome *out;
 	int64_t *build_ids;
-	char **env;
+	char **env;       /* for timed runs: with the census pipe */
+	char **env_quiet; /* for valgrind runs: without it */
 	char *scratch; /* a private folder for valgrind's output files */
 	struct runner *runner;
 	struct perf_event_attr events[METER_PERF_MAX_EVENTS]; /* the available ones, in order */
@@ -224,7 +230,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		argv = vg_argv;
 	}
 	req.argv = argv;
-	req.envp = s->env;
+	req.envp = valgrind ? s->env_quiet : s->env;
 	/* valgrind is ~50x slower: its limit scales with it. */
 	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
 	req.no_aslr = valgrind;
@@ -359,7 +365,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.ctx = ctx;
 	s.out = out;
 	s.build_ids = xcalloc(plan->nbuilds, sizeof *s.build_ids);
-	s.env = session_env();
+	s.env = session_env(1);
+	s.env_quiet = session_env(0);
 	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
 		      (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0));
 	if (plan->meters & SESSION_METER_VALGRIND) {
@@ -412,6 +419,7 @@ out:
 		rmdir(s.scratch);
 	free(s.scratch);
 	free(s.env);
+	free(s.env_quiet);
 	free(s.build_ids);
 	free(order);
 	return rc;
