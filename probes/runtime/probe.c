@@ -1,0 +1,510 @@
+/*
+ * probe.c — the probe runtime (see probe.h): command line, the run, the checksum line on stdout
+ * and the census object on GCR_CENSUS_FD (docs/census-protocol.md).
+ *
+ * The census object is written by hand with fprintf into a memory stream and then written to
+ * the descriptor in one loop: the runtime is linked into every probe of every collector build
+ * and must not pull in a JSON library, and stdio on a raw descriptor does not retry EINTR.
+ */
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROBE_EXIT_OK 0
+#define PROBE_EXIT_USAGE 2
+
+static const char *const probe_size_names[PROBE_SIZE_COUNT] = {"ci", "default", "large"};
+
+/* What the command line asked for. */
+struct probe_args {
+	enum probe_size size;
+	bool size_given;
+	uint64_t iterations;
+	bool iterations_given;
+};
+
+/* Where the census goes: fd < 0 means GCR_CENSUS_FD is unset. */
+struct probe_sink {
+	int fd;
+	const char *text; /* the variable's value, for messages */
+};
+
+/* The premise verdict as it travels in the census object. */
+struct probe_verdict {
+	bool judged; /* false: the probe has no premise check, the field is left out */
+	int met;     /* 1, 0 or -1 (not applicable), as premise_met returned it */
+	char text[512];
+};
+
+/* /proc/self/status figures in bytes; a figure the kernel did not give is absent. */
+struct probe_memory {
+	bool have_hwm, have_rss_anon;
+	uint64_t vm_hwm_bytes, rss_anon_bytes;
+};
+
+void probe_put_u64(void *obj, uint32_t nptrs, uint32_t offset, uint64_t v)
+{
+	memcpy(gcr_raw(obj, nptrs) + offset, &v, sizeof v);
+}
+
+uint64_t probe_get_u64(void *obj, uint32_t nptrs, uint32_t offset)
+{
+	uint64_t v;
+
+	memcpy(&v, gcr_raw(obj, nptrs) + offset, sizeof v);
+	return v;
+}
+
+/* ---- Command line --------------------------------------------------------------------- */
+
+static void probe_usage(FILE *f, const struct probe_spec *spec)
+{
+	fprintf(f,
+		"usage: %s [ci|default|large] [--size ci|default|large] [--iterations N]\n"
+		"  sizes: ci %" PRIu64 ", default %" PRIu64 ", large %" PRIu64 " iterations\n"
+		"  premise: %s\n"
+		"  prints \"checksum 0x...\" on stdout; writes the census object to GCR_CENSUS_FD "
+		"when it is set\n",
+		spec->name, spec->iterations[PROBE_SIZE_CI], spec->iterations[PROBE_SIZE_DEFAULT],
+		spec->iterations[PROBE_SIZE_LARGE], spec->premise ? spec->premise : "(none)");
+}
+
+/* Prints `what` and the usage on stderr; returns the exit status for a bad command line. */
+static int probe_bad_usage(const struct probe_spec *spec, const char *what, const char *arg)
+{
+	fprintf(stderr, "%s: %s '%s'\n", spec->name, what, arg);
+	probe_usage(stderr, spec);
+	return PROBE_EXIT_USAGE;
+}
+
+static int probe_parse_size(const char *s, enum probe_size *out)
+{
+	for (int i = 0; i < PROBE_SIZE_COUNT; i++) {
+		if (strcmp(s, probe_size_names[i]) == 0) {
+			*out = (enum probe_size)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A positive decimal integer, nothing else: no sign, no blanks, no suffix, no overflow. */
+static int probe_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Returns 0 to run, 1 when --help was answered (exit 0), or PROBE_EXIT_USAGE after printing
+ * what was wrong.
+ */
+static int probe_parse_args(int argc, char **argv, const struct probe_spec *spec,
+			    struct probe_args *a)
+{
+	memset(a, 0, sizeof *a);
+	a->size = PROBE_SIZE_DEFAULT;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *val = NULL;
+		enum probe_size size;
+
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			probe_usage(stdout, spec);
+			return 1;
+		}
+		if (strcmp(arg, "--size") == 0 || strcmp(arg, "--iterations") == 0) {
+			if (i + 1 >= argc)
+				return probe_bad_usage(spec, "missing value after", arg);
+			val = argv[++i];
+		} else if (strncmp(arg, "--size=", 7) == 0) {
+			val = arg + 7;
+		} else if (strncmp(arg, "--iterations=", 13) == 0) {
+			val = arg + 13;
+		}
+
+		if (strncmp(arg, "--iterations", 12) == 0 && val) {
+			if (a->iterations_given)
+				return probe_bad_usage(spec, "--iterations given twice, at", val);
+			if (probe_parse_u64(val, &a->iterations) != 0)
+				return probe_bad_usage(
+					spec, "--iterations needs a positive integer, not", val);
+			a->iterations_given = true;
+			continue;
+		}
+		if (strncmp(arg, "--size", 6) == 0 && val) {
+			arg = val;
+		} else if (arg[0] == '-') {
+			return probe_bad_usage(spec, "unknown option", arg);
+		}
+		if (probe_parse_size(arg, &size) != 0)
+			return probe_bad_usage(spec, "unknown size (want ci, default or large)",
+					       arg);
+		if (a->size_given)
+			return probe_bad_usage(spec, "size given twice, at", arg);
+		a->size = size;
+		a->size_given = true;
+	}
+	if (!a->iterations_given)
+		a->iterations = spec->iterations[a->size];
+	return 0;
+}
+
+/* ---- Environment ---------------------------------------------------------------------- */
+
+/*
+ * Checked before the run, so that a harness with a broken pipe set-up fails in a millisecond
+ * rather than after the whole probe.
+ */
+static int probe_open_sink(const char *probe_name, struct probe_sink *sink)
+{
+	const char *s = getenv("GCR_CENSUS_FD");
+	char *end;
+	long v;
+	int flags;
+
+	sink->fd = -1;
+	sink->text = s;
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > INT32_MAX) {
+		fprintf(stderr, "%s: GCR_CENSUS_FD='%s' is not a descriptor number\n", probe_name,
+			s);
+		return -1;
+	}
+	flags = fcntl((int)v, F_GETFL);
+	if (flags < 0) {
+		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: descriptor is not open (%s)\n", probe_name,
+			s, strerror(errno));
+		return -1;
+	}
+	if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR) {
+		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: descriptor is not open for writing\n",
+			probe_name, s);
+		return -1;
+	}
+	sink->fd = (int)v;
+	return 0;
+}
+
+static void probe_read_memory(struct probe_memory *m)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	uint64_t kb;
+
+	memset(m, 0, sizeof *m);
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "VmHWM: %" SCNu64 " kB", &kb) == 1) {
+			m->vm_hwm_bytes = kb * 1024;
+			m->have_hwm = true;
+		} else if (sscanf(line, "RssAnon: %" SCNu64 " kB", &kb) == 1) {
+			m->rss_anon_bytes = kb * 1024;
+			m->have_rss_anon = true;
+		}
+	}
+	fclose(f);
+}
+
+/* ---- The census object ---------------------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at s, or 0 if the bytes there are not one. */
+static size_t probe_utf8_len(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07u;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	/* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string. A collector's name is whatever it says it is, so bytes that are not UTF-8
+ * become U+FFFD rather than making the whole object unreadable.
+ */
+static void probe_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+
+	fputc('"', f);
+	while (*s) {
+		size_t n = probe_utf8_len(s);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			s++;
+			continue;
+		}
+		switch (*s) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*s < 0x20)
+				fprintf(f, "\\u%04x", (unsigned)*s);
+			else
+				fwrite(s, 1, n, f);
+		}
+		s += n;
+	}
+	fputc('"', f);
+}
+
+static void probe_json_capabilities(FILE *f, unsigned caps)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{GCR_CAP_COLLECTS, "collects"},         {GCR_CAP_PRECISE, "precise"},
+		{GCR_CAP_MOVING, "moving"},             {GCR_CAP_GENERATIONAL, "generational"},
+		{GCR_CAP_BARRIER, "barrier"},
+	};
+	const char *sep = "";
+
+	fputc('[', f);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (caps & names[i].bit) {
+			fprintf(f, "%s\"%s\"", sep, names[i].name);
+			sep = ", ";
+		}
+	}
+	fputc(']', f);
+}
+
+static void probe_json_census(FILE *f, const struct gcr_census *c)
+{
+	static const char *const names[GCR_C_COUNT] = {
+#define PROBE_CENSUS_NAME_(id, name) [GCR_C_##id] = name,
+		GCR_CENSUS_FIELDS(PROBE_CENSUS_NAME_)
+#undef PROBE_CENSUS_NAME_
+	};
+	const char *sep = "";
+
+	fputc('{', f);
+	for (int i = 0; i < GCR_C_COUNT; i++) {
+		if (c->known & (UINT64_C(1) << i)) {
+			fprintf(f, "%s\n    \"%s\": %" PRIu64, sep, names[i], c->value[i]);
+			sep = ",";
+		}
+	}
+	fputs(*sep ? "\n  }" : "}", f);
+}
+
+/* Formats the whole object; returns a malloc'd buffer and its length, or NULL if out of memory. */
+static char *probe_census_json(const struct probe_spec *spec, const struct probe_args *a,
+			       uint64_t checksum, const struct gcr_census *c, unsigned caps,
+			       const struct probe_memory *m, const struct probe_verdict *v,
+			       size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	const char *sep = "";
+
+	if (!f)
+		return NULL;
+	fputs("{\n  \"format\": \"gcr-census\",\n  \"version\": 1,\n  \"probe\": ", f);
+	probe_json_string(f, spec->name);
+	fprintf(f, ",\n  \"size\": \"%s\",\n  \"iterations\": %" PRIu64 ",\n  \"collector\": ",
+		a->iterations_given ? "custom" : probe_size_names[a->size], a->iterations);
+	probe_json_string(f, gcr_name());
+	fputs(",\n  \"collector_version\": ", f);
+	probe_json_string(f, gcr_version());
+	fputs(",\n  \"capabilities\": ", f);
+	probe_json_capabilities(f, caps);
+	fprintf(f, ",\n  \"checksum\": \"0x%016" PRIx64 "\",\n  \"census\": ", checksum);
+	probe_json_census(f, c);
+	fputs(",\n  \"memory\": {", f);
+	if (m->have_hwm) {
+		fprintf(f, " \"vm_hwm_bytes\": %" PRIu64, m->vm_hwm_bytes);
+		sep = ",";
+	}
+	if (m->have_rss_anon)
+		fprintf(f, "%s \"rss_anon_bytes\": %" PRIu64, sep, m->rss_anon_bytes);
+	fputs(m->have_hwm || m->have_rss_anon ? " }" : "}", f);
+	if (v->judged) {
+		fprintf(f, ",\n  \"premise\": { \"met\": %s, \"text\": ",
+			v->met == 1 ? "true" : v->met == 0 ? "false" : "null");
+		probe_json_string(f, v->text);
+		fputs(" }", f);
+	}
+	fputs("\n}\n", f);
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Writes all of buf, through short writes and signals. */
+static int probe_write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int probe_write_census(const struct probe_spec *spec, const struct probe_sink *sink,
+			      const char *json, size_t len)
+{
+	struct sigaction ignore, old;
+	int rc = 0;
+
+	/*
+	 * A harness that stopped reading must cost this probe an error message, not a silent
+	 * death by SIGPIPE that looks like a crashed collector.
+	 */
+	memset(&ignore, 0, sizeof ignore);
+	ignore.sa_handler = SIG_IGN;
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGPIPE, &ignore, &old);
+	if (probe_write_all(sink->fd, json, len) != 0) {
+		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: write failed: %s\n", spec->name, sink->text,
+			strerror(errno));
+		rc = -1;
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	/* On Linux the descriptor is released even when close reports EINTR: never retry. */
+	if (close(sink->fd) != 0 && errno != EINTR && rc == 0) {
+		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: close failed: %s\n", spec->name, sink->text,
+			strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+static void probe_judge(const struct probe_spec *spec, const struct gcr_census *c, unsigned caps,
+			struct probe_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	if (!spec->premise_met)
+		return;
+	v->judged = true;
+	v->met = spec->premise_met(c, caps, v->text, sizeof v->text);
+	if (v->met != 1 && v->met != 0 && v->met != -1) {
+		snprintf(v->text, sizeof v->text, "premise check returned %d (a probe bug)",
+			 v->met);
+		v->met = 0;
+	}
+	/* A met premise with nothing more to say reports the premise itself. */
+	if (v->text[0] == '\0')
+		snprintf(v->text, sizeof v->text, "%s", spec->premise ? spec->premise : "");
+}
+
+int probe_main(int argc, char **argv, const struct probe_spec *spec)
+{
+	struct probe_args args;
+	struct probe_sink sink;
+	struct probe_verdict verdict;
+	struct probe_memory mem;
+	struct gcr_census census;
+	unsigned caps;
+	uint64_t checksum;
+	char *json = NULL;
+	size_t json_len = 0;
+	int rc;
+
+	rc = probe_parse_args(argc, argv, spec, &args);
+	if (rc == 1)
+		return PROBE_EXIT_OK;
+	if (rc != 0)
+		return rc;
+	if (probe_open_sink(spec->name, &sink) != 0)
+		return PROBE_EXIT_USAGE;
+
+	gcr_init();
+	checksum = spec->run(args.iterations);
+	gcr_collect(GCR_FULL);
+	memset(&census, 0, sizeof census);
+	gcr_census(&census);
+	caps = gcr_capabilities();
+	probe_read_memory(&mem);
+	probe_judge(spec, &census, caps, &verdict);
+
+	printf("checksum 0x%016" PRIx64 "\n", checksum);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: writing the checksum to stdout failed: %s\n", spec->name,
+			strerror(errno));
+		rc = PROBE_EXIT_USAGE;
+		goto out;
+	}
+	if (verdict.judged && verdict.met == 0)
+		fprintf(stderr, "premise not met: %s\n", verdict.text);
+	if (sink.fd < 0)
+		goto out;
+	json = probe_census_json(spec, &args, checksum, &census, caps, &mem, &verdict, &json_len);
+	if (!json) {
+		fprintf(stderr, "%s: out of memory formatting the census object\n", spec->name);
+		abort();
+	}
+	if (probe_write_census(spec, &sink, json, json_len) != 0)
+		rc = PROBE_EXIT_USAGE;
+out:
+	free(json);
+	return rc;
+}
