@@ -22,6 +22,7 @@ struct check_row {
 	int n;
 	struct baseline_judgement j;
 	char *reason; /* why a cell could not be judged, or a note on a verdict */
+	int inert;    /* the premise row of a probe that did not cause its activity */
 };
 
 struct check_report {
@@ -111,6 +112,22 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 		row.reason = xasprintf("wrong result: printed %s, baseline %s", wrong, want);
 		check_add_row(rep, &row);
 	}
+	/* An inert run measured something, but not what the probe exists to cause. */
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run *r = &runs[i];
+		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, b->size) ||
+		    strcmp(r->status, "ok") || !r->premise || strncmp(r->premise, "not met", 7) != 0)
+			continue;
+		memset(&row, 0, sizeof row);
+		row.probe = probe;
+		row.metric = "premise";
+		row.state = CHECK_JUDGED;
+		row.j.verdict = BASELINE_REGRESSED;
+		row.inert = 1;
+		row.reason = xasprintf("INERT: premise %s", r->premise);
+		check_add_row(rep, &row);
+		break;
+	}
 
 	for (size_t c = 0; c < b->ncells; c++) {
 		const struct baseline_cell *cell = &b->cells[c];
@@ -166,7 +183,7 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 
 static void check_fmt_used(const struct check_row *r, char *buf, size_t size)
 {
-	if (r->state != CHECK_JUDGED || !r->metric || strcmp(r->metric, "checksum") == 0)
+	if (r->state != CHECK_JUDGED || !r->metric || strcmp(r->metric, "checksum") == 0 || r->inert)
 		snprintf(buf, size, "-");
 	else if (isinf(r->j.used))
 		snprintf(buf, size, r->j.used > 0 ? "inf" : "-inf");
@@ -176,7 +193,7 @@ static void check_fmt_used(const struct check_row *r, char *buf, size_t size)
 
 static void check_fmt_delta(const struct check_row *r, char *buf, size_t size)
 {
-	if (r->state != CHECK_JUDGED || strcmp(r->metric, "checksum") == 0)
+	if (r->state != CHECK_JUDGED || strcmp(r->metric, "checksum") == 0 || r->inert)
 		snprintf(buf, size, "-");
 	else if (isinf(r->j.delta_pct))
 		snprintf(buf, size, "%s", r->j.delta > 0 ? "+inf%" : "-inf%");
@@ -191,6 +208,8 @@ static void check_fmt_delta(const struct check_row *r, char *buf, size_t size)
 
 static const char *check_verdict(const struct check_row *r)
 {
+	if (r->inert)
+		return "INERT";
 	return r->state == CHECK_UNJUDGED ? "COULD NOT JUDGE" : baseline_verdict_name(r->j.verdict);
 }
 
@@ -205,7 +224,7 @@ struct check_cells {
 
 static void check_format_cells(const struct check_row *r, struct check_cells *c)
 {
-	int is_sum = strcmp(r->metric, "checksum") == 0;
+	int is_sum = strcmp(r->metric, "checksum") == 0 || strcmp(r->metric, "premise") == 0;
 
 	if (is_sum) {
 		snprintf(c->base, sizeof c->base, "-");
@@ -299,10 +318,11 @@ static void check_print_json(const struct check_report *rep, FILE *f)
 		cJSON_AddStringToObject(c, "probe", r->probe);
 		cJSON_AddStringToObject(c, "metric", r->metric);
 		cJSON_AddStringToObject(c, "verdict",
-					r->state == CHECK_UNJUDGED ? "could_not_judge"
+					r->inert			      ? "inert"
+					: r->state == CHECK_UNJUDGED	      ? "could_not_judge"
 					: r->j.verdict == BASELINE_REGRESSED ? "regressed"
 									     : baseline_verdict_name(r->j.verdict));
-		if (strcmp(r->metric, "checksum") != 0) {
+		if (strcmp(r->metric, "checksum") != 0 && !r->inert) {
 			cJSON_AddNumberToObject(c, "baseline", r->base);
 			if (r->state == CHECK_JUDGED) {
 				cJSON_AddNumberToObject(c, "current", r->current);

@@ -19,6 +19,7 @@
 #define MEASURE_DEFAULT_TIMEOUT_S 300
 
 static volatile sig_atomic_t measure_stop;
+static int measure_inert;
 
 /*
  * Test hook: GCR_TEST_BALLAST_MB=N makes the harness hold N MiB of touched memory for the
@@ -70,8 +71,13 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	}
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
 	       p->build->name, r->status, figures);
-	if (r->premise && strncmp(r->premise, "not met", 7) == 0)
-		printf("          premise %s\n", r->premise);
+	if (strcmp(r->status, "ok") == 0 && r->detail)
+		printf("          warning: %s\n", r->detail);
+	if (r->premise && strncmp(r->premise, "not met", 7) == 0) {
+		/* Loud: the probe ran but did not cause what it exists to cause. */
+		printf("          INERT: premise %s\n", r->premise);
+		measure_inert++;
+	}
 	fflush(stdout);
 }
 
@@ -170,10 +176,12 @@ int cmd_measure(int argc, char **argv)
 	static const struct cli_opt opts[] = {
 		{"--collector", 1}, {"--build", 1},  {"--probes", 1}, {"--size", 1},
 		{"--rounds", 1},    {"--warmup", 1}, {"--meters", 1}, {"--seed", 1},
-		{"--db", 1},        {"--timeout", 1}, {"--events", 1}, {NULL, 0},
+		{"--db", 1},        {"--timeout", 1}, {"--events", 1}, {"--two-n", 1},
+		{NULL, 0},
 	};
 	const char *cmd = "measure", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
 	const char *events_arg = NULL;
+	char two_n_size[64];
 	struct cli_iter it;
 	struct strlist collectors = {0}, build_dirs = {0}, available = {0};
 	struct buildinfo *builds = NULL;
@@ -230,6 +238,21 @@ int cmd_measure(int argc, char **argv)
 			have_seed = 1;
 		} else if (strcmp(opt, "--db") == 0) {
 			db = val;
+		} else if (strcmp(opt, "--two-n") == 0) {
+			struct strlist ns = {0};
+			strlist_split(&ns, val);
+			if (ns.n != 2 || parse_u64(ns.items[0], &plan.two_n[0]) != 0 ||
+			    parse_u64(ns.items[1], &plan.two_n[1]) != 0 || plan.two_n[0] == 0 ||
+			    plan.two_n[1] <= plan.two_n[0]) {
+				strlist_release(&ns);
+				rc = cli_error(cmd, "--two-n needs two iteration counts N1,N2 with 0 < N1 < N2, got \"%s\"",
+					       val);
+				goto out;
+			}
+			strlist_release(&ns);
+			snprintf(two_n_size, sizeof two_n_size, "n=%llu,%llu",
+				 (unsigned long long)plan.two_n[0], (unsigned long long)plan.two_n[1]);
+			plan.size = two_n_size;
 		} else if (strcmp(opt, "--events") == 0) {
 			events_arg = val;
 		} else if (strcmp(opt, "--timeout") == 0) {
@@ -372,6 +395,9 @@ int cmd_measure(int argc, char **argv)
 	       outcome.runs, outcome.runs == 1 ? "" : "s", outcome.runs_failed,
 	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
 	       cli_db_path(db));
+	if (measure_inert)
+		printf("INERT: %d run%s did not meet their probe's premise; check reports them as regressions\n",
+		       measure_inert, measure_inert == 1 ? "" : "s");
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:
 	store_close(st);

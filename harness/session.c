@@ -14,6 +14,9 @@
 
 extern char **environ;
 
+/* The launcher's own pages that a child's wait4 peak may include beyond the probe's VmHWM. */
+#define SESSION_RSS_SLACK_BYTES (4.0 * 1048576.0)
+
 /* splitmix64: a small, well-mixed generator; the shuffle must be reproducible from the seed. */
 static uint64_t session_next(uint64_t *state)
 {
@@ -116,6 +119,24 @@ static void session_perf_metrics(const struct meter_perf *perf, const struct run
 	}
 }
 
+/*
+ * Two sources of peak memory (the launcher's wait4 and the probe's own VmHWM) must agree; a
+ * run where they do not keeps its figures and says so in its detail.
+ */
+static void session_cross_check_rss(struct store_run *r)
+{
+	const double *rss = metric_set_get(&r->metrics, "rss.peak_bytes");
+	const double *hwm = metric_set_get(&r->metrics, "memory.vm_hwm_bytes");
+	double diff;
+
+	if (!rss || !hwm || r->detail)
+		return;
+	diff = *rss > *hwm ? *rss - *hwm : *hwm - *rss;
+	if (diff > *hwm / 10 + SESSION_RSS_SLACK_BYTES)
+		r->detail = xasprintf("peak RSS sources disagree: wait4 %.1f MiB, the probe's VmHWM %.1f MiB",
+				      *rss / 1048576.0, *hwm / 1048576.0);
+}
+
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
 static void session_classify(const struct session_plan *plan, const struct run_result *res,
 			     int valgrind, const char *cg_out, struct store_run *r)
@@ -179,6 +200,7 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 	}
 	if (!r->checksum)
 		r->checksum = session_stdout_checksum(res->stdout_text);
+	session_cross_check_rss(r);
 	if (valgrind && strcmp(r->status, "ok") == 0) {
 		double ir;
 		if (meter_valgrind_read(cg_out, &ir, &e) == 0) {
@@ -208,13 +230,18 @@ struct session_state {
 	int run_index, run_total, seq;
 };
 
+/*
+ * One run of one probe on one build, stored. With iterations > 0 the probe runs that many
+ * iterations instead of its size; when `keep` is given, an ok run's metrics are copied there.
+ */
 static int session_one(struct session_state *s, size_t b, const char *probe, int round,
-		       int warmup, int valgrind, struct err *e)
+		       int warmup, int valgrind, uint64_t iterations, struct metric_set *keep,
+		       struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	const struct buildinfo *build = &plan->builds[b];
-	char *exe = buildinfo_probe_path(build, probe);
-	char *probe_argv[] = {exe, (char *)plan->size, NULL};
+	char *exe = buildinfo_probe_path(build, probe), count[24], size[32];
+	char *probe_argv[] = {exe, (char *)plan->size, NULL, NULL};
 	char **argv = probe_argv, **vg_argv = NULL, *cg_out = NULL, when[32];
 	struct runner_request req;
 	struct run_result res;
@@ -224,6 +251,13 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	int rc = -1;
 
 	memset(&r, 0, sizeof r);
+	snprintf(size, sizeof size, "%s", plan->size);
+	if (iterations) {
+		snprintf(count, sizeof count, "%llu", (unsigned long long)iterations);
+		snprintf(size, sizeof size, "n=%llu", (unsigned long long)iterations);
+		probe_argv[1] = (char *)"--iterations";
+		probe_argv[2] = count;
+	}
 	if (valgrind) {
 		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
 		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
@@ -243,7 +277,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	r.session_id = s->out->session_id;
 	r.build_id = s->build_ids[b];
 	r.probe = (char *)probe;
-	r.size = (char *)plan->size;
+	r.size = size;
 	r.round = round;
 	r.seq = ++s->seq;
 	r.warmup = warmup;
@@ -256,6 +290,9 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	s->out->runs++;
 	if (strcmp(r.status, "ok") != 0)
 		s->out->runs_failed++;
+	else if (keep)
+		for (size_t i = 0; i < r.metrics.n; i++)
+			metric_set_add(keep, r.metrics.items[i].name, r.metrics.items[i].value);
 	if (s->progress) {
 		p.run_index = ++s->run_index;
 		p.run_total = s->run_total;
@@ -295,6 +332,58 @@ static void session_meters_text(const struct session_plan *plan, char *buf, size
 						plan->perf->events[i].name);
 	if ((plan->meters & SESSION_METER_VALGRIND) && len < size)
 		snprintf(buf + len, size - len, ",valgrind:%s", plan->valgrind->version);
+}
+
+/*
+ * One cell of the schedule: a run at the session's size, or with --two-n a run at each of the
+ * two iteration counts and a derived "per_iteration" run holding (m(N2) - m(N1)) / (N2 - N1)
+ * for every metric both runs have, so that start-up cost cancels out.
+ */
+static int session_cell(struct session_state *s, size_t b, const char *probe, int round,
+			int warmup, int valgrind, struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	struct metric_set m1 = {0}, m2 = {0};
+	struct store_run d;
+	char size[64], when[32];
+	double dn;
+	int64_t id;
+	int rc = -1;
+
+	if (!plan->two_n[0])
+		return session_one(s, b, probe, round, warmup, valgrind, 0, NULL, e);
+	if (session_one(s, b, probe, round, warmup, valgrind, plan->two_n[0], &m1, e) != 0 ||
+	    session_one(s, b, probe, round, warmup, valgrind, plan->two_n[1], &m2, e) != 0)
+		goto out;
+	rc = 0;
+	if (m1.n == 0 || m2.n == 0)
+		goto out; /* a failed run is stored as such; there is nothing to derive */
+	memset(&d, 0, sizeof d);
+	dn = (double)plan->two_n[1] - (double)plan->two_n[0];
+	for (size_t i = 0; i < m2.n; i++) {
+		const double *v1 = metric_set_get(&m1, m2.items[i].name);
+		if (v1 && !strstr(m2.items[i].name, ".scale"))
+			metric_set_add(&d.metrics, m2.items[i].name, (m2.items[i].value - *v1) / dn);
+	}
+	snprintf(size, sizeof size, "n=%llu,%llu", (unsigned long long)plan->two_n[0],
+		 (unsigned long long)plan->two_n[1]);
+	format_utc(now_real_ns(), when, sizeof when);
+	d.session_id = s->out->session_id;
+	d.build_id = s->build_ids[b];
+	d.probe = (char *)probe;
+	d.size = size;
+	d.round = round;
+	d.seq = ++s->seq;
+	d.warmup = warmup;
+	d.kind = valgrind ? (char *)"valgrind_per_iteration" : (char *)"per_iteration";
+	d.status = (char *)"ok";
+	d.started_at = when;
+	rc = store_run_insert(s->st, &d, &id, e);
+	metric_set_release(&d.metrics);
+out:
+	metric_set_release(&m1);
+	metric_set_release(&m2);
+	return rc;
 }
 
 static int session_register(struct session_state *s, struct err *e)
@@ -368,7 +457,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.env = session_env(1);
 	s.env_quiet = session_env(0);
 	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
-		      (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0));
+		      (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
+		      (plan->two_n[0] ? 2 : 1);
 	if (plan->meters & SESSION_METER_VALGRIND) {
 		char tmpl[] = "/tmp/gcratchet.XXXXXX";
 		if (!mkdtemp(tmpl)) {
@@ -390,8 +480,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++) {
 			for (size_t j = 0; j < plan->nbuilds && !*plan->stop; j++) {
 				size_t b = round % 2 ? j : plan->nbuilds - 1 - j;
-				if (session_one(&s, b, plan->probes.items[order[k]], round,
-						round <= plan->warmup, 0, e) != 0)
+				if (session_cell(&s, b, plan->probes.items[order[k]], round,
+						 round <= plan->warmup, 0, e) != 0)
 					goto out;
 			}
 		}
@@ -400,7 +490,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		session_shuffle(plan->seed, 0, plan->probes.n, order);
 		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++)
 			for (size_t b = 0; b < plan->nbuilds && !*plan->stop; b++)
-				if (session_one(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) != 0)
+				if (session_cell(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) != 0)
 					goto out;
 	}
 	out->interrupted = *plan->stop != 0;

@@ -39,6 +39,8 @@ struct session_plan {
 	struct strlist probes;
 	const char *size;
 	int rounds, warmup;
+	/* When two_n[0] > 0: run each probe at two_n[0] and two_n[1] iterations (see session.c) */
+	uint64_t two_n[2];
 	unsigned meters;
 	uint64_t seed;
 	int64_t timeout_ms;
