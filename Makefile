@@ -10,7 +10,7 @@
 #   make install    PREFIX=/usr/local
 #   make format-check   clang-format on project code, changing nothing
 
-COLLECTORS ?= epsilon marksweep bdwgc
+COLLECTORS ?= epsilon marksweep bdwgc bdwgc-incremental
 DEFAULT_COLLECTOR ?= marksweep
 RATCHET_ROUNDS ?= 3
 PREFIX ?= /usr/local

@@ -43,6 +43,11 @@ if [ -z "$pattern" ]; then
 	for t in build-asan/tests/test_*; do
 		[ -x "$t" ] && run "asan/$(basename "$t")" "$t"
 	done
+	# Every collector against the ABI's promises, plainly and under zeal; the precise ones
+	# again under AddressSanitizer and UBSan.
+	run "abi/conformance" sh tests/abi/run.sh
+	ABI_OUT=build-asan/abi ABI_OPT='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+		run "asan/abi-conformance" sh tests/abi/run.sh epsilon marksweep
 fi
 for t in tests/cli/t*.sh; do
 	case "$t" in *"$pattern"*) ;; *) continue ;; esac

@@ -1,0 +1,303 @@
+/*
+ * bdwgc — the ABI over the Boehm–Demers–Weiser collector from the system's libgc.
+ *
+ * Built twice: as `bdwgc` (stop-the-world, every collection full) and, with
+ * GCR_BDWGC_INCREMENTAL defined, as `bdwgc-incremental` (GC_enable_incremental: generational
+ * partial collections over dirty pages, and marking in increments that run inside allocation).
+ *
+ * The collector is conservative: it finds roots by scanning the C stack, registers and static
+ * data, so the shadow stack is ignored (its frames live on the C stack and point at locals
+ * that are on the C stack too). Objects with no pointer slots come from GC_MALLOC_ATOMIC (never
+ * scanned, not cleared); the others from GC_MALLOC (cleared, scanned whole: raw bytes are
+ * scanned too and a raw value that happens to look like a heap address keeps an object alive,
+ * which costs memory, never correctness).
+ *
+ * Census: the adapter counts what was requested (alloc_bytes, alloc_objects, with epsilon's
+ * accounting); libgc's own statistics and its collection events give the rest. What libgc
+ * does not know (objects freed, bytes copied or promoted) is left absent. GCR_ZEAL has no
+ * meaning for a conservative collector: it is validated like every knob, then ignored.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gc/gc.h>
+#include <gc/gc_mark.h>
+
+#include "gcr.h"
+#include "plant.h"
+
+#ifdef GCR_BDWGC_INCREMENTAL
+#define BDW_NAME "bdwgc-incremental"
+#else
+#define BDW_NAME "bdwgc"
+#endif
+#define BDW_MAX_HEAP_MB (UINT64_C(1) << 20)
+
+static uint64_t bdw_alloc_bytes;
+static uint64_t bdw_alloc_objects;
+
+/*
+ * Written by the collection callbacks, which libgc calls with its lock held; the probes are
+ * single-threaded, so the census reads them without taking the lock.
+ */
+static uint64_t bdw_full_collections;
+static uint64_t bdw_partial_collections;
+static int bdw_full_pending;
+static uint64_t bdw_committed_peak_bytes;
+static uint64_t bdw_used_after_full_bytes;
+static int bdw_used_after_full_known;
+static uint64_t bdw_pause_total_ns;
+static uint64_t bdw_pause_max_ns;
+static uint64_t bdw_pause_start_ns;
+static int bdw_pause_open;
+static int bdw_in_full_call; /* inside GC_try_to_collect_inner: between START and END */
+static int bdw_mark_done;    /* the current stopped mark reached MARK_END */
+
+static uint64_t bdw_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, "%s: %s=%s: expected an integer from %llu to %llu\n", BDW_NAME,
+			name, s, (unsigned long long)min, (unsigned long long)max);
+		exit(2);
+	}
+	return v;
+}
+
+static uint64_t bdw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Heap mapped now (GC_get_heap_size excludes what libgc has unmapped). The heap grows only
+ * while allocating and shrinks only inside a collection, so sampling at the start and end of
+ * every collection and at each census sees every peak.
+ */
+static void bdw_sample_heap(void)
+{
+	uint64_t committed = GC_get_heap_size();
+
+	if (committed > bdw_committed_peak_bytes)
+		bdw_committed_peak_bytes = committed;
+}
+
+static void bdw_pause_begin(void)
+{
+	if (!bdw_pause_open) {
+		bdw_pause_open = 1;
+		bdw_pause_start_ns = bdw_now_ns();
+	}
+}
+
+static void bdw_pause_end(void)
+{
+	uint64_t ns;
+
+	if (!bdw_pause_open)
+		return;
+	bdw_pause_open = 0;
+	ns = bdw_now_ns() - bdw_pause_start_ns;
+	bdw_pause_total_ns += ns;
+	if (ns > bdw_pause_max_ns)
+		bdw_pause_max_ns = ns;
+}
+
+/* libgc calls this at the start of every full collection (never for a partial one). */
+static void GC_CALLBACK bdw_on_full_start(void)
+{
+	bdw_full_pending = 1;
+}
+
+/*
+ * A pause is one stretch the mutator spends inside the collector:
+ * - GC_try_to_collect_inner (GC_gcollect, and every collection when not incremental) is one
+ *   pause from START to END;
+ * - an incremental collection run from an allocation has no START/END: its pause runs from
+ *   stopping the world (or MARK_START) to RECLAIM_END, the end of GC_finish_collection; a
+ *   stopped mark abandoned on libgc's time limit ends at POST_START_WORLD without MARK_END.
+ * Marking increments between those pauses send no event and are not counted.
+ */
+static void GC_CALLBACK bdw_on_event(GC_EventType e)
+{
+	switch (e) {
+	case GC_EVENT_START:
+		bdw_sample_heap();
+		bdw_in_full_call = 1;
+		bdw_pause_begin();
+		break;
+	case GC_EVENT_PRE_STOP_WORLD:
+	case GC_EVENT_MARK_START:
+		bdw_sample_heap();
+		bdw_mark_done = 0;
+		bdw_pause_begin();
+		break;
+	case GC_EVENT_MARK_END:
+		bdw_mark_done = 1;
+		break;
+	case GC_EVENT_POST_START_WORLD:
+		if (!bdw_mark_done && !bdw_in_full_call)
+			bdw_pause_end();
+		break;
+	case GC_EVENT_RECLAIM_START:
+		bdw_pause_begin();
+		break;
+	case GC_EVENT_RECLAIM_END:
+		/* Every completed collection ends here, full or partial. */
+		bdw_sample_heap();
+		if (bdw_full_pending) {
+			bdw_full_pending = 0;
+			bdw_full_collections++;
+			/* Heap blocks in use: what is neither free nor unmapped. */
+			bdw_used_after_full_bytes = GC_get_heap_size() - GC_get_free_bytes();
+			bdw_used_after_full_known = 1;
+		} else {
+			bdw_partial_collections++;
+		}
+		bdw_mark_done = 0;
+		if (!bdw_in_full_call)
+			bdw_pause_end();
+		break;
+	case GC_EVENT_END:
+		bdw_in_full_call = 0;
+		bdw_pause_end();
+		break;
+	default:
+		break;
+	}
+}
+
+#ifdef GCR_BDWGC_INCREMENTAL
+/*
+ * libgc finds dirty pages by write-protecting the heap and catching SIGSEGV; under valgrind the
+ * faults do not reach it as it expects and the run crashes. Refuse plainly instead: the harness
+ * then records a run that could not be made, not a crash.
+ */
+static void bdw_refuse_valgrind(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
+		fprintf(stderr,
+			"%s: cannot run under valgrind: libgc's incremental mode tracks dirty "
+			"pages with mprotect and SIGSEGV\n",
+			BDW_NAME);
+		exit(2);
+	}
+}
+#endif
+
+void gcr_init(void)
+{
+	uint64_t heap_mb = bdw_knob("GCR_HEAP_MB", 0, 1, BDW_MAX_HEAP_MB);
+
+	/* Validated for the ABI's sake; a conservative collector has nothing to check with it. */
+	(void)bdw_knob("GCR_ZEAL", 0, 0, UINT32_MAX);
+
+#ifdef GCR_BDWGC_INCREMENTAL
+	bdw_refuse_valgrind();
+#endif
+	GC_INIT();
+#ifdef GCR_BDWGC_INCREMENTAL
+	GC_enable_incremental();
+	if (!GC_is_incremental_mode()) {
+		fprintf(stderr, "%s: libgc could not enable incremental mode on this system\n",
+			BDW_NAME);
+		exit(2);
+	}
+#endif
+	GC_set_start_callback(bdw_on_full_start);
+	GC_set_on_collection_event(bdw_on_event);
+	if (heap_mb != 0 && !GC_expand_hp((size_t)(heap_mb << 20))) {
+		fprintf(stderr, "%s: GCR_HEAP_MB=%llu: libgc could not grow its heap that far\n",
+			BDW_NAME, (unsigned long long)heap_mb);
+		exit(2);
+	}
+	bdw_sample_heap();
+	gcr_plant_init();
+}
+
+const char *gcr_name(void)
+{
+	return BDW_NAME;
+}
+
+const char *gcr_version(void)
+{
+	return GCR_COLLECTOR_VERSION;
+}
+
+unsigned gcr_capabilities(void)
+{
+	return GCR_CAP_COLLECTS;
+}
+
+void *gcr_alloc(uint32_t nptrs, uint32_t nbytes)
+{
+	size_t size = (size_t)nptrs * sizeof(void *) + nbytes;
+	void *obj;
+
+	gcr_plant_on_alloc();
+	/* libgc returns a unique object for a zero-byte request too. */
+	obj = nptrs == 0 ? GC_MALLOC_ATOMIC(size) : GC_MALLOC(size);
+	if (obj == NULL) {
+		fprintf(stderr, "%s: out of memory allocating %zu bytes\n", BDW_NAME, size);
+		abort();
+	}
+	bdw_alloc_bytes += size;
+	bdw_alloc_objects++;
+	return obj;
+}
+
+void gcr_write(void *obj, uint32_t i, void *val)
+{
+	/* Incremental mode finds the stores itself, through dirty pages: no barrier here. */
+	((void **)obj)[i] = val;
+}
+
+void *gcr_read(void *obj, uint32_t i)
+{
+	return ((void **)obj)[i];
+}
+
+void gcr_collect(int kind)
+{
+	/* libgc offers no minor collection on request: both kinds collect fully. */
+	(void)kind;
+	GC_gcollect();
+}
+
+void gcr_census(struct gcr_census *c)
+{
+	struct GC_prof_stats_s s;
+
+	memset(&s, 0, sizeof s);
+	GC_get_prof_stats(&s, sizeof s);
+	bdw_sample_heap();
+	memset(c, 0, sizeof *c);
+	gcr_census_set(c, GCR_C_MINOR_COLLECTIONS, bdw_partial_collections);
+	gcr_census_set(c, GCR_C_MAJOR_COLLECTIONS, bdw_full_collections);
+	gcr_census_set(c, GCR_C_ALLOC_BYTES, bdw_alloc_bytes);
+	gcr_census_set(c, GCR_C_ALLOC_OBJECTS, bdw_alloc_objects);
+	/* libgc's bytes, in its own object sizes (granule-rounded), found free by its sweeps. */
+	gcr_census_set(c, GCR_C_FREED_BYTES,
+		       (uint64_t)s.reclaimed_bytes_before_gc + s.bytes_reclaimed_since_gc);
+	gcr_census_set(c, GCR_C_HEAP_COMMITTED_PEAK_BYTES, bdw_committed_peak_bytes);
+	if (bdw_used_after_full_known)
+		gcr_census_set(c, GCR_C_HEAP_USED_AFTER_FULL_BYTES, bdw_used_after_full_bytes);
+	gcr_census_set(c, GCR_C_PAUSE_TOTAL_NS, bdw_pause_total_ns);
+	gcr_census_set(c, GCR_C_PAUSE_MAX_NS, bdw_pause_max_ns);
+}

@@ -1,0 +1,51 @@
+#!/bin/sh
+# The meters are exact and honest: a probe that touches N MiB reports a peak RSS of N MiB
+# (plus its small baseline) while the harness holds 300 MiB; valgrind's Ir is identical from
+# run to run; valgrind missing or failing is said plainly, never stored as a zero.
+. "$(dirname "$0")/lib.sh"
+
+B="$T/touch"
+mkdir -p "$B"
+cc -O2 -o "$B/01_touch" "$TOP/tests/cli/touch_mib.c" || fail "cannot build touch_mib"
+printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"touch","collector":"none","collector_version":"0","git_commit":"none","probes":[{"name":"01_touch","file":"01_touch","sha256":"-"}]}\n' >"$B/manifest.json"
+
+for mib in 16 128; do
+	TOUCH_MIB=$mib GCR_TEST_BALLAST_MB=300 expect_status 0 "$GCR" measure --build "$B" --rounds 3 \
+		--warmup 0 --meters rusage,census
+	s=$(sql "SELECT MAX(id) FROM sessions")
+	rss=$(sql "SELECT CAST(MAX(value) AS INTEGER) FROM samples JOIN runs ON runs.id=run_id WHERE session_id=$s AND metric='rss.peak_bytes'")
+	hwm=$(sql "SELECT CAST(MAX(value) AS INTEGER) FROM samples JOIN runs ON runs.id=run_id WHERE session_id=$s AND metric='memory.vm_hwm_bytes'")
+	want=$((mib << 20))
+	echo "touched $mib MiB: rss.peak_bytes $rss, VmHWM $hwm"
+	# Within 5% of N MiB plus a 3 MiB baseline footprint (libc, the stack, the page tables).
+	if [ "$rss" -ge "$want" ] && [ "$rss" -le $((want + want / 20 + (3 << 20))) ]; then pass; else
+		fail "peak RSS $rss for $mib MiB touched"
+	fi
+	if [ "$hwm" -ge "$want" ] && [ "$hwm" -le $((want + want / 20 + (3 << 20))) ]; then pass; else
+		fail "VmHWM $hwm for $mib MiB touched"
+	fi
+done
+
+# valgrind Ir: identical across repeated runs of the same build, probe and size.
+expect_status 0 "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 1 --warmup 0 --meters valgrind
+expect_status 0 "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 1 --warmup 0 --meters valgrind
+expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE kind='valgrind' AND status='ok'")" 2 "two valgrind runs"
+expect_eq "$(sql "SELECT COUNT(DISTINCT value) FROM samples WHERE metric='valgrind.ir'")" 1 "Ir identical run to run"
+expect_eq "$(sql "SELECT COUNT(*) FROM samples WHERE metric='valgrind.ir' AND value > 1000000")" 2 "Ir is a real count"
+expect_grep "valgrind:valgrind-" "$(printf '%s' "$(sql "SELECT meters FROM sessions ORDER BY id DESC LIMIT 1")" >"$T/m"; echo "$T/m")" "valgrind version recorded"
+
+# valgrind asked for but missing: exit 2 with the install line.
+mkdir -p "$T/bin"
+ln -s "$(command -v sqlite3)" "$T/bin/sqlite3"
+PATH="$T/bin" expect_status 2 "$GCR" measure --collector marksweep --probes 01 --meters valgrind
+expect_grep "valgrind is not installed .*apt-get install valgrind" "$T/err"
+
+# A run that fails under valgrind is stored as failed with its stderr, not as a zero.
+S="$T/scripted"
+make_script_build "$S" 01_steady
+echo fail >"$S/mode.01_steady"
+expect_status 2 "$GCR" measure --build "$S" --rounds 1 --warmup 0 --meters valgrind
+v=$(sql "SELECT status || '|' || detail FROM runs WHERE kind='valgrind' AND probe='01_steady'")
+expect_eq "$v" "failed|exited 3: out of cheese" "failed valgrind run"
+expect_eq "$(sql "SELECT COUNT(*) FROM samples JOIN runs ON runs.id=run_id WHERE kind='valgrind' AND probe='01_steady'")" 0 "no Ir stored for it"
+finish
