@@ -155,6 +155,7 @@ void buildinfo_list(const char *root, struct strlist *names)
 		}
 		closedir(d);
 	}
-	qsort(names->items, names->n, sizeof *names->items, buildinfo_cmp);
+	if (names->n > 1)
+		qsort(names->items, names->n, sizeof *names->items, buildinfo_cmp);
 	free(dir);
 }

@@ -5,10 +5,27 @@
 #ifndef CMDS_H
 #define CMDS_H
 
+#include <stdint.h>
+
 int cmd_measure(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+struct store;
+/*
+ * Shared by ab and report: compares builds BASE and FIX (by name; NULL: the session's first
+ * and second) of a stored session, prints the table on stdout and writes the Markdown, JSON
+ * and HTML files named (NULL: not written); with step_summary, appends the Markdown to
+ * $GITHUB_STEP_SUMMARY when set. Returns 0 no regression, 1 FIX worse or results differ,
+ * 2 could not judge or an output failed.
+ */
+int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
+		      const char *fix_name, const char *md_path, const char *json_path,
+		      const char *html_path, int step_summary);
 int cmd_doctor(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -10,7 +10,8 @@ static const struct cli_command commands[] = {
 	{"measure", cmd_measure,
 	 "usage: gcratchet measure [--collector NAME|--build DIR]... [--probes LIST]\n"
 	 "                         [--size ci|default|large] [--rounds N] [--warmup N]\n"
-	 "                         [--meters LIST] [--events LIST] [--seed N] [--timeout SEC]\n"
+	 "                         [--two-n N1,N2] [--meters LIST] [--events LIST] [--seed N]\n"
+	 "                         [--timeout SEC]\n"
 	 "                         [--db FILE]\n"
 	 "\n"
 	 "Runs every chosen probe on every chosen build, round after round, and stores every\n"
@@ -23,6 +24,9 @@ static const struct cli_command commands[] = {
 	 "  --build DIR       any build folder with a manifest.json (repeatable)\n"
 	 "  --probes LIST     comma list of probe names or numbers (default: all the builds share)\n"
 	 "  --size S          ci, default or large (default: default)\n"
+	 "  --two-n N1,N2     instead of a size: run each probe at N1 and at N2 iterations and store\n"
+	 "                    the per-iteration cost (m(N2) - m(N1)) / (N2 - N1) as a run of kind\n"
+	 "                    per_iteration, so start-up cost cancels out\n"
 	 "  --rounds N        measured rounds (default 5); --warmup N warm-up rounds (default 1)\n"
 	 "  --meters LIST     rusage,census,perf,valgrind (default: all the host has; rusage and\n"
 	 "                    census are always on; valgrind adds one Ir run per probe and build)\n"
@@ -67,6 +71,57 @@ static const struct cli_command commands[] = {
 	 "build/collectors with collector, version and commit; sessions: the sessions in the\n"
 	 "database; metrics: every metric name a baseline rule may use.\n",
 	 "list probes, collector builds, sessions or metrics"},
+	{"ab", cmd_ab,
+	 "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
+	 "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N]\n"
+	 "                    [--timeout SEC] [--md FILE] [--json FILE] [--html FILE] [--db FILE]\n"
+	 "\n"
+	 "A/B two collector builds on this host: every round runs each probe on both builds back\n"
+	 "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
+	 "are stored as one session. Then, identity first (checksums equal, deterministic census\n"
+	 "counters compared exactly), one row per cell (probe x metric): medians of each arm, the\n"
+	 "median of the per-round deltas FIX - BASE with a 95% interval, the sign count, an exact\n"
+	 "Wilcoxon signed-rank p and a verdict with the false-discovery rate controlled across the\n"
+	 "session (Benjamini-Hochberg, q = 0.05). docs/ab.md explains every choice.\n"
+	 "\n"
+	 "BASE and FIX are each a build folder (any path holding a manifest.json), a shipped\n"
+	 "collector (build/collectors/NAME), or a git revision REV[:COLLECTOR] (default collector\n"
+	 "" CLI_DEFAULT_COLLECTOR "), built by scripts/build-rev.sh into build/rev/<tree hash>/ and reused while\n"
+	 "the revision's tree is unchanged. A folder or collector name wins over a revision.\n"
+	 "\n"
+	 "  --rounds N     measured rounds (default 7; 6 or more to judge noisy cells)\n"
+	 "  --probes LIST  comma list of probe names or numbers (default: all both builds have)\n"
+	 "  --size S       ci, default or large (default: ci)\n"
+	 "  --meters LIST  rusage,census,perf,valgrind (default: all the host has);\n"
+	 "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
+	 "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
+	 "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
+	 "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
+	 "  --html FILE    a self-contained page with one plot per cell\n"
+	 "\n"
+	 "A progress line (round, run, ETA) goes to stderr when it is a terminal. Ctrl-C stops\n"
+	 "after the current run: finished runs stay stored and only complete rounds are paired.\n"
+	 "\n"
+	 "Exit status: 0 no cell worse; 1 FIX is worse on some cell, or its results differ from\n"
+	 "BASE's (checksum), or it fails where BASE does not; 2 could not run or judge (a side\n"
+	 "missing, empty or built for another ABI, a failed run, an interrupted session).\n",
+	 "A/B two collector builds, interleaved and paired"},
+	{"export", cmd_export,
+	 "usage: gcratchet export [--session N] [--format json] [--out FILE] [--db FILE]\n"
+	 "\n"
+	 "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
+	 "format gcratchet-session, version 1: the session, its host, its builds with their\n"
+	 "manifests, and every run with every sample it stored.\n",
+	 "write the JSON census report of a session"},
+	{"report", cmd_report,
+	 "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
+	 "                        [--base NAME] [--fix NAME] [--db FILE]\n"
+	 "\n"
+	 "Renders a stored session. With two or more builds it is the A/B comparison of ab\n"
+	 "(BASE and FIX: the session's first two builds unless named), printed as a table and\n"
+	 "written as HTML, Markdown or JSON, with ab's exit status. With one build, --html writes\n"
+	 "a page with every sample by round.\n",
+	 "render a stored session as HTML, Markdown or JSON"},
 	{"doctor", cmd_doctor,
 	 "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
 	 "\n"

@@ -605,3 +605,42 @@ void store_runs_release(struct store_run *r, size_t n)
 	}
 	free(r);
 }
+
+/* One text column of one row by id; *out NULL when the column is NULL, -1 when no row. */
+static int store_text_by_id(struct store *s, const char *sql, int64_t id, const char *what,
+			    char **out, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1, r;
+
+	*out = NULL;
+	if (store_prepare(s, sql, &st, e) != 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_DONE) {
+		err_set(e, "%s: no %s %lld", s->path, what, (long long)id);
+		goto out;
+	}
+	if (r != SQLITE_ROW) {
+		store_fail(s, e, what);
+		goto out;
+	}
+	*out = store_col_text(st, 0);
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err *e)
+{
+	return store_text_by_id(s, "SELECT facts FROM hosts WHERE id = ?1", host_id, "host", facts,
+				e);
+}
+
+int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e)
+{
+	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?1", build_id, "build",
+				manifest, e);
+}

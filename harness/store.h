@@ -101,4 +101,10 @@ int store_runs_load(struct store *s, int64_t session_id, int64_t build_id,
 		    struct store_run **out, size_t *n, struct err *e);
 void store_runs_release(struct store_run *r, size_t n);
 
+/* Read-only lookups for reports (additive; used by export, report and ab). */
+/* The facts JSON recorded for a host; *facts is NULL when none. Newly allocated. */
+int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err *e);
+/* The manifest.json text recorded for a build. Newly allocated. */
+int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e);
+
 #endif /* STORE_H */

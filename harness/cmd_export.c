@@ -1,0 +1,88 @@
+/* gcratchet export — the JSON census report of a stored session: every run, every sample. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "report.h"
+#include "report_json.h"
+#include "store.h"
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{"--session", 1}, {"--format", 1}, {"--out", 1}, {"--db", 1}, {NULL, 0},
+	};
+	const char *cmd = "export", *opt, *val, *db = NULL, *out_path = NULL;
+	struct cli_iter it;
+	struct store *st = NULL;
+	struct report_data d;
+	struct err e;
+	char *json = NULL;
+	int64_t session = 0;
+	uint64_t v;
+	int rc = EXIT_UNJUDGED, r, loaded = 0;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--session") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			session = (int64_t)v;
+		} else if (strcmp(opt, "--format") == 0) {
+			if (strcmp(val, "json") != 0) {
+				rc = cli_error(cmd, "--format must be json, got \"%s\"", val);
+				goto out;
+			}
+		} else if (strcmp(opt, "--out") == 0) {
+			out_path = val;
+		} else if (strcmp(opt, "--db") == 0) {
+			db = val;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (store_open(cli_db_path(db), &st, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (session == 0) {
+		if (store_latest_session(st, NULL, &session, &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		if (session == 0) {
+			rc = cli_error(cmd, "no session in %s: run gcratchet measure or ab first",
+				       cli_db_path(db));
+			goto out;
+		}
+	}
+	if (report_data_load(st, session, &d, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	loaded = 1;
+	json = report_json_session(&d);
+	if (out_path) {
+		if (write_file_atomic(out_path, json, strlen(json), &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		fprintf(stderr, "gcratchet %s: session %lld (%zu runs) written to %s\n", cmd,
+			(long long)session, d.nruns, out_path);
+	} else if (fputs(json, stdout) < 0 || fflush(stdout) != 0) {
+		rc = cli_error(cmd, "writing to stdout failed");
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	if (loaded)
+		report_data_release(&d);
+	free(json);
+	store_close(st);
+	return rc;
+}

@@ -1,0 +1,114 @@
+/* gcratchet report — the pages and tables of any stored session, after the fact. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "report.h"
+#include "report_html.h"
+#include "store.h"
+
+/* One build (or --single): no comparison, every build's samples by round. */
+static int report_session_page(const char *cmd, struct store *st, int64_t session,
+			       const char *html_path)
+{
+	struct report_data d;
+	struct err e;
+	char *html;
+	int rc = EXIT_OK;
+
+	if (report_data_load(st, session, &d, &e) != 0)
+		return cli_error(cmd, "%s", e.msg);
+	html = report_html_session(&d);
+	if (write_file_atomic(html_path, html, strlen(html), &e) != 0)
+		rc = cli_error(cmd, "%s", e.msg);
+	else
+		printf("gcratchet %s: session %lld (%zu build%s, %zu runs): %s\n", cmd,
+		       (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns, html_path);
+	free(html);
+	report_data_release(&d);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+		{"--session", 1}, {"--html", 1}, {"--md", 1},   {"--json", 1},
+		{"--base", 1},    {"--fix", 1},  {"--db", 1},   {NULL, 0},
+	};
+	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
+	const char *base = NULL, *fix = NULL;
+	struct cli_iter it;
+	struct store *st = NULL;
+	struct store_build *builds = NULL;
+	size_t nbuilds = 0;
+	struct err e;
+	int64_t session = 0;
+	uint64_t v;
+	int rc = EXIT_UNJUDGED, r;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--session") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			session = (int64_t)v;
+		} else if (strcmp(opt, "--html") == 0) {
+			html = val;
+		} else if (strcmp(opt, "--md") == 0) {
+			md = val;
+		} else if (strcmp(opt, "--json") == 0) {
+			json = val;
+		} else if (strcmp(opt, "--base") == 0) {
+			base = val;
+		} else if (strcmp(opt, "--fix") == 0) {
+			fix = val;
+		} else if (strcmp(opt, "--db") == 0) {
+			db = val;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (session == 0) {
+		rc = cli_error(cmd, "--session N is required (see gcratchet list sessions)");
+		goto out;
+	}
+	if (store_open(cli_db_path(db), &st, &e) != 0 ||
+	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (nbuilds == 0) {
+		struct store_session si;
+		/* Tell "no such session" from "a session that never got going". */
+		if (store_session_get(st, session, &si, &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		store_session_release(&si);
+		rc = cli_error(cmd, "session %lld has no builds recorded", (long long)session);
+		goto out;
+	}
+	if (nbuilds == 1) {
+		if (md || json || base || fix) {
+			rc = cli_error(cmd, "session %lld measured one build: only --html applies (use gcratchet export for its JSON)",
+				       (long long)session);
+			goto out;
+		}
+		if (!html) {
+			rc = cli_error(cmd, "nothing to write: give --html FILE");
+			goto out;
+		}
+		rc = report_session_page(cmd, st, session, html);
+		goto out;
+	}
+	rc = ab_report_session(cmd, st, session, base, fix, md, json, html, 0);
+out:
+	store_builds_release(builds, nbuilds);
+	store_close(st);
+	return rc;
+}

@@ -1,0 +1,428 @@
+#include "paired.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+/* Every metric is a cost; these are the ones that decide an A/B verdict (docs/ab.md). */
+static const char *const paired_deciding[] = {
+	"valgrind.ir",   "time.wall_ns",        "time.user_ns",
+	"rss.peak_bytes", "memory.vm_hwm_bytes", NULL,
+};
+
+/* Census fields measured by the collector's own clock: as noisy as time, and in it already. */
+static const char *const paired_census_info[] = {
+	"census.pause_total_ns",
+	"census.pause_max_ns",
+	NULL,
+};
+
+static int paired_in(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* "perf.<event>.scale" is the share of time a counter ran: a property of the host, not a cost. */
+static int paired_ends_scale(const char *metric)
+{
+	size_t n = strlen(metric);
+
+	return n > 6 && strcmp(metric + n - 6, ".scale") == 0;
+}
+
+void paired_policy_for(const char *metric, struct paired_policy *out)
+{
+	memset(out, 0, sizeof *out);
+	out->lower_better = 1;
+	if (paired_in(paired_deciding, metric))
+		out->decides = 1;
+	else if (strncmp(metric, "perf.", 5) == 0 && !paired_ends_scale(metric))
+		out->decides = 1;
+	else if (strncmp(metric, "census.", 7) == 0 && !paired_in(paired_census_info, metric))
+		out->decides = 1;
+	if (strcmp(metric, "valgrind.ir") == 0) {
+		out->deterministic = 1;
+		/*
+		 * valgrind's count moves by a few instructions with the length of the probe's path
+		 * and environment (the loader and libc walk them): 10 ppm is far above that and far
+		 * below any change a collector engineer would care about.
+		 */
+		out->resolution = 1e-5;
+	}
+}
+
+static int paired_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double *paired_sorted(const double *x, size_t n)
+{
+	double *s = xmalloc((n ? n : 1) * sizeof *s);
+
+	if (n)
+		memcpy(s, x, n * sizeof *s);
+	qsort(s, n, sizeof *s, paired_cmp);
+	return s;
+}
+
+struct paired_abs {
+	double a;
+	int positive;
+};
+
+static int paired_abs_cmp(const void *a, const void *b)
+{
+	double x = ((const struct paired_abs *)a)->a, y = ((const struct paired_abs *)b)->a;
+
+	return (x > y) - (x < y);
+}
+
+void paired_signed_rank(const double *d, size_t n, struct paired_wilcoxon *out)
+{
+	struct paired_abs *v = xmalloc((n ? n : 1) * sizeof *v);
+	long *rank2 = xmalloc((n ? n : 1) * sizeof *rank2); /* doubled mid-ranks: integers */
+	size_t m = 0;
+	long w2 = 0, total2 = 0;
+
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		if (d[i] == 0) {
+			out->n_zero++;
+			continue;
+		}
+		v[m].a = fabs(d[i]);
+		v[m].positive = d[i] > 0;
+		m++;
+	}
+	out->n_used = m;
+	out->p_greater = out->p_less = out->p_two_sided = 1;
+	out->exact = 1;
+	if (m == 0)
+		goto out;
+	qsort(v, m, sizeof *v, paired_abs_cmp);
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+		while (j + 1 < m && v[j + 1].a == v[i].a)
+			j++;
+		/* Ranks i+1 .. j+1 share their mean; doubled, that is i + j + 2. */
+		for (size_t k = i; k <= j; k++)
+			rank2[k] = (long)(i + j + 2);
+		i = j + 1;
+	}
+	for (size_t i = 0; i < m; i++) {
+		total2 += rank2[i];
+		if (v[i].positive)
+			w2 += rank2[i];
+	}
+	out->w_plus = (double)w2 / 2;
+
+	if (m <= PAIRED_EXACT_MAX) {
+		/*
+		 * Under the null each rank carries a + sign with probability 1/2, independently:
+		 * the distribution of the doubled W+ is a convolution, built one rank at a time.
+		 */
+		double *dist = xcalloc((size_t)total2 + 1, sizeof *dist);
+		double below = 0, above = 0;
+		long reach = 0;
+
+		dist[0] = 1;
+		for (size_t i = 0; i < m; i++) {
+			long r = rank2[i];
+			/* Downwards, so dist[s - r] is still the previous step's when it is read. */
+			for (long s = reach + r; s >= r; s--)
+				dist[s] = 0.5 * dist[s] + 0.5 * dist[s - r];
+			for (long s = r - 1; s >= 0; s--)
+				dist[s] *= 0.5;
+			reach += r;
+		}
+		for (long s = 0; s <= total2; s++) {
+			if (s <= w2)
+				below += dist[s];
+			if (s >= w2)
+				above += dist[s];
+		}
+		out->p_less = below > 1 ? 1 : below;
+		out->p_greater = above > 1 ? 1 : above;
+		free(dist);
+	} else {
+		/* Normal approximation with the tie correction and a continuity correction of 1/2. */
+		double mean = (double)total2 / 4, var = 0, z;
+		for (size_t i = 0; i < m; i++)
+			var += (double)rank2[i] * (double)rank2[i] / 16;
+		z = (out->w_plus - mean) / sqrt(var);
+		out->exact = 0;
+		out->p_greater = 0.5 * erfc((z - 0.5 / sqrt(var)) / M_SQRT2);
+		out->p_less = 0.5 * erfc(-(z + 0.5 / sqrt(var)) / M_SQRT2);
+	}
+	out->p_two_sided = 2 * (out->p_greater < out->p_less ? out->p_greater : out->p_less);
+	if (out->p_two_sided > 1)
+		out->p_two_sided = 1;
+out:
+	free(rank2);
+	free(v);
+}
+
+double paired_binom_half_cdf(size_t n, long k)
+{
+	double sum = 0;
+
+	if (k < 0)
+		return 0;
+	if ((size_t)k >= n)
+		return 1;
+	/* Terms through lgamma: exact enough for any n a session can have, and no overflow. */
+	for (long i = 0; i <= k; i++)
+		sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+			   lgamma((double)(n - (size_t)i) + 1) - (double)n * M_LN2);
+	return sum > 1 ? 1 : sum;
+}
+
+void paired_median_interval(const double *d, size_t n, double level_wanted,
+			    struct paired_interval *out)
+{
+	double *s;
+	size_t k = 1;
+
+	memset(out, 0, sizeof *out);
+	if (n == 0) {
+		out->lo = out->hi = NAN;
+		return;
+	}
+	while (k + 1 <= (n + 1) / 2 && 2 * paired_binom_half_cdf(n, (long)k) <= 1 - level_wanted)
+		k++;
+	s = paired_sorted(d, n);
+	out->k = k;
+	out->lo = s[k - 1];
+	out->hi = s[n - k];
+	out->level = 1 - 2 * paired_binom_half_cdf(n, (long)k - 1);
+	free(s);
+}
+
+struct paired_idx {
+	double p;
+	size_t i;
+};
+
+static int paired_idx_cmp(const void *a, const void *b)
+{
+	const struct paired_idx *x = a, *y = b;
+
+	if (x->p != y->p)
+		return (x->p > y->p) - (x->p < y->p);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+void paired_bh(const double *p, size_t m, double q, double *q_adj, int *reject)
+{
+	struct paired_idx *o;
+	double running = 1;
+
+	if (m == 0)
+		return;
+	o = xmalloc(m * sizeof *o);
+	for (size_t i = 0; i < m; i++) {
+		o[i].p = p[i];
+		o[i].i = i;
+	}
+	qsort(o, m, sizeof *o, paired_idx_cmp);
+	/* Step-up: the adjusted value of rank r is the smallest p_(j) m / j over j >= r. */
+	for (size_t r = m; r >= 1; r--) {
+		double a = o[r - 1].p * (double)m / (double)r;
+		if (a < running)
+			running = a;
+		if (q_adj)
+			q_adj[o[r - 1].i] = running;
+		/* A relative slack of 1e-12 keeps p = k q / m exactly on the boundary rejected. */
+		if (reject)
+			reject[o[r - 1].i] = running <= q * (1 + 1e-12);
+	}
+	free(o);
+}
+
+/* 99th percentiles of the gap statistic on Gaussian samples (2e4-6e4 simulations each). */
+static const struct {
+	size_t n;
+	double crit;
+} paired_gap_crit[] = {
+	{6, 3.272},   {7, 2.393},   {8, 1.932},   {9, 1.606},   {10, 1.366},
+	{11, 1.104},  {12, 0.996},  {13, 0.899},  {14, 0.806},  {15, 0.751},
+	{17, 0.627},  {20, 0.524},  {25, 0.403},  {30, 0.327},  {40, 0.236},
+	{50, 0.188},  {60, 0.152},  {80, 0.111},  {100, 0.089},
+};
+
+static double paired_gap_critical(size_t n)
+{
+	size_t last = sizeof paired_gap_crit / sizeof paired_gap_crit[0] - 1;
+
+	for (size_t i = 0; i < last; i++) {
+		size_t a = paired_gap_crit[i].n, b = paired_gap_crit[i + 1].n;
+		if (n >= a && n <= b)
+			return paired_gap_crit[i].crit + (paired_gap_crit[i + 1].crit -
+							   paired_gap_crit[i].crit) *
+								  (double)(n - a) / (double)(b - a);
+	}
+	/* Beyond the table the statistic shrinks like 1/n. */
+	return paired_gap_crit[last].crit * (double)paired_gap_crit[last].n / (double)n;
+}
+
+int paired_bimodal(const double *x, size_t n, double *gap_out)
+{
+	double *s, best = 0, median;
+	size_t min_group;
+	int found = 0;
+
+	if (gap_out)
+		*gap_out = 0;
+	if (n < 6)
+		return 0;
+	s = paired_sorted(x, n);
+	median = stats_median(s, n);
+	min_group = (n + 4) / 5 > 2 ? (n + 4) / 5 : 2;
+	for (size_t i = min_group - 1; i + min_group < n; i++) {
+		double gap = s[i + 1] - s[i];
+		double left = s[i] - s[0], right = s[n - 1] - s[i + 1];
+		double wider = left > right ? left : right;
+		double stat;
+		if (gap <= 0)
+			continue;
+		stat = wider > 0 ? gap / wider : INFINITY;
+		if (stat > best)
+			best = stat;
+		if (stat > paired_gap_critical(n) && gap >= 0.01 * fabs(median))
+			found = 1;
+	}
+	if (gap_out)
+		*gap_out = best;
+	free(s);
+	return found;
+}
+
+static int paired_constant(const double *x, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (x[i] != x[0])
+			return 0;
+	return 1;
+}
+
+void paired_analyze(const double *base, const double *fix, size_t n,
+		    const struct paired_policy *pol, struct paired_cell *out)
+{
+	double *d = xmalloc((n ? n : 1) * sizeof *d);
+
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	out->q = NAN;
+	out->verdict = PAIRED_UNJUDGED;
+	if (n == 0) {
+		out->base_median = out->fix_median = out->delta_median = out->delta_pct = NAN;
+		out->ci.lo = out->ci.hi = NAN;
+		out->p = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		d[i] = fix[i] - base[i];
+		if (d[i] < 0)
+			out->n_lower++;
+		else if (d[i] > 0)
+			out->n_higher++;
+		else
+			out->n_equal++;
+	}
+	out->base_median = stats_median(base, n);
+	out->fix_median = stats_median(fix, n);
+	out->delta_median = stats_median(d, n);
+	out->delta_pct = out->base_median != 0 ? 100 * out->delta_median / fabs(out->base_median)
+					       : NAN;
+	paired_median_interval(d, n, 0.95, &out->ci);
+	paired_signed_rank(d, n, &out->test);
+	/* One run per arm proves nothing about spread unless the metric is deterministic. */
+	out->deterministic = (pol->deterministic || n >= 2) && paired_constant(base, n) &&
+			     paired_constant(fix, n);
+	if (out->deterministic)
+		out->p = d[0] == 0 ? 1 : 0;
+	else
+		out->p = out->test.p_two_sided;
+	out->bimodal_base = paired_bimodal(base, n, NULL);
+	out->bimodal_fix = paired_bimodal(fix, n, NULL);
+out:
+	free(d);
+}
+
+static enum paired_verdict paired_direction(int fix_higher, const struct paired_policy *pol)
+{
+	return fix_higher == pol->lower_better ? PAIRED_WORSE : PAIRED_BETTER;
+}
+
+size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m,
+		    double q)
+{
+	double *p = xmalloc((m ? m : 1) * sizeof *p), *adj = xmalloc((m ? m : 1) * sizeof *adj);
+	size_t *idx = xmalloc((m ? m : 1) * sizeof *idx), fam = 0;
+	int *reject = xmalloc((m ? m : 1) * sizeof *reject);
+
+	for (size_t i = 0; i < m; i++) {
+		struct paired_cell *c = &cells[i];
+		c->in_family = 0;
+		c->q = NAN;
+		if (c->n == 0) {
+			c->verdict = PAIRED_UNJUDGED;
+		} else if (!pols[i].decides) {
+			c->verdict = PAIRED_INFO;
+		} else if (c->deterministic) {
+			double delta = c->fix_median - c->base_median;
+			if (fabs(delta) <= pols[i].resolution * fabs(c->base_median))
+				c->verdict = PAIRED_SAME;
+			else
+				c->verdict = paired_direction(delta > 0, &pols[i]);
+		} else if (c->n < PAIRED_MIN_PAIRS) {
+			c->verdict = PAIRED_FEW;
+		} else {
+			c->in_family = 1;
+			p[fam] = c->p;
+			idx[fam++] = i;
+		}
+	}
+	paired_bh(p, fam, q, adj, reject);
+	for (size_t k = 0; k < fam; k++) {
+		struct paired_cell *c = &cells[idx[k]];
+		c->q = adj[k];
+		if (reject[k])
+			c->verdict = paired_direction(c->test.p_greater < c->test.p_less, &pols[idx[k]]);
+		else
+			c->verdict = PAIRED_SAME;
+	}
+	free(reject);
+	free(idx);
+	free(adj);
+	free(p);
+	return fam;
+}
+
+const char *paired_verdict_name(enum paired_verdict v)
+{
+	switch (v) {
+	case PAIRED_SAME:
+		return "same";
+	case PAIRED_BETTER:
+		return "better";
+	case PAIRED_WORSE:
+		return "worse";
+	case PAIRED_INFO:
+		return "info";
+	case PAIRED_FEW:
+		return "few";
+	case PAIRED_UNJUDGED:
+		break;
+	}
+	return "unjudged";
+}

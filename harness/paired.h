@@ -1,0 +1,135 @@
+/*
+ * paired.h — paired statistics for A/B comparisons: one value per round for each of two
+ * builds, paired by round (docs/ab.md says why each choice was made).
+ *
+ * Conventions:
+ * - A delta is FIX - BASE, in the metric's unit; a percentage is relative to BASE.
+ * - Every metric the harness knows is a cost: lower is better (paired_policy_for).
+ * - Functions are pure: they never modify their input (they sort private copies), never
+ *   print, never fail. n == 0 is allowed and yields empty results (p = 1, no interval).
+ *
+ * What is computed, per cell (probe x metric):
+ * - medians of each arm, the median of the paired deltas and its percentage;
+ * - a distribution-free confidence interval for that median from order statistics of the
+ *   deltas (the sign-test interval: the binomial(n, 1/2) distribution picks the ranks), with
+ *   the confidence it actually reaches, which is >= 95% whenever n >= 6;
+ * - the exact Wilcoxon signed-rank test: zero deltas are dropped (Wilcoxon's method), tied
+ *   |deltas| get mid-ranks, and the null distribution is enumerated exactly by dynamic
+ *   programming over the (doubled, hence integer) ranks, conditional on the ties, for
+ *   n <= PAIRED_EXACT_MAX; above that a normal approximation with tie correction is used;
+ * - the sign count;
+ * - deterministic cells (every value of each arm identical) are decided by exact comparison,
+ *   not by a test: the delta is then certain;
+ * - a bimodality warning from a gap test calibrated on Gaussian samples (paired_bimodal).
+ * The verdict over all cells of a session (paired_judge) controls the false-discovery rate
+ * with Benjamini–Hochberg among the stochastic cells of metrics that decide.
+ */
+#ifndef PAIRED_H
+#define PAIRED_H
+
+#include <stddef.h>
+
+/* Above this many non-zero deltas the signed-rank p-value comes from the normal approximation. */
+#define PAIRED_EXACT_MAX 400
+/* The false-discovery rate ab controls across the cells of a session. */
+#define PAIRED_FDR_Q 0.05
+/* Below this many pairs no stochastic cell can reach p < 0.05 two-sided (2/2^5 = 0.0625). */
+#define PAIRED_MIN_PAIRS 6
+
+struct paired_policy {
+	int decides;        /* 1: the cell gets better/worse/same and can fail ab; 0: info only */
+	int lower_better;   /* direction of "better" */
+	double resolution;  /* relative: deterministic deltas within it count as "same" */
+	int deterministic;  /* 1: one sample per arm by design (valgrind Ir): compare exactly */
+};
+/* The policy of a metric by name; unknown metrics are info-only costs. */
+void paired_policy_for(const char *metric, struct paired_policy *out);
+
+struct paired_wilcoxon {
+	size_t n_used;        /* non-zero deltas */
+	size_t n_zero;        /* zero deltas, dropped */
+	double w_plus;        /* sum of the ranks of positive deltas (mid-ranks: may be x.5) */
+	double p_greater;     /* P(W+ >= w_plus): small when FIX is higher */
+	double p_less;        /* P(W+ <= w_plus): small when FIX is lower */
+	double p_two_sided;   /* min(1, 2 * min(p_greater, p_less)); 1 when n_used == 0 */
+	int exact;            /* 1 when enumerated exactly */
+};
+/* The signed-rank test of deltas d[0..n-1] against a median of zero. */
+void paired_signed_rank(const double *d, size_t n, struct paired_wilcoxon *out);
+
+/* P(B <= k) for B ~ Binomial(n, 1/2); 0 for k < 0. */
+double paired_binom_half_cdf(size_t n, long k);
+
+struct paired_interval {
+	double lo, hi;   /* NAN when n == 0 */
+	double level;    /* the confidence actually reached: 1 - 2 P(B <= k-1) */
+	size_t k;        /* lo is the k-th smallest delta, hi the k-th largest (1-based) */
+};
+/*
+ * The order-statistics interval for the median of d: the largest k with
+ * 2 P(B <= k-1) <= 1 - level_wanted, or k = 1 (then level < level_wanted) when n is too small.
+ */
+void paired_median_interval(const double *d, size_t n, double level_wanted,
+			    struct paired_interval *out);
+
+/*
+ * Benjamini–Hochberg over p[0..m-1]: q_adj[i] is the BH-adjusted p-value (the smallest FDR at
+ * which hypothesis i is rejected) and reject[i] is q_adj[i] <= q. Either output may be NULL.
+ */
+void paired_bh(const double *p, size_t m, double q, double *q_adj, int *reject);
+
+/*
+ * 1 when x looks bimodal: after sorting, some split into two groups (each at least
+ * max(2, ceil(n/5)) values) has a gap between them larger than a critical multiple of the
+ * wider group's range, and that gap is at least 1% of |median|. The critical multiple is the
+ * 99th percentile of the same statistic on Gaussian samples of the same n, so a unimodal,
+ * normal-looking arm is flagged about once in a hundred. Needs n >= 6; 0 below.
+ * *gap_out (may be NULL) gets the statistic (gap / range) of the strongest split.
+ */
+int paired_bimodal(const double *x, size_t n, double *gap_out);
+
+enum paired_verdict {
+	PAIRED_SAME,     /* no difference shown */
+	PAIRED_BETTER,
+	PAIRED_WORSE,
+	PAIRED_INFO,     /* a metric that does not decide: shown, never judged */
+	PAIRED_FEW,      /* a stochastic cell with fewer than PAIRED_MIN_PAIRS pairs */
+	PAIRED_UNJUDGED, /* no pairs at all */
+};
+
+struct paired_cell {
+	size_t n;                        /* pairs */
+	double base_median, fix_median;
+	double delta_median;             /* median of FIX - BASE */
+	double delta_pct;                /* 100 * delta_median / |base_median|; NAN if base is 0 */
+	struct paired_interval ci;       /* for delta_median */
+	int n_lower, n_higher, n_equal;  /* rounds where FIX was lower, higher, equal */
+	int deterministic;               /* every value of each arm identical (or by policy) */
+	struct paired_wilcoxon test;
+	double p;                        /* the test's two-sided p; 0 or 1 when deterministic */
+	double q;                        /* BH-adjusted p within the family; NAN outside it */
+	int in_family;                   /* entered the BH family */
+	int bimodal_base, bimodal_fix;
+	enum paired_verdict verdict;
+};
+
+/*
+ * Everything but the verdict for one cell: base[i] and fix[i] are round i of each arm.
+ * The verdict is set by paired_judge once all cells of the session are known.
+ */
+void paired_analyze(const double *base, const double *fix, size_t n,
+		    const struct paired_policy *pol, struct paired_cell *out);
+
+/*
+ * Verdicts for all m cells of a session (pols[i] is cell i's metric policy): deterministic
+ * cells by exact comparison within their resolution; stochastic cells of deciding metrics
+ * with at least PAIRED_MIN_PAIRS pairs form one family for Benjamini–Hochberg at level q;
+ * the rest are info, few or unjudged. Returns the family size.
+ */
+size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m,
+		    double q);
+
+/* "same", "better", "worse", "info", "few", "unjudged". */
+const char *paired_verdict_name(enum paired_verdict v);
+
+#endif /* PAIRED_H */

@@ -1,0 +1,451 @@
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+/* The metrics a reader looks at first; the rest follow in metrics_known() order. */
+static const char *const compare_first[] = {
+	"valgrind.ir", "time.user_ns", "time.wall_ns", "rss.peak_bytes", "memory.vm_hwm_bytes",
+	NULL,
+};
+
+static size_t compare_metric_rank(const char *metric)
+{
+	const char *const *known = metrics_known();
+
+	for (size_t i = 0; compare_first[i]; i++)
+		if (strcmp(compare_first[i], metric) == 0)
+			return i;
+	for (size_t i = 0; known[i]; i++)
+		if (strcmp(known[i], metric) == 0)
+			return 100 + i;
+	return 1000;
+}
+
+static int compare_cell_cmp(const void *a, const void *b)
+{
+	const struct compare_cell *x = a, *y = b;
+	size_t rx = compare_metric_rank(x->metric), ry = compare_metric_rank(y->metric);
+
+	if (x->pol.decides != y->pol.decides)
+		return y->pol.decides - x->pol.decides;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return strcmp(x->metric, y->metric);
+}
+
+static int compare_name_cmp(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	struct paired_policy px, py;
+	size_t rx = compare_metric_rank(x), ry = compare_metric_rank(y);
+
+	paired_policy_for(x, &px);
+	paired_policy_for(y, &py);
+	if (px.decides != py.decides)
+		return py.decides - px.decides;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return strcmp(x, y);
+}
+
+void compare_sort_metrics(struct strlist *metrics)
+{
+	qsort(metrics->items, metrics->n, sizeof *metrics->items, compare_name_cmp);
+}
+
+static int compare_is_ok(const struct store_run *r)
+{
+	return strcmp(r->status, "ok") == 0;
+}
+
+static int compare_is_valgrind(const char *metric)
+{
+	return strncmp(metric, "valgrind.", 9) == 0;
+}
+
+/* The runs of one probe on one build, by measured round (timed) plus its valgrind run. */
+struct compare_arm {
+	const struct store_run **by_round; /* [1..rounds], NULL where none */
+	const struct store_run *valgrind;
+};
+
+static void compare_arm_fill(const struct report_data *d, const char *probe, int64_t build_id,
+			     int rounds, struct compare_arm *arm)
+{
+	int warmup = (int)d->session.warmup;
+
+	arm->by_round = xcalloc((size_t)rounds + 1, sizeof *arm->by_round);
+	arm->valgrind = NULL;
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		if (r->build_id != build_id || strcmp(r->probe, probe) != 0 || r->warmup)
+			continue;
+		if (strcmp(r->kind, "valgrind") == 0) {
+			if (!arm->valgrind || (!compare_is_ok(arm->valgrind) && compare_is_ok(r)))
+				arm->valgrind = r;
+		} else if (r->round - warmup >= 1 && r->round - warmup <= rounds) {
+			arm->by_round[r->round - warmup] = r;
+		}
+	}
+}
+
+static void compare_rounds(const struct report_data *d, size_t base, size_t fix,
+			   struct compare *c)
+{
+	int warmup = (int)d->session.warmup;
+	size_t need = d->probes.n * 2;
+	char *seen;
+
+	c->complete = xcalloc((size_t)c->rounds_planned + 1, sizeof *c->complete);
+	if (need == 0)
+		return;
+	/* seen[(k * nprobes + p) * 2 + arm]: round k of probe p ran on that arm. */
+	seen = xcalloc(((size_t)c->rounds_planned + 1) * need, 1);
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		int k = r->round - warmup, arm;
+		if (r->warmup || strcmp(r->kind, "timed") != 0 || k < 1 || k > c->rounds_planned)
+			continue;
+		if (r->build_id == d->builds[base].id)
+			arm = 0;
+		else if (r->build_id == d->builds[fix].id)
+			arm = 1;
+		else
+			continue;
+		for (size_t p = 0; p < d->probes.n; p++)
+			if (strcmp(d->probes.items[p], r->probe) == 0)
+				seen[((size_t)k * d->probes.n + p) * 2 + (size_t)arm] = 1;
+	}
+	for (int k = 1; k <= c->rounds_planned; k++) {
+		int all = 1;
+		for (size_t j = 0; j < need; j++)
+			all &= seen[(size_t)k * need + j];
+		if (all)
+			c->complete[c->ncomplete++] = k;
+	}
+	free(seen);
+}
+
+/* Checksums and failures of one probe: the identity half of the comparison. */
+static void compare_identity(const struct report_data *d, size_t base, size_t fix,
+			     struct compare_probe *p)
+{
+	const struct store_run *first_bad[2] = {NULL, NULL};
+	int unstable[2] = {0, 0};
+
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		int arm;
+		const char **sum;
+		if (strcmp(r->probe, p->probe) != 0)
+			continue;
+		if (r->build_id == d->builds[base].id)
+			arm = 0;
+		else if (r->build_id == d->builds[fix].id)
+			arm = 1;
+		else
+			continue;
+		if (!r->warmup) {
+			*(arm ? &p->fix_runs : &p->base_runs) += 1;
+			if (!compare_is_ok(r)) {
+				*(arm ? &p->fix_failed : &p->base_failed) += 1;
+				if (!first_bad[arm])
+					first_bad[arm] = r;
+			}
+		}
+		if (!compare_is_ok(r) || !r->checksum)
+			continue;
+		sum = arm ? &p->fix_sum : &p->base_sum;
+		if (!*sum)
+			*sum = r->checksum;
+		else if (strcmp(*sum, r->checksum) != 0)
+			unstable[arm] = 1;
+	}
+	if (!p->base_sum && !p->fix_sum)
+		p->sum = COMPARE_SUM_NONE;
+	else if (unstable[0] || unstable[1])
+		p->sum = COMPARE_SUM_UNSTABLE;
+	else if (!p->base_sum || !p->fix_sum)
+		p->sum = COMPARE_SUM_MISSING;
+	else if (strcmp(p->base_sum, p->fix_sum) != 0)
+		p->sum = COMPARE_SUM_DIFFERS;
+	else
+		p->sum = COMPARE_SUM_SAME;
+	p->fix_only_failure = p->fix_failed > 0 && p->base_failed == 0;
+	/* BASE sets the standard: FIX may not print another result, or several, or fail alone. */
+	p->correctness = p->sum == COMPARE_SUM_DIFFERS || (unstable[1] && !unstable[0]) ||
+			 (p->sum == COMPARE_SUM_MISSING && p->base_sum) || p->fix_only_failure;
+	if (p->base_failed || p->fix_failed) {
+		struct sbuf b;
+		sbuf_init(&b);
+		for (int arm = 0; arm < 2; arm++) {
+			const struct store_run *r = first_bad[arm];
+			if (!r)
+				continue;
+			sbuf_addf(&b, "%s%s: %d of %d runs %s%s%s%s", b.len ? "; " : "",
+				  arm ? "FIX" : "BASE", arm ? p->fix_failed : p->base_failed,
+				  arm ? p->fix_runs : p->base_runs, r->status, r->detail ? " (" : "",
+				  r->detail ? r->detail : "", r->detail ? ")" : "");
+		}
+		p->failure = b.data;
+	}
+}
+
+static void compare_add_metrics(const struct store_run *r, struct strlist *metrics)
+{
+	if (!r || !compare_is_ok(r))
+		return;
+	for (size_t i = 0; i < r->metrics.n; i++)
+		if (!strlist_contains(metrics, r->metrics.items[i].name))
+			strlist_push(metrics, r->metrics.items[i].name);
+}
+
+static void compare_probe_cells(struct compare *c, const char *probe,
+				const struct compare_arm *a, const struct compare_arm *b)
+{
+	struct strlist metrics = {0}, in_a = {0}, in_b = {0};
+
+	for (int k = 1; k <= c->rounds_planned; k++) {
+		compare_add_metrics(a->by_round[k], &in_a);
+		compare_add_metrics(b->by_round[k], &in_b);
+	}
+	compare_add_metrics(a->valgrind, &in_a);
+	compare_add_metrics(b->valgrind, &in_b);
+	for (size_t i = 0; i < in_a.n; i++)
+		strlist_push(&metrics, in_a.items[i]);
+	for (size_t i = 0; i < in_b.n; i++)
+		if (!strlist_contains(&metrics, in_b.items[i]))
+			strlist_push(&metrics, in_b.items[i]);
+	c->cells = xrealloc(c->cells, (c->ncells + metrics.n) * sizeof *c->cells);
+	for (size_t m = 0; m < metrics.n; m++) {
+		struct compare_cell *cell = &c->cells[c->ncells++];
+		const char *name = metrics.items[m];
+		size_t cap = c->ncomplete + 1, n = 0;
+
+		memset(cell, 0, sizeof *cell);
+		cell->probe = probe;
+		cell->metric = xstrdup(name);
+		paired_policy_for(name, &cell->pol);
+		/*
+		 * A collector reports only the counters it knows: a metric one arm never reports
+		 * (comparing two different collectors) cannot pair, and is shown for information.
+		 */
+		if (!strlist_contains(&in_a, name) || !strlist_contains(&in_b, name)) {
+			cell->only = strlist_contains(&in_a, name) ? "BASE" : "FIX";
+			cell->pol.decides = 0;
+		}
+		cell->base = xcalloc(cap, sizeof *cell->base);
+		cell->fix = xcalloc(cap, sizeof *cell->fix);
+		cell->rounds = xcalloc(cap, sizeof *cell->rounds);
+		if (compare_is_valgrind(name)) {
+			const double *x = a->valgrind && compare_is_ok(a->valgrind)
+						  ? metric_set_get(&a->valgrind->metrics, name)
+						  : NULL;
+			const double *y = b->valgrind && compare_is_ok(b->valgrind)
+						  ? metric_set_get(&b->valgrind->metrics, name)
+						  : NULL;
+			if (x && y) {
+				cell->base[0] = *x;
+				cell->fix[0] = *y;
+				cell->rounds[0] = 0;
+				n = 1;
+			}
+		} else {
+			for (size_t i = 0; i < c->ncomplete; i++) {
+				int k = c->complete[i];
+				const struct store_run *ra = a->by_round[k], *rb = b->by_round[k];
+				const double *x, *y;
+				if (!ra || !rb || !compare_is_ok(ra) || !compare_is_ok(rb))
+					continue;
+				x = metric_set_get(&ra->metrics, name);
+				y = metric_set_get(&rb->metrics, name);
+				if (!x || !y)
+					continue;
+				cell->base[n] = *x;
+				cell->fix[n] = *y;
+				cell->rounds[n] = k;
+				n++;
+			}
+		}
+		paired_analyze(cell->base, cell->fix, n, &cell->pol, &cell->stats);
+	}
+	strlist_release(&metrics);
+	strlist_release(&in_a);
+	strlist_release(&in_b);
+}
+
+void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
+		   struct compare *out)
+{
+	struct paired_policy *pols;
+	struct paired_cell *stats;
+	size_t start;
+
+	memset(out, 0, sizeof *out);
+	out->data = d;
+	out->base = base;
+	out->fix = fix;
+	out->fdr_q = fdr_q;
+	out->rounds_planned = (int)d->session.rounds;
+	out->session_complete = d->session.status && strcmp(d->session.status, "complete") == 0;
+	compare_rounds(d, base, fix, out);
+
+	out->probes = xcalloc(d->probes.n, sizeof *out->probes);
+	for (size_t p = 0; p < d->probes.n; p++) {
+		struct compare_probe *cp = &out->probes[out->nprobes++];
+		struct compare_arm a, b;
+		cp->probe = d->probes.items[p];
+		compare_identity(d, base, fix, cp);
+		compare_arm_fill(d, cp->probe, d->builds[base].id, out->rounds_planned, &a);
+		compare_arm_fill(d, cp->probe, d->builds[fix].id, out->rounds_planned, &b);
+		start = out->ncells;
+		compare_probe_cells(out, cp->probe, &a, &b);
+		qsort(out->cells + start, out->ncells - start, sizeof *out->cells, compare_cell_cmp);
+		free(a.by_round);
+		free(b.by_round);
+		if (cp->correctness)
+			out->identity_failed = 1;
+		out->runs_failed += cp->base_failed + cp->fix_failed;
+	}
+
+	/* The verdicts: one Benjamini–Hochberg family over the whole session. */
+	pols = xcalloc(out->ncells, sizeof *pols);
+	stats = xcalloc(out->ncells, sizeof *stats);
+	for (size_t i = 0; i < out->ncells; i++) {
+		pols[i] = out->cells[i].pol;
+		stats[i] = out->cells[i].stats;
+	}
+	out->family = paired_judge(stats, pols, out->ncells, fdr_q);
+	for (size_t i = 0; i < out->ncells; i++) {
+		struct compare_cell *cell = &out->cells[i];
+		cell->stats = stats[i];
+		if (cell->only)
+			cell->stats.verdict = PAIRED_INFO;
+		switch (cell->stats.verdict) {
+		case PAIRED_WORSE:
+			out->worse++;
+			break;
+		case PAIRED_BETTER:
+			out->better++;
+			break;
+		case PAIRED_SAME:
+			out->same++;
+			break;
+		case PAIRED_INFO:
+			out->info++;
+			break;
+		case PAIRED_FEW:
+			out->few++;
+			break;
+		case PAIRED_UNJUDGED:
+			out->unjudged++;
+			break;
+		}
+		if (strncmp(cell->metric, "census.", 7) == 0 && cell->pol.decides &&
+		    cell->stats.deterministic) {
+			out->census_exact++;
+			if (cell->stats.verdict == PAIRED_WORSE || cell->stats.verdict == PAIRED_BETTER)
+				out->census_differ++;
+		}
+		if (cell->pol.decides && (cell->stats.bimodal_base || cell->stats.bimodal_fix))
+			out->bimodal++;
+	}
+	free(stats);
+	free(pols);
+
+	if (out->worse || out->identity_failed)
+		out->outcome = COMPARE_WORSE;
+	else if (out->unjudged || out->runs_failed || !out->session_complete ||
+		 out->ncomplete == 0 || out->ncells == 0)
+		out->outcome = COMPARE_UNJUDGED;
+	else
+		out->outcome = COMPARE_OK;
+}
+
+void compare_release(struct compare *c)
+{
+	for (size_t i = 0; i < c->nprobes; i++)
+		free(c->probes[i].failure);
+	free(c->probes);
+	for (size_t i = 0; i < c->ncells; i++) {
+		free(c->cells[i].metric);
+		free(c->cells[i].base);
+		free(c->cells[i].fix);
+		free(c->cells[i].rounds);
+	}
+	free(c->cells);
+	free(c->complete);
+	memset(c, 0, sizeof *c);
+}
+
+char *compare_rounds_text(const struct compare *c)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (c->ncomplete == 0)
+		sbuf_addf(&b, "none");
+	for (size_t i = 0; i < c->ncomplete;) {
+		size_t j = i;
+		while (j + 1 < c->ncomplete && c->complete[j + 1] == c->complete[j] + 1)
+			j++;
+		if (j == i)
+			sbuf_addf(&b, "%s%d", i ? ", " : "", c->complete[i]);
+		else
+			sbuf_addf(&b, "%s%d-%d", i ? ", " : "", c->complete[i], c->complete[j]);
+		i = j + 1;
+	}
+	sbuf_addf(&b, " of %d", c->rounds_planned);
+	return b.data;
+}
+
+void compare_signs_text(const struct compare_cell *cell, char *buf, size_t size)
+{
+	const struct paired_cell *s = &cell->stats;
+
+	if (cell->only)
+		snprintf(buf, size, "only in %s", cell->only);
+	else if (s->n == 0)
+		snprintf(buf, size, "-");
+	else if (s->deterministic)
+		snprintf(buf, size, s->n == 1 ? "exact" : "exact (%zu)", s->n);
+	else if (s->n_equal == (int)s->n)
+		snprintf(buf, size, "%zu equal", s->n);
+	else if (s->n_higher >= s->n_lower)
+		snprintf(buf, size, "%d/%zu higher", s->n_higher, s->n);
+	else
+		snprintf(buf, size, "%d/%zu lower", s->n_lower, s->n);
+}
+
+const char *compare_verdict_text(enum paired_verdict v)
+{
+	switch (v) {
+	case PAIRED_WORSE:
+		return "WORSE";
+	case PAIRED_FEW:
+		return "n<6";
+	default:
+		return paired_verdict_name(v);
+	}
+}
+
+void compare_headline(const struct compare *c, char *buf, size_t size)
+{
+	if (c->identity_failed)
+		snprintf(buf, size, "CORRECTNESS: FIX differs from BASE in its results%s",
+			 c->worse ? ", and is worse on some cells" : "");
+	else if (c->worse)
+		snprintf(buf, size, "FIX is WORSE on %d cell%s", c->worse, c->worse == 1 ? "" : "s");
+	else if (c->outcome == COMPARE_UNJUDGED)
+		snprintf(buf, size, "could not judge everything (%d better, no cell worse)", c->better);
+	else if (c->better)
+		snprintf(buf, size, "FIX is better on %d cell%s, worse on none", c->better,
+			 c->better == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "no difference");
+}

@@ -1,0 +1,49 @@
+/*
+ * report.h — what every renderer in reports/ starts from: one stored session, whole (its
+ * host, its builds with their manifests, every run with every sample), plus the small
+ * formatting and escaping helpers the renderers share.
+ *
+ * Renderers never print and never exit: they return newly allocated text, and the
+ * subcommand decides where it goes.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+#include "util.h"
+
+struct report_data {
+	struct store_session session;
+	char *host_facts;        /* the host's facts JSON, or NULL */
+	struct store_build *builds; /* in session order (position) */
+	size_t nbuilds;
+	char **manifests;        /* manifests[i] belongs to builds[i]; may be NULL */
+	struct store_run *runs;  /* every run, in the order they ran */
+	size_t nruns;
+	struct strlist probes;   /* the session's probes, as planned */
+};
+
+/* Loads session `id` whole. Errors name the database and what was missing. */
+int report_data_load(struct store *st, int64_t id, struct report_data *out, struct err *e);
+void report_data_release(struct report_data *d);
+/* The index of the build with this id in d->builds, or -1. */
+long report_data_build_index(const struct report_data *d, int64_t build_id);
+/* The index of the build named `name` in d->builds, or -1 (the first, when several are). */
+long report_data_build_named(const struct report_data *d, const char *name);
+
+/* Human formatting by unit suffix: _bytes as KiB/MiB/GiB, _ns as ns/us/ms/s, else a count. */
+void report_format_value(const char *metric, double v, char *buf, size_t size);
+/* The same with a sign always shown ("+1.20 ms", "-3", "0"). */
+void report_format_delta(const char *metric, double v, char *buf, size_t size);
+/* "+2.76%" with enough digits for small changes; "-" when not finite. */
+void report_format_pct(double pct, char *buf, size_t size);
+
+/* Appends s with &, <, >, " and ' escaped for HTML text and attribute values. */
+void report_html_escape(struct sbuf *b, const char *s);
+/* Appends s escaped for a Markdown table cell: HTML specials as entities and | as \|. */
+void report_md_escape(struct sbuf *b, const char *s);
+
+#endif /* REPORT_H */

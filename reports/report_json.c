@@ -1,0 +1,283 @@
+#include "report_json.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report_json_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void report_json_str(cJSON *o, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* Embeds stored JSON text as JSON; stored text that does not parse is kept as a string. */
+static void report_json_raw(cJSON *o, const char *key, const char *text)
+{
+	cJSON *v = text ? cJSON_Parse(text) : NULL;
+
+	if (v)
+		cJSON_AddItemToObject(o, key, v);
+	else
+		report_json_str(o, key, text);
+}
+
+static cJSON *report_json_list(const char *comma_list)
+{
+	cJSON *a = cJSON_CreateArray();
+	struct strlist l = {0};
+
+	strlist_split(&l, comma_list ? comma_list : "");
+	for (size_t i = 0; i < l.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l.items[i]));
+	strlist_release(&l);
+	return a;
+}
+
+static cJSON *report_json_root(const struct report_data *d, const char *format)
+{
+	const struct store_session *s = &d->session;
+	cJSON *root = cJSON_CreateObject(), *o, *a;
+
+	cJSON_AddStringToObject(root, "format", format);
+	cJSON_AddNumberToObject(root, "version", REPORT_JSON_VERSION);
+
+	o = cJSON_AddObjectToObject(root, "session");
+	cJSON_AddNumberToObject(o, "id", (double)s->id);
+	report_json_str(o, "command", s->command);
+	report_json_str(o, "started_at", s->started_at);
+	report_json_str(o, "finished_at", s->finished_at);
+	report_json_str(o, "status", s->status);
+	/* Seeds use all 63 bits: a string keeps them exact in every JSON reader. */
+	{
+		char seed[24];
+		snprintf(seed, sizeof seed, "%lld", (long long)s->seed);
+		cJSON_AddStringToObject(o, "seed", seed);
+	}
+	report_json_str(o, "size", s->size);
+	cJSON_AddNumberToObject(o, "rounds", (double)s->rounds);
+	cJSON_AddNumberToObject(o, "warmup", (double)s->warmup);
+	cJSON_AddItemToObject(o, "probes", report_json_list(s->probes));
+	cJSON_AddItemToObject(o, "meters", report_json_list(s->meters));
+	report_json_num(o, "load_before", s->load_before);
+	report_json_num(o, "load_after", s->load_after);
+	report_json_str(o, "harness_version", s->harness_version);
+
+	o = cJSON_AddObjectToObject(root, "host");
+	report_json_str(o, "fingerprint", s->host_fingerprint);
+	report_json_str(o, "hostname", s->hostname);
+	report_json_raw(o, "facts", d->host_facts);
+
+	a = cJSON_AddArrayToObject(root, "builds");
+	for (size_t i = 0; i < d->nbuilds; i++) {
+		const struct store_build *b = &d->builds[i];
+		cJSON *bo = cJSON_CreateObject();
+		cJSON_AddNumberToObject(bo, "id", (double)b->id);
+		cJSON_AddNumberToObject(bo, "position", (double)i);
+		report_json_str(bo, "name", b->name);
+		report_json_str(bo, "collector", b->collector);
+		report_json_str(bo, "collector_version", b->collector_version);
+		report_json_str(bo, "git_commit", b->git_commit);
+		report_json_str(bo, "dir", b->dir);
+		report_json_str(bo, "manifest_hash", b->manifest_hash);
+		report_json_raw(bo, "manifest", d->manifests ? d->manifests[i] : NULL);
+		cJSON_AddItemToArray(a, bo);
+	}
+
+	a = cJSON_AddArrayToObject(root, "runs");
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		long bi = report_data_build_index(d, r->build_id);
+		cJSON *ro = cJSON_CreateObject(), *samples;
+		cJSON_AddNumberToObject(ro, "id", (double)r->id);
+		cJSON_AddNumberToObject(ro, "build_id", (double)r->build_id);
+		report_json_str(ro, "build", bi >= 0 ? d->builds[bi].name : NULL);
+		report_json_str(ro, "probe", r->probe);
+		report_json_str(ro, "size", r->size);
+		cJSON_AddNumberToObject(ro, "round", r->round);
+		cJSON_AddNumberToObject(ro, "seq", r->seq);
+		cJSON_AddBoolToObject(ro, "warmup", r->warmup);
+		report_json_str(ro, "kind", r->kind);
+		report_json_str(ro, "status", r->status);
+		report_json_str(ro, "detail", r->detail);
+		report_json_str(ro, "checksum", r->checksum);
+		report_json_str(ro, "premise", r->premise);
+		report_json_str(ro, "started_at", r->started_at);
+		report_json_str(ro, "stderr_tail", r->stderr_tail);
+		samples = cJSON_AddObjectToObject(ro, "samples");
+		for (size_t m = 0; m < r->metrics.n; m++)
+			report_json_num(samples, r->metrics.items[m].name, r->metrics.items[m].value);
+		cJSON_AddItemToArray(a, ro);
+	}
+	return root;
+}
+
+static char *report_json_print(cJSON *root)
+{
+	char *text = cJSON_Print(root), *out;
+
+	out = xasprintf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return out;
+}
+
+char *report_json_session(const struct report_data *d)
+{
+	return report_json_print(report_json_root(d, REPORT_JSON_SESSION_FORMAT));
+}
+
+static const char *report_json_sum_name(enum compare_sum s)
+{
+	switch (s) {
+	case COMPARE_SUM_SAME:
+		return "same";
+	case COMPARE_SUM_DIFFERS:
+		return "differs";
+	case COMPARE_SUM_UNSTABLE:
+		return "unstable";
+	case COMPARE_SUM_MISSING:
+		return "missing";
+	case COMPARE_SUM_NONE:
+		break;
+	}
+	return "none";
+}
+
+static cJSON *report_json_cell(const struct compare_cell *cell)
+{
+	const struct paired_cell *s = &cell->stats;
+	cJSON *o = cJSON_CreateObject(), *a, *t;
+
+	cJSON_AddStringToObject(o, "probe", cell->probe);
+	cJSON_AddStringToObject(o, "metric", cell->metric);
+	cJSON_AddStringToObject(o, "role", cell->pol.decides ? "decides" : "info");
+	cJSON_AddStringToObject(o, "better", cell->pol.lower_better ? "lower" : "higher");
+	cJSON_AddStringToObject(o, "verdict", paired_verdict_name(s->verdict));
+	report_json_str(o, "only_in", cell->only);
+	cJSON_AddNumberToObject(o, "n", (double)s->n);
+	cJSON_AddBoolToObject(o, "deterministic", s->deterministic);
+	report_json_num(o, "base_median", s->base_median);
+	report_json_num(o, "fix_median", s->fix_median);
+	report_json_num(o, "delta_median", s->delta_median);
+	report_json_num(o, "delta_median_pct", s->delta_pct);
+	t = cJSON_AddObjectToObject(o, "ci");
+	report_json_num(t, "lo", s->ci.lo);
+	report_json_num(t, "hi", s->ci.hi);
+	report_json_num(t, "level", s->n ? s->ci.level : NAN);
+	cJSON_AddStringToObject(t, "method", "order statistics of the deltas (sign-test interval)");
+	t = cJSON_AddObjectToObject(o, "signs");
+	cJSON_AddNumberToObject(t, "lower", s->n_lower);
+	cJSON_AddNumberToObject(t, "higher", s->n_higher);
+	cJSON_AddNumberToObject(t, "equal", s->n_equal);
+	t = cJSON_AddObjectToObject(o, "test");
+	cJSON_AddStringToObject(t, "method", s->deterministic ? "exact comparison"
+							      : "Wilcoxon signed-rank");
+	cJSON_AddBoolToObject(t, "exact", s->test.exact);
+	cJSON_AddNumberToObject(t, "n_used", (double)s->test.n_used);
+	cJSON_AddNumberToObject(t, "n_zero", (double)s->test.n_zero);
+	report_json_num(t, "w_plus", s->test.w_plus);
+	report_json_num(t, "p", s->p);
+	cJSON_AddBoolToObject(t, "in_fdr_family", s->in_family);
+	report_json_num(t, "q", s->q);
+	t = cJSON_AddObjectToObject(o, "bimodal");
+	cJSON_AddBoolToObject(t, "base", s->bimodal_base);
+	cJSON_AddBoolToObject(t, "fix", s->bimodal_fix);
+	a = cJSON_AddArrayToObject(o, "pairs");
+	for (size_t i = 0; i < s->n; i++) {
+		cJSON *p = cJSON_CreateObject();
+		double delta = cell->fix[i] - cell->base[i];
+		cJSON_AddNumberToObject(p, "round", cell->rounds[i]);
+		report_json_num(p, "base", cell->base[i]);
+		report_json_num(p, "fix", cell->fix[i]);
+		report_json_num(p, "delta", delta);
+		report_json_num(p, "delta_pct",
+				cell->base[i] != 0 ? 100 * delta / fabs(cell->base[i]) : NAN);
+		cJSON_AddItemToArray(a, p);
+	}
+	return o;
+}
+
+char *report_json_ab(const struct compare *c)
+{
+	const struct report_data *d = c->data;
+	cJSON *root = report_json_root(d, REPORT_JSON_AB_FORMAT), *cmp, *a, *o;
+	char headline[160];
+
+	cmp = cJSON_AddObjectToObject(root, "comparison");
+	cJSON_AddNumberToObject(cmp, "base_build_id", (double)d->builds[c->base].id);
+	cJSON_AddNumberToObject(cmp, "fix_build_id", (double)d->builds[c->fix].id);
+	cJSON_AddStringToObject(cmp, "base", d->builds[c->base].name);
+	cJSON_AddStringToObject(cmp, "fix", d->builds[c->fix].name);
+	cJSON_AddStringToObject(cmp, "outcome", c->outcome == COMPARE_WORSE      ? "worse"
+						: c->outcome == COMPARE_UNJUDGED ? "could_not_judge"
+										  : "ok");
+	compare_headline(c, headline, sizeof headline);
+	cJSON_AddStringToObject(cmp, "headline", headline);
+	cJSON_AddNumberToObject(cmp, "rounds_planned", c->rounds_planned);
+	a = cJSON_AddArrayToObject(cmp, "rounds_complete");
+	for (size_t i = 0; i < c->ncomplete; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(c->complete[i]));
+	o = cJSON_AddObjectToObject(cmp, "fdr");
+	cJSON_AddStringToObject(o, "method", "Benjamini-Hochberg");
+	cJSON_AddNumberToObject(o, "q", c->fdr_q);
+	cJSON_AddNumberToObject(o, "family_size", (double)c->family);
+	o = cJSON_AddObjectToObject(cmp, "counts");
+	cJSON_AddNumberToObject(o, "worse", c->worse);
+	cJSON_AddNumberToObject(o, "better", c->better);
+	cJSON_AddNumberToObject(o, "same", c->same);
+	cJSON_AddNumberToObject(o, "info", c->info);
+	cJSON_AddNumberToObject(o, "few", c->few);
+	cJSON_AddNumberToObject(o, "unjudged", c->unjudged);
+	cJSON_AddNumberToObject(o, "bimodal", c->bimodal);
+
+	o = cJSON_AddObjectToObject(cmp, "identity");
+	cJSON_AddBoolToObject(o, "failed", c->identity_failed);
+	cJSON_AddNumberToObject(o, "census_exact", c->census_exact);
+	cJSON_AddNumberToObject(o, "census_differ", c->census_differ);
+	a = cJSON_AddArrayToObject(o, "probes");
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct compare_probe *p = &c->probes[i];
+		cJSON *po = cJSON_CreateObject();
+		cJSON_AddStringToObject(po, "probe", p->probe);
+		cJSON_AddStringToObject(po, "checksum", report_json_sum_name(p->sum));
+		report_json_str(po, "base_checksum", p->base_sum);
+		report_json_str(po, "fix_checksum", p->fix_sum);
+		cJSON_AddNumberToObject(po, "base_runs", p->base_runs);
+		cJSON_AddNumberToObject(po, "fix_runs", p->fix_runs);
+		cJSON_AddNumberToObject(po, "base_failed", p->base_failed);
+		cJSON_AddNumberToObject(po, "fix_failed", p->fix_failed);
+		report_json_str(po, "failure", p->failure);
+		cJSON_AddBoolToObject(po, "correctness_failure", p->correctness);
+		cJSON_AddItemToArray(a, po);
+	}
+	a = cJSON_AddArrayToObject(o, "census_differences");
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		if (strncmp(cell->metric, "census.", 7) != 0 || !cell->stats.deterministic ||
+		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
+			continue;
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddStringToObject(co, "probe", cell->probe);
+		cJSON_AddStringToObject(co, "metric", cell->metric);
+		report_json_num(co, "base", cell->stats.base_median);
+		report_json_num(co, "fix", cell->stats.fix_median);
+		cJSON_AddItemToArray(a, co);
+	}
+
+	a = cJSON_AddArrayToObject(cmp, "cells");
+	for (size_t i = 0; i < c->ncells; i++)
+		cJSON_AddItemToArray(a, report_json_cell(&c->cells[i]));
+	return report_json_print(root);
+}

@@ -1,0 +1,27 @@
+/*
+ * report_json.h — the census report of a session as JSON, and the A/B report that extends it.
+ *
+ * "gcratchet-session" version 1 (gcratchet export): {format, version, session, host, builds,
+ * runs}; every run carries every sample it stored as "samples": {metric: value}. Nothing is
+ * summarised away: a reader can recompute every statistic from it.
+ * "gcratchet-ab" version 1 (gcratchet ab --json, report --json): the same fields plus
+ * "comparison": the two arms, complete rounds, identity, and per cell the paired values,
+ * deltas, medians, interval, test, verdict. docs/ab.md lists every field.
+ *
+ * Numbers that are not finite are written as null.
+ */
+#ifndef REPORT_JSON_H
+#define REPORT_JSON_H
+
+#include "compare.h"
+#include "report.h"
+
+#define REPORT_JSON_SESSION_FORMAT "gcratchet-session"
+#define REPORT_JSON_AB_FORMAT "gcratchet-ab"
+#define REPORT_JSON_VERSION 1
+
+/* Newly allocated JSON text, ending in a newline. */
+char *report_json_session(const struct report_data *d);
+char *report_json_ab(const struct compare *c);
+
+#endif /* REPORT_JSON_H */

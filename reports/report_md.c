@@ -1,0 +1,135 @@
+#include "report_md.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_text.h"
+
+static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
+{
+	const struct paired_cell *s = &cell->stats;
+	char x[48], y[48], dl[48], pct[24], ci[64], signs[32];
+	const char *v = compare_verdict_text(s->verdict);
+
+	report_format_value(cell->metric, s->base_median, x, sizeof x);
+	report_format_value(cell->metric, s->fix_median, y, sizeof y);
+	report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
+	report_format_pct(s->delta_pct, pct, sizeof pct);
+	report_text_interval(cell, ci, sizeof ci);
+	compare_signs_text(cell, signs, sizeof signs);
+	sbuf_addf(b, "| ");
+	report_md_escape(b, cell->probe);
+	sbuf_addf(b, " | ");
+	report_md_escape(b, cell->metric);
+	sbuf_addf(b, " | %s | %s | %s | %s | %s | %s | ", x, y, dl, pct, ci, signs);
+	if (s->n == 0 || s->deterministic)
+		sbuf_addf(b, "- | - | ");
+	else if (s->in_family)
+		sbuf_addf(b, "%.4f | %.4f | ", s->p, s->q);
+	else
+		sbuf_addf(b, "%.4f | - | ", s->p);
+	if (s->verdict == PAIRED_WORSE || s->verdict == PAIRED_BETTER)
+		sbuf_addf(b, "**%s**", v);
+	else
+		report_md_escape(b, v);
+	sbuf_addf(b, "%s |\n", s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+}
+
+static void report_md_table_head(struct sbuf *b)
+{
+	sbuf_addf(b, "| probe | metric | BASE | FIX | delta | %% | 95%% CI of delta | rounds | p | q | verdict |\n");
+	sbuf_addf(b, "|---|---|---:|---:|---:|---:|---|---|---:|---:|---|\n");
+}
+
+static void report_md_build(const struct store_build *sb, struct sbuf *b)
+{
+	/* Escaped, not in a code span: entities would show literally inside one. */
+	report_md_escape(b, sb->name);
+	sbuf_addf(b, " (");
+	report_md_escape(b, sb->collector);
+	sbuf_addf(b, " ");
+	report_md_escape(b, sb->collector_version ? sb->collector_version : "?");
+	sbuf_addf(b, ", %.12s)", sb->git_commit ? sb->git_commit : "?");
+}
+
+char *report_md_ab(const struct compare *c)
+{
+	const struct report_data *d = c->data;
+	struct sbuf b;
+	char *rounds = compare_rounds_text(c), headline[160];
+	int info_open = 0;
+
+	sbuf_init(&b);
+	compare_headline(c, headline, sizeof headline);
+	sbuf_addf(&b, "### gcratchet ab: %s\n\n", headline);
+	sbuf_addf(&b, "**BASE** ");
+	report_md_build(&d->builds[c->base], &b);
+	sbuf_addf(&b, " vs **FIX** ");
+	report_md_build(&d->builds[c->fix], &b);
+	sbuf_addf(&b, "  \nsession %lld on ", (long long)d->session.id);
+	report_md_escape(&b, d->session.hostname ? d->session.hostname : "?");
+	sbuf_addf(&b, ", size ");
+	report_md_escape(&b, d->session.size);
+	sbuf_addf(&b, ", rounds complete %s (interleaved ABBA), seed %lld\n\n", rounds,
+		  (long long)d->session.seed);
+
+	/* Identity comes first: a wrong result outweighs any cost. */
+	sbuf_addf(&b, "**Identity**\n\n");
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct compare_probe *p = &c->probes[i];
+		sbuf_addf(&b, "- ");
+		report_md_escape(&b, p->probe);
+		switch (p->sum) {
+		case COMPARE_SUM_SAME:
+			sbuf_addf(&b, ": checksum `%s` in both", p->base_sum);
+			break;
+		case COMPARE_SUM_DIFFERS:
+			sbuf_addf(&b, ": :x: **checksum differs**: BASE `%s`, FIX `%s`", p->base_sum,
+				  p->fix_sum);
+			break;
+		case COMPARE_SUM_UNSTABLE:
+			sbuf_addf(&b, ": :x: **checksum unstable** across the runs of one arm");
+			break;
+		case COMPARE_SUM_MISSING:
+			sbuf_addf(&b, ": :x: **checksum missing**: BASE `%s`, FIX `%s`",
+				  p->base_sum ? p->base_sum : "none", p->fix_sum ? p->fix_sum : "none");
+			break;
+		case COMPARE_SUM_NONE:
+			sbuf_addf(&b, ": no checksum reported");
+			break;
+		}
+		if (p->failure) {
+			sbuf_addf(&b, "; %s", p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
+			report_md_escape(&b, p->failure);
+		}
+		sbuf_addf(&b, "\n");
+	}
+	sbuf_addf(&b, "- census: %d deterministic counter%s compared exactly, ", c->census_exact,
+		  c->census_exact == 1 ? "" : "s");
+	if (c->census_differ == 0)
+		sbuf_addf(&b, "all equal\n");
+	else
+		sbuf_addf(&b, "**%d differ** (marked below)\n", c->census_differ);
+
+	sbuf_addf(&b, "\n");
+	report_md_table_head(&b);
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		if (!cell->pol.decides && !info_open) {
+			sbuf_addf(&b, "\n<details><summary>%d info cell%s (shown, never judged)</summary>\n\n",
+				  c->info, c->info == 1 ? "" : "s");
+			report_md_table_head(&b);
+			info_open = 1;
+		}
+		report_md_row(cell, &b);
+	}
+	if (info_open)
+		sbuf_addf(&b, "\n</details>\n");
+	sbuf_addf(&b, "\n");
+	report_text_warnings(c, &b, "- ", report_md_escape);
+	sbuf_addf(&b, "\n**%d worse, %d better, %d same**, %d info, %d not judged.\n", c->worse,
+		  c->better, c->same, c->info, c->few + c->unjudged);
+	free(rounds);
+	return b.data;
+}

@@ -1,0 +1,14 @@
+/*
+ * report_md.h — the A/B comparison as GitHub-flavoured Markdown, sized for a pull-request
+ * comment or $GITHUB_STEP_SUMMARY: headline, builds, identity, the deciding cells as a table,
+ * the info cells folded away in <details>. Every name is escaped (report_md_escape).
+ */
+#ifndef REPORT_MD_H
+#define REPORT_MD_H
+
+#include "compare.h"
+
+/* Newly allocated Markdown text. */
+char *report_md_ab(const struct compare *c);
+
+#endif /* REPORT_MD_H */

@@ -1,0 +1,183 @@
+#include "report_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void report_text_interval(const struct compare_cell *cell, char *buf, size_t size)
+{
+	const struct paired_cell *s = &cell->stats;
+	char lo[48], hi[48];
+
+	if (s->n == 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (s->deterministic) {
+		snprintf(buf, size, "exact");
+		return;
+	}
+	if (s->base_median != 0) {
+		report_format_pct(100 * s->ci.lo / fabs(s->base_median), lo, sizeof lo);
+		report_format_pct(100 * s->ci.hi / fabs(s->base_median), hi, sizeof hi);
+	} else {
+		report_format_delta(cell->metric, s->ci.lo, lo, sizeof lo);
+		report_format_delta(cell->metric, s->ci.hi, hi, sizeof hi);
+	}
+	/* Below 95% the interval is the widest there is: say what it reaches. */
+	if (s->ci.level < 0.95)
+		snprintf(buf, size, "[%s, %s] %.0f%%", lo, hi, 100 * s->ci.level);
+	else
+		snprintf(buf, size, "[%s, %s]", lo, hi);
+}
+
+static void report_text_builds(const struct compare *c, struct sbuf *b)
+{
+	const struct report_data *d = c->data;
+
+	for (int arm = 0; arm < 2; arm++) {
+		const struct store_build *sb = &d->builds[arm ? c->fix : c->base];
+		sbuf_addf(b, "%-5s %-20s %s %s, commit %.12s, %s\n", arm ? "FIX" : "BASE", sb->name,
+			  sb->collector, sb->collector_version ? sb->collector_version : "?",
+			  sb->git_commit ? sb->git_commit : "?", sb->dir ? sb->dir : "?");
+	}
+}
+
+static void report_text_identity(const struct compare *c, struct sbuf *b)
+{
+	sbuf_addf(b, "\nidentity (checked first)\n");
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct compare_probe *p = &c->probes[i];
+		switch (p->sum) {
+		case COMPARE_SUM_SAME:
+			sbuf_addf(b, "  %-24s checksum %s in both\n", p->probe, p->base_sum);
+			break;
+		case COMPARE_SUM_DIFFERS:
+			sbuf_addf(b, "  %-24s CHECKSUM DIFFERS: BASE %s, FIX %s\n", p->probe, p->base_sum,
+				  p->fix_sum);
+			break;
+		case COMPARE_SUM_UNSTABLE:
+			sbuf_addf(b, "  %-24s CHECKSUM UNSTABLE: runs of one arm printed different results\n",
+				  p->probe);
+			break;
+		case COMPARE_SUM_MISSING:
+			sbuf_addf(b, "  %-24s CHECKSUM MISSING: BASE %s, FIX %s\n", p->probe,
+				  p->base_sum ? p->base_sum : "none", p->fix_sum ? p->fix_sum : "none");
+			break;
+		case COMPARE_SUM_NONE:
+			sbuf_addf(b, "  %-24s no checksum reported\n", p->probe);
+			break;
+		}
+		if (p->failure)
+			sbuf_addf(b, "  %-24s %s%s\n", "", p->fix_only_failure ? "FIX FAILS: " : "failed: ",
+				  p->failure);
+	}
+	sbuf_addf(b, "  census: %d deterministic counter%s compared exactly, ", c->census_exact,
+		  c->census_exact == 1 ? "" : "s");
+	if (c->census_differ == 0) {
+		sbuf_addf(b, "all equal\n");
+		return;
+	}
+	sbuf_addf(b, "%d differ:\n", c->census_differ);
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		char x[48], y[48], dl[48];
+		if (strncmp(cell->metric, "census.", 7) != 0 || !cell->stats.deterministic ||
+		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
+			continue;
+		report_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
+		report_format_value(cell->metric, cell->stats.fix_median, y, sizeof y);
+		report_format_delta(cell->metric, cell->stats.delta_median, dl, sizeof dl);
+		sbuf_addf(b, "    %-24s %-34s %s -> %s (%s)\n", cell->probe, cell->metric, x, y, dl);
+	}
+}
+
+static void report_text_raw(struct sbuf *b, const char *s)
+{
+	sbuf_addf(b, "%s", s);
+}
+
+void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,
+			  void (*escape)(struct sbuf *b, const char *s))
+{
+	char *rounds = compare_rounds_text(c);
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		const struct paired_cell *s = &cell->stats;
+		/* Info cells (sys time, faults) are often quantised: no warning for what never decides. */
+		if (!cell->pol.decides || (!s->bimodal_base && !s->bimodal_fix))
+			continue;
+		if (!escape)
+			escape = report_text_raw;
+		sbuf_addf(b, "%swarning: ", prefix);
+		escape(b, cell->probe);
+		sbuf_addf(b, " ");
+		escape(b, cell->metric);
+		sbuf_addf(b, " is bimodal in %s: a median then hides two modes; look at the samples\n",
+			  s->bimodal_base && s->bimodal_fix ? "both arms"
+			  : s->bimodal_base		    ? "BASE"
+							    : "FIX");
+	}
+	if (!c->session_complete)
+		sbuf_addf(b, "%snote: the session is %s: only complete rounds (%s) are paired\n", prefix,
+			  c->data->session.status, rounds);
+	else if ((int)c->ncomplete < c->rounds_planned)
+		sbuf_addf(b, "%snote: complete rounds %s: only those are paired\n", prefix, rounds);
+	if (c->few)
+		sbuf_addf(b, "%snote: %d cell%s had fewer than %d pairs and cannot be judged by the test (use --rounds 7 or more)\n",
+			  prefix, c->few, c->few == 1 ? "" : "s", PAIRED_MIN_PAIRS);
+	if (c->unjudged)
+		sbuf_addf(b, "%snote: %d cell%s had no pair of successful runs\n", prefix, c->unjudged,
+			  c->unjudged == 1 ? "" : "s");
+	sbuf_addf(b, "%snote: verdicts control the false-discovery rate (Benjamini-Hochberg, q = %.2f) over %zu tested cell%s; deterministic cells are compared exactly\n",
+		  prefix, c->fdr_q, c->family, c->family == 1 ? "" : "s");
+	free(rounds);
+}
+
+char *report_text_ab(const struct compare *c)
+{
+	const struct report_data *d = c->data;
+	struct sbuf b;
+	char *rounds = compare_rounds_text(c), headline[160];
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "gcratchet ab: session %lld, size %s, rounds complete %s, seed %lld, host %s\n",
+		  (long long)d->session.id, d->session.size, rounds, (long long)d->session.seed,
+		  d->session.hostname ? d->session.hostname : "?");
+	report_text_builds(c, &b);
+	report_text_identity(c, &b);
+
+	sbuf_addf(&b, "\n%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s\n", "probe", "metric",
+		  "BASE", "FIX", "delta", "%", "95% CI of delta", "rounds", "p", "q", "verdict");
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		const struct paired_cell *s = &cell->stats;
+		char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16], q[16];
+		report_format_value(cell->metric, s->base_median, x, sizeof x);
+		report_format_value(cell->metric, s->fix_median, y, sizeof y);
+		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
+		report_format_pct(s->delta_pct, pct, sizeof pct);
+		report_text_interval(cell, ci, sizeof ci);
+		compare_signs_text(cell, signs, sizeof signs);
+		if (s->n == 0 || s->deterministic)
+			snprintf(p, sizeof p, "-");
+		else
+			snprintf(p, sizeof p, "%.4f", s->p);
+		if (s->in_family)
+			snprintf(q, sizeof q, "%.4f", s->q);
+		else
+			snprintf(q, sizeof q, "-");
+		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s%s\n", cell->probe,
+			  cell->metric, x, y, dl, pct, ci, signs, p, q, compare_verdict_text(s->verdict),
+			  s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+	}
+	sbuf_addf(&b, "\n");
+	report_text_warnings(c, &b, "", NULL);
+	compare_headline(c, headline, sizeof headline);
+	sbuf_addf(&b, "verdict: %s (%d worse, %d better, %d same, %d info, %d not judged)\n",
+		  headline, c->worse, c->better, c->same, c->info, c->few + c->unjudged);
+	free(rounds);
+	return b.data;
+}

@@ -1,0 +1,24 @@
+/*
+ * report_text.h — the A/B comparison as the plain-text table `gcratchet ab` prints: identity
+ * first, then one row per cell, then warnings, notes and the verdict line.
+ */
+#ifndef REPORT_TEXT_H
+#define REPORT_TEXT_H
+
+#include "compare.h"
+
+/* Newly allocated text, ending in a newline. */
+char *report_text_ab(const struct compare *c);
+
+/* The cell's interval as "[+1.90%, +3.50%]" (or absolute when BASE is 0), "exact", "-". */
+void report_text_interval(const struct compare_cell *cell, char *buf, size_t size);
+
+/*
+ * Appends the warnings (bimodal cells) and notes (incomplete rounds, cells not judged, the
+ * false-discovery family), one line each, every line starting with `prefix`; names go
+ * through `escape` (NULL: as they are).
+ */
+void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,
+			  void (*escape)(struct sbuf *b, const char *s));
+
+#endif /* REPORT_TEXT_H */

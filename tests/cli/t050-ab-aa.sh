@@ -1,0 +1,80 @@
+#!/bin/sh
+# A/A: marksweep against itself, 7 rounds, instructions and census on. No instruction or
+# census cell may be reported as a difference: they are deterministic, so the comparison is
+# exact, and an A/A session must show them equal. (Time cells are tested too, but may be
+# flagged by chance about one session in twenty: their false-discovery rate is measured,
+# not asserted; see docs/ab.md.)
+. "$(dirname "$0")/lib.sh"
+
+expect_status_in() { # "0 1" COMMAND...
+	want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	case " $want " in
+	*" $got "*) pass ;;
+	*)
+		fail "exit $got, expected one of $want: $*"
+		sed 's/^/  stdout: /' "$T/out" | tail -n 25 >&2
+		sed 's/^/  stderr: /' "$T/err" | tail -n 15 >&2
+		;;
+	esac
+}
+
+expect_status_in "0 1" "$GCR" ab marksweep marksweep --probes 01,02 --rounds 7 --size ci \
+	--meters rusage,census,valgrind --seed 50 --json "$T/aa.json" --md "$T/aa.md"
+expect_grep "^gcratchet ab: session 1, size ci, rounds complete 1-7 of 7" "$T/out"
+expect_grep "^identity \(checked first\)" "$T/out"
+expect_grep "^  01_nursery_churn +checksum 0x[0-9a-f]{16} in both" "$T/out"
+expect_grep "^  census: [0-9]+ deterministic counters compared exactly, all equal" "$T/out"
+# Identity comes before the table.
+first_identity=$(grep -n '^identity' "$T/out" | cut -d: -f1)
+first_row=$(grep -n '^probe ' "$T/out" | cut -d: -f1)
+expect_eq "$([ "${first_identity:-99}" -lt "${first_row:-0}" ] && echo yes)" yes "identity printed first"
+expect_grep "A/A: BASE and FIX are the same build; FIX is recorded as marksweep-twin" "$T/err"
+
+# The deterministic cells, from the JSON report: present, exact, equal, never a difference.
+python3 - "$T/aa.json" >"$T/cells" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["comparison"]
+assert d["format"] == "gcratchet-ab" and d["version"] == 1
+ir = [x for x in c["cells"] if x["metric"] == "valgrind.ir"]
+census = [x for x in c["cells"] if x["metric"].startswith("census.") and x["role"] == "decides"]
+print("ir_cells", len(ir))
+# Exact comparison, within valgrind's resolution (a few instructions move with the paths).
+print("ir_exact_same", sum(1 for x in ir if x["deterministic"] and x["verdict"] == "same"
+                           and abs(x["delta_median"]) <= 1e-5 * x["base_median"]))
+for x in ir:
+    print("ir_delta", x["probe"], x["delta_median"], file=sys.stderr)
+print("census_cells", len(census))
+print("census_deterministic", sum(1 for x in census if x["deterministic"]))
+print("census_flagged", sum(1 for x in census if x["verdict"] != "same"))
+print("census_pairs", min(x["n"] for x in census))
+print("identity_failed", c["identity"]["failed"])
+print("census_differ", c["identity"]["census_differ"])
+# Any cell flagged must be a noisy one (time or memory), never an exact one.
+print("exact_flagged", sum(1 for x in c["cells"] if x["deterministic"] and x["verdict"] in ("worse", "better")))
+print("stochastic_flagged", sum(1 for x in c["cells"] if not x["deterministic"] and x["verdict"] in ("worse", "better")))
+PY
+cat "$T/cells" >&2
+expect_grep "^ir_cells 2$" "$T/cells" "one Ir cell per probe"
+expect_grep "^ir_exact_same 2$" "$T/cells" "Ir equal in both arms (within 10 ppm)"
+expect_grep "^census_cells ([5-9]|[1-9][0-9])$" "$T/cells" "census cells measured"
+expect_no_grep "^census_flagged [1-9]" "$T/cells" "an A/A census cell reported as a difference"
+expect_grep "^census_pairs 7$" "$T/cells" "seven pairs per census cell"
+expect_grep "^identity_failed False$" "$T/cells"
+expect_grep "^census_differ 0$" "$T/cells"
+expect_grep "^exact_flagged 0$" "$T/cells"
+# The exit status follows the cells: 0 unless a noisy cell was flagged by chance.
+if grep -q "^stochastic_flagged 0$" "$T/cells"; then
+	expect_eq "$(grep -c '^verdict: no difference' "$T/out")" 1 "verdict line"
+fi
+expect_grep "^### gcratchet ab: " "$T/aa.md"
+expect_grep "^\| 01_nursery_churn \| valgrind.ir \| [0-9]+ \| [0-9]+ \| .* \| exact \| exact \| - \| - \| same \|$" "$T/aa.md"
+# All samples of the session are stored as one session with two builds.
+expect_eq "$(sql "SELECT COUNT(*) FROM sessions")" 1 "one session"
+expect_eq "$(sql "SELECT COUNT(*) FROM session_builds WHERE session_id=1")" 2 "two arms"
+expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE kind='timed'")" 32 "8 rounds x 2 probes x 2 arms"
+expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE kind='valgrind'")" 4 "one Ir run per probe and arm"
+finish

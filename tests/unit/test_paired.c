@@ -1,0 +1,384 @@
+/*
+ * Paired statistics on synthetic data with known answers. The randomized parts print their
+ * seed; `test_paired SEED` (or GCR_TEST_SEED=SEED) repeats a run.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "paired.h"
+#include "unit.h"
+
+static uint64_t rng_state;
+
+/* splitmix64: reproducible from the printed seed. */
+static uint64_t rng_next(void)
+{
+	uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static double rng_uniform(void)
+{
+	return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_gauss(void)
+{
+	return sqrt(-2 * log(rng_uniform())) * cos(2 * M_PI * rng_uniform());
+}
+
+/* The signed-rank p-values by enumerating all 2^n sign patterns of the mid-ranks. */
+static void brute_signed_rank(const double *d, size_t n, double *p_greater, double *p_less)
+{
+	double a[24], r[24], w = 0, total = 0;
+	size_t m = 0;
+	long ge = 0, le = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != 0)
+			a[m++] = fabs(d[i]);
+	for (size_t i = 0; i < m; i++) {
+		double below = 0, same = 0;
+		for (size_t j = 0; j < m; j++) {
+			below += a[j] < a[i];
+			same += a[j] == a[i];
+		}
+		r[i] = below + (same + 1) / 2;
+	}
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (d[i] == 0)
+			continue;
+		if (d[i] > 0)
+			w += r[k];
+		k++;
+	}
+	for (unsigned long mask = 0; mask < (1ul << m); mask++) {
+		double s = 0;
+		for (size_t i = 0; i < m; i++)
+			if (mask & (1ul << i))
+				s += r[i];
+		ge += s >= w - 1e-9;
+		le += s <= w + 1e-9;
+	}
+	total = (double)(1ul << m);
+	*p_greater = (double)ge / total;
+	*p_less = (double)le / total;
+}
+
+static void test_signed_rank_known(void)
+{
+	const double seven_up[] = {3, 1, 4, 1.5, 9, 2.6, 5};
+	const double five_up[] = {1, 2, 3, 4, 5};
+	/* n = 10, W+ = 8: the tables (and R's wilcox.test) give p = 0.04883 two-sided. */
+	const double ten[] = {-1, -2, -3, -4, -5, -6, -7, 8, -9, -10};
+	const double six[] = {1, 2, -3, -4, -5, -6}; /* W+ = 3: P(W+ <= 3) = 5/64 */
+	/* |d| 1,1,2,2,3 -> mid-ranks 1.5,1.5,3.5,3.5,5; W+ = 1.5+3.5+3.5+5 = 13.5 of 15. */
+	const double ties[] = {1, -1, 2, 2, 3};
+	const double zeros[] = {0, 1, 2, 0, 3, 4, 5, 6, 7};
+	const double none[] = {0, 0, 0};
+	struct paired_wilcoxon w;
+
+	paired_signed_rank(seven_up, 7, &w);
+	CHECK(w.n_used == 7 && w.exact);
+	CHECK_NEAR(w.w_plus, 28, 0);
+	CHECK_NEAR(w.p_greater, 1.0 / 128, 1e-15);
+	CHECK_NEAR(w.p_less, 1, 1e-15);
+	CHECK_NEAR(w.p_two_sided, 2.0 / 128, 1e-15);
+
+	paired_signed_rank(five_up, 5, &w);
+	CHECK_NEAR(w.p_two_sided, 2.0 / 32, 1e-15);
+
+	paired_signed_rank(ten, 10, &w);
+	CHECK_NEAR(w.w_plus, 8, 0);
+	CHECK_NEAR(w.p_less, 25.0 / 1024, 1e-15);
+	CHECK_NEAR(w.p_two_sided, 50.0 / 1024, 1e-15);
+
+	paired_signed_rank(six, 6, &w);
+	CHECK_NEAR(w.w_plus, 3, 0);
+	CHECK_NEAR(w.p_less, 5.0 / 64, 1e-15);
+	CHECK_NEAR(w.p_two_sided, 10.0 / 64, 1e-15);
+
+	/* Doubled ranks 3,3,7,7,10 (sum 30), W2 = 27: P(W2 >= 27) = P(rest <= 3) = 3/32. */
+	paired_signed_rank(ties, 5, &w);
+	CHECK_NEAR(w.w_plus, 13.5, 0);
+	CHECK_NEAR(w.p_greater, 3.0 / 32, 1e-15);
+	CHECK_NEAR(w.p_less, 31.0 / 32, 1e-15);
+	CHECK_NEAR(w.p_two_sided, 6.0 / 32, 1e-15);
+
+	/* Zeros are dropped: seven non-zero positive deltas remain. */
+	paired_signed_rank(zeros, 9, &w);
+	CHECK(w.n_used == 7 && w.n_zero == 2);
+	CHECK_NEAR(w.p_two_sided, 2.0 / 128, 1e-15);
+
+	paired_signed_rank(none, 3, &w);
+	CHECK(w.n_used == 0 && w.n_zero == 3);
+	CHECK_NEAR(w.p_two_sided, 1, 0);
+	paired_signed_rank(NULL, 0, &w);
+	CHECK_NEAR(w.p_two_sided, 1, 0);
+}
+
+/* The dynamic programme against brute force on random samples with ties and zeros. */
+static void test_signed_rank_random(void)
+{
+	for (int t = 0; t < 300; t++) {
+		double d[14], pg, pl;
+		size_t n = 1 + (size_t)(rng_next() % 14);
+		struct paired_wilcoxon w;
+		for (size_t i = 0; i < n; i++)
+			d[i] = (double)((long)(rng_next() % 9) - 3); /* -3..5: ties and zeros */
+		paired_signed_rank(d, n, &w);
+		brute_signed_rank(d, n, &pg, &pl);
+		CHECK_NEAR(w.p_greater, pg, 1e-12);
+		CHECK_NEAR(w.p_less, pl, 1e-12);
+	}
+}
+
+/* Beyond the exact limit the normal approximation takes over, and agrees in the middle. */
+static void test_signed_rank_large(void)
+{
+	double d[PAIRED_EXACT_MAX + 100];
+	size_t n = PAIRED_EXACT_MAX + 100;
+	struct paired_wilcoxon w;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = (i % 2 ? 1.0 : -1.0) * (double)(i + 1);
+	paired_signed_rank(d, n, &w);
+	CHECK(!w.exact);
+	CHECK(w.p_two_sided > 0.5);
+	for (size_t i = 0; i < n; i++)
+		d[i] = (double)(i + 1);
+	paired_signed_rank(d, n, &w);
+	CHECK(w.p_two_sided < 1e-50);
+}
+
+static void test_binomial_and_interval(void)
+{
+	const double d7[] = {5, -1, 3, 2, 8, 0, 4};
+	double d11[11], d20[20];
+	struct paired_interval ci;
+
+	CHECK_NEAR(paired_binom_half_cdf(7, 0), 1.0 / 128, 1e-15);
+	CHECK_NEAR(paired_binom_half_cdf(10, 2), 56.0 / 1024, 1e-14);
+	CHECK_NEAR(paired_binom_half_cdf(10, 10), 1, 0);
+	CHECK_NEAR(paired_binom_half_cdf(10, -1), 0, 0);
+
+	/* n = 7: only k = 1 reaches 95% (2/128 <= 0.05, 16/128 is not): [min, max], 98.4%. */
+	paired_median_interval(d7, 7, 0.95, &ci);
+	CHECK(ci.k == 1);
+	CHECK_NEAR(ci.lo, -1, 0);
+	CHECK_NEAR(ci.hi, 8, 0);
+	CHECK_NEAR(ci.level, 1 - 2.0 / 128, 1e-14);
+
+	/* n = 11: k = 2 (2 * 12/2048 = 0.0117), k = 3 would be 2 * 67/2048 = 0.065. */
+	for (int i = 0; i < 11; i++)
+		d11[i] = 10 - i;
+	paired_median_interval(d11, 11, 0.95, &ci);
+	CHECK(ci.k == 2);
+	CHECK_NEAR(ci.lo, 1, 0);
+	CHECK_NEAR(ci.hi, 9, 0);
+	CHECK_NEAR(ci.level, 1 - 24.0 / 2048, 1e-14);
+
+	/* n = 20: k = 6, P(B <= 5) = 21700 / 2^20. */
+	for (int i = 0; i < 20; i++)
+		d20[i] = i + 1;
+	paired_median_interval(d20, 20, 0.95, &ci);
+	CHECK(ci.k == 6);
+	CHECK_NEAR(ci.lo, 6, 0);
+	CHECK_NEAR(ci.hi, 15, 0);
+	CHECK_NEAR(ci.level, 1 - 2 * 21700.0 / 1048576, 1e-13);
+
+	/* n = 5 cannot reach 95%: the widest interval, with the 93.75% it does reach. */
+	paired_median_interval(d7, 5, 0.95, &ci);
+	CHECK(ci.k == 1);
+	CHECK_NEAR(ci.level, 1 - 2.0 / 32, 1e-14);
+
+	paired_median_interval(NULL, 0, 0.95, &ci);
+	CHECK(isnan(ci.lo) && isnan(ci.hi));
+}
+
+static void test_bh(void)
+{
+	/* Benjamini & Hochberg (1995), section 4: 15 p-values, q = 0.05 rejects the first 4. */
+	const double bh95[] = {0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
+			       0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000};
+	/* Unsorted, with p(4) exactly on its boundary 4 * 0.05 / 5. */
+	const double small[] = {0.01, 0.04, 0.03, 0.005, 0.5};
+	const double want_adj[] = {0.025, 0.05, 0.05, 0.025, 0.5};
+	double adj[15];
+	int rej[15], count = 0;
+
+	paired_bh(bh95, 15, 0.05, adj, rej);
+	for (int i = 0; i < 15; i++)
+		count += rej[i];
+	CHECK(count == 4);
+	CHECK(rej[0] && rej[1] && rej[2] && rej[3] && !rej[4]);
+
+	paired_bh(small, 5, 0.05, adj, rej);
+	for (int i = 0; i < 5; i++)
+		CHECK_NEAR(adj[i], want_adj[i], 1e-15);
+	CHECK(rej[0] && rej[1] && rej[2] && rej[3] && !rej[4]);
+
+	/* One 7-of-7 cell (p = 2/128) passes alone, with one other null cell, not among eight. */
+	{
+		double p2[] = {2.0 / 128, 0.6}, p8[] = {2.0 / 128, 0.6, 0.3, 1, 0.8, 0.47, 0.22, 0.9};
+		paired_bh(p2, 2, 0.05, NULL, rej);
+		CHECK(rej[0] && !rej[1]);
+		paired_bh(p8, 8, 0.05, NULL, rej);
+		CHECK(!rej[0]);
+	}
+}
+
+static void test_bimodal(void)
+{
+	const double two_modes[] = {100, 101, 100.5, 99.8, 130, 131, 130.4};
+	const double one_mode[] = {100, 101, 102, 103, 104, 105, 106};
+	const double constant[] = {5, 5, 5, 5, 5, 5, 5};
+	/* Two tight clusters, but 0.5% apart: not worth a warning. */
+	const double close[] = {1000, 1000, 1000, 1005, 1005, 1005, 1005};
+	const double lone_outlier[] = {100, 100.2, 100.1, 99.9, 100.3, 99.8, 140};
+	int false_alarms = 0, hits = 0;
+
+	CHECK(paired_bimodal(two_modes, 7, NULL));
+	CHECK(!paired_bimodal(one_mode, 7, NULL));
+	CHECK(!paired_bimodal(constant, 7, NULL));
+	CHECK(!paired_bimodal(close, 7, NULL));
+	/* A single outlier is not a second mode: each group needs at least two values. */
+	CHECK(!paired_bimodal(lone_outlier, 7, NULL));
+	CHECK(!paired_bimodal(two_modes, 5, NULL));
+
+	/* Gaussian samples (sd 2%) of 11: about 1% false alarms; two modes 8 sd apart: most. */
+	for (int t = 0; t < 2000; t++) {
+		double x[11], y[11];
+		for (int i = 0; i < 11; i++) {
+			x[i] = 100 + 2 * rng_gauss();
+			y[i] = 100 + 2 * rng_gauss() + (i % 2 ? 16 : 0);
+		}
+		false_alarms += paired_bimodal(x, 11, NULL);
+		hits += paired_bimodal(y, 11, NULL);
+	}
+	CHECK(false_alarms < 60);
+	CHECK(hits > 1400);
+}
+
+static void test_cells(void)
+{
+	const double base7[] = {100, 102, 101, 99, 103, 100, 101};
+	const double fix7[] = {103, 104, 104, 102, 106, 102, 104};
+	const double same_census[] = {42, 42, 42, 42, 42, 42, 42};
+	const double more_census[] = {43, 43, 43, 43, 43, 43, 43};
+	const double ir_base[] = {326057476}, ir_near[] = {326057477}, ir_slow[] = {335055889};
+	struct paired_policy time_pol, census_pol, ir_pol, info_pol;
+	struct paired_cell cells[6];
+	struct paired_policy pols[6];
+
+	paired_policy_for("time.user_ns", &time_pol);
+	paired_policy_for("census.major_collections", &census_pol);
+	paired_policy_for("valgrind.ir", &ir_pol);
+	paired_policy_for("os.minor_faults", &info_pol);
+	CHECK(time_pol.decides && time_pol.lower_better && !time_pol.deterministic);
+	CHECK(census_pol.decides && ir_pol.decides && ir_pol.deterministic && !info_pol.decides);
+
+	paired_analyze(base7, fix7, 7, &time_pol, &cells[0]);
+	CHECK(cells[0].n_higher == 7 && cells[0].n_lower == 0);
+	CHECK_NEAR(cells[0].base_median, 101, 0);
+	CHECK_NEAR(cells[0].fix_median, 104, 0);
+	CHECK_NEAR(cells[0].delta_median, 3, 0); /* deltas 3,2,3,3,3,2,3 */
+	CHECK_NEAR(cells[0].delta_pct, 300.0 / 101, 1e-12);
+	CHECK_NEAR(cells[0].ci.lo, 2, 0);
+	CHECK_NEAR(cells[0].ci.hi, 3, 0);
+	CHECK(!cells[0].deterministic);
+	CHECK_NEAR(cells[0].p, 2.0 / 128, 1e-15);
+	pols[0] = time_pol;
+
+	/* A/A on a deterministic counter: certain sameness; +1 on one: certainly worse. */
+	paired_analyze(same_census, same_census, 7, &census_pol, &cells[1]);
+	pols[1] = census_pol;
+	paired_analyze(same_census, more_census, 7, &census_pol, &cells[2]);
+	pols[2] = census_pol;
+	CHECK(cells[1].deterministic && cells[2].deterministic);
+	CHECK_NEAR(cells[2].p, 0, 0);
+	/* Ir: 1 instruction in 326 million is within the 10 ppm resolution; 2.8% is not. */
+	paired_analyze(ir_base, ir_near, 1, &ir_pol, &cells[3]);
+	pols[3] = ir_pol;
+	paired_analyze(ir_base, ir_slow, 1, &ir_pol, &cells[4]);
+	pols[4] = ir_pol;
+	/* FIX lower on an info metric: shown, never judged. */
+	paired_analyze(fix7, base7, 7, &info_pol, &cells[5]);
+	pols[5] = info_pol;
+	CHECK(paired_judge(cells, pols, 6, PAIRED_FDR_Q) == 1);
+	CHECK(cells[0].verdict == PAIRED_WORSE && cells[0].in_family);
+	CHECK_NEAR(cells[0].q, 2.0 / 128, 1e-15);
+	CHECK(cells[1].verdict == PAIRED_SAME && !cells[1].in_family);
+	CHECK(cells[2].verdict == PAIRED_WORSE);
+	CHECK(cells[3].verdict == PAIRED_SAME);
+	CHECK(cells[4].verdict == PAIRED_WORSE);
+	CHECK(cells[5].verdict == PAIRED_INFO);
+
+	/* FIX lower on a time cell: better. Fewer than 6 pairs: never judged by the test. */
+	paired_analyze(fix7, base7, 7, &time_pol, &cells[0]);
+	paired_analyze(fix7, base7, 5, &time_pol, &cells[1]);
+	pols[0] = pols[1] = time_pol;
+	paired_judge(cells, pols, 2, PAIRED_FDR_Q);
+	CHECK(cells[0].verdict == PAIRED_BETTER);
+	CHECK(cells[1].verdict == PAIRED_FEW);
+
+	/* One round of a time metric proves nothing, even if the two values differ. */
+	paired_analyze(base7, fix7, 1, &time_pol, &cells[0]);
+	CHECK(!cells[0].deterministic);
+	paired_analyze(NULL, NULL, 0, &time_pol, &cells[1]);
+	paired_judge(cells, pols, 2, PAIRED_FDR_Q);
+	CHECK(cells[0].verdict == PAIRED_FEW);
+	CHECK(cells[1].verdict == PAIRED_UNJUDGED);
+}
+
+/* A/A on noise: with 7 rounds a cell's two-sided p is below 0.05 about 1 time in 13. */
+static void test_aa_noise(void)
+{
+	int flagged_sessions = 0;
+
+	for (int s = 0; s < 400; s++) {
+		struct paired_cell cells[8];
+		struct paired_policy pols[8];
+		int any = 0;
+		for (int c = 0; c < 8; c++) {
+			double a[7], b[7];
+			for (int i = 0; i < 7; i++) {
+				a[i] = 1e8 * (1 + 0.02 * rng_gauss());
+				b[i] = 1e8 * (1 + 0.02 * rng_gauss());
+			}
+			paired_policy_for("time.wall_ns", &pols[c]);
+			paired_analyze(a, b, 7, &pols[c], &cells[c]);
+		}
+		paired_judge(cells, pols, 8, PAIRED_FDR_Q);
+		for (int c = 0; c < 8; c++)
+			any |= cells[c].verdict != PAIRED_SAME;
+		flagged_sessions += any;
+	}
+	/* BH keeps the chance of any false call at most q = 5% when all nulls are true. */
+	CHECK(flagged_sessions <= 400 * 0.05 + 12);
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("GCR_TEST_SEED");
+	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10)
+		       : env && *env ? strtoull(env, NULL, 10)
+				     : (uint64_t)time(NULL);
+
+	printf("test_paired: seed %llu (repeat with: test_paired %llu)\n", (unsigned long long)seed,
+	       (unsigned long long)seed);
+	rng_state = seed;
+	test_signed_rank_known();
+	test_signed_rank_random();
+	test_signed_rank_large();
+	test_binomial_and_interval();
+	test_bh();
+	test_bimodal();
+	test_cells();
+	test_aa_noise();
+	return unit_done("test_paired");
+}
