@@ -1,0 +1,20 @@
+#!/bin/sh
+# A premise the configuration defeats makes the run inert: measure says INERT loudly and check
+# fails the probe, even though every cost went down. A 4 GiB heap budget means marksweep never
+# needs to collect during 04, which exists to leave garbage under a deep stack for a collector.
+. "$(dirname "$0")/lib.sh"
+export GCR_BASELINE_DIR="$T/baselines"
+
+expect_status 0 "$GCR" measure --collector marksweep --probes 04 --size ci --rounds 1 --warmup 0 --meters rusage,census
+expect_no_grep "INERT" "$T/out"
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector marksweep
+
+GCR_HEAP_MB=4096 expect_status 0 "$GCR" measure --collector marksweep --probes 04 --size ci --rounds 1 --warmup 0 --meters rusage,census
+expect_grep "INERT: premise not met" "$T/out"
+expect_grep "^INERT: 1 run did not meet" "$T/out"
+expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE session_id=2 AND premise LIKE 'not met%'")" 1 "premise stored with the run"
+expect_status 1 "$GCR" check --profile shared_ci --collector marksweep
+expect_grep "^04_deep_stack_garbage +premise .* INERT: premise not met" "$T/out"
+expect_grep "census.major_collections .* (improved|REGRESSED)" "$T/out"
+expect_grep "^verdict: REGRESSION" "$T/out"
+finish
