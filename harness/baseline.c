@@ -321,6 +321,114 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 	return 0;
 }
 
+static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, struct baseline *b)
+{
+	const cJSON *o;
+	size_t i = 0;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return baseline_bad(c, "overrides", "must be an array");
+	b->noverrides = (size_t)cJSON_GetArraySize(arr);
+	b->overrides = xcalloc(b->noverrides, sizeof *b->overrides);
+	cJSON_ArrayForEach(o, arr)
+	{
+		struct baseline_override *x = &b->overrides[i];
+		const struct baseline_rule *base;
+		const cJSON *ev, *gated, *dir;
+		char jpath[64], where[96];
+		double runs;
+
+		snprintf(jpath, sizeof jpath, "overrides[%zu]", i);
+		i++;
+		if (!cJSON_IsObject(o))
+			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_get_string(c, o, "probe", jpath, &x->probe) != 0 ||
+		    baseline_get_string(c, o, "metric", jpath, &x->metric) != 0)
+			return -1;
+		if (!baseline_cell_find(b, x->probe, x->metric))
+			return baseline_bad(c, jpath, "overrides a cell that is not pinned in \"cells\"");
+		base = baseline_rule_for(b, x->metric);
+		x->rule = *base;
+		x->rule.metric = x->metric;
+		if (baseline_get_number(c, o, "band_pct", jpath, &x->rule.band_pct) != 0 ||
+		    baseline_get_number(c, o, "band_abs", jpath, &x->rule.band_abs) != 0)
+			return -1;
+		if (x->rule.band_pct < 0 || x->rule.band_abs < 0) {
+			snprintf(where, sizeof where, "%s.%s", jpath,
+				 x->rule.band_pct < 0 ? "band_pct" : "band_abs");
+			return baseline_bad(c, where, "must be >= 0");
+		}
+		gated = cJSON_GetObjectItemCaseSensitive(o, "gated");
+		if (gated && !cJSON_IsBool(gated)) {
+			snprintf(where, sizeof where, "%s.gated", jpath);
+			return baseline_bad(c, where, "must be true or false");
+		}
+		if (gated)
+			x->rule.gated = cJSON_IsTrue(gated);
+		dir = cJSON_GetObjectItemCaseSensitive(o, "direction");
+		if (dir && (!cJSON_IsString(dir) ||
+			    baseline_parse_direction(dir->valuestring, &x->rule.direction) != 0)) {
+			snprintf(where, sizeof where, "%s.direction", jpath);
+			return baseline_bad(c, where, "must be \"increase\", \"decrease\" or \"either\"");
+		}
+		if (baseline_get_string(c, o, "rationale", jpath, &x->rationale) != 0)
+			return -1;
+		ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
+		snprintf(where, sizeof where, "%s.evidence", jpath);
+		if (!cJSON_IsObject(ev))
+			return baseline_bad(c, where,
+					    "is missing: an override needs the runs and observed spread that justify it, {\"runs\": N, \"spread_pct\": X}");
+		if (baseline_get_number(c, ev, "runs", where, &runs) != 0 ||
+		    baseline_get_number(c, ev, "spread_pct", where, &x->evidence_spread_pct) != 0)
+			return -1;
+		x->evidence_runs = (int64_t)runs;
+		if (runs < 2 || runs != floor(runs) || x->evidence_spread_pct < 0)
+			return baseline_bad(c, where, "needs runs >= 2 (a spread needs two runs) and spread_pct >= 0");
+	}
+	return 0;
+}
+
+static int baseline_parse_ledger(struct baseline_ctx *c, const cJSON *arr, struct baseline *b)
+{
+	const cJSON *o;
+	size_t i = 0;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return baseline_bad(c, "ledger", "must be an array");
+	b->nledger = (size_t)cJSON_GetArraySize(arr);
+	b->ledger = xcalloc(b->nledger, sizeof *b->ledger);
+	cJSON_ArrayForEach(o, arr)
+	{
+		struct baseline_ledger_entry *x = &b->ledger[i];
+		const cJSON *ref;
+		char jpath[64];
+
+		snprintf(jpath, sizeof jpath, "ledger[%zu]", i);
+		i++;
+		if (!cJSON_IsObject(o))
+			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_get_string(c, o, "probe", jpath, &x->probe) != 0 ||
+		    baseline_get_string(c, o, "metric", jpath, &x->metric) != 0 ||
+		    baseline_get_number(c, o, "old", jpath, &x->old_value) != 0 ||
+		    baseline_get_number(c, o, "new", jpath, &x->new_value) != 0 ||
+		    baseline_get_string(c, o, "reason", jpath, &x->reason) != 0 ||
+		    baseline_get_string(c, o, "date", jpath, &x->date) != 0 ||
+		    baseline_get_string(c, o, "who", jpath, &x->who) != 0)
+			return -1;
+		if (!x->reason[0])
+			return baseline_bad(c, jpath, "reason must not be empty");
+		ref = cJSON_GetObjectItemCaseSensitive(o, "ref");
+		if (ref && !cJSON_IsString(ref))
+			return baseline_bad(c, jpath, "ref must be a string");
+		x->ref = ref ? xstrdup(ref->valuestring) : NULL;
+	}
+	return 0;
+}
+
 /* Line and column of a byte offset, for syntax errors. */
 static void baseline_line_col(const char *text, size_t off, int *line, int *col)
 {
@@ -406,7 +514,10 @@ int baseline_parse(const char *text, const char *path, struct baseline *out, str
 	}
 	if (baseline_parse_rules(&c, cJSON_GetObjectItemCaseSensitive(root, "rules"), out) != 0 ||
 	    baseline_parse_probes(&c, cJSON_GetObjectItemCaseSensitive(root, "probes"), out) != 0 ||
-	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0)
+	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0 ||
+	    baseline_parse_overrides(&c, cJSON_GetObjectItemCaseSensitive(root, "overrides"), out) !=
+		    0 ||
+	    baseline_parse_ledger(&c, cJSON_GetObjectItemCaseSensitive(root, "ledger"), out) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -453,7 +564,58 @@ void baseline_release(struct baseline *b)
 		free(b->cells[i].metric);
 	}
 	free(b->cells);
+	for (size_t i = 0; i < b->noverrides; i++) {
+		free(b->overrides[i].probe);
+		free(b->overrides[i].metric);
+		free(b->overrides[i].rationale);
+	}
+	free(b->overrides);
+	for (size_t i = 0; i < b->nledger; i++) {
+		free(b->ledger[i].probe);
+		free(b->ledger[i].metric);
+		free(b->ledger[i].reason);
+		free(b->ledger[i].ref);
+		free(b->ledger[i].date);
+		free(b->ledger[i].who);
+	}
+	free(b->ledger);
 	memset(b, 0, sizeof *b);
+}
+
+struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *probe,
+					 const char *metric)
+{
+	for (size_t i = 0; i < b->ncells; i++)
+		if (b->cells[i].probe && strcmp(b->cells[i].probe, probe) == 0 &&
+		    strcmp(b->cells[i].metric, metric) == 0)
+			return &b->cells[i];
+	return NULL;
+}
+
+const struct baseline_rule *baseline_rule_for_cell(const struct baseline *b, const char *probe,
+						   const char *metric)
+{
+	for (size_t i = 0; i < b->noverrides; i++)
+		if (b->overrides[i].probe && strcmp(b->overrides[i].probe, probe) == 0 &&
+		    strcmp(b->overrides[i].metric, metric) == 0)
+			return &b->overrides[i].rule;
+	return baseline_rule_for(b, metric);
+}
+
+void baseline_ledger_add(struct baseline *b, const struct baseline_ledger_entry *entry)
+{
+	struct baseline_ledger_entry *x;
+
+	b->ledger = xrealloc(b->ledger, (b->nledger + 1) * sizeof *b->ledger);
+	x = &b->ledger[b->nledger++];
+	x->probe = xstrdup(entry->probe);
+	x->metric = xstrdup(entry->metric);
+	x->old_value = entry->old_value;
+	x->new_value = entry->new_value;
+	x->reason = xstrdup(entry->reason);
+	x->ref = entry->ref ? xstrdup(entry->ref) : NULL;
+	x->date = xstrdup(entry->date);
+	x->who = xstrdup(entry->who);
 }
 
 const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric)
@@ -556,6 +718,48 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_number(&out, x->max);
 		sbuf_addf(&out, ", \"n\": %lld}", (long long)x->n);
 	}
-	sbuf_addf(&out, "\n  ]\n}\n");
+	sbuf_addf(&out, "\n  ],\n  \"overrides\": [");
+	for (size_t i = 0; i < b->noverrides; i++) {
+		const struct baseline_override *x = &b->overrides[i];
+		sbuf_addf(&out, "%s\n    {\"probe\": ", i ? "," : "");
+		baseline_add_string(&out, x->probe);
+		sbuf_addf(&out, ", \"metric\": ");
+		baseline_add_string(&out, x->metric);
+		sbuf_addf(&out, ", \"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
+			  x->rule.gated ? "true" : "false", baseline_direction_name(x->rule.direction));
+		baseline_add_number(&out, x->rule.band_pct);
+		sbuf_addf(&out, ", \"band_abs\": ");
+		baseline_add_number(&out, x->rule.band_abs);
+		sbuf_addf(&out, ", \"rationale\": ");
+		baseline_add_string(&out, x->rationale);
+		sbuf_addf(&out, ", \"evidence\": {\"runs\": %lld, \"spread_pct\": ",
+			  (long long)x->evidence_runs);
+		baseline_add_number(&out, x->evidence_spread_pct);
+		sbuf_addf(&out, "}}");
+	}
+	sbuf_addf(&out, "%s],\n  \"ledger\": [", b->noverrides ? "\n  " : "");
+	for (size_t i = 0; i < b->nledger; i++) {
+		const struct baseline_ledger_entry *x = &b->ledger[i];
+		sbuf_addf(&out, "%s\n    {\"probe\": ", i ? "," : "");
+		baseline_add_string(&out, x->probe);
+		sbuf_addf(&out, ", \"metric\": ");
+		baseline_add_string(&out, x->metric);
+		sbuf_addf(&out, ", \"old\": ");
+		baseline_add_number(&out, x->old_value);
+		sbuf_addf(&out, ", \"new\": ");
+		baseline_add_number(&out, x->new_value);
+		sbuf_addf(&out, ", \"reason\": ");
+		baseline_add_string(&out, x->reason);
+		if (x->ref) {
+			sbuf_addf(&out, ", \"ref\": ");
+			baseline_add_string(&out, x->ref);
+		}
+		sbuf_addf(&out, ", \"date\": ");
+		baseline_add_string(&out, x->date);
+		sbuf_addf(&out, ", \"who\": ");
+		baseline_add_string(&out, x->who);
+		sbuf_addf(&out, "}");
+	}
+	sbuf_addf(&out, "%s]\n}\n", b->nledger ? "\n  " : "");
 	return out.data;
 }

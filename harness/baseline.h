@@ -15,7 +15,9 @@
  *
  * Invariants of a loaded baseline: every rule names a known metric and has band_pct >= 0 and
  * band_abs >= 0; every cell has a rule and n >= 1 and min <= median <= max; every probe named
- * by a cell has a checksum entry.
+ * by a cell has a checksum entry; every override names a pinned cell, has a rationale and
+ * evidence (runs >= 2, spread >= 0); every ledger entry has a cell, values, reason, date, who.
+ * "overrides" and "ledger" may be absent (empty).
  */
 #ifndef BASELINE_H
 #define BASELINE_H
@@ -50,6 +52,28 @@ struct baseline_cell {
 	int64_t n;
 };
 
+/*
+ * A per-cell override of its metric's rule, with why and the measurements that justify it:
+ * a wider band for one noisy cell is a decision, and the file says who decided it on what.
+ */
+struct baseline_override {
+	char *probe, *metric;
+	struct baseline_rule rule; /* gated, direction and bands; rule.metric is the metric */
+	char *rationale;
+	int64_t evidence_runs;     /* how many runs the observed spread comes from (>= 2) */
+	double evidence_spread_pct; /* (max - min) / median of those runs, in percent */
+};
+
+/* An accepted regression: a cell loosened on purpose, on the record. */
+struct baseline_ledger_entry {
+	char *probe, *metric;
+	double old_value, new_value;
+	char *reason;
+	char *ref;  /* a link to the discussion, or NULL */
+	char *date; /* UTC, ISO 8601 */
+	char *who;
+};
+
 struct baseline {
 	char *profile;
 	char *collector, *collector_version, *git_commit;
@@ -65,6 +89,10 @@ struct baseline {
 	size_t nprobes;
 	struct baseline_cell *cells;
 	size_t ncells;
+	struct baseline_override *overrides;
+	size_t noverrides;
+	struct baseline_ledger_entry *ledger;
+	size_t nledger;
 };
 
 /*
@@ -78,6 +106,13 @@ void baseline_release(struct baseline *b);
 char *baseline_serialize(const struct baseline *b);
 
 const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric);
+/* The rule that judges one cell: its override when there is one, else its metric's rule. */
+const struct baseline_rule *baseline_rule_for_cell(const struct baseline *b, const char *probe,
+						   const char *metric);
+struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *probe,
+					 const char *metric);
+/* Appends an entry to the ledger; the strings are copied. */
+void baseline_ledger_add(struct baseline *b, const struct baseline_ledger_entry *entry);
 const char *baseline_probe_checksum(const struct baseline *b, const char *probe);
 
 /*

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "stats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -195,7 +196,7 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n,
 	int count = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(builds[i].collector, collector) != 0)
+		if (collector && strcmp(builds[i].collector, collector) != 0)
 			continue;
 		if (want_name && strcmp(builds[i].name, want_name) != 0)
 			continue;
@@ -207,11 +208,12 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n,
 		return 0;
 	}
 	if (count == 0)
-		cli_error(cmd, "session %lld measured no build%s%s of collector %s", (long long)session,
-			  want_name ? " named " : "", want_name ? want_name : "", collector);
+		cli_error(cmd, "session %lld measured no build%s%s%s%s", (long long)session,
+			  want_name ? " named " : "", want_name ? want_name : "",
+			  collector ? " of collector " : "", collector ? collector : "");
 	else
 		cli_error(cmd, "session %lld measured %d builds of collector %s: choose one with --build NAME",
-			  (long long)session, count, collector);
+			  (long long)session, count, collector ? collector : "any");
 	return -1;
 }
 
@@ -232,4 +234,27 @@ int cli_find_session(const char *cmd, struct store *st, const char *db_path,
 		return -1;
 	}
 	return 0;
+}
+
+/* The median of a metric over a build's non-warm-up runs of one kind; 0 when none has it. */
+size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe,
+			   const char *size, const char *metric, double *median)
+{
+	const char *kind = strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+	double *vals = xcalloc(n ? n : 1, sizeof *vals);
+	size_t nv = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run *r = &runs[i];
+		const double *v;
+		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, size) ||
+		    strcmp(r->kind, kind) || strcmp(r->status, "ok"))
+			continue;
+		if ((v = metric_set_get(&r->metrics, metric)))
+			vals[nv++] = *v;
+	}
+	if (nv)
+		*median = stats_median(vals, nv);
+	free(vals);
+	return nv;
 }

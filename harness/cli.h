@@ -79,7 +79,8 @@ const char *cli_resolve_probe(const char *cmd, const char *want, const struct st
 void cli_format_value(const char *metric, double v, char *buf, size_t size);
 
 /*
- * Picks the session's one build of `collector` (named `want_name`, when given). Prints why and
+ * Picks the session's one build of `collector` (any collector when NULL) named `want_name`
+ * (any name when NULL). Prints why and
  * returns -1 when there is none or more than one.
  */
 int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
@@ -88,5 +89,13 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const 
 /* When *session is 0, sets it to the newest session that measured `collector`; prints why not. */
 int cli_find_session(const char *cmd, struct store *st, const char *db_path,
 		     const char *collector, const char *size, int64_t *session);
+
+/*
+ * The median of `metric` over the ok, non-warm-up runs of one probe and size (valgrind.*
+ * metrics from the valgrind runs, the rest from timed runs). Returns how many values there
+ * were; *median is set only when that is not 0.
+ */
+size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe,
+		       const char *size, const char *metric, double *median);
 
 #endif /* CLI_H */

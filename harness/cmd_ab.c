@@ -19,6 +19,7 @@
 #include "report_json.h"
 #include "report_md.h"
 #include "report_text.h"
+#include "quiet.h"
 #include "session.h"
 #include "store.h"
 
@@ -360,8 +361,17 @@ static char *ab_command_line(int argc, char **argv)
 	return b.data;
 }
 
+#define AB_LOCK_TIMEOUT_S 3600
+
+static void ab_waiting(void *ctx, const char *why)
+{
+	(void)ctx;
+	fprintf(stderr, "gcratchet ab: %s\n", why);
+}
+
 int cmd_ab(int argc, char **argv)
 {
+	int lock_fd = -1;
 	static const struct cli_opt opts[] = {
 		{"--rounds", 1}, {"--probes", 1}, {"--size", 1}, {"--meters", 1}, {"--seed", 1},
 		{"--md", 1},     {"--json", 1},   {"--html", 1}, {"--db", 1},     {"--warmup", 1},
@@ -564,6 +574,11 @@ int cmd_ab(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	/* The same bench lock as measure: an A/B must not share the host with another session. */
+	if (quiet_lock(AB_LOCK_TIMEOUT_S, ab_waiting, NULL, &lock_fd, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = ab_on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -605,6 +620,7 @@ int cmd_ab(int argc, char **argv)
 	rc = ab_report_session(cmd, st, outcome.session_id, NULL, NULL, md_path, json_path,
 			       html_path, 1);
 out:
+	quiet_unlock(lock_fd);
 	store_close(st);
 	for (size_t i = 0; i < nbuilds; i++)
 		buildinfo_release(&builds[i]);

@@ -168,6 +168,32 @@ static int baseline_cmd_mkdir(const char *cmd, const char *path)
 	return rc;
 }
 
+/*
+ * pin and update without --session measure first, as `gcratchet measure` would with the
+ * profile's needs: the ci size, 5 rounds after a warm-up, every meter the host has.
+ */
+static int baseline_cmd_measure(const char *collector, const char *size, const char *db)
+{
+	char *argv[16];
+	int argc = 0;
+
+	argv[argc++] = (char *)"measure";
+	argv[argc++] = (char *)"--collector";
+	argv[argc++] = (char *)collector;
+	argv[argc++] = (char *)"--size";
+	argv[argc++] = (char *)size;
+	argv[argc++] = (char *)"--rounds";
+	argv[argc++] = (char *)"5";
+	argv[argc++] = (char *)"--warmup";
+	argv[argc++] = (char *)"1";
+	if (db) {
+		argv[argc++] = (char *)"--db";
+		argv[argc++] = (char *)db;
+	}
+	argv[argc] = NULL;
+	return cmd_measure(argc, argv);
+}
+
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
 			    const char *db, int64_t session, const char *build_name,
 			    const char *out_path)
@@ -186,6 +212,12 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	int rc = EXIT_UNJUDGED;
 
 	memset(&b, 0, sizeof b);
+	if (session == 0 && baseline_cmd_measure(collector, "ci", db) != EXIT_OK) {
+		cli_error(cmd, "the measuring session did not succeed: nothing pinned");
+		goto out;
+	}
+	if (session < 0)
+		session = 0;
 	if (store_open(cli_db_path(db), &st, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
@@ -260,14 +292,204 @@ out:
 	return rc;
 }
 
+/* Who accepted a regression: $GCR_WHO, else git's user.name, else $USER. */
+static char *baseline_cmd_who(void)
+{
+	const char *env = getenv("GCR_WHO");
+	char line[256] = "";
+	FILE *p;
+
+	if (env && *env)
+		return xstrdup(env);
+	p = popen("git config user.name 2>/dev/null", "r");
+	if (p) {
+		if (!fgets(line, sizeof line, p))
+			line[0] = '\0';
+		pclose(p);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0])
+		return xstrdup(line);
+	env = getenv("USER");
+	return xstrdup(env && *env ? env : "unknown");
+}
+
+/* Sets a cell's pinned figures to the session's for that cell. */
+static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct store_run *runs,
+				    size_t n, const char *size)
+{
+	const char *kind = strncmp(cell->metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+	double *vals = xcalloc(n ? n : 1, sizeof *vals);
+	struct stats_summary sum;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const double *v;
+		if (runs[i].warmup || strcmp(runs[i].probe, cell->probe) || strcmp(runs[i].size, size) ||
+		    strcmp(runs[i].kind, kind) || strcmp(runs[i].status, "ok"))
+			continue;
+		if ((v = metric_set_get(&runs[i].metrics, cell->metric)))
+			vals[nv++] = *v;
+	}
+	if (nv) {
+		stats_summarize(vals, nv, &sum);
+		cell->median = sum.median;
+		cell->min = sum.min;
+		cell->max = sum.max;
+		cell->n = (int64_t)nv;
+	}
+	free(vals);
+}
+
+/*
+ * update: judges every pinned cell on a new session; improved cells are tightened on their
+ * own, regressed ones are loosened only with --accept (each then gets a ledger entry), and
+ * nothing is written while a regression is refused.
+ */
+static int baseline_cmd_update(const char *cmd, const char *profile, const char *collector,
+			       const char *db, int64_t session, const char *build_name,
+			       const char *path_arg, const char *accept, const char *ref)
+{
+	struct store *st = NULL;
+	struct store_session si = {0};
+	struct store_build *builds = NULL;
+	const struct store_build *build;
+	struct store_run *runs = NULL;
+	struct baseline b;
+	struct sbuf diff;
+	size_t nbuilds = 0, nruns = 0;
+	struct err e;
+	char *path = path_arg ? xstrdup(path_arg) : cli_baseline_path(profile, collector);
+	char *text = NULL, *who = NULL, when[32];
+	int rc = EXIT_UNJUDGED, refused = 0, changed = 0;
+
+	sbuf_init(&diff);
+	if (baseline_load(path, &b, &e) != 0) {
+		cli_error(cmd, "%s%s", e.msg,
+			  strstr(e.msg, "cannot open") ? " (pin one first: gcratchet baseline pin)" : "");
+		goto out;
+	}
+	if (strcmp(b.profile, profile) != 0) {
+		cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
+		goto out;
+	}
+	if (session == 0 && baseline_cmd_measure(b.collector, b.size, db) != EXIT_OK) {
+		cli_error(cmd, "the measuring session did not succeed: nothing updated");
+		goto out;
+	}
+	if (store_open(cli_db_path(db), &st, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (session < 0)
+		session = 0;
+	if (cli_find_session(cmd, st, cli_db_path(db), b.collector, b.size, &session) != 0)
+		goto out;
+	if (store_session_get(st, session, &si, &e) != 0 ||
+	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (cli_pick_build(cmd, builds, nbuilds, b.collector, build_name, session, &build) != 0)
+		goto out;
+	if (store_runs_load(st, session, build->id, &runs, &nruns, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		if (!runs[i].warmup && strcmp(runs[i].size, b.size) == 0 &&
+		    strcmp(runs[i].status, "ok") != 0) {
+			cli_error(cmd, "run %lld (%s) %s: a baseline is updated only from a session whose runs all succeeded",
+				  (long long)runs[i].id, runs[i].probe, runs[i].status);
+			goto out;
+		}
+		if (!runs[i].warmup && runs[i].checksum &&
+		    baseline_probe_checksum(&b, runs[i].probe) &&
+		    strcmp(baseline_probe_checksum(&b, runs[i].probe), runs[i].checksum) != 0) {
+			cli_error(cmd, "probe %s now prints %s, the baseline says %s: a changed result is re-pinned deliberately (gcratchet baseline pin)",
+				  runs[i].probe, runs[i].checksum, baseline_probe_checksum(&b, runs[i].probe));
+			goto out;
+		}
+	}
+
+	who = baseline_cmd_who();
+	format_utc(now_real_ns(), when, sizeof when);
+	for (size_t c = 0; c < b.ncells; c++) {
+		struct baseline_cell *cell = &b.cells[c];
+		const struct baseline_rule *rule = baseline_rule_for_cell(&b, cell->probe, cell->metric);
+		struct baseline_judgement j;
+		char was[32], now[32];
+		double cur;
+
+		if (cli_runs_median(runs, nruns, cell->probe, b.size, cell->metric, &cur) == 0)
+			continue;
+		baseline_judge(rule, cell->median, cur, &j);
+		cli_format_value(cell->metric, cell->median, was, sizeof was);
+		cli_format_value(cell->metric, cur, now, sizeof now);
+		if (j.verdict == BASELINE_IMPROVED) {
+			sbuf_addf(&diff, "  tightened %s %s: %s -> %s (%+.2f%%)\n", cell->probe, cell->metric,
+				  was, now, j.delta_pct);
+			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
+			changed++;
+		} else if (j.verdict == BASELINE_REGRESSED && accept) {
+			struct baseline_ledger_entry le = {cell->probe, cell->metric, cell->median, cur,
+							   (char *)accept, (char *)ref, when, who};
+			sbuf_addf(&diff, "  loosened  %s %s: %s -> %s (%+.2f%%), ledger: %s\n", cell->probe,
+				  cell->metric, was, now, j.delta_pct, accept);
+			baseline_ledger_add(&b, &le);
+			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
+			changed++;
+		} else if (j.verdict == BASELINE_REGRESSED) {
+			fprintf(stderr, "gcratchet %s: %s %s regressed: %s -> %s (%+.2f%%, allowance used %.0f%%)\n",
+				cmd, cell->probe, cell->metric, was, now, j.delta_pct, 100.0 * j.used);
+			refused++;
+		}
+	}
+	if (refused) {
+		cli_error(cmd, "refusing to loosen %d regressed cell%s without --accept \"reason\"; %s is unchanged",
+			  refused, refused == 1 ? "" : "s", path);
+		rc = EXIT_REGRESSION;
+		goto out;
+	}
+	if (!changed) {
+		printf("%s: every cell within its band; nothing to tighten, nothing written\n", path);
+		rc = EXIT_OK;
+		goto out;
+	}
+	free(b.pinned_at);
+	b.pinned_at = xstrdup(when);
+	b.session = session;
+	text = baseline_serialize(&b);
+	if (write_file_atomic(path, text, strlen(text), &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	printf("updated %s from session %lld (%d cell%s):\n%s", path, (long long)session, changed,
+	       changed == 1 ? "" : "s", diff.data);
+	rc = EXIT_OK;
+out:
+	free(text);
+	free(who);
+	sbuf_release(&diff);
+	baseline_release(&b);
+	store_runs_release(runs, nruns);
+	store_builds_release(builds, nbuilds);
+	store_session_release(&si);
+	store_close(st);
+	free(path);
+	return rc;
+}
+
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 		{"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--db", 1},
-		{"--build", 1},   {"--out", 1},       {NULL, 0},
+		{"--build", 1},   {"--out", 1},       {"--accept", 1},  {"--ref", 1},
+		{NULL, 0},
 	};
 	const char *cmd = "baseline", *opt, *val, *profile = NULL, *collector = CLI_DEFAULT_COLLECTOR;
 	const char *db = NULL, *build_name = NULL, *out_path = NULL, *action;
+	const char *accept = NULL, *ref = NULL;
 	struct strlist pos = {0};
 	struct cli_iter it;
 	int64_t session = 0;
@@ -284,9 +506,22 @@ int cmd_baseline(int argc, char **argv)
 		} else if (strcmp(opt, "--collector") == 0) {
 			collector = val;
 		} else if (strcmp(opt, "--session") == 0) {
+			/* "latest": the newest session of the collector, without measuring again. */
+			if (strcmp(val, "latest") == 0) {
+				session = -1;
+				continue;
+			}
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
 			session = (int64_t)v;
+		} else if (strcmp(opt, "--accept") == 0) {
+			if (!*val) {
+				rc = cli_error(cmd, "--accept needs a reason");
+				goto out;
+			}
+			accept = val;
+		} else if (strcmp(opt, "--ref") == 0) {
+			ref = val;
 		} else if (strcmp(opt, "--db") == 0) {
 			db = val;
 		} else if (strcmp(opt, "--build") == 0) {
@@ -298,7 +533,7 @@ int cmd_baseline(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (pos.n == 0) {
-		rc = cli_error(cmd, "missing action (valid: pin, validate)");
+		rc = cli_error(cmd, "missing action (valid: pin, update, validate)");
 		goto out;
 	}
 	action = pos.items[0];
@@ -318,8 +553,19 @@ int cmd_baseline(int argc, char **argv)
 			goto out;
 		}
 		rc = baseline_cmd_pin(cmd, profile, collector, db, session, build_name, out_path);
+	} else if (strcmp(action, "update") == 0) {
+		if (!profile) {
+			rc = cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
+			goto out;
+		}
+		if (ref && !accept) {
+			rc = cli_error(cmd, "--ref goes with --accept \"reason\"");
+			goto out;
+		}
+		rc = baseline_cmd_update(cmd, profile, collector, db, session, build_name, out_path,
+					 accept, ref);
 	} else {
-		rc = cli_error(cmd, "unknown action \"%s\" (valid: pin, validate)", action);
+		rc = cli_error(cmd, "unknown action \"%s\" (valid: pin, update, validate)", action);
 	}
 out:
 	strlist_release(&pos);

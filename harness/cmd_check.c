@@ -30,9 +30,13 @@ struct check_report {
 	const char *baseline_path;
 	int64_t session;
 	const char *build_name;
+	const struct store_run *base_runs; /* --base: the same session's base build, or NULL */
+	size_t nbase_runs;
+	const char *base_name;
 	struct check_row *rows;
 	size_t nrows;
-	struct strlist notes; /* staleness and other first-line remarks */
+	struct strlist stale; /* the baseline was pinned elsewhere: printed first */
+	struct strlist notes; /* other remarks under the header */
 	int regressed, unjudged, improved, ok, info;
 };
 
@@ -85,6 +89,31 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
 			 first->detail ? ")" : "");
 }
 
+/*
+ * With a base build measured in the same session: how much of a regressed cell's delta the
+ * base shows too (the host or toolchain drifted since the pin) and how much is the change.
+ */
+static char *check_attribute(const struct check_report *rep, const char *probe,
+			     const struct check_row *row)
+{
+	double base_now;
+
+	if (!rep->base_runs ||
+	    cli_runs_median(rep->base_runs, rep->nbase_runs, probe, rep->b->size, row->metric,
+			 &base_now) == 0)
+		return NULL;
+	{
+		char drift[32], change[32], total[32];
+		cli_format_value(row->metric, base_now - row->base, drift, sizeof drift);
+		cli_format_value(row->metric, row->current - base_now, change, sizeof change);
+		cli_format_value(row->metric, row->current - row->base, total, sizeof total);
+		return xasprintf("of %s%s, %s%s is already in base %s (drift since the pin), %s%s is the change",
+				 row->current >= row->base ? "+" : "", total,
+				 base_now >= row->base ? "+" : "", drift, rep->base_name,
+				 row->current >= base_now ? "+" : "", change);
+	}
+}
+
 static void check_probe(struct check_report *rep, const struct store_run *runs, size_t n,
 			const char *probe)
 {
@@ -131,7 +160,7 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 
 	for (size_t c = 0; c < b->ncells; c++) {
 		const struct baseline_cell *cell = &b->cells[c];
-		const struct baseline_rule *rule = baseline_rule_for(b, cell->metric);
+		const struct baseline_rule *rule = baseline_rule_for_cell(b, probe, cell->metric);
 		const char *kind = check_is_valgrind_metric(cell->metric) ? "valgrind" : "timed";
 		const char *bad = strcmp(kind, "valgrind") == 0 ? vg_bad : timed_bad;
 		double *vals;
@@ -173,6 +202,8 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 			if (row.j.went_inert)
 				row.reason = xasprintf("was %.0f, now 0: the probe no longer causes this",
 						       cell->median);
+			else if (row.j.verdict == BASELINE_REGRESSED)
+				row.reason = check_attribute(rep, probe, &row);
 		}
 		free(vals);
 		check_add_row(rep, &row);
@@ -252,6 +283,11 @@ static void check_print_header(const struct check_report *rep, FILE *f, int md)
 {
 	const struct baseline *b = rep->b;
 
+	/* Staleness comes first: every figure below is read in its light. */
+	for (size_t i = 0; i < rep->stale.n; i++)
+		fprintf(f, "%sSTALE: %s\n", md ? "> **" : "", rep->stale.items[i]);
+	if (md && rep->stale.n)
+		fprintf(f, "\n");
 	fprintf(f, "%sgcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
 		md ? "### " : "", b->profile, b->collector, b->collector_version,
 		(long long)rep->session, rep->build_name, b->size);
@@ -294,6 +330,89 @@ static void check_print_md(const struct check_report *rep, FILE *f)
 	fprintf(f, "\n");
 }
 
+/* Writes s with XML's five special characters escaped. */
+static void check_xml(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			/* XML 1.0 allows no control characters but tab, newline and return. */
+			fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r' ? '?' : *s, f);
+		}
+	}
+}
+
+/* JUnit XML: one testcase per cell, a failure per regression, an error per unjudged cell. */
+static void check_print_junit(const struct check_report *rep, FILE *f)
+{
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites>\n<testsuite name=\"gcratchet check ");
+	check_xml(f, rep->b->profile);
+	fprintf(f, " ");
+	check_xml(f, rep->b->collector);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n", rep->nrows,
+		rep->regressed, rep->unjudged, rep->info);
+	for (size_t i = 0; i < rep->stale.n; i++) {
+		fprintf(f, "  <!-- STALE: ");
+		/* "--" may not appear inside a comment. */
+		for (const char *p = rep->stale.items[i]; *p; p++)
+			fputc(p[0] == '-' && p[1] == '-' ? '_' : p[0], f);
+		fprintf(f, " -->\n");
+	}
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct check_row *r = &rep->rows[i];
+		struct check_cells c;
+		check_format_cells(r, &c);
+		fprintf(f, "  <testcase classname=\"");
+		check_xml(f, r->probe);
+		fprintf(f, "\" name=\"");
+		check_xml(f, r->metric);
+		fprintf(f, "\">");
+		if (r->state == CHECK_UNJUDGED || r->j.verdict == BASELINE_REGRESSED) {
+			fprintf(f, "<%s message=\"", r->state == CHECK_UNJUDGED ? "error" : "failure");
+			check_xml(f, check_verdict(r));
+			fprintf(f, ": baseline %s, current %s, delta %s, allowance %s", c.base, c.cur, c.delta,
+				c.allow);
+			fprintf(f, "\">");
+			check_xml(f, r->reason ? r->reason : "");
+			fprintf(f, "</%s>", r->state == CHECK_UNJUDGED ? "error" : "failure");
+		} else if (r->j.verdict == BASELINE_INFO) {
+			fprintf(f, "<skipped message=\"not gated\"/>");
+		}
+		fprintf(f, "</testcase>\n");
+	}
+	fprintf(f, "</testsuite>\n</testsuites>\n");
+}
+
+/* In GitHub Actions, the Markdown table also goes to the job's summary page. */
+static void check_step_summary(const struct check_report *rep)
+{
+	const char *path = getenv("GITHUB_STEP_SUMMARY");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	check_print_md(rep, f);
+	fprintf(f, "**verdict: %s** (%d ok, %d improved, %d regressed, %d could not judge, %d not gated)\n\n",
+		check_overall(rep), rep->ok, rep->improved, rep->regressed, rep->unjudged, rep->info);
+	fclose(f);
+}
+
 static void check_print_json(const struct check_report *rep, FILE *f)
 {
 	cJSON *root = cJSON_CreateObject(), *cells = cJSON_CreateArray(), *notes;
@@ -309,6 +428,9 @@ static void check_print_json(const struct check_report *rep, FILE *f)
 	cJSON_AddStringToObject(root, "size", rep->b->size);
 	cJSON_AddStringToObject(root, "verdict",
 				rep->regressed ? "regression" : rep->unjudged ? "could_not_judge" : "ok");
+	notes = cJSON_AddArrayToObject(root, "stale");
+	for (size_t i = 0; i < rep->stale.n; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(rep->stale.items[i]));
 	notes = cJSON_AddArrayToObject(root, "notes");
 	for (size_t i = 0; i < rep->notes.n; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(rep->notes.items[i]));
@@ -350,10 +472,15 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 		{"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--format", 1},
-		{"--db", 1},      {"--baseline", 1},  {"--build", 1},   {NULL, 0},
+		{"--db", 1},      {"--baseline", 1},  {"--build", 1},   {"--base", 1},
+		{"--strict", 0},  {NULL, 0},
 	};
 	const char *cmd = "check", *opt, *val, *profile = NULL, *collector = CLI_DEFAULT_COLLECTOR;
 	const char *format = "table", *db = NULL, *baseline_arg = NULL, *build_name = NULL;
+	const char *base_name = NULL;
+	struct store_run *base_runs = NULL;
+	size_t nbase_runs = 0;
+	int strict = 0;
 	struct cli_iter it;
 	struct baseline b = {0};
 	struct check_report rep;
@@ -384,8 +511,10 @@ int cmd_check(int argc, char **argv)
 				goto out;
 			session = (int64_t)v;
 		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json")) {
-				rc = cli_error(cmd, "--format must be table, md or json, got \"%s\"", val);
+			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json") &&
+			    strcmp(val, "junit")) {
+				rc = cli_error(cmd, "--format must be table, md, json or junit, got \"%s\"",
+					       val);
 				goto out;
 			}
 			format = val;
@@ -395,6 +524,10 @@ int cmd_check(int argc, char **argv)
 			baseline_arg = val;
 		} else if (strcmp(opt, "--build") == 0) {
 			build_name = val;
+		} else if (strcmp(opt, "--base") == 0) {
+			base_name = val;
+		} else if (strcmp(opt, "--strict") == 0) {
+			strict = 1;
 		}
 	}
 	if (r < 0)
@@ -438,13 +571,35 @@ int cmd_check(int argc, char **argv)
 	rep.baseline_path = path;
 	rep.session = session;
 	rep.build_name = build->name;
-	if (strcmp(si.host_fingerprint, b.host_fingerprint) != 0)
-		strlist_push(&rep.notes, "the baseline was pinned on another host (fingerprint differs): host drift may show");
-	if (strcmp(build->collector_version ? build->collector_version : "", b.collector_version) != 0) {
-		char *n = xasprintf("the baseline was pinned on %s %s, this session measured version %s",
-				    b.collector, b.collector_version, build->collector_version);
-		strlist_push(&rep.notes, n);
+	if (strcmp(si.host_fingerprint, b.host_fingerprint) != 0) {
+		char *n = xasprintf("the baseline was pinned on host %s (%s); this session ran on %s (%s): host drift may show%s",
+				    b.hostname, b.host_fingerprint, si.hostname ? si.hostname : "?",
+				    si.host_fingerprint, strict ? " (--strict: exit 2)" : "");
+		strlist_push(&rep.stale, n);
 		free(n);
+	}
+	if (strcmp(build->collector_version ? build->collector_version : "", b.collector_version) != 0) {
+		char *n = xasprintf("the baseline was pinned on %s %s; this session measured version %s%s",
+				    b.collector, b.collector_version, build->collector_version,
+				    strict ? " (--strict: exit 2)" : "");
+		strlist_push(&rep.stale, n);
+		free(n);
+	}
+	if (base_name) {
+		const struct store_build *base = NULL;
+		if (cli_pick_build(cmd, builds, nbuilds, NULL, base_name, session, &base) != 0)
+			goto out;
+		if (base->id == build->id) {
+			rc = cli_error(cmd, "--base %s is the build being checked", base_name);
+			goto out;
+		}
+		if (store_runs_load(st, session, base->id, &base_runs, &nbase_runs, &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		rep.base_runs = base_runs;
+		rep.nbase_runs = nbase_runs;
+		rep.base_name = base->name;
 	}
 	if (strcmp(si.status, "complete") != 0) {
 		char *n = xasprintf("session %lld is %s", (long long)session, si.status);
@@ -456,19 +611,26 @@ int cmd_check(int argc, char **argv)
 
 	if (strcmp(format, "json") == 0)
 		check_print_json(&rep, stdout);
+	else if (strcmp(format, "junit") == 0)
+		check_print_junit(&rep, stdout);
 	else if (strcmp(format, "md") == 0)
 		check_print_md(&rep, stdout);
 	else
 		check_print_table(&rep, stdout);
-	if (strcmp(format, "json") != 0)
+	if (strcmp(format, "table") == 0 || strcmp(format, "md") == 0)
 		printf("\nverdict: %s (%d ok, %d improved, %d regressed, %d could not judge, %d not gated)\n",
 		       check_overall(&rep), rep.ok, rep.improved, rep.regressed, rep.unjudged, rep.info);
+	check_step_summary(&rep);
 	rc = rep.regressed ? EXIT_REGRESSION : rep.unjudged ? EXIT_UNJUDGED : EXIT_OK;
+	if (strict && rep.stale.n && rc == EXIT_OK)
+		rc = EXIT_UNJUDGED;
 out:
 	for (size_t i = 0; i < rep.nrows; i++)
 		free(rep.rows[i].reason);
 	free(rep.rows);
 	strlist_release(&rep.notes);
+	strlist_release(&rep.stale);
+	store_runs_release(base_runs, nbase_runs);
 	store_runs_release(runs, nruns);
 	store_builds_release(builds, nbuilds);
 	store_session_release(&si);

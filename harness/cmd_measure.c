@@ -11,12 +11,14 @@
 #include "cmds.h"
 #include "meter_perf.h"
 #include "meter_valgrind.h"
+#include "quiet.h"
 #include "session.h"
 #include "store.h"
 
 #define MEASURE_DEFAULT_ROUNDS 5
 #define MEASURE_DEFAULT_WARMUP 1
 #define MEASURE_DEFAULT_TIMEOUT_S 300
+#define MEASURE_DEFAULT_LOCK_TIMEOUT_S 3600
 
 static volatile sig_atomic_t measure_stop;
 static int measure_inert;
@@ -42,6 +44,26 @@ static void measure_on_signal(int sig)
 {
 	(void)sig;
 	measure_stop = 1;
+}
+
+static void measure_waiting(void *ctx, const char *why)
+{
+	(void)ctx;
+	fprintf(stderr, "gcratchet measure: %s\n", why);
+}
+
+/* The load is recorded before and after; a session the host got busier during says so. */
+static void measure_load_warning(struct store *st, int64_t session)
+{
+	struct store_session si;
+	struct err e;
+
+	if (store_session_get(st, session, &si, &e) != 0)
+		return;
+	if (si.load_before >= 0 && si.load_after > si.load_before + 0.5)
+		printf("warning: the load rose from %.2f to %.2f during the session; time figures may be noisy\n",
+		       si.load_before, si.load_after);
+	store_session_release(&si);
 }
 
 static void measure_progress(void *ctx, const struct session_progress *p)
@@ -177,11 +199,15 @@ int cmd_measure(int argc, char **argv)
 		{"--collector", 1}, {"--build", 1},  {"--probes", 1}, {"--size", 1},
 		{"--rounds", 1},    {"--warmup", 1}, {"--meters", 1}, {"--seed", 1},
 		{"--db", 1},        {"--timeout", 1}, {"--events", 1}, {"--two-n", 1},
+		{"--cpu", 1},       {"--no-aslr", 0}, {"--clean-env", 0}, {"--env-offset", 1},
+		{"--lock-timeout", 1}, {"--idle-below", 1}, {"--idle-timeout", 1},
 		{NULL, 0},
 	};
 	const char *cmd = "measure", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
 	const char *events_arg = NULL;
 	char two_n_size[64];
+	int lock_timeout_s = MEASURE_DEFAULT_LOCK_TIMEOUT_S, idle_timeout_s = 300, lock_fd = -1;
+	double idle_below = 0, load_before = -1;
 	struct cli_iter it;
 	struct strlist collectors = {0}, build_dirs = {0}, available = {0};
 	struct buildinfo *builds = NULL;
@@ -253,6 +279,41 @@ int cmd_measure(int argc, char **argv)
 			snprintf(two_n_size, sizeof two_n_size, "n=%llu,%llu",
 				 (unsigned long long)plan.two_n[0], (unsigned long long)plan.two_n[1]);
 			plan.size = two_n_size;
+		} else if (strcmp(opt, "--cpu") == 0) {
+			if (cli_parse_count(cmd, opt, val, 1, &v) != 0)
+				goto out;
+			if (v >= (uint64_t)sysconf(_SC_NPROCESSORS_ONLN)) {
+				rc = cli_error(cmd, "--cpu %s: this host has CPUs 0 to %ld", val,
+					       sysconf(_SC_NPROCESSORS_ONLN) - 1);
+				goto out;
+			}
+			plan.pin_cpu = 1;
+			plan.cpu = (int)v;
+		} else if (strcmp(opt, "--no-aslr") == 0) {
+			plan.no_aslr = 1;
+		} else if (strcmp(opt, "--clean-env") == 0) {
+			plan.clean_env = 1;
+		} else if (strcmp(opt, "--env-offset") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0 || v > 65536) {
+				cli_error(cmd, "--env-offset is at most 65536 bytes");
+				goto out;
+			}
+			plan.env_offset = (unsigned)v;
+		} else if (strcmp(opt, "--lock-timeout") == 0) {
+			if (cli_parse_count(cmd, opt, val, 1, &v) != 0)
+				goto out;
+			lock_timeout_s = (int)v;
+		} else if (strcmp(opt, "--idle-below") == 0) {
+			char *end;
+			idle_below = strtod(val, &end);
+			if (*end || idle_below <= 0) {
+				rc = cli_error(cmd, "--idle-below needs a positive load average, got \"%s\"", val);
+				goto out;
+			}
+		} else if (strcmp(opt, "--idle-timeout") == 0) {
+			if (cli_parse_count(cmd, opt, val, 1, &v) != 0)
+				goto out;
+			idle_timeout_s = (int)v;
 		} else if (strcmp(opt, "--events") == 0) {
 			events_arg = val;
 		} else if (strcmp(opt, "--timeout") == 0) {
@@ -359,6 +420,16 @@ int cmd_measure(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	/* Quiet first: one measuring session per host, on a host that has calmed down. */
+	if (quiet_lock(lock_timeout_s, measure_waiting, NULL, &lock_fd, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (idle_below > 0 &&
+	    quiet_wait_idle(idle_below, idle_timeout_s, measure_waiting, NULL, &load_before, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = measure_on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -391,6 +462,7 @@ int cmd_measure(int argc, char **argv)
 			       outcome.session_id ? " (runs stored so far are kept)" : "");
 		goto out;
 	}
+	measure_load_warning(st, outcome.session_id);
 	printf("session %lld: %d run%s, %d failed%s; stored in %s\n", (long long)outcome.session_id,
 	       outcome.runs, outcome.runs == 1 ? "" : "s", outcome.runs_failed,
 	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
@@ -400,6 +472,7 @@ int cmd_measure(int argc, char **argv)
 		       measure_inert, measure_inert == 1 ? "" : "s");
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:
+	quiet_unlock(lock_fd);
 	store_close(st);
 	for (size_t i = 0; i < nbuilds; i++)
 		buildinfo_release(&builds[i]);

@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -178,6 +179,17 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 		dup2(fds[2], 3);
 		if (rq->no_aslr)
 			personality(ADDR_NO_RANDOMIZE);
+		if (rq->cpu >= 0) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(rq->cpu, &set);
+			if (sched_setaffinity(0, sizeof set, &set) != 0) {
+				e = errno;
+				if (write(exec_pipe[1], &e, sizeof e) < 0)
+					_exit(127);
+				_exit(127);
+			}
+		}
 		execve(argv[0], argv, envp);
 		e = errno;
 		if (write(exec_pipe[1], &e, sizeof e) < 0)

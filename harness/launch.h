@@ -17,6 +17,8 @@ struct launch_request {
 	uint32_t envc;      /* envp strings after them */
 	uint32_t no_aslr;   /* run with address-space randomisation off */
 	uint32_t nevents;   /* perf_event_attr structs that follow, before the strings */
+	int32_t cpu;        /* pin the probe to this CPU; -1: leave it free */
+	uint32_t reserved;  /* keeps the attrs that follow 8-byte aligned */
 };
 
 /* At most this many perf events per run. */

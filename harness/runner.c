@@ -239,6 +239,7 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 	hdr.timeout_ms = req->timeout_ms;
 	hdr.no_aslr = req->no_aslr ? 1 : 0;
 	hdr.nevents = (uint32_t)req->nevents;
+	hdr.cpu = req->cpu;
 	if (req->nevents > LAUNCH_MAX_EVENTS || req->nevents > RUNNER_MAX_EVENTS)
 		return err_set(e, "at most %d perf events per run", LAUNCH_MAX_EVENTS);
 	sbuf_init(&b);

@@ -38,6 +38,7 @@ struct runner_request {
 	char *const *envp;  /* the probe's whole environment, NULL-terminated */
 	int64_t timeout_ms; /* 0: no limit */
 	int no_aslr;        /* run with address-space randomisation off */
+	int cpu;            /* pin the probe to this CPU; -1: leave it free */
 	/* perf events to count on the probe from exec to exit (see meter_perf.h) */
 	const struct perf_event_attr *events;
 	size_t nevents;

@@ -41,26 +41,54 @@ void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
 	}
 }
 
+/* The fixed environment of --clean-env, besides the collector's GCR_* knobs. */
+static const char *const session_clean_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C", "LC_ALL=C", "TZ=UTC", NULL,
+};
+
 /*
- * The probe's environment: ours, with GCR_CENSUS_FD pointing at the census pipe, or without
- * it for valgrind runs: printing the census (pause times, /proc figures) takes a number of
- * instructions that depends on the clock, and Ir must not.
+ * The probe's environment: ours (or, clean, a fixed minimal one plus our GCR_* knobs), with
+ * GCR_CENSUS_FD pointing at the census pipe, or without it for valgrind runs: printing the
+ * census (pause times, /proc figures) takes a number of instructions that depends on the
+ * clock, and Ir must not. A padding variable of pad_bytes shifts the stack, to expose layout
+ * bias (Mytkowicz et al., "Producing wrong data without doing anything obviously wrong").
  */
-static char **session_env(int census)
+static char **session_env(int census, int clean, size_t pad_bytes)
 {
 	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = xcalloc(n + 2, sizeof *env);
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "GCR_CENSUS_FD=", 14) != 0)
-			env[k++] = environ[i];
+	env = xcalloc(n + 16, sizeof *env);
+	if (clean)
+		for (size_t i = 0; session_clean_env[i]; i++)
+			env[k++] = xstrdup(session_clean_env[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "GCR_CENSUS_FD=", 14) == 0 ||
+		    strncmp(environ[i], "GCR_ENV_PAD=", 12) == 0)
+			continue;
+		if (!clean || strncmp(environ[i], "GCR_", 4) == 0)
+			env[k++] = xstrdup(environ[i]);
+	}
 	if (census)
-		env[k++] = (char *)"GCR_CENSUS_FD=3";
+		env[k++] = xstrdup("GCR_CENSUS_FD=3");
+	if (pad_bytes) {
+		char *pad = xmalloc(pad_bytes + 13);
+		memcpy(pad, "GCR_ENV_PAD=", 12);
+		memset(pad + 12, 'x', pad_bytes);
+		pad[12 + pad_bytes] = '\0';
+		env[k++] = pad;
+	}
 	env[k] = NULL;
 	return env;
+}
+
+static void session_env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
 }
 
 /* The checksum a probe printed on stdout ("checksum 0x..."), for runs without a census. */
@@ -242,7 +270,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	const struct buildinfo *build = &plan->builds[b];
 	char *exe = buildinfo_probe_path(build, probe), count[24], size[32];
 	char *probe_argv[] = {exe, (char *)plan->size, NULL, NULL};
-	char **argv = probe_argv, **vg_argv = NULL, *cg_out = NULL, when[32];
+	char **argv = probe_argv, **vg_argv = NULL, **env = NULL, *cg_out = NULL, when[32];
 	struct runner_request req;
 	struct run_result res;
 	struct store_run r;
@@ -263,11 +291,17 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
 		argv = vg_argv;
 	}
+	if (plan->env_offset) {
+		uint64_t state = plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(s->seq + 1));
+		size_t pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
+		env = session_env(!valgrind, plan->clean_env, pad);
+	}
 	req.argv = argv;
-	req.envp = valgrind ? s->env_quiet : s->env;
+	req.envp = env ? env : valgrind ? s->env_quiet : s->env;
+	req.cpu = plan->pin_cpu ? plan->cpu : -1;
 	/* valgrind is ~50x slower: its limit scales with it. */
 	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
-	req.no_aslr = valgrind;
+	req.no_aslr = valgrind || plan->no_aslr;
 	req.events = s->events;
 	req.nevents = valgrind ? 0 : s->nevents;
 	format_utc(now_real_ns(), when, sizeof when);
@@ -316,6 +350,7 @@ out:
 	free(r.stderr_tail);
 	metric_set_release(&r.metrics);
 	meter_valgrind_argv_free(vg_argv);
+	session_env_free(env);
 	free(cg_out);
 	free(exe);
 	return rc;
@@ -454,8 +489,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.ctx = ctx;
 	s.out = out;
 	s.build_ids = xcalloc(plan->nbuilds, sizeof *s.build_ids);
-	s.env = session_env(1);
-	s.env_quiet = session_env(0);
+	s.env = session_env(1, plan->clean_env, 0);
+	s.env_quiet = session_env(0, plan->clean_env, 0);
 	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
 		      (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
 		      (plan->two_n[0] ? 2 : 1);
@@ -508,8 +543,8 @@ out:
 	if (s.scratch)
 		rmdir(s.scratch);
 	free(s.scratch);
-	free(s.env);
-	free(s.env_quiet);
+	session_env_free(s.env);
+	session_env_free(s.env_quiet);
 	free(s.build_ids);
 	free(order);
 	return rc;

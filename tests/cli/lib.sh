@@ -53,13 +53,16 @@ expect_eq() {
 sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 
 # A build folder of shell-script probes that speak the census protocol: the language-neutral
-# path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>.
+# path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>, their
+# census.alloc_bytes from $dir/alloc.<probe> (default 1000) and major_collections from
+# $dir/gcs.<probe> (default 2). The build is named $BUILD_NAME (default scripted); its
+# collector is always "scripted".
 make_script_build() { # dir probe...
 	dir=$1
 	shift
 	mkdir -p "$dir"
 	{
-		printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"scripted","collector":"scripted",'
+		printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"%s","collector":"scripted",' "${BUILD_NAME:-scripted}"
 		printf '"collector_version":"1.0","git_commit":"none","probes":['
 		sep=
 		for p in "$@"; do
@@ -72,6 +75,8 @@ make_script_build() { # dir probe...
 		cat >"$dir/$p" <<SCRIPT
 #!/bin/sh
 mode=\$(cat "$dir/mode.$p" 2>/dev/null || echo ok)
+alloc=\$(cat "$dir/alloc.$p" 2>/dev/null || echo 1000)
+gcs=\$(cat "$dir/gcs.$p" 2>/dev/null || echo 2)
 case "\$mode" in
 crash) kill -SEGV \$\$ ;;
 hang) sleep 600 ;;
@@ -79,7 +84,7 @@ fail) echo "out of cheese" >&2; exit 3 ;;
 badcensus) printf '{"format":"gcr-census","version":1,"probe":"$p","collector":"scripted","checksum":"0x0000000000000001","census":{"alloc_bytes":"many"}}' >&3 ;;
 nocensus) echo "checksum 0x00000000000000aa" ;;
 *) echo "checksum 0x00000000000000aa"
-   printf '{"format":"gcr-census","version":1,"probe":"$p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"major_collections":2}}' "\$1" >&3 ;;
+   printf '{"format":"gcr-census","version":1,"probe":"$p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":%s,"major_collections":%s}}' "\$1" "\$alloc" "\$gcs" >&3 ;;
 esac
 SCRIPT
 		chmod +x "$dir/$p"

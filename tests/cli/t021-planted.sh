@@ -19,7 +19,7 @@ plant marksweep-retain -DGCR_PLANT_RETAIN_KB=32768
 expect_status 0 "$GCR" measure --collector marksweep --build "$T/marksweep-slow" \
 	--build "$T/marksweep-retain" --probes 01,12 --size ci --rounds 2 --warmup 0 \
 	--meters rusage,census,valgrind
-expect_status 0 "$GCR" baseline pin --profile shared_ci --collector marksweep --build marksweep
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector marksweep --session latest --build marksweep
 expect_status 0 "$GCR" check --profile shared_ci --collector marksweep --build marksweep
 expect_grep "^verdict: ok" "$T/out"
 

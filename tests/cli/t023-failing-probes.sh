@@ -10,7 +10,7 @@ export GCR_BASELINE_DIR="$T/baselines"
 # A healthy session, pinned as the baseline.
 expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 2 --warmup 0 --meters rusage,census
 expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE status='ok'")" 4 "ok runs"
-expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted --session latest
 expect_status 0 "$GCR" check --profile shared_ci --collector scripted
 expect_grep "^verdict: ok" "$T/out"
 

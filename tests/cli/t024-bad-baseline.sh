@@ -7,7 +7,7 @@ B="$T/scripted"
 make_script_build "$B" 01_steady
 export GCR_BASELINE_DIR="$T/baselines"
 expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 1 --warmup 0 --meters rusage,census
-expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted --session latest
 F="$T/baselines/shared_ci/scripted.json"
 expect_status 0 "$GCR" baseline validate --profile shared_ci --collector scripted
 expect_grep "^ok: .*scripted.json" "$T/out"

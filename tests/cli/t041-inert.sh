@@ -7,7 +7,7 @@ export GCR_BASELINE_DIR="$T/baselines"
 
 expect_status 0 "$GCR" measure --collector marksweep --probes 04 --size ci --rounds 1 --warmup 0 --meters rusage,census
 expect_no_grep "INERT" "$T/out"
-expect_status 0 "$GCR" baseline pin --profile shared_ci --collector marksweep
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector marksweep --session latest
 
 GCR_HEAP_MB=4096 expect_status 0 "$GCR" measure --collector marksweep --probes 04 --size ci --rounds 1 --warmup 0 --meters rusage,census
 expect_grep "INERT: premise not met" "$T/out"

@@ -1,0 +1,106 @@
+#include "quiet.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "hostinfo.h"
+
+#define QUIET_POLL_US 100000
+
+static const char *quiet_lock_path(void)
+{
+	const char *env = getenv("GCR_LOCK_FILE");
+
+	return env && *env ? env : QUIET_DEFAULT_LOCK;
+}
+
+/* The holder's note: "pid 1234 since 2026-11-30T10:00:00Z". */
+static void quiet_holder(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!buf[0])
+		snprintf(buf, size, "another process");
+}
+
+int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct err *e)
+{
+	const char *path = quiet_lock_path();
+	int64_t deadline = now_mono_ns() + (int64_t)timeout_s * 1000000000;
+	char holder[128], when[32], note[160];
+	int told = 0;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (*fd < 0)
+		return err_set(e, "%s: cannot open the bench lock: %s", path, strerror(errno));
+	while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			err_set(e, "%s: cannot take the bench lock: %s", path, strerror(errno));
+			goto fail;
+		}
+		quiet_holder(*fd, holder, sizeof holder);
+		if (now_mono_ns() >= deadline) {
+			err_set(e, "the bench lock %s is held by %s; gave up after %d s (--lock-timeout)",
+				path, holder, timeout_s);
+			goto fail;
+		}
+		if (!told && waiting) {
+			char msg[256];
+			snprintf(msg, sizeof msg, "waiting for the bench lock %s, held by %s", path, holder);
+			waiting(ctx, msg);
+			told = 1;
+		}
+		usleep(QUIET_POLL_US);
+	}
+	format_utc(now_real_ns(), when, sizeof when);
+	snprintf(note, sizeof note, "pid %ld since %s\n", (long)getpid(), when);
+	if (ftruncate(*fd, 0) != 0 || pwrite(*fd, note, strlen(note), 0) < 0) {
+		/* The note is a courtesy to waiters; the lock itself is held. */
+	}
+	return 0;
+fail:
+	close(*fd);
+	*fd = -1;
+	return -1;
+}
+
+void quiet_unlock(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0) != 0) {
+		/* A stale note only misleads a waiter's message; the lock goes with close. */
+	}
+	close(fd);
+}
+
+int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx,
+		    double *load, struct err *e)
+{
+	int64_t deadline = now_mono_ns() + (int64_t)timeout_s * 1000000000;
+	int told = 0;
+
+	for (;;) {
+		*load = hostinfo_load1();
+		if (*load >= 0 && *load < max_load)
+			return 0;
+		if (now_mono_ns() >= deadline)
+			return err_set(e, "the host is not idle: load %.2f is not below %.2f after %d s (--idle-timeout)",
+				       *load, max_load, timeout_s);
+		if (!told && waiting) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "waiting for the load (%.2f) to fall below %.2f", *load,
+				 max_load);
+			waiting(ctx, msg);
+			told = 1;
+		}
+		sleep(1);
+	}
+}
