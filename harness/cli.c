@@ -1,4 +1,7 @@
 #include "cli.h"
+
+#include <time.h>
+#include <unistd.h>
 #include "stats.h"
 
 #include <ctype.h>
@@ -257,4 +260,140 @@ size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe
 		*median = stats_median(vals, nv);
 	free(vals);
 	return nv;
+}
+
+int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_arg,
+		    struct session_plan *plan, struct meter_valgrind *vg, struct meter_perf *perf)
+{
+	struct err e;
+
+	if (meters_arg) {
+		struct strlist l = {0};
+		int rc = 0;
+		plan->meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS;
+		strlist_split(&l, meters_arg);
+		for (size_t i = 0; i < l.n && rc == 0; i++) {
+			if (strcmp(l.items[i], "rusage") == 0 || strcmp(l.items[i], "census") == 0)
+				continue;
+			if (strcmp(l.items[i], "valgrind") == 0)
+				plan->meters |= SESSION_METER_VALGRIND;
+			else if (strcmp(l.items[i], "perf") == 0)
+				plan->meters |= SESSION_METER_PERF;
+			else
+				rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, perf, valgrind)",
+					       l.items[i]);
+		}
+		strlist_release(&l);
+		if (rc != 0)
+			return -1;
+		if ((plan->meters & SESSION_METER_VALGRIND) && meter_valgrind_find(vg, &e) != 0) {
+			cli_error(cmd, "%s", e.msg);
+			return -1;
+		}
+		if (events_arg && !(plan->meters & SESSION_METER_PERF)) {
+			cli_error(cmd, "--events needs the perf meter (--meters ...,perf)");
+			return -1;
+		}
+	} else {
+		/* The default is every meter this host has; the caller says which. */
+		plan->meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS | SESSION_METER_PERF;
+		if (meter_valgrind_find(vg, &e) == 0)
+			plan->meters |= SESSION_METER_VALGRIND;
+		else
+			fprintf(stderr, "gcratchet %s: valgrind meter off: %s\n", cmd, e.msg);
+	}
+	if (plan->meters & SESSION_METER_PERF) {
+		if (meter_perf_setup(events_arg ? events_arg : METER_PERF_DEFAULT_EVENTS, perf, &e) != 0) {
+			cli_error(cmd, "%s", e.msg);
+			return -1;
+		}
+		/* Said once per session; the session carries on with what can count. */
+		for (size_t i = 0; i < perf->n; i++)
+			if (!perf->events[i].available)
+				fprintf(stderr, "gcratchet %s: perf event %s unavailable: %s\n", cmd,
+					perf->events[i].name, perf->events[i].why);
+		if (meter_perf_available(perf) == 0)
+			plan->meters &= ~(unsigned)SESSION_METER_PERF;
+	}
+	plan->valgrind = vg;
+	plan->perf = perf;
+	return 0;
+}
+
+void cli_describe_meters(const struct session_plan *plan, struct sbuf *out)
+{
+	sbuf_addf(out, "rusage, census");
+	if (plan->meters & SESSION_METER_PERF) {
+		sbuf_addf(out, ", perf (");
+		for (size_t i = 0, k = 0; i < plan->perf->n; i++)
+			if (plan->perf->events[i].available)
+				sbuf_addf(out, "%s%s", k++ ? ", " : "", plan->perf->events[i].name);
+		sbuf_addf(out, ")");
+	}
+	if (plan->meters & SESSION_METER_VALGRIND)
+		sbuf_addf(out, ", valgrind Ir (%s)", plan->valgrind->version);
+}
+
+int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
+		    const char *probes_arg, struct session_plan *plan)
+{
+	struct strlist available = {0}, want = {0};
+	int rc = -1;
+
+	for (size_t i = 0; i < builds[0].probes.n; i++) {
+		const char *p = builds[0].probes.items[i];
+		int everywhere = 1;
+		for (size_t b = 1; b < n; b++)
+			everywhere &= strlist_contains(&builds[b].probes, p);
+		if (everywhere)
+			strlist_push(&available, p);
+	}
+	if (available.n == 0) {
+		cli_error(cmd, "the chosen builds have no probe in common");
+		goto out;
+	}
+	if (!probes_arg) {
+		for (size_t i = 0; i < available.n; i++)
+			strlist_push(&plan->probes, available.items[i]);
+		rc = 0;
+		goto out;
+	}
+	strlist_split(&want, probes_arg);
+	for (size_t i = 0; i < want.n; i++) {
+		const char *p = cli_resolve_probe(cmd, want.items[i], &available);
+		if (!p)
+			goto out;
+		if (!strlist_contains(&plan->probes, p))
+			strlist_push(&plan->probes, p);
+	}
+	if (plan->probes.n == 0) {
+		cli_error(cmd, "--probes names no probe");
+		goto out;
+	}
+	rc = 0;
+out:
+	strlist_release(&want);
+	strlist_release(&available);
+	return rc;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "gcratchet");
+	for (int i = 0; i < argc; i++)
+		sbuf_addf(&b, " %s", argv[i]);
+	return b.data;
+}
+
+uint64_t cli_default_seed(void)
+{
+	return ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) & INT64_MAX;
+}
+
+void cli_waiting(void *ctx, const char *why)
+{
+	fprintf(stderr, "gcratchet %s: %s\n", (const char *)ctx, why);
 }

@@ -10,6 +10,10 @@
 
 #include <stdint.h>
 
+#include "buildinfo.h"
+#include "meter_perf.h"
+#include "meter_valgrind.h"
+#include "session.h"
 #include "store.h"
 #include "util.h"
 #include "version.h"
@@ -97,5 +101,27 @@ int cli_find_session(const char *cmd, struct store *st, const char *db_path,
  */
 size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe,
 		       const char *size, const char *metric, double *median);
+
+/* ---- Setting up a session (measure, ab, baseline pin) ----------------------------------- */
+
+/*
+ * Chooses the meters: --meters as given (rusage and census are always on), else every meter
+ * the host has; encodes and probes the perf events, saying once on stderr which cannot count.
+ * Fills plan->meters, plan->valgrind (= vg) and plan->perf (= perf); prints and returns -1
+ * on a bad list, an unencodable event or valgrind missing when asked for.
+ */
+int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_arg,
+		    struct session_plan *plan, struct meter_valgrind *vg, struct meter_perf *perf);
+/* "rusage, census, perf (task-clock), valgrind Ir (valgrind-3.19.0)" */
+void cli_describe_meters(const struct session_plan *plan, struct sbuf *out);
+/* The probes every build has (first build's order), narrowed by --probes; prints on error. */
+int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
+		    const char *probes_arg, struct session_plan *plan);
+/* "gcratchet measure --size ci ...", for the session's record; newly allocated. */
+char *cli_command_line(int argc, char **argv);
+/* A seed for a session that was not given one. */
+uint64_t cli_default_seed(void);
+/* A quiet_wait_fn for the bench lock and idleness gate; ctx is the command's name. */
+void cli_waiting(void *ctx, const char *why);
 
 #endif /* CLI_H */

@@ -328,46 +328,7 @@ out:
 
 /* ---- The command ---------------------------------------------------------------------- */
 
-static int ab_parse_meters(const char *cmd, const char *list, unsigned *meters)
-{
-	struct strlist l = {0};
-	int rc = 0;
-
-	*meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS;
-	strlist_split(&l, list);
-	for (size_t i = 0; i < l.n && rc == 0; i++) {
-		if (strcmp(l.items[i], "rusage") == 0 || strcmp(l.items[i], "census") == 0)
-			continue;
-		if (strcmp(l.items[i], "valgrind") == 0)
-			*meters |= SESSION_METER_VALGRIND;
-		else if (strcmp(l.items[i], "perf") == 0)
-			*meters |= SESSION_METER_PERF;
-		else
-			rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, perf, valgrind)",
-				       l.items[i]);
-	}
-	strlist_release(&l);
-	return rc;
-}
-
-static char *ab_command_line(int argc, char **argv)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	sbuf_addf(&b, "gcratchet");
-	for (int i = 0; i < argc; i++)
-		sbuf_addf(&b, " %s", argv[i]);
-	return b.data;
-}
-
 #define AB_LOCK_TIMEOUT_S 3600
-
-static void ab_waiting(void *ctx, const char *why)
-{
-	(void)ctx;
-	fprintf(stderr, "gcratchet ab: %s\n", why);
-}
 
 int cmd_ab(int argc, char **argv)
 {
@@ -380,7 +341,7 @@ int cmd_ab(int argc, char **argv)
 	const char *cmd = "ab", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
 	const char *md_path = NULL, *json_path = NULL, *html_path = NULL, *events_arg = NULL;
 	struct cli_iter it;
-	struct strlist sides = {0}, available = {0};
+	struct strlist sides = {0};
 	struct buildinfo builds[2];
 	size_t nbuilds = 0;
 	struct session_plan plan;
@@ -491,70 +452,11 @@ int cmd_ab(int argc, char **argv)
 			cmd, name);
 	}
 
-	/* Meters: the default is every meter this host has. */
-	if (meters_arg) {
-		if (ab_parse_meters(cmd, meters_arg, &plan.meters) != 0)
-			goto out;
-		if ((plan.meters & SESSION_METER_VALGRIND) && meter_valgrind_find(&vg, &e) != 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-		if (events_arg && !(plan.meters & SESSION_METER_PERF)) {
-			rc = cli_error(cmd, "--events needs the perf meter (--meters ...,perf)");
-			goto out;
-		}
-	} else {
-		plan.meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS | SESSION_METER_PERF;
-		if (meter_valgrind_find(&vg, &e) == 0)
-			plan.meters |= SESSION_METER_VALGRIND;
-		else
-			fprintf(stderr, "gcratchet %s: valgrind meter off: %s\n", cmd, e.msg);
-	}
-	if (plan.meters & SESSION_METER_PERF) {
-		if (meter_perf_setup(events_arg ? events_arg : METER_PERF_DEFAULT_EVENTS, &perf, &e) !=
-		    0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-		/* Said once; the session carries on with the events that can count. */
-		for (size_t i = 0; i < perf.n; i++)
-			if (!perf.events[i].available)
-				fprintf(stderr, "gcratchet %s: perf event %s unavailable: %s\n", cmd,
-					perf.events[i].name, perf.events[i].why);
-		if (meter_perf_available(&perf) == 0)
-			plan.meters &= ~(unsigned)SESSION_METER_PERF;
-	}
-	plan.valgrind = &vg;
-	plan.perf = &perf;
-
-	for (size_t i = 0; i < builds[0].probes.n; i++)
-		if (strlist_contains(&builds[1].probes, builds[0].probes.items[i]))
-			strlist_push(&available, builds[0].probes.items[i]);
-	if (available.n == 0) {
-		rc = cli_error(cmd, "BASE and FIX have no probe in common");
+	if (cli_plan_meters(cmd, meters_arg, events_arg, &plan, &vg, &perf) != 0)
 		goto out;
-	}
-	if (probes_arg) {
-		struct strlist want = {0};
-		strlist_split(&want, probes_arg);
-		for (size_t i = 0; i < want.n; i++) {
-			const char *p = cli_resolve_probe(cmd, want.items[i], &available);
-			if (!p) {
-				strlist_release(&want);
-				goto out;
-			}
-			if (!strlist_contains(&plan.probes, p))
-				strlist_push(&plan.probes, p);
-		}
-		strlist_release(&want);
-		if (plan.probes.n == 0) {
-			rc = cli_error(cmd, "--probes names no probe");
-			goto out;
-		}
-	} else {
-		for (size_t i = 0; i < available.n; i++)
-			strlist_push(&plan.probes, available.items[i]);
-	}
+
+	if (cli_plan_probes(cmd, builds, 2, probes_arg, &plan) != 0)
+		goto out;
 
 	launcher = xasprintf("%s/gcratchet-launch", root);
 	if (access(launcher, X_OK) != 0) {
@@ -562,11 +464,11 @@ int cmd_ab(int argc, char **argv)
 		goto out;
 	}
 	if (!have_seed)
-		plan.seed = ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) & INT64_MAX;
+		plan.seed = cli_default_seed();
 	plan.builds = builds;
 	plan.nbuilds = 2;
 	plan.launcher = launcher;
-	command = ab_command_line(argc, argv);
+	command = cli_command_line(argc, argv);
 	plan.command = command;
 	plan.stop = &ab_stop;
 
@@ -575,7 +477,7 @@ int cmd_ab(int argc, char **argv)
 		goto out;
 	}
 	/* The same bench lock as measure: an A/B must not share the host with another session. */
-	if (quiet_lock(AB_LOCK_TIMEOUT_S, ab_waiting, NULL, &lock_fd, &e) != 0) {
+	if (quiet_lock(AB_LOCK_TIMEOUT_S, cli_waiting, (void *)cmd, &lock_fd, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -585,16 +487,7 @@ int cmd_ab(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	sbuf_init(&meters_text);
-	sbuf_addf(&meters_text, "rusage, census");
-	if (plan.meters & SESSION_METER_PERF) {
-		sbuf_addf(&meters_text, ", perf (");
-		for (size_t i = 0, k = 0; i < perf.n; i++)
-			if (perf.events[i].available)
-				sbuf_addf(&meters_text, "%s%s", k++ ? ", " : "", perf.events[i].name);
-		sbuf_addf(&meters_text, ")");
-	}
-	if (plan.meters & SESSION_METER_VALGRIND)
-		sbuf_addf(&meters_text, ", valgrind Ir (%s)", vg.version);
+	cli_describe_meters(&plan, &meters_text);
 	fprintf(stderr, "gcratchet %s: BASE %s vs FIX %s: %zu probe%s, size %s, %d round%s + %d warm-up, seed %llu\n"
 			"gcratchet %s: meters: %s\n",
 		cmd, builds[0].name, builds[1].name, plan.probes.n, plan.probes.n == 1 ? "" : "s",
@@ -625,7 +518,6 @@ out:
 	for (size_t i = 0; i < nbuilds; i++)
 		buildinfo_release(&builds[i]);
 	strlist_release(&plan.probes);
-	strlist_release(&available);
 	strlist_release(&sides);
 	meter_valgrind_release(&vg);
 	meter_perf_release(&perf);

@@ -46,12 +46,6 @@ static void measure_on_signal(int sig)
 	measure_stop = 1;
 }
 
-static void measure_waiting(void *ctx, const char *why)
-{
-	(void)ctx;
-	fprintf(stderr, "gcratchet measure: %s\n", why);
-}
-
 /* The load is recorded before and after; a session the host got busier during says so. */
 static void measure_load_warning(struct store *st, int64_t session)
 {
@@ -147,52 +141,6 @@ static int measure_add_collector(const char *cmd, const char *root, const char *
 	return rc;
 }
 
-/* The probes every chosen build has, in the first build's order. */
-static void measure_common_probes(const struct buildinfo *builds, size_t n, struct strlist *out)
-{
-	for (size_t i = 0; i < builds[0].probes.n; i++) {
-		const char *p = builds[0].probes.items[i];
-		int everywhere = 1;
-		for (size_t b = 1; b < n; b++)
-			everywhere &= strlist_contains(&builds[b].probes, p);
-		if (everywhere)
-			strlist_push(out, p);
-	}
-}
-
-static int measure_parse_meters(const char *cmd, const char *list, unsigned *meters)
-{
-	struct strlist l = {0};
-	int rc = 0;
-
-	*meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS;
-	strlist_split(&l, list);
-	for (size_t i = 0; i < l.n && rc == 0; i++) {
-		if (strcmp(l.items[i], "rusage") == 0 || strcmp(l.items[i], "census") == 0)
-			continue;
-		if (strcmp(l.items[i], "valgrind") == 0)
-			*meters |= SESSION_METER_VALGRIND;
-		else if (strcmp(l.items[i], "perf") == 0)
-			*meters |= SESSION_METER_PERF;
-		else
-			rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, perf, valgrind)",
-				       l.items[i]);
-	}
-	strlist_release(&l);
-	return rc;
-}
-
-static char *measure_command_line(int argc, char **argv)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	sbuf_addf(&b, "gcratchet");
-	for (int i = 0; i < argc; i++)
-		sbuf_addf(&b, " %s", argv[i]);
-	return b.data;
-}
-
 int cmd_measure(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
@@ -209,7 +157,7 @@ int cmd_measure(int argc, char **argv)
 	int lock_timeout_s = MEASURE_DEFAULT_LOCK_TIMEOUT_S, idle_timeout_s = 300, lock_fd = -1;
 	double idle_below = 0, load_before = -1;
 	struct cli_iter it;
-	struct strlist collectors = {0}, build_dirs = {0}, available = {0};
+	struct strlist collectors = {0}, build_dirs = {0};
 	struct buildinfo *builds = NULL;
 	size_t nbuilds = 0;
 	struct session_plan plan;
@@ -325,41 +273,8 @@ int cmd_measure(int argc, char **argv)
 	if (r < 0)
 		goto out;
 
-	/* Meters: the default is every meter this host has, and the output says which. */
-	if (meters_arg) {
-		if (measure_parse_meters(cmd, meters_arg, &plan.meters) != 0)
-			goto out;
-		if ((plan.meters & SESSION_METER_VALGRIND) && meter_valgrind_find(&vg, &e) != 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-		if (events_arg && !(plan.meters & SESSION_METER_PERF)) {
-			rc = cli_error(cmd, "--events needs the perf meter (--meters ...,perf)");
-			goto out;
-		}
-	} else {
-		plan.meters = SESSION_METER_RUSAGE | SESSION_METER_CENSUS | SESSION_METER_PERF;
-		if (meter_valgrind_find(&vg, &e) == 0)
-			plan.meters |= SESSION_METER_VALGRIND;
-		else
-			fprintf(stderr, "gcratchet measure: valgrind meter off: %s\n", e.msg);
-	}
-	if (plan.meters & SESSION_METER_PERF) {
-		if (meter_perf_setup(events_arg ? events_arg : METER_PERF_DEFAULT_EVENTS, &perf, &e) !=
-		    0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-		/* Said once per session; the session carries on with what can count. */
-		for (size_t i = 0; i < perf.n; i++)
-			if (!perf.events[i].available)
-				fprintf(stderr, "gcratchet measure: perf event %s unavailable: %s\n",
-					perf.events[i].name, perf.events[i].why);
-		if (meter_perf_available(&perf) == 0)
-			plan.meters &= ~(unsigned)SESSION_METER_PERF;
-	}
-	plan.valgrind = &vg;
-	plan.perf = &perf;
+	if (cli_plan_meters(cmd, meters_arg, events_arg, &plan, &vg, &perf) != 0)
+		goto out;
 
 	if (collectors.n == 0 && build_dirs.n == 0)
 		strlist_push(&collectors, CLI_DEFAULT_COLLECTOR);
@@ -371,35 +286,10 @@ int cmd_measure(int argc, char **argv)
 				      &nbuilds) != 0)
 			goto out;
 
-	measure_common_probes(builds, nbuilds, &available);
-	if (available.n == 0) {
-		rc = cli_error(cmd, "the chosen builds have no probe in common");
+	if (cli_plan_probes(cmd, builds, nbuilds, probes_arg, &plan) != 0)
 		goto out;
-	}
-	if (probes_arg) {
-		struct strlist want = {0};
-		strlist_split(&want, probes_arg);
-		for (size_t i = 0; i < want.n; i++) {
-			const char *p = cli_resolve_probe(cmd, want.items[i], &available);
-			if (!p) {
-				strlist_release(&want);
-				goto out;
-			}
-			if (!strlist_contains(&plan.probes, p))
-				strlist_push(&plan.probes, p);
-		}
-		strlist_release(&want);
-		if (plan.probes.n == 0) {
-			rc = cli_error(cmd, "--probes names no probe");
-			goto out;
-		}
-	} else {
-		for (size_t i = 0; i < available.n; i++)
-			strlist_push(&plan.probes, available.items[i]);
-	}
-
 	if (!have_seed)
-		plan.seed = ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) & INT64_MAX;
+		plan.seed = cli_default_seed();
 	plan.builds = builds;
 	plan.nbuilds = nbuilds;
 	plan.launcher = NULL;
@@ -412,7 +302,7 @@ int cmd_measure(int argc, char **argv)
 		}
 		plan.launcher = launcher;
 	}
-	command = measure_command_line(argc, argv);
+	command = cli_command_line(argc, argv);
 	plan.command = command;
 	plan.stop = &measure_stop;
 
@@ -421,12 +311,12 @@ int cmd_measure(int argc, char **argv)
 		goto out;
 	}
 	/* Quiet first: one measuring session per host, on a host that has calmed down. */
-	if (quiet_lock(lock_timeout_s, measure_waiting, NULL, &lock_fd, &e) != 0) {
+	if (quiet_lock(lock_timeout_s, cli_waiting, (void *)cmd, &lock_fd, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
 	if (idle_below > 0 &&
-	    quiet_wait_idle(idle_below, idle_timeout_s, measure_waiting, NULL, &load_before, &e) != 0) {
+	    quiet_wait_idle(idle_below, idle_timeout_s, cli_waiting, (void *)cmd, &load_before, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -439,17 +329,13 @@ int cmd_measure(int argc, char **argv)
 	       nbuilds, nbuilds == 1 ? "" : "s", plan.probes.n, plan.probes.n == 1 ? "" : "s",
 	       plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
 	       (unsigned long long)plan.seed);
-	printf("meters: rusage, census");
-	if (plan.meters & SESSION_METER_PERF) {
-		printf(", perf (");
-		for (size_t i = 0, k = 0; i < perf.n; i++)
-			if (perf.events[i].available)
-				printf("%s%s", k++ ? ", " : "", perf.events[i].name);
-		printf(")");
+	{
+		struct sbuf m;
+		sbuf_init(&m);
+		cli_describe_meters(&plan, &m);
+		printf("meters: %s\n", m.data);
+		sbuf_release(&m);
 	}
-	if (plan.meters & SESSION_METER_VALGRIND)
-		printf(", valgrind Ir (%s)", vg.version);
-	printf("\n");
 	if (plan.meters & SESSION_METER_VALGRIND)
 		printf("        (one valgrind run per probe and build, after the timed rounds)\n");
 	for (size_t b = 0; b < nbuilds; b++)
@@ -479,7 +365,6 @@ out:
 	free(builds);
 	free((char *)plan.launcher);
 	strlist_release(&plan.probes);
-	strlist_release(&available);
 	strlist_release(&collectors);
 	strlist_release(&build_dirs);
 	meter_valgrind_release(&vg);

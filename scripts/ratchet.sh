@@ -5,8 +5,15 @@
 set -u
 gcr=$1 collector=$2 rounds=$3
 
-"$gcr" measure --collector "$collector" --size ci --rounds "$rounds" --warmup 1 \
-	--meters rusage,census,valgrind
+# Measure with the meters the baseline was pinned with (bdwgc-incremental cannot run under
+# valgrind, so its baseline has no Ir cells and its ratchet no valgrind runs).
+meters=rusage,census,valgrind
+baseline=${GCR_BASELINE_DIR:-baselines}/shared_ci/$collector.json
+if [ -f "$baseline" ]; then
+	pinned=$(python3 -c 'import json, sys; print(",".join(json.load(open(sys.argv[1]))["meters"]))' \
+		"$baseline" 2>/dev/null) && [ -n "$pinned" ] && meters=$pinned
+fi
+"$gcr" measure --collector "$collector" --size ci --rounds "$rounds" --warmup 1 --meters "$meters"
 measured=$?
 echo
 "$gcr" check --profile shared_ci --collector "$collector"
