@@ -10,8 +10,8 @@
 #   make install    PREFIX=/usr/local
 #   make format-check   clang-format on project code, changing nothing
 
-COLLECTORS ?= epsilon marksweep bdwgc bdwgc-incremental
-DEFAULT_COLLECTOR ?= marksweep
+COLLECTORS ?= epsilon marksweep gen bdwgc bdwgc-incremental
+DEFAULT_COLLECTOR ?= gen
 RATCHET_ROUNDS ?= 3
 PREFIX ?= /usr/local
 

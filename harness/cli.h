@@ -22,7 +22,7 @@
 enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_UNJUDGED = 2 };
 
 /* The collector `make ratchet`, `measure` and `check` use when none is named. */
-#define CLI_DEFAULT_COLLECTOR "marksweep"
+#define CLI_DEFAULT_COLLECTOR "gen"
 #define CLI_DEFAULT_DB "results/gcratchet.db"
 #define CLI_DEFAULT_BASELINES "baselines"
 

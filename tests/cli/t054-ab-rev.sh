@@ -21,7 +21,7 @@ tree_base=$(git -C "$REPO" rev-parse HEAD~1^{tree})
 tree_fix=$(git -C "$REPO" rev-parse HEAD^{tree})
 export GCR_SCRIPTS_DIR="$REPO/scripts"
 
-expect_status 1 "$GCR" ab HEAD~1 HEAD:marksweep --probes 01 --rounds 2 \
+expect_status 1 "$GCR" ab HEAD~1:marksweep HEAD:marksweep --probes 01 --rounds 2 \
 	--meters rusage,census,valgrind --seed 54
 expect_grep "BASE: building revision HEAD~1, collector marksweep" "$T/err"
 expect_grep "building marksweep at HEAD~1 \(commit [0-9a-f]{40}, tree $tree_base\)" "$T/err"
@@ -35,10 +35,10 @@ expect_eq "$(sed -n 's/.*"git_commit": "\([0-9a-f]*\)".*/\1/p' "$REPO/build/rev/
 
 # The same trees again: nothing is built. A commit that changes no file keeps its tree.
 gitc commit -q --allow-empty -m "message only"
-expect_status 0 "$GCR" ab HEAD~2:marksweep HEAD~1 --probes 01 --rounds 1 --meters rusage,census
+expect_status 0 "$GCR" ab HEAD~2:marksweep HEAD~1:marksweep --probes 01 --rounds 1 --meters rusage,census
 expect_eq "$(grep -c "reusing $REPO/build/rev/" "$T/err")" 2 "both sides reused"
 expect_no_grep "building marksweep at" "$T/err"
-expect_status 0 "$GCR" ab HEAD HEAD~1 --probes 01 --rounds 1 --meters rusage,census
+expect_status 0 "$GCR" ab HEAD:marksweep HEAD~1:marksweep --probes 01 --rounds 1 --meters rusage,census
 expect_grep "tree $tree_fix: reusing" "$T/err"
 expect_grep "A/A: BASE and FIX are the same build" "$T/err"
 
