@@ -4,8 +4,8 @@
 #                   every shipped collector (build/collectors/<name>/)
 #   make ratchet    install missing dependencies, build, measure the default collector at the
 #                   ci size, check it against baselines/shared_ci/<collector>.json
-#   make test       install missing dependencies, build, run the whole suite (also under
-#                   AddressSanitizer and UBSan); ends with "N passed, N failed"
+#   make test       install missing dependencies, check formatting, build, run the whole
+#                   suite (also under AddressSanitizer and UBSan); ends with "N passed, N failed"
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local
 #   make format-check   clang-format on project code, changing nothing
@@ -89,6 +89,7 @@ check: all
 	@sh scripts/ratchet.sh $(B)/gcratchet $(DEFAULT_COLLECTOR) $(RATCHET_ROUNDS)
 
 test: deps
+	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory test-build asan
 	@sh tests/run.sh
 
@@ -99,9 +100,10 @@ install: all
 	ln -sf ../lib/gcratchet/gcratchet $(DESTDIR)$(PREFIX)/bin/gcratchet
 
 FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
-               collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] tests/abi/*.c)
+               collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \
+               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c)
 format-check:
-	clang-format --dry-run --Werror $(FORMAT_FILES)
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted as .clang-format says"
 
 clean:
 	rm -rf build build-asan

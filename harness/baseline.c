@@ -18,7 +18,7 @@ double baseline_allowance(const struct baseline_rule *r, double base)
 }
 
 void baseline_judge(const struct baseline_rule *r, double base, double current,
-		    struct baseline_judgement *j)
+                    struct baseline_judgement *j)
 {
 	double bad;
 
@@ -93,32 +93,32 @@ struct baseline_default {
  * moves it by a few hundred instructions), RSS within a wide band; time is recorded, not gated.
  */
 static const struct baseline_default baseline_shared_ci[] = {
-	{"census.pause_", 0, BASELINE_INCREASE, 25, 0},
-	{"census.freed_", 0, BASELINE_EITHER, 0, 0},
-	{"census.", 1, BASELINE_INCREASE, 0, 0},
-	{"valgrind.ir", 1, BASELINE_INCREASE, 1, 0},
-	{"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-	{"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-	{"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-	{"time.", 0, BASELINE_INCREASE, 10, 0},
-	{"os.", 0, BASELINE_INCREASE, 50, 0},
-	{NULL, 0, BASELINE_INCREASE, 0, 0},
+    {"census.pause_", 0, BASELINE_INCREASE, 25, 0},
+    {"census.freed_", 0, BASELINE_EITHER, 0, 0},
+    {"census.", 1, BASELINE_INCREASE, 0, 0},
+    {"valgrind.ir", 1, BASELINE_INCREASE, 1, 0},
+    {"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+    {"time.", 0, BASELINE_INCREASE, 10, 0},
+    {"os.", 0, BASELINE_INCREASE, 50, 0},
+    {NULL, 0, BASELINE_INCREASE, 0, 0},
 };
 
 /* pinned_host also gates time and tighter RSS: it is only valid on the one quiet host. */
 static const struct baseline_default baseline_pinned_host[] = {
-	{"census.pause_", 0, BASELINE_INCREASE, 25, 0},
-	{"census.freed_", 0, BASELINE_EITHER, 0, 0},
-	{"census.", 1, BASELINE_INCREASE, 0, 0},
-	{"valgrind.ir", 1, BASELINE_INCREASE, 0.5, 0},
-	{"rss.peak_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-	{"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-	{"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-	{"time.wall_ns", 1, BASELINE_INCREASE, 10, 2e6},
-	{"time.user_ns", 1, BASELINE_INCREASE, 10, 2e6},
-	{"time.", 0, BASELINE_INCREASE, 10, 0},
-	{"os.", 0, BASELINE_INCREASE, 50, 0},
-	{NULL, 0, BASELINE_INCREASE, 0, 0},
+    {"census.pause_", 0, BASELINE_INCREASE, 25, 0},
+    {"census.freed_", 0, BASELINE_EITHER, 0, 0},
+    {"census.", 1, BASELINE_INCREASE, 0, 0},
+    {"valgrind.ir", 1, BASELINE_INCREASE, 0.5, 0},
+    {"rss.peak_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+    {"time.wall_ns", 1, BASELINE_INCREASE, 10, 2e6},
+    {"time.user_ns", 1, BASELINE_INCREASE, 10, 2e6},
+    {"time.", 0, BASELINE_INCREASE, 10, 0},
+    {"os.", 0, BASELINE_INCREASE, 50, 0},
+    {NULL, 0, BASELINE_INCREASE, 0, 0},
 };
 
 static const char *const baseline_profile_names[] = {"shared_ci", "pinned_host", NULL};
@@ -129,7 +129,7 @@ const char *const *baseline_profiles(void)
 }
 
 int baseline_default_rules(const char *profile, const char *const *metrics, size_t n,
-			   struct baseline_rule **out, struct err *e)
+                           struct baseline_rule **out, struct err *e)
 {
 	const struct baseline_default *table;
 
@@ -138,7 +138,8 @@ int baseline_default_rules(const char *profile, const char *const *metrics, size
 	else if (strcmp(profile, "pinned_host") == 0)
 		table = baseline_pinned_host;
 	else
-		return err_set(e, "unknown profile \"%s\" (valid: shared_ci, pinned_host)", profile);
+		return err_set(e, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
+		               profile);
 	*out = xcalloc(n, sizeof **out);
 	for (size_t i = 0; i < n; i++) {
 		const struct baseline_default *d = table;
@@ -166,7 +167,7 @@ static int baseline_bad(struct baseline_ctx *c, const char *jpath, const char *e
 }
 
 static int baseline_get_string(struct baseline_ctx *c, const cJSON *obj, const char *key,
-			       const char *jpath, char **out)
+                               const char *jpath, char **out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char where[256];
@@ -179,7 +180,7 @@ static int baseline_get_string(struct baseline_ctx *c, const cJSON *obj, const c
 }
 
 static int baseline_get_number(struct baseline_ctx *c, const cJSON *obj, const char *key,
-			       const char *jpath, double *out)
+                               const char *jpath, double *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char where[256];
@@ -223,7 +224,8 @@ static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, stru
 		snprintf(jpath, sizeof jpath, "rules[\"%s\"]", r->string);
 		rule->metric = xstrdup(r->string);
 		if (!metrics_is_known(r->string))
-			return baseline_bad(c, jpath, "unknown metric (see `gcratchet list metrics`)");
+			return baseline_bad(c, jpath,
+			                    "unknown metric (see `gcratchet list metrics`)");
 		if (!cJSON_IsObject(r))
 			return baseline_bad(c, jpath, "must be an object");
 		gated = cJSON_GetObjectItemCaseSensitive(r, "gated");
@@ -240,7 +242,8 @@ static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, stru
 		if (rc != 0) {
 			char where[300];
 			snprintf(where, sizeof where, "%s.direction", jpath);
-			return baseline_bad(c, where, "must be \"increase\", \"decrease\" or \"either\"");
+			return baseline_bad(c, where,
+			                    "must be \"increase\", \"decrease\" or \"either\"");
 		}
 		if (baseline_get_number(c, r, "band_pct", jpath, &rule->band_pct) != 0 ||
 		    baseline_get_number(c, r, "band_abs", jpath, &rule->band_abs) != 0)
@@ -248,7 +251,7 @@ static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, stru
 		if (rule->band_pct < 0 || rule->band_abs < 0) {
 			char where[300];
 			snprintf(where, sizeof where, "%s.%s", jpath,
-				 rule->band_pct < 0 ? "band_pct" : "band_abs");
+			         rule->band_pct < 0 ? "band_pct" : "band_abs");
 			return baseline_bad(c, where, "must be >= 0");
 		}
 	}
@@ -261,7 +264,8 @@ static int baseline_parse_probes(struct baseline_ctx *c, const cJSON *probes, st
 	size_t i = 0;
 
 	if (!cJSON_IsObject(probes))
-		return baseline_bad(c, "probes", "must be an object of probe -> {\"checksum\": ...}");
+		return baseline_bad(c, "probes",
+		                    "must be an object of probe -> {\"checksum\": ...}");
 	b->nprobes = (size_t)cJSON_GetArraySize(probes);
 	b->probes = xcalloc(b->nprobes, sizeof *b->probes);
 	cJSON_ArrayForEach(p, probes)
@@ -309,12 +313,14 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 			return baseline_bad(c, jpath, "needs min <= median <= max");
 		if (!baseline_rule_for(b, x->metric)) {
 			char msg[300];
-			snprintf(msg, sizeof msg, "metric \"%s\" has no entry in \"rules\"", x->metric);
+			snprintf(msg, sizeof msg, "metric \"%s\" has no entry in \"rules\"",
+			         x->metric);
 			return baseline_bad(c, jpath, msg);
 		}
 		if (!baseline_probe_checksum(b, x->probe)) {
 			char msg[300];
-			snprintf(msg, sizeof msg, "probe \"%s\" has no entry in \"probes\"", x->probe);
+			snprintf(msg, sizeof msg, "probe \"%s\" has no entry in \"probes\"",
+			         x->probe);
 			return baseline_bad(c, jpath, msg);
 		}
 	}
@@ -348,7 +354,8 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 		    baseline_get_string(c, o, "metric", jpath, &x->metric) != 0)
 			return -1;
 		if (!baseline_cell_find(b, x->probe, x->metric))
-			return baseline_bad(c, jpath, "overrides a cell that is not pinned in \"cells\"");
+			return baseline_bad(c, jpath,
+			                    "overrides a cell that is not pinned in \"cells\"");
 		base = baseline_rule_for(b, x->metric);
 		x->rule = *base;
 		x->rule.metric = x->metric;
@@ -357,7 +364,7 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 			return -1;
 		if (x->rule.band_pct < 0 || x->rule.band_abs < 0) {
 			snprintf(where, sizeof where, "%s.%s", jpath,
-				 x->rule.band_pct < 0 ? "band_pct" : "band_abs");
+			         x->rule.band_pct < 0 ? "band_pct" : "band_abs");
 			return baseline_bad(c, where, "must be >= 0");
 		}
 		gated = cJSON_GetObjectItemCaseSensitive(o, "gated");
@@ -369,23 +376,28 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 			x->rule.gated = cJSON_IsTrue(gated);
 		dir = cJSON_GetObjectItemCaseSensitive(o, "direction");
 		if (dir && (!cJSON_IsString(dir) ||
-			    baseline_parse_direction(dir->valuestring, &x->rule.direction) != 0)) {
+		            baseline_parse_direction(dir->valuestring, &x->rule.direction) != 0)) {
 			snprintf(where, sizeof where, "%s.direction", jpath);
-			return baseline_bad(c, where, "must be \"increase\", \"decrease\" or \"either\"");
+			return baseline_bad(c, where,
+			                    "must be \"increase\", \"decrease\" or \"either\"");
 		}
 		if (baseline_get_string(c, o, "rationale", jpath, &x->rationale) != 0)
 			return -1;
 		ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
 		snprintf(where, sizeof where, "%s.evidence", jpath);
 		if (!cJSON_IsObject(ev))
-			return baseline_bad(c, where,
-					    "is missing: an override needs the runs and observed spread that justify it, {\"runs\": N, \"spread_pct\": X}");
+			return baseline_bad(
+			    c, where,
+			    "is missing: an override needs the runs and observed spread that "
+			    "justify it, {\"runs\": N, \"spread_pct\": X}");
 		if (baseline_get_number(c, ev, "runs", where, &runs) != 0 ||
 		    baseline_get_number(c, ev, "spread_pct", where, &x->evidence_spread_pct) != 0)
 			return -1;
 		x->evidence_runs = (int64_t)runs;
 		if (runs < 2 || runs != floor(runs) || x->evidence_spread_pct < 0)
-			return baseline_bad(c, where, "needs runs >= 2 (a spread needs two runs) and spread_pct >= 0");
+			return baseline_bad(
+			    c, where,
+			    "needs runs >= 2 (a spread needs two runs) and spread_pct >= 0");
 	}
 	return 0;
 }
@@ -515,8 +527,8 @@ int baseline_parse(const char *text, const char *path, struct baseline *out, str
 	if (baseline_parse_rules(&c, cJSON_GetObjectItemCaseSensitive(root, "rules"), out) != 0 ||
 	    baseline_parse_probes(&c, cJSON_GetObjectItemCaseSensitive(root, "probes"), out) != 0 ||
 	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0 ||
-	    baseline_parse_overrides(&c, cJSON_GetObjectItemCaseSensitive(root, "overrides"), out) !=
-		    0 ||
+	    baseline_parse_overrides(&c, cJSON_GetObjectItemCaseSensitive(root, "overrides"),
+	                             out) != 0 ||
 	    baseline_parse_ledger(&c, cJSON_GetObjectItemCaseSensitive(root, "ledger"), out) != 0)
 		goto out;
 	rc = 0;
@@ -583,7 +595,7 @@ void baseline_release(struct baseline *b)
 }
 
 struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *probe,
-					 const char *metric)
+                                         const char *metric)
 {
 	for (size_t i = 0; i < b->ncells; i++)
 		if (b->cells[i].probe && strcmp(b->cells[i].probe, probe) == 0 &&
@@ -593,7 +605,7 @@ struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *p
 }
 
 const struct baseline_rule *baseline_rule_for_cell(const struct baseline *b, const char *probe,
-						   const char *metric)
+                                                   const char *metric)
 {
 	for (size_t i = 0; i < b->noverrides; i++)
 		if (b->overrides[i].probe && strcmp(b->overrides[i].probe, probe) == 0 &&
@@ -661,8 +673,9 @@ char *baseline_serialize(const struct baseline *b)
 	struct sbuf out;
 
 	sbuf_init(&out);
-	sbuf_addf(&out, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"profile\": ",
-		  BASELINE_FORMAT, BASELINE_VERSION);
+	sbuf_addf(&out,
+	          "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"profile\": ", BASELINE_FORMAT,
+	          BASELINE_VERSION);
 	baseline_add_string(&out, b->profile);
 	sbuf_addf(&out, ",\n  \"collector\": {\"name\": ");
 	baseline_add_string(&out, b->collector);
@@ -689,7 +702,7 @@ char *baseline_serialize(const struct baseline *b)
 		sbuf_addf(&out, "%s\n    ", i ? "," : "");
 		baseline_add_string(&out, r->metric);
 		sbuf_addf(&out, ": {\"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
-			  r->gated ? "true" : "false", baseline_direction_name(r->direction));
+		          r->gated ? "true" : "false", baseline_direction_name(r->direction));
 		baseline_add_number(&out, r->band_pct);
 		sbuf_addf(&out, ", \"band_abs\": ");
 		baseline_add_number(&out, r->band_abs);
@@ -726,14 +739,15 @@ char *baseline_serialize(const struct baseline *b)
 		sbuf_addf(&out, ", \"metric\": ");
 		baseline_add_string(&out, x->metric);
 		sbuf_addf(&out, ", \"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
-			  x->rule.gated ? "true" : "false", baseline_direction_name(x->rule.direction));
+		          x->rule.gated ? "true" : "false",
+		          baseline_direction_name(x->rule.direction));
 		baseline_add_number(&out, x->rule.band_pct);
 		sbuf_addf(&out, ", \"band_abs\": ");
 		baseline_add_number(&out, x->rule.band_abs);
 		sbuf_addf(&out, ", \"rationale\": ");
 		baseline_add_string(&out, x->rationale);
 		sbuf_addf(&out, ", \"evidence\": {\"runs\": %lld, \"spread_pct\": ",
-			  (long long)x->evidence_runs);
+		          (long long)x->evidence_runs);
 		baseline_add_number(&out, x->evidence_spread_pct);
 		sbuf_addf(&out, "}}");
 	}

@@ -27,7 +27,7 @@
 
 #include "util.h"
 
-#define BASELINE_FORMAT "gcratchet-baseline"
+#define BASELINE_FORMAT  "gcratchet-baseline"
 #define BASELINE_VERSION 1
 
 enum baseline_direction { BASELINE_INCREASE, BASELINE_DECREASE, BASELINE_EITHER };
@@ -60,7 +60,7 @@ struct baseline_override {
 	char *probe, *metric;
 	struct baseline_rule rule; /* gated, direction and bands; rule.metric is the metric */
 	char *rationale;
-	int64_t evidence_runs;     /* how many runs the observed spread comes from (>= 2) */
+	int64_t evidence_runs;      /* how many runs the observed spread comes from (>= 2) */
 	double evidence_spread_pct; /* (max - min) / median of those runs, in percent */
 };
 
@@ -108,9 +108,9 @@ char *baseline_serialize(const struct baseline *b);
 const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric);
 /* The rule that judges one cell: its override when there is one, else its metric's rule. */
 const struct baseline_rule *baseline_rule_for_cell(const struct baseline *b, const char *probe,
-						   const char *metric);
+                                                   const char *metric);
 struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *probe,
-					 const char *metric);
+                                         const char *metric);
 /* Appends an entry to the ledger; the strings are copied. */
 void baseline_ledger_add(struct baseline *b, const struct baseline_ledger_entry *entry);
 const char *baseline_probe_checksum(const struct baseline *b, const char *probe);
@@ -120,7 +120,7 @@ const char *baseline_probe_checksum(const struct baseline *b, const char *probe)
  * names, in that order. -1 with a message naming the valid profiles when unknown.
  */
 int baseline_default_rules(const char *profile, const char *const *metrics, size_t n,
-			   struct baseline_rule **out, struct err *e);
+                           struct baseline_rule **out, struct err *e);
 /* The names of the profiles that have defaults; NULL-terminated, static. */
 const char *const *baseline_profiles(void);
 
@@ -135,14 +135,14 @@ struct baseline_judgement {
 	double delta;     /* current - baseline */
 	double delta_pct; /* 100 * delta / |baseline|; 0 when both are 0, inf when only base is */
 	double allowance;
-	double used;      /* bad delta / allowance: 1.0 is the edge; may be negative or inf */
-	int went_inert;   /* liveness failure */
+	double used;    /* bad delta / allowance: 1.0 is the edge; may be negative or inf */
+	int went_inert; /* liveness failure */
 	enum baseline_verdict verdict;
 };
 
 double baseline_allowance(const struct baseline_rule *r, double base);
 void baseline_judge(const struct baseline_rule *r, double base, double current,
-		    struct baseline_judgement *j);
+                    struct baseline_judgement *j);
 
 const char *baseline_direction_name(enum baseline_direction d);
 const char *baseline_verdict_name(enum baseline_verdict v);

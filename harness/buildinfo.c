@@ -13,7 +13,7 @@
 #define BUILDINFO_FORMAT "gcratchet-build"
 
 static int buildinfo_string(const cJSON *root, const char *path, const char *key, char **out,
-			    struct err *e)
+                            struct err *e)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
 
@@ -54,7 +54,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	v = cJSON_GetObjectItemCaseSensitive(root, "abi");
 	if (!cJSON_IsNumber(v) || v->valueint != GCR_ABI_VERSION) {
 		err_set(e, "%s: built for collector ABI %g, this harness speaks ABI %d: rebuild it",
-			path, cJSON_IsNumber(v) ? v->valuedouble : 0.0, GCR_ABI_VERSION);
+		        path, cJSON_IsNumber(v) ? v->valuedouble : 0.0, GCR_ABI_VERSION);
 		goto out;
 	}
 	if (buildinfo_string(root, path, "name", &out->name, e) != 0 ||
@@ -64,7 +64,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(root, "probes");
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
-		err_set(e, "%s: field \"probes\" must be a non-empty array (an empty build?)", path);
+		err_set(e, "%s: field \"probes\" must be a non-empty array (an empty build?)",
+		        path);
 		goto out;
 	}
 	cJSON_ArrayForEach(probe, v)
@@ -79,7 +80,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		exe = buildinfo_probe_path(out, name->valuestring);
 		if (access(exe, X_OK) != 0) {
 			err_set(e, "%s: probe %s is listed but %s is not an executable file", path,
-				name->valuestring, exe);
+			        name->valuestring, exe);
 			free(exe);
 			goto out;
 		}
@@ -88,7 +89,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	out->manifest_text = text;
 	text = NULL;
 	hash = hash_fnv1a(out->manifest_text, strlen(out->manifest_text), HASH_FNV1A_SEED);
-	snprintf(out->manifest_hash, sizeof out->manifest_hash, "%016llx", (unsigned long long)hash);
+	snprintf(out->manifest_hash, sizeof out->manifest_hash, "%016llx",
+	         (unsigned long long)hash);
 	rc = 0;
 out:
 	cJSON_Delete(root);

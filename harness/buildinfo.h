@@ -15,10 +15,10 @@
 #include "util.h"
 
 struct buildinfo {
-	char *dir;            /* the folder, as given */
-	char *name;           /* build name: "marksweep", "marksweep-slow" */
-	char *collector;      /* collector identity: baselines are keyed by it */
-	char *version;        /* collector version */
+	char *dir;       /* the folder, as given */
+	char *name;      /* build name: "marksweep", "marksweep-slow" */
+	char *collector; /* collector identity: baselines are keyed by it */
+	char *version;   /* collector version */
 	char *git_commit;
 	char *manifest_text;
 	char manifest_hash[17];

@@ -8,8 +8,8 @@
 
 #include "gcr.h"
 
-#define CENSUS_FORMAT "gcr-census"
-#define CENSUS_VERSION 1
+#define CENSUS_FORMAT    "gcr-census"
+#define CENSUS_VERSION   1
 /* Counters travel as JSON numbers: integers above 2^53 would silently lose precision. */
 #define CENSUS_MAX_EXACT 9007199254740992.0
 
@@ -24,14 +24,15 @@ int census_checksum_valid(const char *s)
 }
 
 static int census_string(const cJSON *root, const char *key, int required, char **out,
-			 struct err *e)
+                         struct err *e)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
 
 	*out = NULL;
 	if (!v) {
 		if (required)
-			return err_set(e, "census: field \"%s\" is missing (expected a string)", key);
+			return err_set(e, "census: field \"%s\" is missing (expected a string)",
+			               key);
 		return 0;
 	}
 	if (!cJSON_IsString(v))
@@ -54,7 +55,7 @@ static const char *const census_fields[] = {GCR_CENSUS_FIELDS(CENSUS_FIELD_NAME_
 #undef CENSUS_FIELD_NAME_
 
 static int census_counters(const cJSON *obj, const char *group, const char *const *allowed,
-			   struct metric_set *m, struct err *e)
+                           struct metric_set *m, struct err *e)
 {
 	const cJSON *item;
 
@@ -93,7 +94,7 @@ int census_parse(const char *text, struct census_report *out, struct err *e)
 	if (!root) {
 		const char *at = cJSON_GetErrorPtr();
 		err_set(e, "census: not valid JSON (at byte %ld of %zu)",
-			at ? (long)(at - text) : -1L, strlen(text));
+		        at ? (long)(at - text) : -1L, strlen(text));
 		goto out;
 	}
 	if (!cJSON_IsObject(root)) {
@@ -108,7 +109,7 @@ int census_parse(const char *text, struct census_report *out, struct err *e)
 	v = cJSON_GetObjectItemCaseSensitive(root, "version");
 	if (!cJSON_IsNumber(v) || v->valuedouble != CENSUS_VERSION) {
 		err_set(e, "census: field \"version\" must be %d (this harness reads version %d)",
-			CENSUS_VERSION, CENSUS_VERSION);
+		        CENSUS_VERSION, CENSUS_VERSION);
 		goto out;
 	}
 	if (census_string(root, "probe", 1, &out->probe, e) != 0 ||
@@ -118,14 +119,16 @@ int census_parse(const char *text, struct census_report *out, struct err *e)
 	    census_string(root, "checksum", 1, &out->checksum, e) != 0)
 		goto out;
 	if (!census_checksum_valid(out->checksum)) {
-		err_set(e, "census: field \"checksum\" must be \"0x\" and 16 lowercase hex digits, got \"%s\"",
-			out->checksum);
+		err_set(e,
+		        "census: field \"checksum\" must be \"0x\" and 16 lowercase hex digits, "
+		        "got \"%s\"",
+		        out->checksum);
 		goto out;
 	}
 	if (census_counters(cJSON_GetObjectItemCaseSensitive(root, "census"), "census",
-			    census_fields, &out->metrics, e) != 0 ||
+	                    census_fields, &out->metrics, e) != 0 ||
 	    census_counters(cJSON_GetObjectItemCaseSensitive(root, "memory"), "memory",
-			    memory_fields, &out->metrics, e) != 0)
+	                    memory_fields, &out->metrics, e) != 0)
 		goto out;
 	premise = cJSON_GetObjectItemCaseSensitive(root, "premise");
 	if (premise) {

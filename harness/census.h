@@ -16,9 +16,9 @@ struct census_report {
 	char *size;
 	char *collector;
 	char *collector_version;
-	char *checksum;     /* "0x" + 16 hex digits */
-	int premise_state;  /* 1 met, 0 not met, -1 not applicable or not declared */
-	char *premise_text; /* NULL when the probe declared none */
+	char *checksum;            /* "0x" + 16 hex digits */
+	int premise_state;         /* 1 met, 0 not met, -1 not applicable or not declared */
+	char *premise_text;        /* NULL when the probe declared none */
 	struct metric_set metrics; /* census.* and memory.* */
 };
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
-		   const struct cli_opt *opts)
+                   const struct cli_opt *opts)
 {
 	it->argc = argc;
 	it->argv = argv;
@@ -34,8 +34,9 @@ int cli_next(struct cli_iter *it, const char **opt, const char **val, struct str
 		}
 		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
 			if (!positional) {
-				cli_error(it->cmd, "unexpected argument \"%s\" (see gcratchet %s --help)",
-					  arg, it->cmd);
+				cli_error(it->cmd,
+				          "unexpected argument \"%s\" (see gcratchet %s --help)",
+				          arg, it->cmd);
 				return -1;
 			}
 			strlist_push(positional, arg);
@@ -64,8 +65,8 @@ int cli_next(struct cli_iter *it, const char **opt, const char **val, struct str
 			}
 			return 1;
 		}
-		cli_error(it->cmd, "unknown option \"%.*s\" (see gcratchet %s --help)", (int)len, arg,
-			  it->cmd);
+		cli_error(it->cmd, "unknown option \"%.*s\" (see gcratchet %s --help)", (int)len,
+		          arg, it->cmd);
 		return -1;
 	}
 	return 0;
@@ -90,11 +91,11 @@ int cli_usage(const struct cli_command *c, int to_stderr)
 }
 
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
-		    uint64_t *out)
+                    uint64_t *out)
 {
 	if (parse_u64(val, out) != 0 || (!allow_zero && *out == 0)) {
 		cli_error(cmd, "%s must be a %s integer, got \"%s\"", opt,
-			  allow_zero ? "non-negative" : "positive", val);
+		          allow_zero ? "non-negative" : "positive", val);
 		return -1;
 	}
 	return 0;
@@ -191,9 +192,8 @@ void cli_format_value(const char *metric, double v, char *buf, size_t size)
 }
 
 /* Picks the session's build of the baseline's collector; prints and returns -1 if ambiguous. */
-int cli_pick_build(const char *cmd, struct store_build *builds, size_t n,
-			    const char *collector, const char *want_name, int64_t session,
-			    const struct store_build **out)
+int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
+                   const char *want_name, int64_t session, const struct store_build **out)
 {
 	const struct store_build *found = NULL;
 	int count = 0;
@@ -212,16 +212,18 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n,
 	}
 	if (count == 0)
 		cli_error(cmd, "session %lld measured no build%s%s%s%s", (long long)session,
-			  want_name ? " named " : "", want_name ? want_name : "",
-			  collector ? " of collector " : "", collector ? collector : "");
+		          want_name ? " named " : "", want_name ? want_name : "",
+		          collector ? " of collector " : "", collector ? collector : "");
 	else
-		cli_error(cmd, "session %lld measured %d builds of collector %s: choose one with --build NAME",
-			  (long long)session, count, collector ? collector : "any");
+		cli_error(
+		    cmd,
+		    "session %lld measured %d builds of collector %s: choose one with --build NAME",
+		    (long long)session, count, collector ? collector : "any");
 	return -1;
 }
 
-int cli_find_session(const char *cmd, struct store *st, const char *db_path,
-		     const char *collector, const char *size, int64_t *session)
+int cli_find_session(const char *cmd, struct store *st, const char *db_path, const char *collector,
+                     const char *size, int64_t *session)
 {
 	struct err e;
 
@@ -232,16 +234,18 @@ int cli_find_session(const char *cmd, struct store *st, const char *db_path,
 		return -1;
 	}
 	if (*session == 0) {
-		cli_error(cmd, "no session in %s measured collector %s: run gcratchet measure --collector %s --size %s",
-			  db_path, collector, collector, size);
+		cli_error(cmd,
+		          "no session in %s measured collector %s: run gcratchet measure "
+		          "--collector %s --size %s",
+		          db_path, collector, collector, size);
 		return -1;
 	}
 	return 0;
 }
 
 /* The median of a metric over a build's non-warm-up runs of one kind; 0 when none has it. */
-size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe,
-			   const char *size, const char *metric, double *median)
+size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe, const char *size,
+                       const char *metric, double *median)
 {
 	const char *kind = strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
@@ -263,7 +267,7 @@ size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe
 }
 
 int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_arg,
-		    struct session_plan *plan, struct meter_valgrind *vg, struct meter_perf *perf)
+                    struct session_plan *plan, struct meter_valgrind *vg, struct meter_perf *perf)
 {
 	struct err e;
 
@@ -280,8 +284,10 @@ int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_
 			else if (strcmp(l.items[i], "perf") == 0)
 				plan->meters |= SESSION_METER_PERF;
 			else
-				rc = cli_error(cmd, "unknown meter \"%s\" in --meters (valid: rusage, census, perf, valgrind)",
-					       l.items[i]);
+				rc = cli_error(cmd,
+				               "unknown meter \"%s\" in --meters (valid: rusage, "
+				               "census, perf, valgrind)",
+				               l.items[i]);
 		}
 		strlist_release(&l);
 		if (rc != 0)
@@ -303,15 +309,16 @@ int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_
 			fprintf(stderr, "gcratchet %s: valgrind meter off: %s\n", cmd, e.msg);
 	}
 	if (plan->meters & SESSION_METER_PERF) {
-		if (meter_perf_setup(events_arg ? events_arg : METER_PERF_DEFAULT_EVENTS, perf, &e) != 0) {
+		if (meter_perf_setup(events_arg ? events_arg : METER_PERF_DEFAULT_EVENTS, perf,
+		                     &e) != 0) {
 			cli_error(cmd, "%s", e.msg);
 			return -1;
 		}
 		/* Said once per session; the session carries on with what can count. */
 		for (size_t i = 0; i < perf->n; i++)
 			if (!perf->events[i].available)
-				fprintf(stderr, "gcratchet %s: perf event %s unavailable: %s\n", cmd,
-					perf->events[i].name, perf->events[i].why);
+				fprintf(stderr, "gcratchet %s: perf event %s unavailable: %s\n",
+				        cmd, perf->events[i].name, perf->events[i].why);
 		if (meter_perf_available(perf) == 0)
 			plan->meters &= ~(unsigned)SESSION_METER_PERF;
 	}
@@ -335,7 +342,7 @@ void cli_describe_meters(const struct session_plan *plan, struct sbuf *out)
 }
 
 int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
-		    const char *probes_arg, struct session_plan *plan)
+                    const char *probes_arg, struct session_plan *plan)
 {
 	struct strlist available = {0}, want = {0};
 	int rc = -1;

@@ -23,7 +23,7 @@ enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_UNJUDGED = 2 };
 
 /* The collector `make ratchet`, `measure` and `check` use when none is named. */
 #define CLI_DEFAULT_COLLECTOR "gen"
-#define CLI_DEFAULT_DB "results/gcratchet.db"
+#define CLI_DEFAULT_DB        "results/gcratchet.db"
 #define CLI_DEFAULT_BASELINES "baselines"
 
 struct cli_command {
@@ -52,7 +52,7 @@ struct cli_iter {
 	const struct cli_opt *opts;
 };
 void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
-		   const struct cli_opt *opts);
+                   const struct cli_opt *opts);
 int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional);
 
 /* Prints "gcratchet CMD: message" on stderr; returns EXIT_UNJUDGED. */
@@ -63,7 +63,7 @@ const struct cli_command *cli_find_command(const char *name);
 
 /* Parses a positive (or non-negative when allow_zero) integer option; prints on error. */
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
-		    uint64_t *out);
+                    uint64_t *out);
 
 /* --db, else $GCR_DB, else results/gcratchet.db. */
 const char *cli_db_path(const char *opt);
@@ -88,19 +88,19 @@ void cli_format_value(const char *metric, double v, char *buf, size_t size);
  * returns -1 when there is none or more than one.
  */
 int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
-		   const char *want_name, int64_t session, const struct store_build **out);
+                   const char *want_name, int64_t session, const struct store_build **out);
 
 /* When *session is 0, sets it to the newest session that measured `collector`; prints why not. */
-int cli_find_session(const char *cmd, struct store *st, const char *db_path,
-		     const char *collector, const char *size, int64_t *session);
+int cli_find_session(const char *cmd, struct store *st, const char *db_path, const char *collector,
+                     const char *size, int64_t *session);
 
 /*
  * The median of `metric` over the ok, non-warm-up runs of one probe and size (valgrind.*
  * metrics from the valgrind runs, the rest from timed runs). Returns how many values there
  * were; *median is set only when that is not 0.
  */
-size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe,
-		       const char *size, const char *metric, double *median);
+size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe, const char *size,
+                       const char *metric, double *median);
 
 /* ---- Setting up a session (measure, ab, baseline pin) ----------------------------------- */
 
@@ -111,12 +111,12 @@ size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe
  * on a bad list, an unencodable event or valgrind missing when asked for.
  */
 int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_arg,
-		    struct session_plan *plan, struct meter_valgrind *vg, struct meter_perf *perf);
+                    struct session_plan *plan, struct meter_valgrind *vg, struct meter_perf *perf);
 /* "rusage, census, perf (task-clock), valgrind Ir (valgrind-3.19.0)" */
 void cli_describe_meters(const struct session_plan *plan, struct sbuf *out);
 /* The probes every build has (first build's order), narrowed by --probes; prints on error. */
 int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
-		    const char *probes_arg, struct session_plan *plan);
+                    const char *probes_arg, struct session_plan *plan);
 /* "gcratchet measure --size ci ...", for the session's record; newly allocated. */
 char *cli_command_line(int argc, char **argv);
 /* A seed for a session that was not given one. */

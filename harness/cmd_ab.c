@@ -23,11 +23,11 @@
 #include "session.h"
 #include "store.h"
 
-#define AB_DEFAULT_ROUNDS 7
-#define AB_DEFAULT_WARMUP 1
+#define AB_DEFAULT_ROUNDS    7
+#define AB_DEFAULT_WARMUP    1
 #define AB_DEFAULT_TIMEOUT_S 300
 /* Until a valgrind run has been timed, guess it costs this many timed runs. */
-#define AB_VALGRIND_GUESS 40
+#define AB_VALGRIND_GUESS    40
 
 static volatile sig_atomic_t ab_stop;
 
@@ -53,8 +53,7 @@ static char *ab_script_path(const char *root)
  * user sees the build). Returns the script's exit status, or -1 when it could not run; *out is
  * the last line it printed.
  */
-static int ab_run_build_rev(const char *script, const char *rev, const char *collector,
-			    char **out)
+static int ab_run_build_rev(const char *script, const char *rev, const char *collector, char **out)
 {
 	int fd[2], status = 0;
 	pid_t pid;
@@ -117,7 +116,7 @@ static int ab_looks_like_path(const char *s)
  * built by scripts/build-rev.sh (COLLECTOR defaults to the default collector).
  */
 static int ab_resolve(const char *cmd, const char *label, const char *root, const char *arg,
-		      char **dir)
+                      char **dir)
 {
 	struct strlist names = {0};
 	char *script = NULL, *rev = NULL, *out = NULL, *valid = NULL;
@@ -142,27 +141,33 @@ static int ab_resolve(const char *cmd, const char *label, const char *root, cons
 		collector = colon + 1;
 	valid = strlist_join(&names, ", ");
 	if (!*rev || !*collector) {
-		cli_error(cmd, "%s \"%s\": expected a build folder, a shipped collector (%s) or REV[:COLLECTOR]",
-			  label, arg, valid);
+		cli_error(cmd,
+		          "%s \"%s\": expected a build folder, a shipped collector (%s) or "
+		          "REV[:COLLECTOR]",
+		          label, arg, valid);
 		goto out;
 	}
 	script = ab_script_path(root);
 	if (access(script, R_OK) != 0) {
-		cli_error(cmd, "%s \"%s\" is not a build folder or a shipped collector (%s), and %s is missing, so it cannot be built as a git revision",
-			  label, arg, valid, script);
+		cli_error(cmd,
+		          "%s \"%s\" is not a build folder or a shipped collector (%s), and %s is "
+		          "missing, so it cannot be built as a git revision",
+		          label, arg, valid, script);
 		goto out;
 	}
 	fprintf(stderr, "gcratchet %s: %s: building revision %s, collector %s\n", cmd, label, rev,
-		collector);
+	        collector);
 	st = ab_run_build_rev(script, rev, collector, &out);
 	if (st == 3) {
-		cli_error(cmd, "%s \"%s\" is not a build folder, a shipped collector (%s) or a git revision",
-			  label, arg, valid);
+		cli_error(
+		    cmd,
+		    "%s \"%s\" is not a build folder, a shipped collector (%s) or a git revision",
+		    label, arg, valid);
 		goto out;
 	}
 	if (st != 0 || !out || !*out) {
-		cli_error(cmd, "%s: building revision %s (collector %s) failed%s%s", label, rev, collector,
-			  out && *out ? ": " : "", out ? out : "");
+		cli_error(cmd, "%s: building revision %s (collector %s) failed%s%s", label, rev,
+		          collector, out && *out ? ": " : "", out ? out : "");
 		goto out;
 	}
 	*dir = out;
@@ -216,7 +221,7 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 		return;
 	timed_mean = pr->timed_runs ? (double)pr->timed_ns / pr->timed_runs / 1e9 : 0;
 	vg_mean = pr->valgrind_runs ? (double)pr->valgrind_ns / pr->valgrind_runs / 1e9
-				    : timed_mean * AB_VALGRIND_GUESS;
+	                            : timed_mean * AB_VALGRIND_GUESS;
 	eta = (pr->timed_total - pr->timed_runs) * timed_mean +
 	      (pr->valgrind_total - pr->valgrind_runs) * vg_mean;
 	ab_format_eta(eta, eta_text, sizeof eta_text);
@@ -226,10 +231,10 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 		snprintf(where, sizeof where, "warm-up %d/%d", p->round, p->warmups);
 	else
 		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
-			 p->rounds - p->warmups);
+		         p->rounds - p->warmups);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
 	fprintf(stderr, "\r\033[K%s  run %d/%d  %.30s on %.24s  %s  ETA %s", where, p->run_index,
-		p->run_total, p->run->probe, p->build->name, p->run->status, eta_text);
+	        p->run_total, p->run->probe, p->build->name, p->run->status, eta_text);
 	fflush(stderr);
 }
 
@@ -264,8 +269,8 @@ static int ab_step_summary(const char *cmd, const char *md)
 }
 
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-		      const char *fix_name, const char *md_path, const char *json_path,
-		      const char *html_path, int step_summary)
+                      const char *fix_name, const char *md_path, const char *json_path,
+                      const char *html_path, int step_summary)
 {
 	struct report_data d;
 	struct compare c;
@@ -278,16 +283,18 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 	if (report_data_load(st, session, &d, &e) != 0)
 		return cli_error(cmd, "%s", e.msg);
 	if (d.nbuilds < 2) {
-		cli_error(cmd, "session %lld measured %zu build%s: a comparison needs two", (long long)session,
-			  d.nbuilds, d.nbuilds == 1 ? "" : "s");
+		cli_error(cmd, "session %lld measured %zu build%s: a comparison needs two",
+		          (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s");
 		goto out;
 	}
 	if (base_name && (base = report_data_build_named(&d, base_name)) < 0) {
-		cli_error(cmd, "session %lld has no build named \"%s\"", (long long)session, base_name);
+		cli_error(cmd, "session %lld has no build named \"%s\"", (long long)session,
+		          base_name);
 		goto out;
 	}
 	if (fix_name && (fix = report_data_build_named(&d, fix_name)) < 0) {
-		cli_error(cmd, "session %lld has no build named \"%s\"", (long long)session, fix_name);
+		cli_error(cmd, "session %lld has no build named \"%s\"", (long long)session,
+		          fix_name);
 		goto out;
 	}
 	if (base == fix) {
@@ -301,7 +308,7 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 	md = report_md_ab(&c);
 	rc = c.outcome == COMPARE_WORSE      ? EXIT_REGRESSION
 	     : c.outcome == COMPARE_UNJUDGED ? EXIT_UNJUDGED
-					     : EXIT_OK;
+	                                     : EXIT_OK;
 	if (md_path && ab_write(cmd, md_path, md) != 0)
 		rc = EXIT_UNJUDGED;
 	if (json_path) {
@@ -334,9 +341,9 @@ int cmd_ab(int argc, char **argv)
 {
 	int lock_fd = -1;
 	static const struct cli_opt opts[] = {
-		{"--rounds", 1}, {"--probes", 1}, {"--size", 1}, {"--meters", 1}, {"--seed", 1},
-		{"--md", 1},     {"--json", 1},   {"--html", 1}, {"--db", 1},     {"--warmup", 1},
-		{"--timeout", 1}, {"--events", 1}, {NULL, 0},
+	    {"--rounds", 1},  {"--probes", 1}, {"--size", 1}, {"--meters", 1}, {"--seed", 1},
+	    {"--md", 1},      {"--json", 1},   {"--html", 1}, {"--db", 1},     {"--warmup", 1},
+	    {"--timeout", 1}, {"--events", 1}, {NULL, 0},
 	};
 	const char *cmd = "ab", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
 	const char *md_path = NULL, *json_path = NULL, *html_path = NULL, *events_arg = NULL;
@@ -385,14 +392,16 @@ int cmd_ab(int argc, char **argv)
 			probes_arg = val;
 		} else if (strcmp(opt, "--size") == 0) {
 			if (strcmp(val, "ci") && strcmp(val, "default") && strcmp(val, "large")) {
-				rc = cli_error(cmd, "--size must be ci, default or large, got \"%s\"", val);
+				rc = cli_error(
+				    cmd, "--size must be ci, default or large, got \"%s\"", val);
 				goto out;
 			}
 			plan.size = val;
 		} else if (strcmp(opt, "--meters") == 0) {
 			meters_arg = val;
 		} else if (strcmp(opt, "--seed") == 0) {
-			if (cli_parse_count(cmd, opt, val, 1, &plan.seed) != 0 || plan.seed > INT64_MAX) {
+			if (cli_parse_count(cmd, opt, val, 1, &plan.seed) != 0 ||
+			    plan.seed > INT64_MAX) {
 				cli_error(cmd, "--seed must be below 2^63");
 				goto out;
 			}
@@ -416,8 +425,10 @@ int cmd_ab(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (sides.n != 2) {
-		rc = cli_error(cmd, "expected two builds, BASE and FIX, got %zu argument%s (see gcratchet ab --help)",
-			       sides.n, sides.n == 1 ? "" : "s");
+		rc = cli_error(cmd,
+		               "expected two builds, BASE and FIX, got %zu argument%s (see "
+		               "gcratchet ab --help)",
+		               sides.n, sides.n == 1 ? "" : "s");
 		goto out;
 	}
 
@@ -441,15 +452,17 @@ int cmd_ab(int argc, char **argv)
 		 * could not be told apart.
 		 */
 		uint64_t h = hash_fnv1a(builds[1].manifest_text, strlen(builds[1].manifest_text),
-					HASH_FNV1A_SEED);
+		                        HASH_FNV1A_SEED);
 		char *name = xasprintf("%s-twin", builds[1].name);
 		h = hash_fnv1a("ab-twin", 7, h);
 		snprintf(builds[1].manifest_hash, sizeof builds[1].manifest_hash, "%016llx",
-			 (unsigned long long)h);
+		         (unsigned long long)h);
 		free(builds[1].name);
 		builds[1].name = name;
-		fprintf(stderr, "gcratchet %s: A/A: BASE and FIX are the same build; FIX is recorded as %s\n",
-			cmd, name);
+		fprintf(
+		    stderr,
+		    "gcratchet %s: A/A: BASE and FIX are the same build; FIX is recorded as %s\n",
+		    cmd, name);
 	}
 
 	if (cli_plan_meters(cmd, meters_arg, events_arg, &plan, &vg, &perf) != 0)
@@ -488,11 +501,13 @@ int cmd_ab(int argc, char **argv)
 
 	sbuf_init(&meters_text);
 	cli_describe_meters(&plan, &meters_text);
-	fprintf(stderr, "gcratchet %s: BASE %s vs FIX %s: %zu probe%s, size %s, %d round%s + %d warm-up, seed %llu\n"
-			"gcratchet %s: meters: %s\n",
-		cmd, builds[0].name, builds[1].name, plan.probes.n, plan.probes.n == 1 ? "" : "s",
-		plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
-		(unsigned long long)plan.seed, cmd, meters_text.data);
+	fprintf(stderr,
+	        "gcratchet %s: BASE %s vs FIX %s: %zu probe%s, size %s, %d round%s + %d warm-up, "
+	        "seed %llu\n"
+	        "gcratchet %s: meters: %s\n",
+	        cmd, builds[0].name, builds[1].name, plan.probes.n, plan.probes.n == 1 ? "" : "s",
+	        plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
+	        (unsigned long long)plan.seed, cmd, meters_text.data);
 	sbuf_release(&meters_text);
 	progress.tty = isatty(2);
 	progress.last_ns = now_mono_ns();
@@ -503,15 +518,16 @@ int cmd_ab(int argc, char **argv)
 		fprintf(stderr, "\r\033[K");
 	if (r != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
-			       outcome.session_id ? " (runs stored so far are kept)" : "");
+		               outcome.session_id ? " (runs stored so far are kept)" : "");
 		goto out;
 	}
 	fprintf(stderr, "gcratchet %s: session %lld: %d run%s, %d failed%s; stored in %s\n", cmd,
-		(long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
-		outcome.runs_failed, outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
-		cli_db_path(db));
+	        (long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
+	        outcome.runs_failed,
+	        outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
+	        cli_db_path(db));
 	rc = ab_report_session(cmd, st, outcome.session_id, NULL, NULL, md_path, json_path,
-			       html_path, 1);
+	                       html_path, 1);
 out:
 	quiet_unlock(lock_fd);
 	store_close(st);

@@ -13,7 +13,7 @@
 #include "store.h"
 
 static int baseline_cmd_validate(const char *cmd, const char *profile, const char *collector,
-				 const struct strlist *files)
+                                 const struct strlist *files)
 {
 	struct strlist paths = {0};
 	int rc = EXIT_OK;
@@ -41,7 +41,7 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 		}
 		if (profile && strcmp(b.profile, profile) != 0) {
 			fprintf(stderr, "gcratchet %s: %s: profile is \"%s\", not \"%s\"\n", cmd,
-				paths.items[i], b.profile, profile);
+			        paths.items[i], b.profile, profile);
 			rc = EXIT_UNJUDGED;
 		} else {
 			printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
@@ -69,7 +69,7 @@ static void baseline_cmd_metrics(const struct store_run *runs, size_t n, struct 
 
 /* Fills b's probes and cells from the runs; -1 (printed) when the runs disagree or failed. */
 static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, size_t n,
-			      const struct strlist *metrics, struct baseline *b)
+                              const struct strlist *metrics, struct baseline *b)
 {
 	struct strlist probes = {0};
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
@@ -79,10 +79,12 @@ static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, siz
 		if (runs[i].warmup)
 			continue;
 		if (strcmp(runs[i].status, "ok") != 0) {
-			cli_error(cmd, "run %lld (%s, %s round %d) %s%s%s: a baseline is pinned only from a session whose runs all succeeded",
-				  (long long)runs[i].id, runs[i].probe, runs[i].kind, runs[i].round,
-				  runs[i].status, runs[i].detail ? ": " : "",
-				  runs[i].detail ? runs[i].detail : "");
+			cli_error(cmd,
+			          "run %lld (%s, %s round %d) %s%s%s: a baseline is pinned only "
+			          "from a session whose runs all succeeded",
+			          (long long)runs[i].id, runs[i].probe, runs[i].kind, runs[i].round,
+			          runs[i].status, runs[i].detail ? ": " : "",
+			          runs[i].detail ? runs[i].detail : "");
 			goto out;
 		}
 		if (!strlist_contains(&probes, runs[i].probe))
@@ -96,24 +98,29 @@ static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, siz
 	for (size_t p = 0; p < probes.n; p++) {
 		const char *probe = probes.items[p], *sum = NULL;
 		for (size_t i = 0; i < n; i++) {
-			if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 || !runs[i].checksum)
+			if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 ||
+			    !runs[i].checksum)
 				continue;
 			if (sum && strcmp(sum, runs[i].checksum) != 0) {
-				cli_error(cmd, "probe %s printed two checksums in one session (%s and %s): it is not deterministic, refusing to pin",
-					  probe, sum, runs[i].checksum);
+				cli_error(cmd,
+				          "probe %s printed two checksums in one session (%s and "
+				          "%s): it is not deterministic, refusing to pin",
+				          probe, sum, runs[i].checksum);
 				goto out;
 			}
 			sum = runs[i].checksum;
 		}
 		if (!sum) {
-			cli_error(cmd, "probe %s reported no checksum: cannot pin its result", probe);
+			cli_error(cmd, "probe %s reported no checksum: cannot pin its result",
+			          probe);
 			goto out;
 		}
 		b->probes[b->nprobes].name = xstrdup(probe);
 		b->probes[b->nprobes++].checksum = xstrdup(sum);
 		for (size_t m = 0; m < metrics->n; m++) {
 			const char *metric = metrics->items[m];
-			const char *kind = strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+			const char *kind =
+			    strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
 			struct stats_summary sum_stats;
 			size_t nv = 0;
 			for (size_t i = 0; i < n; i++) {
@@ -171,8 +178,9 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 		o->rule.metric = o->metric;
 		o->rule.band_pct = ceil(2 * pct);
 		o->rule.band_abs = ceil(2 * spread);
-		o->rationale = xasprintf("pin: the pinning session's %lld runs already spread %.3g%%, beyond the %s rule's band",
-					 (long long)c->n, pct, c->metric);
+		o->rationale = xasprintf("pin: the pinning session's %lld runs already spread "
+		                         "%.3g%%, beyond the %s rule's band",
+		                         (long long)c->n, pct, c->metric);
 		o->evidence_runs = c->n;
 		o->evidence_spread_pct = pct;
 		printf("override %s %s: band %g%% / %g (spread %.3g%% over %lld runs)\n", c->probe,
@@ -232,8 +240,8 @@ static int baseline_cmd_measure(const char *collector, const char *size, const c
 }
 
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
-			    const char *db, int64_t session, const char *build_name,
-			    const char *out_path)
+                            const char *db, int64_t session, const char *build_name,
+                            const char *out_path)
 {
 	struct store *st = NULL;
 	struct store_session si = {0};
@@ -244,7 +252,8 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	struct strlist metrics = {0};
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
-	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector), *text = NULL;
+	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector),
+	     *text = NULL;
 	char when[32];
 	int rc = EXIT_UNJUDGED;
 
@@ -267,8 +276,8 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		goto out;
 	}
 	if (strcmp(si.status, "complete") != 0) {
-		cli_error(cmd, "session %lld is %s: pin only from a complete session", (long long)session,
-			  si.status);
+		cli_error(cmd, "session %lld is %s: pin only from a complete session",
+		          (long long)session, si.status);
 		goto out;
 	}
 	if (cli_pick_build(cmd, builds, nbuilds, collector, build_name, session, &build) != 0)
@@ -280,8 +289,8 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	baseline_cmd_metrics(runs, nruns, &metrics);
 	if (baseline_cmd_cells(cmd, runs, nruns, &metrics, &b) != 0)
 		goto out;
-	if (baseline_default_rules(profile, (const char *const *)metrics.items, metrics.n,
-				   &b.rules, &e) != 0) {
+	if (baseline_default_rules(profile, (const char *const *)metrics.items, metrics.n, &b.rules,
+	                           &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -315,9 +324,10 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, %zu cells\n",
-	       path, profile, b.collector, b.collector_version, (long long)session, b.size, b.nprobes,
-	       b.ncells);
+	printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, %zu "
+	       "cells\n",
+	       path, profile, b.collector, b.collector_version, (long long)session, b.size,
+	       b.nprobes, b.ncells);
 	rc = EXIT_OK;
 out:
 	free(text);
@@ -355,7 +365,7 @@ static char *baseline_cmd_who(void)
 
 /* Sets a cell's pinned figures to the session's for that cell. */
 static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct store_run *runs,
-				    size_t n, const char *size)
+                                    size_t n, const char *size)
 {
 	const char *kind = strncmp(cell->metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
@@ -364,8 +374,9 @@ static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct sto
 
 	for (size_t i = 0; i < n; i++) {
 		const double *v;
-		if (runs[i].warmup || strcmp(runs[i].probe, cell->probe) || strcmp(runs[i].size, size) ||
-		    strcmp(runs[i].kind, kind) || strcmp(runs[i].status, "ok"))
+		if (runs[i].warmup || strcmp(runs[i].probe, cell->probe) ||
+		    strcmp(runs[i].size, size) || strcmp(runs[i].kind, kind) ||
+		    strcmp(runs[i].status, "ok"))
 			continue;
 		if ((v = metric_set_get(&runs[i].metrics, cell->metric)))
 			vals[nv++] = *v;
@@ -386,8 +397,8 @@ static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct sto
  * nothing is written while a regression is refused.
  */
 static int baseline_cmd_update(const char *cmd, const char *profile, const char *collector,
-			       const char *db, int64_t session, const char *build_name,
-			       const char *path_arg, const char *accept, const char *ref)
+                               const char *db, int64_t session, const char *build_name,
+                               const char *path_arg, const char *accept, const char *ref)
 {
 	struct store *st = NULL;
 	struct store_session si = {0};
@@ -405,7 +416,8 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	sbuf_init(&diff);
 	if (baseline_load(path, &b, &e) != 0) {
 		cli_error(cmd, "%s%s", e.msg,
-			  strstr(e.msg, "cannot open") ? " (pin one first: gcratchet baseline pin)" : "");
+		          strstr(e.msg, "cannot open") ? " (pin one first: gcratchet baseline pin)"
+		                                       : "");
 		goto out;
 	}
 	if (strcmp(b.profile, profile) != 0) {
@@ -438,15 +450,20 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	for (size_t i = 0; i < nruns; i++) {
 		if (!runs[i].warmup && strcmp(runs[i].size, b.size) == 0 &&
 		    strcmp(runs[i].status, "ok") != 0) {
-			cli_error(cmd, "run %lld (%s) %s: a baseline is updated only from a session whose runs all succeeded",
-				  (long long)runs[i].id, runs[i].probe, runs[i].status);
+			cli_error(cmd,
+			          "run %lld (%s) %s: a baseline is updated only from a session "
+			          "whose runs all succeeded",
+			          (long long)runs[i].id, runs[i].probe, runs[i].status);
 			goto out;
 		}
 		if (!runs[i].warmup && runs[i].checksum &&
 		    baseline_probe_checksum(&b, runs[i].probe) &&
 		    strcmp(baseline_probe_checksum(&b, runs[i].probe), runs[i].checksum) != 0) {
-			cli_error(cmd, "probe %s now prints %s, the baseline says %s: a changed result is re-pinned deliberately (gcratchet baseline pin)",
-				  runs[i].probe, runs[i].checksum, baseline_probe_checksum(&b, runs[i].probe));
+			cli_error(cmd,
+			          "probe %s now prints %s, the baseline says %s: a changed result "
+			          "is re-pinned deliberately (gcratchet baseline pin)",
+			          runs[i].probe, runs[i].checksum,
+			          baseline_probe_checksum(&b, runs[i].probe));
 			goto out;
 		}
 	}
@@ -455,7 +472,8 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	format_utc(now_real_ns(), when, sizeof when);
 	for (size_t c = 0; c < b.ncells; c++) {
 		struct baseline_cell *cell = &b.cells[c];
-		const struct baseline_rule *rule = baseline_rule_for_cell(&b, cell->probe, cell->metric);
+		const struct baseline_rule *rule =
+		    baseline_rule_for_cell(&b, cell->probe, cell->metric);
 		struct baseline_judgement j;
 		char was[32], now[32];
 		double cur;
@@ -466,32 +484,39 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		cli_format_value(cell->metric, cell->median, was, sizeof was);
 		cli_format_value(cell->metric, cur, now, sizeof now);
 		if (j.verdict == BASELINE_IMPROVED) {
-			sbuf_addf(&diff, "  tightened %s %s: %s -> %s (%+.2f%%)\n", cell->probe, cell->metric,
-				  was, now, j.delta_pct);
+			sbuf_addf(&diff, "  tightened %s %s: %s -> %s (%+.2f%%)\n", cell->probe,
+			          cell->metric, was, now, j.delta_pct);
 			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
 			changed++;
 		} else if (j.verdict == BASELINE_REGRESSED && accept) {
-			struct baseline_ledger_entry le = {cell->probe, cell->metric, cell->median, cur,
-							   (char *)accept, (char *)ref, when, who};
-			sbuf_addf(&diff, "  loosened  %s %s: %s -> %s (%+.2f%%), ledger: %s\n", cell->probe,
-				  cell->metric, was, now, j.delta_pct, accept);
+			struct baseline_ledger_entry le = {
+			    cell->probe,    cell->metric, cell->median, cur,
+			    (char *)accept, (char *)ref,  when,         who};
+			sbuf_addf(&diff, "  loosened  %s %s: %s -> %s (%+.2f%%), ledger: %s\n",
+			          cell->probe, cell->metric, was, now, j.delta_pct, accept);
 			baseline_ledger_add(&b, &le);
 			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
 			changed++;
 		} else if (j.verdict == BASELINE_REGRESSED) {
-			fprintf(stderr, "gcratchet %s: %s %s regressed: %s -> %s (%+.2f%%, allowance used %.0f%%)\n",
-				cmd, cell->probe, cell->metric, was, now, j.delta_pct, 100.0 * j.used);
+			fprintf(stderr,
+			        "gcratchet %s: %s %s regressed: %s -> %s (%+.2f%%, allowance used "
+			        "%.0f%%)\n",
+			        cmd, cell->probe, cell->metric, was, now, j.delta_pct,
+			        100.0 * j.used);
 			refused++;
 		}
 	}
 	if (refused) {
-		cli_error(cmd, "refusing to loosen %d regressed cell%s without --accept \"reason\"; %s is unchanged",
-			  refused, refused == 1 ? "" : "s", path);
+		cli_error(cmd,
+		          "refusing to loosen %d regressed cell%s without --accept \"reason\"; %s "
+		          "is unchanged",
+		          refused, refused == 1 ? "" : "s", path);
 		rc = EXIT_REGRESSION;
 		goto out;
 	}
 	if (!changed) {
-		printf("%s: every cell within its band; nothing to tighten, nothing written\n", path);
+		printf("%s: every cell within its band; nothing to tighten, nothing written\n",
+		       path);
 		rc = EXIT_OK;
 		goto out;
 	}
@@ -522,11 +547,11 @@ out:
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--db", 1},
-		{"--build", 1},   {"--out", 1},       {"--accept", 1},  {"--ref", 1},
-		{NULL, 0},
+	    {"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--db", 1}, {"--build", 1},
+	    {"--out", 1},     {"--accept", 1},    {"--ref", 1},     {NULL, 0},
 	};
-	const char *cmd = "baseline", *opt, *val, *profile = NULL, *collector = CLI_DEFAULT_COLLECTOR;
+	const char *cmd = "baseline", *opt, *val, *profile = NULL,
+	           *collector = CLI_DEFAULT_COLLECTOR;
 	const char *db = NULL, *build_name = NULL, *out_path = NULL, *action;
 	const char *accept = NULL, *ref = NULL;
 	struct strlist pos = {0};
@@ -602,7 +627,7 @@ int cmd_baseline(int argc, char **argv)
 			goto out;
 		}
 		rc = baseline_cmd_update(cmd, profile, collector, db, session, build_name, out_path,
-					 accept, ref);
+		                         accept, ref);
 	} else {
 		rc = cli_error(cmd, "unknown action \"%s\" (valid: pin, update, validate)", action);
 	}

@@ -63,7 +63,7 @@ static int check_is_valgrind_metric(const char *metric)
 
 /* "3 of 5 runs crashed (SIGSEGV)": why the runs of one probe and kind cannot be judged. */
 static char *check_failed_runs(const struct store_run *runs, size_t n, const char *probe,
-			       const char *size, const char *kind)
+                               const char *size, const char *kind)
 {
 	int total = 0, bad = 0;
 	const struct store_run *first = NULL;
@@ -85,8 +85,8 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
 	if (bad == 0)
 		return NULL;
 	return xasprintf("%d of %d %s runs %s%s%s%s", bad, total, kind, first->status,
-			 first->detail ? " (" : "", first->detail ? first->detail : "",
-			 first->detail ? ")" : "");
+	                 first->detail ? " (" : "", first->detail ? first->detail : "",
+	                 first->detail ? ")" : "");
 }
 
 /*
@@ -94,28 +94,27 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
  * base shows too (the host or toolchain drifted since the pin) and how much is the change.
  */
 static char *check_attribute(const struct check_report *rep, const char *probe,
-			     const struct check_row *row)
+                             const struct check_row *row)
 {
 	double base_now;
 
-	if (!rep->base_runs ||
-	    cli_runs_median(rep->base_runs, rep->nbase_runs, probe, rep->b->size, row->metric,
-			 &base_now) == 0)
+	if (!rep->base_runs || cli_runs_median(rep->base_runs, rep->nbase_runs, probe, rep->b->size,
+	                                       row->metric, &base_now) == 0)
 		return NULL;
 	{
 		char drift[32], change[32], total[32];
 		cli_format_value(row->metric, base_now - row->base, drift, sizeof drift);
 		cli_format_value(row->metric, row->current - base_now, change, sizeof change);
 		cli_format_value(row->metric, row->current - row->base, total, sizeof total);
-		return xasprintf("of %s%s, %s%s is already in base %s (drift since the pin), %s%s is the change",
-				 row->current >= row->base ? "+" : "", total,
-				 base_now >= row->base ? "+" : "", drift, rep->base_name,
-				 row->current >= base_now ? "+" : "", change);
+		return xasprintf(
+		    "of %s%s, %s%s is already in base %s (drift since the pin), %s%s is the change",
+		    row->current >= row->base ? "+" : "", total, base_now >= row->base ? "+" : "",
+		    drift, rep->base_name, row->current >= base_now ? "+" : "", change);
 	}
 }
 
 static void check_probe(struct check_report *rep, const struct store_run *runs, size_t n,
-			const char *probe)
+                        const char *probe)
 {
 	const struct baseline *b = rep->b;
 	const char *want = baseline_probe_checksum(b, probe);
@@ -145,7 +144,8 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run *r = &runs[i];
 		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, b->size) ||
-		    strcmp(r->status, "ok") || !r->premise || strncmp(r->premise, "not met", 7) != 0)
+		    strcmp(r->status, "ok") || !r->premise ||
+		    strncmp(r->premise, "not met", 7) != 0)
 			continue;
 		memset(&row, 0, sizeof row);
 		row.probe = probe;
@@ -190,18 +190,20 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 		}
 		if (nv == 0) {
 			row.state = CHECK_UNJUDGED;
-			row.reason = xasprintf("not measured in this session%s",
-					       strcmp(kind, "valgrind") == 0
-						       ? " (measure with --meters rusage,census,valgrind)"
-						       : "");
+			row.reason =
+			    xasprintf("not measured in this session%s",
+			              strcmp(kind, "valgrind") == 0
+			                  ? " (measure with --meters rusage,census,valgrind)"
+			                  : "");
 		} else {
 			row.state = CHECK_JUDGED;
 			row.n = (int)nv;
 			row.current = stats_median(vals, nv);
 			baseline_judge(rule, cell->median, row.current, &row.j);
 			if (row.j.went_inert)
-				row.reason = xasprintf("was %.0f, now 0: the probe no longer causes this",
-						       cell->median);
+				row.reason =
+				    xasprintf("was %.0f, now 0: the probe no longer causes this",
+				              cell->median);
 			else if (row.j.verdict == BASELINE_REGRESSED)
 				row.reason = check_attribute(rep, probe, &row);
 		}
@@ -214,7 +216,8 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 
 static void check_fmt_used(const struct check_row *r, char *buf, size_t size)
 {
-	if (r->state != CHECK_JUDGED || !r->metric || strcmp(r->metric, "checksum") == 0 || r->inert)
+	if (r->state != CHECK_JUDGED || !r->metric || strcmp(r->metric, "checksum") == 0 ||
+	    r->inert)
 		snprintf(buf, size, "-");
 	else if (isinf(r->j.used))
 		snprintf(buf, size, r->j.used > 0 ? "inf" : "-inf");
@@ -270,7 +273,8 @@ static void check_format_cells(const struct check_row *r, struct check_cells *c)
 		if (r->state == CHECK_JUDGED) {
 			char a[24];
 			cli_format_value(r->metric, r->j.allowance, a, sizeof a);
-			snprintf(c->allow, sizeof c->allow, "%s%s", r->j.allowance > 0 ? "+" : "", a);
+			snprintf(c->allow, sizeof c->allow, "%s%s", r->j.allowance > 0 ? "+" : "",
+			         a);
 		} else {
 			snprintf(c->allow, sizeof c->allow, "-");
 		}
@@ -288,44 +292,46 @@ static void check_print_header(const struct check_report *rep, FILE *f, int md)
 		fprintf(f, "%sSTALE: %s\n", md ? "> **" : "", rep->stale.items[i]);
 	if (md && rep->stale.n)
 		fprintf(f, "\n");
-	fprintf(f, "%sgcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
-		md ? "### " : "", b->profile, b->collector, b->collector_version,
-		(long long)rep->session, rep->build_name, b->size);
+	fprintf(
+	    f, "%sgcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
+	    md ? "### " : "", b->profile, b->collector, b->collector_version,
+	    (long long)rep->session, rep->build_name, b->size);
 	if (md)
 		fprintf(f, "\n");
 	for (size_t i = 0; i < rep->notes.n; i++)
 		fprintf(f, "%snote: %s\n", md ? "> " : "", rep->notes.items[i]);
 	fprintf(f, "%sbaseline: %s (pinned %s on %s, session %lld)\n\n", md ? "> " : "",
-		rep->baseline_path, b->pinned_at, b->hostname, (long long)b->session);
+	        rep->baseline_path, b->pinned_at, b->hostname, (long long)b->session);
 }
 
 static void check_print_table(const struct check_report *rep, FILE *f)
 {
 	check_print_header(rep, f, 0);
 	fprintf(f, "%-24s %-34s %14s %14s %10s %14s %7s  %s\n", "probe", "metric", "baseline",
-		"current", "delta", "allowance", "used", "verdict");
+	        "current", "delta", "allowance", "used", "verdict");
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct check_row *r = &rep->rows[i];
 		struct check_cells c;
 		check_format_cells(r, &c);
-		fprintf(f, "%-24s %-34s %14s %14s %10s %14s %7s  %s%s%s\n", r->probe, r->metric, c.base,
-			c.cur, c.delta, c.allow, c.used, check_verdict(r), r->reason ? ": " : "",
-			r->reason ? r->reason : "");
+		fprintf(f, "%-24s %-34s %14s %14s %10s %14s %7s  %s%s%s\n", r->probe, r->metric,
+		        c.base, c.cur, c.delta, c.allow, c.used, check_verdict(r),
+		        r->reason ? ": " : "", r->reason ? r->reason : "");
 	}
 }
 
 static void check_print_md(const struct check_report *rep, FILE *f)
 {
 	check_print_header(rep, f, 1);
-	fprintf(f, "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
+	fprintf(f,
+	        "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
 	fprintf(f, "|---|---|---:|---:|---:|---:|---:|---|\n");
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct check_row *r = &rep->rows[i];
 		struct check_cells c;
 		check_format_cells(r, &c);
 		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", r->probe, r->metric,
-			c.base, c.cur, c.delta, c.allow, c.used, check_verdict(r),
-			r->reason ? ": " : "", r->reason ? r->reason : "");
+		        c.base, c.cur, c.delta, c.allow, c.used, check_verdict(r),
+		        r->reason ? ": " : "", r->reason ? r->reason : "");
 	}
 	fprintf(f, "\n");
 }
@@ -352,7 +358,10 @@ static void check_xml(FILE *f, const char *s)
 			break;
 		default:
 			/* XML 1.0 allows no control characters but tab, newline and return. */
-			fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r' ? '?' : *s, f);
+			fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r'
+			          ? '?'
+			          : *s,
+			      f);
 		}
 	}
 }
@@ -366,7 +375,7 @@ static void check_print_junit(const struct check_report *rep, FILE *f)
 	fprintf(f, " ");
 	check_xml(f, rep->b->collector);
 	fprintf(f, "\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n", rep->nrows,
-		rep->regressed, rep->unjudged, rep->info);
+	        rep->regressed, rep->unjudged, rep->info);
 	for (size_t i = 0; i < rep->stale.n; i++) {
 		fprintf(f, "  <!-- STALE: ");
 		/* "--" may not appear inside a comment. */
@@ -384,10 +393,11 @@ static void check_print_junit(const struct check_report *rep, FILE *f)
 		check_xml(f, r->metric);
 		fprintf(f, "\">");
 		if (r->state == CHECK_UNJUDGED || r->j.verdict == BASELINE_REGRESSED) {
-			fprintf(f, "<%s message=\"", r->state == CHECK_UNJUDGED ? "error" : "failure");
+			fprintf(f, "<%s message=\"",
+			        r->state == CHECK_UNJUDGED ? "error" : "failure");
 			check_xml(f, check_verdict(r));
-			fprintf(f, ": baseline %s, current %s, delta %s, allowance %s", c.base, c.cur, c.delta,
-				c.allow);
+			fprintf(f, ": baseline %s, current %s, delta %s, allowance %s", c.base,
+			        c.cur, c.delta, c.allow);
 			fprintf(f, "\">");
 			check_xml(f, r->reason ? r->reason : "");
 			fprintf(f, "</%s>", r->state == CHECK_UNJUDGED ? "error" : "failure");
@@ -408,8 +418,11 @@ static void check_step_summary(const struct check_report *rep)
 	if (!path || !*path || !(f = fopen(path, "a")))
 		return;
 	check_print_md(rep, f);
-	fprintf(f, "**verdict: %s** (%d ok, %d improved, %d regressed, %d could not judge, %d not gated)\n\n",
-		check_overall(rep), rep->ok, rep->improved, rep->regressed, rep->unjudged, rep->info);
+	fprintf(f,
+	        "**verdict: %s** (%d ok, %d improved, %d regressed, %d could not judge, %d not "
+	        "gated)\n\n",
+	        check_overall(rep), rep->ok, rep->improved, rep->regressed, rep->unjudged,
+	        rep->info);
 	fclose(f);
 }
 
@@ -427,7 +440,9 @@ static void check_print_json(const struct check_report *rep, FILE *f)
 	cJSON_AddStringToObject(root, "build", rep->build_name);
 	cJSON_AddStringToObject(root, "size", rep->b->size);
 	cJSON_AddStringToObject(root, "verdict",
-				rep->regressed ? "regression" : rep->unjudged ? "could_not_judge" : "ok");
+	                        rep->regressed  ? "regression"
+	                        : rep->unjudged ? "could_not_judge"
+	                                        : "ok");
 	notes = cJSON_AddArrayToObject(root, "stale");
 	for (size_t i = 0; i < rep->stale.n; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(rep->stale.items[i]));
@@ -440,10 +455,11 @@ static void check_print_json(const struct check_report *rep, FILE *f)
 		cJSON_AddStringToObject(c, "probe", r->probe);
 		cJSON_AddStringToObject(c, "metric", r->metric);
 		cJSON_AddStringToObject(c, "verdict",
-					r->inert			      ? "inert"
-					: r->state == CHECK_UNJUDGED	      ? "could_not_judge"
-					: r->j.verdict == BASELINE_REGRESSED ? "regressed"
-									     : baseline_verdict_name(r->j.verdict));
+		                        r->inert                     ? "inert"
+		                        : r->state == CHECK_UNJUDGED ? "could_not_judge"
+		                        : r->j.verdict == BASELINE_REGRESSED
+		                            ? "regressed"
+		                            : baseline_verdict_name(r->j.verdict));
 		if (strcmp(r->metric, "checksum") != 0 && !r->inert) {
 			cJSON_AddNumberToObject(c, "baseline", r->base);
 			if (r->state == CHECK_JUDGED) {
@@ -471,9 +487,8 @@ static void check_print_json(const struct check_report *rep, FILE *f)
 int cmd_check(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--format", 1},
-		{"--db", 1},      {"--baseline", 1},  {"--build", 1},   {"--base", 1},
-		{"--strict", 0},  {NULL, 0},
+	    {"--profile", 1},  {"--collector", 1}, {"--session", 1}, {"--format", 1}, {"--db", 1},
+	    {"--baseline", 1}, {"--build", 1},     {"--base", 1},    {"--strict", 0}, {NULL, 0},
 	};
 	const char *cmd = "check", *opt, *val, *profile = NULL, *collector = CLI_DEFAULT_COLLECTOR;
 	const char *format = "table", *db = NULL, *baseline_arg = NULL, *build_name = NULL;
@@ -513,8 +528,9 @@ int cmd_check(int argc, char **argv)
 		} else if (strcmp(opt, "--format") == 0) {
 			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json") &&
 			    strcmp(val, "junit")) {
-				rc = cli_error(cmd, "--format must be table, md, json or junit, got \"%s\"",
-					       val);
+				rc = cli_error(
+				    cmd, "--format must be table, md, json or junit, got \"%s\"",
+				    val);
 				goto out;
 			}
 			format = val;
@@ -539,8 +555,10 @@ int cmd_check(int argc, char **argv)
 	path = baseline_arg ? xstrdup(baseline_arg) : cli_baseline_path(profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
 		if (!baseline_arg && strstr(e.msg, "cannot open"))
-			rc = cli_error(cmd, "%s\n  pin one with: gcratchet baseline pin --profile %s --collector %s",
-				       e.msg, profile, collector);
+			rc = cli_error(cmd,
+			               "%s\n  pin one with: gcratchet baseline pin --profile %s "
+			               "--collector %s",
+			               e.msg, profile, collector);
 		else
 			rc = cli_error(cmd, "%s", e.msg);
 		goto out;
@@ -572,16 +590,19 @@ int cmd_check(int argc, char **argv)
 	rep.session = session;
 	rep.build_name = build->name;
 	if (strcmp(si.host_fingerprint, b.host_fingerprint) != 0) {
-		char *n = xasprintf("the baseline was pinned on host %s (%s); this session ran on %s (%s): host drift may show%s",
-				    b.hostname, b.host_fingerprint, si.hostname ? si.hostname : "?",
-				    si.host_fingerprint, strict ? " (--strict: exit 2)" : "");
+		char *n = xasprintf("the baseline was pinned on host %s (%s); this session ran on "
+		                    "%s (%s): host drift may show%s",
+		                    b.hostname, b.host_fingerprint, si.hostname ? si.hostname : "?",
+		                    si.host_fingerprint, strict ? " (--strict: exit 2)" : "");
 		strlist_push(&rep.stale, n);
 		free(n);
 	}
-	if (strcmp(build->collector_version ? build->collector_version : "", b.collector_version) != 0) {
-		char *n = xasprintf("the baseline was pinned on %s %s; this session measured version %s%s",
-				    b.collector, b.collector_version, build->collector_version,
-				    strict ? " (--strict: exit 2)" : "");
+	if (strcmp(build->collector_version ? build->collector_version : "", b.collector_version) !=
+	    0) {
+		char *n = xasprintf(
+		    "the baseline was pinned on %s %s; this session measured version %s%s",
+		    b.collector, b.collector_version, build->collector_version,
+		    strict ? " (--strict: exit 2)" : "");
 		strlist_push(&rep.stale, n);
 		free(n);
 	}
@@ -618,8 +639,10 @@ int cmd_check(int argc, char **argv)
 	else
 		check_print_table(&rep, stdout);
 	if (strcmp(format, "table") == 0 || strcmp(format, "md") == 0)
-		printf("\nverdict: %s (%d ok, %d improved, %d regressed, %d could not judge, %d not gated)\n",
-		       check_overall(&rep), rep.ok, rep.improved, rep.regressed, rep.unjudged, rep.info);
+		printf("\nverdict: %s (%d ok, %d improved, %d regressed, %d could not judge, %d "
+		       "not gated)\n",
+		       check_overall(&rep), rep.ok, rep.improved, rep.regressed, rep.unjudged,
+		       rep.info);
 	check_step_summary(&rep);
 	rc = rep.regressed ? EXIT_REGRESSION : rep.unjudged ? EXIT_UNJUDGED : EXIT_OK;
 	if (strict && rep.stale.n && rc == EXIT_OK)

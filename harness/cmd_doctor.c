@@ -14,7 +14,7 @@
 
 /* A quiet host for pinned_host: load below this share of the CPUs. */
 #define DOCTOR_QUIET_LOAD_PER_CPU 0.25
-#define DOCTOR_MIN_FREE_BYTES (1ull << 30)
+#define DOCTOR_MIN_FREE_BYTES     (1ull << 30)
 
 struct doctor {
 	int missing; /* required checks that failed */
@@ -22,7 +22,7 @@ struct doctor {
 
 /* One line: "ok", "warn" (recorded, not required) or "MISSING" (required), then the fix. */
 static void doctor_line(struct doctor *d, const char *state, const char *what, const char *detail,
-			const char *fix)
+                        const char *fix)
 {
 	if (strcmp(state, "MISSING") == 0)
 		d->missing++;
@@ -57,7 +57,8 @@ int cmd_doctor(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (strcmp(profile, "shared_ci") != 0 && strcmp(profile, "pinned_host") != 0) {
-		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)", profile);
+		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
+		               profile);
 		goto out;
 	}
 	pinned = strcmp(profile, "pinned_host") == 0;
@@ -82,53 +83,68 @@ int cmd_doctor(int argc, char **argv)
 			char what[64];
 			snprintf(what, sizeof what, "perf %s", perf.events[i].name);
 			doctor_line(&d, perf.events[i].available ? "ok" : "warn", what,
-				    perf.events[i].available ? perf.events[i].encoding : perf.events[i].why,
-				    NULL);
-			have_perf |= perf.events[i].available && strncmp(perf.events[i].name, "instructions", 12) == 0;
+			            perf.events[i].available ? perf.events[i].encoding
+			                                     : perf.events[i].why,
+			            NULL);
+			have_perf |= perf.events[i].available &&
+			             strncmp(perf.events[i].name, "instructions", 12) == 0;
 		}
 		meter_perf_release(&perf);
 	} else {
 		doctor_line(&d, "warn", "perf", e.msg, "apt-get install libpfm4");
 	}
 	snprintf(detail, sizeof detail, "%s", have_vg ? vg.version : "valgrind is not installed");
-	doctor_line(&d, have_vg ? "ok" : have_perf ? "warn" : "MISSING", "valgrind Ir", detail,
-		    have_vg ? NULL : "apt-get install valgrind");
+	doctor_line(&d,
+	            have_vg     ? "ok"
+	            : have_perf ? "warn"
+	                        : "MISSING",
+	            "valgrind Ir", detail, have_vg ? NULL : "apt-get install valgrind");
 	if (!have_perf && !have_vg)
 		doctor_line(&d, "MISSING", "instructions",
-			    "no PMU and no valgrind: nothing can count instructions here",
-			    "apt-get install valgrind");
-	snprintf(detail, sizeof detail, "%d (the perf meter counts user space of its own children at <= 2)",
-		 h.perf_paranoid);
+		            "no PMU and no valgrind: nothing can count instructions here",
+		            "apt-get install valgrind");
+	snprintf(detail, sizeof detail,
+	         "%d (the perf meter counts user space of its own children at <= 2)",
+	         h.perf_paranoid);
 	doctor_line(&d, h.perf_paranoid <= 2 ? "ok" : "warn", "perf_event_paranoid", detail,
-		    h.perf_paranoid <= 2 ? NULL : "sysctl -w kernel.perf_event_paranoid=2");
+	            h.perf_paranoid <= 2 ? NULL : "sysctl -w kernel.perf_event_paranoid=2");
 
 	/* Memory and load. */
-	snprintf(detail, sizeof detail, "%.1f GiB available", (double)h.mem_available_bytes / (1 << 30));
-	doctor_line(&d, h.mem_available_bytes >= DOCTOR_MIN_FREE_BYTES ? "ok" : "MISSING", "free memory",
-		    detail, "stop what holds the memory; the large probes need several GiB");
+	snprintf(detail, sizeof detail, "%.1f GiB available",
+	         (double)h.mem_available_bytes / (1 << 30));
+	doctor_line(&d, h.mem_available_bytes >= DOCTOR_MIN_FREE_BYTES ? "ok" : "MISSING",
+	            "free memory", detail,
+	            "stop what holds the memory; the large probes need several GiB");
 	snprintf(detail, sizeof detail, "1-minute load %.2f on %ld CPUs", load, h.ncpu);
 	if (pinned)
-		doctor_line(&d, load < DOCTOR_QUIET_LOAD_PER_CPU * (double)h.ncpu ? "ok" : "MISSING", "load",
-			    detail, "wait for the host to go quiet, or stop other work: time is gated on this profile");
+		doctor_line(&d,
+		            load < DOCTOR_QUIET_LOAD_PER_CPU * (double)h.ncpu ? "ok" : "MISSING",
+		            "load", detail,
+		            "wait for the host to go quiet, or stop other work: time is gated on "
+		            "this profile");
 	else
 		doctor_line(&d, load < (double)h.ncpu ? "ok" : "warn", "load", detail,
-			    load < (double)h.ncpu ? NULL : "time figures will be noisy (shared_ci does not gate time)");
+		            load < (double)h.ncpu
+		                ? NULL
+		                : "time figures will be noisy (shared_ci does not gate time)");
 
 	/* Recorded with every session; pinned_host wants them steady. */
 	snprintf(detail, sizeof detail, "%s", h.governor);
 	doctor_line(&d,
-		    !pinned || strcmp(h.governor, "performance") == 0 || strcmp(h.governor, "none") == 0
-			    ? "ok"
-			    : "warn",
-		    "cpu governor", detail,
-		    pinned && strcmp(h.governor, "performance") && strcmp(h.governor, "none")
-			    ? "cpupower frequency-set -g performance"
-			    : NULL);
+	            !pinned || strcmp(h.governor, "performance") == 0 ||
+	                    strcmp(h.governor, "none") == 0
+	                ? "ok"
+	                : "warn",
+	            "cpu governor", detail,
+	            pinned && strcmp(h.governor, "performance") && strcmp(h.governor, "none")
+	                ? "cpupower frequency-set -g performance"
+	                : NULL);
 	snprintf(detail, sizeof detail, "%s (recorded; it changes RSS and fault counts)", h.thp);
 	doctor_line(&d, "ok", "transparent hugepages", detail, NULL);
 	snprintf(detail, sizeof detail, "%s", h.smt < 0 ? "unknown" : h.smt ? "on" : "off");
 	doctor_line(&d, "ok", "smt", detail, NULL);
-	snprintf(detail, sizeof detail, "randomize_va_space=%d (valgrind runs turn it off per run)", h.aslr);
+	snprintf(detail, sizeof detail, "randomize_va_space=%d (valgrind runs turn it off per run)",
+	         h.aslr);
 	doctor_line(&d, "ok", "aslr", detail, NULL);
 	snprintf(detail, sizeof detail, "%s", h.compiler);
 	doctor_line(&d, "ok", "compiler", detail, NULL);

@@ -12,7 +12,7 @@
 int cmd_export(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{"--session", 1}, {"--format", 1}, {"--out", 1}, {"--db", 1}, {NULL, 0},
+	    {"--session", 1}, {"--format", 1}, {"--out", 1}, {"--db", 1}, {NULL, 0},
 	};
 	const char *cmd = "export", *opt, *val, *db = NULL, *out_path = NULL;
 	struct cli_iter it;
@@ -57,7 +57,7 @@ int cmd_export(int argc, char **argv)
 		}
 		if (session == 0) {
 			rc = cli_error(cmd, "no session in %s: run gcratchet measure or ab first",
-				       cli_db_path(db));
+			               cli_db_path(db));
 			goto out;
 		}
 	}
@@ -73,7 +73,7 @@ int cmd_export(int argc, char **argv)
 			goto out;
 		}
 		fprintf(stderr, "gcratchet %s: session %lld (%zu runs) written to %s\n", cmd,
-			(long long)session, d.nruns, out_path);
+		        (long long)session, d.nruns, out_path);
 	} else if (fputs(json, stdout) < 0 || fflush(stdout) != 0) {
 		rc = cli_error(cmd, "writing to stdout failed");
 		goto out;

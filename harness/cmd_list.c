@@ -16,8 +16,8 @@ static int list_collectors(const char *cmd, const char *root)
 
 	buildinfo_list(root, &names);
 	if (names.n == 0)
-		fprintf(stderr, "gcratchet %s: no collector builds under %s/collectors: run make\n", cmd,
-			root);
+		fprintf(stderr, "gcratchet %s: no collector builds under %s/collectors: run make\n",
+		        cmd, root);
 	printf("%-22s %-18s %-14s %-12s %s\n", "build", "collector", "version", "commit", "probes");
 	for (size_t i = 0; i < names.n; i++) {
 		struct buildinfo b;
@@ -64,7 +64,8 @@ static int list_probes(const char *cmd, const char *root)
 		char *joined;
 		strlist_release(&where);
 		for (size_t i = 0; i < names.n; i++) {
-			char *exe = xasprintf("%s/collectors/%s/%s", root, names.items[i], probes.items[p]);
+			char *exe =
+			    xasprintf("%s/collectors/%s/%s", root, names.items[i], probes.items[p]);
 			FILE *f = fopen(exe, "r");
 			if (f) {
 				strlist_push(&where, names.items[i]);
@@ -109,8 +110,8 @@ static int list_sessions(const char *cmd, const char *db)
 		for (size_t k = 0; k < nb; k++)
 			strlist_push(&names, b[k].name);
 		joined = strlist_join(&names, ",");
-		printf("%-6lld %-21s %-12s %-8s %-7lld %-40s %s\n", (long long)s[i].id, s[i].started_at,
-		       s[i].status, s[i].size, (long long)s[i].rounds, joined,
+		printf("%-6lld %-21s %-12s %-8s %-7lld %-40s %s\n", (long long)s[i].id,
+		       s[i].started_at, s[i].status, s[i].size, (long long)s[i].rounds, joined,
 		       s[i].hostname ? s[i].hostname : "?");
 		free(joined);
 		strlist_release(&names);
@@ -166,8 +167,9 @@ int cmd_list(int argc, char **argv)
 	else if (strcmp(what, "metrics") == 0)
 		rc = list_metrics();
 	else
-		rc = cli_error(cmd, "unknown list \"%s\" (valid: probes, collectors, sessions, metrics)",
-			       what);
+		rc = cli_error(cmd,
+		               "unknown list \"%s\" (valid: probes, collectors, sessions, metrics)",
+		               what);
 out:
 	strlist_release(&pos);
 	free(root);

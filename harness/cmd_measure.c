@@ -15,9 +15,9 @@
 #include "session.h"
 #include "store.h"
 
-#define MEASURE_DEFAULT_ROUNDS 5
-#define MEASURE_DEFAULT_WARMUP 1
-#define MEASURE_DEFAULT_TIMEOUT_S 300
+#define MEASURE_DEFAULT_ROUNDS         5
+#define MEASURE_DEFAULT_WARMUP         1
+#define MEASURE_DEFAULT_TIMEOUT_S      300
 #define MEASURE_DEFAULT_LOCK_TIMEOUT_S 3600
 
 static volatile sig_atomic_t measure_stop;
@@ -55,7 +55,8 @@ static void measure_load_warning(struct store *st, int64_t session)
 	if (store_session_get(st, session, &si, &e) != 0)
 		return;
 	if (si.load_before >= 0 && si.load_after > si.load_before + 0.5)
-		printf("warning: the load rose from %.2f to %.2f during the session; time figures may be noisy\n",
+		printf("warning: the load rose from %.2f to %.2f during the session; time figures "
+		       "may be noisy\n",
 		       si.load_before, si.load_after);
 	store_session_release(&si);
 }
@@ -75,13 +76,13 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(where, sizeof where, "warmup %d/%d", p->round, p->warmups);
 	else
 		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
-			 p->rounds - p->warmups);
+		         p->rounds - p->warmups);
 	if (strcmp(r->status, "ok") == 0) {
 		if (ir)
 			snprintf(figures, sizeof figures, "Ir %.0f", *ir);
 		else if (wall && rss)
 			snprintf(figures, sizeof figures, "%8.3f s  %8.2f MiB", *wall / 1e9,
-				 *rss / (1024.0 * 1024.0));
+			         *rss / (1024.0 * 1024.0));
 	} else {
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
@@ -98,7 +99,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 }
 
 static int measure_add_build(const char *cmd, const char *dir, const char *label,
-			     struct buildinfo **builds, size_t *n)
+                             struct buildinfo **builds, size_t *n)
 {
 	struct err e;
 	struct buildinfo b;
@@ -119,7 +120,7 @@ static int measure_add_build(const char *cmd, const char *dir, const char *label
 
 /* Resolves --collector NAME against the shipped builds; prints the valid names if unknown. */
 static int measure_add_collector(const char *cmd, const char *root, const char *name,
-				 struct buildinfo **builds, size_t *n)
+                                 struct buildinfo **builds, size_t *n)
 {
 	struct strlist names = {0};
 	char *dir, *valid;
@@ -129,7 +130,7 @@ static int measure_add_collector(const char *cmd, const char *root, const char *
 	if (!strlist_contains(&names, name)) {
 		valid = strlist_join(&names, ", ");
 		rc = cli_error(cmd, "unknown collector \"%s\" (valid: %s%s)", name,
-			       names.n ? valid : "none built: run make", "");
+		               names.n ? valid : "none built: run make", "");
 		free(valid);
 		strlist_release(&names);
 		return rc;
@@ -144,12 +145,11 @@ static int measure_add_collector(const char *cmd, const char *root, const char *
 int cmd_measure(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{"--collector", 1}, {"--build", 1},  {"--probes", 1}, {"--size", 1},
-		{"--rounds", 1},    {"--warmup", 1}, {"--meters", 1}, {"--seed", 1},
-		{"--db", 1},        {"--timeout", 1}, {"--events", 1}, {"--two-n", 1},
-		{"--cpu", 1},       {"--no-aslr", 0}, {"--clean-env", 0}, {"--env-offset", 1},
-		{"--lock-timeout", 1}, {"--idle-below", 1}, {"--idle-timeout", 1},
-		{NULL, 0},
+	    {"--collector", 1},    {"--build", 1},      {"--probes", 1},       {"--size", 1},
+	    {"--rounds", 1},       {"--warmup", 1},     {"--meters", 1},       {"--seed", 1},
+	    {"--db", 1},           {"--timeout", 1},    {"--events", 1},       {"--two-n", 1},
+	    {"--cpu", 1},          {"--no-aslr", 0},    {"--clean-env", 0},    {"--env-offset", 1},
+	    {"--lock-timeout", 1}, {"--idle-below", 1}, {"--idle-timeout", 1}, {NULL, 0},
 	};
 	const char *cmd = "measure", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
 	const char *events_arg = NULL;
@@ -190,7 +190,8 @@ int cmd_measure(int argc, char **argv)
 			probes_arg = val;
 		} else if (strcmp(opt, "--size") == 0) {
 			if (strcmp(val, "ci") && strcmp(val, "default") && strcmp(val, "large")) {
-				rc = cli_error(cmd, "--size must be ci, default or large, got \"%s\"", val);
+				rc = cli_error(
+				    cmd, "--size must be ci, default or large, got \"%s\"", val);
 				goto out;
 			}
 			plan.size = val;
@@ -205,7 +206,8 @@ int cmd_measure(int argc, char **argv)
 		} else if (strcmp(opt, "--meters") == 0) {
 			meters_arg = val;
 		} else if (strcmp(opt, "--seed") == 0) {
-			if (cli_parse_count(cmd, opt, val, 1, &plan.seed) != 0 || plan.seed > INT64_MAX) {
+			if (cli_parse_count(cmd, opt, val, 1, &plan.seed) != 0 ||
+			    plan.seed > INT64_MAX) {
 				cli_error(cmd, "--seed must be below 2^63");
 				goto out;
 			}
@@ -219,20 +221,23 @@ int cmd_measure(int argc, char **argv)
 			    parse_u64(ns.items[1], &plan.two_n[1]) != 0 || plan.two_n[0] == 0 ||
 			    plan.two_n[1] <= plan.two_n[0]) {
 				strlist_release(&ns);
-				rc = cli_error(cmd, "--two-n needs two iteration counts N1,N2 with 0 < N1 < N2, got \"%s\"",
-					       val);
+				rc = cli_error(cmd,
+				               "--two-n needs two iteration counts N1,N2 with 0 < "
+				               "N1 < N2, got \"%s\"",
+				               val);
 				goto out;
 			}
 			strlist_release(&ns);
 			snprintf(two_n_size, sizeof two_n_size, "n=%llu,%llu",
-				 (unsigned long long)plan.two_n[0], (unsigned long long)plan.two_n[1]);
+			         (unsigned long long)plan.two_n[0],
+			         (unsigned long long)plan.two_n[1]);
 			plan.size = two_n_size;
 		} else if (strcmp(opt, "--cpu") == 0) {
 			if (cli_parse_count(cmd, opt, val, 1, &v) != 0)
 				goto out;
 			if (v >= (uint64_t)sysconf(_SC_NPROCESSORS_ONLN)) {
 				rc = cli_error(cmd, "--cpu %s: this host has CPUs 0 to %ld", val,
-					       sysconf(_SC_NPROCESSORS_ONLN) - 1);
+				               sysconf(_SC_NPROCESSORS_ONLN) - 1);
 				goto out;
 			}
 			plan.pin_cpu = 1;
@@ -255,7 +260,9 @@ int cmd_measure(int argc, char **argv)
 			char *end;
 			idle_below = strtod(val, &end);
 			if (*end || idle_below <= 0) {
-				rc = cli_error(cmd, "--idle-below needs a positive load average, got \"%s\"", val);
+				rc = cli_error(
+				    cmd, "--idle-below needs a positive load average, got \"%s\"",
+				    val);
 				goto out;
 			}
 		} else if (strcmp(opt, "--idle-timeout") == 0) {
@@ -283,7 +290,7 @@ int cmd_measure(int argc, char **argv)
 			goto out;
 	for (size_t i = 0; i < build_dirs.n; i++)
 		if (measure_add_build(cmd, build_dirs.items[i], build_dirs.items[i], &builds,
-				      &nbuilds) != 0)
+		                      &nbuilds) != 0)
 			goto out;
 
 	if (cli_plan_probes(cmd, builds, nbuilds, probes_arg, &plan) != 0)
@@ -315,8 +322,8 @@ int cmd_measure(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if (idle_below > 0 &&
-	    quiet_wait_idle(idle_below, idle_timeout_s, cli_waiting, (void *)cmd, &load_before, &e) != 0) {
+	if (idle_below > 0 && quiet_wait_idle(idle_below, idle_timeout_s, cli_waiting, (void *)cmd,
+	                                      &load_before, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -325,7 +332,8 @@ int cmd_measure(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	printf("gcratchet measure: %zu build%s x %zu probe%s, size %s, %d round%s + %d warm-up, seed %llu\n",
+	printf("gcratchet measure: %zu build%s x %zu probe%s, size %s, %d round%s + %d warm-up, "
+	       "seed %llu\n",
 	       nbuilds, nbuilds == 1 ? "" : "s", plan.probes.n, plan.probes.n == 1 ? "" : "s",
 	       plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
 	       (unsigned long long)plan.seed);
@@ -345,7 +353,7 @@ int cmd_measure(int argc, char **argv)
 
 	if (session_run(&plan, st, measure_progress, NULL, &outcome, &e) != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
-			       outcome.session_id ? " (runs stored so far are kept)" : "");
+		               outcome.session_id ? " (runs stored so far are kept)" : "");
 		goto out;
 	}
 	measure_load_warning(st, outcome.session_id);
@@ -354,7 +362,8 @@ int cmd_measure(int argc, char **argv)
 	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
 	       cli_db_path(db));
 	if (measure_inert)
-		printf("INERT: %d run%s did not meet their probe's premise; check reports them as regressions\n",
+		printf("INERT: %d run%s did not meet their probe's premise; check reports them as "
+		       "regressions\n",
 		       measure_inert, measure_inert == 1 ? "" : "s");
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:

@@ -11,7 +11,7 @@
 
 /* One build (or --single): no comparison, every build's samples by round. */
 static int report_session_page(const char *cmd, struct store *st, int64_t session,
-			       const char *html_path)
+                               const char *html_path)
 {
 	struct report_data d;
 	struct err e;
@@ -25,7 +25,8 @@ static int report_session_page(const char *cmd, struct store *st, int64_t sessio
 		rc = cli_error(cmd, "%s", e.msg);
 	else
 		printf("gcratchet %s: session %lld (%zu build%s, %zu runs): %s\n", cmd,
-		       (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns, html_path);
+		       (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns,
+		       html_path);
 	free(html);
 	report_data_release(&d);
 	return rc;
@@ -34,8 +35,8 @@ static int report_session_page(const char *cmd, struct store *st, int64_t sessio
 int cmd_report(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-		{"--session", 1}, {"--html", 1}, {"--md", 1},   {"--json", 1},
-		{"--base", 1},    {"--fix", 1},  {"--db", 1},   {NULL, 0},
+	    {"--session", 1}, {"--html", 1}, {"--md", 1}, {"--json", 1},
+	    {"--base", 1},    {"--fix", 1},  {"--db", 1}, {NULL, 0},
 	};
 	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
 	const char *base = NULL, *fix = NULL;
@@ -95,8 +96,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (nbuilds == 1) {
 		if (md || json || base || fix) {
-			rc = cli_error(cmd, "session %lld measured one build: only --html applies (use gcratchet export for its JSON)",
-				       (long long)session);
+			rc = cli_error(cmd,
+			               "session %lld measured one build: only --html applies (use "
+			               "gcratchet export for its JSON)",
+			               (long long)session);
 			goto out;
 		}
 		if (!html) {

@@ -24,8 +24,8 @@ struct store;
  * 2 could not judge or an output failed.
  */
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-		      const char *fix_name, const char *md_path, const char *json_path,
-		      const char *html_path, int step_summary);
+                      const char *fix_name, const char *md_path, const char *json_path,
+                      const char *html_path, int step_summary);
 int cmd_doctor(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -101,14 +101,15 @@ void hostinfo_read(struct hostinfo *h)
 	h->mem_available_bytes = strtoull(mem, NULL, 10) * 1024;
 	h->smt = hostinfo_int_file("/sys/devices/system/cpu/smt/active", -1);
 	hostinfo_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", h->governor,
-			    sizeof h->governor);
+	                    sizeof h->governor);
 	if (!h->governor[0])
 		snprintf(h->governor, sizeof h->governor, "none");
 	hostinfo_first_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof thp);
 	{
 		char *open_b = strchr(thp, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
 		if (open_b && close_b)
-			snprintf(h->thp, sizeof h->thp, "%.*s", (int)(close_b - open_b - 1), open_b + 1);
+			snprintf(h->thp, sizeof h->thp, "%.*s", (int)(close_b - open_b - 1),
+			         open_b + 1);
 		else
 			snprintf(h->thp, sizeof h->thp, "%.63s", thp[0] ? thp : "unknown");
 	}

@@ -14,17 +14,17 @@ struct hostinfo {
 	char hostname[256];
 	char kernel[256];
 	char cpu_model[256];
-	long ncpu;             /* logical CPUs online */
-	int smt;               /* 1 on, 0 off, -1 unknown (/sys/devices/system/cpu/smt/active) */
+	long ncpu; /* logical CPUs online */
+	int smt;   /* 1 on, 0 off, -1 unknown (/sys/devices/system/cpu/smt/active) */
 	uint64_t mem_total_bytes;
 	uint64_t mem_available_bytes;
-	char governor[64];     /* cpu0's cpufreq governor, or "none" without cpufreq */
-	char thp[64];          /* transparent_hugepage/enabled, the [chosen] value */
-	int aslr;              /* /proc/sys/kernel/randomize_va_space, -1 unknown */
-	int perf_paranoid;     /* /proc/sys/kernel/perf_event_paranoid, -99 unknown */
-	int pmu;               /* 1 when a hardware instruction counter opens here */
-	char compiler[128];    /* first line of `cc --version` */
-	char fingerprint[17];  /* 16 hex digits */
+	char governor[64];    /* cpu0's cpufreq governor, or "none" without cpufreq */
+	char thp[64];         /* transparent_hugepage/enabled, the [chosen] value */
+	int aslr;             /* /proc/sys/kernel/randomize_va_space, -1 unknown */
+	int perf_paranoid;    /* /proc/sys/kernel/perf_event_paranoid, -99 unknown */
+	int pmu;              /* 1 when a hardware instruction counter opens here */
+	char compiler[128];   /* first line of `cc --version` */
+	char fingerprint[17]; /* 16 hex digits */
 };
 
 /* Fills *h from uname, /proc and /sys; never fails (unknown → "unknown" or -1). */

@@ -79,7 +79,7 @@ static char **launch_strings(char **p, const char *end, uint32_t count)
 
 /* Waits for the child up to timeout_ms (0: forever); kills its group at the limit. */
 static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int *status,
-		       struct rusage *ru)
+                       struct rusage *ru)
 {
 	int timed_out = 0;
 	int64_t deadline = launch_now_ns() + timeout_ms * 1000000;
@@ -115,11 +115,12 @@ static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int 
 
 /* Opens the events on the child (which waits on go_fd) then lets it exec. */
 static void launch_perf_open(pid_t pid, const struct perf_event_attr *attrs, uint32_t n,
-			     int *perf_fds)
+                             int *perf_fds)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct perf_event_attr a = attrs[i];
-		perf_fds[i] = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		perf_fds[i] =
+		    (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (perf_fds[i] < 0)
 			perf_fds[i] = -errno;
 	}
@@ -140,12 +141,14 @@ static void launch_perf_read(const int *perf_fds, uint32_t n, char *out, size_t 
 		if (read(perf_fds[i], v, sizeof v) != (ssize_t)sizeof v)
 			v[0] = v[1] = v[2] = 0;
 		close(perf_fds[i]);
-		len += (size_t)snprintf(out + len, size - len, "%s%llu,%llu,%llu", sep, v[0], v[1], v[2]);
+		len += (size_t)snprintf(out + len, size - len, "%s%llu,%llu,%llu", sep, v[0], v[1],
+		                        v[2]);
 	}
 }
 
 static int launch_one(const struct launch_request *rq, const struct perf_event_attr *attrs,
-		      char **argv, char **envp, int fds[3], const sigset_t *chld, const sigset_t *old)
+                      char **argv, char **envp, int fds[3], const sigset_t *chld,
+                      const sigset_t *old)
 {
 	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, timed_out;
 	int perf_fds[LAUNCH_MAX_EVENTS];
@@ -224,14 +227,15 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 		kind = "signaled";
 	else
 		kind = "exited";
-	snprintf(line, sizeof line,
-		 "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
-		 "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d%s\n",
-		 kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-		 WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
-		 (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
-		 (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
-		 exec_errno, perf_text);
+	snprintf(
+	    line, sizeof line,
+	    "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
+	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d%s\n",
+	    kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+	    WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
+	    (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
+	    (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
+	    exec_errno, perf_text);
 	return send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
@@ -243,7 +247,7 @@ int main(void)
 
 	if (fcntl(LAUNCH_SOCKET_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		fprintf(stderr, "gcratchet-launch: descriptor 3 (the harness socket) is not open; "
-				"this program is started by gcratchet\n");
+		                "this program is started by gcratchet\n");
 		return 2;
 	}
 	sigemptyset(&chld);
@@ -272,12 +276,15 @@ int main(void)
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 				nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-				memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)(nfds > 3 ? 3 : nfds));
+				memcpy(fds, CMSG_DATA(c),
+				       sizeof(int) * (size_t)(nfds > 3 ? 3 : nfds));
 			}
 		}
-		if (n < (ssize_t)sizeof rq || nfds != 3 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-			fprintf(stderr, "gcratchet-launch: malformed request (%zd bytes, %d descriptors)\n",
-				n, nfds);
+		if (n < (ssize_t)sizeof rq || nfds != 3 ||
+		    (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+			fprintf(stderr,
+			        "gcratchet-launch: malformed request (%zd bytes, %d descriptors)\n",
+			        n, nfds);
 			return 2;
 		}
 		memcpy(&rq, buf, sizeof rq);

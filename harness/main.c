@@ -7,157 +7,159 @@
 #include "meter_perf.h"
 
 static const struct cli_command commands[] = {
-	{"measure", cmd_measure,
-	 "usage: gcratchet measure [--collector NAME|--build DIR]... [--probes LIST]\n"
-	 "                         [--size ci|default|large] [--rounds N] [--warmup N]\n"
-	 "                         [--two-n N1,N2] [--meters LIST] [--events LIST] [--seed N]\n"
-	 "                         [--timeout SEC] [--cpu N] [--no-aslr] [--clean-env]\n"
-	 "                         [--env-offset MAX] [--lock-timeout SEC] [--idle-below LOAD]\n"
-	 "                         [--db FILE]\n"
-	 "\n"
-	 "Runs every chosen probe on every chosen build, round after round, and stores every\n"
-	 "sample in the database. Builds are interleaved within each round (order reversed on\n"
-	 "every other round), the probe order is shuffled per round from the printed seed, and\n"
-	 "warm-up rounds are stored but marked.\n"
-	 "\n"
-	 "  --collector NAME  a shipped build under build/collectors (repeatable, or a comma list;\n"
-	 "                    default: " CLI_DEFAULT_COLLECTOR ")\n"
-	 "  --build DIR       any build folder with a manifest.json (repeatable)\n"
-	 "  --probes LIST     comma list of probe names or numbers (default: all the builds share)\n"
-	 "  --size S          ci, default or large (default: default)\n"
-	 "  --two-n N1,N2     instead of a size: run each probe at N1 and at N2 iterations and store\n"
-	 "                    the per-iteration cost (m(N2) - m(N1)) / (N2 - N1) as a run of kind\n"
-	 "                    per_iteration, so start-up cost cancels out\n"
-	 "  --rounds N        measured rounds (default 5); --warmup N warm-up rounds (default 1)\n"
-	 "  --meters LIST     rusage,census,perf,valgrind (default: all the host has; rusage and\n"
-	 "                    census are always on; valgrind adds one Ir run per probe and build)\n"
-	 "  --events LIST     perf events, any libpfm4 encodes (default " METER_PERF_DEFAULT_EVENTS ");\n"
-	 "                    an event the host cannot count is reported once and left out\n"
-	 "  --seed N          the shuffle seed, to repeat a session's order\n"
-	 "  --timeout SEC     kill a run after SEC seconds (default 300; valgrind runs get 100x)\n"
-	 "  --cpu N           pin every probe to CPU N\n"
-	 "  --no-aslr         timed runs with address-space randomisation off (valgrind runs always)\n"
-	 "  --clean-env       probes get a fixed minimal environment (PATH, HOME, LANG=C, TZ) plus\n"
-	 "                    the GCR_* knobs, so the caller's environment cannot move them\n"
-	 "  --env-offset MAX  pad each run's environment by 0..MAX bytes (from the seed), to expose\n"
-	 "                    layout bias\n"
-	 "  --lock-timeout S  one measuring session per host: wait up to S seconds (default 3600)\n"
-	 "                    for the bench lock ($GCR_LOCK_FILE or /tmp/gcratchet-bench.lock)\n"
-	 "  --idle-below L    first wait until the 1-minute load is below L (--idle-timeout S,\n"
-	 "                    default 300, then give up with exit 2)\n"
-	 "  --db FILE         the database (default $GCR_DB or " CLI_DEFAULT_DB ")\n"
-	 "\n"
-	 "Exit status: 0 every run succeeded; 2 a run failed, crashed or timed out (it is stored\n"
-	 "and the session went on), the session was interrupted, or the arguments were wrong.\n",
-	 "run probes against collector builds and store every sample"},
-	{"check", cmd_check,
-	 "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
-	 "                       [--build NAME] [--base BUILD] [--baseline FILE] [--strict]\n"
-	 "                       [--format table|md|json|junit] [--db FILE]\n"
-	 "\n"
-	 "Judges a session (default: the newest that measured the collector) against the baseline\n"
-	 "baselines/<profile>/<collector>.json. One row per cell (probe x metric): baseline,\n"
-	 "current median, delta, allowance, share of the allowance used, verdict. A probe that\n"
-	 "printed another checksum than the baseline's is a regression; cells whose runs failed or\n"
-	 "were not measured cannot be judged. A baseline pinned on another host or collector\n"
-	 "version is named STALE on the first line; --strict makes that exit 2. With --base BUILD\n"
-	 "(another build measured in the same session, e.g. the unchanged collector), each\n"
-	 "regressed cell says how much of its delta the base shows too (drift since the pin) and\n"
-	 "how much is the change. --format md also appends to $GITHUB_STEP_SUMMARY when set.\n"
-	 "\n"
-	 "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
-	 "failed run, a missing metric, a bad baseline file or bad arguments).\n",
-	 "judge a session against a committed baseline profile"},
-	{"baseline", cmd_baseline,
-	 "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
-	 "                              [--build NAME] [--out FILE] [--db FILE]\n"
-	 "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
-	 "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
-	 "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
-	 "\n"
-	 "pin measures the collector (ci size, 5 rounds after a warm-up, every meter the host has),\n"
-	 "or takes --session N (latest: the newest that measured the collector), and writes\n"
-	 "baselines/<P>/<collector>.json: every probe's checksum, every cell (median, min, max, n)\n"
-	 "and the profile's default rule for each metric. Only sessions whose runs all succeeded.\n"
-	 "update measures again (or takes --session) and judges every pinned cell: an improved\n"
-	 "cell is tightened to the new figures on its own; a regressed one is loosened only with\n"
-	 "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"
-	 "date, who: $GCR_WHO, git's user.name or $USER). It prints what it changed; the file is\n"
-	 "written whole or not at all (a temporary file, then rename).\n"
-	 "validate checks profile files without measuring.\n"
-	 "\n"
-	 "Exit status: 0 done; 1 update refused to loosen a regressed cell without --accept;\n"
-	 "2 a bad file, a failed run in the session, or bad arguments.\n",
-	 "pin a baseline profile from a session, or validate one"},
-	{"list", cmd_list,
-	 "usage: gcratchet list [probes|collectors|sessions|metrics] [--db FILE]\n"
-	 "\n"
-	 "probes: the probes built, and for which builds; collectors: the build folders under\n"
-	 "build/collectors with collector, version and commit; sessions: the sessions in the\n"
-	 "database; metrics: every metric name a baseline rule may use.\n",
-	 "list probes, collector builds, sessions or metrics"},
-	{"ab", cmd_ab,
-	 "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
-	 "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N]\n"
-	 "                    [--timeout SEC] [--md FILE] [--json FILE] [--html FILE] [--db FILE]\n"
-	 "\n"
-	 "A/B two collector builds on this host: every round runs each probe on both builds back\n"
-	 "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
-	 "are stored as one session. Then, identity first (checksums equal, deterministic census\n"
-	 "counters compared exactly), one row per cell (probe x metric): medians of each arm, the\n"
-	 "median of the per-round deltas FIX - BASE with a 95% interval, the sign count, an exact\n"
-	 "Wilcoxon signed-rank p and a verdict with the false-discovery rate controlled across the\n"
-	 "session (Benjamini-Hochberg, q = 0.05). docs/ab.md explains every choice.\n"
-	 "\n"
-	 "BASE and FIX are each a build folder (any path holding a manifest.json), a shipped\n"
-	 "collector (build/collectors/NAME), or a git revision REV[:COLLECTOR] (default collector\n"
-	 "" CLI_DEFAULT_COLLECTOR "), built by scripts/build-rev.sh into build/rev/<tree hash>/ and reused while\n"
-	 "the revision's tree is unchanged. A folder or collector name wins over a revision.\n"
-	 "\n"
-	 "  --rounds N     measured rounds (default 7; 6 or more to judge noisy cells)\n"
-	 "  --probes LIST  comma list of probe names or numbers (default: all both builds have)\n"
-	 "  --size S       ci, default or large (default: ci)\n"
-	 "  --meters LIST  rusage,census,perf,valgrind (default: all the host has);\n"
-	 "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
-	 "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
-	 "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
-	 "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
-	 "  --html FILE    a self-contained page with one plot per cell\n"
-	 "\n"
-	 "A progress line (round, run, ETA) goes to stderr when it is a terminal. Ctrl-C stops\n"
-	 "after the current run: finished runs stay stored and only complete rounds are paired.\n"
-	 "\n"
-	 "Exit status: 0 no cell worse; 1 FIX is worse on some cell, or its results differ from\n"
-	 "BASE's (checksum), or it fails where BASE does not; 2 could not run or judge (a side\n"
-	 "missing, empty or built for another ABI, a failed run, an interrupted session).\n",
-	 "A/B two collector builds, interleaved and paired"},
-	{"export", cmd_export,
-	 "usage: gcratchet export [--session N] [--format json] [--out FILE] [--db FILE]\n"
-	 "\n"
-	 "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
-	 "format gcratchet-session, version 1: the session, its host, its builds with their\n"
-	 "manifests, and every run with every sample it stored.\n",
-	 "write the JSON census report of a session"},
-	{"report", cmd_report,
-	 "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
-	 "                        [--base NAME] [--fix NAME] [--db FILE]\n"
-	 "\n"
-	 "Renders a stored session. With two or more builds it is the A/B comparison of ab\n"
-	 "(BASE and FIX: the session's first two builds unless named), printed as a table and\n"
-	 "written as HTML, Markdown or JSON, with ab's exit status. With one build, --html writes\n"
-	 "a page with every sample by round.\n",
-	 "render a stored session as HTML, Markdown or JSON"},
-	{"doctor", cmd_doctor,
-	 "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
-	 "\n"
-	 "Checks this host against what the profile needs: an instruction meter (a PMU through\n"
-	 "perf, or valgrind), perf_event_paranoid, free memory, load (pinned_host wants a quiet\n"
-	 "host), and records the CPU governor, transparent hugepages, SMT and ASLR. Every line that\n"
-	 "is not ok says the exact fix.\n"
-	 "\n"
-	 "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
-	 "check this host against what a profile needs"},
-	{NULL, NULL, NULL, NULL},
+    {"measure", cmd_measure,
+     "usage: gcratchet measure [--collector NAME|--build DIR]... [--probes LIST]\n"
+     "                         [--size ci|default|large] [--rounds N] [--warmup N]\n"
+     "                         [--two-n N1,N2] [--meters LIST] [--events LIST] [--seed N]\n"
+     "                         [--timeout SEC] [--cpu N] [--no-aslr] [--clean-env]\n"
+     "                         [--env-offset MAX] [--lock-timeout SEC] [--idle-below LOAD]\n"
+     "                         [--db FILE]\n"
+     "\n"
+     "Runs every chosen probe on every chosen build, round after round, and stores every\n"
+     "sample in the database. Builds are interleaved within each round (order reversed on\n"
+     "every other round), the probe order is shuffled per round from the printed seed, and\n"
+     "warm-up rounds are stored but marked.\n"
+     "\n"
+     "  --collector NAME  a shipped build under build/collectors (repeatable, or a comma list;\n"
+     "                    default: " CLI_DEFAULT_COLLECTOR ")\n"
+     "  --build DIR       any build folder with a manifest.json (repeatable)\n"
+     "  --probes LIST     comma list of probe names or numbers (default: all the builds share)\n"
+     "  --size S          ci, default or large (default: default)\n"
+     "  --two-n N1,N2     instead of a size: run each probe at N1 and at N2 iterations and store\n"
+     "                    the per-iteration cost (m(N2) - m(N1)) / (N2 - N1) as a run of kind\n"
+     "                    per_iteration, so start-up cost cancels out\n"
+     "  --rounds N        measured rounds (default 5); --warmup N warm-up rounds (default 1)\n"
+     "  --meters LIST     rusage,census,perf,valgrind (default: all the host has; rusage and\n"
+     "                    census are always on; valgrind adds one Ir run per probe and build)\n"
+     "  --events LIST     perf events, any libpfm4 encodes (default " METER_PERF_DEFAULT_EVENTS
+     ");\n"
+     "                    an event the host cannot count is reported once and left out\n"
+     "  --seed N          the shuffle seed, to repeat a session's order\n"
+     "  --timeout SEC     kill a run after SEC seconds (default 300; valgrind runs get 100x)\n"
+     "  --cpu N           pin every probe to CPU N\n"
+     "  --no-aslr         timed runs with address-space randomisation off (valgrind runs always)\n"
+     "  --clean-env       probes get a fixed minimal environment (PATH, HOME, LANG=C, TZ) plus\n"
+     "                    the GCR_* knobs, so the caller's environment cannot move them\n"
+     "  --env-offset MAX  pad each run's environment by 0..MAX bytes (from the seed), to expose\n"
+     "                    layout bias\n"
+     "  --lock-timeout S  one measuring session per host: wait up to S seconds (default 3600)\n"
+     "                    for the bench lock ($GCR_LOCK_FILE or /tmp/gcratchet-bench.lock)\n"
+     "  --idle-below L    first wait until the 1-minute load is below L (--idle-timeout S,\n"
+     "                    default 300, then give up with exit 2)\n"
+     "  --db FILE         the database (default $GCR_DB or " CLI_DEFAULT_DB ")\n"
+     "\n"
+     "Exit status: 0 every run succeeded; 2 a run failed, crashed or timed out (it is stored\n"
+     "and the session went on), the session was interrupted, or the arguments were wrong.\n",
+     "run probes against collector builds and store every sample"},
+    {"check", cmd_check,
+     "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
+     "                       [--build NAME] [--base BUILD] [--baseline FILE] [--strict]\n"
+     "                       [--format table|md|json|junit] [--db FILE]\n"
+     "\n"
+     "Judges a session (default: the newest that measured the collector) against the baseline\n"
+     "baselines/<profile>/<collector>.json. One row per cell (probe x metric): baseline,\n"
+     "current median, delta, allowance, share of the allowance used, verdict. A probe that\n"
+     "printed another checksum than the baseline's is a regression; cells whose runs failed or\n"
+     "were not measured cannot be judged. A baseline pinned on another host or collector\n"
+     "version is named STALE on the first line; --strict makes that exit 2. With --base BUILD\n"
+     "(another build measured in the same session, e.g. the unchanged collector), each\n"
+     "regressed cell says how much of its delta the base shows too (drift since the pin) and\n"
+     "how much is the change. --format md also appends to $GITHUB_STEP_SUMMARY when set.\n"
+     "\n"
+     "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
+     "failed run, a missing metric, a bad baseline file or bad arguments).\n",
+     "judge a session against a committed baseline profile"},
+    {"baseline", cmd_baseline,
+     "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
+     "                              [--build NAME] [--out FILE] [--db FILE]\n"
+     "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
+     "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
+     "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
+     "\n"
+     "pin measures the collector (ci size, 5 rounds after a warm-up, every meter the host has),\n"
+     "or takes --session N (latest: the newest that measured the collector), and writes\n"
+     "baselines/<P>/<collector>.json: every probe's checksum, every cell (median, min, max, n)\n"
+     "and the profile's default rule for each metric. Only sessions whose runs all succeeded.\n"
+     "update measures again (or takes --session) and judges every pinned cell: an improved\n"
+     "cell is tightened to the new figures on its own; a regressed one is loosened only with\n"
+     "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"
+     "date, who: $GCR_WHO, git's user.name or $USER). It prints what it changed; the file is\n"
+     "written whole or not at all (a temporary file, then rename).\n"
+     "validate checks profile files without measuring.\n"
+     "\n"
+     "Exit status: 0 done; 1 update refused to loosen a regressed cell without --accept;\n"
+     "2 a bad file, a failed run in the session, or bad arguments.\n",
+     "pin a baseline profile from a session, or validate one"},
+    {"list", cmd_list,
+     "usage: gcratchet list [probes|collectors|sessions|metrics] [--db FILE]\n"
+     "\n"
+     "probes: the probes built, and for which builds; collectors: the build folders under\n"
+     "build/collectors with collector, version and commit; sessions: the sessions in the\n"
+     "database; metrics: every metric name a baseline rule may use.\n",
+     "list probes, collector builds, sessions or metrics"},
+    {"ab", cmd_ab,
+     "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
+     "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N]\n"
+     "                    [--timeout SEC] [--md FILE] [--json FILE] [--html FILE] [--db FILE]\n"
+     "\n"
+     "A/B two collector builds on this host: every round runs each probe on both builds back\n"
+     "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
+     "are stored as one session. Then, identity first (checksums equal, deterministic census\n"
+     "counters compared exactly), one row per cell (probe x metric): medians of each arm, the\n"
+     "median of the per-round deltas FIX - BASE with a 95% interval, the sign count, an exact\n"
+     "Wilcoxon signed-rank p and a verdict with the false-discovery rate controlled across the\n"
+     "session (Benjamini-Hochberg, q = 0.05). docs/ab.md explains every choice.\n"
+     "\n"
+     "BASE and FIX are each a build folder (any path holding a manifest.json), a shipped\n"
+     "collector (build/collectors/NAME), or a git revision REV[:COLLECTOR] (default collector\n"
+     "" CLI_DEFAULT_COLLECTOR
+     "), built by scripts/build-rev.sh into build/rev/<tree hash>/ and reused while\n"
+     "the revision's tree is unchanged. A folder or collector name wins over a revision.\n"
+     "\n"
+     "  --rounds N     measured rounds (default 7; 6 or more to judge noisy cells)\n"
+     "  --probes LIST  comma list of probe names or numbers (default: all both builds have)\n"
+     "  --size S       ci, default or large (default: ci)\n"
+     "  --meters LIST  rusage,census,perf,valgrind (default: all the host has);\n"
+     "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
+     "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
+     "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
+     "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
+     "  --html FILE    a self-contained page with one plot per cell\n"
+     "\n"
+     "A progress line (round, run, ETA) goes to stderr when it is a terminal. Ctrl-C stops\n"
+     "after the current run: finished runs stay stored and only complete rounds are paired.\n"
+     "\n"
+     "Exit status: 0 no cell worse; 1 FIX is worse on some cell, or its results differ from\n"
+     "BASE's (checksum), or it fails where BASE does not; 2 could not run or judge (a side\n"
+     "missing, empty or built for another ABI, a failed run, an interrupted session).\n",
+     "A/B two collector builds, interleaved and paired"},
+    {"export", cmd_export,
+     "usage: gcratchet export [--session N] [--format json] [--out FILE] [--db FILE]\n"
+     "\n"
+     "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
+     "format gcratchet-session, version 1: the session, its host, its builds with their\n"
+     "manifests, and every run with every sample it stored.\n",
+     "write the JSON census report of a session"},
+    {"report", cmd_report,
+     "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
+     "                        [--base NAME] [--fix NAME] [--db FILE]\n"
+     "\n"
+     "Renders a stored session. With two or more builds it is the A/B comparison of ab\n"
+     "(BASE and FIX: the session's first two builds unless named), printed as a table and\n"
+     "written as HTML, Markdown or JSON, with ab's exit status. With one build, --html writes\n"
+     "a page with every sample by round.\n",
+     "render a stored session as HTML, Markdown or JSON"},
+    {"doctor", cmd_doctor,
+     "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
+     "\n"
+     "Checks this host against what the profile needs: an instruction meter (a PMU through\n"
+     "perf, or valgrind), perf_event_paranoid, free memory, load (pinned_host wants a quiet\n"
+     "host), and records the CPU governor, transparent hugepages, SMT and ASLR. Every line that\n"
+     "is not ok says the exact fix.\n"
+     "\n"
+     "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
+     "check this host against what a profile needs"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const struct cli_command *cli_find_command(const char *name)
@@ -170,10 +172,12 @@ const struct cli_command *cli_find_command(const char *name)
 
 static int main_usage(FILE *f)
 {
-	fprintf(f, "usage: gcratchet <command> [options]   (gcratchet <command> --help for more)\n\n");
+	fprintf(f,
+	        "usage: gcratchet <command> [options]   (gcratchet <command> --help for more)\n\n");
 	for (const struct cli_command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\nExit status: 0 ok, 1 regression found, 2 could not run or could not judge.\n");
+	fprintf(f,
+	        "\nExit status: 0 ok, 1 regression found, 2 could not run or could not judge.\n");
 	return f == stdout ? EXIT_OK : EXIT_UNJUDGED;
 }
 

@@ -28,12 +28,15 @@ static char *meter_perf_why(const struct perf_event_attr *a, int err)
 	const char *what = strerror(err);
 
 	if ((err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
-	    (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE || a->type >= PERF_TYPE_MAX))
-		return xasprintf("no hardware PMU on this host (perf_event_open: %s); use the valgrind meter for instruction counts",
-				 what);
+	    (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	     a->type >= PERF_TYPE_MAX))
+		return xasprintf("no hardware PMU on this host (perf_event_open: %s); use the "
+		                 "valgrind meter for instruction counts",
+		                 what);
 	if (err == EACCES || err == EPERM)
-		return xasprintf("not permitted (perf_event_open: %s); lower /proc/sys/kernel/perf_event_paranoid (see gcratchet doctor)",
-				 what);
+		return xasprintf("not permitted (perf_event_open: %s); lower "
+		                 "/proc/sys/kernel/perf_event_paranoid (see gcratchet doctor)",
+		                 what);
 	return xasprintf("perf_event_open: %s", what);
 }
 
@@ -52,7 +55,7 @@ int meter_perf_setup(const char *events, struct meter_perf *m, struct err *e)
 	}
 	if (names.n > METER_PERF_MAX_EVENTS) {
 		err_set(e, "--events names %zu events; at most %d are counted at once", names.n,
-			METER_PERF_MAX_EVENTS);
+		        METER_PERF_MAX_EVENTS);
 		goto out;
 	}
 	m->events = xcalloc(names.n, sizeof *m->events);
@@ -69,8 +72,10 @@ int meter_perf_setup(const char *events, struct meter_perf *m, struct err *e)
 		arg.size = sizeof arg;
 		r = pfm_get_os_event_encoding(ev->name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 		if (r != PFM_SUCCESS) {
-			err_set(e, "event \"%s\" cannot be encoded by libpfm4 (%s); gcratchet doctor lists what this host has",
-				ev->name, pfm_strerror(r));
+			err_set(e,
+			        "event \"%s\" cannot be encoded by libpfm4 (%s); gcratchet doctor "
+			        "lists what this host has",
+			        ev->name, pfm_strerror(r));
 			free(fstr);
 			goto out;
 		}
@@ -80,7 +85,8 @@ int meter_perf_setup(const char *events, struct meter_perf *m, struct err *e)
 		ev->attr.disabled = 1;
 		ev->attr.enable_on_exec = 1;
 		ev->attr.inherit = 1;
-		ev->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		ev->attr.read_format =
+		    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		/* Opening it on ourselves, disabled, tells whether this host can count it at all. */
 		fd = (int)syscall(SYS_perf_event_open, &ev->attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0) {
@@ -119,7 +125,7 @@ size_t meter_perf_available(const struct meter_perf *m)
 }
 
 double meter_perf_scale(unsigned long long value, unsigned long long enabled,
-			unsigned long long running, double *scale)
+                        unsigned long long running, double *scale)
 {
 	if (running == 0 || enabled == 0) {
 		/* Never scheduled: there is no count to scale, and saying 0 would be a fake zero. */

@@ -22,7 +22,7 @@
 #include "util.h"
 
 #define METER_PERF_DEFAULT_EVENTS "instructions:u,cycles:u,task-clock"
-#define METER_PERF_MAX_EVENTS 8
+#define METER_PERF_MAX_EVENTS     8
 
 struct meter_perf_event {
 	char *name;                  /* as the user wrote it */
@@ -48,6 +48,6 @@ size_t meter_perf_available(const struct meter_perf *m);
 
 /* The scaled count of a raw (value, enabled, running) reading; the ratio into *scale. */
 double meter_perf_scale(unsigned long long value, unsigned long long enabled,
-			unsigned long long running, double *scale);
+                        unsigned long long running, double *scale);
 
 #endif /* METER_PERF_H */

@@ -25,7 +25,8 @@ int meter_valgrind_find(struct meter_valgrind *m, struct err *e)
 		free(cand);
 	}
 	if (!m->path) {
-		err_set(e, "valgrind is not installed (needed by the valgrind meter): apt-get install valgrind");
+		err_set(e, "valgrind is not installed (needed by the valgrind meter): apt-get "
+		           "install valgrind");
 		goto out;
 	}
 	{
@@ -54,7 +55,7 @@ void meter_valgrind_release(struct meter_valgrind *m)
 }
 
 char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file,
-			   char *const *probe_argv)
+                           char *const *probe_argv)
 {
 	size_t n = 0, i = 0;
 	char **argv;
@@ -87,7 +88,8 @@ int meter_valgrind_read(const char *out_file, double *ir, struct err *e)
 
 	if (read_file(out_file, &text, NULL, e) != 0)
 		return -1;
-	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = text; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		if (strncmp(line, "summary:", 8) == 0) {
 			char *end;
 			*ir = strtod(line + 8, &end);

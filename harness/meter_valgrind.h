@@ -25,7 +25,7 @@ void meter_valgrind_release(struct meter_valgrind *m);
  * meter_valgrind_argv_free.
  */
 char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file,
-			   char *const *probe_argv);
+                           char *const *probe_argv);
 void meter_valgrind_argv_free(char **argv);
 
 /* Reads the total Ir from a cachegrind output file (its "summary:" line). */

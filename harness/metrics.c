@@ -8,18 +8,12 @@
 
 #define METRICS_CENSUS_NAME_(id, name) "census." name,
 static const char *const metrics_names[] = {
-	"time.wall_ns",
-	"time.user_ns",
-	"time.sys_ns",
-	"rss.peak_bytes",
-	"os.minor_faults",
-	"os.major_faults",
-	"os.voluntary_switches",
-	"os.involuntary_switches",
-	"memory.vm_hwm_bytes",
-	"memory.rss_anon_bytes",
-	"valgrind.ir",
-	GCR_CENSUS_FIELDS(METRICS_CENSUS_NAME_) NULL,
+    "time.wall_ns",          "time.user_ns",
+    "time.sys_ns",           "rss.peak_bytes",
+    "os.minor_faults",       "os.major_faults",
+    "os.voluntary_switches", "os.involuntary_switches",
+    "memory.vm_hwm_bytes",   "memory.rss_anon_bytes",
+    "valgrind.ir",           GCR_CENSUS_FIELDS(METRICS_CENSUS_NAME_) NULL,
 };
 #undef METRICS_CENSUS_NAME_
 

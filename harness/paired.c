@@ -9,15 +9,14 @@
 
 /* Every metric is a cost; these are the ones that decide an A/B verdict (docs/ab.md). */
 static const char *const paired_deciding[] = {
-	"valgrind.ir",   "time.wall_ns",        "time.user_ns",
-	"rss.peak_bytes", "memory.vm_hwm_bytes", NULL,
+    "valgrind.ir", "time.wall_ns", "time.user_ns", "rss.peak_bytes", "memory.vm_hwm_bytes", NULL,
 };
 
 /* Census fields measured by the collector's own clock: as noisy as time, and in it already. */
 static const char *const paired_census_info[] = {
-	"census.pause_total_ns",
-	"census.pause_max_ns",
-	NULL,
+    "census.pause_total_ns",
+    "census.pause_max_ns",
+    NULL,
 };
 
 static int paired_in(const char *const *list, const char *s)
@@ -182,12 +181,12 @@ double paired_binom_half_cdf(size_t n, long k)
 	/* Terms through lgamma: exact enough for any n a session can have, and no overflow. */
 	for (long i = 0; i <= k; i++)
 		sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
-			   lgamma((double)(n - (size_t)i) + 1) - (double)n * M_LN2);
+		           lgamma((double)(n - (size_t)i) + 1) - (double)n * M_LN2);
 	return sum > 1 ? 1 : sum;
 }
 
 void paired_median_interval(const double *d, size_t n, double level_wanted,
-			    struct paired_interval *out)
+                            struct paired_interval *out)
 {
 	double *s;
 	size_t k = 1;
@@ -253,10 +252,9 @@ static const struct {
 	size_t n;
 	double crit;
 } paired_gap_crit[] = {
-	{6, 3.272},   {7, 2.393},   {8, 1.932},   {9, 1.606},   {10, 1.366},
-	{11, 1.104},  {12, 0.996},  {13, 0.899},  {14, 0.806},  {15, 0.751},
-	{17, 0.627},  {20, 0.524},  {25, 0.403},  {30, 0.327},  {40, 0.236},
-	{50, 0.188},  {60, 0.152},  {80, 0.111},  {100, 0.089},
+    {6, 3.272},  {7, 2.393},  {8, 1.932},  {9, 1.606},  {10, 1.366},  {11, 1.104}, {12, 0.996},
+    {13, 0.899}, {14, 0.806}, {15, 0.751}, {17, 0.627}, {20, 0.524},  {25, 0.403}, {30, 0.327},
+    {40, 0.236}, {50, 0.188}, {60, 0.152}, {80, 0.111}, {100, 0.089},
 };
 
 static double paired_gap_critical(size_t n)
@@ -266,9 +264,9 @@ static double paired_gap_critical(size_t n)
 	for (size_t i = 0; i < last; i++) {
 		size_t a = paired_gap_crit[i].n, b = paired_gap_crit[i + 1].n;
 		if (n >= a && n <= b)
-			return paired_gap_crit[i].crit + (paired_gap_crit[i + 1].crit -
-							   paired_gap_crit[i].crit) *
-								  (double)(n - a) / (double)(b - a);
+			return paired_gap_crit[i].crit +
+			       (paired_gap_crit[i + 1].crit - paired_gap_crit[i].crit) *
+			           (double)(n - a) / (double)(b - a);
 	}
 	/* Beyond the table the statistic shrinks like 1/n. */
 	return paired_gap_crit[last].crit * (double)paired_gap_crit[last].n / (double)n;
@@ -315,7 +313,7 @@ static int paired_constant(const double *x, size_t n)
 }
 
 void paired_analyze(const double *base, const double *fix, size_t n,
-		    const struct paired_policy *pol, struct paired_cell *out)
+                    const struct paired_policy *pol, struct paired_cell *out)
 {
 	double *d = xmalloc((n ? n : 1) * sizeof *d);
 
@@ -341,13 +339,13 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 	out->base_median = stats_median(base, n);
 	out->fix_median = stats_median(fix, n);
 	out->delta_median = stats_median(d, n);
-	out->delta_pct = out->base_median != 0 ? 100 * out->delta_median / fabs(out->base_median)
-					       : NAN;
+	out->delta_pct =
+	    out->base_median != 0 ? 100 * out->delta_median / fabs(out->base_median) : NAN;
 	paired_median_interval(d, n, 0.95, &out->ci);
 	paired_signed_rank(d, n, &out->test);
 	/* One run per arm proves nothing about spread unless the metric is deterministic. */
-	out->deterministic = (pol->deterministic || n >= 2) && paired_constant(base, n) &&
-			     paired_constant(fix, n);
+	out->deterministic =
+	    (pol->deterministic || n >= 2) && paired_constant(base, n) && paired_constant(fix, n);
 	if (out->deterministic)
 		out->p = d[0] == 0 ? 1 : 0;
 	else
@@ -363,8 +361,7 @@ static enum paired_verdict paired_direction(int fix_higher, const struct paired_
 	return fix_higher == pol->lower_better ? PAIRED_WORSE : PAIRED_BETTER;
 }
 
-size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m,
-		    double q)
+size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m, double q)
 {
 	double *p = xmalloc((m ? m : 1) * sizeof *p), *adj = xmalloc((m ? m : 1) * sizeof *adj);
 	size_t *idx = xmalloc((m ? m : 1) * sizeof *idx), fam = 0;
@@ -397,7 +394,8 @@ size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols,
 		struct paired_cell *c = &cells[idx[k]];
 		c->q = adj[k];
 		if (reject[k])
-			c->verdict = paired_direction(c->test.p_greater < c->test.p_less, &pols[idx[k]]);
+			c->verdict =
+			    paired_direction(c->test.p_greater < c->test.p_less, &pols[idx[k]]);
 		else
 			c->verdict = PAIRED_SAME;
 	}

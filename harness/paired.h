@@ -32,27 +32,27 @@
 /* Above this many non-zero deltas the signed-rank p-value comes from the normal approximation. */
 #define PAIRED_EXACT_MAX 400
 /* The false-discovery rate ab controls across the cells of a session. */
-#define PAIRED_FDR_Q 0.05
+#define PAIRED_FDR_Q     0.05
 /* Below this many pairs no stochastic cell can reach p < 0.05 two-sided (2/2^5 = 0.0625). */
 #define PAIRED_MIN_PAIRS 6
 
 struct paired_policy {
-	int decides;        /* 1: the cell gets better/worse/same and can fail ab; 0: info only */
-	int lower_better;   /* direction of "better" */
-	double resolution;  /* relative: deterministic deltas within it count as "same" */
-	int deterministic;  /* 1: one sample per arm by design (valgrind Ir): compare exactly */
+	int decides;       /* 1: the cell gets better/worse/same and can fail ab; 0: info only */
+	int lower_better;  /* direction of "better" */
+	double resolution; /* relative: deterministic deltas within it count as "same" */
+	int deterministic; /* 1: one sample per arm by design (valgrind Ir): compare exactly */
 };
 /* The policy of a metric by name; unknown metrics are info-only costs. */
 void paired_policy_for(const char *metric, struct paired_policy *out);
 
 struct paired_wilcoxon {
-	size_t n_used;        /* non-zero deltas */
-	size_t n_zero;        /* zero deltas, dropped */
-	double w_plus;        /* sum of the ranks of positive deltas (mid-ranks: may be x.5) */
-	double p_greater;     /* P(W+ >= w_plus): small when FIX is higher */
-	double p_less;        /* P(W+ <= w_plus): small when FIX is lower */
-	double p_two_sided;   /* min(1, 2 * min(p_greater, p_less)); 1 when n_used == 0 */
-	int exact;            /* 1 when enumerated exactly */
+	size_t n_used;      /* non-zero deltas */
+	size_t n_zero;      /* zero deltas, dropped */
+	double w_plus;      /* sum of the ranks of positive deltas (mid-ranks: may be x.5) */
+	double p_greater;   /* P(W+ >= w_plus): small when FIX is higher */
+	double p_less;      /* P(W+ <= w_plus): small when FIX is lower */
+	double p_two_sided; /* min(1, 2 * min(p_greater, p_less)); 1 when n_used == 0 */
+	int exact;          /* 1 when enumerated exactly */
 };
 /* The signed-rank test of deltas d[0..n-1] against a median of zero. */
 void paired_signed_rank(const double *d, size_t n, struct paired_wilcoxon *out);
@@ -61,16 +61,16 @@ void paired_signed_rank(const double *d, size_t n, struct paired_wilcoxon *out);
 double paired_binom_half_cdf(size_t n, long k);
 
 struct paired_interval {
-	double lo, hi;   /* NAN when n == 0 */
-	double level;    /* the confidence actually reached: 1 - 2 P(B <= k-1) */
-	size_t k;        /* lo is the k-th smallest delta, hi the k-th largest (1-based) */
+	double lo, hi; /* NAN when n == 0 */
+	double level;  /* the confidence actually reached: 1 - 2 P(B <= k-1) */
+	size_t k;      /* lo is the k-th smallest delta, hi the k-th largest (1-based) */
 };
 /*
  * The order-statistics interval for the median of d: the largest k with
  * 2 P(B <= k-1) <= 1 - level_wanted, or k = 1 (then level < level_wanted) when n is too small.
  */
 void paired_median_interval(const double *d, size_t n, double level_wanted,
-			    struct paired_interval *out);
+                            struct paired_interval *out);
 
 /*
  * Benjamini–Hochberg over p[0..m-1]: q_adj[i] is the BH-adjusted p-value (the smallest FDR at
@@ -89,7 +89,7 @@ void paired_bh(const double *p, size_t m, double q, double *q_adj, int *reject);
 int paired_bimodal(const double *x, size_t n, double *gap_out);
 
 enum paired_verdict {
-	PAIRED_SAME,     /* no difference shown */
+	PAIRED_SAME, /* no difference shown */
 	PAIRED_BETTER,
 	PAIRED_WORSE,
 	PAIRED_INFO,     /* a metric that does not decide: shown, never judged */
@@ -98,17 +98,17 @@ enum paired_verdict {
 };
 
 struct paired_cell {
-	size_t n;                        /* pairs */
+	size_t n; /* pairs */
 	double base_median, fix_median;
-	double delta_median;             /* median of FIX - BASE */
-	double delta_pct;                /* 100 * delta_median / |base_median|; NAN if base is 0 */
-	struct paired_interval ci;       /* for delta_median */
-	int n_lower, n_higher, n_equal;  /* rounds where FIX was lower, higher, equal */
-	int deterministic;               /* every value of each arm identical (or by policy) */
+	double delta_median;            /* median of FIX - BASE */
+	double delta_pct;               /* 100 * delta_median / |base_median|; NAN if base is 0 */
+	struct paired_interval ci;      /* for delta_median */
+	int n_lower, n_higher, n_equal; /* rounds where FIX was lower, higher, equal */
+	int deterministic;              /* every value of each arm identical (or by policy) */
 	struct paired_wilcoxon test;
-	double p;                        /* the test's two-sided p; 0 or 1 when deterministic */
-	double q;                        /* BH-adjusted p within the family; NAN outside it */
-	int in_family;                   /* entered the BH family */
+	double p;      /* the test's two-sided p; 0 or 1 when deterministic */
+	double q;      /* BH-adjusted p within the family; NAN outside it */
+	int in_family; /* entered the BH family */
 	int bimodal_base, bimodal_fix;
 	enum paired_verdict verdict;
 };
@@ -118,7 +118,7 @@ struct paired_cell {
  * The verdict is set by paired_judge once all cells of the session are known.
  */
 void paired_analyze(const double *base, const double *fix, size_t n,
-		    const struct paired_policy *pol, struct paired_cell *out);
+                    const struct paired_policy *pol, struct paired_cell *out);
 
 /*
  * Verdicts for all m cells of a session (pols[i] is cell i's metric policy): deterministic
@@ -127,7 +127,7 @@ void paired_analyze(const double *base, const double *fix, size_t n,
  * the rest are info, few or unjudged. Returns the family size.
  */
 size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m,
-		    double q);
+                    double q);
 
 /* "same", "better", "worse", "info", "few", "unjudged". */
 const char *paired_verdict_name(enum paired_verdict v);

@@ -47,13 +47,16 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 		}
 		quiet_holder(*fd, holder, sizeof holder);
 		if (now_mono_ns() >= deadline) {
-			err_set(e, "the bench lock %s is held by %s; gave up after %d s (--lock-timeout)",
-				path, holder, timeout_s);
+			err_set(
+			    e,
+			    "the bench lock %s is held by %s; gave up after %d s (--lock-timeout)",
+			    path, holder, timeout_s);
 			goto fail;
 		}
 		if (!told && waiting) {
 			char msg[256];
-			snprintf(msg, sizeof msg, "waiting for the bench lock %s, held by %s", path, holder);
+			snprintf(msg, sizeof msg, "waiting for the bench lock %s, held by %s", path,
+			         holder);
 			waiting(ctx, msg);
 			told = 1;
 		}
@@ -81,8 +84,8 @@ void quiet_unlock(int fd)
 	close(fd);
 }
 
-int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx,
-		    double *load, struct err *e)
+int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx, double *load,
+                    struct err *e)
 {
 	int64_t deadline = now_mono_ns() + (int64_t)timeout_s * 1000000000;
 	int told = 0;
@@ -92,12 +95,14 @@ int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void 
 		if (*load >= 0 && *load < max_load)
 			return 0;
 		if (now_mono_ns() >= deadline)
-			return err_set(e, "the host is not idle: load %.2f is not below %.2f after %d s (--idle-timeout)",
-				       *load, max_load, timeout_s);
+			return err_set(e,
+			               "the host is not idle: load %.2f is not below %.2f after %d "
+			               "s (--idle-timeout)",
+			               *load, max_load, timeout_s);
 		if (!told && waiting) {
 			char msg[128];
-			snprintf(msg, sizeof msg, "waiting for the load (%.2f) to fall below %.2f", *load,
-				 max_load);
+			snprintf(msg, sizeof msg, "waiting for the load (%.2f) to fall below %.2f",
+			         *load, max_load);
 			waiting(ctx, msg);
 			told = 1;
 		}

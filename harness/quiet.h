@@ -27,7 +27,7 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 void quiet_unlock(int fd);
 
 /* Waits until the load is below max_load, up to timeout_s; -1 with the last load if not. */
-int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx,
-		    double *load, struct err *e);
+int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx, double *load,
+                    struct err *e);
 
 #endif /* QUIET_H */

@@ -17,12 +17,12 @@
 extern char **environ;
 
 /* How long past the probe's own limit the launcher may take before it is killed too. */
-#define RUNNER_GRACE_MS 5000
+#define RUNNER_GRACE_MS  5000
 /*
  * Once the launcher has reported, the probe is dead; anything still holding its pipes is a
  * leftover child of the probe, given this long before the process group is killed.
  */
-#define RUNNER_DRAIN_MS 500
+#define RUNNER_DRAIN_MS  500
 /* The launcher finds its socket here (and the probe its census pipe, GCR_CENSUS_FD=3). */
 #define RUNNER_LAUNCH_FD 3
 
@@ -49,7 +49,8 @@ static void runner_pipe_take(struct runner_pipe *p, const char *data, size_t n)
 {
 	if (!p->keep_tail) {
 		if (p->buf.len < p->limit)
-			sbuf_add(&p->buf, data, n < p->limit - p->buf.len ? n : p->limit - p->buf.len);
+			sbuf_add(&p->buf, data,
+			         n < p->limit - p->buf.len ? n : p->limit - p->buf.len);
 		return;
 	}
 	sbuf_add(&p->buf, data, n);
@@ -144,8 +145,8 @@ static int runner_high_fd(int fd)
 
 struct runner {
 	char *launcher;
-	pid_t pid;  /* the launcher; 0 when none is running */
-	int sock;   /* our end of the SOCK_SEQPACKET pair; -1 when none */
+	pid_t pid; /* the launcher; 0 when none is running */
+	int sock;  /* our end of the SOCK_SEQPACKET pair; -1 when none */
 };
 
 static void runner_stop(struct runner *r)
@@ -226,7 +227,7 @@ void runner_close(struct runner *r)
 
 /* Sends one request with the probe's three descriptors; -1 when it does not fit or fails. */
 static int runner_send(struct runner *r, const struct runner_request *req, const int fds[3],
-		       struct err *e)
+                       struct err *e)
 {
 	struct launch_request hdr = {0};
 	struct sbuf b;
@@ -252,8 +253,9 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 		sbuf_add(&b, req->envp[hdr.envc], strlen(req->envp[hdr.envc]) + 1);
 	memcpy(b.data, &hdr, sizeof hdr);
 	if (b.len > LAUNCH_MAX_REQUEST) {
-		rc = err_set(e, "the probe's command line and environment take %zu bytes, more than %d",
-			     b.len, LAUNCH_MAX_REQUEST);
+		rc = err_set(
+		    e, "the probe's command line and environment take %zu bytes, more than %d",
+		    b.len, LAUNCH_MAX_REQUEST);
 		goto out;
 	}
 	iov.iov_base = b.data;
@@ -280,7 +282,7 @@ out:
 }
 
 int runner_run(struct runner *r, const struct runner_request *req, struct run_result *res,
-	       struct err *e)
+               struct err *e)
 {
 	struct runner_pipe pipes[PIPE_COUNT];
 	int rc = -1, fds[3];
@@ -302,8 +304,8 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 		int p[2];
 		pipes[i].keep_tail = i == PIPE_STDERR;
 		pipes[i].limit = i == PIPE_STDOUT   ? RUNNER_STDOUT_MAX
-				 : i == PIPE_STDERR ? RUNNER_STDERR_TAIL
-						    : RUNNER_CENSUS_MAX;
+		                 : i == PIPE_STDERR ? RUNNER_STDERR_TAIL
+		                                    : RUNNER_CENSUS_MAX;
 		if (pipe2(p, O_CLOEXEC) != 0) {
 			err_set(e, "cannot create a pipe: %s", strerror(errno));
 			goto out;
@@ -405,10 +407,12 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 	}
 	res->stdout_text = runner_pipe_text(&pipes[PIPE_STDOUT]);
 	res->stderr_tail = runner_pipe_text(&pipes[PIPE_STDERR]);
-	res->census_text = pipes[PIPE_CENSUS].buf.len ? runner_pipe_text(&pipes[PIPE_CENSUS]) : NULL;
+	res->census_text =
+	    pipes[PIPE_CENSUS].buf.len ? runner_pipe_text(&pipes[PIPE_CENSUS]) : NULL;
 	if (res->outcome == RUN_LOST && res->stderr_tail[0] == '\0') {
 		free(res->stderr_tail);
-		res->stderr_tail = xstrdup("the launcher gave no result (it died, or was killed after the time limit)");
+		res->stderr_tail = xstrdup(
+		    "the launcher gave no result (it died, or was killed after the time limit)");
 	}
 	rc = 0;
 out:
@@ -436,9 +440,8 @@ const char *run_result_describe(const struct run_result *res)
 		snprintf(buf, sizeof buf, "exited %d", res->exit_code);
 		break;
 	case RUN_SIGNALED:
-		snprintf(buf, sizeof buf, "SIG%s", sigabbrev_np(res->term_signal)
-							 ? sigabbrev_np(res->term_signal)
-							 : "?");
+		snprintf(buf, sizeof buf, "SIG%s",
+		         sigabbrev_np(res->term_signal) ? sigabbrev_np(res->term_signal) : "?");
 		break;
 	case RUN_TIMEOUT:
 		snprintf(buf, sizeof buf, "timeout");

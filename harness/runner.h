@@ -21,8 +21,8 @@
 
 #include "util.h"
 
-#define RUNNER_STDOUT_MAX (1 << 20)
-#define RUNNER_CENSUS_MAX (4 << 20)
+#define RUNNER_STDOUT_MAX  (1 << 20)
+#define RUNNER_CENSUS_MAX  (4 << 20)
 #define RUNNER_STDERR_TAIL 4096
 
 enum run_outcome {
@@ -69,14 +69,14 @@ struct run_result {
 	int64_t minflt, majflt, nvcsw, nivcsw;
 	struct run_perf perf[RUNNER_MAX_EVENTS]; /* in the order of the request's events */
 	size_t nperf;
-	char *stdout_text;  /* captured stdout, truncated at RUNNER_STDOUT_MAX */
-	char *census_text;  /* what arrived on the census pipe, NULL when nothing did */
-	char *stderr_tail;  /* the last RUNNER_STDERR_TAIL bytes of stderr */
+	char *stdout_text; /* captured stdout, truncated at RUNNER_STDOUT_MAX */
+	char *census_text; /* what arrived on the census pipe, NULL when nothing did */
+	char *stderr_tail; /* the last RUNNER_STDERR_TAIL bytes of stderr */
 };
 
 /* Runs the request; 0 with *res filled, or -1 when no launcher could take it. */
 int runner_run(struct runner *r, const struct runner_request *req, struct run_result *res,
-	       struct err *e);
+               struct err *e);
 void run_result_release(struct run_result *res);
 /* "exited 0", "SIGSEGV", "timeout", ...: a short human description; static storage. */
 const char *run_result_describe(const struct run_result *res);

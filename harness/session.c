@@ -43,7 +43,7 @@ void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
 
 /* The fixed environment of --clean-env, besides the collector's GCR_* knobs. */
 static const char *const session_clean_env[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C", "LC_ALL=C", "TZ=UTC", NULL,
+    "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C", "LC_ALL=C", "TZ=UTC", NULL,
 };
 
 /*
@@ -121,7 +121,7 @@ static char *session_last_line(const char *text)
 
 /* perf.<event> and perf.<event>.scale for each event the probe counted. */
 static void session_perf_metrics(const struct meter_perf *perf, const struct run_result *res,
-				 struct metric_set *m)
+                                 struct metric_set *m)
 {
 	size_t k = 0;
 
@@ -161,13 +161,14 @@ static void session_cross_check_rss(struct store_run *r)
 		return;
 	diff = *rss > *hwm ? *rss - *hwm : *hwm - *rss;
 	if (diff > *hwm / 10 + SESSION_RSS_SLACK_BYTES)
-		r->detail = xasprintf("peak RSS sources disagree: wait4 %.1f MiB, the probe's VmHWM %.1f MiB",
-				      *rss / 1048576.0, *hwm / 1048576.0);
+		r->detail = xasprintf(
+		    "peak RSS sources disagree: wait4 %.1f MiB, the probe's VmHWM %.1f MiB",
+		    *rss / 1048576.0, *hwm / 1048576.0);
 }
 
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
 static void session_classify(const struct session_plan *plan, const struct run_result *res,
-			     int valgrind, const char *cg_out, struct store_run *r)
+                             int valgrind, const char *cg_out, struct store_run *r)
 {
 	struct census_report census;
 	struct err e;
@@ -179,7 +180,7 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 		r->status = xstrdup(res->exit_code == 0 ? "ok" : "failed");
 		if (res->exit_code != 0)
 			r->detail = last ? xasprintf("exited %d: %s", res->exit_code, last)
-					 : xasprintf("exited %d", res->exit_code);
+			                 : xasprintf("exited %d", res->exit_code);
 		break;
 	case RUN_SIGNALED:
 		r->status = xstrdup("crashed");
@@ -209,16 +210,16 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 			r->checksum = xstrdup(census.checksum);
 			if (census.premise_text)
 				r->premise = xasprintf("%s%s%s",
-						       census.premise_state == 1   ? "met"
-						       : census.premise_state == 0 ? "not met"
-										   : "n/a",
-						       census.premise_text[0] ? ": " : "",
-						       census.premise_text);
+				                       census.premise_state == 1   ? "met"
+				                       : census.premise_state == 0 ? "not met"
+				                                                   : "n/a",
+				                       census.premise_text[0] ? ": " : "",
+				                       census.premise_text);
 			/* Under valgrind pause times are inflated; keep only the Ir from those runs. */
 			if (!valgrind)
 				for (size_t i = 0; i < census.metrics.n; i++)
 					metric_set_add(&r->metrics, census.metrics.items[i].name,
-						       census.metrics.items[i].value);
+					               census.metrics.items[i].value);
 			census_report_release(&census);
 		} else if (strcmp(r->status, "ok") == 0) {
 			free(r->status);
@@ -251,7 +252,7 @@ struct session_state {
 	int64_t *build_ids;
 	char **env;       /* for timed runs: with the census pipe */
 	char **env_quiet; /* for valgrind runs: without it */
-	char *scratch; /* a private folder for valgrind's output files */
+	char *scratch;    /* a private folder for valgrind's output files */
 	struct runner *runner;
 	struct perf_event_attr events[METER_PERF_MAX_EVENTS]; /* the available ones, in order */
 	size_t nevents;
@@ -262,9 +263,8 @@ struct session_state {
  * One run of one probe on one build, stored. With iterations > 0 the probe runs that many
  * iterations instead of its size; when `keep` is given, an ok run's metrics are copied there.
  */
-static int session_one(struct session_state *s, size_t b, const char *probe, int round,
-		       int warmup, int valgrind, uint64_t iterations, struct metric_set *keep,
-		       struct err *e)
+static int session_one(struct session_state *s, size_t b, const char *probe, int round, int warmup,
+                       int valgrind, uint64_t iterations, struct metric_set *keep, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	const struct buildinfo *build = &plan->builds[b];
@@ -292,7 +292,8 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		argv = vg_argv;
 	}
 	if (plan->env_offset) {
-		uint64_t state = plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(s->seq + 1));
+		uint64_t state =
+		    plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(s->seq + 1));
 		size_t pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
 		env = session_env(!valgrind, plan->clean_env, pad);
 	}
@@ -361,10 +362,11 @@ static void session_meters_text(const struct session_plan *plan, char *buf, size
 {
 	size_t len = (size_t)snprintf(buf, size, "rusage,census");
 
-	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n && len < size; i++)
+	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n && len < size;
+	     i++)
 		if (plan->perf->events[i].available)
 			len += (size_t)snprintf(buf + len, size - len, ",perf:%s",
-						plan->perf->events[i].name);
+			                        plan->perf->events[i].name);
 	if ((plan->meters & SESSION_METER_VALGRIND) && len < size)
 		snprintf(buf + len, size - len, ",valgrind:%s", plan->valgrind->version);
 }
@@ -374,8 +376,8 @@ static void session_meters_text(const struct session_plan *plan, char *buf, size
  * two iteration counts and a derived "per_iteration" run holding (m(N2) - m(N1)) / (N2 - N1)
  * for every metric both runs have, so that start-up cost cancels out.
  */
-static int session_cell(struct session_state *s, size_t b, const char *probe, int round,
-			int warmup, int valgrind, struct err *e)
+static int session_cell(struct session_state *s, size_t b, const char *probe, int round, int warmup,
+                        int valgrind, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	struct metric_set m1 = {0}, m2 = {0};
@@ -398,10 +400,11 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 	for (size_t i = 0; i < m2.n; i++) {
 		const double *v1 = metric_set_get(&m1, m2.items[i].name);
 		if (v1 && !strstr(m2.items[i].name, ".scale"))
-			metric_set_add(&d.metrics, m2.items[i].name, (m2.items[i].value - *v1) / dn);
+			metric_set_add(&d.metrics, m2.items[i].name,
+			               (m2.items[i].value - *v1) / dn);
 	}
 	snprintf(size, sizeof size, "n=%llu,%llu", (unsigned long long)plan->two_n[0],
-		 (unsigned long long)plan->two_n[1]);
+	         (unsigned long long)plan->two_n[1]);
 	format_utc(now_real_ns(), when, sizeof when);
 	d.session_id = s->out->session_id;
 	d.build_id = s->build_ids[b];
@@ -461,9 +464,9 @@ static int session_register(struct session_state *s, struct err *e)
 		sb.dir = plan->builds[b].dir;
 		sb.manifest_hash = (char *)plan->builds[b].manifest_hash;
 		if (store_build_upsert(s->st, &sb, plan->builds[b].manifest_text, &s->build_ids[b],
-				       e) != 0 ||
-		    store_session_add_build(s->st, s->out->session_id, s->build_ids[b], (int)b, e) !=
-			    0)
+		                       e) != 0 ||
+		    store_session_add_build(s->st, s->out->session_id, s->build_ids[b], (int)b,
+		                            e) != 0)
 			goto out;
 	}
 	rc = 0;
@@ -474,7 +477,7 @@ out:
 }
 
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
-		void *ctx, struct session_outcome *out, struct err *e)
+                void *ctx, struct session_outcome *out, struct err *e)
 {
 	struct session_state s;
 	size_t *order = xcalloc(plan->probes.n, sizeof *order);
@@ -492,8 +495,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.env = session_env(1, plan->clean_env, 0);
 	s.env_quiet = session_env(0, plan->clean_env, 0);
 	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
-		      (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
-		      (plan->two_n[0] ? 2 : 1);
+	              (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
+	              (plan->two_n[0] ? 2 : 1);
 	if (plan->meters & SESSION_METER_VALGRIND) {
 		char tmpl[] = "/tmp/gcratchet.XXXXXX";
 		if (!mkdtemp(tmpl)) {
@@ -516,7 +519,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 			for (size_t j = 0; j < plan->nbuilds && !*plan->stop; j++) {
 				size_t b = round % 2 ? j : plan->nbuilds - 1 - j;
 				if (session_cell(&s, b, plan->probes.items[order[k]], round,
-						 round <= plan->warmup, 0, e) != 0)
+				                 round <= plan->warmup, 0, e) != 0)
 					goto out;
 			}
 		}
@@ -525,7 +528,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		session_shuffle(plan->seed, 0, plan->probes.n, order);
 		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++)
 			for (size_t b = 0; b < plan->nbuilds && !*plan->stop; b++)
-				if (session_cell(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) != 0)
+				if (session_cell(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) !=
+				    0)
 					goto out;
 	}
 	out->interrupted = *plan->stop != 0;
@@ -536,7 +540,7 @@ out:
 		status = rc != 0 ? "incomplete" : out->interrupted ? "interrupted" : "complete";
 		/* A failure to close the session must not hide the error that ended it. */
 		if (store_session_end(st, out->session_id, status, hostinfo_load1(),
-				      rc != 0 ? &e2 : e) != 0)
+		                      rc != 0 ? &e2 : e) != 0)
 			rc = -1;
 	}
 	runner_close(s.runner);

@@ -44,11 +44,11 @@ struct session_plan {
 	unsigned meters;
 	uint64_t seed;
 	int64_t timeout_ms;
-	int pin_cpu;            /* 1: pin every probe to CPU `cpu`; 0 leaves them free */
+	int pin_cpu; /* 1: pin every probe to CPU `cpu`; 0 leaves them free */
 	int cpu;
-	int no_aslr;            /* timed runs with address-space randomisation off too */
-	int clean_env;          /* probes get a fixed, minimal environment (see session.c) */
-	unsigned env_offset;    /* > 0: pad each run's environment by 0..env_offset bytes */
+	int no_aslr;         /* timed runs with address-space randomisation off too */
+	int clean_env;       /* probes get a fixed, minimal environment (see session.c) */
+	unsigned env_offset; /* > 0: pad each run's environment by 0..env_offset bytes */
 	const char *launcher;
 	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
 	const struct meter_perf *perf;         /* when SESSION_METER_PERF */
@@ -80,7 +80,7 @@ typedef void (*session_progress_fn)(void *ctx, const struct session_progress *p)
  * the database failed mid-way (runs stored so far stay stored).
  */
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
-		void *ctx, struct session_outcome *out, struct err *e);
+                void *ctx, struct session_outcome *out, struct err *e);
 
 /* The probe order of one round: a permutation of 0..n-1 written into order. */
 void session_shuffle(uint64_t seed, int round, size_t n, size_t *order);

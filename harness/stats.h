@@ -13,7 +13,7 @@ struct stats_summary {
 	size_t n;
 	double median;
 	double min, max;
-	double mad; /* median absolute deviation from the median */
+	double mad;    /* median absolute deviation from the median */
 	double q1, q3; /* quartiles, linear interpolation between order statistics */
 };
 

@@ -13,34 +13,34 @@ struct store {
 };
 
 static const char store_schema[] =
-	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS hosts("
-	" id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, hostname TEXT,"
-	" facts TEXT);"
-	"CREATE TABLE IF NOT EXISTS builds("
-	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, collector TEXT NOT NULL,"
-	" collector_version TEXT, git_commit TEXT, dir TEXT, manifest TEXT NOT NULL,"
-	" manifest_hash TEXT NOT NULL UNIQUE);"
-	"CREATE TABLE IF NOT EXISTS sessions("
-	" id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL REFERENCES hosts(id),"
-	" command TEXT, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,"
-	" seed INTEGER NOT NULL, size TEXT NOT NULL, rounds INTEGER NOT NULL,"
-	" warmup INTEGER NOT NULL, probes TEXT NOT NULL, meters TEXT NOT NULL,"
-	" load_before REAL, load_after REAL, harness_version TEXT, facts TEXT);"
-	"CREATE TABLE IF NOT EXISTS session_builds("
-	" session_id INTEGER NOT NULL REFERENCES sessions(id),"
-	" build_id INTEGER NOT NULL REFERENCES builds(id), position INTEGER NOT NULL,"
-	" PRIMARY KEY(session_id, build_id));"
-	"CREATE TABLE IF NOT EXISTS runs("
-	" id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),"
-	" build_id INTEGER NOT NULL REFERENCES builds(id), probe TEXT NOT NULL,"
-	" size TEXT NOT NULL, round INTEGER NOT NULL, seq INTEGER NOT NULL,"
-	" warmup INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, detail TEXT,"
-	" checksum TEXT, premise TEXT, stderr_tail TEXT, started_at TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, build_id);"
-	"CREATE TABLE IF NOT EXISTS samples("
-	" run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,"
-	" value REAL NOT NULL, PRIMARY KEY(run_id, metric)) WITHOUT ROWID;";
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS hosts("
+    " id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, hostname TEXT,"
+    " facts TEXT);"
+    "CREATE TABLE IF NOT EXISTS builds("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, collector TEXT NOT NULL,"
+    " collector_version TEXT, git_commit TEXT, dir TEXT, manifest TEXT NOT NULL,"
+    " manifest_hash TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE IF NOT EXISTS sessions("
+    " id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL REFERENCES hosts(id),"
+    " command TEXT, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,"
+    " seed INTEGER NOT NULL, size TEXT NOT NULL, rounds INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL, probes TEXT NOT NULL, meters TEXT NOT NULL,"
+    " load_before REAL, load_after REAL, harness_version TEXT, facts TEXT);"
+    "CREATE TABLE IF NOT EXISTS session_builds("
+    " session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    " build_id INTEGER NOT NULL REFERENCES builds(id), position INTEGER NOT NULL,"
+    " PRIMARY KEY(session_id, build_id));"
+    "CREATE TABLE IF NOT EXISTS runs("
+    " id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    " build_id INTEGER NOT NULL REFERENCES builds(id), probe TEXT NOT NULL,"
+    " size TEXT NOT NULL, round INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, detail TEXT,"
+    " checksum TEXT, premise TEXT, stderr_tail TEXT, started_at TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, build_id);"
+    "CREATE TABLE IF NOT EXISTS samples("
+    " run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,"
+    " value REAL NOT NULL, PRIMARY KEY(run_id, metric)) WITHOUT ROWID;";
 
 static int store_fail(struct store *s, struct err *e, const char *what)
 {
@@ -120,9 +120,10 @@ int store_open(const char *path, struct store **out, struct err *e)
 	 * WAL with synchronous=NORMAL: a commit per run costs no fsync, and a crash of the
 	 * harness still keeps every committed run.
 	 */
-	if (store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-			  "PRAGMA foreign_keys=ON;",
-		       e) != 0)
+	if (store_exec(s,
+	               "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+	               "PRAGMA foreign_keys=ON;",
+	               e) != 0)
 		goto out;
 	if (store_exec(s, "BEGIN IMMEDIATE;", e) != 0)
 		goto out;
@@ -137,8 +138,10 @@ int store_open(const char *path, struct store **out, struct err *e)
 	st = NULL;
 	if (version > STORE_SCHEMA_VERSION) {
 		store_exec(s, "ROLLBACK;", NULL);
-		err_set(e, "%s: database schema version %d is newer than this harness (%d); use a newer gcratchet or another --db",
-			path, version, STORE_SCHEMA_VERSION);
+		err_set(e,
+		        "%s: database schema version %d is newer than this harness (%d); use a "
+		        "newer gcratchet or another --db",
+		        path, version, STORE_SCHEMA_VERSION);
 		goto out;
 	}
 	if (version == 0 &&
@@ -183,16 +186,16 @@ static int store_step_id(struct store *s, sqlite3_stmt *st, int64_t *id, struct 
 }
 
 int store_host(struct store *s, const char *fingerprint, const char *hostname,
-	       const char *facts_json, int64_t *id, struct err *e)
+               const char *facts_json, int64_t *id, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
 	if (store_prepare(s,
-			  "INSERT INTO hosts(fingerprint, hostname, facts) VALUES(?1, ?2, ?3) "
-			  "ON CONFLICT(fingerprint) DO UPDATE SET hostname=?2, facts=?3 "
-			  "RETURNING id",
-			  &st, e) != 0)
+	                  "INSERT INTO hosts(fingerprint, hostname, facts) VALUES(?1, ?2, ?3) "
+	                  "ON CONFLICT(fingerprint) DO UPDATE SET hostname=?2, facts=?3 "
+	                  "RETURNING id",
+	                  &st, e) != 0)
 		goto out;
 	store_bind_text(st, 1, fingerprint);
 	store_bind_text(st, 2, hostname);
@@ -204,16 +207,16 @@ out:
 }
 
 int store_build_upsert(struct store *s, const struct store_build *b, const char *manifest_text,
-		       int64_t *id, struct err *e)
+                       int64_t *id, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
 	if (store_prepare(s,
-			  "INSERT INTO builds(name, collector, collector_version, git_commit, dir,"
-			  " manifest, manifest_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-			  "ON CONFLICT(manifest_hash) DO UPDATE SET dir=?5 RETURNING id",
-			  &st, e) != 0)
+	                  "INSERT INTO builds(name, collector, collector_version, git_commit, dir,"
+	                  " manifest, manifest_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+	                  "ON CONFLICT(manifest_hash) DO UPDATE SET dir=?5 RETURNING id",
+	                  &st, e) != 0)
 		goto out;
 	store_bind_text(st, 1, b->name);
 	store_bind_text(st, 2, b->collector);
@@ -228,18 +231,17 @@ out:
 	return rc;
 }
 
-int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
-			struct err *e)
+int store_session_begin(struct store *s, const struct store_session *si, int64_t *id, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
 	if (store_prepare(s,
-			  "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
-			  " rounds, warmup, probes, meters, load_before, harness_version, facts)"
-			  " VALUES(?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-			  " RETURNING id",
-			  &st, e) != 0)
+	                  "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
+	                  " rounds, warmup, probes, meters, load_before, harness_version, facts)"
+	                  " VALUES(?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+	                  " RETURNING id",
+	                  &st, e) != 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, si->host_id);
 	store_bind_text(st, 2, si->command);
@@ -260,15 +262,15 @@ out:
 }
 
 int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
-			    struct err *e)
+                            struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
 	if (store_prepare(s,
-			  "INSERT OR IGNORE INTO session_builds(session_id, build_id, position)"
-			  " VALUES(?1, ?2, ?3)",
-			  &st, e) != 0)
+	                  "INSERT OR IGNORE INTO session_builds(session_id, build_id, position)"
+	                  " VALUES(?1, ?2, ?3)",
+	                  &st, e) != 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, session_id);
 	sqlite3_bind_int64(st, 2, build_id);
@@ -283,17 +285,17 @@ out:
 	return rc;
 }
 
-int store_session_end(struct store *s, int64_t session_id, const char *status,
-		      double load_after, struct err *e)
+int store_session_end(struct store *s, int64_t session_id, const char *status, double load_after,
+                      struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	char when[32];
 	int rc = -1;
 
 	format_utc(now_real_ns(), when, sizeof when);
-	if (store_prepare(s,
-			  "UPDATE sessions SET status=?2, finished_at=?3, load_after=?4 WHERE id=?1",
-			  &st, e) != 0)
+	if (store_prepare(
+	        s, "UPDATE sessions SET status=?2, finished_at=?3, load_after=?4 WHERE id=?1", &st,
+	        e) != 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, session_id);
 	store_bind_text(st, 2, status);
@@ -309,10 +311,10 @@ out:
 	return rc;
 }
 
-#define STORE_SESSION_COLUMNS                                                                  \
-	"s.id, s.host_id, h.fingerprint, s.command, s.started_at, s.finished_at, s.status,"    \
-	" s.seed, s.size, s.rounds, s.warmup, s.probes, s.meters, s.load_before,"              \
-	" s.load_after, s.harness_version, h.hostname, s.facts"                               \
+#define STORE_SESSION_COLUMNS                                                               \
+	"s.id, s.host_id, h.fingerprint, s.command, s.started_at, s.finished_at, s.status," \
+	" s.seed, s.size, s.rounds, s.warmup, s.probes, s.meters, s.load_before,"           \
+	" s.load_after, s.harness_version, h.hostname, s.facts"                             \
 	" FROM sessions s JOIN hosts h ON h.id = s.host_id"
 
 static void store_session_row(sqlite3_stmt *st, struct store_session *o)
@@ -337,8 +339,7 @@ static void store_session_row(sqlite3_stmt *st, struct store_session *o)
 	o->facts = store_col_text(st, 17);
 }
 
-int store_session_get(struct store *s, int64_t session_id, struct store_session *out,
-		      struct err *e)
+int store_session_get(struct store *s, int64_t session_id, struct store_session *out, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1, r;
@@ -350,7 +351,7 @@ int store_session_get(struct store *s, int64_t session_id, struct store_session 
 	r = sqlite3_step(st);
 	if (r == SQLITE_DONE) {
 		err_set(e, "%s: no session %lld (see `gcratchet list sessions`)", s->path,
-			(long long)session_id);
+		        (long long)session_id);
 		goto out;
 	}
 	if (r != SQLITE_ROW) {
@@ -385,10 +386,11 @@ int store_latest_session(struct store *s, const char *collector, int64_t *id, st
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	if (store_prepare(s,
-			  "SELECT MAX(sb.session_id) FROM session_builds sb"
-			  " JOIN builds b ON b.id = sb.build_id WHERE ?1 IS NULL OR b.collector = ?1",
-			  &st, e) != 0)
+	if (store_prepare(
+	        s,
+	        "SELECT MAX(sb.session_id) FROM session_builds sb"
+	        " JOIN builds b ON b.id = sb.build_id WHERE ?1 IS NULL OR b.collector = ?1",
+	        &st, e) != 0)
 		goto out;
 	store_bind_text(st, 1, collector);
 	rc = store_step_id(s, st, id, e);
@@ -424,8 +426,8 @@ out:
 	return rc;
 }
 
-int store_session_builds(struct store *s, int64_t session_id, struct store_build **out,
-			 size_t *n, struct err *e)
+int store_session_builds(struct store *s, int64_t session_id, struct store_build **out, size_t *n,
+                         struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
@@ -433,11 +435,12 @@ int store_session_builds(struct store *s, int64_t session_id, struct store_build
 
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s,
-			  "SELECT b.id, b.name, b.collector, b.collector_version, b.git_commit, b.dir,"
-			  " b.manifest_hash FROM session_builds sb JOIN builds b ON b.id = sb.build_id"
-			  " WHERE sb.session_id = ?1 ORDER BY sb.position",
-			  &st, e) != 0)
+	if (store_prepare(
+	        s,
+	        "SELECT b.id, b.name, b.collector, b.collector_version, b.git_commit, b.dir,"
+	        " b.manifest_hash FROM session_builds sb JOIN builds b ON b.id = sb.build_id"
+	        " WHERE sb.session_id = ?1 ORDER BY sb.position",
+	        &st, e) != 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, session_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -486,11 +489,11 @@ int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, st
 	if (store_exec(s, "BEGIN IMMEDIATE;", e) != 0)
 		return -1;
 	if (store_prepare(s,
-			  "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
-			  " kind, status, detail, checksum, premise, stderr_tail, started_at)"
-			  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-			  " RETURNING id",
-			  &st, e) != 0)
+	                  "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
+	                  " kind, status, detail, checksum, premise, stderr_tail, started_at)"
+	                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+	                  " RETURNING id",
+	                  &st, e) != 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, r->session_id);
 	sqlite3_bind_int64(st, 2, r->build_id);
@@ -509,7 +512,7 @@ int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, st
 	if (store_step_id(s, st, id, e) != 0)
 		goto out;
 	if (store_prepare(s, "INSERT INTO samples(run_id, metric, value) VALUES(?1, ?2, ?3)",
-			  &sample, e) != 0)
+	                  &sample, e) != 0)
 		goto out;
 	for (size_t i = 0; i < r->metrics.n; i++) {
 		sqlite3_reset(sample);
@@ -530,8 +533,8 @@ out:
 	return rc;
 }
 
-int store_runs_load(struct store *s, int64_t session_id, int64_t build_id,
-		    struct store_run **out, size_t *n, struct err *e)
+int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struct store_run **out,
+                    size_t *n, struct err *e)
 {
 	sqlite3_stmt *st = NULL, *sample = NULL;
 	size_t cap = 0;
@@ -540,12 +543,12 @@ int store_runs_load(struct store *s, int64_t session_id, int64_t build_id,
 	*out = NULL;
 	*n = 0;
 	if (store_prepare(s,
-			  "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
-			  " status, detail, checksum, premise, stderr_tail, started_at FROM runs"
-			  " WHERE session_id = ?1 AND (?2 <= 0 OR build_id = ?2) ORDER BY id",
-			  &st, e) != 0 ||
+	                  "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
+	                  " status, detail, checksum, premise, stderr_tail, started_at FROM runs"
+	                  " WHERE session_id = ?1 AND (?2 <= 0 OR build_id = ?2) ORDER BY id",
+	                  &st, e) != 0 ||
 	    store_prepare(s, "SELECT metric, value FROM samples WHERE run_id = ?1", &sample, e) !=
-		    0)
+	        0)
 		goto out;
 	sqlite3_bind_int64(st, 1, session_id);
 	sqlite3_bind_int64(st, 2, build_id);
@@ -576,7 +579,7 @@ int store_runs_load(struct store *s, int64_t session_id, int64_t build_id,
 		sqlite3_bind_int64(sample, 1, o->id);
 		while (sqlite3_step(sample) == SQLITE_ROW)
 			metric_set_add(&o->metrics, (const char *)sqlite3_column_text(sample, 0),
-				       sqlite3_column_double(sample, 1));
+			               sqlite3_column_double(sample, 1));
 	}
 	if (r != SQLITE_DONE) {
 		store_fail(s, e, "reading runs");
@@ -608,7 +611,7 @@ void store_runs_release(struct store_run *r, size_t n)
 
 /* One text column of one row by id; *out NULL when the column is NULL, -1 when no row. */
 static int store_text_by_id(struct store *s, const char *sql, int64_t id, const char *what,
-			    char **out, struct err *e)
+                            char **out, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1, r;
@@ -636,11 +639,11 @@ out:
 int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err *e)
 {
 	return store_text_by_id(s, "SELECT facts FROM hosts WHERE id = ?1", host_id, "host", facts,
-				e);
+	                        e);
 }
 
 int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e)
 {
 	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?1", build_id, "build",
-				manifest, e);
+	                        manifest, e);
 }

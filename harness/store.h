@@ -29,7 +29,7 @@ void store_close(struct store *s);
 
 /* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
 int store_host(struct store *s, const char *fingerprint, const char *hostname,
-	       const char *facts_json, int64_t *id, struct err *e);
+               const char *facts_json, int64_t *id, struct err *e);
 
 struct store_build {
 	int64_t id;
@@ -42,7 +42,7 @@ struct store_build {
 };
 /* Returns the id of the build whose manifest hash matches, inserting it if new. */
 int store_build_upsert(struct store *s, const struct store_build *b, const char *manifest_text,
-		       int64_t *id, struct err *e);
+                       int64_t *id, struct err *e);
 
 struct store_session {
 	int64_t id;
@@ -61,22 +61,22 @@ struct store_session {
 	char *facts; /* host facts at the session's start, JSON (hostinfo_json) */
 };
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
-			struct err *e);
+                        struct err *e);
 int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
-			    struct err *e);
-int store_session_end(struct store *s, int64_t session_id, const char *status,
-		      double load_after, struct err *e);
+                            struct err *e);
+int store_session_end(struct store *s, int64_t session_id, const char *status, double load_after,
+                      struct err *e);
 /* Fills *out; -1 with a message when there is no such session. */
 int store_session_get(struct store *s, int64_t session_id, struct store_session *out,
-		      struct err *e);
+                      struct err *e);
 void store_session_release(struct store_session *si);
 /* The newest session that measured a build of `collector` (any, when NULL); 0 when none. */
 int store_latest_session(struct store *s, const char *collector, int64_t *id, struct err *e);
 /* All sessions, oldest first. */
 int store_list_sessions(struct store *s, struct store_session **out, size_t *n, struct err *e);
 /* The builds of a session in their session order. */
-int store_session_builds(struct store *s, int64_t session_id, struct store_build **out,
-			 size_t *n, struct err *e);
+int store_session_builds(struct store *s, int64_t session_id, struct store_build **out, size_t *n,
+                         struct err *e);
 void store_builds_release(struct store_build *b, size_t n);
 
 struct store_run {
@@ -97,8 +97,8 @@ struct store_run {
 };
 int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, struct err *e);
 /* Every run of a session (and build, when build_id > 0), in the order they ran, with samples. */
-int store_runs_load(struct store *s, int64_t session_id, int64_t build_id,
-		    struct store_run **out, size_t *n, struct err *e);
+int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struct store_run **out,
+                    size_t *n, struct err *e);
 void store_runs_release(struct store_run *r, size_t n);
 
 /* Read-only lookups for reports (additive; used by export, report and ab). */

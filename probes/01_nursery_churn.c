@@ -23,15 +23,15 @@
 
 #include "probe.h"
 
-#define CHURN_LIST_LEN 5u
-#define CHURN_KEEP 16u
+#define CHURN_LIST_LEN   5u
+#define CHURN_KEEP       16u
 #define CHURN_KEEP_EVERY 1024u
 
 /* Cell: slot 0 = next; raw = value (u64), index in its list (u64). */
-#define CELL_PTRS 1u
-#define CELL_BYTES 16u
+#define CELL_PTRS   1u
+#define CELL_BYTES  16u
 /* Tuple: slot 0 = list, 1 = first cell, 2 = a long-lived cell; raw = iteration. */
-#define TUPLE_PTRS 3u
+#define TUPLE_PTRS  3u
 #define TUPLE_BYTES 8u
 
 static uint64_t churn_run(uint64_t iterations)
@@ -69,8 +69,8 @@ static uint64_t churn_run(uint64_t iterations)
 
 		/* No allocation from here to the end of the iteration: plain pointers are safe. */
 		for (p = gcr_read(tuple, 0); p; p = gcr_read(p, 0))
-			sum += probe_get_u64(p, CELL_PTRS, 0) *
-			       (probe_get_u64(p, CELL_PTRS, 8) + 1);
+			sum +=
+			    probe_get_u64(p, CELL_PTRS, 0) * (probe_get_u64(p, CELL_PTRS, 8) + 1);
 		h = probe_mix(h, sum);
 		h = probe_mix(h, probe_get_u64(gcr_read(tuple, 1), CELL_PTRS, 8));
 		h = probe_mix(h, probe_get_u64(gcr_read(tuple, 2), CELL_PTRS, 0));
@@ -95,8 +95,8 @@ static uint64_t churn_run(uint64_t iterations)
 
 static int churn_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	uint64_t collections;
 
 	if (!(caps & GCR_CAP_COLLECTS)) {
@@ -110,39 +110,39 @@ static int churn_premise(const struct gcr_census *c, unsigned caps, char *why, s
 	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 	if (collections <= 1) {
 		snprintf(why, why_size,
-			 "no collection during the run (%" PRIu64
-			 " in all, with the final full one)",
-			 collections);
+		         "no collection during the run (%" PRIu64
+		         " in all, with the final full one)",
+		         collections);
 		return 0;
 	}
 	if (c->known & (UINT64_C(1) << GCR_C_FREED_BYTES)) {
 		if (c->value[GCR_C_FREED_BYTES] == 0) {
 			snprintf(why, why_size,
-				 "%" PRIu64 " collections freed nothing (freed_bytes 0)",
-				 collections);
+			         "%" PRIu64 " collections freed nothing (freed_bytes 0)",
+			         collections);
 			return 0;
 		}
 		snprintf(why, why_size,
-			 "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
-			 " major) freed %" PRIu64 " bytes",
-			 collections, c->value[GCR_C_MINOR_COLLECTIONS],
-			 c->value[GCR_C_MAJOR_COLLECTIONS], c->value[GCR_C_FREED_BYTES]);
+		         "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
+		         " major) freed %" PRIu64 " bytes",
+		         collections, c->value[GCR_C_MINOR_COLLECTIONS],
+		         c->value[GCR_C_MAJOR_COLLECTIONS], c->value[GCR_C_FREED_BYTES]);
 		return 1;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
-		 " major); freed_bytes not reported",
-		 collections, c->value[GCR_C_MINOR_COLLECTIONS], c->value[GCR_C_MAJOR_COLLECTIONS]);
+	         "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
+	         " major); freed_bytes not reported",
+	         collections, c->value[GCR_C_MINOR_COLLECTIONS], c->value[GCR_C_MAJOR_COLLECTIONS]);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "01_nursery_churn",
-	.premise = "most objects die young: a collector that collects must collect during the "
-		   "run and free memory",
-	.iterations = {500000, 8000000, 80000000},
-	.run = churn_run,
-	.premise_met = churn_premise,
+    .name = "01_nursery_churn",
+    .premise = "most objects die young: a collector that collects must collect during the "
+               "run and free memory",
+    .iterations = {500000, 8000000, 80000000},
+    .run = churn_run,
+    .premise_met = churn_premise,
 };
 
 PROBE_MAIN(spec)

@@ -35,13 +35,13 @@
 #endif
 
 /* Record: slot 0 = next (towards the tail), 1 = payload; raw = sequence, value, check. */
-#define REC_PTRS 2u
-#define REC_BYTES 24u
+#define REC_PTRS      2u
+#define REC_BYTES     24u
 #define PAYLOAD_WORDS 4u
 #define PAYLOAD_BYTES (PAYLOAD_WORDS * 8u)
 /* Temporary: slot 0 = the record it describes; raw = three words of scratch. */
-#define TEMP_PTRS 1u
-#define TEMP_BYTES 24u
+#define TEMP_PTRS     1u
+#define TEMP_BYTES    24u
 
 #define SURVIVOR_CHECK_MUL UINT64_C(0x9e3779b97f4a7c15)
 
@@ -60,11 +60,11 @@ static uint64_t survivor_take(uint64_t h, void *rec, uint64_t expect_seq)
 
 	if (seq != expect_seq || check != (value ^ (seq * SURVIVOR_CHECK_MUL)) || !payload) {
 		fprintf(stderr,
-			"02_survivor_promotion: record %" PRIu64 " corrupted: sequence %" PRIu64
-			", check %s, payload %s\n",
-			expect_seq, seq,
-			check == (value ^ (seq * SURVIVOR_CHECK_MUL)) ? "ok" : "wrong",
-			payload ? "present" : "missing");
+		        "02_survivor_promotion: record %" PRIu64 " corrupted: sequence %" PRIu64
+		        ", check %s, payload %s\n",
+		        expect_seq, seq,
+		        check == (value ^ (seq * SURVIVOR_CHECK_MUL)) ? "ok" : "wrong",
+		        payload ? "present" : "missing");
 		abort();
 	}
 	h = probe_mix(h, seq);
@@ -74,9 +74,9 @@ static uint64_t survivor_take(uint64_t h, void *rec, uint64_t expect_seq)
 
 		if (w != survivor_payload_word(value, seq, k)) {
 			fprintf(stderr,
-				"02_survivor_promotion: record %" PRIu64 " payload word %" PRIu32
-				" is 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n",
-				seq, k, w, survivor_payload_word(value, seq, k));
+			        "02_survivor_promotion: record %" PRIu64 " payload word %" PRIu32
+			        " is 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n",
+			        seq, k, w, survivor_payload_word(value, seq, k));
 			abort();
 		}
 		h = probe_mix(h, w);
@@ -134,9 +134,9 @@ static uint64_t survivor_run(uint64_t iterations)
 		h = survivor_take(h, p, next_out++);
 	if (next_out != iterations) {
 		fprintf(stderr,
-			"02_survivor_promotion: the queue held %" PRIu64
-			" records, expected %" PRIu64 "\n",
-			next_out, iterations);
+		        "02_survivor_promotion: the queue held %" PRIu64
+		        " records, expected %" PRIu64 "\n",
+		        next_out, iterations);
 		abort();
 	}
 	GCR_POP();
@@ -145,23 +145,23 @@ static uint64_t survivor_run(uint64_t iterations)
 
 static int survivor_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	uint64_t collections;
 
 	if (caps & GCR_CAP_GENERATIONAL) {
 		if (!(c->known & (UINT64_C(1) << GCR_C_PROMOTED_OBJECTS))) {
 			snprintf(why, why_size,
-				 "generational collector, but the census lacks promoted_objects");
+			         "generational collector, but the census lacks promoted_objects");
 			return -1;
 		}
 		if (c->value[GCR_C_PROMOTED_OBJECTS] == 0) {
 			snprintf(why, why_size,
-				 "generational collector promoted nothing (promoted_objects 0)");
+			         "generational collector promoted nothing (promoted_objects 0)");
 			return 0;
 		}
 		snprintf(why, why_size, "promoted %" PRIu64 " objects",
-			 c->value[GCR_C_PROMOTED_OBJECTS]);
+		         c->value[GCR_C_PROMOTED_OBJECTS]);
 		return 1;
 	}
 	if (!(caps & GCR_CAP_COLLECTS)) {
@@ -175,25 +175,25 @@ static int survivor_premise(const struct gcr_census *c, unsigned caps, char *why
 	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 	if (collections <= 1) {
 		snprintf(why, why_size,
-			 "not generational, judged on collections instead of promotion: none "
-			 "during the run (%" PRIu64 " in all, with the final full one)",
-			 collections);
+		         "not generational, judged on collections instead of promotion: none "
+		         "during the run (%" PRIu64 " in all, with the final full one)",
+		         collections);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "not generational, judged on collections instead of promotion: %" PRIu64
-		 " collections traced the queue",
-		 collections);
+	         "not generational, judged on collections instead of promotion: %" PRIu64
+	         " collections traced the queue",
+	         collections);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "02_survivor_promotion",
-	.premise = "queued records survive several nursery-fulls: a generational collector must "
-		   "promote them",
-	.iterations = {300000, 6000000, 60000000},
-	.run = survivor_run,
-	.premise_met = survivor_premise,
+    .name = "02_survivor_promotion",
+    .premise = "queued records survive several nursery-fulls: a generational collector must "
+               "promote them",
+    .iterations = {300000, 6000000, 60000000},
+    .run = survivor_run,
+    .premise_met = survivor_premise,
 };
 
 PROBE_MAIN(spec)

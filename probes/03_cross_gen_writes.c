@@ -35,25 +35,25 @@
 
 #include "probe.h"
 
-#define TABLE_CHUNKS 32u
-#define CHUNK_SLOTS 128u
-#define BIG_SLOTS 4096u
-#define SMALL_SLOTS (TABLE_CHUNKS * CHUNK_SLOTS)
-#define TABLE_SLOTS (SMALL_SLOTS + BIG_SLOTS)
-#define AGE_FILL_COUNT 8192u
-#define AGE_FILL_BYTES 2000u
-#define READ_LAG 64u
+#define TABLE_CHUNKS        32u
+#define CHUNK_SLOTS         128u
+#define BIG_SLOTS           4096u
+#define SMALL_SLOTS         (TABLE_CHUNKS * CHUNK_SLOTS)
+#define TABLE_SLOTS         (SMALL_SLOTS + BIG_SLOTS)
+#define AGE_FILL_COUNT      8192u
+#define AGE_FILL_BYTES      2000u
+#define READ_LAG            64u
 #define TEMPS_PER_ITERATION 2u
 
 /* Directory: slots 0 .. TABLE_CHUNKS - 1 = chunks, slot TABLE_CHUNKS = the big array. */
-#define DIR_PTRS (TABLE_CHUNKS + 1u)
+#define DIR_PTRS      (TABLE_CHUNKS + 1u)
 /* Value: slot 0 = payload; raw = stamp (iteration that stored it + 1; 0 = initial), key, check. */
-#define VAL_PTRS 1u
-#define VAL_BYTES 24u
+#define VAL_PTRS      1u
+#define VAL_BYTES     24u
 #define PAYLOAD_BYTES 16u
 /* Temporary: slot 0 = the value just read back; raw = two words. */
-#define TEMP_PTRS 1u
-#define TEMP_BYTES 16u
+#define TEMP_PTRS     1u
+#define TEMP_BYTES    16u
 
 #define CROSS_CHECK_MUL UINT64_C(0xa0761d6478bd642f)
 
@@ -73,9 +73,9 @@ static uint64_t cross_payload_word(uint64_t key, uint32_t k)
 static _Noreturn void cross_fail(uint32_t s, const char *what, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"03_cross_gen_writes: slot %" PRIu32 ": %s is 0x%016" PRIx64
-		", expected 0x%016" PRIx64 " (an old-to-young store was lost)\n",
-		s, what, found, expected);
+	        "03_cross_gen_writes: slot %" PRIu32 ": %s is 0x%016" PRIx64
+	        ", expected 0x%016" PRIx64 " (an old-to-young store was lost)\n",
+	        s, what, found, expected);
 	abort();
 }
 
@@ -92,7 +92,7 @@ static void *cross_container(void *dir, uint32_t s, uint32_t *idx)
 
 /* A fresh value with its payload, stored into slot s; the model follows. */
 static void cross_store(void **dir, void **val, void **payload, uint32_t s, uint64_t stamp,
-			uint64_t key)
+                        uint64_t key)
 {
 	uint32_t idx;
 	void *container;
@@ -130,7 +130,7 @@ static uint64_t cross_check_slot(uint64_t h, void *dir, uint32_t s)
 		cross_fail(s, "value key", key, cross_model_key[s]);
 	if (probe_get_u64(v, VAL_PTRS, 16) != (key ^ (stamp * CROSS_CHECK_MUL)))
 		cross_fail(s, "check word", probe_get_u64(v, VAL_PTRS, 16),
-			   key ^ (stamp * CROSS_CHECK_MUL));
+		           key ^ (stamp * CROSS_CHECK_MUL));
 	payload = gcr_read(v, 0);
 	if (!payload)
 		cross_fail(s, "payload pointer", 0, key);
@@ -222,8 +222,8 @@ static int cross_premise(const struct gcr_census *c, unsigned caps, char *why, s
 
 	if (!(caps & GCR_CAP_BARRIER)) {
 		snprintf(why, why_size,
-			 "the collector claims no write barrier (no barrier capability): "
-			 "old-to-young stores are plain stores to it");
+		         "the collector claims no write barrier (no barrier capability): "
+		         "old-to-young stores are plain stores to it");
 		return -1;
 	}
 	if (!(c->known & cross_known_at_start & barrier_bit)) {
@@ -233,42 +233,43 @@ static int cross_premise(const struct gcr_census *c, unsigned caps, char *why, s
 	recorded = c->value[GCR_C_BARRIER_RECORDED] - cross_barrier_at_start;
 	if (recorded == 0) {
 		snprintf(why, why_size,
-			 "the barrier recorded no old-to-young store once the table had aged "
-			 "(was it ever promoted?)");
+		         "the barrier recorded no old-to-young store once the table had aged "
+		         "(was it ever promoted?)");
 		return 0;
 	}
 	if (!(caps & GCR_CAP_GENERATIONAL)) {
-		snprintf(why, why_size, "the barrier recorded %" PRIu64 " stores into the aged table",
-			 recorded);
+		snprintf(why, why_size,
+		         "the barrier recorded %" PRIu64 " stores into the aged table", recorded);
 		return 1;
 	}
 	if (!(c->known & cross_known_at_start & minor_bit)) {
-		snprintf(why, why_size, "generational collector, but the census lacks "
-					"minor_collections");
+		snprintf(why, why_size,
+		         "generational collector, but the census lacks "
+		         "minor_collections");
 		return -1;
 	}
 	minors = c->value[GCR_C_MINOR_COLLECTIONS] - cross_minor_at_start;
 	if (minors == 0) {
 		snprintf(why, why_size,
-			 "the barrier recorded %" PRIu64 " stores, but no minor collection ran "
-			 "during the store phase to use them",
-			 recorded);
+		         "the barrier recorded %" PRIu64 " stores, but no minor collection ran "
+		         "during the store phase to use them",
+		         recorded);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "the barrier recorded %" PRIu64 " old-to-young stores; %" PRIu64
-		 " minor collections during the store phase",
-		 recorded, minors);
+	         "the barrier recorded %" PRIu64 " old-to-young stores; %" PRIu64
+	         " minor collections during the store phase",
+	         recorded, minors);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "03_cross_gen_writes",
-	.premise = "old table slots keep receiving young values: a collector with a write barrier "
-		   "must record the stores",
-	.iterations = {600000, 16000000, 160000000},
-	.run = cross_run,
-	.premise_met = cross_premise,
+    .name = "03_cross_gen_writes",
+    .premise = "old table slots keep receiving young values: a collector with a write barrier "
+               "must record the stores",
+    .iterations = {600000, 16000000, 160000000},
+    .run = cross_run,
+    .premise_met = cross_premise,
 };
 
 PROBE_MAIN(spec)

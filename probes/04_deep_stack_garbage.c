@@ -39,22 +39,22 @@
 #ifndef DEPTH_MAX
 #define DEPTH_MAX 4000u
 #endif
-#define SHALLOW_LISTS 64u
+#define SHALLOW_LISTS    64u
 #define SHALLOW_LIST_LEN 256u
 
 /* Frame node: slot 0 = the parent frame's node, 1 = payload; raw = depth, tag. */
-#define NODE_PTRS 2u
-#define NODE_BYTES 16u
+#define NODE_PTRS     2u
+#define NODE_BYTES    16u
 #define PAYLOAD_WORDS 6u
 #define PAYLOAD_BYTES (PAYLOAD_WORDS * 8u)
 /* Scratch: slot 0 = the frame's node; raw = one word. */
-#define SCRATCH_PTRS 1u
+#define SCRATCH_PTRS  1u
 #define SCRATCH_BYTES 8u
 /* Shallow cell: slot 0 = next; raw = three words. */
-#define CELL_PTRS 1u
-#define CELL_BYTES 24u
+#define CELL_PTRS     1u
+#define CELL_BYTES    24u
 
-#define FRAME_REQUESTED_BYTES                                                                  \
+#define FRAME_REQUESTED_BYTES \
 	(NODE_PTRS * 8u + NODE_BYTES + PAYLOAD_BYTES + SCRATCH_PTRS * 8u + SCRATCH_BYTES)
 
 /* What the premise check reads. */
@@ -78,12 +78,12 @@ static uint32_t stack_depth_of_round(uint64_t round, uint64_t rounds)
 }
 
 static _Noreturn void stack_fail(uint64_t round, uint32_t d, const char *what, uint64_t found,
-				 uint64_t expected)
+                                 uint64_t expected)
 {
 	fprintf(stderr,
-		"04_deep_stack_garbage: round %" PRIu64 ", frame %" PRIu32 ": %s is 0x%016" PRIx64
-		", expected 0x%016" PRIx64 "\n",
-		round, d, what, found, expected);
+	        "04_deep_stack_garbage: round %" PRIu64 ", frame %" PRIu32 ": %s is 0x%016" PRIx64
+	        ", expected 0x%016" PRIx64 "\n",
+	        round, d, what, found, expected);
 	abort();
 }
 
@@ -112,8 +112,7 @@ static uint64_t stack_check_node(uint64_t h, void *node, uint64_t round, uint32_
 	return probe_mix(h, d);
 }
 
-static uint64_t stack_frame(void **parent, uint64_t round, uint32_t d, uint32_t depth,
-			    uint64_t h)
+static uint64_t stack_frame(void **parent, uint64_t round, uint32_t d, uint32_t depth, uint64_t h)
 {
 	void *node = NULL, *payload = NULL, *scratch = NULL;
 	uint64_t tag = stack_tag(round, d);
@@ -196,8 +195,8 @@ static uint64_t stack_run(uint64_t iterations)
 
 static int stack_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	const uint64_t freed_bit = UINT64_C(1) << GCR_C_FREED_BYTES;
 	const uint64_t used_bit = UINT64_C(1) << GCR_C_HEAP_USED_AFTER_FULL_BYTES;
 	uint64_t collections, used;
@@ -208,48 +207,48 @@ static int stack_premise(const struct gcr_census *c, unsigned caps, char *why, s
 	}
 	if ((c->known & counts) != counts || !(c->known & freed_bit)) {
 		snprintf(why, why_size,
-			 "the census lacks minor/major collection counts or freed_bytes");
+		         "the census lacks minor/major collection counts or freed_bytes");
 		return -1;
 	}
 	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 	if (collections <= 1 || c->value[GCR_C_FREED_BYTES] == 0) {
 		snprintf(why, why_size,
-			 "%" PRIu64 " collection(s) in all, with the final full one, freed %" PRIu64
-			 " bytes: the dives' garbage was never collected during the run",
-			 collections, c->value[GCR_C_FREED_BYTES]);
+		         "%" PRIu64 " collection(s) in all, with the final full one, freed %" PRIu64
+		         " bytes: the dives' garbage was never collected during the run",
+		         collections, c->value[GCR_C_FREED_BYTES]);
 		return 0;
 	}
 	if (!(c->known & used_bit)) {
 		snprintf(why, why_size,
-			 "%" PRIu64 " collections freed %" PRIu64
-			 " bytes; heap_used_after_full_bytes not reported, retention not measured",
-			 collections, c->value[GCR_C_FREED_BYTES]);
+		         "%" PRIu64 " collections freed %" PRIu64
+		         " bytes; heap_used_after_full_bytes not reported, retention not measured",
+		         collections, c->value[GCR_C_FREED_BYTES]);
 		return 1;
 	}
 	used = c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES];
 	if ((caps & GCR_CAP_PRECISE) && used >= stack_last_dive_bytes) {
 		snprintf(why, why_size,
-			 "precise collector, but %" PRIu64 " bytes stayed live after the final "
-			 "full collection, with every object dead (the last dive was %" PRIu64
-			 " bytes): dead frames' objects were retained",
-			 used, stack_last_dive_bytes);
+		         "precise collector, but %" PRIu64 " bytes stayed live after the final "
+		         "full collection, with every object dead (the last dive was %" PRIu64
+		         " bytes): dead frames' objects were retained",
+		         used, stack_last_dive_bytes);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections freed %" PRIu64 " bytes; %" PRIu64
-		 " bytes still in use after the final full collection, all of it dead (the "
-		 "last dive was %" PRIu64 " bytes)",
-		 collections, c->value[GCR_C_FREED_BYTES], used, stack_last_dive_bytes);
+	         "%" PRIu64 " collections freed %" PRIu64 " bytes; %" PRIu64
+	         " bytes still in use after the final full collection, all of it dead (the "
+	         "last dive was %" PRIu64 " bytes)",
+	         collections, c->value[GCR_C_FREED_BYTES], used, stack_last_dive_bytes);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "04_deep_stack_garbage",
-	.premise = "objects rooted by frames that have returned are garbage: a collector must "
-		   "collect them",
-	.iterations = {60, 1000, 10000},
-	.run = stack_run,
-	.premise_met = stack_premise,
+    .name = "04_deep_stack_garbage",
+    .premise = "objects rooted by frames that have returned are garbage: a collector must "
+               "collect them",
+    .iterations = {60, 1000, 10000},
+    .run = stack_run,
+    .premise_met = stack_premise,
 };
 
 PROBE_MAIN(spec)

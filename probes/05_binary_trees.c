@@ -34,20 +34,19 @@
 #include "probe.h"
 
 #define MIN_DEPTH 4u
-#define MAX_N 26u
+#define MAX_N     26u
 
 /* Node: slot 0 = left, 1 = right; raw = height << 32 | build order (within its tree). */
-#define NODE_PTRS 2u
+#define NODE_PTRS  2u
 #define NODE_BYTES 8u
 
 #define TREES_ARRAY_MUL UINT64_C(0x9fb21c651e98df25)
 
 static _Noreturn void trees_fail(const char *tree, const char *what, uint64_t found,
-				 uint64_t expected)
+                                 uint64_t expected)
 {
-	fprintf(stderr,
-		"05_binary_trees: %s: %s is %" PRIu64 ", expected %" PRIu64 "\n", tree, what,
-		found, expected);
+	fprintf(stderr, "05_binary_trees: %s: %s is %" PRIu64 ", expected %" PRIu64 "\n", tree,
+	        what, found, expected);
 	abort();
 }
 
@@ -112,7 +111,7 @@ static uint64_t trees_walk(const char *tree, void *n, uint32_t height, uint64_t 
 	if (height == 0) {
 		if (left || right)
 			trees_fail(tree, "a leaf's child count", (left != NULL) + (right != NULL),
-				   0);
+			           0);
 		return 1;
 	}
 	count += trees_walk(tree, left, height - 1, h);
@@ -144,7 +143,7 @@ static uint64_t trees_run(uint64_t iterations)
 
 	if (iterations > MAX_N) {
 		fprintf(stderr, "05_binary_trees: depth %" PRIu64 " is too deep (at most %u)\n",
-			iterations, MAX_N);
+		        iterations, MAX_N);
 		abort();
 	}
 	array_words = UINT64_C(1) << (n - 1);
@@ -192,8 +191,8 @@ static uint64_t trees_run(uint64_t iterations)
 
 static int trees_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	uint64_t collections;
 
 	if (!(caps & GCR_CAP_COLLECTS)) {
@@ -207,25 +206,25 @@ static int trees_premise(const struct gcr_census *c, unsigned caps, char *why, s
 	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 	if (collections <= 1) {
 		snprintf(why, why_size,
-			 "no collection during the run (%" PRIu64
-			 " in all, with the final full one)",
-			 collections);
+		         "no collection during the run (%" PRIu64
+		         " in all, with the final full one)",
+		         collections);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
-		 " major) while short-lived trees came and went",
-		 collections, c->value[GCR_C_MINOR_COLLECTIONS], c->value[GCR_C_MAJOR_COLLECTIONS]);
+	         "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
+	         " major) while short-lived trees came and went",
+	         collections, c->value[GCR_C_MINOR_COLLECTIONS], c->value[GCR_C_MAJOR_COLLECTIONS]);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "05_binary_trees",
-	.premise = "short-lived trees come and go around a long-lived tree: a collector that "
-		   "collects must collect during the run",
-	.iterations = {16, 19, 22},
-	.run = trees_run,
-	.premise_met = trees_premise,
+    .name = "05_binary_trees",
+    .premise = "short-lived trees come and go around a long-lived tree: a collector that "
+               "collects must collect during the run",
+    .iterations = {16, 19, 22},
+    .run = trees_run,
+    .premise_met = trees_premise,
 };
 
 PROBE_MAIN(spec)

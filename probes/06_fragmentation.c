@@ -36,16 +36,16 @@
 
 #include "probe.h"
 
-#define DIR_CHUNKS 128u
+#define DIR_CHUNKS  128u
 #define CHUNK_SLOTS 128u
-#define SLOTS (DIR_CHUNKS * CHUNK_SLOTS)
-#define HOT_SLOTS 2048u
+#define SLOTS       (DIR_CHUNKS * CHUNK_SLOTS)
+#define HOT_SLOTS   2048u
 #define PHASE_STEPS 16384u
-#define PHASES 3u
-#define CLASSES 5u
+#define PHASES      3u
+#define CLASSES     5u
 
 /* Object: slot 0 = its tag; raw = key, check, ..., last word (at nbytes - 8). */
-#define OBJ_PTRS 1u
+#define OBJ_PTRS  1u
 #define TAG_BYTES 16u
 
 #define FRAG_CHECK_MUL UINT64_C(0xe7037ed1a0b428db)
@@ -54,9 +54,9 @@
 static const uint32_t frag_class_lo[CLASSES] = {24, 48, 160, 640, 2032};
 static const uint32_t frag_class_hi[CLASSES] = {48, 160, 640, 2032, 4088};
 static const uint32_t frag_weight[PHASES][CLASSES] = {
-	{40, 16, 6, 2, 0},
-	{8, 16, 28, 10, 2},
-	{20, 8, 8, 24, 4},
+    {40, 16, 6, 2, 0},
+    {8, 16, 28, 10, 2},
+    {20, 8, 8, 24, 4},
 };
 
 /* Keeps the table live after run() returns, through the runtime's final full collection. */
@@ -92,9 +92,9 @@ static uint64_t frag_check(uint64_t key, uint32_t nbytes)
 static _Noreturn void frag_fail(uint32_t s, const char *what, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"06_fragmentation: slot %" PRIu32 ": %s is 0x%016" PRIx64 ", expected 0x%016" PRIx64
-		"\n",
-		s, what, found, expected);
+	        "06_fragmentation: slot %" PRIu32 ": %s is 0x%016" PRIx64 ", expected 0x%016" PRIx64
+	        "\n",
+	        s, what, found, expected);
 	abort();
 }
 
@@ -112,7 +112,7 @@ static uint64_t frag_check_slot(uint64_t h, uint32_t s)
 		frag_fail(s, "key", probe_get_u64(obj, OBJ_PTRS, 0), key);
 	if (probe_get_u64(obj, OBJ_PTRS, 8) != frag_check(key, nbytes))
 		frag_fail(s, "check word (size)", probe_get_u64(obj, OBJ_PTRS, 8),
-			  frag_check(key, nbytes));
+		          frag_check(key, nbytes));
 	if (probe_get_u64(obj, OBJ_PTRS, nbytes - 8u) != ~key)
 		frag_fail(s, "last word", probe_get_u64(obj, OBJ_PTRS, nbytes - 8u), ~key);
 	tag = gcr_read(obj, 0);
@@ -125,7 +125,7 @@ static uint64_t frag_check_slot(uint64_t h, uint32_t s)
 
 /* Allocates slot s's new object: its tag, a temporary, then the object. */
 static uint64_t frag_fill(void **tag, void **temp, void **obj, uint32_t s, uint64_t key,
-			  uint64_t step, uint64_t *rng, uint64_t h)
+                          uint64_t step, uint64_t *rng, uint64_t h)
 {
 	uint32_t nbytes = frag_size(probe_rand(rng), step);
 	uint32_t temp_bytes = frag_size(probe_rand(rng), step);
@@ -174,8 +174,8 @@ static uint64_t frag_run(uint64_t iterations)
 
 	for (uint64_t step = 0; step < iterations; step++) {
 		uint64_t r = probe_rand(&rng);
-		uint32_t s = (r & 3u) != 0 ? (uint32_t)((r >> 2) % HOT_SLOTS)
-					   : (uint32_t)((r >> 2) % SLOTS);
+		uint32_t s =
+		    (r & 3u) != 0 ? (uint32_t)((r >> 2) % HOT_SLOTS) : (uint32_t)((r >> 2) % SLOTS);
 
 		h = frag_check_slot(h, s);
 		h = frag_fill(&tag, &temp, &obj, s, r >> 11 | (step << 53), step, &rng, h);
@@ -189,8 +189,8 @@ static uint64_t frag_run(uint64_t iterations)
 
 static int frag_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	const uint64_t objects_bit = UINT64_C(1) << GCR_C_FREED_OBJECTS;
 	const uint64_t bytes_bit = UINT64_C(1) << GCR_C_FREED_BYTES;
 	const uint64_t used_bit = UINT64_C(1) << GCR_C_HEAP_USED_AFTER_FULL_BYTES;
@@ -220,28 +220,28 @@ static int frag_premise(const struct gcr_census *c, unsigned caps, char *why, si
 	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 	if (collections <= 1 || freed == 0) {
 		snprintf(why, why_size,
-			 "%" PRIu64 " collection(s) in all, with the final full one, freed %" PRIu64
-			 " %s: the holes were never made",
-			 collections, freed, freed_what);
+		         "%" PRIu64 " collection(s) in all, with the final full one, freed %" PRIu64
+		         " %s: the holes were never made",
+		         collections, freed, freed_what);
 		return 0;
 	}
 	if ((c->known & used_bit) && (c->known & peak_bit) &&
 	    c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES] > 0)
 		snprintf(ratio, sizeof ratio, "; committed peak %.2f x the live bytes at the end",
-			 (double)c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES] /
-				 (double)c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES]);
+		         (double)c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES] /
+		             (double)c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES]);
 	snprintf(why, why_size, "%" PRIu64 " collections freed %" PRIu64 " %s%s", collections,
-		 freed, freed_what, ratio);
+	         freed, freed_what, ratio);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "06_fragmentation",
-	.premise = "objects of mixed sizes die in interleaved order: a collector that collects "
-		   "must free them and reuse the holes",
-	.iterations = {100000, 5000000, 50000000},
-	.run = frag_run,
-	.premise_met = frag_premise,
+    .name = "06_fragmentation",
+    .premise = "objects of mixed sizes die in interleaved order: a collector that collects "
+               "must free them and reuse the holes",
+    .iterations = {100000, 5000000, 50000000},
+    .run = frag_run,
+    .premise_met = frag_premise,
 };
 
 PROBE_MAIN(spec)

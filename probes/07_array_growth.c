@@ -32,22 +32,22 @@
 
 #include "probe.h"
 
-#define VECTORS 4u
-#define INITIAL_CAPACITY 4u
-#define MIN_TARGET_LOG 8u
-#define MAX_TARGET_LOG 17u
-#define READ_LAG 7u
+#define VECTORS           4u
+#define INITIAL_CAPACITY  4u
+#define MIN_TARGET_LOG    8u
+#define MAX_TARGET_LOG    17u
+#define READ_LAG          7u
 #define RANDOM_READ_EVERY 64u
 
 /* Header: slot 0 = the array; raw = length, capacity, target length, run. */
-#define HDR_PTRS 1u
-#define HDR_BYTES 32u
-#define HDR_LENGTH 0u
+#define HDR_PTRS     1u
+#define HDR_BYTES    32u
+#define HDR_LENGTH   0u
 #define HDR_CAPACITY 8u
-#define HDR_TARGET 16u
-#define HDR_RUN 24u
+#define HDR_TARGET   16u
+#define HDR_RUN      24u
 /* Element: raw = run, value. */
-#define ELEM_BYTES 16u
+#define ELEM_BYTES   16u
 
 /*
  * What the premise check reads: freed_bytes at the end of the run, before the final full
@@ -56,12 +56,12 @@
 static uint64_t grow_freed_in_run;
 
 static _Noreturn void grow_fail(uint64_t run, uint64_t i, const char *what, uint64_t found,
-				uint64_t expected)
+                                uint64_t expected)
 {
 	fprintf(stderr,
-		"07_array_growth: vector run %" PRIu64 ", element %" PRIu64 ": %s is %" PRIu64
-		", expected %" PRIu64 "\n",
-		run, i, what, found, expected);
+	        "07_array_growth: vector run %" PRIu64 ", element %" PRIu64 ": %s is %" PRIu64
+	        ", expected %" PRIu64 "\n",
+	        run, i, what, found, expected);
 	abort();
 }
 
@@ -82,16 +82,15 @@ static uint64_t grow_check(uint64_t h, void *hdr, uint64_t i)
 		grow_fail(run, i, "the element's run", probe_get_u64(e, 0, 0), run);
 	if (probe_get_u64(e, 0, 8) != grow_value(run, i))
 		grow_fail(run, i, "the element's value", probe_get_u64(e, 0, 8),
-			  grow_value(run, i));
+		          grow_value(run, i));
 	return probe_mix(h, probe_get_u64(e, 0, 8));
 }
 
 /* A fresh, empty vector for run `run` in slot v of *vecs. */
-static void grow_start(void **vecs, void **hdr, void **arr, uint32_t v, uint64_t run,
-		       uint64_t *rng)
+static void grow_start(void **vecs, void **hdr, void **arr, uint32_t v, uint64_t run, uint64_t *rng)
 {
-	uint32_t log = MIN_TARGET_LOG +
-		       (uint32_t)(probe_rand(rng) % (MAX_TARGET_LOG - MIN_TARGET_LOG + 1));
+	uint32_t log =
+	    MIN_TARGET_LOG + (uint32_t)(probe_rand(rng) % (MAX_TARGET_LOG - MIN_TARGET_LOG + 1));
 
 	*hdr = gcr_alloc(HDR_PTRS, HDR_BYTES);
 	probe_put_u64(*hdr, HDR_PTRS, HDR_LENGTH, 0);
@@ -112,7 +111,7 @@ static void grow_double(void **hdr, void **arr, void **fresh)
 
 	if (cap > UINT32_MAX)
 		grow_fail(probe_get_u64(*hdr, HDR_PTRS, HDR_RUN), len,
-			  "a capacity past 2^32 - 1, at length", len, UINT32_MAX);
+		          "a capacity past 2^32 - 1, at length", len, UINT32_MAX);
 	*fresh = gcr_alloc((uint32_t)cap, 0);
 	*arr = gcr_read(*hdr, 0);
 	for (uint32_t i = 0; i < len; i++)
@@ -192,24 +191,25 @@ static int grow_premise(const struct gcr_census *c, unsigned caps, char *why, si
 		return -1;
 	}
 	if (grow_freed_in_run == 0) {
-		snprintf(why, why_size,
-			 "no outgrown array or finished vector was freed during the run (freed_bytes "
-			 "0 before the final full collection)");
+		snprintf(
+		    why, why_size,
+		    "no outgrown array or finished vector was freed during the run (freed_bytes "
+		    "0 before the final full collection)");
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "freed %" PRIu64 " bytes of outgrown arrays and finished vectors during the run",
-		 grow_freed_in_run);
+	         "freed %" PRIu64 " bytes of outgrown arrays and finished vectors during the run",
+	         grow_freed_in_run);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "07_array_growth",
-	.premise = "pointer arrays are outgrown and dropped: a collector that collects must free "
-		   "them",
-	.iterations = {600000, 10000000, 100000000},
-	.run = grow_run,
-	.premise_met = grow_premise,
+    .name = "07_array_growth",
+    .premise = "pointer arrays are outgrown and dropped: a collector that collects must free "
+               "them",
+    .iterations = {600000, 10000000, 100000000},
+    .run = grow_run,
+    .premise_met = grow_premise,
 };
 
 PROBE_MAIN(spec)

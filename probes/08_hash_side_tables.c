@@ -36,21 +36,21 @@
 
 #include "probe.h"
 
-#define TABLES 4u
-#define KEYSPACE 8192u
+#define TABLES      4u
+#define KEYSPACE    8192u
 #define MIN_BUCKETS 64u
-#define WAVE_STEPS 131072u
+#define WAVE_STEPS  131072u
 
 /* Table header: slot 0 = bucket array; raw = entry count, bucket count. */
-#define TAB_PTRS 1u
-#define TAB_BYTES 16u
+#define TAB_PTRS    1u
+#define TAB_BYTES   16u
 /* Entry: slot 0 = next in the chain, 1 = value; raw = key, table. */
-#define ENTRY_PTRS 2u
+#define ENTRY_PTRS  2u
 #define ENTRY_BYTES 16u
 /* Value: raw = key, version, check. */
 #define VALUE_BYTES 24u
 /* Boxed request key: raw = key, operation. */
-#define BOX_BYTES 16u
+#define BOX_BYTES   16u
 
 #define HASH_CHECK_MUL UINT64_C(0x8cb92ba72f3d8dd7)
 
@@ -72,12 +72,12 @@ static uint64_t hash_key(uint32_t t, uint32_t id)
 }
 
 static _Noreturn void hash_fail(uint32_t t, uint64_t key, const char *what, uint64_t found,
-				uint64_t expected)
+                                uint64_t expected)
 {
 	fprintf(stderr,
-		"08_hash_side_tables: table %" PRIu32 ", key 0x%016" PRIx64 ": %s is %" PRIu64
-		", expected %" PRIu64 "\n",
-		t, key, what, found, expected);
+	        "08_hash_side_tables: table %" PRIu32 ", key 0x%016" PRIx64 ": %s is %" PRIu64
+	        ", expected %" PRIu64 "\n",
+	        t, key, what, found, expected);
 	abort();
 }
 
@@ -117,7 +117,7 @@ static uint64_t hash_check_value(void *e, uint32_t t, uint32_t id, uint64_t key)
 		hash_fail(t, key, "a value's version", version, hash_model_version[t][id]);
 	if (probe_get_u64(v, 0, 16) != (key ^ (version * HASH_CHECK_MUL)))
 		hash_fail(t, key, "a value's check word", probe_get_u64(v, 0, 16),
-			  key ^ (version * HASH_CHECK_MUL));
+		          key ^ (version * HASH_CHECK_MUL));
 	return version;
 }
 
@@ -169,7 +169,8 @@ static uint64_t hash_verify(uint64_t h, void *tab, uint32_t t)
 			uint64_t key = probe_get_u64(e, ENTRY_PTRS, 0);
 
 			if (hash_bucket(key, nbuckets) != b)
-				hash_fail(t, key, "an entry's bucket", b, hash_bucket(key, nbuckets));
+				hash_fail(t, key, "an entry's bucket", b,
+				          hash_bucket(key, nbuckets));
 			h = probe_mix(h, key);
 			h = probe_mix(h, probe_get_u64(gcr_read(e, 1), 0, 8));
 			count++;
@@ -227,11 +228,12 @@ static uint64_t hash_run(uint64_t iterations)
 					gcr_write(prev, 0, gcr_read(e, 0));
 				else
 					gcr_write(gcr_read(tab, 0),
-						  hash_bucket(key, probe_get_u64(tab, TAB_PTRS, 8)),
-						  gcr_read(e, 0));
+					          hash_bucket(key, probe_get_u64(tab, TAB_PTRS, 8)),
+					          gcr_read(e, 0));
 				hash_model_present[t][id] = 0;
 				hash_model_count[t]--;
-				probe_put_u64(tab, TAB_PTRS, 0, probe_get_u64(tab, TAB_PTRS, 0) - 1);
+				probe_put_u64(tab, TAB_PTRS, 0,
+				              probe_get_u64(tab, TAB_PTRS, 0) - 1);
 			}
 		} else {
 			uint64_t version = hash_model_version[t][id] + 1;
@@ -254,7 +256,8 @@ static uint64_t hash_run(uint64_t iterations)
 				gcr_write(buckets, b, entry);
 				hash_model_present[t][id] = 1;
 				hash_model_count[t]++;
-				probe_put_u64(tab, TAB_PTRS, 0, probe_get_u64(tab, TAB_PTRS, 0) + 1);
+				probe_put_u64(tab, TAB_PTRS, 0,
+				              probe_get_u64(tab, TAB_PTRS, 0) + 1);
 			}
 			gcr_write(entry, 1, value);
 			hash_model_version[t][id] = version;
@@ -279,8 +282,8 @@ static uint64_t hash_run(uint64_t iterations)
 
 static int hash_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	uint64_t collections;
 
 	if (!(caps & GCR_CAP_COLLECTS)) {
@@ -294,25 +297,25 @@ static int hash_premise(const struct gcr_census *c, unsigned caps, char *why, si
 	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 	if (collections <= 1) {
 		snprintf(why, why_size,
-			 "no collection during the run (%" PRIu64
-			 " in all, with the final full one)",
-			 collections);
+		         "no collection during the run (%" PRIu64
+		         " in all, with the final full one)",
+		         collections);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
-		 " major) traced the tables while they churned",
-		 collections, c->value[GCR_C_MINOR_COLLECTIONS], c->value[GCR_C_MAJOR_COLLECTIONS]);
+	         "%" PRIu64 " collections (%" PRIu64 " minor, %" PRIu64
+	         " major) traced the tables while they churned",
+	         collections, c->value[GCR_C_MINOR_COLLECTIONS], c->value[GCR_C_MAJOR_COLLECTIONS]);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "08_hash_side_tables",
-	.premise = "hash-table entries and values churn under long-lived tables: a collector "
-		   "that collects must collect during the run",
-	.iterations = {1000000, 16000000, 160000000},
-	.run = hash_run,
-	.premise_met = hash_premise,
+    .name = "08_hash_side_tables",
+    .premise = "hash-table entries and values churn under long-lived tables: a collector "
+               "that collects must collect during the run",
+    .iterations = {1000000, 16000000, 160000000},
+    .run = hash_run,
+    .premise_met = hash_premise,
 };
 
 PROBE_MAIN(spec)

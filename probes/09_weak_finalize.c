@@ -41,27 +41,27 @@
 
 #include "probe.h"
 
-#define OWNER_CHUNKS 32u
-#define CHUNK_SLOTS 128u
-#define OWNERS (OWNER_CHUNKS * CHUNK_SLOTS)
-#define CACHE_SLOTS 8192u
-#define REPLACE_EVERY 8u
+#define OWNER_CHUNKS      32u
+#define CHUNK_SLOTS       128u
+#define OWNERS            (OWNER_CHUNKS * CHUNK_SLOTS)
+#define CACHE_SLOTS       8192u
+#define REPLACE_EVERY     8u
 #define FINALIZABLE_EVERY 4u
-#define CLEAR_EVERY 4096u
+#define CLEAR_EVERY       4096u
 
 /* Key: slot 0 = payload; raw = id (its owner slot), generation, flags. */
-#define KEY_PTRS 1u
-#define KEY_BYTES 24u
+#define KEY_PTRS        1u
+#define KEY_BYTES       24u
 #define KEY_FINALIZABLE 1u
-#define PAYLOAD_BYTES 32u
+#define PAYLOAD_BYTES   32u
 /* Cache entry: slot 0 = key, 1 = value; raw = id, generation. */
-#define ENTRY_PTRS 2u
-#define ENTRY_BYTES 16u
-#define VALUE_BYTES 32u
+#define ENTRY_PTRS      2u
+#define ENTRY_BYTES     16u
+#define VALUE_BYTES     32u
 /* Finalization queue node: slot 0 = next, 1 = the dead key. */
-#define QNODE_PTRS 2u
+#define QNODE_PTRS      2u
 /* Boxed request: raw = id, step. */
-#define BOX_BYTES 16u
+#define BOX_BYTES       16u
 
 /* Roots of the run, kept together so the helpers can take one pointer. */
 struct weak_roots {
@@ -80,9 +80,9 @@ static uint64_t weak_word(uint64_t id, uint64_t gen, uint32_t k)
 static _Noreturn void weak_fail(uint64_t id, const char *what, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"09_weak_finalize: key %" PRIu64 ": %s is 0x%016" PRIx64 ", expected 0x%016" PRIx64
-		"\n",
-		id, what, found, expected);
+	        "09_weak_finalize: key %" PRIu64 ": %s is 0x%016" PRIx64 ", expected 0x%016" PRIx64
+	        "\n",
+	        id, what, found, expected);
 	abort();
 }
 
@@ -102,7 +102,7 @@ static uint64_t weak_check_key(void *key, uint64_t id)
 	for (uint32_t k = 0; k < PAYLOAD_BYTES / 8u; k++)
 		if (probe_get_u64(payload, 0, k * 8u) != weak_word(id, gen, k))
 			weak_fail(id, "a key's payload word", probe_get_u64(payload, 0, k * 8u),
-				  weak_word(id, gen, k));
+			          weak_word(id, gen, k));
 	return gen;
 }
 
@@ -113,7 +113,7 @@ static void weak_new_key(struct weak_roots *r, uint32_t id, uint64_t gen)
 	probe_put_u64(r->key, KEY_PTRS, 0, id);
 	probe_put_u64(r->key, KEY_PTRS, 8, gen);
 	probe_put_u64(r->key, KEY_PTRS, 16,
-		      (gen * 7 + id) % FINALIZABLE_EVERY == 0 ? KEY_FINALIZABLE : 0);
+	              (gen * 7 + id) % FINALIZABLE_EVERY == 0 ? KEY_FINALIZABLE : 0);
 	r->payload = gcr_alloc(0, PAYLOAD_BYTES);
 	for (uint32_t k = 0; k < PAYLOAD_BYTES / 8u; k++)
 		probe_put_u64(r->payload, 0, k * 8u, weak_word(id, gen, k));
@@ -155,7 +155,7 @@ static uint64_t weak_lookup(struct weak_roots *r, uint32_t id, uint64_t step, ui
 		for (uint32_t k = 0; k < VALUE_BYTES / 8u; k++)
 			if (probe_get_u64(v, 0, k * 8u) != weak_word(id, gen, k) >> 1)
 				weak_fail(id, "a cached value word", probe_get_u64(v, 0, k * 8u),
-					  weak_word(id, gen, k) >> 1);
+				          weak_word(id, gen, k) >> 1);
 		r->box = NULL;
 		return probe_mix(probe_mix(h, 1), probe_get_u64(v, 0, 8));
 	}
@@ -165,7 +165,7 @@ static uint64_t weak_lookup(struct weak_roots *r, uint32_t id, uint64_t step, ui
 		weak_fail(id, "a key's generation", probe_get_u64(r->key, KEY_PTRS, 8), gen);
 	for (uint32_t k = 0; k < VALUE_BYTES / 8u; k++)
 		probe_put_u64(r->value, 0, k * 8u,
-			      probe_get_u64(gcr_read(r->key, 0), 0, k * 8u) >> 1);
+		              probe_get_u64(gcr_read(r->key, 0), 0, k * 8u) >> 1);
 	r->entry = gcr_alloc(ENTRY_PTRS, ENTRY_BYTES);
 	probe_put_u64(r->entry, ENTRY_PTRS, 0, id);
 	probe_put_u64(r->entry, ENTRY_PTRS, 8, gen);
@@ -186,7 +186,7 @@ static uint64_t weak_collect(struct weak_roots *r, uint64_t h)
 		void *e = gcr_read(r->cache, i);
 
 		if (e && weak_generation[probe_get_u64(e, ENTRY_PTRS, 0)] !=
-				 probe_get_u64(e, ENTRY_PTRS, 8)) {
+		             probe_get_u64(e, ENTRY_PTRS, 8)) {
 			gcr_write(r->cache, i, NULL);
 			cleared++;
 		}
@@ -198,7 +198,7 @@ static uint64_t weak_collect(struct weak_roots *r, uint64_t h)
 
 		if (gen >= weak_generation[id])
 			weak_fail(id, "a queued key's generation (not dead)", gen,
-				  weak_generation[id]);
+			          weak_generation[id]);
 		h = probe_mix(h, id);
 		h = probe_mix(h, gen);
 		finalized++;
@@ -215,7 +215,7 @@ static uint64_t weak_run(uint64_t iterations)
 	uint64_t h = 9;
 
 	GCR_ROOTS(&r.owners, &r.cache, &r.queue, &r.key, &r.payload, &r.entry, &r.value, &r.node,
-		  &r.box);
+	          &r.box);
 	r.owners = gcr_alloc(OWNER_CHUNKS, 0);
 	for (uint32_t c = 0; c < OWNER_CHUNKS; c++) {
 		r.key = gcr_alloc(CHUNK_SLOTS, 0);
@@ -261,20 +261,20 @@ static int weak_premise(const struct gcr_census *c, unsigned caps, char *why, si
 	(void)c;
 	(void)caps;
 	snprintf(why, why_size,
-		 "the gcr ABI version %d has no weak references or finalizers: this probe "
-		 "emulates a weak-keyed cache and a finalization queue with strong references and "
-		 "explicit clearing, which no collector takes part in",
-		 GCR_ABI_VERSION);
+	         "the gcr ABI version %d has no weak references or finalizers: this probe "
+	         "emulates a weak-keyed cache and a finalization queue with strong references and "
+	         "explicit clearing, which no collector takes part in",
+	         GCR_ABI_VERSION);
 	return -1;
 }
 
 static const struct probe_spec spec = {
-	.name = "09_weak_finalize",
-	.premise = "(awaits weak references in the ABI) dead keys must be cleared from a weak "
-		   "cache and finalizable objects queued",
-	.iterations = {1000000, 40000000, 400000000},
-	.run = weak_run,
-	.premise_met = weak_premise,
+    .name = "09_weak_finalize",
+    .premise = "(awaits weak references in the ABI) dead keys must be cleared from a weak "
+               "cache and finalizable objects queued",
+    .iterations = {1000000, 40000000, 400000000},
+    .run = weak_run,
+    .premise_met = weak_premise,
 };
 
 PROBE_MAIN(spec)

@@ -32,20 +32,20 @@
 
 #include "probe.h"
 
-#define KEEP_SLOTS 8u
-#define KEEP_EVERY 4u
-#define TOUCH_STRIDE 4096u
-#define ARRAY_STRIDE 256u
+#define KEEP_SLOTS       8u
+#define KEEP_EVERY       4u
+#define TOUCH_STRIDE     4096u
+#define ARRAY_STRIDE     256u
 #define BUFFER_MIN_BYTES (64u << 10)
-#define BUFFER_BANDS 6u
-#define ARRAY_MIN_SLOTS (8u << 10)
-#define ARRAY_BANDS 4u
-#define PEAK_FACTOR 4u
+#define BUFFER_BANDS     6u
+#define ARRAY_MIN_SLOTS  (8u << 10)
+#define ARRAY_BANDS      4u
+#define PEAK_FACTOR      4u
 #define PEAK_SLACK_BYTES (UINT64_C(16) << 20)
 
 /* Array: raw = id, slot count (after its slots). Element: raw = id, index. */
 #define ARRAY_BYTES 16u
-#define ELEM_BYTES 16u
+#define ELEM_BYTES  16u
 
 /*
  * What the premise check reads: the most large-object bytes live at once (requested), and
@@ -62,9 +62,9 @@ static uint64_t large_word(uint64_t id, uint64_t offset)
 static _Noreturn void large_fail(uint64_t id, const char *what, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"10_large_objects: object %" PRIu64 ": %s is 0x%016" PRIx64 ", expected 0x%016" PRIx64
-		"\n",
-		id, what, found, expected);
+	        "10_large_objects: object %" PRIu64 ": %s is 0x%016" PRIx64
+	        ", expected 0x%016" PRIx64 "\n",
+	        id, what, found, expected);
 	abort();
 }
 
@@ -94,7 +94,8 @@ static uint64_t large_check(uint64_t h, void *obj, uint32_t nptrs, uint64_t id)
 		}
 		if (probe_get_u64(obj, 0, (uint32_t)(size - 8)) != large_word(id, size))
 			large_fail(id, "a buffer's last word",
-				   probe_get_u64(obj, 0, (uint32_t)(size - 8)), large_word(id, size));
+			           probe_get_u64(obj, 0, (uint32_t)(size - 8)),
+			           large_word(id, size));
 		return probe_mix(h, size);
 	}
 	if (probe_get_u64(obj, nptrs, 0) != id || probe_get_u64(obj, nptrs, 8) != nptrs)
@@ -104,7 +105,7 @@ static uint64_t large_check(uint64_t h, void *obj, uint32_t nptrs, uint64_t id)
 
 		if (!e || probe_get_u64(e, 0, 0) != id || probe_get_u64(e, 0, 8) != i)
 			large_fail(id, "an array element", e ? probe_get_u64(e, 0, 8) : UINT64_MAX,
-				   i);
+			           i);
 		if (i + 1 < nptrs && gcr_read(obj, i + 1))
 			large_fail(id, "a slot that was never stored", 1, 0);
 		h = probe_mix(h, i);
@@ -222,43 +223,43 @@ static int large_premise(const struct gcr_census *c, unsigned caps, char *why, s
 	}
 	if (large_freed_in_run == 0) {
 		snprintf(why, why_size,
-			 "no large object was freed during the run (freed_bytes 0 before the final "
-			 "full collection)");
+		         "no large object was freed during the run (freed_bytes 0 before the final "
+		         "full collection)");
 		return 0;
 	}
 	if (!(c->known & peak_bit)) {
 		snprintf(why, why_size,
-			 "freed %" PRIu64 " bytes during the run; heap_committed_peak_bytes not "
-			 "reported, the bound on it not judged",
-			 large_freed_in_run);
+		         "freed %" PRIu64 " bytes during the run; heap_committed_peak_bytes not "
+		         "reported, the bound on it not judged",
+		         large_freed_in_run);
 		return 1;
 	}
 	if (c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES] > bound) {
 		snprintf(why, why_size,
-			 "committed peak %" PRIu64 " bytes is over %u x the %" PRIu64
-			 " large-object bytes ever live at once + 16 MiB (%" PRIu64
-			 "): large blocks are not reused or returned",
-			 c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES], PEAK_FACTOR,
-			 large_live_max_bytes, bound);
+		         "committed peak %" PRIu64 " bytes is over %u x the %" PRIu64
+		         " large-object bytes ever live at once + 16 MiB (%" PRIu64
+		         "): large blocks are not reused or returned",
+		         c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES], PEAK_FACTOR,
+		         large_live_max_bytes, bound);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "freed %" PRIu64 " bytes during the run; committed peak %" PRIu64
-		 " bytes, %.2f x the %" PRIu64
-		 " large-object bytes ever live at once (bound %u x + 16 MiB)",
-		 large_freed_in_run, c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES],
-		 (double)c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES] / (double)large_live_max_bytes,
-		 large_live_max_bytes, PEAK_FACTOR);
+	         "freed %" PRIu64 " bytes during the run; committed peak %" PRIu64
+	         " bytes, %.2f x the %" PRIu64
+	         " large-object bytes ever live at once (bound %u x + 16 MiB)",
+	         large_freed_in_run, c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES],
+	         (double)c->value[GCR_C_HEAP_COMMITTED_PEAK_BYTES] / (double)large_live_max_bytes,
+	         large_live_max_bytes, PEAK_FACTOR);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "10_large_objects",
-	.premise = "large objects are allocated and dropped: a collector that collects must free "
-		   "them and keep its committed heap near the live large bytes",
-	.iterations = {50, 450, 4500},
-	.run = large_run,
-	.premise_met = large_premise,
+    .name = "10_large_objects",
+    .premise = "large objects are allocated and dropped: a collector that collects must free "
+               "them and keep its committed heap near the live large bytes",
+    .iterations = {50, 450, 4500},
+    .run = large_run,
+    .premise_met = large_premise,
 };
 
 PROBE_MAIN(spec)

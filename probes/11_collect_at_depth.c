@@ -32,21 +32,21 @@
 #ifndef DEPTH_MAX
 #define DEPTH_MAX 2000u
 #endif
-#define FRAME_GARBAGE 2u
-#define BURST_LISTS 300u
+#define FRAME_GARBAGE  2u
+#define BURST_LISTS    300u
 #define BURST_LIST_LEN 64u
 
 /* Frame node: slot 0 = the parent frame's node, 1 = payload; raw = depth, tag. */
-#define NODE_PTRS 2u
-#define NODE_BYTES 16u
+#define NODE_PTRS     2u
+#define NODE_BYTES    16u
 #define PAYLOAD_WORDS 5u
 #define PAYLOAD_BYTES (PAYLOAD_WORDS * 8u)
 /* Garbage: slot 0 = the frame's node, a pointer out of a dead object; raw = two words. */
-#define GARBAGE_PTRS 1u
+#define GARBAGE_PTRS  1u
 #define GARBAGE_BYTES 16u
 /* Burst cell: slot 0 = next; raw = five words. */
-#define CELL_PTRS 1u
-#define CELL_BYTES 40u
+#define CELL_PTRS     1u
+#define CELL_BYTES    40u
 
 /* What the premise check reads: observed inside run(), where the stack is deep. */
 static uint64_t depth_collections_deep;
@@ -72,8 +72,8 @@ static uint32_t depth_of_descent(uint64_t descent)
 
 static int depth_collections(uint64_t *out)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	struct gcr_census c = {0};
 
 	gcr_census(&c);
@@ -82,12 +82,12 @@ static int depth_collections(uint64_t *out)
 }
 
 static void depth_fail(uint64_t descent, uint32_t d, const char *what, uint64_t found,
-		       uint64_t expected)
+                       uint64_t expected)
 {
 	fprintf(stderr,
-		"11_collect_at_depth: descent %" PRIu64 ", frame %" PRIu32 ": %s is 0x%016" PRIx64
-		", expected 0x%016" PRIx64 " (a root was lost or not updated)\n",
-		descent, d, what, found, expected);
+	        "11_collect_at_depth: descent %" PRIu64 ", frame %" PRIu32 ": %s is 0x%016" PRIx64
+	        ", expected 0x%016" PRIx64 " (a root was lost or not updated)\n",
+	        descent, d, what, found, expected);
 	abort();
 }
 
@@ -151,8 +151,7 @@ static uint64_t depth_bottom(void **bottom, uint64_t descent, uint32_t depth, ui
 	return h;
 }
 
-static uint64_t depth_frame(void **parent, uint64_t descent, uint32_t d, uint32_t depth,
-			    uint64_t h)
+static uint64_t depth_frame(void **parent, uint64_t descent, uint32_t d, uint32_t depth, uint64_t h)
 {
 	void *node = NULL, *payload = NULL, *garbage = NULL;
 	uint64_t tag = depth_tag(descent, d);
@@ -229,25 +228,25 @@ static int depth_premise(const struct gcr_census *c, unsigned caps, char *why, s
 	}
 	if (depth_collections_deep == 0) {
 		snprintf(why, why_size,
-			 "no collection happened with the stack deep (%" PRIu64 " descents of up "
-			 "to %u frames)",
-			 depth_descents, DEPTH_MAX);
+		         "no collection happened with the stack deep (%" PRIu64 " descents of up "
+		         "to %u frames)",
+		         depth_descents, DEPTH_MAX);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections with at least half of a descent's frames live, in "
-		 "%" PRIu64 " of %" PRIu64 " descents; deepest %" PRIu64 " frames",
-		 depth_collections_deep, depth_descents_collected, depth_descents,
-		 depth_deepest_collected);
+	         "%" PRIu64 " collections with at least half of a descent's frames live, in "
+	         "%" PRIu64 " of %" PRIu64 " descents; deepest %" PRIu64 " frames",
+	         depth_collections_deep, depth_descents_collected, depth_descents,
+	         depth_deepest_collected);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "11_collect_at_depth",
-	.premise = "collections happen while a deep stack of frames holds live roots",
-	.iterations = {50, 1000, 10000},
-	.run = depth_run,
-	.premise_met = depth_premise,
+    .name = "11_collect_at_depth",
+    .premise = "collections happen while a deep stack of frames holds live roots",
+    .iterations = {50, 1000, 10000},
+    .run = depth_run,
+    .premise_met = depth_premise,
 };
 
 PROBE_MAIN(spec)

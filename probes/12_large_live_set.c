@@ -35,17 +35,17 @@
 
 #include "probe.h"
 
-#define LIVE_CHUNK_SLOTS 512u
+#define LIVE_CHUNK_SLOTS      512u
 #define LIVE_NODES_PER_BUCKET 4u
-#define CHURN_PER_NODE 4u
-#define UPDATE_EVERY 32u
+#define CHURN_PER_NODE        4u
+#define UPDATE_EVERY          32u
 
 /* Node: slot 0 = next in the bucket; raw = key, value, check. */
-#define NODE_PTRS 1u
+#define NODE_PTRS  1u
 #define NODE_BYTES 24u
 /* Request: slot 0 = the directory (a short-lived object pointing into the old set). */
-#define REQ_PTRS 1u
-#define REQ_BYTES 40u
+#define REQ_PTRS   1u
+#define REQ_BYTES  40u
 
 #define LIVE_CHECK_MUL UINT64_C(0xd6e8feb86659fd93)
 
@@ -78,8 +78,8 @@ static void live_set_node(void *node, uint64_t key, uint64_t value)
 
 static int live_collections(uint64_t *out)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	struct gcr_census c = {0};
 
 	gcr_census(&c);
@@ -90,9 +90,9 @@ static int live_collections(uint64_t *out)
 static void live_fail(uint64_t bucket, const char *what, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"12_large_live_set: bucket %" PRIu64 ": %s is 0x%016" PRIx64
-		", expected 0x%016" PRIx64 "\n",
-		bucket, what, found, expected);
+	        "12_large_live_set: bucket %" PRIu64 ": %s is 0x%016" PRIx64
+	        ", expected 0x%016" PRIx64 "\n",
+	        bucket, what, found, expected);
 	abort();
 }
 
@@ -147,12 +147,12 @@ static uint64_t live_verify(uint64_t h, uint64_t nodes, uint64_t nbuckets)
 
 			if (j >= nodes || j / LIVE_NODES_PER_BUCKET != b)
 				live_fail(b, "a node's index (a list too long)", j,
-					  b * LIVE_NODES_PER_BUCKET);
+				          b * LIVE_NODES_PER_BUCKET);
 			if (key != live_key(j))
 				live_fail(b, "a node's key", key, live_key(j));
 			if (check != (value ^ (key * LIVE_CHECK_MUL)))
 				live_fail(b, "a node's check word", check,
-					  value ^ (key * LIVE_CHECK_MUL));
+				          value ^ (key * LIVE_CHECK_MUL));
 			h = probe_mix(h, key);
 			h = probe_mix(h, value);
 		}
@@ -170,14 +170,15 @@ static uint64_t live_run(uint64_t nodes)
 
 	/* Past this the directory's slot count would not fit gcr_alloc's uint32_t. */
 	if (nodes > UINT32_MAX) {
-		fprintf(stderr, "12_large_live_set: %" PRIu64 " nodes is too many (at most %" PRIu32
-			")\n", nodes, UINT32_MAX);
+		fprintf(stderr,
+		        "12_large_live_set: %" PRIu64 " nodes is too many (at most %" PRIu32 ")\n",
+		        nodes, UINT32_MAX);
 		abort();
 	}
 	nbuckets = (nodes + LIVE_NODES_PER_BUCKET - 1) / LIVE_NODES_PER_BUCKET;
 	nchunks = (nbuckets + LIVE_CHUNK_SLOTS - 1) / LIVE_CHUNK_SLOTS;
-	live_payload_bytes = nodes * (NODE_PTRS * 8 + NODE_BYTES) +
-			     nchunks * LIVE_CHUNK_SLOTS * 8 + nchunks * 8;
+	live_payload_bytes =
+	    nodes * (NODE_PTRS * 8 + NODE_BYTES) + nchunks * LIVE_CHUNK_SLOTS * 8 + nchunks * 8;
 
 	live_frame.prev = gcr_roots_top;
 	live_frame.nslots = 1;
@@ -198,8 +199,8 @@ static uint64_t live_run(uint64_t nodes)
 	 */
 	for (uint64_t b = 0; b < nbuckets; b++) {
 		uint64_t first = b * LIVE_NODES_PER_BUCKET;
-		uint64_t end = first + LIVE_NODES_PER_BUCKET < nodes ? first + LIVE_NODES_PER_BUCKET
-								    : nodes;
+		uint64_t end =
+		    first + LIVE_NODES_PER_BUCKET < nodes ? first + LIVE_NODES_PER_BUCKET : nodes;
 
 		for (uint64_t j = end; j-- > first;) {
 			uint64_t key = live_key(j);
@@ -251,38 +252,38 @@ static int live_premise(const struct gcr_census *c, unsigned caps, char *why, si
 		return -1;
 	}
 	/* The final census counts the runtime's full collection, with the set still rooted. */
-	live_collections_n = c->value[GCR_C_MINOR_COLLECTIONS] +
-			     c->value[GCR_C_MAJOR_COLLECTIONS] - live_collections_at_built;
+	live_collections_n = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS] -
+	                     live_collections_at_built;
 	if (live_collections_n <= 1) {
 		snprintf(why, why_size,
-			 "the %" PRIu64 "-byte live set was traced by %" PRIu64
-			 " collection(s) once built, with the final full one: churn never "
-			 "collected",
-			 live_payload_bytes, live_collections_n);
+		         "the %" PRIu64 "-byte live set was traced by %" PRIu64
+		         " collection(s) once built, with the final full one: churn never "
+		         "collected",
+		         live_payload_bytes, live_collections_n);
 		return 0;
 	}
 	if ((c->known & used_bit) &&
 	    c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES] < live_payload_bytes) {
 		snprintf(why, why_size,
-			 "heap_used_after_full_bytes %" PRIu64 " is below the live set's %" PRIu64
-			 " bytes of payload",
-			 c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES], live_payload_bytes);
+		         "heap_used_after_full_bytes %" PRIu64 " is below the live set's %" PRIu64
+		         " bytes of payload",
+		         c->value[GCR_C_HEAP_USED_AFTER_FULL_BYTES], live_payload_bytes);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections traced the %" PRIu64 "-byte live set once built%s",
-		 live_collections_n, live_payload_bytes,
-		 (c->known & used_bit) ? "; heap used after the full collection covers it" : "");
+	         "%" PRIu64 " collections traced the %" PRIu64 "-byte live set once built%s",
+	         live_collections_n, live_payload_bytes,
+	         (c->known & used_bit) ? "; heap used after the full collection covers it" : "");
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "12_large_live_set",
-	.premise = "a large live set stays reachable while garbage churns: every collection "
-		   "traces it again",
-	.iterations = {200000, 3200000, 30000000},
-	.run = live_run,
-	.premise_met = live_premise,
+    .name = "12_large_live_set",
+    .premise = "a large live set stays reachable while garbage churns: every collection "
+               "traces it again",
+    .iterations = {200000, 3200000, 30000000},
+    .run = live_run,
+    .premise_met = live_premise,
 };
 
 PROBE_MAIN(spec)

@@ -33,19 +33,19 @@
 
 #include "probe.h"
 
-#define CHUNK_SLOTS 128u
-#define LIST_LEN 16u
+#define CHUNK_SLOTS   128u
+#define LIST_LEN      16u
 #define NODES_PER_MIB 8192u
-#define TEMP_EVERY 8u
-#define BUFFER_BYTES (1u << 20)
-#define TOUCH_STRIDE 4096u
-#define MAX_MIB (1u << 20)
+#define TEMP_EVERY    8u
+#define BUFFER_BYTES  (1u << 20)
+#define TOUCH_STRIDE  4096u
+#define MAX_MIB       (1u << 20)
 
 /* Node: slot 0 = next; raw = id, check, then fill words (15 words in all). */
-#define NODE_PTRS 1u
+#define NODE_PTRS  1u
 #define NODE_BYTES 120u
 #define NODE_WORDS (NODE_BYTES / 8u)
-#define TEMP_PTRS 1u
+#define TEMP_PTRS  1u
 #define TEMP_BYTES 24u
 
 #define MEM_CHECK_MUL UINT64_C(0x9e6c63d0676a9a99)
@@ -84,12 +84,11 @@ static uint64_t mem_status_bytes(const char *field)
 	return kb * 1024;
 }
 
-static _Noreturn void mem_fail(const char *what, uint64_t where, uint64_t found,
-			       uint64_t expected)
+static _Noreturn void mem_fail(const char *what, uint64_t where, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"13_memory_return: %s %" PRIu64 " is 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n",
-		what, where, found, expected);
+	        "13_memory_return: %s %" PRIu64 " is 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n",
+	        what, where, found, expected);
 	abort();
 }
 
@@ -109,7 +108,7 @@ static uint64_t mem_census_freed(int *known)
 
 /* Builds the set under *dir: nchunks chunks of lists, node ids in allocation order. */
 static uint64_t mem_build(void **dir, void **chunk, void **node, void **temp, uint64_t nchunks,
-			  uint64_t h)
+                          uint64_t h)
 {
 	uint64_t id = 0;
 
@@ -154,16 +153,17 @@ static uint64_t mem_check_set(void *dir, uint64_t nchunks, uint64_t h)
 				id--;
 				if (probe_get_u64(n, NODE_PTRS, 0) != id)
 					mem_fail("node id at", id, probe_get_u64(n, NODE_PTRS, 0),
-						 id);
+					         id);
 				for (uint32_t k = 1; k < NODE_WORDS; k++)
 					if (probe_get_u64(n, NODE_PTRS, k * 8u) != mem_word(id, k))
 						mem_fail("fill word of node", id,
-							 probe_get_u64(n, NODE_PTRS, k * 8u),
-							 mem_word(id, k));
+						         probe_get_u64(n, NODE_PTRS, k * 8u),
+						         mem_word(id, k));
 				h = probe_mix(h, probe_get_u64(n, NODE_PTRS, 8));
 			}
 			if (id != first)
-				mem_fail("list length of the list starting at", first, id - first, 0);
+				mem_fail("list length of the list starting at", first, id - first,
+				         0);
 		}
 	}
 	return h;
@@ -225,12 +225,12 @@ static uint64_t mem_run(uint64_t iterations)
 
 	if (iterations > MAX_MIB) {
 		fprintf(stderr, "13_memory_return: %" PRIu64 " MiB is too many (at most %u)\n",
-			iterations, MAX_MIB);
+		        iterations, MAX_MIB);
 		abort();
 	}
 	nchunks = iterations * NODES_PER_MIB / (CHUNK_SLOTS * LIST_LEN);
 	mem_set_bytes = nchunks * CHUNK_SLOTS * LIST_LEN * (NODE_PTRS * 8u + NODE_BYTES) +
-			nchunks * CHUNK_SLOTS * 8u + nchunks * 8u;
+	                nchunks * CHUNK_SLOTS * 8u + nchunks * 8u;
 
 	h = mem_peak(nchunks, h);
 	/* Phase 2: the set is garbage now. */
@@ -253,11 +253,11 @@ static int mem_premise(const struct gcr_census *c, unsigned caps, char *why, siz
 	(void)c;
 	if (mem_rss_known)
 		snprintf(rss, sizeof rss,
-			 "; RssAnon %.1f MiB with the set, %.1f MiB after the drop and full "
-			 "collection, %.1f MiB with the buffers; VmHWM %.1f MiB",
-			 (double)mem_rss_set / 1048576.0, (double)mem_rss_dropped / 1048576.0,
-			 (double)mem_rss_buffers / 1048576.0,
-			 (double)mem_status_bytes("VmHWM") / 1048576.0);
+		         "; RssAnon %.1f MiB with the set, %.1f MiB after the drop and full "
+		         "collection, %.1f MiB with the buffers; VmHWM %.1f MiB",
+		         (double)mem_rss_set / 1048576.0, (double)mem_rss_dropped / 1048576.0,
+		         (double)mem_rss_buffers / 1048576.0,
+		         (double)mem_status_bytes("VmHWM") / 1048576.0);
 	if (!(caps & GCR_CAP_COLLECTS)) {
 		snprintf(why, why_size, "the collector does not collect%s", rss);
 		return -1;
@@ -268,25 +268,25 @@ static int mem_premise(const struct gcr_census *c, unsigned caps, char *why, siz
 	}
 	if (mem_freed_by_full < mem_set_bytes) {
 		snprintf(why, why_size,
-			 "the full collection after the drop freed %" PRIu64
-			 " bytes, less than the set's %" PRIu64 "%s",
-			 mem_freed_by_full, mem_set_bytes, rss);
+		         "the full collection after the drop freed %" PRIu64
+		         " bytes, less than the set's %" PRIu64 "%s",
+		         mem_freed_by_full, mem_set_bytes, rss);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "the full collection after the drop freed %" PRIu64 " bytes (the set: %" PRIu64
-		 ")%s",
-		 mem_freed_by_full, mem_set_bytes, rss);
+	         "the full collection after the drop freed %" PRIu64 " bytes (the set: %" PRIu64
+	         ")%s",
+	         mem_freed_by_full, mem_set_bytes, rss);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "13_memory_return",
-	.premise = "a peak of small objects is dropped: a full collection must free it before "
-		   "large buffers take its place",
-	.iterations = {16, 128, 1280},
-	.run = mem_run,
-	.premise_met = mem_premise,
+    .name = "13_memory_return",
+    .premise = "a peak of small objects is dropped: a full collection must free it before "
+               "large buffers take its place",
+    .iterations = {16, 128, 1280},
+    .run = mem_run,
+    .premise_met = mem_premise,
 };
 
 PROBE_MAIN(spec)

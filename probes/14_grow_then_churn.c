@@ -33,19 +33,19 @@
 
 #include "probe.h"
 
-#define CHUNK_SLOTS 256u
+#define CHUNK_SLOTS     256u
 #define CHURN_PER_ENTRY 3u
-#define HOT_ENTRIES 4096u
-#define HOT_SHARE 7u
+#define HOT_ENTRIES     4096u
+#define HOT_SHARE       7u
 
 /* Entry: slot 0 = value; raw = key, stamp, check. Value: raw = five words. */
-#define ENTRY_PTRS 1u
+#define ENTRY_PTRS  1u
 #define ENTRY_BYTES 24u
 #define VALUE_WORDS 5u
 #define VALUE_BYTES (VALUE_WORDS * 8u)
 /* Request: slot 0 = the entry looked up; raw = key, step. Reply: raw = three words. */
-#define REQ_PTRS 1u
-#define REQ_BYTES 16u
+#define REQ_PTRS    1u
+#define REQ_BYTES   16u
 #define REPLY_BYTES 24u
 
 #define PACE_CHECK_MUL UINT64_C(0xff51afd7ed558ccd)
@@ -62,8 +62,8 @@ static uint64_t pace_value_word(uint64_t key, uint64_t stamp, uint32_t k)
 
 static void pace_census(uint64_t *collections, uint64_t *alloc_bytes)
 {
-	const uint64_t counts = (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) |
-				(UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	struct gcr_census c = {0};
 
 	gcr_census(&c);
@@ -73,13 +73,12 @@ static void pace_census(uint64_t *collections, uint64_t *alloc_bytes)
 	*alloc_bytes = c.value[GCR_C_ALLOC_BYTES];
 }
 
-static _Noreturn void pace_fail(uint64_t key, const char *what, uint64_t found,
-				uint64_t expected)
+static _Noreturn void pace_fail(uint64_t key, const char *what, uint64_t found, uint64_t expected)
 {
 	fprintf(stderr,
-		"14_grow_then_churn: entry %" PRIu64 ": %s is 0x%016" PRIx64
-		", expected 0x%016" PRIx64 "\n",
-		key, what, found, expected);
+	        "14_grow_then_churn: entry %" PRIu64 ": %s is 0x%016" PRIx64
+	        ", expected 0x%016" PRIx64 "\n",
+	        key, what, found, expected);
 	abort();
 }
 
@@ -104,12 +103,12 @@ static uint64_t pace_check(void *dir, uint64_t key)
 		pace_fail(key, "key", probe_get_u64(e, ENTRY_PTRS, 0), key);
 	if (probe_get_u64(e, ENTRY_PTRS, 16) != (key ^ (stamp * PACE_CHECK_MUL)))
 		pace_fail(key, "check word", probe_get_u64(e, ENTRY_PTRS, 16),
-			  key ^ (stamp * PACE_CHECK_MUL));
+		          key ^ (stamp * PACE_CHECK_MUL));
 	v = gcr_read(e, 0);
 	for (uint32_t k = 0; k < VALUE_WORDS; k++)
 		if (!v || probe_get_u64(v, 0, k * 8u) != pace_value_word(key, stamp, k))
 			pace_fail(key, "value word", v ? probe_get_u64(v, 0, k * 8u) : 0,
-				  pace_value_word(key, stamp, k));
+			          pace_value_word(key, stamp, k));
 	return stamp;
 }
 
@@ -144,7 +143,7 @@ static uint64_t pace_pick(uint64_t r, uint64_t present)
 
 /* One request: a request and a reply, both short-lived, about a present entry. */
 static uint64_t pace_request(void **dir, void **req, void **reply, uint64_t key, uint64_t step,
-			     uint64_t h)
+                             uint64_t h)
 {
 	uint64_t stamp;
 
@@ -187,7 +186,7 @@ static uint64_t pace_run(uint64_t iterations)
 	for (uint64_t key = 0; key < n; key++) {
 		pace_put(&dir, &entry, &value, key, ++stamp);
 		h = pace_request(&dir, &req, &reply, pace_pick(probe_rand(&rng), key + 1), stamp,
-				 h);
+		                 h);
 	}
 	pace_census(&pace_at_boundary, &pace_alloc_boundary);
 	for (uint64_t step = 0; step < n * CHURN_PER_ENTRY; step++) {
@@ -222,25 +221,25 @@ static int pace_premise(const struct gcr_census *c, unsigned caps, char *why, si
 	}
 	if (grow == 0 || churn == 0) {
 		snprintf(why, why_size,
-			 "no collection while the cache %s (%" PRIu64
-			 " while it grew over %.1f MB, %" PRIu64 " while it churned over %.1f MB)",
-			 grow == 0 ? "grew" : "churned", grow, grow_mb, churn, churn_mb);
+		         "no collection while the cache %s (%" PRIu64
+		         " while it grew over %.1f MB, %" PRIu64 " while it churned over %.1f MB)",
+		         grow == 0 ? "grew" : "churned", grow, grow_mb, churn, churn_mb);
 		return 0;
 	}
 	snprintf(why, why_size,
-		 "%" PRIu64 " collections while the cache grew (%.1f MB allocated), %" PRIu64
-		 " while it churned (%.1f MB)",
-		 grow, grow_mb, churn, churn_mb);
+	         "%" PRIu64 " collections while the cache grew (%.1f MB allocated), %" PRIu64
+	         " while it churned (%.1f MB)",
+	         grow, grow_mb, churn, churn_mb);
 	return 1;
 }
 
 static const struct probe_spec spec = {
-	.name = "14_grow_then_churn",
-	.premise = "a cache grows, then churns at constant size: a collector that collects must "
-		   "collect in both phases",
-	.iterations = {80000, 500000, 5000000},
-	.run = pace_run,
-	.premise_met = pace_premise,
+    .name = "14_grow_then_churn",
+    .premise = "a cache grows, then churns at constant size: a collector that collects must "
+               "collect in both phases",
+    .iterations = {80000, 500000, 5000000},
+    .run = pace_run,
+    .premise_met = pace_premise,
 };
 
 PROBE_MAIN(spec)

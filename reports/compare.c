@@ -9,8 +9,7 @@
 
 /* The metrics a reader looks at first; the rest follow in metrics_known() order. */
 static const char *const compare_first[] = {
-	"valgrind.ir", "time.user_ns", "time.wall_ns", "rss.peak_bytes", "memory.vm_hwm_bytes",
-	NULL,
+    "valgrind.ir", "time.user_ns", "time.wall_ns", "rss.peak_bytes", "memory.vm_hwm_bytes", NULL,
 };
 
 static size_t compare_metric_rank(const char *metric)
@@ -75,7 +74,7 @@ struct compare_arm {
 };
 
 static void compare_arm_fill(const struct report_data *d, const char *probe, int64_t build_id,
-			     int rounds, struct compare_arm *arm)
+                             int rounds, struct compare_arm *arm)
 {
 	int warmup = (int)d->session.warmup;
 
@@ -94,8 +93,7 @@ static void compare_arm_fill(const struct report_data *d, const char *probe, int
 	}
 }
 
-static void compare_rounds(const struct report_data *d, size_t base, size_t fix,
-			   struct compare *c)
+static void compare_rounds(const struct report_data *d, size_t base, size_t fix, struct compare *c)
 {
 	int warmup = (int)d->session.warmup;
 	size_t need = d->probes.n * 2;
@@ -133,7 +131,7 @@ static void compare_rounds(const struct report_data *d, size_t base, size_t fix,
 
 /* Checksums and failures of one probe: the identity half of the comparison. */
 static void compare_identity(const struct report_data *d, size_t base, size_t fix,
-			     struct compare_probe *p)
+                             struct compare_probe *p)
 {
 	const struct store_run *first_bad[2] = {NULL, NULL};
 	int unstable[2] = {0, 0};
@@ -179,7 +177,7 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 	p->fix_only_failure = p->fix_failed > 0 && p->base_failed == 0;
 	/* BASE sets the standard: FIX may not print another result, or several, or fail alone. */
 	p->correctness = p->sum == COMPARE_SUM_DIFFERS || (unstable[1] && !unstable[0]) ||
-			 (p->sum == COMPARE_SUM_MISSING && p->base_sum) || p->fix_only_failure;
+	                 (p->sum == COMPARE_SUM_MISSING && p->base_sum) || p->fix_only_failure;
 	if (p->base_failed || p->fix_failed) {
 		struct sbuf b;
 		sbuf_init(&b);
@@ -188,9 +186,10 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 			if (!r)
 				continue;
 			sbuf_addf(&b, "%s%s: %d of %d runs %s%s%s%s", b.len ? "; " : "",
-				  arm ? "FIX" : "BASE", arm ? p->fix_failed : p->base_failed,
-				  arm ? p->fix_runs : p->base_runs, r->status, r->detail ? " (" : "",
-				  r->detail ? r->detail : "", r->detail ? ")" : "");
+			          arm ? "FIX" : "BASE", arm ? p->fix_failed : p->base_failed,
+			          arm ? p->fix_runs : p->base_runs, r->status,
+			          r->detail ? " (" : "", r->detail ? r->detail : "",
+			          r->detail ? ")" : "");
 		}
 		p->failure = b.data;
 	}
@@ -205,8 +204,8 @@ static void compare_add_metrics(const struct store_run *r, struct strlist *metri
 			strlist_push(metrics, r->metrics.items[i].name);
 }
 
-static void compare_probe_cells(struct compare *c, const char *probe,
-				const struct compare_arm *a, const struct compare_arm *b)
+static void compare_probe_cells(struct compare *c, const char *probe, const struct compare_arm *a,
+                                const struct compare_arm *b)
 {
 	struct strlist metrics = {0}, in_a = {0}, in_b = {0};
 
@@ -244,11 +243,11 @@ static void compare_probe_cells(struct compare *c, const char *probe,
 		cell->rounds = xcalloc(cap, sizeof *cell->rounds);
 		if (compare_is_valgrind(name)) {
 			const double *x = a->valgrind && compare_is_ok(a->valgrind)
-						  ? metric_set_get(&a->valgrind->metrics, name)
-						  : NULL;
+			                      ? metric_set_get(&a->valgrind->metrics, name)
+			                      : NULL;
 			const double *y = b->valgrind && compare_is_ok(b->valgrind)
-						  ? metric_set_get(&b->valgrind->metrics, name)
-						  : NULL;
+			                      ? metric_set_get(&b->valgrind->metrics, name)
+			                      : NULL;
 			if (x && y) {
 				cell->base[0] = *x;
 				cell->fix[0] = *y;
@@ -280,7 +279,7 @@ static void compare_probe_cells(struct compare *c, const char *probe,
 }
 
 void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
-		   struct compare *out)
+                   struct compare *out)
 {
 	struct paired_policy *pols;
 	struct paired_cell *stats;
@@ -305,7 +304,8 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 		compare_arm_fill(d, cp->probe, d->builds[fix].id, out->rounds_planned, &b);
 		start = out->ncells;
 		compare_probe_cells(out, cp->probe, &a, &b);
-		qsort(out->cells + start, out->ncells - start, sizeof *out->cells, compare_cell_cmp);
+		qsort(out->cells + start, out->ncells - start, sizeof *out->cells,
+		      compare_cell_cmp);
 		free(a.by_round);
 		free(b.by_round);
 		if (cp->correctness)
@@ -349,7 +349,8 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 		if (strncmp(cell->metric, "census.", 7) == 0 && cell->pol.decides &&
 		    cell->stats.deterministic) {
 			out->census_exact++;
-			if (cell->stats.verdict == PAIRED_WORSE || cell->stats.verdict == PAIRED_BETTER)
+			if (cell->stats.verdict == PAIRED_WORSE ||
+			    cell->stats.verdict == PAIRED_BETTER)
 				out->census_differ++;
 		}
 		if (cell->pol.decides && (cell->stats.bimodal_base || cell->stats.bimodal_fix))
@@ -361,7 +362,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 	if (out->worse || out->identity_failed)
 		out->outcome = COMPARE_WORSE;
 	else if (out->unjudged || out->runs_failed || !out->session_complete ||
-		 out->ncomplete == 0 || out->ncells == 0)
+	         out->ncomplete == 0 || out->ncells == 0)
 		out->outcome = COMPARE_UNJUDGED;
 	else
 		out->outcome = COMPARE_OK;
@@ -438,14 +439,16 @@ void compare_headline(const struct compare *c, char *buf, size_t size)
 {
 	if (c->identity_failed)
 		snprintf(buf, size, "CORRECTNESS: FIX differs from BASE in its results%s",
-			 c->worse ? ", and is worse on some cells" : "");
+		         c->worse ? ", and is worse on some cells" : "");
 	else if (c->worse)
-		snprintf(buf, size, "FIX is WORSE on %d cell%s", c->worse, c->worse == 1 ? "" : "s");
+		snprintf(buf, size, "FIX is WORSE on %d cell%s", c->worse,
+		         c->worse == 1 ? "" : "s");
 	else if (c->outcome == COMPARE_UNJUDGED)
-		snprintf(buf, size, "could not judge everything (%d better, no cell worse)", c->better);
+		snprintf(buf, size, "could not judge everything (%d better, no cell worse)",
+		         c->better);
 	else if (c->better)
 		snprintf(buf, size, "FIX is better on %d cell%s, worse on none", c->better,
-			 c->better == 1 ? "" : "s");
+		         c->better == 1 ? "" : "s");
 	else
 		snprintf(buf, size, "no difference");
 }

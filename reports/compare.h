@@ -31,18 +31,18 @@ enum compare_sum {
 };
 
 struct compare_probe {
-	const char *probe;           /* owned by the report data */
+	const char *probe; /* owned by the report data */
 	enum compare_sum sum;
 	const char *base_sum, *fix_sum; /* the first seen in each arm, or NULL */
-	int base_runs, fix_runs;     /* non-warm-up runs, timed and valgrind */
+	int base_runs, fix_runs;        /* non-warm-up runs, timed and valgrind */
 	int base_failed, fix_failed;
-	char *failure;               /* "FIX: 2 of 8 runs crashed (SIGSEGV)", or NULL */
-	int fix_only_failure;        /* FIX fails where BASE does not */
-	int correctness;             /* checksums differ, FIX alone unstable, or FIX alone fails */
+	char *failure;        /* "FIX: 2 of 8 runs crashed (SIGSEGV)", or NULL */
+	int fix_only_failure; /* FIX fails where BASE does not */
+	int correctness;      /* checksums differ, FIX alone unstable, or FIX alone fails */
 };
 
 struct compare_cell {
-	const char *probe;  /* owned by the report data */
+	const char *probe; /* owned by the report data */
 	char *metric;
 	struct paired_policy pol;
 	struct paired_cell stats;
@@ -59,29 +59,29 @@ enum compare_outcome {
 
 struct compare {
 	const struct report_data *data;
-	size_t base, fix;          /* indexes into data->builds */
+	size_t base, fix; /* indexes into data->builds */
 	int rounds_planned;
-	int *complete;             /* the complete measured rounds, ascending */
+	int *complete; /* the complete measured rounds, ascending */
 	size_t ncomplete;
-	int session_complete;      /* the session row says "complete" */
+	int session_complete; /* the session row says "complete" */
 	struct compare_probe *probes;
 	size_t nprobes;
 	struct compare_cell *cells;
 	size_t ncells;
-	size_t family;             /* cells in the Benjamini–Hochberg family */
+	size_t family; /* cells in the Benjamini–Hochberg family */
 	double fdr_q;
 	int worse, better, same, info, few, unjudged;
-	int census_exact;          /* deterministic census cells, compared exactly */
-	int census_differ;         /* ... of which differ */
-	int identity_failed;       /* a checksum differs, or FIX fails where BASE does not */
+	int census_exact;    /* deterministic census cells, compared exactly */
+	int census_differ;   /* ... of which differ */
+	int identity_failed; /* a checksum differs, or FIX fails where BASE does not */
 	int runs_failed;
-	int bimodal;               /* cells with a bimodality warning */
+	int bimodal; /* cells with a bimodality warning */
 	enum compare_outcome outcome;
 };
 
 /* Builds the comparison of builds[base] (BASE) and builds[fix] (FIX) of a loaded session. */
 void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
-		   struct compare *out);
+                   struct compare *out);
 void compare_release(struct compare *c);
 
 /* Sorts metric names as the comparison orders cells: deciding metrics first, the usual ones

@@ -17,13 +17,13 @@
 
 struct report_data {
 	struct store_session session;
-	char *host_facts;        /* the host's facts JSON, or NULL */
+	char *host_facts;           /* the host's facts JSON, or NULL */
 	struct store_build *builds; /* in session order (position) */
 	size_t nbuilds;
-	char **manifests;        /* manifests[i] belongs to builds[i]; may be NULL */
-	struct store_run *runs;  /* every run, in the order they ran */
+	char **manifests;       /* manifests[i] belongs to builds[i]; may be NULL */
+	struct store_run *runs; /* every run, in the order they ran */
 	size_t nruns;
-	struct strlist probes;   /* the session's probes, as planned */
+	struct strlist probes; /* the session's probes, as planned */
 };
 
 /* Loads session `id` whole. Errors name the database and what was missing. */

@@ -7,46 +7,46 @@
 
 #include "report_text.h"
 
-#define REPORT_HTML_WIDTH 560
+#define REPORT_HTML_WIDTH  560
 #define REPORT_HTML_HEIGHT 200
 /* Plot area of each panel, in SVG units. */
-#define REPORT_HTML_TOP 26.0
+#define REPORT_HTML_TOP    26.0
 #define REPORT_HTML_BOTTOM 166.0
 
-static const char *const report_html_colors[] = {"#1f77b4", "#e8710a", "#2ca02c", "#d62728",
-						  "#9467bd", "#8c564b"};
+static const char *const report_html_colors[] = {"#1f77b4", "#e8710a", "#2ca02c",
+                                                 "#d62728", "#9467bd", "#8c564b"};
 #define REPORT_HTML_NCOLORS (sizeof report_html_colors / sizeof report_html_colors[0])
 
 static const char report_html_style[] =
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;"
-	"max-width:1240px;padding:0 16px;color:#1d1d1f;background:#fff}"
-	"h1{font-size:22px;margin:0 0 6px}h2{font-size:17px;margin:26px 0 8px;"
-	"border-bottom:1px solid #ddd;padding-bottom:3px}"
-	".meta{color:#555;margin:2px 0}"
-	".banner{padding:10px 14px;border-radius:6px;margin:12px 0;font-weight:600;background:#eef}"
-	".banner.bad{background:#fde7e9;color:#8a0010}.banner.good{background:#e6f4ea;color:#14532d}"
-	".banner.warn{background:#fff4e0;color:#7a4b00}"
-	"table{border-collapse:collapse;font-size:12px;width:100%}"
-	".scroll{overflow-x:auto}"
-	"th,td{padding:3px 7px;border-bottom:1px solid #e3e3e3;text-align:right;white-space:nowrap}"
-	"th{background:#f6f6f6}td.l,th.l{text-align:left}"
-	"tr.info td{color:#777}"
-	".worse{color:#b00020;font-weight:700}.better{color:#16803c;font-weight:700}"
-	".bad{color:#b00020;font-weight:700}"
-	".grid{display:flex;flex-wrap:wrap;gap:14px}"
-	"figure{margin:0;border:1px solid #ddd;border-radius:6px;padding:8px;background:#fcfcfc}"
-	"figcaption{font-size:12.5px;margin-bottom:4px;max-width:560px}"
-	"svg.plot{display:block}svg text{font:10.5px system-ui,sans-serif;fill:#333}"
-	".legend span{display:inline-block;margin-right:14px}"
-	".sw{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;"
-	"vertical-align:-1px}"
-	"code{font-size:12px;background:#f2f2f2;padding:0 3px;border-radius:3px}";
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;"
+    "max-width:1240px;padding:0 16px;color:#1d1d1f;background:#fff}"
+    "h1{font-size:22px;margin:0 0 6px}h2{font-size:17px;margin:26px 0 8px;"
+    "border-bottom:1px solid #ddd;padding-bottom:3px}"
+    ".meta{color:#555;margin:2px 0}"
+    ".banner{padding:10px 14px;border-radius:6px;margin:12px 0;font-weight:600;background:#eef}"
+    ".banner.bad{background:#fde7e9;color:#8a0010}.banner.good{background:#e6f4ea;color:#14532d}"
+    ".banner.warn{background:#fff4e0;color:#7a4b00}"
+    "table{border-collapse:collapse;font-size:12px;width:100%}"
+    ".scroll{overflow-x:auto}"
+    "th,td{padding:3px 7px;border-bottom:1px solid #e3e3e3;text-align:right;white-space:nowrap}"
+    "th{background:#f6f6f6}td.l,th.l{text-align:left}"
+    "tr.info td{color:#777}"
+    ".worse{color:#b00020;font-weight:700}.better{color:#16803c;font-weight:700}"
+    ".bad{color:#b00020;font-weight:700}"
+    ".grid{display:flex;flex-wrap:wrap;gap:14px}"
+    "figure{margin:0;border:1px solid #ddd;border-radius:6px;padding:8px;background:#fcfcfc}"
+    "figcaption{font-size:12.5px;margin-bottom:4px;max-width:560px}"
+    "svg.plot{display:block}svg text{font:10.5px system-ui,sans-serif;fill:#333}"
+    ".legend span{display:inline-block;margin-right:14px}"
+    ".sw{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;"
+    "vertical-align:-1px}"
+    "code{font-size:12px;background:#f2f2f2;padding:0 3px;border-radius:3px}";
 
 static void report_html_head(struct sbuf *b, const char *title)
 {
 	sbuf_addf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		     "<title>");
+	             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	             "<title>");
 	report_html_escape(b, title);
 	sbuf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n", report_html_style);
 }
@@ -54,7 +54,7 @@ static void report_html_head(struct sbuf *b, const char *title)
 static void report_html_tail(struct sbuf *b)
 {
 	sbuf_addf(b, "<p class=\"meta\">Written by gcratchet. Every sample is in the JSON report "
-		     "(<code>gcratchet export</code>).</p>\n</body>\n</html>\n");
+	             "(<code>gcratchet export</code>).</p>\n</body>\n</html>\n");
 }
 
 /* Maps v in [lo, hi] to the panel's vertical range (higher values up). */
@@ -98,10 +98,14 @@ static void report_html_tick(const char *metric, double v, double span, char *bu
 	int decimals;
 
 	if (bytes) {
-		unit = a >= 1024.0 * 1024 * 1024 ? 1024.0 * 1024 * 1024 : a >= 1024.0 * 1024 ? 1024.0 * 1024
-			: a >= 1024 ? 1024 : 1;
-		suffix = unit >= 1024.0 * 1024 * 1024 ? " GiB" : unit >= 1024.0 * 1024 ? " MiB"
-			: unit >= 1024 ? " KiB" : " B";
+		unit = a >= 1024.0 * 1024 * 1024 ? 1024.0 * 1024 * 1024
+		       : a >= 1024.0 * 1024      ? 1024.0 * 1024
+		       : a >= 1024               ? 1024
+		                                 : 1;
+		suffix = unit >= 1024.0 * 1024 * 1024 ? " GiB"
+		         : unit >= 1024.0 * 1024      ? " MiB"
+		         : unit >= 1024               ? " KiB"
+		                                      : " B";
 	} else if (ns) {
 		unit = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
 		suffix = unit >= 1e9 ? " s" : unit >= 1e6 ? " ms" : unit >= 1e3 ? " us" : " ns";
@@ -118,7 +122,7 @@ static void report_html_tick(const char *metric, double v, double span, char *bu
 }
 
 static void report_html_axis(struct sbuf *b, double x0, double x1, double lo, double hi,
-			     const char *metric, int pct)
+                             const char *metric, int pct)
 {
 	for (int t = 0; t <= 2; t++) {
 		double v = lo + (hi - lo) * t / 2, y = report_html_y(v, lo, hi);
@@ -127,13 +131,14 @@ static void report_html_axis(struct sbuf *b, double x0, double x1, double lo, do
 			report_format_pct(v, label, sizeof label);
 		else
 			report_html_tick(metric, v, (hi - lo) / 2, label, sizeof label);
-		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>",
-			  x0, y, x1, y);
-		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 4, y + 3.5,
-			  label);
+		sbuf_addf(
+		    b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>",
+		    x0, y, x1, y);
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 4,
+		          y + 3.5, label);
 	}
-	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n", x0,
-		  REPORT_HTML_TOP, x0, REPORT_HTML_BOTTOM);
+	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n",
+	          x0, REPORT_HTML_TOP, x0, REPORT_HTML_BOTTOM);
 }
 
 /* The x position of pair/point i of n across [x0, x1]. */
@@ -147,8 +152,10 @@ static void report_html_marker(struct sbuf *b, int shape, double x, double y, co
 	if (shape == 0)
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.6\" fill=\"%s\">", x, y, color);
 	else
-		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"6.4\" height=\"6.4\" fill=\"%s\" transform=\"rotate(45 %.1f %.1f)\">",
-			  x - 3.2, y - 3.2, color, x, y);
+		sbuf_addf(b,
+		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"6.4\" height=\"6.4\" fill=\"%s\" "
+		          "transform=\"rotate(45 %.1f %.1f)\">",
+		          x - 3.2, y - 3.2, color, x, y);
 }
 
 static void report_html_marker_end(struct sbuf *b, int shape)
@@ -160,10 +167,10 @@ static void report_html_round_label(struct sbuf *b, int round, double x)
 {
 	if (round == 0)
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">Ir run</text>", x,
-			  REPORT_HTML_BOTTOM + 13);
+		          REPORT_HTML_BOTTOM + 13);
 	else
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>", x,
-			  REPORT_HTML_BOTTOM + 13, round);
+		          REPORT_HTML_BOTTOM + 13, round);
 }
 
 /* The two panels of one A/B cell: samples by round, and the paired deltas. */
@@ -175,8 +182,11 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 	double lo = INFINITY, hi = -INFINITY, dlo = 0, dhi = 0, scale;
 	char v[48];
 
-	sbuf_addf(b, "<svg class=\"plot\" id=\"plot-%zu\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
-		  index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT);
+	sbuf_addf(b,
+	          "<svg class=\"plot\" id=\"plot-%zu\" xmlns=\"http://www.w3.org/2000/svg\" "
+	          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
+	          index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH,
+	          REPORT_HTML_HEIGHT);
 	report_html_escape(b, cell->probe);
 	sbuf_addf(b, " ");
 	report_html_escape(b, cell->metric);
@@ -187,14 +197,18 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 	sbuf_addf(b, "</title>\n");
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"14\" font-weight=\"600\">samples by round</text>", L0);
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"14\" font-weight=\"600\">FIX - BASE%s by round</text>\n",
-		  R0, pct ? " (%)" : "");
+	          R0, pct ? " (%)" : "");
 	if (s->n == 0) {
 		if (cell->only)
-			sbuf_addf(b, "<text x=\"%.1f\" y=\"90\">only %s reports this metric</text></svg>\n",
-				  L0, cell->only);
+			sbuf_addf(
+			    b,
+			    "<text x=\"%.1f\" y=\"90\">only %s reports this metric</text></svg>\n",
+			    L0, cell->only);
 		else
-			sbuf_addf(b, "<text x=\"%.1f\" y=\"90\">no pair of successful runs</text></svg>\n",
-				  L0);
+			sbuf_addf(
+			    b,
+			    "<text x=\"%.1f\" y=\"90\">no pair of successful runs</text></svg>\n",
+			    L0);
 		return;
 	}
 	scale = pct ? 100 / fabs(s->base_median) : 1;
@@ -216,16 +230,16 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 	report_html_axis(b, L0, L1, lo, hi, cell->metric, 0);
 	for (size_t i = 0; i < s->n; i++) {
 		double x = report_html_x(i, s->n, L0, L1);
-		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#bbb\"/>",
-			  x, report_html_y(cell->base[i], lo, hi), x,
-			  report_html_y(cell->fix[i], lo, hi));
+		sbuf_addf(
+		    b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#bbb\"/>", x,
+		    report_html_y(cell->base[i], lo, hi), x, report_html_y(cell->fix[i], lo, hi));
 		for (int arm = 0; arm < 2; arm++) {
 			double val = arm ? cell->fix[i] : cell->base[i];
 			report_html_marker(b, arm, x + (arm ? 3 : -3), report_html_y(val, lo, hi),
-					   report_html_colors[arm]);
+			                   report_html_colors[arm]);
 			report_format_value(cell->metric, val, v, sizeof v);
 			sbuf_addf(b, "<title>round %d %s: %s</title>", cell->rounds[i],
-				  arm ? "FIX" : "BASE", v);
+			          arm ? "FIX" : "BASE", v);
 			report_html_marker_end(b, arm);
 		}
 		if (s->n <= 25 || i % ((s->n + 11) / 12) == 0)
@@ -236,21 +250,30 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 	/* Right: the deltas as bars from zero, their median and the interval around it. */
 	report_html_axis(b, R0, R1, dlo, dhi, cell->metric, pct);
 	if (isfinite(s->ci.lo) && !s->deterministic)
-		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f4b400\" fill-opacity=\"0.22\"><title>%.1f%% interval of the median delta</title></rect>",
-			  R0, report_html_y(s->ci.hi * scale, dlo, dhi), R1 - R0,
-			  fmax(1, report_html_y(s->ci.lo * scale, dlo, dhi) -
-					  report_html_y(s->ci.hi * scale, dlo, dhi)),
-			  100 * s->ci.level);
-	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#666\" stroke-dasharray=\"3 3\"/>",
-		  R0, report_html_y(0, dlo, dhi), R1, report_html_y(0, dlo, dhi));
+		sbuf_addf(b,
+		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		          "fill=\"#f4b400\" fill-opacity=\"0.22\"><title>%.1f%% interval of the "
+		          "median delta</title></rect>",
+		          R0, report_html_y(s->ci.hi * scale, dlo, dhi), R1 - R0,
+		          fmax(1, report_html_y(s->ci.lo * scale, dlo, dhi) -
+		                      report_html_y(s->ci.hi * scale, dlo, dhi)),
+		          100 * s->ci.level);
+	sbuf_addf(b,
+	          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#666\" "
+	          "stroke-dasharray=\"3 3\"/>",
+	          R0, report_html_y(0, dlo, dhi), R1, report_html_y(0, dlo, dhi));
 	for (size_t i = 0; i < s->n; i++) {
-		double x = report_html_x(i, s->n, R0, R1), d = (cell->fix[i] - cell->base[i]) * scale;
+		double x = report_html_x(i, s->n, R0, R1),
+		       d = (cell->fix[i] - cell->base[i]) * scale;
 		double y0 = report_html_y(0, dlo, dhi), y1 = report_html_y(d, dlo, dhi);
 		int bad = (d > 0) == cell->pol.lower_better && d != 0;
 		double bw = fmin(10, (R1 - R0 - 24) / (double)(s->n + 1));
-		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">",
-			  x - bw / 2, fmin(y0, y1), bw, fmax(0.8, fabs(y1 - y0)),
-			  d == 0 ? "#888" : bad ? "#d9534f" : "#3a9d5d");
+		sbuf_addf(b,
+		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">",
+		          x - bw / 2, fmin(y0, y1), bw, fmax(0.8, fabs(y1 - y0)),
+		          d == 0 ? "#888"
+		          : bad  ? "#d9534f"
+		                 : "#3a9d5d");
 		if (pct)
 			report_format_pct(d, v, sizeof v);
 		else
@@ -259,21 +282,24 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 		if (s->n <= 25 || i % ((s->n + 11) / 12) == 0)
 			report_html_round_label(b, cell->rounds[i], x);
 	}
-	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#111\" stroke-width=\"2\"><title>median delta</title></line>\n",
-		  R0, report_html_y(s->delta_median * scale, dlo, dhi), R1,
-		  report_html_y(s->delta_median * scale, dlo, dhi));
+	sbuf_addf(b,
+	          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#111\" "
+	          "stroke-width=\"2\"><title>median delta</title></line>\n",
+	          R0, report_html_y(s->delta_median * scale, dlo, dhi), R1,
+	          report_html_y(s->delta_median * scale, dlo, dhi));
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">round</text>", (L0 + L1) / 2,
-		  REPORT_HTML_HEIGHT - 4);
+	          REPORT_HTML_HEIGHT - 4);
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">round</text>", (R0 + R1) / 2,
-		  REPORT_HTML_HEIGHT - 4);
+	          REPORT_HTML_HEIGHT - 4);
 	sbuf_addf(b, "</svg>\n");
 }
 
 static void report_html_build_line(struct sbuf *b, const char *arm, const struct store_build *sb,
-				   const char *color)
+                                   const char *color)
 {
-	sbuf_addf(b, "<p class=\"meta\"><span class=\"sw\" style=\"background:%s\"></span><b>%s</b> ",
-		  color, arm);
+	sbuf_addf(b,
+	          "<p class=\"meta\"><span class=\"sw\" style=\"background:%s\"></span><b>%s</b> ",
+	          color, arm);
 	report_html_escape(b, sb->name);
 	sbuf_addf(b, " &mdash; ");
 	report_html_escape(b, sb->collector);
@@ -292,9 +318,9 @@ static void report_html_session_meta(struct sbuf *b, const struct report_data *d
 	report_html_escape(b, d->session.hostname ? d->session.hostname : "?");
 	sbuf_addf(b, ", size ");
 	report_html_escape(b, d->session.size);
-	sbuf_addf(b, ", %lld round%s + %lld warm-up, seed %lld, status ", (long long)d->session.rounds,
-		  d->session.rounds == 1 ? "" : "s", (long long)d->session.warmup,
-		  (long long)d->session.seed);
+	sbuf_addf(b, ", %lld round%s + %lld warm-up, seed %lld, status ",
+	          (long long)d->session.rounds, d->session.rounds == 1 ? "" : "s",
+	          (long long)d->session.warmup, (long long)d->session.seed);
 	report_html_escape(b, d->session.status);
 	sbuf_addf(b, ", started ");
 	report_html_escape(b, d->session.started_at);
@@ -329,7 +355,8 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 			sbuf_addf(b, "</code>");
 			break;
 		case COMPARE_SUM_UNSTABLE:
-			sbuf_addf(b, ": <span class=\"bad\">checksum unstable</span> across the runs of one arm");
+			sbuf_addf(b, ": <span class=\"bad\">checksum unstable</span> across the "
+			             "runs of one arm");
 			break;
 		case COMPARE_SUM_MISSING:
 			sbuf_addf(b, ": <span class=\"bad\">checksum missing</span>: BASE <code>");
@@ -344,19 +371,19 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 		}
 		if (p->failure) {
 			sbuf_addf(b, "; <span class=\"bad\">%s</span>",
-				  p->fix_only_failure ? "FIX fails:" : "failed:");
+			          p->fix_only_failure ? "FIX fails:" : "failed:");
 			sbuf_addf(b, " ");
 			report_html_escape(b, p->failure);
 		}
 		sbuf_addf(b, "</li>\n");
 	}
 	sbuf_addf(b, "<li>census: %d deterministic counter%s compared exactly, ", c->census_exact,
-		  c->census_exact == 1 ? "" : "s");
+	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0)
 		sbuf_addf(b, "all equal</li>\n");
 	else
 		sbuf_addf(b, "<span class=\"bad\">%d differ</span> (see the table)</li>\n",
-			  c->census_differ);
+		          c->census_differ);
 	sbuf_addf(b, "</ul>\n");
 }
 
@@ -366,24 +393,27 @@ char *report_html_ab(const struct compare *c)
 	struct sbuf b, notes;
 	char headline[160], *title, *rounds = compare_rounds_text(c);
 	const char *banner = c->outcome == COMPARE_WORSE      ? "bad"
-			     : c->outcome == COMPARE_UNJUDGED ? "warn"
-							      : "good";
+	                     : c->outcome == COMPARE_UNJUDGED ? "warn"
+	                                                      : "good";
 
 	sbuf_init(&b);
 	compare_headline(c, headline, sizeof headline);
-	title = xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].name, d->builds[c->fix].name);
+	title =
+	    xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].name, d->builds[c->fix].name);
 	report_html_head(&b, title);
 	sbuf_addf(&b, "<h1>");
 	report_html_escape(&b, title);
 	sbuf_addf(&b, "</h1>\n<div class=\"banner %s\">", banner);
 	report_html_escape(&b, headline);
 	sbuf_addf(&b, " &mdash; %d worse, %d better, %d same, %d info, %d not judged</div>\n",
-		  c->worse, c->better, c->same, c->info, c->few + c->unjudged);
+	          c->worse, c->better, c->same, c->info, c->few + c->unjudged);
 	report_html_build_line(&b, "BASE", &d->builds[c->base], report_html_colors[0]);
 	report_html_build_line(&b, "FIX", &d->builds[c->fix], report_html_colors[1]);
 	report_html_session_meta(&b, d);
-	sbuf_addf(&b, "<p class=\"meta\">rounds complete: %s; builds interleaved ABBA; only complete rounds are paired.</p>\n",
-		  rounds);
+	sbuf_addf(&b,
+	          "<p class=\"meta\">rounds complete: %s; builds interleaved ABBA; only complete "
+	          "rounds are paired.</p>\n",
+	          rounds);
 	report_html_identity(&b, c);
 
 	sbuf_init(&notes);
@@ -399,10 +429,11 @@ char *report_html_ab(const struct compare *c)
 	sbuf_addf(&b, "</ul>\n");
 	sbuf_release(&notes);
 
-	sbuf_addf(&b, "<h2>Cells</h2>\n<div class=\"scroll\"><table>\n<tr><th class=\"l\">probe</th><th class=\"l\">metric</th>"
-		      "<th>BASE median</th><th>FIX median</th><th>median delta</th><th>%%</th>"
-		      "<th>95%% CI of delta</th><th class=\"l\">rounds</th><th>p</th><th>q</th>"
-		      "<th class=\"l\">verdict</th></tr>\n");
+	sbuf_addf(&b, "<h2>Cells</h2>\n<div class=\"scroll\"><table>\n<tr><th "
+	              "class=\"l\">probe</th><th class=\"l\">metric</th>"
+	              "<th>BASE median</th><th>FIX median</th><th>median delta</th><th>%%</th>"
+	              "<th>95%% CI of delta</th><th class=\"l\">rounds</th><th>p</th><th>q</th>"
+	              "<th class=\"l\">verdict</th></tr>\n");
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
@@ -417,23 +448,30 @@ char *report_html_ab(const struct compare *c)
 			snprintf(p, sizeof p, "%.4f", s->p);
 		if (s->in_family)
 			snprintf(q, sizeof q, "%.4f", s->q);
-		sbuf_addf(&b, "<tr%s><td class=\"l\"><a href=\"#cell-%zu\">", cell->pol.decides ? "" : " class=\"info\"", i);
+		sbuf_addf(&b, "<tr%s><td class=\"l\"><a href=\"#cell-%zu\">",
+		          cell->pol.decides ? "" : " class=\"info\"", i);
 		report_html_escape(&b, cell->probe);
 		sbuf_addf(&b, "</a></td><td class=\"l\">");
 		report_html_escape(&b, cell->metric);
-		sbuf_addf(&b, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			      "<td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l %s\">%s%s</td></tr>\n",
-			  x, y, dl, pct, ci, signs, p, q, report_html_verdict_class(s->verdict),
-			  compare_verdict_text(s->verdict),
-			  s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+		sbuf_addf(&b,
+		          "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+		          "<td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l "
+		          "%s\">%s%s</td></tr>\n",
+		          x, y, dl, pct, ci, signs, p, q, report_html_verdict_class(s->verdict),
+		          compare_verdict_text(s->verdict),
+		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}
 	sbuf_addf(&b, "</table></div>\n");
 
-	sbuf_addf(&b, "<h2>Plots</h2>\n<p class=\"legend\"><span><span class=\"sw\" style=\"background:%s\"></span>BASE</span>"
-		      "<span><span class=\"sw\" style=\"background:%s;border-radius:0\"></span>FIX</span>"
-		      "<span>bars: FIX - BASE per round (red: worse, green: better)</span>"
-		      "<span>black line: median delta; shaded: its confidence interval</span></p>\n<div class=\"grid\">\n",
-		  report_html_colors[0], report_html_colors[1]);
+	sbuf_addf(
+	    &b,
+	    "<h2>Plots</h2>\n<p class=\"legend\"><span><span class=\"sw\" "
+	    "style=\"background:%s\"></span>BASE</span>"
+	    "<span><span class=\"sw\" style=\"background:%s;border-radius:0\"></span>FIX</span>"
+	    "<span>bars: FIX - BASE per round (red: worse, green: better)</span>"
+	    "<span>black line: median delta; shaded: its confidence interval</span></p>\n<div "
+	    "class=\"grid\">\n",
+	    report_html_colors[0], report_html_colors[1]);
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
@@ -445,9 +483,11 @@ char *report_html_ab(const struct compare *c)
 		report_html_escape(&b, cell->probe);
 		sbuf_addf(&b, "</b> &middot; ");
 		report_html_escape(&b, cell->metric);
-		sbuf_addf(&b, " &mdash; <span class=\"%s\">%s</span>, median delta %s (%s), CI %s%s</figcaption>\n",
-			  report_html_verdict_class(s->verdict), compare_verdict_text(s->verdict), dl,
-			  pct, ci, s->bimodal_base || s->bimodal_fix ? ", bimodal" : "");
+		sbuf_addf(&b,
+		          " &mdash; <span class=\"%s\">%s</span>, median delta %s (%s), CI "
+		          "%s%s</figcaption>\n",
+		          report_html_verdict_class(s->verdict), compare_verdict_text(s->verdict),
+		          dl, pct, ci, s->bimodal_base || s->bimodal_fix ? ", bimodal" : "");
 		report_html_ab_svg(&b, cell, i);
 		sbuf_addf(&b, "</figure>\n");
 	}
@@ -465,8 +505,8 @@ struct report_html_point {
 	double v;
 };
 
-static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
-				    const char *probe, const char *metric, size_t index)
+static void report_html_session_svg(struct sbuf *b, const struct report_data *d, const char *probe,
+                                    const char *metric, size_t index)
 {
 	const double L0 = 66, L1 = REPORT_HTML_WIDTH - 16;
 	int warmup = (int)d->session.warmup, maxround = 0, has_vg = 0;
@@ -487,12 +527,16 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 			maxround = r->round - warmup;
 		npts++;
 	}
-	sbuf_addf(b, "<svg class=\"plot\" id=\"plot-%zu\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
-		  index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT);
+	sbuf_addf(b,
+	          "<svg class=\"plot\" id=\"plot-%zu\" xmlns=\"http://www.w3.org/2000/svg\" "
+	          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
+	          index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH,
+	          REPORT_HTML_HEIGHT);
 	report_html_escape(b, probe);
 	sbuf_addf(b, " ");
 	report_html_escape(b, metric);
-	sbuf_addf(b, "\">\n<text x=\"%.1f\" y=\"14\" font-weight=\"600\">samples by round</text>\n", L0);
+	sbuf_addf(b, "\">\n<text x=\"%.1f\" y=\"14\" font-weight=\"600\">samples by round</text>\n",
+	          L0);
 	if (npts == 0) {
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"90\">no successful run</text></svg>\n", L0);
 		return;
@@ -513,11 +557,15 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 				    strcmp(r->probe, probe) || strcmp(r->status, "ok") ||
 				    !(v = metric_set_get(&r->metrics, metric)))
 					continue;
-				slot = strcmp(r->kind, "valgrind") == 0 ? (size_t)maxround
-									 : (size_t)(r->round - warmup - 1);
-				off = d->nbuilds > 1 ? ((double)bi - (double)(d->nbuilds - 1) / 2) * 5 : 0;
+				slot = strcmp(r->kind, "valgrind") == 0
+				           ? (size_t)maxround
+				           : (size_t)(r->round - warmup - 1);
+				off = d->nbuilds > 1
+				          ? ((double)bi - (double)(d->nbuilds - 1) / 2) * 5
+				          : 0;
 				x = report_html_x(slot, slots, L0, L1) + off;
-				report_html_marker(b, (int)(bi % 2), x, report_html_y(*v, lo, hi), color);
+				report_html_marker(b, (int)(bi % 2), x, report_html_y(*v, lo, hi),
+				                   color);
 				report_format_value(metric, *v, label, sizeof label);
 				sbuf_addf(b, "<title>");
 				report_html_escape(b, d->builds[bi].name);
@@ -528,10 +576,10 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 		for (size_t s = 0; s < slots; s++)
 			if (slots <= 25 || s % ((slots + 11) / 12) == 0)
 				report_html_round_label(b, s < (size_t)maxround ? (int)s + 1 : 0,
-							report_html_x(s, slots, L0, L1));
+				                        report_html_x(s, slots, L0, L1));
 	}
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">round</text></svg>\n",
-		  (L0 + L1) / 2, REPORT_HTML_HEIGHT - 4);
+	          (L0 + L1) / 2, REPORT_HTML_HEIGHT - 4);
 }
 
 char *report_html_session(const struct report_data *d)
@@ -548,20 +596,22 @@ char *report_html_session(const struct report_data *d)
 	for (size_t i = 0; i < d->nbuilds; i++) {
 		char *arm = xasprintf("build %zu", i + 1);
 		report_html_build_line(&b, arm, &d->builds[i],
-				       report_html_colors[i % REPORT_HTML_NCOLORS]);
+		                       report_html_colors[i % REPORT_HTML_NCOLORS]);
 		free(arm);
 	}
 	report_html_session_meta(&b, d);
 
-	sbuf_addf(&b, "<h2>Runs</h2>\n<table>\n<tr><th class=\"l\">probe</th><th class=\"l\">build</th>"
-		      "<th>runs</th><th>failed</th><th class=\"l\">checksum</th></tr>\n");
+	sbuf_addf(&b,
+	          "<h2>Runs</h2>\n<table>\n<tr><th class=\"l\">probe</th><th class=\"l\">build</th>"
+	          "<th>runs</th><th>failed</th><th class=\"l\">checksum</th></tr>\n");
 	for (size_t p = 0; p < d->probes.n; p++) {
 		for (size_t bi = 0; bi < d->nbuilds; bi++) {
 			int runs = 0, failed = 0;
 			const char *sum = NULL;
 			for (size_t i = 0; i < d->nruns; i++) {
 				const struct store_run *r = &d->runs[i];
-				if (r->build_id != d->builds[bi].id || strcmp(r->probe, d->probes.items[p]))
+				if (r->build_id != d->builds[bi].id ||
+				    strcmp(r->probe, d->probes.items[p]))
 					continue;
 				runs++;
 				failed += strcmp(r->status, "ok") != 0;
@@ -573,7 +623,7 @@ char *report_html_session(const struct report_data *d)
 			sbuf_addf(&b, "</td><td class=\"l\">");
 			report_html_escape(&b, d->builds[bi].name);
 			sbuf_addf(&b, "</td><td>%d</td><td%s>%d</td><td class=\"l\"><code>", runs,
-				  failed ? " class=\"bad\"" : "", failed);
+			          failed ? " class=\"bad\"" : "", failed);
 			report_html_escape(&b, sum ? sum : "-");
 			sbuf_addf(&b, "</code></td></tr>\n");
 		}
@@ -581,7 +631,7 @@ char *report_html_session(const struct report_data *d)
 	sbuf_addf(&b, "</table>\n<h2>Plots</h2>\n<p class=\"legend\">");
 	for (size_t i = 0; i < d->nbuilds; i++) {
 		sbuf_addf(&b, "<span><span class=\"sw\" style=\"background:%s\"></span>",
-			  report_html_colors[i % REPORT_HTML_NCOLORS]);
+		          report_html_colors[i % REPORT_HTML_NCOLORS]);
 		report_html_escape(&b, d->builds[i].name);
 		sbuf_addf(&b, "</span>");
 	}
@@ -590,7 +640,8 @@ char *report_html_session(const struct report_data *d)
 		struct strlist metrics = {0};
 		for (size_t i = 0; i < d->nruns; i++) {
 			const struct store_run *r = &d->runs[i];
-			if (strcmp(r->probe, d->probes.items[p]) || strcmp(r->status, "ok") || r->warmup)
+			if (strcmp(r->probe, d->probes.items[p]) || strcmp(r->status, "ok") ||
+			    r->warmup)
 				continue;
 			for (size_t m = 0; m < r->metrics.n; m++)
 				if (!strlist_contains(&metrics, r->metrics.items[m].name))

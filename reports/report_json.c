@@ -117,7 +117,8 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		report_json_str(ro, "stderr_tail", r->stderr_tail);
 		samples = cJSON_AddObjectToObject(ro, "samples");
 		for (size_t m = 0; m < r->metrics.n; m++)
-			report_json_num(samples, r->metrics.items[m].name, r->metrics.items[m].value);
+			report_json_num(samples, r->metrics.items[m].name,
+			                r->metrics.items[m].value);
 		cJSON_AddItemToArray(a, ro);
 	}
 	return root;
@@ -182,8 +183,8 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	cJSON_AddNumberToObject(t, "higher", s->n_higher);
 	cJSON_AddNumberToObject(t, "equal", s->n_equal);
 	t = cJSON_AddObjectToObject(o, "test");
-	cJSON_AddStringToObject(t, "method", s->deterministic ? "exact comparison"
-							      : "Wilcoxon signed-rank");
+	cJSON_AddStringToObject(t, "method",
+	                        s->deterministic ? "exact comparison" : "Wilcoxon signed-rank");
 	cJSON_AddBoolToObject(t, "exact", s->test.exact);
 	cJSON_AddNumberToObject(t, "n_used", (double)s->test.n_used);
 	cJSON_AddNumberToObject(t, "n_zero", (double)s->test.n_zero);
@@ -203,7 +204,7 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 		report_json_num(p, "fix", cell->fix[i]);
 		report_json_num(p, "delta", delta);
 		report_json_num(p, "delta_pct",
-				cell->base[i] != 0 ? 100 * delta / fabs(cell->base[i]) : NAN);
+		                cell->base[i] != 0 ? 100 * delta / fabs(cell->base[i]) : NAN);
 		cJSON_AddItemToArray(a, p);
 	}
 	return o;
@@ -220,9 +221,10 @@ char *report_json_ab(const struct compare *c)
 	cJSON_AddNumberToObject(cmp, "fix_build_id", (double)d->builds[c->fix].id);
 	cJSON_AddStringToObject(cmp, "base", d->builds[c->base].name);
 	cJSON_AddStringToObject(cmp, "fix", d->builds[c->fix].name);
-	cJSON_AddStringToObject(cmp, "outcome", c->outcome == COMPARE_WORSE      ? "worse"
-						: c->outcome == COMPARE_UNJUDGED ? "could_not_judge"
-										  : "ok");
+	cJSON_AddStringToObject(cmp, "outcome",
+	                        c->outcome == COMPARE_WORSE      ? "worse"
+	                        : c->outcome == COMPARE_UNJUDGED ? "could_not_judge"
+	                                                         : "ok");
 	compare_headline(c, headline, sizeof headline);
 	cJSON_AddStringToObject(cmp, "headline", headline);
 	cJSON_AddNumberToObject(cmp, "rounds_planned", c->rounds_planned);

@@ -17,8 +17,8 @@
 #include "report.h"
 
 #define REPORT_JSON_SESSION_FORMAT "gcratchet-session"
-#define REPORT_JSON_AB_FORMAT "gcratchet-ab"
-#define REPORT_JSON_VERSION 1
+#define REPORT_JSON_AB_FORMAT      "gcratchet-ab"
+#define REPORT_JSON_VERSION        1
 
 /* Newly allocated JSON text, ending in a newline. */
 char *report_json_session(const struct report_data *d);

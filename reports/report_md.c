@@ -38,7 +38,8 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 
 static void report_md_table_head(struct sbuf *b)
 {
-	sbuf_addf(b, "| probe | metric | BASE | FIX | delta | %% | 95%% CI of delta | rounds | p | q | verdict |\n");
+	sbuf_addf(b, "| probe | metric | BASE | FIX | delta | %% | 95%% CI of delta | rounds | p | "
+	             "q | verdict |\n");
 	sbuf_addf(b, "|---|---|---:|---:|---:|---:|---|---|---:|---:|---|\n");
 }
 
@@ -72,7 +73,7 @@ char *report_md_ab(const struct compare *c)
 	sbuf_addf(&b, ", size ");
 	report_md_escape(&b, d->session.size);
 	sbuf_addf(&b, ", rounds complete %s (interleaved ABBA), seed %lld\n\n", rounds,
-		  (long long)d->session.seed);
+	          (long long)d->session.seed);
 
 	/* Identity comes first: a wrong result outweighs any cost. */
 	sbuf_addf(&b, "**Identity**\n\n");
@@ -85,28 +86,30 @@ char *report_md_ab(const struct compare *c)
 			sbuf_addf(&b, ": checksum `%s` in both", p->base_sum);
 			break;
 		case COMPARE_SUM_DIFFERS:
-			sbuf_addf(&b, ": :x: **checksum differs**: BASE `%s`, FIX `%s`", p->base_sum,
-				  p->fix_sum);
+			sbuf_addf(&b, ": :x: **checksum differs**: BASE `%s`, FIX `%s`",
+			          p->base_sum, p->fix_sum);
 			break;
 		case COMPARE_SUM_UNSTABLE:
 			sbuf_addf(&b, ": :x: **checksum unstable** across the runs of one arm");
 			break;
 		case COMPARE_SUM_MISSING:
 			sbuf_addf(&b, ": :x: **checksum missing**: BASE `%s`, FIX `%s`",
-				  p->base_sum ? p->base_sum : "none", p->fix_sum ? p->fix_sum : "none");
+			          p->base_sum ? p->base_sum : "none",
+			          p->fix_sum ? p->fix_sum : "none");
 			break;
 		case COMPARE_SUM_NONE:
 			sbuf_addf(&b, ": no checksum reported");
 			break;
 		}
 		if (p->failure) {
-			sbuf_addf(&b, "; %s", p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
+			sbuf_addf(&b, "; %s",
+			          p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
 			report_md_escape(&b, p->failure);
 		}
 		sbuf_addf(&b, "\n");
 	}
 	sbuf_addf(&b, "- census: %d deterministic counter%s compared exactly, ", c->census_exact,
-		  c->census_exact == 1 ? "" : "s");
+	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0)
 		sbuf_addf(&b, "all equal\n");
 	else
@@ -117,8 +120,10 @@ char *report_md_ab(const struct compare *c)
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		if (!cell->pol.decides && !info_open) {
-			sbuf_addf(&b, "\n<details><summary>%d info cell%s (shown, never judged)</summary>\n\n",
-				  c->info, c->info == 1 ? "" : "s");
+			sbuf_addf(&b,
+			          "\n<details><summary>%d info cell%s (shown, never "
+			          "judged)</summary>\n\n",
+			          c->info, c->info == 1 ? "" : "s");
 			report_md_table_head(&b);
 			info_open = 1;
 		}
@@ -129,7 +134,7 @@ char *report_md_ab(const struct compare *c)
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "- ", report_md_escape);
 	sbuf_addf(&b, "\n**%d worse, %d better, %d same**, %d info, %d not judged.\n", c->worse,
-		  c->better, c->same, c->info, c->few + c->unjudged);
+	          c->better, c->same, c->info, c->few + c->unjudged);
 	free(rounds);
 	return b.data;
 }

@@ -39,8 +39,8 @@ static void report_text_builds(const struct compare *c, struct sbuf *b)
 	for (int arm = 0; arm < 2; arm++) {
 		const struct store_build *sb = &d->builds[arm ? c->fix : c->base];
 		sbuf_addf(b, "%-5s %-20s %s %s, commit %.12s, %s\n", arm ? "FIX" : "BASE", sb->name,
-			  sb->collector, sb->collector_version ? sb->collector_version : "?",
-			  sb->git_commit ? sb->git_commit : "?", sb->dir ? sb->dir : "?");
+		          sb->collector, sb->collector_version ? sb->collector_version : "?",
+		          sb->git_commit ? sb->git_commit : "?", sb->dir ? sb->dir : "?");
 	}
 }
 
@@ -54,27 +54,30 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 			sbuf_addf(b, "  %-24s checksum %s in both\n", p->probe, p->base_sum);
 			break;
 		case COMPARE_SUM_DIFFERS:
-			sbuf_addf(b, "  %-24s CHECKSUM DIFFERS: BASE %s, FIX %s\n", p->probe, p->base_sum,
-				  p->fix_sum);
+			sbuf_addf(b, "  %-24s CHECKSUM DIFFERS: BASE %s, FIX %s\n", p->probe,
+			          p->base_sum, p->fix_sum);
 			break;
 		case COMPARE_SUM_UNSTABLE:
-			sbuf_addf(b, "  %-24s CHECKSUM UNSTABLE: runs of one arm printed different results\n",
-				  p->probe);
+			sbuf_addf(b,
+			          "  %-24s CHECKSUM UNSTABLE: runs of one arm printed different "
+			          "results\n",
+			          p->probe);
 			break;
 		case COMPARE_SUM_MISSING:
 			sbuf_addf(b, "  %-24s CHECKSUM MISSING: BASE %s, FIX %s\n", p->probe,
-				  p->base_sum ? p->base_sum : "none", p->fix_sum ? p->fix_sum : "none");
+			          p->base_sum ? p->base_sum : "none",
+			          p->fix_sum ? p->fix_sum : "none");
 			break;
 		case COMPARE_SUM_NONE:
 			sbuf_addf(b, "  %-24s no checksum reported\n", p->probe);
 			break;
 		}
 		if (p->failure)
-			sbuf_addf(b, "  %-24s %s%s\n", "", p->fix_only_failure ? "FIX FAILS: " : "failed: ",
-				  p->failure);
+			sbuf_addf(b, "  %-24s %s%s\n", "",
+			          p->fix_only_failure ? "FIX FAILS: " : "failed: ", p->failure);
 	}
 	sbuf_addf(b, "  census: %d deterministic counter%s compared exactly, ", c->census_exact,
-		  c->census_exact == 1 ? "" : "s");
+	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0) {
 		sbuf_addf(b, "all equal\n");
 		return;
@@ -89,7 +92,8 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 		report_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
 		report_format_value(cell->metric, cell->stats.fix_median, y, sizeof y);
 		report_format_delta(cell->metric, cell->stats.delta_median, dl, sizeof dl);
-		sbuf_addf(b, "    %-24s %-34s %s -> %s (%s)\n", cell->probe, cell->metric, x, y, dl);
+		sbuf_addf(b, "    %-24s %-34s %s -> %s (%s)\n", cell->probe, cell->metric, x, y,
+		          dl);
 	}
 }
 
@@ -99,7 +103,7 @@ static void report_text_raw(struct sbuf *b, const char *s)
 }
 
 void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,
-			  void (*escape)(struct sbuf *b, const char *s))
+                          void (*escape)(struct sbuf *b, const char *s))
 {
 	char *rounds = compare_rounds_text(c);
 
@@ -115,24 +119,29 @@ void report_text_warnings(const struct compare *c, struct sbuf *b, const char *p
 		escape(b, cell->probe);
 		sbuf_addf(b, " ");
 		escape(b, cell->metric);
-		sbuf_addf(b, " is bimodal in %s: a median then hides two modes; look at the samples\n",
-			  s->bimodal_base && s->bimodal_fix ? "both arms"
-			  : s->bimodal_base		    ? "BASE"
-							    : "FIX");
+		sbuf_addf(b,
+		          " is bimodal in %s: a median then hides two modes; look at the samples\n",
+		          s->bimodal_base && s->bimodal_fix ? "both arms"
+		          : s->bimodal_base                 ? "BASE"
+		                                            : "FIX");
 	}
 	if (!c->session_complete)
-		sbuf_addf(b, "%snote: the session is %s: only complete rounds (%s) are paired\n", prefix,
-			  c->data->session.status, rounds);
+		sbuf_addf(b, "%snote: the session is %s: only complete rounds (%s) are paired\n",
+		          prefix, c->data->session.status, rounds);
 	else if ((int)c->ncomplete < c->rounds_planned)
 		sbuf_addf(b, "%snote: complete rounds %s: only those are paired\n", prefix, rounds);
 	if (c->few)
-		sbuf_addf(b, "%snote: %d cell%s had fewer than %d pairs and cannot be judged by the test (use --rounds 7 or more)\n",
-			  prefix, c->few, c->few == 1 ? "" : "s", PAIRED_MIN_PAIRS);
+		sbuf_addf(b,
+		          "%snote: %d cell%s had fewer than %d pairs and cannot be judged by the "
+		          "test (use --rounds 7 or more)\n",
+		          prefix, c->few, c->few == 1 ? "" : "s", PAIRED_MIN_PAIRS);
 	if (c->unjudged)
-		sbuf_addf(b, "%snote: %d cell%s had no pair of successful runs\n", prefix, c->unjudged,
-			  c->unjudged == 1 ? "" : "s");
-	sbuf_addf(b, "%snote: verdicts control the false-discovery rate (Benjamini-Hochberg, q = %.2f) over %zu tested cell%s; deterministic cells are compared exactly\n",
-		  prefix, c->fdr_q, c->family, c->family == 1 ? "" : "s");
+		sbuf_addf(b, "%snote: %d cell%s had no pair of successful runs\n", prefix,
+		          c->unjudged, c->unjudged == 1 ? "" : "s");
+	sbuf_addf(b,
+	          "%snote: verdicts control the false-discovery rate (Benjamini-Hochberg, q = "
+	          "%.2f) over %zu tested cell%s; deterministic cells are compared exactly\n",
+	          prefix, c->fdr_q, c->family, c->family == 1 ? "" : "s");
 	free(rounds);
 }
 
@@ -143,14 +152,15 @@ char *report_text_ab(const struct compare *c)
 	char *rounds = compare_rounds_text(c), headline[160];
 
 	sbuf_init(&b);
-	sbuf_addf(&b, "gcratchet ab: session %lld, size %s, rounds complete %s, seed %lld, host %s\n",
-		  (long long)d->session.id, d->session.size, rounds, (long long)d->session.seed,
-		  d->session.hostname ? d->session.hostname : "?");
+	sbuf_addf(&b,
+	          "gcratchet ab: session %lld, size %s, rounds complete %s, seed %lld, host %s\n",
+	          (long long)d->session.id, d->session.size, rounds, (long long)d->session.seed,
+	          d->session.hostname ? d->session.hostname : "?");
 	report_text_builds(c, &b);
 	report_text_identity(c, &b);
 
 	sbuf_addf(&b, "\n%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s\n", "probe", "metric",
-		  "BASE", "FIX", "delta", "%", "95% CI of delta", "rounds", "p", "q", "verdict");
+	          "BASE", "FIX", "delta", "%", "95% CI of delta", "rounds", "p", "q", "verdict");
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
@@ -169,15 +179,16 @@ char *report_text_ab(const struct compare *c)
 			snprintf(q, sizeof q, "%.4f", s->q);
 		else
 			snprintf(q, sizeof q, "-");
-		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s%s\n", cell->probe,
-			  cell->metric, x, y, dl, pct, ci, signs, p, q, compare_verdict_text(s->verdict),
-			  s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s%s\n",
+		          cell->probe, cell->metric, x, y, dl, pct, ci, signs, p, q,
+		          compare_verdict_text(s->verdict),
+		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "", NULL);
 	compare_headline(c, headline, sizeof headline);
 	sbuf_addf(&b, "verdict: %s (%d worse, %d better, %d same, %d info, %d not judged)\n",
-		  headline, c->worse, c->better, c->same, c->info, c->few + c->unjudged);
+	          headline, c->worse, c->better, c->same, c->info, c->few + c->unjudged);
 	free(rounds);
 	return b.data;
 }

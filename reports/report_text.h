@@ -19,6 +19,6 @@ void report_text_interval(const struct compare_cell *cell, char *buf, size_t siz
  * through `escape` (NULL: as they are).
  */
 void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,
-			  void (*escape)(struct sbuf *b, const char *s));
+                          void (*escape)(struct sbuf *b, const char *s));
 
 #endif /* REPORT_TEXT_H */

@@ -68,7 +68,7 @@ static uint64_t bdw_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t
 	v = strtoull(s, &end, 10);
 	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
 		fprintf(stderr, "%s: %s=%s: expected an integer from %llu to %llu\n", BDW_NAME,
-			name, s, (unsigned long long)min, (unsigned long long)max);
+		        name, s, (unsigned long long)min, (unsigned long long)max);
 		exit(2);
 	}
 	return v;
@@ -192,9 +192,9 @@ static void bdw_refuse_valgrind(void)
 
 	if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
 		fprintf(stderr,
-			"%s: cannot run under valgrind: libgc's incremental mode tracks dirty "
-			"pages with mprotect and SIGSEGV\n",
-			BDW_NAME);
+		        "%s: cannot run under valgrind: libgc's incremental mode tracks dirty "
+		        "pages with mprotect and SIGSEGV\n",
+		        BDW_NAME);
 		exit(2);
 	}
 }
@@ -215,7 +215,7 @@ void gcr_init(void)
 	GC_enable_incremental();
 	if (!GC_is_incremental_mode()) {
 		fprintf(stderr, "%s: libgc could not enable incremental mode on this system\n",
-			BDW_NAME);
+		        BDW_NAME);
 		exit(2);
 	}
 #endif
@@ -223,7 +223,7 @@ void gcr_init(void)
 	GC_set_on_collection_event(bdw_on_event);
 	if (heap_mb != 0 && !GC_expand_hp((size_t)(heap_mb << 20))) {
 		fprintf(stderr, "%s: GCR_HEAP_MB=%llu: libgc could not grow its heap that far\n",
-			BDW_NAME, (unsigned long long)heap_mb);
+		        BDW_NAME, (unsigned long long)heap_mb);
 		exit(2);
 	}
 	bdw_sample_heap();
@@ -294,7 +294,7 @@ void gcr_census(struct gcr_census *c)
 	gcr_census_set(c, GCR_C_ALLOC_OBJECTS, bdw_alloc_objects);
 	/* libgc's bytes, in its own object sizes (granule-rounded), found free by its sweeps. */
 	gcr_census_set(c, GCR_C_FREED_BYTES,
-		       (uint64_t)s.reclaimed_bytes_before_gc + s.bytes_reclaimed_since_gc);
+	               (uint64_t)s.reclaimed_bytes_before_gc + s.bytes_reclaimed_since_gc);
 	gcr_census_set(c, GCR_C_HEAP_COMMITTED_PEAK_BYTES, bdw_committed_peak_bytes);
 	if (bdw_used_after_full_known)
 		gcr_census_set(c, GCR_C_HEAP_USED_AFTER_FULL_BYTES, bdw_used_after_full_bytes);

@@ -10,7 +10,7 @@ static struct gcr_frame plant_frame;
 
 void gcr_plant_init(void)
 {
-	const uint32_t nbytes = (uint32_t)(GCR_PLANT_RETAIN_KB) * 1024u;
+	const uint32_t nbytes = (uint32_t)(GCR_PLANT_RETAIN_KB)*1024u;
 
 	/* A frame at the bottom of the shadow stack keeps the ballast alive for the whole run. */
 	plant_frame.prev = gcr_roots_top;

@@ -12,7 +12,7 @@
 #include "plant.h"
 
 #define EPSILON_CHUNK_BYTES ((size_t)64 << 20)
-#define EPSILON_ALIGN 16u
+#define EPSILON_ALIGN       16u
 
 static unsigned char *epsilon_cursor;
 static unsigned char *epsilon_limit;

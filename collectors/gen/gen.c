@@ -22,14 +22,14 @@
 #ifndef GEN_NURSERY_KB_DEFAULT
 #define GEN_NURSERY_KB_DEFAULT 4096u
 #endif
-#define GEN_NURSERY_KB_MIN 64u
-#define GEN_NURSERY_KB_MAX (4u << 20)
+#define GEN_NURSERY_KB_MIN  64u
+#define GEN_NURSERY_KB_MAX  (4u << 20)
 #define GEN_HEAP_MB_DEFAULT 4u
-#define GEN_HEAP_MB_MAX (1u << 20)
-#define GEN_TENURE_DEFAULT 1u
-#define GEN_TENURE_MAX 7u
+#define GEN_HEAP_MB_MAX     (1u << 20)
+#define GEN_TENURE_DEFAULT  1u
+#define GEN_TENURE_MAX      7u
 /* A major runs once the old generation took max(budget, live bytes * this / 100) more. */
-#define GEN_GROWTH_PCT 50u
+#define GEN_GROWTH_PCT      50u
 
 struct gen_fast gen_fast;
 struct gen_knobs gen_knobs;
@@ -108,7 +108,7 @@ void gen_remset_push(void *obj)
  * wrong thing, and that is worse than no run.
  */
 static uint64_t gen_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t max,
-			 const char *unit)
+                         const char *unit)
 {
 	const char *s = getenv(name);
 	uint64_t v = 0;
@@ -125,24 +125,24 @@ static uint64_t gen_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t
 	return v;
 bad:
 	fprintf(stderr, "gen: %s='%s' is not valid: want %s from %llu to %llu\n", name, s, unit,
-		(unsigned long long)min, (unsigned long long)max);
+	        (unsigned long long)min, (unsigned long long)max);
 	exit(2);
 }
 
 static void gen_read_knobs(void)
 {
-	gen_knobs.nursery_bytes = (size_t)gen_knob("GCR_NURSERY_KB", GEN_NURSERY_KB_DEFAULT,
-						   GEN_NURSERY_KB_MIN, GEN_NURSERY_KB_MAX,
-						   "a nursery size in KiB") << 10;
+	gen_knobs.nursery_bytes =
+	    (size_t)gen_knob("GCR_NURSERY_KB", GEN_NURSERY_KB_DEFAULT, GEN_NURSERY_KB_MIN,
+	                     GEN_NURSERY_KB_MAX, "a nursery size in KiB")
+	    << 10;
 	gen_knobs.heap_budget_bytes = (size_t)gen_knob("GCR_HEAP_MB", GEN_HEAP_MB_DEFAULT, 1,
-						       GEN_HEAP_MB_MAX, "a heap budget in MiB")
-				      << 20;
-	gen_knobs.zeal = gen_knob("GCR_ZEAL", 0, 0, UINT32_MAX,
-				  "an allocation count (0 = off)");
+	                                               GEN_HEAP_MB_MAX, "a heap budget in MiB")
+	                              << 20;
+	gen_knobs.zeal = gen_knob("GCR_ZEAL", 0, 0, UINT32_MAX, "an allocation count (0 = off)");
 	gen_knobs.verify = gen_knob("GCR_VERIFY", 0, 0, UINT32_MAX,
-				    "0 (off), 1 (every collection) or N (every Nth)");
+	                            "0 (off), 1 (every collection) or N (every Nth)");
 	gen_knobs.tenure = (unsigned)gen_knob("GCR_GEN_TENURE", GEN_TENURE_DEFAULT, 1,
-					      GEN_TENURE_MAX, "a count of minor collections");
+	                                      GEN_TENURE_MAX, "a count of minor collections");
 }
 
 /* ---- Collections ---------------------------------------------------------------------- */
@@ -165,8 +165,8 @@ uint64_t gen_growth_trigger(void)
 /* The old generation has grown enough (with `extra` more bytes) to warrant a major. */
 static bool gen_major_due(uint64_t extra)
 {
-	uint64_t grown = gen_stats.promoted_bytes + gen_stats.los_alloc_bytes -
-			 gen_stats.old_bytes_at_major;
+	uint64_t grown =
+	    gen_stats.promoted_bytes + gen_stats.los_alloc_bytes - gen_stats.old_bytes_at_major;
 
 	return grown + extra > gen_growth_trigger();
 }
@@ -193,7 +193,7 @@ static void gen_collect_now(bool full, const char *why)
 	gen_stats.pause_max_ns = pause > gen_stats.pause_max_ns ? pause : gen_stats.pause_max_ns;
 	if (gen_knobs.verify && gen_stats.minor_collections % gen_knobs.verify == 0) {
 		snprintf(when, sizeof when, "%s %s collection #%llu", why, full ? "full" : "minor",
-			 (unsigned long long)gen_stats.minor_collections);
+		         (unsigned long long)gen_stats.minor_collections);
 		gen_verify(when);
 	}
 }
@@ -238,7 +238,7 @@ unsigned gcr_capabilities(void)
 
 /* Bump-allocates `total` bytes of eden, which the caller has checked are there. */
 static inline void *gen_bump(uintptr_t cur, uintptr_t total, uint32_t nptrs, uint32_t nbytes,
-			     uint64_t requested)
+                             uint64_t requested)
 {
 	void **obj = (void **)(cur + GEN_HDR_BYTES);
 	/*
@@ -328,7 +328,7 @@ void gcr_write(void *obj, uint32_t i, void *val)
 	/* Already recorded: a remembered small object, or a large one whose card is dirty. */
 	h = *gen_hdr(obj);
 	if (!(h & GEN_H_LARGE) ? !(h & GEN_H_REMEMBERED)
-			       : !gen_los_of(obj)->cards[i >> GEN_CARD_SHIFT])
+	                       : !gen_los_of(obj)->cards[i >> GEN_CARD_SHIFT])
 		gen_barrier_slow(obj, i);
 }
 
@@ -361,7 +361,7 @@ void gcr_census(struct gcr_census *c)
 	/* Only a full collection measures the live heap; before one the figure is unknown. */
 	if (gen_stats.have_full)
 		gcr_census_set(c, GCR_C_HEAP_USED_AFTER_FULL_BYTES,
-			       gen_stats.used_after_full_bytes);
+		               gen_stats.used_after_full_bytes);
 	gcr_census_set(c, GCR_C_BARRIER_RECORDED, gen_stats.barrier_recorded);
 	gcr_census_set(c, GCR_C_PAUSE_TOTAL_NS, gen_stats.pause_total_ns);
 	gcr_census_set(c, GCR_C_PAUSE_MAX_NS, gen_stats.pause_max_ns);

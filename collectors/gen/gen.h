@@ -36,21 +36,21 @@
 
 /* ---- Object header ------------------------------------------------------------------ */
 
-#define GEN_HDR_BYTES 8u
+#define GEN_HDR_BYTES      8u
 /*
  * Layout: nptrs in bits 0-31 and raw bytes in bits 32-55 (small objects; a large object's
  * are in its gen_los), so that the allocation fast path builds a header with one shift and
  * one or; flags in the top byte. A forwarded header is the new address | GEN_H_FORWARDED.
  */
 #define GEN_H_NBYTES_SHIFT 32
-#define GEN_H_NBYTES_MASK UINT64_C(0xffffff)
-#define GEN_H_AGE_SHIFT 56 /* young: minor collections survived (3 bits) */
-#define GEN_H_AGE_MASK (UINT64_C(7) << GEN_H_AGE_SHIFT)
-#define GEN_H_FREE (UINT64_C(1) << 59)       /* an old-generation cell on a free list */
-#define GEN_H_LARGE (UINT64_C(1) << 60)      /* lives in the large-object space */
-#define GEN_H_REMEMBERED (UINT64_C(1) << 61) /* old or large: in the remembered set */
-#define GEN_H_MARK (UINT64_C(1) << 62)       /* old or large: reached in the current major */
-#define GEN_H_FORWARDED (UINT64_C(1) << 63)  /* young, mid-minor: the rest is the new address */
+#define GEN_H_NBYTES_MASK  UINT64_C(0xffffff)
+#define GEN_H_AGE_SHIFT    56 /* young: minor collections survived (3 bits) */
+#define GEN_H_AGE_MASK     (UINT64_C(7) << GEN_H_AGE_SHIFT)
+#define GEN_H_FREE         (UINT64_C(1) << 59) /* an old-generation cell on a free list */
+#define GEN_H_LARGE        (UINT64_C(1) << 60) /* lives in the large-object space */
+#define GEN_H_REMEMBERED   (UINT64_C(1) << 61) /* old or large: in the remembered set */
+#define GEN_H_MARK         (UINT64_C(1) << 62) /* old or large: reached in the current major */
+#define GEN_H_FORWARDED    (UINT64_C(1) << 63) /* young, mid-minor: the rest is the new address */
 
 /* Largest cell (header included) of the small-object heap; anything bigger is large. */
 #define GEN_SMALL_MAX_BYTES 8192u
@@ -179,8 +179,8 @@ void gen_young_survivors(uintptr_t *lo, uintptr_t *top);
 struct gen_los {
 	struct gen_los *prev, *next;
 	size_t map_bytes;
-	uint64_t nbytes;  /* raw bytes (the header field is too narrow) */
-	uint8_t *cards;   /* a byte per 1 << GEN_CARD_SHIFT slots; 1 = may hold a young pointer */
+	uint64_t nbytes; /* raw bytes (the header field is too narrow) */
+	uint8_t *cards;  /* a byte per 1 << GEN_CARD_SHIFT slots; 1 = may hold a young pointer */
 	uint64_t ncards;
 };
 #define GEN_CARD_SHIFT 7 /* 128 slots (1 KiB) per card */

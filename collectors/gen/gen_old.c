@@ -25,18 +25,18 @@
 
 #include "gen.h"
 
-#define GEN_BLOCK_BYTES ((size_t)64 << 10)
+#define GEN_BLOCK_BYTES  ((size_t)64 << 10)
 #define GEN_CHUNK_BLOCKS 16u
-#define GEN_CHUNK_BYTES (GEN_BLOCK_BYTES * GEN_CHUNK_BLOCKS)
+#define GEN_CHUNK_BYTES  (GEN_BLOCK_BYTES * GEN_CHUNK_BLOCKS)
 
 /* Cell sizes, header included: four classes per doubling keep rounding waste under 25%. */
 static const uint32_t gen_class_bytes[] = {
-	16,   24,   32,   40,   48,   56,   64,   80,   96,   112,  128,  160,
-	192,  224,  256,  320,  384,  448,  512,  640,  768,  896,  1024, 1280,
-	1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192,
+    16,   24,   32,   40,   48,   56,   64,   80,   96,   112,  128,  160,
+    192,  224,  256,  320,  384,  448,  512,  640,  768,  896,  1024, 1280,
+    1536, 1792, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192,
 };
 _Static_assert(sizeof gen_class_bytes / sizeof gen_class_bytes[0] == GEN_NCLASSES,
-	       "GEN_NCLASSES in gen.h must count gen_class_bytes");
+               "GEN_NCLASSES in gen.h must count gen_class_bytes");
 
 struct gen_free_lists gen_free_lists;
 
@@ -60,9 +60,9 @@ struct gen_chunk {
 };
 
 static struct {
-	struct gen_block *blocks, *blocks_tail;        /* in use, in the order taken */
-	struct gen_block *pool;                        /* free blocks of mapped chunks */
-	struct gen_chunk *chunks, *chunks_tail;        /* in the order mapped */
+	struct gen_block *blocks, *blocks_tail; /* in use, in the order taken */
+	struct gen_block *pool;                 /* free blocks of mapped chunks */
+	struct gen_chunk *chunks, *chunks_tail; /* in the order mapped */
 	size_t nchunks;
 	struct gen_los *los, *los_tail; /* large objects, in the order allocated */
 	size_t nlos;
@@ -245,7 +245,7 @@ struct gen_sweep {
 };
 
 static void gen_free_append(struct gen_sweep *s, unsigned cls, unsigned char *head,
-			    unsigned char *tail)
+                            unsigned char *tail)
 {
 	if (s->tail[cls])
 		*gen_cell_link(s->tail[cls]) = head;
@@ -317,7 +317,7 @@ static void gen_release_pages(unsigned char *lo, unsigned char *hi)
 {
 	if (lo && lo < hi && madvise(lo, (size_t)(hi - lo), MADV_DONTNEED) != 0)
 		gen_fatal("madvise(MADV_DONTNEED) of %zu bytes failed: %s", (size_t)(hi - lo),
-			  strerror(errno));
+		          strerror(errno));
 }
 
 static void gen_pool_append(struct gen_block **tail, struct gen_block *b)
@@ -571,7 +571,8 @@ const char *gen_old_check_free_lists(void)
 		total += b->ncells;
 	}
 	for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
-		for (unsigned char *cell = gen_free_lists.head[cls]; cell; cell = *gen_cell_link(cell)) {
+		for (unsigned char *cell = gen_free_lists.head[cls]; cell;
+		     cell = *gen_cell_link(cell)) {
 			const char *why = gen_old_check_pointer(cell + GEN_HDR_BYTES);
 			struct gen_chunk *c;
 

@@ -50,20 +50,20 @@ static void gen_v_slots(struct gen_vctx *v, void *obj, const char *kind)
 
 		if (why)
 			gen_fatal("GCR_VERIFY failed after %s: %s object %p slot %" PRIu32
-				  " (of %" PRIu32 ") = %p %s",
-				  v->when, kind, obj, i, n, slots[i], why);
+			          " (of %" PRIu32 ") = %p %s",
+			          v->when, kind, obj, i, n, slots[i], why);
 		if (!gen_is_young(slots[i]) || gen_is_young(obj))
 			continue;
 		/* An old-to-young pointer: the barrier (or the last minor) must have recorded it. */
 		if (!(h & GEN_H_REMEMBERED))
 			gen_fatal("GCR_VERIFY failed after %s: %s object %p slot %" PRIu32
-				  " points into the young generation (%p) but the object is not in "
-				  "the remembered set",
-				  v->when, kind, obj, i, slots[i]);
+			          " points into the young generation (%p) but the object is not in "
+			          "the remembered set",
+			          v->when, kind, obj, i, slots[i]);
 		if ((h & GEN_H_LARGE) && !gen_los_of(obj)->cards[i >> GEN_CARD_SHIFT])
 			gen_fatal("GCR_VERIFY failed after %s: large object %p slot %" PRIu32
-				  " points into the young generation (%p) but its card is clean",
-				  v->when, obj, i, slots[i]);
+			          " points into the young generation (%p) but its card is clean",
+			          v->when, obj, i, slots[i]);
 	}
 }
 
@@ -79,15 +79,15 @@ static void gen_v_old_header(void *obj, size_t cell_bytes, void *ctx)
 	else if ((cell_bytes == 0) != ((h & GEN_H_LARGE) != 0))
 		why = "has a LARGE bit that disagrees with where it lives";
 	else if (cell_bytes && gen_old_cell_bytes(gen_cell_need(
-				       gen_requested(gen_h_nptrs(h), gen_h_nbytes(h)))) != cell_bytes)
+	                           gen_requested(gen_h_nptrs(h), gen_h_nbytes(h)))) != cell_bytes)
 		why = "has a size that does not match its cell's size class";
 	else if (!cell_bytes && gen_h_nbytes(h) != 0)
 		why = "is large but has raw bytes in its header";
 	if (why)
 		gen_fatal("GCR_VERIFY failed after %s: old object %p header 0x%016" PRIx64 " %s",
-			  v->when, obj, h, why);
-	requested = gen_requested(gen_h_nptrs(h),
-				  cell_bytes ? gen_h_nbytes(h) : gen_los_of(obj)->nbytes);
+		          v->when, obj, h, why);
+	requested =
+	    gen_requested(gen_h_nptrs(h), cell_bytes ? gen_h_nbytes(h) : gen_los_of(obj)->nbytes);
 	v->objects++;
 	v->requested += requested;
 	v->remembered += (h & GEN_H_REMEMBERED) != 0;
@@ -112,13 +112,13 @@ static void gen_v_survivors(struct gen_vctx *v, bool slots)
 		uintptr_t k = ((uintptr_t)obj - v->young_lo) / 8;
 
 		if ((h & (GEN_H_FORWARDED | GEN_H_MARK | GEN_H_REMEMBERED | GEN_H_LARGE |
-			  GEN_H_FREE)) ||
+		          GEN_H_FREE)) ||
 		    age < 1 || age >= gen_knobs.tenure ||
 		    gen_cell_need(requested) > GEN_SMALL_MAX_BYTES ||
 		    a + GEN_HDR_BYTES + ((requested + 7) & ~UINT64_C(7)) > top)
 			gen_fatal("GCR_VERIFY failed after %s: survivor at %p has a malformed "
-				  "header 0x%016" PRIx64,
-				  v->when, obj, h);
+			          "header 0x%016" PRIx64,
+			          v->when, obj, h);
 		if (slots) {
 			gen_v_slots(v, obj, "survivor");
 		} else {
@@ -134,8 +134,8 @@ static void gen_v_remset(struct gen_vctx *v)
 {
 	if (gen_remset.count != v->remembered)
 		gen_fatal("GCR_VERIFY failed after %s: the remembered set holds %zu objects but "
-			  "%" PRIu64 " carry the REMEMBERED bit",
-			  v->when, gen_remset.count, v->remembered);
+		          "%" PRIu64 " carry the REMEMBERED bit",
+		          v->when, gen_remset.count, v->remembered);
 	/* Clearing each entry's bit on the way exposes an entry listed twice. */
 	for (size_t i = 0; i < gen_remset.count; i++) {
 		void *obj = gen_remset.objs[i];
@@ -145,7 +145,7 @@ static void gen_v_remset(struct gen_vctx *v)
 			why = "is listed twice or lacks the REMEMBERED bit";
 		if (why)
 			gen_fatal("GCR_VERIFY failed after %s: remembered-set entry %zu (%p) %s",
-				  v->when, i, obj, why);
+			          v->when, i, obj, why);
 		*gen_hdr(obj) &= ~GEN_H_REMEMBERED;
 	}
 	for (size_t i = 0; i < gen_remset.count; i++)
@@ -184,8 +184,8 @@ void gen_verify(const char *when)
 			why = gen_v_pointer(&v, *f->slots[i]);
 			if (why)
 				gen_fatal("GCR_VERIFY failed after %s: root %p (slot %" PRIu32
-					  " of a frame) = %p %s",
-					  when, (void *)f->slots[i], i, *f->slots[i], why);
+				          " of a frame) = %p %s",
+				          when, (void *)f->slots[i], i, *f->slots[i], why);
 		}
 	}
 	why = gen_old_check_free_lists();
@@ -196,15 +196,15 @@ void gen_verify(const char *when)
 	if (v.objects != gen_fast.alloc_objects - gen_stats.freed_objects ||
 	    v.requested != gen_fast.alloc_bytes - gen_stats.freed_bytes)
 		gen_fatal("GCR_VERIFY failed after %s: the heap holds %" PRIu64 " objects, %" PRIu64
-			  " bytes, but the census says %" PRIu64 " allocated - %" PRIu64
-			  " freed objects, %" PRIu64 " - %" PRIu64 " bytes",
-			  when, v.objects, v.requested, gen_fast.alloc_objects,
-			  gen_stats.freed_objects, gen_fast.alloc_bytes, gen_stats.freed_bytes);
+		          " bytes, but the census says %" PRIu64 " allocated - %" PRIu64
+		          " freed objects, %" PRIu64 " - %" PRIu64 " bytes",
+		          when, v.objects, v.requested, gen_fast.alloc_objects,
+		          gen_stats.freed_objects, gen_fast.alloc_bytes, gen_stats.freed_bytes);
 	if (gen_stats.promoted_objects > gen_stats.copied_objects ||
 	    gen_stats.committed_bytes > gen_stats.committed_peak_bytes)
 		gen_fatal("GCR_VERIFY failed after %s: census counters disagree (promoted > copied "
-			  "or committed > its peak)",
-			  when);
+		          "or committed > its peak)",
+		          when);
 	/* Clear the bits the survivors set: object pointers lie in (surv_lo, surv_top]. */
 	gen_young_survivors(&surv_lo, &surv_top);
 	if (surv_top > surv_lo)

@@ -23,7 +23,7 @@
 struct gen_young {
 	unsigned char *map;
 	size_t map_bytes;
-	size_t surv_bytes;     /* each survivor semispace; 0 when tenure is 1 */
+	size_t surv_bytes; /* each survivor semispace; 0 when tenure is 1 */
 	uintptr_t surv_lo[2];
 	unsigned from;         /* the semispace holding the current survivors */
 	uintptr_t surv_top;    /* end of the current survivors */
@@ -39,7 +39,7 @@ static struct gen_young gen_young;
 /* State of one minor collection. */
 struct gen_minor {
 	bool promote_all;
-	uintptr_t to_top, to_hi;  /* survivor to-space bump */
+	uintptr_t to_top, to_hi;         /* survivor to-space bump */
 	void **queue_head, **queue_tail; /* from-space objects to scan, linked through slot 0 */
 	uint64_t surv_objects, surv_requested;
 	struct gen_remset old_remset; /* the set as the barrier left it, being drained */
@@ -164,7 +164,8 @@ static void gen_scan_remembered(struct gen_minor *m, void *obj)
 		struct gen_los *l = gen_los_of(obj);
 
 		for (uint64_t c = 0; c < l->ncards; c++) {
-			uint64_t lo = c << GEN_CARD_SHIFT, hi = lo + (UINT64_C(1) << GEN_CARD_SHIFT);
+			uint64_t lo = c << GEN_CARD_SHIFT,
+			         hi = lo + (UINT64_C(1) << GEN_CARD_SHIFT);
 
 			if (!l->cards[c])
 				continue;
@@ -236,9 +237,9 @@ void gen_young_collect(bool promote_all)
 
 	/* Whatever was young and was not copied died here. */
 	eden_objects = gen_fast.alloc_objects - gen_young.mark_alloc_objects -
-		       (gen_stats.los_alloc_objects - gen_young.mark_los_objects);
+	               (gen_stats.los_alloc_objects - gen_young.mark_los_objects);
 	eden_requested = gen_fast.alloc_bytes - gen_young.mark_alloc_bytes -
-			 (gen_stats.los_alloc_bytes - gen_young.mark_los_bytes);
+	                 (gen_stats.los_alloc_bytes - gen_young.mark_los_bytes);
 	before_objects = eden_objects + gen_young.surv_objects;
 	before_requested = eden_requested + gen_young.surv_requested;
 	gen_stats.freed_objects += before_objects - (gen_stats.copied_objects - copied_objects0);

@@ -76,11 +76,11 @@ extern struct gcr_frame *gcr_roots_top;
  * GCR_ROOTS(&a, &b, ...) publishes the given locals as roots until the matching GCR_POP() in
  * the same block. The locals must be initialised (NULL is fine) before the next allocation.
  */
-#define GCR_ROOTS(...)                                                                         \
-	void **gcr_frame_slots_[] = {__VA_ARGS__};                                             \
-	struct gcr_frame gcr_frame_ = {gcr_roots_top,                                           \
-				       (uint32_t)(sizeof gcr_frame_slots_ / sizeof gcr_frame_slots_[0]), \
-				       gcr_frame_slots_};                                       \
+#define GCR_ROOTS(...)                                                                       \
+	void **gcr_frame_slots_[] = {__VA_ARGS__};                                           \
+	struct gcr_frame gcr_frame_ = {                                                      \
+	    gcr_roots_top, (uint32_t)(sizeof gcr_frame_slots_ / sizeof gcr_frame_slots_[0]), \
+	    gcr_frame_slots_};                                                               \
 	gcr_roots_top = &gcr_frame_
 #define GCR_POP() (gcr_roots_top = gcr_frame_.prev)
 
@@ -96,21 +96,21 @@ void gcr_collect(int kind);
  * The census fields, in one list so that collectors, the probe runtime and the harness agree
  * on names. Units are in the names. Counts are since gcr_init.
  */
-#define GCR_CENSUS_FIELDS(X)                                                                   \
-	X(MINOR_COLLECTIONS, "minor_collections")                                              \
-	X(MAJOR_COLLECTIONS, "major_collections")                                              \
-	X(ALLOC_BYTES, "alloc_bytes")                                                          \
-	X(ALLOC_OBJECTS, "alloc_objects")                                                      \
-	X(COPIED_BYTES, "copied_bytes")                                                        \
-	X(COPIED_OBJECTS, "copied_objects")                                                    \
-	X(PROMOTED_BYTES, "promoted_bytes")                                                    \
-	X(PROMOTED_OBJECTS, "promoted_objects")                                                \
-	X(FREED_BYTES, "freed_bytes")                                                          \
-	X(FREED_OBJECTS, "freed_objects")                                                      \
-	X(HEAP_COMMITTED_PEAK_BYTES, "heap_committed_peak_bytes")                              \
-	X(HEAP_USED_AFTER_FULL_BYTES, "heap_used_after_full_bytes")                            \
-	X(BARRIER_RECORDED, "barrier_recorded")                                                \
-	X(PAUSE_TOTAL_NS, "pause_total_ns")                                                    \
+#define GCR_CENSUS_FIELDS(X)                                        \
+	X(MINOR_COLLECTIONS, "minor_collections")                   \
+	X(MAJOR_COLLECTIONS, "major_collections")                   \
+	X(ALLOC_BYTES, "alloc_bytes")                               \
+	X(ALLOC_OBJECTS, "alloc_objects")                           \
+	X(COPIED_BYTES, "copied_bytes")                             \
+	X(COPIED_OBJECTS, "copied_objects")                         \
+	X(PROMOTED_BYTES, "promoted_bytes")                         \
+	X(PROMOTED_OBJECTS, "promoted_objects")                     \
+	X(FREED_BYTES, "freed_bytes")                               \
+	X(FREED_OBJECTS, "freed_objects")                           \
+	X(HEAP_COMMITTED_PEAK_BYTES, "heap_committed_peak_bytes")   \
+	X(HEAP_USED_AFTER_FULL_BYTES, "heap_used_after_full_bytes") \
+	X(BARRIER_RECORDED, "barrier_recorded")                     \
+	X(PAUSE_TOTAL_NS, "pause_total_ns")                         \
 	X(PAUSE_MAX_NS, "pause_max_ns")
 
 #define GCR_CENSUS_ENUM_(id, name) GCR_C_##id,

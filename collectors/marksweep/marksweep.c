@@ -47,32 +47,32 @@
  */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#define MS_POISON(p, n) __asan_poison_memory_region((p), (n))
+#define MS_POISON(p, n)   __asan_poison_memory_region((p), (n))
 #define MS_UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
 #else
-#define MS_POISON(p, n) ((void)(p), (void)(n))
+#define MS_POISON(p, n)   ((void)(p), (void)(n))
 #define MS_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define MS_GRANULE 16u
-#define MS_HEADER_BYTES 8u
-#define MS_PAGE_BYTES ((size_t)32 << 10)
-#define MS_CHUNK_BYTES ((size_t)1 << 20)
+#define MS_GRANULE         16u
+#define MS_HEADER_BYTES    8u
+#define MS_PAGE_BYTES      ((size_t)32 << 10)
+#define MS_CHUNK_BYTES     ((size_t)1 << 20)
 #define MS_PAGES_PER_CHUNK (MS_CHUNK_BYTES / MS_PAGE_BYTES)
-#define MS_MAX_CELL_BYTES 2048u
-#define MS_CLASSES (MS_MAX_CELL_BYTES / MS_GRANULE + 1) /* class 0 is unused */
+#define MS_MAX_CELL_BYTES  2048u
+#define MS_CLASSES         (MS_MAX_CELL_BYTES / MS_GRANULE + 1) /* class 0 is unused */
 #define MS_SMALL_MAX_BYTES (MS_MAX_CELL_BYTES - MS_HEADER_BYTES)
-#define MS_OS_PAGE_BYTES ((size_t)4096)
+#define MS_OS_PAGE_BYTES   ((size_t)4096)
 /* The heap may grow to this multiple of the live bytes before the next collection. */
-#define MS_GROWTH 2u
+#define MS_GROWTH          2u
 #define MS_DEFAULT_HEAP_MB 4u
-#define MS_MAX_HEAP_MB (UINT64_C(1) << 20)
-#define MS_MARK_STACK_MIN 4096u
+#define MS_MAX_HEAP_MB     (UINT64_C(1) << 20)
+#define MS_MARK_STACK_MIN  4096u
 
 /* Bits of ms_header.info; the rest holds nbytes for a small object. */
-#define MS_MARK 1u
-#define MS_LIVE 2u
-#define MS_LARGE 4u
+#define MS_MARK         1u
+#define MS_LIVE         2u
+#define MS_LARGE        4u
 #define MS_NBYTES_SHIFT 3
 
 struct ms_header {
@@ -108,7 +108,7 @@ struct ms_large {
 };
 _Static_assert(sizeof(struct ms_large) % MS_GRANULE == 0, "large payload must stay aligned");
 _Static_assert(offsetof(struct ms_large, hdr) + sizeof(struct ms_header) == sizeof(struct ms_large),
-	       "hdr must sit just before the payload");
+               "hdr must sit just before the payload");
 
 /* Knobs. */
 static uint64_t ms_budget_bytes;
@@ -171,7 +171,7 @@ static uint64_t ms_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t 
 	v = strtoull(s, &end, 10);
 	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
 		fprintf(stderr, "marksweep: %s=%s: expected an integer from %llu to %llu\n", name,
-			s, (unsigned long long)min, (unsigned long long)max);
+		        s, (unsigned long long)min, (unsigned long long)max);
 		exit(2);
 	}
 	return v;
@@ -282,9 +282,9 @@ static void ms_stack_grow(void)
 static _Noreturn void ms_bad_reference(const void *ref)
 {
 	fprintf(stderr,
-		"marksweep: reference %p leads to a free cell (a pointer kept across an allocation "
-		"without a root?)\n",
-		ref);
+	        "marksweep: reference %p leads to a free cell (a pointer kept across an allocation "
+	        "without a root?)\n",
+	        ref);
 	abort();
 }
 
@@ -383,7 +383,7 @@ static inline void ms_scribble(struct ms_cell *cell, uint32_t cell_bytes)
  * Returns the number of live cells; *head and *tail receive the free list (tail NULL if empty).
  */
 static size_t ms_sweep_page(struct ms_page *pg, struct ms_cell **head, struct ms_cell **tail,
-			    struct ms_live *live)
+                            struct ms_live *live)
 {
 	const uint32_t cell_bytes = pg->cell_bytes;
 	unsigned char *p = pg->start;
@@ -464,7 +464,7 @@ static void ms_trim_large_cache(uint64_t cap_bytes)
 		MS_UNPOISON(l, l->map_bytes);
 		if (munmap(l, l->map_bytes) != 0) {
 			fprintf(stderr, "marksweep: munmap of a large object failed: %s\n",
-				strerror(errno));
+			        strerror(errno));
 			abort();
 		}
 	}
@@ -495,7 +495,7 @@ static void ms_rebuild_pool(uint64_t limit_bytes)
 			MS_UNPOISON(chunk->base, MS_CHUNK_BYTES);
 			if (munmap(chunk->base, MS_CHUNK_BYTES) != 0) {
 				fprintf(stderr, "marksweep: munmap of a chunk failed: %s\n",
-					strerror(errno));
+				        strerror(errno));
 				abort();
 			}
 			free(chunk);
@@ -557,7 +557,7 @@ static void ms_heap_check(void)
 		for (struct ms_cell *c = ms_free[cls]; c != NULL; c = c->next) {
 			if (c->hdr.info != 0) {
 				fprintf(stderr, "marksweep: check: free cell %p has info %#x\n",
-					(void *)c, c->hdr.info);
+				        (void *)c, c->hdr.info);
 				abort();
 			}
 		}
@@ -577,7 +577,7 @@ static void ms_heap_check(void)
 				    (h->info != 0 &&
 				     ms_small_requested(h) + MS_HEADER_BYTES > pg->cell_bytes)) {
 					fprintf(stderr, "marksweep: check: bad cell header at %p\n",
-						(const void *)h);
+					        (const void *)h);
 					abort();
 				}
 			}
@@ -586,14 +586,14 @@ static void ms_heap_check(void)
 	for (const struct ms_large *l = ms_large_list; l != NULL; l = l->next) {
 		if (l->hdr.info != (MS_LIVE | MS_LARGE)) {
 			fprintf(stderr, "marksweep: check: bad large object header at %p\n",
-				(const void *)l);
+			        (const void *)l);
 			abort();
 		}
 	}
 	for (const struct ms_large *l = ms_large_cache; l != NULL; l = l->next) {
 		if (l->hdr.info != 0 || (l->next == NULL && ms_large_cache_tail != &l->next)) {
 			fprintf(stderr, "marksweep: check: bad cached large mapping at %p\n",
-				(const void *)l);
+			        (const void *)l);
 			abort();
 		}
 	}
@@ -671,7 +671,7 @@ static void *ms_alloc_large(uint32_t nptrs, uint32_t nbytes, size_t map_bytes)
 		memset(l + 1, 0, (size_t)nptrs * sizeof(void *));
 	} else {
 		l = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			 0);
+		         0);
 		if (l == MAP_FAILED)
 			ms_die("mapping a large object", map_bytes);
 		/* Fresh anonymous pages are zero, so the pointer slots already are. */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROBE_EXIT_OK 0
+#define PROBE_EXIT_OK    0
 #define PROBE_EXIT_USAGE 2
 
 static const char *const probe_size_names[PROBE_SIZE_COUNT] = {"ci", "default", "large"};
@@ -68,13 +68,13 @@ uint64_t probe_get_u64(void *obj, uint32_t nptrs, uint32_t offset)
 static void probe_usage(FILE *f, const struct probe_spec *spec)
 {
 	fprintf(f,
-		"usage: %s [ci|default|large] [--size ci|default|large] [--iterations N]\n"
-		"  sizes: ci %" PRIu64 ", default %" PRIu64 ", large %" PRIu64 " iterations\n"
-		"  premise: %s\n"
-		"  prints \"checksum 0x...\" on stdout; writes the census object to GCR_CENSUS_FD "
-		"when it is set\n",
-		spec->name, spec->iterations[PROBE_SIZE_CI], spec->iterations[PROBE_SIZE_DEFAULT],
-		spec->iterations[PROBE_SIZE_LARGE], spec->premise ? spec->premise : "(none)");
+	        "usage: %s [ci|default|large] [--size ci|default|large] [--iterations N]\n"
+	        "  sizes: ci %" PRIu64 ", default %" PRIu64 ", large %" PRIu64 " iterations\n"
+	        "  premise: %s\n"
+	        "  prints \"checksum 0x...\" on stdout; writes the census object to GCR_CENSUS_FD "
+	        "when it is set\n",
+	        spec->name, spec->iterations[PROBE_SIZE_CI], spec->iterations[PROBE_SIZE_DEFAULT],
+	        spec->iterations[PROBE_SIZE_LARGE], spec->premise ? spec->premise : "(none)");
 }
 
 /* Prints `what` and the usage on stderr; returns the exit status for a bad command line. */
@@ -117,7 +117,7 @@ static int probe_parse_u64(const char *s, uint64_t *out)
  * what was wrong.
  */
 static int probe_parse_args(int argc, char **argv, const struct probe_spec *spec,
-			    struct probe_args *a)
+                            struct probe_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->size = PROBE_SIZE_DEFAULT;
@@ -145,7 +145,7 @@ static int probe_parse_args(int argc, char **argv, const struct probe_spec *spec
 				return probe_bad_usage(spec, "--iterations given twice, at", val);
 			if (probe_parse_u64(val, &a->iterations) != 0)
 				return probe_bad_usage(
-					spec, "--iterations needs a positive integer, not", val);
+				    spec, "--iterations needs a positive integer, not", val);
 			a->iterations_given = true;
 			continue;
 		}
@@ -156,7 +156,7 @@ static int probe_parse_args(int argc, char **argv, const struct probe_spec *spec
 		}
 		if (probe_parse_size(arg, &size) != 0)
 			return probe_bad_usage(spec, "unknown size (want ci, default or large)",
-					       arg);
+			                       arg);
 		if (a->size_given)
 			return probe_bad_usage(spec, "size given twice, at", arg);
 		a->size = size;
@@ -188,18 +188,18 @@ static int probe_open_sink(const char *probe_name, struct probe_sink *sink)
 	v = strtol(s, &end, 10);
 	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v > INT32_MAX) {
 		fprintf(stderr, "%s: GCR_CENSUS_FD='%s' is not a descriptor number\n", probe_name,
-			s);
+		        s);
 		return -1;
 	}
 	flags = fcntl((int)v, F_GETFL);
 	if (flags < 0) {
 		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: descriptor is not open (%s)\n", probe_name,
-			s, strerror(errno));
+		        s, strerror(errno));
 		return -1;
 	}
 	if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR) {
 		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: descriptor is not open for writing\n",
-			probe_name, s);
+		        probe_name, s);
 		return -1;
 	}
 	sink->fd = (int)v;
@@ -307,9 +307,9 @@ static void probe_json_capabilities(FILE *f, unsigned caps)
 		unsigned bit;
 		const char *name;
 	} names[] = {
-		{GCR_CAP_COLLECTS, "collects"},         {GCR_CAP_PRECISE, "precise"},
-		{GCR_CAP_MOVING, "moving"},             {GCR_CAP_GENERATIONAL, "generational"},
-		{GCR_CAP_BARRIER, "barrier"},
+	    {GCR_CAP_COLLECTS, "collects"}, {GCR_CAP_PRECISE, "precise"},
+	    {GCR_CAP_MOVING, "moving"},     {GCR_CAP_GENERATIONAL, "generational"},
+	    {GCR_CAP_BARRIER, "barrier"},
 	};
 	const char *sep = "";
 
@@ -327,7 +327,7 @@ static void probe_json_census(FILE *f, const struct gcr_census *c)
 {
 	static const char *const names[GCR_C_COUNT] = {
 #define PROBE_CENSUS_NAME_(id, name) [GCR_C_##id] = name,
-		GCR_CENSUS_FIELDS(PROBE_CENSUS_NAME_)
+	    GCR_CENSUS_FIELDS(PROBE_CENSUS_NAME_)
 #undef PROBE_CENSUS_NAME_
 	};
 	const char *sep = "";
@@ -344,9 +344,9 @@ static void probe_json_census(FILE *f, const struct gcr_census *c)
 
 /* Formats the whole object; returns a malloc'd buffer and its length, or NULL if out of memory. */
 static char *probe_census_json(const struct probe_spec *spec, const struct probe_args *a,
-			       uint64_t checksum, const struct gcr_census *c, unsigned caps,
-			       const struct probe_memory *m, const struct probe_verdict *v,
-			       size_t *len)
+                               uint64_t checksum, const struct gcr_census *c, unsigned caps,
+                               const struct probe_memory *m, const struct probe_verdict *v,
+                               size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -357,7 +357,7 @@ static char *probe_census_json(const struct probe_spec *spec, const struct probe
 	fputs("{\n  \"format\": \"gcr-census\",\n  \"version\": 1,\n  \"probe\": ", f);
 	probe_json_string(f, spec->name);
 	fprintf(f, ",\n  \"size\": \"%s\",\n  \"iterations\": %" PRIu64 ",\n  \"collector\": ",
-		a->iterations_given ? "custom" : probe_size_names[a->size], a->iterations);
+	        a->iterations_given ? "custom" : probe_size_names[a->size], a->iterations);
 	probe_json_string(f, gcr_name());
 	fputs(",\n  \"collector_version\": ", f);
 	probe_json_string(f, gcr_version());
@@ -375,7 +375,9 @@ static char *probe_census_json(const struct probe_spec *spec, const struct probe
 	fputs(m->have_hwm || m->have_rss_anon ? " }" : "}", f);
 	if (v->judged) {
 		fprintf(f, ",\n  \"premise\": { \"met\": %s, \"text\": ",
-			v->met == 1 ? "true" : v->met == 0 ? "false" : "null");
+		        v->met == 1   ? "true"
+		        : v->met == 0 ? "false"
+		                      : "null");
 		probe_json_string(f, v->text);
 		fputs(" }", f);
 	}
@@ -410,7 +412,7 @@ static int probe_write_all(int fd, const char *buf, size_t len)
 }
 
 static int probe_write_census(const struct probe_spec *spec, const struct probe_sink *sink,
-			      const char *json, size_t len)
+                              const char *json, size_t len)
 {
 	struct sigaction ignore, old;
 	int rc = 0;
@@ -425,21 +427,21 @@ static int probe_write_census(const struct probe_spec *spec, const struct probe_
 	sigaction(SIGPIPE, &ignore, &old);
 	if (probe_write_all(sink->fd, json, len) != 0) {
 		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: write failed: %s\n", spec->name, sink->text,
-			strerror(errno));
+		        strerror(errno));
 		rc = -1;
 	}
 	sigaction(SIGPIPE, &old, NULL);
 	/* On Linux the descriptor is released even when close reports EINTR: never retry. */
 	if (close(sink->fd) != 0 && errno != EINTR && rc == 0) {
 		fprintf(stderr, "%s: GCR_CENSUS_FD=%s: close failed: %s\n", spec->name, sink->text,
-			strerror(errno));
+		        strerror(errno));
 		rc = -1;
 	}
 	return rc;
 }
 
 static void probe_judge(const struct probe_spec *spec, const struct gcr_census *c, unsigned caps,
-			struct probe_verdict *v)
+                        struct probe_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	if (!spec->premise_met)
@@ -448,7 +450,7 @@ static void probe_judge(const struct probe_spec *spec, const struct gcr_census *
 	v->met = spec->premise_met(c, caps, v->text, sizeof v->text);
 	if (v->met != 1 && v->met != 0 && v->met != -1) {
 		snprintf(v->text, sizeof v->text, "premise check returned %d (a probe bug)",
-			 v->met);
+		         v->met);
 		v->met = 0;
 	}
 	/* A met premise with nothing more to say reports the premise itself. */
@@ -489,7 +491,7 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec)
 	printf("checksum 0x%016" PRIx64 "\n", checksum);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: writing the checksum to stdout failed: %s\n", spec->name,
-			strerror(errno));
+		        strerror(errno));
 		rc = PROBE_EXIT_USAGE;
 		goto out;
 	}

@@ -40,16 +40,16 @@ struct probe_spec {
 	 * (writes why). NULL means the probe has no premise check.
 	 */
 	int (*premise_met)(const struct gcr_census *c, unsigned capabilities, char *why,
-			   size_t why_size);
+	                   size_t why_size);
 };
 
 /* Runs the probe as described above; returns the process exit status. */
 int probe_main(int argc, char **argv, const struct probe_spec *spec);
 
-#define PROBE_MAIN(spec)                                                                       \
-	int main(int argc, char **argv)                                                        \
-	{                                                                                      \
-		return probe_main(argc, argv, &(spec));                                        \
+#define PROBE_MAIN(spec)                                \
+	int main(int argc, char **argv)                 \
+	{                                               \
+		return probe_main(argc, argv, &(spec)); \
 	}
 
 /* ---- Helpers for probe bodies ------------------------------------------------------------ */

@@ -35,13 +35,13 @@
 
 #include "gcr.h"
 
-#define ABI_MIB ((uint64_t)1 << 20)
-#define ABI_DEFAULT_SEED UINT64_C(0x5eed)
+#define ABI_MIB             ((uint64_t)1 << 20)
+#define ABI_DEFAULT_SEED    UINT64_C(0x5eed)
 #define ABI_DEFAULT_HEAP_MB 4u
 
 static const char *const abi_field_names[GCR_C_COUNT] = {
 #define ABI_FIELD_NAME_(id, name) name,
-	GCR_CENSUS_FIELDS(ABI_FIELD_NAME_)
+    GCR_CENSUS_FIELDS(ABI_FIELD_NAME_)
 #undef ABI_FIELD_NAME_
 };
 
@@ -74,7 +74,7 @@ static _Noreturn void abi_fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (seed %" PRIu64 "; replay with GCR_TEST_SEED=%" PRIu64 ")\n", abi.seed,
-		abi.seed);
+	        abi.seed);
 	exit(1);
 }
 
@@ -108,12 +108,12 @@ static void *abi_alloc(uint32_t nptrs, uint32_t nbytes)
 		abi_fail("gcr_alloc(%" PRIu32 ", %" PRIu32 ") returned NULL", nptrs, nbytes);
 	if ((uintptr_t)obj % sizeof(void *) != 0)
 		abi_fail("gcr_alloc(%" PRIu32 ", %" PRIu32 ") returned %p, not pointer-aligned",
-			 nptrs, nbytes, obj);
+		         nptrs, nbytes, obj);
 	for (uint32_t i = 0; i < nptrs; i++) {
 		if (gcr_read(obj, i) != NULL)
 			abi_fail("slot %" PRIu32 " of a fresh %" PRIu32
-				 "-slot object is %p, not NULL",
-				 i, nptrs, gcr_read(obj, i));
+			         "-slot object is %p, not NULL",
+			         i, nptrs, gcr_read(obj, i));
 	}
 	abi.req_bytes += (uint64_t)nptrs * sizeof(void *) + nbytes;
 	abi.req_objects++;
@@ -200,7 +200,7 @@ static void abi_census(struct gcr_census *out)
 	gcr_census(&c);
 	if (c.known >> GCR_C_COUNT != 0)
 		abi_fail("census.known has bits beyond the %d fields: %#" PRIx64, GCR_C_COUNT,
-			 c.known);
+		         c.known);
 	for (int f = 0; f < GCR_C_COUNT; f++) {
 		if (!abi_known(p, (enum gcr_census_field)f))
 			continue;
@@ -208,28 +208,28 @@ static void abi_census(struct gcr_census *out)
 			abi_fail("census field %s was known and is now absent", abi_field_names[f]);
 		if (f != GCR_C_HEAP_USED_AFTER_FULL_BYTES && c.value[f] < p->value[f])
 			abi_fail("census field %s went down: %" PRIu64 " -> %" PRIu64,
-				 abi_field_names[f], p->value[f], c.value[f]);
+			         abi_field_names[f], p->value[f], c.value[f]);
 	}
 	if (abi_known(&c, GCR_C_ALLOC_BYTES) && abi_known(p, GCR_C_ALLOC_BYTES) &&
 	    c.value[GCR_C_ALLOC_BYTES] - p->value[GCR_C_ALLOC_BYTES] != abi.req_bytes)
 		abi_fail("alloc_bytes grew by %" PRIu64 " but %" PRIu64 " bytes were requested",
-			 c.value[GCR_C_ALLOC_BYTES] - p->value[GCR_C_ALLOC_BYTES], abi.req_bytes);
+		         c.value[GCR_C_ALLOC_BYTES] - p->value[GCR_C_ALLOC_BYTES], abi.req_bytes);
 	if (abi_known(&c, GCR_C_ALLOC_OBJECTS) && abi_known(p, GCR_C_ALLOC_OBJECTS) &&
 	    c.value[GCR_C_ALLOC_OBJECTS] - p->value[GCR_C_ALLOC_OBJECTS] != abi.req_objects)
 		abi_fail("alloc_objects grew by %" PRIu64 " but %" PRIu64 " objects were requested",
-			 c.value[GCR_C_ALLOC_OBJECTS] - p->value[GCR_C_ALLOC_OBJECTS],
-			 abi.req_objects);
+		         c.value[GCR_C_ALLOC_OBJECTS] - p->value[GCR_C_ALLOC_OBJECTS],
+		         abi.req_objects);
 	if (abi_known(&c, GCR_C_PAUSE_MAX_NS) && abi_known(&c, GCR_C_PAUSE_TOTAL_NS) &&
 	    c.value[GCR_C_PAUSE_MAX_NS] > c.value[GCR_C_PAUSE_TOTAL_NS])
 		abi_fail("pause_max_ns %" PRIu64 " exceeds pause_total_ns %" PRIu64,
-			 c.value[GCR_C_PAUSE_MAX_NS], c.value[GCR_C_PAUSE_TOTAL_NS]);
+		         c.value[GCR_C_PAUSE_MAX_NS], c.value[GCR_C_PAUSE_TOTAL_NS]);
 	if (!(abi.caps & GCR_CAP_COLLECTS)) {
 		if (abi_collections(&c) != 0)
 			abi_fail("no COLLECTS capability, yet %" PRIu64 " collections",
-				 abi_collections(&c));
+			         abi_collections(&c));
 		if (abi_known(&c, GCR_C_FREED_BYTES) && c.value[GCR_C_FREED_BYTES] != 0)
 			abi_fail("no COLLECTS capability, yet freed_bytes is %" PRIu64,
-				 c.value[GCR_C_FREED_BYTES]);
+			         c.value[GCR_C_FREED_BYTES]);
 	}
 	abi.last = c;
 	abi.req_bytes = 0;
@@ -240,7 +240,7 @@ static void abi_census(struct gcr_census *out)
 
 /* value[f] of b minus a, or UINT64_MAX when either census lacks the field. */
 static uint64_t abi_delta(const struct gcr_census *a, const struct gcr_census *b,
-			  enum gcr_census_field f)
+                          enum gcr_census_field f)
 {
 	if (!abi_known(a, f) || !abi_known(b, f))
 		return UINT64_MAX;
@@ -344,16 +344,16 @@ static void abi_garbage_loop(void)
 	abi_census(&b);
 	if (abi_collections(&b) == abi_collections(&a))
 		abi_fail("%" PRIu64 " MiB of garbage was allocated without one collection",
-			 total / ABI_MIB);
+		         total / ABI_MIB);
 	d = abi_delta(&a, &b, GCR_C_FREED_BYTES);
 	if (d != UINT64_MAX && d < total / 2)
 		abi_fail("%" PRIu64 " bytes of garbage allocated, only %" PRIu64 " freed", total,
-			 d);
+		         d);
 	d = abi_delta(&a, &b, GCR_C_HEAP_COMMITTED_PEAK_BYTES);
 	if (d != UINT64_MAX && d > total / 2)
 		abi_fail("%" PRIu64 " bytes of garbage grew heap_committed_peak_bytes by %" PRIu64
-			 " (from %" PRIu64 ")",
-			 total, d, a.value[GCR_C_HEAP_COMMITTED_PEAK_BYTES]);
+		         " (from %" PRIu64 ")",
+		         total, d, a.value[GCR_C_HEAP_COMMITTED_PEAK_BYTES]);
 }
 
 /* Builds a list of n nodes (1 slot + 8..40 raw bytes, values from base); returns its bytes. */
@@ -396,12 +396,12 @@ static void abi_check_list(void *head, uint64_t n, uint64_t base, const char *wh
 		bad = abi_check_fill(node, 1, nbytes, base + i);
 		if (bad >= 0)
 			abi_fail("%s: list node %" PRIu64 " of %" PRIu64 ": raw byte %" PRId64
-				 " changed",
-				 when, n - 1 - i, n, bad);
+			         " changed",
+			         when, n - 1 - i, n, bad);
 	}
 	if (i != 0)
 		abi_fail("%s: the list ends after %" PRIu64 " of %" PRIu64 " nodes", when, n - i,
-			 n);
+		         n);
 }
 
 static void abi_phase_freeing(void)
@@ -430,24 +430,24 @@ static void abi_phase_freeing(void)
 	if (abi_known(&a, GCR_C_HEAP_USED_AFTER_FULL_BYTES) &&
 	    a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES] < keep_bytes + drop_bytes)
 		abi_fail("heap_used_after_full_bytes %" PRIu64 " < %" PRIu64 " bytes held live",
-			 a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES], keep_bytes + drop_bytes);
+		         a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES], keep_bytes + drop_bytes);
 	drop = NULL;
 	gcr_collect(GCR_FULL);
 	abi_census(&b);
 	d = abi_delta(&a, &b, GCR_C_FREED_BYTES);
 	if (d != UINT64_MAX && d < drop_bytes)
 		abi_fail("a dropped list of %" PRIu64
-			 " bytes, but a full collection freed %" PRIu64,
-			 drop_bytes, d);
+		         " bytes, but a full collection freed %" PRIu64,
+		         drop_bytes, d);
 	if (abi_known(&b, GCR_C_HEAP_USED_AFTER_FULL_BYTES) &&
 	    (b.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES] < keep_bytes ||
 	     b.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES] + drop_bytes >
-		     a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES]))
+	         a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES]))
 		abi_fail("heap_used_after_full_bytes went %" PRIu64 " -> %" PRIu64
-			 " when a %" PRIu64 "-byte list was dropped and a %" PRIu64
-			 "-byte one kept",
-			 a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES],
-			 b.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES], drop_bytes, keep_bytes);
+		         " when a %" PRIu64 "-byte list was dropped and a %" PRIu64
+		         "-byte one kept",
+		         a.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES],
+		         b.value[GCR_C_HEAP_USED_AFTER_FULL_BYTES], drop_bytes, keep_bytes);
 	abi_check_list(keep, n, 1u << 30, "after the drop");
 	keep = NULL;
 	GCR_POP();
@@ -488,7 +488,7 @@ static void abi_phase_lists(void)
 	junk = NULL;
 	if ((abi.caps & GCR_CAP_COLLECTS) && abi_collections(&abi.last) == before)
 		abi_fail("allocating %" PRIu64 " MiB of garbage triggered no collection",
-			 limit / ABI_MIB);
+		         limit / ABI_MIB);
 	abi_check_list(a, n, 0, "after allocation-triggered collections");
 	gcr_collect(GCR_FULL);
 	abi_check_list(a, n, 0, "after a full collection");
@@ -570,10 +570,18 @@ static void abi_phase_trees(void)
 static void abi_phase_sizes(void)
 {
 	static const uint32_t sizes[] = {
-		0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65, 127, 128, 129, 255,
-		256, 257, 500, 511, 512, 513, 1000, 1023, 1024, 1025, 2000, 2032, 2040, 2041,
-		2047, 2048, 2049, 4095, 4096, 4097, 8191, 8192, 8193, 16384, 32760, 32768, 32769,
-		65535, 65536, 65537, 99999, 131072, 262145, 1u << 20, (1u << 20) + 1, 4u << 20,
+	    0,        1,      7,      8,        9,
+	    15,       16,     17,     24,       31,
+	    32,       33,     48,     63,       64,
+	    65,       127,    128,    129,      255,
+	    256,      257,    500,    511,      512,
+	    513,      1000,   1023,   1024,     1025,
+	    2000,     2032,   2040,   2041,     2047,
+	    2048,     2049,   4095,   4096,     4097,
+	    8191,     8192,   8193,   16384,    32760,
+	    32768,    32769,  65535,  65536,    65537,
+	    99999,    131072, 262145, 1u << 20, (1u << 20) + 1,
+	    4u << 20,
 	};
 	static const uint32_t ptr_counts[] = {0, 1, 3};
 	enum {
@@ -612,17 +620,17 @@ static void abi_phase_sizes(void)
 
 			if (o == NULL)
 				abi_fail("object %" PRIu32 " (%" PRIu32 " slots, %" PRIu32
-					 " bytes) vanished from the array",
-					 i, nptrs, nbytes);
+				         " bytes) vanished from the array",
+				         i, nptrs, nbytes);
 			bad = abi_check_fill(o, nptrs, nbytes, UINT64_C(0xabc0000) + i);
 			if (bad >= 0)
 				abi_fail("object %" PRIu32 " (%" PRIu32 " slots, %" PRIu32
-					 " bytes): raw byte %" PRId64 " changed",
-					 i, nptrs, nbytes, bad);
+				         " bytes): raw byte %" PRId64 " changed",
+				         i, nptrs, nbytes, bad);
 			if (nptrs > 0 && i > 0 && gcr_read(o, 0) != gcr_read(arr, i - 1))
 				abi_fail("object %" PRIu32
-					 ": slot 0 no longer aims at object %" PRIu32,
-					 i, i - 1);
+				         ": slot 0 no longer aims at object %" PRIu32,
+				         i, i - 1);
 			if (nptrs > 2 && gcr_read(o, 2) != o)
 				abi_fail("object %" PRIu32 ": slot 2 no longer aims at itself", i);
 		}
@@ -640,7 +648,7 @@ struct abi_model {
 	uint32_t *nbytes;
 	uint64_t *slot_at; /* index of the object's first slot in slots[] */
 	uint32_t *slots;
-	void **seen;       /* during a check: the address each reached id was found at */
+	void **seen; /* during a check: the address each reached id was found at */
 	uint32_t *queue;
 	uint32_t nobjects, cap_objects;
 	uint64_t nslots, cap_slots;
@@ -714,9 +722,9 @@ static void abi_graph_check_object(struct abi_model *m, void *obj, uint32_t id)
 
 	if (bad >= 0)
 		abi_fail("object #%" PRIu32 " (%" PRIu32 " slots, %" PRIu32
-			 " bytes): raw byte %" PRId64 " is wrong%s",
-			 id, m->nptrs[id], m->nbytes[id], bad,
-			 bad == 0 ? " (a different object is reached here)" : "");
+		         " bytes): raw byte %" PRId64 " is wrong%s",
+		         id, m->nptrs[id], m->nbytes[id], bad,
+		         bad == 0 ? " (a different object is reached here)" : "");
 }
 
 /*
@@ -738,7 +746,7 @@ static uint64_t abi_graph_check(struct abi_model *m, void *table, const char *wh
 
 		if ((id == 0) != (obj == NULL))
 			abi_fail("%s: root %" PRIu32 " is %p, the model says #%" PRIu32, when, k,
-				 obj, id);
+			         obj, id);
 		if (id == 0)
 			continue;
 		if (m->seen[id] != NULL) {
@@ -761,15 +769,15 @@ static uint64_t abi_graph_check(struct abi_model *m, void *table, const char *wh
 
 			if ((want[j] == 0) != (child == NULL))
 				abi_fail("%s: slot %" PRIu32 " of #%" PRIu32
-					 " is %p, the model says #%" PRIu32,
-					 when, j, id, child, want[j]);
+				         " is %p, the model says #%" PRIu32,
+				         when, j, id, child, want[j]);
 			if (want[j] == 0)
 				continue;
 			if (m->seen[want[j]] != NULL) {
 				if (m->seen[want[j]] != child)
 					abi_fail("%s: slot %" PRIu32 " of #%" PRIu32
-						 " aims at a copy of #%" PRIu32 ", not at it",
-						 when, j, id, want[j]);
+					         " aims at a copy of #%" PRIu32 ", not at it",
+					         when, j, id, want[j]);
 				continue;
 			}
 			m->seen[want[j]] = child;
@@ -860,8 +868,8 @@ static void abi_phase_graph(void)
 				pid = m.slots[m.slot_at[pid] + j];
 				if ((pid == 0) != (p == NULL))
 					abi_fail("a walk found slot %" PRIu32
-						 " disagreeing with the model",
-						 j);
+					         " disagreeing with the model",
+					         j);
 			}
 		}
 		obj = NULL;
@@ -907,8 +915,8 @@ static void abi_phase_deep(void)
 	if ((abi.caps & GCR_CAP_PRECISE) && (abi.caps & GCR_CAP_COLLECTS) && d != UINT64_MAX &&
 	    d < bytes)
 		abi_fail("the dropped %" PRIu64 "-node list held %" PRIu64 " bytes, %" PRIu64
-			 " were freed",
-			 n, bytes, d);
+		         " were freed",
+		         n, bytes, d);
 	GCR_POP();
 }
 
@@ -935,8 +943,8 @@ static int abi_parse_u64(const char *s, uint64_t dflt, uint64_t *out)
 }
 
 static void (*const abi_phases[])(void) = {
-	abi_phase_identity, abi_phase_zeroing, abi_phase_freeing, abi_phase_lists,
-	abi_phase_trees,    abi_phase_sizes,   abi_phase_graph,   abi_phase_deep,
+    abi_phase_identity, abi_phase_zeroing, abi_phase_freeing, abi_phase_lists,
+    abi_phase_trees,    abi_phase_sizes,   abi_phase_graph,   abi_phase_deep,
 };
 
 int main(void)
@@ -952,8 +960,8 @@ int main(void)
 		abi.seed = abi_mix((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
 	} else if (abi_parse_u64(seed_text, ABI_DEFAULT_SEED, &abi.seed) != 0) {
 		fprintf(stderr,
-			"abi_conformance: GCR_TEST_SEED=%s: expected an integer or 'time'\n",
-			seed_text);
+		        "abi_conformance: GCR_TEST_SEED=%s: expected an integer or 'time'\n",
+		        seed_text);
 		return 2;
 	}
 	abi.rng = abi.seed;
@@ -987,7 +995,7 @@ int main(void)
 		if (verbose)
 			printf("abi_conformance: %s: phase %s: %.3f s\n", abi.collector, abi.phase,
 			       (double)(p1.tv_sec - p0.tv_sec) +
-				       (double)(p1.tv_nsec - p0.tv_nsec) / 1e9);
+			           (double)(p1.tv_nsec - p0.tv_nsec) / 1e9);
 	}
 	abi.phase = "final census";
 	abi_census(NULL);

@@ -33,9 +33,10 @@ int main(void)
 	printf("checksum 0x%016zx\n", n + p[n / 2]);
 	if (census) {
 		fprintf(census,
-			"{\"format\":\"gcr-census\",\"version\":1,\"probe\":\"01_touch\",\"collector\":\"none\","
-			"\"checksum\":\"0x%016zx\",\"memory\":{\"vm_hwm_bytes\":%ld}}",
-			n + p[n / 2], touch_status_kb("VmHWM:") * 1024);
+		        "{\"format\":\"gcr-census\",\"version\":1,\"probe\":\"01_touch\","
+		        "\"collector\":\"none\","
+		        "\"checksum\":\"0x%016zx\",\"memory\":{\"vm_hwm_bytes\":%ld}}",
+		        n + p[n / 2], touch_status_kb("VmHWM:") * 1024);
 		fclose(census);
 	}
 	free(p);

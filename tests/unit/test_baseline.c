@@ -6,22 +6,26 @@
 #include "unit.h"
 
 static const char good[] =
-	"{\n"
-	"  \"format\": \"gcratchet-baseline\", \"version\": 1, \"profile\": \"shared_ci\",\n"
-	"  \"collector\": {\"name\": \"marksweep\", \"version\": \"1.0\", \"git_commit\": \"abc\"},\n"
-	"  \"host\": {\"fingerprint\": \"00ff\", \"hostname\": \"h\"},\n"
-	"  \"pinned_at\": \"2026-11-30T00:00:00Z\", \"session\": 3, \"size\": \"ci\",\n"
-	"  \"meters\": [\"rusage\", \"census\"], \"repeats\": 3,\n"
-	"  \"rules\": {\n"
-	"    \"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 0, \"band_abs\": 0},\n"
-	"    \"rss.peak_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 20, \"band_abs\": 4194304}\n"
-	"  },\n"
-	"  \"probes\": {\"01_nursery_churn\": {\"checksum\": \"0x0123456789abcdef\"}},\n"
-	"  \"cells\": [\n"
-	"    {\"probe\": \"01_nursery_churn\", \"metric\": \"census.alloc_bytes\", \"median\": 1000, \"min\": 1000, \"max\": 1000, \"n\": 3},\n"
-	"    {\"probe\": \"01_nursery_churn\", \"metric\": \"rss.peak_bytes\", \"median\": 10485760, \"min\": 10000000, \"max\": 11000000, \"n\": 3}\n"
-	"  ]\n"
-	"}\n";
+    "{\n"
+    "  \"format\": \"gcratchet-baseline\", \"version\": 1, \"profile\": \"shared_ci\",\n"
+    "  \"collector\": {\"name\": \"marksweep\", \"version\": \"1.0\", \"git_commit\": \"abc\"},\n"
+    "  \"host\": {\"fingerprint\": \"00ff\", \"hostname\": \"h\"},\n"
+    "  \"pinned_at\": \"2026-11-30T00:00:00Z\", \"session\": 3, \"size\": \"ci\",\n"
+    "  \"meters\": [\"rusage\", \"census\"], \"repeats\": 3,\n"
+    "  \"rules\": {\n"
+    "    \"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 0, "
+    "\"band_abs\": 0},\n"
+    "    \"rss.peak_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 20, "
+    "\"band_abs\": 4194304}\n"
+    "  },\n"
+    "  \"probes\": {\"01_nursery_churn\": {\"checksum\": \"0x0123456789abcdef\"}},\n"
+    "  \"cells\": [\n"
+    "    {\"probe\": \"01_nursery_churn\", \"metric\": \"census.alloc_bytes\", \"median\": 1000, "
+    "\"min\": 1000, \"max\": 1000, \"n\": 3},\n"
+    "    {\"probe\": \"01_nursery_churn\", \"metric\": \"rss.peak_bytes\", \"median\": 10485760, "
+    "\"min\": 10000000, \"max\": 11000000, \"n\": 3}\n"
+    "  ]\n"
+    "}\n";
 
 /* Replaces the first occurrence of `from` in the good file by `to`, and parses the result. */
 static int parse_edited(const char *from, const char *to, struct err *e)
@@ -99,7 +103,8 @@ static void test_bands(void)
 
 	/* Liveness: a counter that drops to zero went inert, even though "lower is better". */
 	{
-		struct baseline_rule promoted = {(char *)"census.promoted_objects", 1, BASELINE_INCREASE, 0, 0};
+		struct baseline_rule promoted = {(char *)"census.promoted_objects", 1,
+		                                 BASELINE_INCREASE, 0, 0};
 		baseline_judge(&promoted, 5000, 0, &j);
 		CHECK(j.verdict == BASELINE_REGRESSED && j.went_inert);
 		baseline_judge(&promoted, 0, 0, &j);
@@ -159,10 +164,11 @@ static void test_parser(void)
 	CHECK(strstr(e.msg, "n must be"));
 
 	/* A cell whose metric has no rule, or whose probe has no checksum. */
-	CHECK(parse_edited("\"metric\": \"rss.peak_bytes\"", "\"metric\": \"time.wall_ns\"", &e) != 0);
+	CHECK(parse_edited("\"metric\": \"rss.peak_bytes\"", "\"metric\": \"time.wall_ns\"", &e) !=
+	      0);
 	CHECK(strstr(e.msg, "cells[1]") && strstr(e.msg, "no entry in \"rules\""));
 	CHECK(parse_edited("{\"probe\": \"01_nursery_churn\", \"metric\": \"census",
-			   "{\"probe\": \"02_other\", \"metric\": \"census", &e) != 0);
+	                   "{\"probe\": \"02_other\", \"metric\": \"census", &e) != 0);
 	CHECK(strstr(e.msg, "02_other") && strstr(e.msg, "no entry in \"probes\""));
 
 	CHECK(parse_edited("\"gated\": true", "\"gated\": 1", &e) != 0);
@@ -174,14 +180,14 @@ static void test_parser(void)
 static void test_defaults(void)
 {
 	const char *metrics[] = {"census.alloc_bytes", "census.pause_max_ns", "time.wall_ns",
-				 "valgrind.ir", "rss.peak_bytes"};
+	                         "valgrind.ir", "rss.peak_bytes"};
 	struct baseline_rule *r;
 	struct err e;
 
 	CHECK(baseline_default_rules("shared_ci", metrics, 5, &r, &e) == 0);
 	CHECK(r[0].gated && r[0].band_pct == 0 && r[0].band_abs == 0);
-	CHECK(!r[1].gated);  /* pauses are time */
-	CHECK(!r[2].gated);  /* shared machines: time is not gated */
+	CHECK(!r[1].gated); /* pauses are time */
+	CHECK(!r[2].gated); /* shared machines: time is not gated */
 	CHECK(r[3].gated && r[3].band_pct > 0);
 	CHECK(r[4].gated && r[4].band_pct > 0 && r[4].band_abs > 0);
 	for (int i = 0; i < 5; i++)

@@ -9,11 +9,13 @@ int main(void)
 	struct census_report r;
 	struct err e;
 
-	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":4096,"
-				"\"major_collections\":3,\"from_the_future\":1},"
-				"\"memory\":{\"vm_hwm_bytes\":1048576},\"premise\":{\"met\":false,\"text\":\"no gc\"},"
-				"\"unknown_field\":[1,2]}",
-			   &r, &e) == 0);
+	CHECK(census_parse(HEAD
+	                   "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":4096,"
+	                   "\"major_collections\":3,\"from_the_future\":1},"
+	                   "\"memory\":{\"vm_hwm_bytes\":1048576},\"premise\":{\"met\":false,"
+	                   "\"text\":\"no gc\"},"
+	                   "\"unknown_field\":[1,2]}",
+	                   &r, &e) == 0);
 	CHECK_STR(r.checksum, "0x00000000000000ff");
 	CHECK(*metric_set_get(&r.metrics, "census.alloc_bytes") == 4096);
 	CHECK(*metric_set_get(&r.metrics, "census.major_collections") == 3);
@@ -35,15 +37,19 @@ int main(void)
 	CHECK(strstr(e.msg, "\"checksum\""));
 	CHECK(census_parse(HEAD "\"census\":{}}", &r, &e) != 0);
 	CHECK(strstr(e.msg, "\"checksum\" is missing"));
-	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":-1}}",
-			   &r, &e) != 0);
+	CHECK(census_parse(HEAD
+	                   "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":-1}}",
+	                   &r, &e) != 0);
 	CHECK(strstr(e.msg, "census.alloc_bytes"));
-	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":1.5}}",
-			   &r, &e) != 0);
-	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":[1]}", &r, &e) != 0);
+	CHECK(census_parse(HEAD
+	                   "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":1.5}}",
+	                   &r, &e) != 0);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":[1]}", &r, &e) !=
+	      0);
 	CHECK(strstr(e.msg, "\"census\" must be an object"));
-	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"premise\":{\"met\":\"yes\"}}",
-			   &r, &e) != 0);
+	CHECK(census_parse(HEAD
+	                   "\"checksum\":\"0x00000000000000ff\",\"premise\":{\"met\":\"yes\"}}",
+	                   &r, &e) != 0);
 	CHECK(strstr(e.msg, "premise.met"));
 
 	CHECK(census_checksum_valid("0x0123456789abcdef"));

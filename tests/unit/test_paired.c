@@ -204,7 +204,7 @@ static void test_bh(void)
 {
 	/* Benjamini & Hochberg (1995), section 4: 15 p-values, q = 0.05 rejects the first 4. */
 	const double bh95[] = {0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
-			       0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000};
+	                       0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000};
 	/* Unsorted, with p(4) exactly on its boundary 4 * 0.05 / 5. */
 	const double small[] = {0.01, 0.04, 0.03, 0.005, 0.5};
 	const double want_adj[] = {0.025, 0.05, 0.05, 0.025, 0.5};
@@ -224,7 +224,8 @@ static void test_bh(void)
 
 	/* One 7-of-7 cell (p = 2/128) passes alone, with one other null cell, not among eight. */
 	{
-		double p2[] = {2.0 / 128, 0.6}, p8[] = {2.0 / 128, 0.6, 0.3, 1, 0.8, 0.47, 0.22, 0.9};
+		double p2[] = {2.0 / 128, 0.6},
+		       p8[] = {2.0 / 128, 0.6, 0.3, 1, 0.8, 0.47, 0.22, 0.9};
 		paired_bh(p2, 2, 0.05, NULL, rej);
 		CHECK(rej[0] && !rej[1]);
 		paired_bh(p8, 8, 0.05, NULL, rej);
@@ -365,9 +366,9 @@ static void test_aa_noise(void)
 int main(int argc, char **argv)
 {
 	const char *env = getenv("GCR_TEST_SEED");
-	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10)
-		       : env && *env ? strtoull(env, NULL, 10)
-				     : (uint64_t)time(NULL);
+	uint64_t seed = argc > 1      ? strtoull(argv[1], NULL, 10)
+	                : env && *env ? strtoull(env, NULL, 10)
+	                              : (uint64_t)time(NULL);
 
 	printf("test_paired: seed %llu (repeat with: test_paired %llu)\n", (unsigned long long)seed,
 	       (unsigned long long)seed);

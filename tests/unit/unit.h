@@ -12,18 +12,18 @@
 
 static int unit_passed, unit_failed;
 
-#define CHECK(cond)                                                                            \
-	do {                                                                                   \
-		if (cond) {                                                                    \
-			unit_passed++;                                                         \
-		} else {                                                                       \
-			unit_failed++;                                                         \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		if (cond) {                                                                      \
+			unit_passed++;                                                           \
+		} else {                                                                         \
+			unit_failed++;                                                           \
 			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                              \
+		}                                                                                \
 	} while (0)
 
 #define CHECK_NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol))
-#define CHECK_STR(a, b) CHECK(strcmp((a), (b)) == 0)
+#define CHECK_STR(a, b)       CHECK(strcmp((a), (b)) == 0)
 
 static inline int unit_done(const char *name)
 {
