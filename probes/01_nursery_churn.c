@@ -95,26 +95,11 @@ static uint64_t churn_run(uint64_t iterations)
 
 static int churn_premise(const struct gcr_census *c, unsigned caps, char *why, size_t why_size)
 {
-	const uint64_t counts =
-	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
 	uint64_t collections;
+	int state = probe_collected(c, caps, &collections, why, why_size);
 
-	if (!(caps & GCR_CAP_COLLECTS)) {
-		snprintf(why, why_size, "the collector does not collect");
-		return -1;
-	}
-	if ((c->known & counts) != counts) {
-		snprintf(why, why_size, "the census lacks minor/major collection counts");
-		return -1;
-	}
-	collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
-	if (collections <= 1) {
-		snprintf(why, why_size,
-		         "no collection during the run (%" PRIu64
-		         " in all, with the final full one)",
-		         collections);
-		return 0;
-	}
+	if (state != 1)
+		return state;
 	if (c->known & (UINT64_C(1) << GCR_C_FREED_BYTES)) {
 		if (c->value[GCR_C_FREED_BYTES] == 0) {
 			snprintf(why, why_size,

@@ -510,3 +510,28 @@ out:
 	free(json);
 	return rc;
 }
+
+int probe_collected(const struct gcr_census *c, unsigned capabilities, uint64_t *collections,
+                    char *why, size_t why_size)
+{
+	const uint64_t counts =
+	    (UINT64_C(1) << GCR_C_MINOR_COLLECTIONS) | (UINT64_C(1) << GCR_C_MAJOR_COLLECTIONS);
+
+	if (!(capabilities & GCR_CAP_COLLECTS)) {
+		snprintf(why, why_size, "the collector does not collect");
+		return -1;
+	}
+	if ((c->known & counts) != counts) {
+		snprintf(why, why_size, "the census lacks minor/major collection counts");
+		return -1;
+	}
+	*collections = c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
+	if (*collections <= 1) {
+		snprintf(why, why_size,
+		         "no collection during the run (%" PRIu64
+		         " in all, with the final full one)",
+		         *collections);
+		return 0;
+	}
+	return 1;
+}

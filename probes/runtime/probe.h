@@ -52,6 +52,15 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec);
 		return probe_main(argc, argv, &(spec)); \
 	}
 
+/*
+ * The start most premises share: a collector that collects must have collected during the
+ * run, more than the runtime's final full collection. Returns -1 (not applicable: no COLLECTS
+ * capability, or no collection counts in the census) or 0 (no collection during the run),
+ * with `why` written, or 1 with *collections = minor + major and `why` untouched.
+ */
+int probe_collected(const struct gcr_census *c, unsigned capabilities, uint64_t *collections,
+                    char *why, size_t why_size);
+
 /* ---- Helpers for probe bodies ------------------------------------------------------------ */
 
 /* Mixes v into a running checksum h (order-sensitive, 64-bit). */
