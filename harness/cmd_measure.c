@@ -272,7 +272,7 @@ int cmd_measure(int argc, char **argv)
 		} else if (strcmp(opt, "--events") == 0) {
 			events_arg = val;
 		} else if (strcmp(opt, "--timeout") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+			if (cli_parse_count(cmd, opt, val, 1, &v) != 0)
 				goto out;
 			plan.timeout_ms = (int64_t)v * 1000;
 		}

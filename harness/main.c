@@ -35,7 +35,7 @@ static const struct cli_command commands[] = {
      ");\n"
      "                    an event the host cannot count is reported once and left out\n"
      "  --seed N          the shuffle seed, to repeat a session's order\n"
-     "  --timeout SEC     kill a run after SEC seconds (default 300; valgrind runs get 100x)\n"
+     "  --timeout SEC     kill a run after SEC seconds (default 300, 0: no limit; valgrind 100x)\n"
      "  --cpu N           pin every probe to CPU N\n"
      "  --no-aslr         timed runs with address-space randomisation off (valgrind runs always)\n"
      "  --clean-env       probes get a fixed minimal environment (PATH, HOME, LANG=C, TZ) plus\n"
