@@ -27,6 +27,7 @@
 #include <gc/gc_mark.h>
 
 #include "gcr.h"
+#include "knob.h"
 #include "plant.h"
 
 #ifdef GCR_BDWGC_INCREMENTAL
@@ -56,32 +57,6 @@ static int bdw_pause_open;
 static int bdw_in_full_call; /* inside GC_try_to_collect_inner: between START and END */
 static int bdw_mark_done;    /* the current stopped mark reached MARK_END */
 
-static uint64_t bdw_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "%s: %s=%s: expected an integer from %llu to %llu\n", BDW_NAME,
-		        name, s, (unsigned long long)min, (unsigned long long)max);
-		exit(2);
-	}
-	return v;
-}
-
-static uint64_t bdw_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Heap mapped now (GC_get_heap_size excludes what libgc has unmapped). The heap grows only
  * while allocating and shrinks only inside a collection, so sampling at the start and end of
@@ -99,7 +74,7 @@ static void bdw_pause_begin(void)
 {
 	if (!bdw_pause_open) {
 		bdw_pause_open = 1;
-		bdw_pause_start_ns = bdw_now_ns();
+		bdw_pause_start_ns = gcr_now_ns();
 	}
 }
 
@@ -110,7 +85,7 @@ static void bdw_pause_end(void)
 	if (!bdw_pause_open)
 		return;
 	bdw_pause_open = 0;
-	ns = bdw_now_ns() - bdw_pause_start_ns;
+	ns = gcr_now_ns() - bdw_pause_start_ns;
 	bdw_pause_total_ns += ns;
 	if (ns > bdw_pause_max_ns)
 		bdw_pause_max_ns = ns;
@@ -202,10 +177,10 @@ static void bdw_refuse_valgrind(void)
 
 void gcr_init(void)
 {
-	uint64_t heap_mb = bdw_knob("GCR_HEAP_MB", 0, 1, BDW_MAX_HEAP_MB);
+	uint64_t heap_mb = gcr_knob(BDW_NAME, "GCR_HEAP_MB", 0, 1, BDW_MAX_HEAP_MB);
 
 	/* Validated for the ABI's sake; a conservative collector has nothing to check with it. */
-	(void)bdw_knob("GCR_ZEAL", 0, 0, UINT32_MAX);
+	(void)gcr_knob(BDW_NAME, "GCR_ZEAL", 0, 0, UINT32_MAX);
 
 #ifdef GCR_BDWGC_INCREMENTAL
 	bdw_refuse_valgrind();

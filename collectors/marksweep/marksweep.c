@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "gcr.h"
+#include "knob.h"
 #include "plant.h"
 
 /*
@@ -153,36 +154,6 @@ static _Noreturn void ms_die(const char *what, size_t bytes)
 {
 	fprintf(stderr, "marksweep: out of memory %s (%zu bytes)\n", what, bytes);
 	abort();
-}
-
-/*
- * Reads a knob: unset or empty means the default; anything but a decimal integer in [min, max]
- * is an error the ABI makes fatal (status 2).
- */
-static uint64_t ms_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "marksweep: %s=%s: expected an integer from %llu to %llu\n", name,
-		        s, (unsigned long long)min, (unsigned long long)max);
-		exit(2);
-	}
-	return v;
-}
-
-static uint64_t ms_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void ms_note_committed(void)
@@ -608,7 +579,7 @@ static inline void ms_heap_check(void)
 
 static void ms_collect(void)
 {
-	uint64_t t0 = ms_now_ns();
+	uint64_t t0 = gcr_now_ns();
 	struct ms_live live = {0, 0};
 	uint64_t limit, pause;
 
@@ -630,7 +601,7 @@ static void ms_collect(void)
 	ms_collections++;
 	ms_used_after_full_bytes = live.requested_bytes;
 
-	pause = ms_now_ns() - t0;
+	pause = gcr_now_ns() - t0;
 	ms_pause_total_ns += pause;
 	/*
 	 * A store on every collection, not a branch on the clock: the valgrind meter's Ir must
@@ -730,8 +701,9 @@ static void *ms_alloc_slow(uint32_t nptrs, uint32_t nbytes)
 
 void gcr_init(void)
 {
-	ms_budget_bytes = ms_knob("GCR_HEAP_MB", MS_DEFAULT_HEAP_MB, 1, MS_MAX_HEAP_MB) << 20;
-	ms_zeal = ms_knob("GCR_ZEAL", 0, 0, UINT32_MAX);
+	ms_budget_bytes =
+	    gcr_knob("marksweep", "GCR_HEAP_MB", MS_DEFAULT_HEAP_MB, 1, MS_MAX_HEAP_MB) << 20;
+	ms_zeal = gcr_knob("marksweep", "GCR_ZEAL", 0, 0, UINT32_MAX);
 	if (ms_zeal != 0)
 		ms_zeal_room = (int64_t)ms_budget_bytes;
 	else
