@@ -247,7 +247,7 @@ int cli_find_session(const char *cmd, struct store *st, const char *db_path, con
 size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe, const char *size,
                        const char *metric, double *median)
 {
-	const char *kind = strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+	enum run_kind kind = metrics_run_kind(metric);
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
 	size_t nv = 0;
 
@@ -255,7 +255,7 @@ size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe
 		const struct store_run *r = &runs[i];
 		const double *v;
 		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, size) ||
-		    strcmp(r->kind, kind) || strcmp(r->status, "ok"))
+		    r->kind != kind || r->status != RUN_STATUS_OK)
 			continue;
 		if ((v = metric_set_get(&r->metrics, metric)))
 			vals[nv++] = *v;

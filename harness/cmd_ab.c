@@ -234,7 +234,8 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 		         p->rounds - p->warmups);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
 	fprintf(stderr, "\r\033[K%s  run %d/%d  %.30s on %.24s  %s  ETA %s", where, p->run_index,
-	        p->run_total, p->run->probe, p->build->name, p->run->status, eta_text);
+	        p->run_total, p->run->probe, p->build->name, run_status_name(p->run->status),
+	        eta_text);
 	fflush(stderr);
 }
 

@@ -60,7 +60,7 @@ static void baseline_cmd_metrics(const struct store_run *runs, size_t n, struct 
 
 	for (size_t k = 0; known[k]; k++)
 		for (size_t i = 0; i < n; i++)
-			if (!runs[i].warmup && strcmp(runs[i].status, "ok") == 0 &&
+			if (!runs[i].warmup && runs[i].status == RUN_STATUS_OK &&
 			    metric_set_get(&runs[i].metrics, known[k])) {
 				strlist_push(out, known[k]);
 				break;
@@ -78,13 +78,13 @@ static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, siz
 	for (size_t i = 0; i < n; i++) {
 		if (runs[i].warmup)
 			continue;
-		if (strcmp(runs[i].status, "ok") != 0) {
+		if (runs[i].status != RUN_STATUS_OK) {
 			cli_error(cmd,
 			          "run %lld (%s, %s round %d) %s%s%s: a baseline is pinned only "
 			          "from a session whose runs all succeeded",
-			          (long long)runs[i].id, runs[i].probe, runs[i].kind, runs[i].round,
-			          runs[i].status, runs[i].detail ? ": " : "",
-			          runs[i].detail ? runs[i].detail : "");
+			          (long long)runs[i].id, runs[i].probe, run_kind_name(runs[i].kind),
+			          runs[i].round, run_status_name(runs[i].status),
+			          runs[i].detail ? ": " : "", runs[i].detail ? runs[i].detail : "");
 			goto out;
 		}
 		if (!strlist_contains(&probes, runs[i].probe))
@@ -119,14 +119,13 @@ static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, siz
 		b->probes[b->nprobes++].checksum = xstrdup(sum);
 		for (size_t m = 0; m < metrics->n; m++) {
 			const char *metric = metrics->items[m];
-			const char *kind =
-			    strncmp(metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+			enum run_kind kind = metrics_run_kind(metric);
 			struct stats_summary sum_stats;
 			size_t nv = 0;
 			for (size_t i = 0; i < n; i++) {
 				const double *v;
 				if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 ||
-				    strcmp(runs[i].kind, kind) != 0)
+				    runs[i].kind != kind)
 					continue;
 				if ((v = metric_set_get(&runs[i].metrics, metric)))
 					vals[nv++] = *v;
@@ -367,7 +366,7 @@ static char *baseline_cmd_who(void)
 static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct store_run *runs,
                                     size_t n, const char *size)
 {
-	const char *kind = strncmp(cell->metric, "valgrind.", 9) == 0 ? "valgrind" : "timed";
+	enum run_kind kind = metrics_run_kind(cell->metric);
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
 	struct stats_summary sum;
 	size_t nv = 0;
@@ -375,8 +374,8 @@ static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct sto
 	for (size_t i = 0; i < n; i++) {
 		const double *v;
 		if (runs[i].warmup || strcmp(runs[i].probe, cell->probe) ||
-		    strcmp(runs[i].size, size) || strcmp(runs[i].kind, kind) ||
-		    strcmp(runs[i].status, "ok"))
+		    strcmp(runs[i].size, size) || runs[i].kind != kind ||
+		    runs[i].status != RUN_STATUS_OK)
 			continue;
 		if ((v = metric_set_get(&runs[i].metrics, cell->metric)))
 			vals[nv++] = *v;
@@ -416,8 +415,8 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	sbuf_init(&diff);
 	if (baseline_load(path, &b, &e) != 0) {
 		cli_error(cmd, "%s%s", e.msg,
-		          strstr(e.msg, "cannot open") ? " (pin one first: gcratchet baseline pin)"
-		                                       : "");
+		          e.code == ERR_NOT_FOUND ? " (pin one first: gcratchet baseline pin)"
+		                                  : "");
 		goto out;
 	}
 	if (strcmp(b.profile, profile) != 0) {
@@ -449,11 +448,12 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	}
 	for (size_t i = 0; i < nruns; i++) {
 		if (!runs[i].warmup && strcmp(runs[i].size, b.size) == 0 &&
-		    strcmp(runs[i].status, "ok") != 0) {
+		    runs[i].status != RUN_STATUS_OK) {
 			cli_error(cmd,
 			          "run %lld (%s) %s: a baseline is updated only from a session "
 			          "whose runs all succeeded",
-			          (long long)runs[i].id, runs[i].probe, runs[i].status);
+			          (long long)runs[i].id, runs[i].probe,
+			          run_status_name(runs[i].status));
 			goto out;
 		}
 		if (!runs[i].warmup && runs[i].checksum &&

@@ -56,14 +56,9 @@ static void check_add_row(struct check_report *rep, const struct check_row *row)
 		rep->ok++;
 }
 
-static int check_is_valgrind_metric(const char *metric)
-{
-	return strncmp(metric, "valgrind.", 9) == 0;
-}
-
 /* "3 of 5 runs crashed (SIGSEGV)": why the runs of one probe and kind cannot be judged. */
 static char *check_failed_runs(const struct store_run *runs, size_t n, const char *probe,
-                               const char *size, const char *kind)
+                               const char *size, enum run_kind kind)
 {
 	int total = 0, bad = 0;
 	const struct store_run *first = NULL;
@@ -71,22 +66,23 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run *r = &runs[i];
 		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, size) ||
-		    strcmp(r->kind, kind))
+		    r->kind != kind)
 			continue;
 		total++;
-		if (strcmp(r->status, "ok") != 0) {
+		if (r->status != RUN_STATUS_OK) {
 			bad++;
 			if (!first)
 				first = r;
 		}
 	}
 	if (total == 0)
-		return xasprintf("no %s runs of this probe at size %s in the session", kind, size);
+		return xasprintf("no %s runs of this probe at size %s in the session",
+		                 run_kind_name(kind), size);
 	if (bad == 0)
 		return NULL;
-	return xasprintf("%d of %d %s runs %s%s%s%s", bad, total, kind, first->status,
-	                 first->detail ? " (" : "", first->detail ? first->detail : "",
-	                 first->detail ? ")" : "");
+	return xasprintf("%d of %d %s runs %s%s%s%s", bad, total, run_kind_name(kind),
+	                 run_status_name(first->status), first->detail ? " (" : "",
+	                 first->detail ? first->detail : "", first->detail ? ")" : "");
 }
 
 /*
@@ -118,15 +114,16 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 {
 	const struct baseline *b = rep->b;
 	const char *want = baseline_probe_checksum(b, probe);
-	char *timed_bad = check_failed_runs(runs, n, probe, b->size, "timed");
-	char *vg_bad = check_failed_runs(runs, n, probe, b->size, "valgrind");
+	char *timed_bad = check_failed_runs(runs, n, probe, b->size, RUN_KIND_TIMED);
+	char *vg_bad = check_failed_runs(runs, n, probe, b->size, RUN_KIND_VALGRIND);
 	const char *wrong = NULL;
 	struct check_row row;
 
 	/* Correctness first: a probe that prints another result is a regression whatever it costs. */
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run *r = &runs[i];
-		if (strcmp(r->probe, probe) || strcmp(r->size, b->size) || strcmp(r->status, "ok"))
+		if (strcmp(r->probe, probe) || strcmp(r->size, b->size) ||
+		    r->status != RUN_STATUS_OK)
 			continue;
 		if (r->checksum && strcmp(r->checksum, want) != 0)
 			wrong = r->checksum;
@@ -144,8 +141,7 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run *r = &runs[i];
 		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, b->size) ||
-		    strcmp(r->status, "ok") || !r->premise ||
-		    strncmp(r->premise, "not met", 7) != 0)
+		    r->status != RUN_STATUS_OK || r->premise != RUN_PREMISE_NOT_MET)
 			continue;
 		memset(&row, 0, sizeof row);
 		row.probe = probe;
@@ -153,7 +149,8 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 		row.state = CHECK_JUDGED;
 		row.j.verdict = BASELINE_REGRESSED;
 		row.inert = 1;
-		row.reason = xasprintf("premise %s", r->premise);
+		row.reason = xasprintf("premise not met%s%s", r->premise_text ? ": " : "",
+		                       r->premise_text ? r->premise_text : "");
 		check_add_row(rep, &row);
 		break;
 	}
@@ -161,8 +158,8 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 	for (size_t c = 0; c < b->ncells; c++) {
 		const struct baseline_cell *cell = &b->cells[c];
 		const struct baseline_rule *rule = baseline_rule_for_cell(b, probe, cell->metric);
-		const char *kind = check_is_valgrind_metric(cell->metric) ? "valgrind" : "timed";
-		const char *bad = strcmp(kind, "valgrind") == 0 ? vg_bad : timed_bad;
+		enum run_kind kind = metrics_run_kind(cell->metric);
+		const char *bad = kind == RUN_KIND_VALGRIND ? vg_bad : timed_bad;
 		double *vals;
 		size_t nv = 0;
 
@@ -183,7 +180,7 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 			const struct store_run *r = &runs[i];
 			const double *v;
 			if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, b->size) ||
-			    strcmp(r->kind, kind))
+			    r->kind != kind)
 				continue;
 			if ((v = metric_set_get(&r->metrics, cell->metric)))
 				vals[nv++] = *v;
@@ -192,7 +189,7 @@ static void check_probe(struct check_report *rep, const struct store_run *runs, 
 			row.state = CHECK_UNJUDGED;
 			row.reason =
 			    xasprintf("not measured in this session%s",
-			              strcmp(kind, "valgrind") == 0
+			              kind == RUN_KIND_VALGRIND
 			                  ? " (measure with --meters rusage,census,valgrind)"
 			                  : "");
 		} else {
@@ -554,7 +551,7 @@ int cmd_check(int argc, char **argv)
 	}
 	path = baseline_arg ? xstrdup(baseline_arg) : cli_baseline_path(profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
-		if (!baseline_arg && strstr(e.msg, "cannot open"))
+		if (!baseline_arg && e.code == ERR_NOT_FOUND)
 			rc = cli_error(cmd,
 			               "%s\n  pin one with: gcratchet baseline pin --profile %s "
 			               "--collector %s",

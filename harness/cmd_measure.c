@@ -63,10 +63,10 @@ static void measure_load_warning(struct store *st, int64_t session)
 
 static void measure_progress(void *ctx, const struct session_progress *p)
 {
-	const struct store_run *r = p->run;
-	const double *wall = metric_set_get(&r->metrics, "time.wall_ns");
-	const double *rss = metric_set_get(&r->metrics, "rss.peak_bytes");
-	const double *ir = metric_set_get(&r->metrics, "valgrind.ir");
+	const struct run_record *r = p->run;
+	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
+	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
+	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
 	char where[32], figures[96] = "";
 
 	(void)ctx;
@@ -77,7 +77,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	else
 		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
 		         p->rounds - p->warmups);
-	if (strcmp(r->status, "ok") == 0) {
+	if (r->status == RUN_STATUS_OK) {
 		if (ir)
 			snprintf(figures, sizeof figures, "Ir %.0f", *ir);
 		else if (wall && rss)
@@ -87,12 +87,14 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->build->name, r->status, figures);
-	if (strcmp(r->status, "ok") == 0 && r->detail)
+	       p->build->name, run_status_name(r->status), figures);
+	if (r->status == RUN_STATUS_OK && r->detail)
 		printf("          warning: %s\n", r->detail);
-	if (r->premise && strncmp(r->premise, "not met", 7) == 0) {
+	/* A run that failed is reported as failed; inert means it ran and caused nothing. */
+	if (r->status == RUN_STATUS_OK && r->premise == RUN_PREMISE_NOT_MET) {
 		/* Loud: the probe ran but did not cause what it exists to cause. */
-		printf("          INERT: premise %s\n", r->premise);
+		printf("          INERT: premise not met%s%s\n", r->premise_text ? ": " : "",
+		       r->premise_text ? r->premise_text : "");
 		measure_inert++;
 	}
 	fflush(stdout);

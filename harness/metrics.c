@@ -63,6 +63,11 @@ void metrics_from_rusage(struct metric_set *s, const struct run_result *res)
 	metric_set_add(s, "os.involuntary_switches", (double)res->nivcsw);
 }
 
+enum run_kind metrics_run_kind(const char *name)
+{
+	return strncmp(name, "valgrind.", 9) == 0 ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
+}
+
 int metrics_is_known(const char *name)
 {
 	/* perf.<event> and perf.<event>.scale: any event libpfm4 encodes. */

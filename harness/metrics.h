@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run.h"
 #include "runner.h"
 
 struct metric {
@@ -34,6 +35,8 @@ void metrics_from_rusage(struct metric_set *s, const struct run_result *res);
 
 /* 1 when `name` is a metric the harness can produce (census fields included). */
 int metrics_is_known(const char *name);
+/* The kind of run a metric is measured by: valgrind.* by valgrind runs, the rest by timed ones. */
+enum run_kind metrics_run_kind(const char *name);
 /* All known metric names, NULL-terminated; static storage. */
 const char *const *metrics_known(void);
 

@@ -151,7 +151,24 @@ static void session_perf_metrics(const struct meter_perf *perf, const struct run
  * Two sources of peak memory (the launcher's wait4 and the probe's own VmHWM) must agree; a
  * run where they do not keeps its figures and says so in its detail.
  */
-static void session_cross_check_rss(struct store_run *r)
+/* The owned parts of a run while it is being classified; lent to a run_record to store it. */
+struct session_fields {
+	enum run_status status;
+	char *detail, *checksum, *premise_text, *stderr_tail;
+	enum run_premise premise;
+	struct metric_set metrics;
+};
+
+static void session_fields_release(struct session_fields *f)
+{
+	free(f->detail);
+	free(f->checksum);
+	free(f->premise_text);
+	free(f->stderr_tail);
+	metric_set_release(&f->metrics);
+}
+
+static void session_cross_check_rss(struct session_fields *r)
 {
 	const double *rss = metric_set_get(&r->metrics, "rss.peak_bytes");
 	const double *hwm = metric_set_get(&r->metrics, "memory.vm_hwm_bytes");
@@ -168,7 +185,7 @@ static void session_cross_check_rss(struct store_run *r)
 
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
 static void session_classify(const struct session_plan *plan, const struct run_result *res,
-                             int valgrind, const char *cg_out, struct store_run *r)
+                             int valgrind, const char *cg_out, struct session_fields *r)
 {
 	struct census_report census;
 	struct err e;
@@ -177,25 +194,25 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 	r->stderr_tail = xstrdup(res->stderr_tail ? res->stderr_tail : "");
 	switch (res->outcome) {
 	case RUN_EXITED:
-		r->status = xstrdup(res->exit_code == 0 ? "ok" : "failed");
+		r->status = res->exit_code == 0 ? RUN_STATUS_OK : RUN_STATUS_FAILED;
 		if (res->exit_code != 0)
 			r->detail = last ? xasprintf("exited %d: %s", res->exit_code, last)
 			                 : xasprintf("exited %d", res->exit_code);
 		break;
 	case RUN_SIGNALED:
-		r->status = xstrdup("crashed");
+		r->status = RUN_STATUS_CRASHED;
 		r->detail = xstrdup(run_result_describe(res));
 		break;
 	case RUN_TIMEOUT:
-		r->status = xstrdup("timeout");
+		r->status = RUN_STATUS_TIMEOUT;
 		r->detail = xstrdup("killed at the time limit");
 		break;
 	case RUN_EXEC_FAILED:
-		r->status = xstrdup("exec_failed");
+		r->status = RUN_STATUS_EXEC_FAILED;
 		r->detail = xstrdup(run_result_describe(res));
 		break;
 	case RUN_LOST:
-		r->status = xstrdup("lost");
+		r->status = RUN_STATUS_LOST;
 		r->detail = xstrdup(run_result_describe(res));
 		break;
 	}
@@ -208,35 +225,32 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 	if (res->census_text) {
 		if (census_parse(res->census_text, &census, &e) == 0) {
 			r->checksum = xstrdup(census.checksum);
-			if (census.premise_text)
-				r->premise = xasprintf("%s%s%s",
-				                       census.premise_state == 1   ? "met"
-				                       : census.premise_state == 0 ? "not met"
-				                                                   : "n/a",
-				                       census.premise_text[0] ? ": " : "",
-				                       census.premise_text);
+			if (census.premise_text) {
+				r->premise = census.premise_state == 1   ? RUN_PREMISE_MET
+				             : census.premise_state == 0 ? RUN_PREMISE_NOT_MET
+				                                         : RUN_PREMISE_NA;
+				r->premise_text = xstrdup(census.premise_text);
+			}
 			/* Under valgrind pause times are inflated; keep only the Ir from those runs. */
 			if (!valgrind)
 				for (size_t i = 0; i < census.metrics.n; i++)
 					metric_set_add(&r->metrics, census.metrics.items[i].name,
 					               census.metrics.items[i].value);
 			census_report_release(&census);
-		} else if (strcmp(r->status, "ok") == 0) {
-			free(r->status);
-			r->status = xstrdup("bad_census");
+		} else if (r->status == RUN_STATUS_OK) {
+			r->status = RUN_STATUS_BAD_CENSUS;
 			r->detail = xstrdup(e.msg);
 		}
 	}
 	if (!r->checksum)
 		r->checksum = session_stdout_checksum(res->stdout_text);
 	session_cross_check_rss(r);
-	if (valgrind && strcmp(r->status, "ok") == 0) {
+	if (valgrind && r->status == RUN_STATUS_OK) {
 		double ir;
 		if (meter_valgrind_read(cg_out, &ir, &e) == 0) {
 			metric_set_add(&r->metrics, "valgrind.ir", ir);
 		} else {
-			free(r->status);
-			r->status = xstrdup("failed");
+			r->status = RUN_STATUS_FAILED;
 			r->detail = xstrdup(e.msg);
 		}
 	}
@@ -273,11 +287,13 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	char **argv = probe_argv, **vg_argv = NULL, **env = NULL, *cg_out = NULL, when[32];
 	struct runner_request req;
 	struct run_result res;
-	struct store_run r;
+	struct session_fields f;
+	struct run_record r;
 	struct session_progress p;
 	int64_t run_id;
 	int rc = -1;
 
+	memset(&f, 0, sizeof f);
 	memset(&r, 0, sizeof r);
 	snprintf(size, sizeof size, "%s", plan->size);
 	if (iterations) {
@@ -309,25 +325,32 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
 
+	session_classify(plan, &res, valgrind, cg_out, &f);
+	run_result_release(&res);
 	r.session_id = s->out->session_id;
 	r.build_id = s->build_ids[b];
-	r.probe = (char *)probe;
+	r.probe = probe;
 	r.size = size;
 	r.round = round;
 	r.seq = ++s->seq;
 	r.warmup = warmup;
-	r.kind = valgrind ? (char *)"valgrind" : (char *)"timed";
+	r.kind = valgrind ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
+	r.status = f.status;
+	r.detail = f.detail;
+	r.checksum = f.checksum;
+	r.premise = f.premise;
+	r.premise_text = f.premise_text;
+	r.stderr_tail = f.stderr_tail;
 	r.started_at = when;
-	session_classify(plan, &res, valgrind, cg_out, &r);
-	run_result_release(&res);
+	r.metrics = &f.metrics;
 	if (store_run_insert(s->st, &r, &run_id, e) != 0)
 		goto out;
 	s->out->runs++;
-	if (strcmp(r.status, "ok") != 0)
+	if (r.status != RUN_STATUS_OK)
 		s->out->runs_failed++;
 	else if (keep)
-		for (size_t i = 0; i < r.metrics.n; i++)
-			metric_set_add(keep, r.metrics.items[i].name, r.metrics.items[i].value);
+		for (size_t i = 0; i < f.metrics.n; i++)
+			metric_set_add(keep, f.metrics.items[i].name, f.metrics.items[i].value);
 	if (s->progress) {
 		p.run_index = ++s->run_index;
 		p.run_total = s->run_total;
@@ -335,7 +358,6 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		p.rounds = plan->warmup + plan->rounds;
 		p.warmups = plan->warmup;
 		p.warmup = warmup;
-		p.kind = r.kind;
 		p.build = build;
 		p.run = &r;
 		s->progress(s->ctx, &p);
@@ -344,12 +366,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 out:
 	if (cg_out)
 		unlink(cg_out);
-	free(r.status);
-	free(r.detail);
-	free(r.checksum);
-	free(r.premise);
-	free(r.stderr_tail);
-	metric_set_release(&r.metrics);
+	session_fields_release(&f);
 	meter_valgrind_argv_free(vg_argv);
 	session_env_free(env);
 	free(cg_out);
@@ -380,8 +397,8 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
                         int valgrind, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
-	struct metric_set m1 = {0}, m2 = {0};
-	struct store_run d;
+	struct metric_set m1 = {0}, m2 = {0}, derived = {0};
+	struct run_record d;
 	char size[64], when[32];
 	double dn;
 	int64_t id;
@@ -400,24 +417,24 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 	for (size_t i = 0; i < m2.n; i++) {
 		const double *v1 = metric_set_get(&m1, m2.items[i].name);
 		if (v1 && !strstr(m2.items[i].name, ".scale"))
-			metric_set_add(&d.metrics, m2.items[i].name,
-			               (m2.items[i].value - *v1) / dn);
+			metric_set_add(&derived, m2.items[i].name, (m2.items[i].value - *v1) / dn);
 	}
 	snprintf(size, sizeof size, "n=%llu,%llu", (unsigned long long)plan->two_n[0],
 	         (unsigned long long)plan->two_n[1]);
 	format_utc(now_real_ns(), when, sizeof when);
 	d.session_id = s->out->session_id;
 	d.build_id = s->build_ids[b];
-	d.probe = (char *)probe;
+	d.probe = probe;
 	d.size = size;
 	d.round = round;
 	d.seq = ++s->seq;
 	d.warmup = warmup;
-	d.kind = valgrind ? (char *)"valgrind_per_iteration" : (char *)"per_iteration";
-	d.status = (char *)"ok";
+	d.kind = valgrind ? RUN_KIND_VALGRIND_PER_ITERATION : RUN_KIND_PER_ITERATION;
+	d.status = RUN_STATUS_OK;
 	d.started_at = when;
+	d.metrics = &derived;
 	rc = store_run_insert(s->st, &d, &id, e);
-	metric_set_release(&d.metrics);
+	metric_set_release(&derived);
 out:
 	metric_set_release(&m1);
 	metric_set_release(&m2);

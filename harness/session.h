@@ -61,9 +61,8 @@ struct session_progress {
 	int round, rounds;        /* round 1..rounds, warm-ups first; 0 for the valgrind pass */
 	int warmups;              /* how many of the rounds are warm-up rounds */
 	int warmup;
-	const char *kind;
 	const struct buildinfo *build;
-	const struct store_run *run; /* the stored run, with its status and metrics */
+	const struct run_record *run; /* the stored run, with its kind, status and metrics */
 };
 
 struct session_outcome {

@@ -481,13 +481,16 @@ void store_builds_release(struct store_build *b, size_t n)
 	free(b);
 }
 
-int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, struct err *e)
+int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
 	sqlite3_stmt *st = NULL, *sample = NULL;
+	char *premise = run_premise_join(r->premise, r->premise_text);
 	int rc = -1;
 
-	if (store_exec(s, "BEGIN IMMEDIATE;", e) != 0)
+	if (store_exec(s, "BEGIN IMMEDIATE;", e) != 0) {
+		free(premise);
 		return -1;
+	}
 	if (store_prepare(s,
 	                  "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
 	                  " kind, status, detail, checksum, premise, stderr_tail, started_at)"
@@ -502,11 +505,11 @@ int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, st
 	sqlite3_bind_int(st, 5, r->round);
 	sqlite3_bind_int(st, 6, r->seq);
 	sqlite3_bind_int(st, 7, r->warmup);
-	store_bind_text(st, 8, r->kind);
-	store_bind_text(st, 9, r->status);
+	store_bind_text(st, 8, run_kind_name(r->kind));
+	store_bind_text(st, 9, run_status_name(r->status));
 	store_bind_text(st, 10, r->detail);
 	store_bind_text(st, 11, r->checksum);
-	store_bind_text(st, 12, r->premise);
+	store_bind_text(st, 12, premise);
 	store_bind_text(st, 13, r->stderr_tail);
 	store_bind_text(st, 14, r->started_at);
 	if (store_step_id(s, st, id, e) != 0)
@@ -514,11 +517,11 @@ int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, st
 	if (store_prepare(s, "INSERT INTO samples(run_id, metric, value) VALUES(?1, ?2, ?3)",
 	                  &sample, e) != 0)
 		goto out;
-	for (size_t i = 0; i < r->metrics.n; i++) {
+	for (size_t i = 0; r->metrics && i < r->metrics->n; i++) {
 		sqlite3_reset(sample);
 		sqlite3_bind_int64(sample, 1, *id);
-		store_bind_text(sample, 2, r->metrics.items[i].name);
-		sqlite3_bind_double(sample, 3, r->metrics.items[i].value);
+		store_bind_text(sample, 2, r->metrics->items[i].name);
+		sqlite3_bind_double(sample, 3, r->metrics->items[i].value);
 		if (sqlite3_step(sample) != SQLITE_DONE) {
 			store_fail(s, e, "storing a sample");
 			goto out;
@@ -530,6 +533,7 @@ out:
 	sqlite3_finalize(st);
 	if (rc != 0)
 		store_exec(s, "ROLLBACK;", NULL);
+	free(premise);
 	return rc;
 }
 
@@ -568,11 +572,22 @@ int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struc
 		o->round = sqlite3_column_int(st, 5);
 		o->seq = sqlite3_column_int(st, 6);
 		o->warmup = sqlite3_column_int(st, 7);
-		o->kind = store_col_text(st, 8);
-		o->status = store_col_text(st, 9);
+		if (run_kind_parse((const char *)sqlite3_column_text(st, 8), &o->kind) != 0 ||
+		    run_status_parse((const char *)sqlite3_column_text(st, 9), &o->status) != 0) {
+			err_set(e,
+			        "%s: run %lld has kind \"%s\" and status \"%s\", which this "
+			        "gcratchet does not know (written by a newer one?)",
+			        s->path, (long long)o->id, sqlite3_column_text(st, 8),
+			        sqlite3_column_text(st, 9));
+			goto out;
+		}
 		o->detail = store_col_text(st, 10);
 		o->checksum = store_col_text(st, 11);
-		o->premise = store_col_text(st, 12);
+		{
+			const char *text, *stored = (const char *)sqlite3_column_text(st, 12);
+			o->premise = run_premise_split(stored, &text);
+			o->premise_text = stored && *text ? xstrdup(text) : NULL;
+		}
 		o->stderr_tail = store_col_text(st, 13);
 		o->started_at = store_col_text(st, 14);
 		sqlite3_reset(sample);
@@ -589,6 +604,11 @@ int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struc
 out:
 	sqlite3_finalize(sample);
 	sqlite3_finalize(st);
+	if (rc != 0) {
+		store_runs_release(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
 	return rc;
 }
 
@@ -597,11 +617,9 @@ void store_runs_release(struct store_run *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(r[i].probe);
 		free(r[i].size);
-		free(r[i].kind);
-		free(r[i].status);
 		free(r[i].detail);
 		free(r[i].checksum);
-		free(r[i].premise);
+		free(r[i].premise_text);
 		free(r[i].stderr_tail);
 		free(r[i].started_at);
 		metric_set_release(&r[i].metrics);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "run.h"
 #include "util.h"
 
 #define STORE_SCHEMA_VERSION 1
@@ -79,6 +80,7 @@ int store_session_builds(struct store *s, int64_t session_id, struct store_build
                          struct err *e);
 void store_builds_release(struct store_build *b, size_t n);
 
+/* A run as read back from the store: every string is owned, released by store_runs_release. */
 struct store_run {
 	int64_t id;
 	int64_t session_id, build_id;
@@ -86,17 +88,22 @@ struct store_run {
 	char *size;
 	int round, seq;
 	int warmup;
-	char *kind;     /* "timed" or "valgrind" */
-	char *status;   /* ok, failed, crashed, timeout, bad_census, exec_failed, lost */
+	enum run_kind kind;
+	enum run_status status;
 	char *detail;   /* why a run is not ok: "SIGSEGV", "exited 3", the census error */
 	char *checksum; /* NULL when the run reported none */
-	char *premise;  /* "met", "not met: why", "n/a: why" or NULL */
+	enum run_premise premise;
+	char *premise_text; /* the probe's words about its premise, or NULL */
 	char *stderr_tail;
 	char *started_at;
 	struct metric_set metrics;
 };
-int store_run_insert(struct store *s, const struct store_run *r, int64_t *id, struct err *e);
-/* Every run of a session (and build, when build_id > 0), in the order they ran, with samples. */
+/* Stores one run and its samples in one transaction (see the invariants above). */
+int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e);
+/*
+ * Every run of a session (and build, when build_id > 0), in the order they ran, with samples.
+ * A kind or status this harness does not know is an error naming the run.
+ */
 int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struct store_run **out,
                     size_t *n, struct err *e);
 void store_runs_release(struct store_run *r, size_t n);

@@ -13,6 +13,20 @@ int err_set(struct err *e, const char *fmt, ...)
 	va_list ap;
 
 	if (e) {
+		e->code = ERR_FAILED;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int err_setc(struct err *e, enum err_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		e->code = code;
 		va_start(ap, fmt);
 		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 		va_end(ap);
@@ -196,7 +210,8 @@ int read_file(const char *path, char **out, size_t *len, struct err *e)
 	int rc = 0;
 
 	if (!f)
-		return err_set(e, "%s: cannot open: %s", path, strerror(errno));
+		return err_setc(e, errno == ENOENT ? ERR_NOT_FOUND : ERR_IO, "%s: cannot open: %s",
+		                path, strerror(errno));
 	sbuf_init(&b);
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
 		sbuf_add(&b, chunk, n);

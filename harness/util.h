@@ -16,12 +16,35 @@
 
 #define ERR_MSG_MAX 1024
 
-struct err {
-	char msg[ERR_MSG_MAX];
+/*
+ * What kind of failure an error is, so a caller can act on it (suggest pinning a baseline
+ * that does not exist, name integrity_check for a corrupt store) without reading the text.
+ */
+enum err_code {
+	ERR_NONE = 0,
+	ERR_FAILED,    /* anything not listed below */
+	ERR_NOT_FOUND, /* a file, session, build or row that does not exist */
+	ERR_INVALID,   /* input that breaks its format or its rules: a file, an argument */
+	ERR_IO,        /* reading or writing failed */
+	ERR_CORRUPT,   /* stored data that cannot be trusted (a damaged database) */
+	ERR_BUSY,      /* held by someone else: a lock, a locked database */
 };
 
-/* Formats into e->msg (when e is not NULL) and returns -1, so `return err_set(e, ...)`. */
+/* A zero-initialised struct err (`struct err e = ERR_INIT;`) says "no error". */
+struct err {
+	enum err_code code;
+	char msg[ERR_MSG_MAX];
+};
+#define ERR_INIT             \
+	{                    \
+		ERR_NONE, "" \
+	}
+
+/* Formats into e->msg with code ERR_FAILED (when e is not NULL) and returns -1. */
 int err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with an explicit code: `return err_setc(e, ERR_NOT_FOUND, "%s: no such file", p)`. */
+int err_setc(struct err *e, enum err_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);

@@ -59,7 +59,7 @@ void compare_sort_metrics(struct strlist *metrics)
 
 static int compare_is_ok(const struct store_run *r)
 {
-	return strcmp(r->status, "ok") == 0;
+	return r->status == RUN_STATUS_OK;
 }
 
 static int compare_is_valgrind(const char *metric)
@@ -84,7 +84,7 @@ static void compare_arm_fill(const struct report_data *d, const char *probe, int
 		const struct store_run *r = &d->runs[i];
 		if (r->build_id != build_id || strcmp(r->probe, probe) != 0 || r->warmup)
 			continue;
-		if (strcmp(r->kind, "valgrind") == 0) {
+		if (r->kind == RUN_KIND_VALGRIND) {
 			if (!arm->valgrind || (!compare_is_ok(arm->valgrind) && compare_is_ok(r)))
 				arm->valgrind = r;
 		} else if (r->round - warmup >= 1 && r->round - warmup <= rounds) {
@@ -107,7 +107,7 @@ static void compare_rounds(const struct report_data *d, size_t base, size_t fix,
 	for (size_t i = 0; i < d->nruns; i++) {
 		const struct store_run *r = &d->runs[i];
 		int k = r->round - warmup, arm;
-		if (r->warmup || strcmp(r->kind, "timed") != 0 || k < 1 || k > c->rounds_planned)
+		if (r->warmup || r->kind != RUN_KIND_TIMED || k < 1 || k > c->rounds_planned)
 			continue;
 		if (r->build_id == d->builds[base].id)
 			arm = 0;
@@ -187,7 +187,7 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 				continue;
 			sbuf_addf(&b, "%s%s: %d of %d runs %s%s%s%s", b.len ? "; " : "",
 			          arm ? "FIX" : "BASE", arm ? p->fix_failed : p->base_failed,
-			          arm ? p->fix_runs : p->base_runs, r->status,
+			          arm ? p->fix_runs : p->base_runs, run_status_name(r->status),
 			          r->detail ? " (" : "", r->detail ? r->detail : "",
 			          r->detail ? ")" : "");
 		}

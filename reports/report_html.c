@@ -516,12 +516,12 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 	for (size_t i = 0; i < d->nruns; i++) {
 		const struct store_run *r = &d->runs[i];
 		const double *v;
-		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->status, "ok") ||
+		if (r->warmup || strcmp(r->probe, probe) || r->status != RUN_STATUS_OK ||
 		    !(v = metric_set_get(&r->metrics, metric)))
 			continue;
 		lo = fmin(lo, *v);
 		hi = fmax(hi, *v);
-		if (strcmp(r->kind, "valgrind") == 0)
+		if (r->kind == RUN_KIND_VALGRIND)
 			has_vg = 1;
 		else if (r->round - warmup > maxround)
 			maxround = r->round - warmup;
@@ -554,10 +554,10 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 				double x, off;
 				char label[48];
 				if (r->build_id != d->builds[bi].id || r->warmup ||
-				    strcmp(r->probe, probe) || strcmp(r->status, "ok") ||
+				    strcmp(r->probe, probe) || r->status != RUN_STATUS_OK ||
 				    !(v = metric_set_get(&r->metrics, metric)))
 					continue;
-				slot = strcmp(r->kind, "valgrind") == 0
+				slot = r->kind == RUN_KIND_VALGRIND
 				           ? (size_t)maxround
 				           : (size_t)(r->round - warmup - 1);
 				off = d->nbuilds > 1
@@ -614,7 +614,7 @@ char *report_html_session(const struct report_data *d)
 				    strcmp(r->probe, d->probes.items[p]))
 					continue;
 				runs++;
-				failed += strcmp(r->status, "ok") != 0;
+				failed += r->status != RUN_STATUS_OK;
 				if (!sum && r->checksum)
 					sum = r->checksum;
 			}
@@ -640,7 +640,7 @@ char *report_html_session(const struct report_data *d)
 		struct strlist metrics = {0};
 		for (size_t i = 0; i < d->nruns; i++) {
 			const struct store_run *r = &d->runs[i];
-			if (strcmp(r->probe, d->probes.items[p]) || strcmp(r->status, "ok") ||
+			if (strcmp(r->probe, d->probes.items[p]) || r->status != RUN_STATUS_OK ||
 			    r->warmup)
 				continue;
 			for (size_t m = 0; m < r->metrics.n; m++)

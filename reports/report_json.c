@@ -108,11 +108,13 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		cJSON_AddNumberToObject(ro, "round", r->round);
 		cJSON_AddNumberToObject(ro, "seq", r->seq);
 		cJSON_AddBoolToObject(ro, "warmup", r->warmup);
-		report_json_str(ro, "kind", r->kind);
-		report_json_str(ro, "status", r->status);
+		char *premise = run_premise_join(r->premise, r->premise_text);
+		report_json_str(ro, "kind", run_kind_name(r->kind));
+		report_json_str(ro, "status", run_status_name(r->status));
 		report_json_str(ro, "detail", r->detail);
 		report_json_str(ro, "checksum", r->checksum);
-		report_json_str(ro, "premise", r->premise);
+		report_json_str(ro, "premise", premise);
+		free(premise);
 		report_json_str(ro, "started_at", r->started_at);
 		report_json_str(ro, "stderr_tail", r->stderr_tail);
 		samples = cJSON_AddObjectToObject(ro, "samples");

@@ -1,0 +1,116 @@
+#include "run.h"
+
+#include <string.h>
+
+#include "util.h"
+
+static const char *const run_kind_names[RUN_KIND_COUNT] = {
+    [RUN_KIND_TIMED] = "timed",
+    [RUN_KIND_VALGRIND] = "valgrind",
+    [RUN_KIND_PER_ITERATION] = "per_iteration",
+    [RUN_KIND_VALGRIND_PER_ITERATION] = "valgrind_per_iteration",
+};
+
+static const char *const run_status_names[RUN_STATUS_COUNT] = {
+    [RUN_STATUS_OK] = "ok",
+    [RUN_STATUS_FAILED] = "failed",
+    [RUN_STATUS_CRASHED] = "crashed",
+    [RUN_STATUS_TIMEOUT] = "timeout",
+    [RUN_STATUS_BAD_CENSUS] = "bad_census",
+    [RUN_STATUS_EXEC_FAILED] = "exec_failed",
+    [RUN_STATUS_LOST] = "lost",
+    [RUN_STATUS_STOPPED] = "stopped",
+};
+
+const char *run_kind_name(enum run_kind k)
+{
+	return (unsigned)k < RUN_KIND_COUNT ? run_kind_names[k] : "?";
+}
+
+const char *run_status_name(enum run_status s)
+{
+	return (unsigned)s < RUN_STATUS_COUNT ? run_status_names[s] : "?";
+}
+
+const char *run_premise_name(enum run_premise p)
+{
+	switch (p) {
+	case RUN_PREMISE_MET:
+		return "met";
+	case RUN_PREMISE_NOT_MET:
+		return "not met";
+	case RUN_PREMISE_NA:
+		return "n/a";
+	case RUN_PREMISE_NONE:
+		break;
+	}
+	return "none";
+}
+
+static int run_lookup(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; name && i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int run_kind_parse(const char *name, enum run_kind *out)
+{
+	int i = run_lookup(run_kind_names, RUN_KIND_COUNT, name);
+
+	if (i < 0)
+		return -1;
+	*out = (enum run_kind)i;
+	return 0;
+}
+
+int run_status_parse(const char *name, enum run_status *out)
+{
+	int i = run_lookup(run_status_names, RUN_STATUS_COUNT, name);
+
+	if (i < 0)
+		return -1;
+	*out = (enum run_status)i;
+	return 0;
+}
+
+int run_kind_is_valgrind(enum run_kind k)
+{
+	return k == RUN_KIND_VALGRIND || k == RUN_KIND_VALGRIND_PER_ITERATION;
+}
+
+char *run_premise_join(enum run_premise p, const char *text)
+{
+	if (p == RUN_PREMISE_NONE)
+		return NULL;
+	return xasprintf("%s%s%s", run_premise_name(p), text && *text ? ": " : "",
+	                 text ? text : "");
+}
+
+enum run_premise run_premise_split(const char *stored, const char **text)
+{
+	static const struct {
+		const char *name;
+		enum run_premise p;
+	} forms[] = {
+	    {"not met", RUN_PREMISE_NOT_MET}, {"met", RUN_PREMISE_MET}, {"n/a", RUN_PREMISE_NA}};
+
+	*text = "";
+	if (!stored)
+		return RUN_PREMISE_NONE;
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		size_t len = strlen(forms[i].name);
+		if (strncmp(stored, forms[i].name, len) != 0)
+			continue;
+		if (stored[len] == '\0') {
+			return forms[i].p;
+		} else if (strncmp(stored + len, ": ", 2) == 0) {
+			*text = stored + len + 2;
+			return forms[i].p;
+		}
+	}
+	/* A premise this harness does not know how to read is shown whole, never judged met. */
+	*text = stored;
+	return RUN_PREMISE_NA;
+}

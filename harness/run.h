@@ -1,0 +1,86 @@
+/*
+ * run.h — what a stored run is: its kind, its status, its premise, and the record that goes
+ * into the store.
+ *
+ * A run is one execution of one probe on one build (or a figure derived from two of them, as
+ * --two-n does). Its status says what the probe did, never what went wrong in the harness:
+ * a harness failure is an error of the session, not a run. The names below are the ones the
+ * store, `export` and every report use; they are stable.
+ *
+ * Invariants:
+ * - Only RUN_STATUS_OK runs carry figures a verdict may use; every other status says why not.
+ * - A run record is insert-only and borrows everything: the caller owns every string and the
+ *   metric set, and they must outlive store_run_insert. Rows read back from the store are
+ *   struct store_run (store.h), which own theirs.
+ */
+#ifndef RUN_H
+#define RUN_H
+
+#include <stdint.h>
+
+struct metric_set;
+
+enum run_kind {
+	RUN_KIND_TIMED,                  /* external meters, perf, census */
+	RUN_KIND_VALGRIND,               /* Ir under cachegrind, no census pipe */
+	RUN_KIND_PER_ITERATION,          /* derived from two timed runs (--two-n) */
+	RUN_KIND_VALGRIND_PER_ITERATION, /* derived from two valgrind runs */
+	RUN_KIND_COUNT
+};
+
+enum run_status {
+	RUN_STATUS_OK,
+	RUN_STATUS_FAILED,      /* exited non-zero, or its meter could not be read */
+	RUN_STATUS_CRASHED,     /* killed by a signal of its own */
+	RUN_STATUS_TIMEOUT,     /* killed at the time limit */
+	RUN_STATUS_BAD_CENSUS,  /* exited 0 but its census was unusable */
+	RUN_STATUS_EXEC_FAILED, /* the executable could not be started */
+	RUN_STATUS_LOST,        /* the launcher gave no result */
+	RUN_STATUS_STOPPED,     /* killed because the session was stopped (a second Ctrl-C) */
+	RUN_STATUS_COUNT
+};
+
+enum run_premise {
+	RUN_PREMISE_NONE,    /* the probe declared none */
+	RUN_PREMISE_MET,     /* it caused the activity it exists to cause */
+	RUN_PREMISE_NOT_MET, /* it ran but is inert */
+	RUN_PREMISE_NA,      /* not applicable to this collector */
+};
+
+/* The stable name of each value ("timed", "bad_census", "not met"). */
+const char *run_kind_name(enum run_kind k);
+const char *run_status_name(enum run_status s);
+const char *run_premise_name(enum run_premise p);
+/* Parse a stored name back; -1 when it is none of them. */
+int run_kind_parse(const char *name, enum run_kind *out);
+int run_status_parse(const char *name, enum run_status *out);
+
+/* 1 for the kinds measured under valgrind (their metrics are valgrind.*). */
+int run_kind_is_valgrind(enum run_kind k);
+
+/*
+ * The premise as stored: "met", "not met: why", "n/a: why", or NULL for none; newly
+ * allocated. run_premise_split reads it back: *text points into `stored` (or is "").
+ */
+char *run_premise_join(enum run_premise p, const char *text);
+enum run_premise run_premise_split(const char *stored, const char **text);
+
+/* What session.c hands the store for one run; see the invariants above. */
+struct run_record {
+	int64_t session_id, build_id;
+	const char *probe;
+	const char *size;
+	int round, seq;
+	int warmup;
+	enum run_kind kind;
+	enum run_status status;
+	const char *detail; /* why a run is not ok, or a warning on an ok one; may be NULL */
+	const char *checksum;
+	enum run_premise premise;
+	const char *premise_text; /* the probe's words about its premise; may be NULL */
+	const char *stderr_tail;
+	const char *started_at;
+	const struct metric_set *metrics; /* may be NULL: no figures */
+};
+
+#endif /* RUN_H */
