@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hostinfo.h"
@@ -30,6 +31,37 @@ static void quiet_holder(int fd, char *buf, size_t size)
 		snprintf(buf, size, "another process");
 }
 
+/*
+ * The lock is one file for every user of the host, since they share its CPUs. Whoever creates
+ * it makes it 0666 whatever their umask, so the next user can open it; a file left 0644 by an
+ * older gcratchet is still lockable read-only (flock needs no write access), only the
+ * holder's note is then not written. O_CREAT is kept off opens of an existing file because
+ * protected_regular refuses it in sticky folders such as /tmp for a file someone else owns.
+ */
+static int quiet_open(const char *path)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno == EACCES)
+			return open(path, O_RDONLY | O_CLOEXEC);
+		if (errno != ENOENT)
+			return -1;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			if (fchmod(fd, 0666) != 0) {
+				/* Still ours to use; the next user gets the error that says why. */
+			}
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -1;
+		/* Another process created it between our two opens: open theirs. */
+	}
+	return -1;
+}
+
 int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct err *e)
 {
 	const char *path = quiet_lock_path();
@@ -37,9 +69,12 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 	char holder[128], when[32], note[160];
 	int told = 0;
 
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	*fd = quiet_open(path);
 	if (*fd < 0)
-		return err_set(e, "%s: cannot open the bench lock: %s", path, strerror(errno));
+		return err_setc(e, errno == EACCES || errno == EPERM ? ERR_BUSY : ERR_IO,
+		                "%s: cannot open the bench lock: %s (it is shared by every user "
+		                "of this host: make it mode 0666, or give each a GCR_LOCK_FILE)",
+		                path, strerror(errno));
 	while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			err_set(e, "%s: cannot take the bench lock: %s", path, strerror(errno));
