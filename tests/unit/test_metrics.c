@@ -1,0 +1,134 @@
+/* The metric table: what baseline_default_rules gives for every metric the harness knows. */
+#include <stdlib.h>
+
+#include "baseline.h"
+#include "metrics.h"
+#include "unit.h"
+
+#define MIB (1024.0 * 1024.0)
+
+struct expected_rule {
+	const char *metric;
+	int gated;
+	enum baseline_direction direction;
+	double band_pct, band_abs;
+};
+
+/*
+ * The default rules as they were when the committed baselines were pinned: these exact values
+ * are in the committed baselines/shared_ci files, and `baseline pin` must keep writing them.
+ */
+static const struct expected_rule shared_ci[] = {
+    {"time.wall_ns", 0, BASELINE_INCREASE, 10, 0},
+    {"time.user_ns", 0, BASELINE_INCREASE, 10, 0},
+    {"time.sys_ns", 0, BASELINE_INCREASE, 10, 0},
+    {"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+    {"os.minor_faults", 0, BASELINE_INCREASE, 50, 0},
+    {"os.major_faults", 0, BASELINE_INCREASE, 50, 0},
+    {"os.voluntary_switches", 0, BASELINE_INCREASE, 50, 0},
+    {"os.involuntary_switches", 0, BASELINE_INCREASE, 50, 0},
+    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
+    {"valgrind.ir", 1, BASELINE_INCREASE, 1, 0},
+    {"census.minor_collections", 1, BASELINE_INCREASE, 0, 0},
+    {"census.major_collections", 1, BASELINE_INCREASE, 0, 0},
+    {"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.alloc_objects", 1, BASELINE_INCREASE, 0, 0},
+    {"census.copied_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.copied_objects", 1, BASELINE_INCREASE, 0, 0},
+    {"census.promoted_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.promoted_objects", 1, BASELINE_INCREASE, 0, 0},
+    {"census.freed_bytes", 0, BASELINE_EITHER, 0, 0},
+    {"census.freed_objects", 0, BASELINE_EITHER, 0, 0},
+    {"census.heap_committed_peak_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.heap_used_after_full_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.barrier_recorded", 1, BASELINE_INCREASE, 0, 0},
+    {"census.pause_total_ns", 0, BASELINE_INCREASE, 25, 0},
+    {"census.pause_max_ns", 0, BASELINE_INCREASE, 25, 0},
+    {"perf.instructions:u", 0, BASELINE_INCREASE, 0, 0},
+    {"perf.instructions:u.scale", 0, BASELINE_INCREASE, 0, 0},
+    {"no.such_metric", 0, BASELINE_INCREASE, 0, 0},
+    {NULL, 0, BASELINE_INCREASE, 0, 0},
+};
+
+static const struct expected_rule pinned_host[] = {
+    {"time.wall_ns", 1, BASELINE_INCREASE, 10, 2e6},
+    {"time.user_ns", 1, BASELINE_INCREASE, 10, 2e6},
+    {"time.sys_ns", 0, BASELINE_INCREASE, 10, 0},
+    {"rss.peak_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+    {"os.minor_faults", 0, BASELINE_INCREASE, 50, 0},
+    {"os.major_faults", 0, BASELINE_INCREASE, 50, 0},
+    {"os.voluntary_switches", 0, BASELINE_INCREASE, 50, 0},
+    {"os.involuntary_switches", 0, BASELINE_INCREASE, 50, 0},
+    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
+    {"valgrind.ir", 1, BASELINE_INCREASE, 0.5, 0},
+    {"census.minor_collections", 1, BASELINE_INCREASE, 0, 0},
+    {"census.major_collections", 1, BASELINE_INCREASE, 0, 0},
+    {"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.alloc_objects", 1, BASELINE_INCREASE, 0, 0},
+    {"census.copied_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.copied_objects", 1, BASELINE_INCREASE, 0, 0},
+    {"census.promoted_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.promoted_objects", 1, BASELINE_INCREASE, 0, 0},
+    {"census.freed_bytes", 0, BASELINE_EITHER, 0, 0},
+    {"census.freed_objects", 0, BASELINE_EITHER, 0, 0},
+    {"census.heap_committed_peak_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.heap_used_after_full_bytes", 1, BASELINE_INCREASE, 0, 0},
+    {"census.barrier_recorded", 1, BASELINE_INCREASE, 0, 0},
+    {"census.pause_total_ns", 0, BASELINE_INCREASE, 25, 0},
+    {"census.pause_max_ns", 0, BASELINE_INCREASE, 25, 0},
+    {"perf.instructions:u", 0, BASELINE_INCREASE, 0, 0},
+    {"perf.instructions:u.scale", 0, BASELINE_INCREASE, 0, 0},
+    {"no.such_metric", 0, BASELINE_INCREASE, 0, 0},
+    {NULL, 0, BASELINE_INCREASE, 0, 0},
+};
+
+static void check_rules(const char *profile, const struct expected_rule *want)
+{
+	const char *names[64];
+	struct baseline_rule *r;
+	struct err e = ERR_INIT;
+	size_t n = 0;
+
+	for (; want[n].metric; n++)
+		names[n] = want[n].metric;
+	CHECK(baseline_default_rules(profile, names, n, &r, &e) == 0);
+	for (size_t i = 0; i < n; i++) {
+		int same = strcmp(r[i].metric, want[i].metric) == 0 &&
+		           r[i].gated == want[i].gated && r[i].direction == want[i].direction &&
+		           r[i].band_pct == want[i].band_pct && r[i].band_abs == want[i].band_abs;
+		if (!same)
+			fprintf(stderr, "%s: %s: got gated %d %s %g%% %g\n", profile,
+			        want[i].metric, r[i].gated, baseline_direction_name(r[i].direction),
+			        r[i].band_pct, r[i].band_abs);
+		CHECK(same);
+		free(r[i].metric);
+	}
+	free(r);
+}
+
+static void test_default_rules(void)
+{
+	const char *const *known = metrics_known();
+	size_t n = 0;
+
+	/* Every known metric is pinned above, so a new one must state its rules here too. */
+	for (; known[n]; n++) {
+		int listed = 0;
+		for (size_t i = 0; shared_ci[i].metric; i++)
+			listed |= strcmp(shared_ci[i].metric, known[n]) == 0;
+		if (!listed)
+			fprintf(stderr, "%s: no expected default rule\n", known[n]);
+		CHECK(listed);
+	}
+	CHECK(n == 26);
+	check_rules("shared_ci", shared_ci);
+	check_rules("pinned_host", pinned_host);
+}
+
+int main(void)
+{
+	test_default_rules();
+	return unit_done("test_metrics");
+}
