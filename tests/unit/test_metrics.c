@@ -3,6 +3,7 @@
 
 #include "baseline.h"
 #include "metrics.h"
+#include "paired.h"
 #include "unit.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -127,8 +128,51 @@ static void test_default_rules(void)
 	check_rules("pinned_host", pinned_host);
 }
 
+/*
+ * What ab makes of each metric (docs/ab.md, "Which cells decide"): every one is a cost;
+ * only Ir is deterministic by design, and it alone has a resolution.
+ */
+static void test_paired_policies(void)
+{
+	static const char *const info[] = {
+	    "time.sys_ns",
+	    "os.minor_faults",
+	    "os.major_faults",
+	    "os.voluntary_switches",
+	    "os.involuntary_switches",
+	    "memory.rss_anon_bytes",
+	    "census.pause_total_ns",
+	    "census.pause_max_ns",
+	    "perf.cycles:u.scale",
+	    "no.such_metric",
+	    NULL,
+	};
+	const char *const *known = metrics_known();
+	struct paired_policy p;
+
+	for (size_t i = 0; known[i]; i++) {
+		int is_info = 0;
+		for (size_t k = 0; info[k]; k++)
+			is_info |= strcmp(info[k], known[i]) == 0;
+		paired_policy_for(known[i], &p);
+		if (p.decides == is_info)
+			fprintf(stderr, "%s: decides %d\n", known[i], p.decides);
+		CHECK(p.decides == !is_info);
+		CHECK(p.lower_better);
+		CHECK(p.deterministic == (strcmp(known[i], "valgrind.ir") == 0));
+		CHECK(p.resolution == (p.deterministic ? 1e-5 : 0));
+	}
+	for (size_t k = 0; info[k]; k++) {
+		paired_policy_for(info[k], &p);
+		CHECK(!p.decides && p.lower_better && !p.deterministic);
+	}
+	paired_policy_for("perf.instructions:u", &p);
+	CHECK(p.decides && p.lower_better && !p.deterministic && p.resolution == 0);
+}
+
 int main(void)
 {
 	test_default_rules();
+	test_paired_policies();
 	return unit_done("test_metrics");
 }
