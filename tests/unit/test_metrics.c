@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "baseline.h"
+#include "gcr.h"
 #include "metrics.h"
 #include "paired.h"
 #include "unit.h"
@@ -47,7 +48,11 @@ static const struct expected_rule shared_ci[] = {
     {"census.pause_total_ns", 0, BASELINE_INCREASE, 25, 0},
     {"census.pause_max_ns", 0, BASELINE_INCREASE, 25, 0},
     {"perf.instructions:u", 0, BASELINE_INCREASE, 0, 0},
-    {"perf.instructions:u.scale", 0, BASELINE_INCREASE, 0, 0},
+    /*
+     * The share of time a counter ran: less is worse. The old prefix table knew no perf
+     * metric and said "increase"; `baseline pin` writes fixed names only, so no file has it.
+     */
+    {"perf.instructions:u.scale", 0, BASELINE_DECREASE, 0, 0},
     {"no.such_metric", 0, BASELINE_INCREASE, 0, 0},
     {NULL, 0, BASELINE_INCREASE, 0, 0},
 };
@@ -80,7 +85,7 @@ static const struct expected_rule pinned_host[] = {
     {"census.pause_total_ns", 0, BASELINE_INCREASE, 25, 0},
     {"census.pause_max_ns", 0, BASELINE_INCREASE, 25, 0},
     {"perf.instructions:u", 0, BASELINE_INCREASE, 0, 0},
-    {"perf.instructions:u.scale", 0, BASELINE_INCREASE, 0, 0},
+    {"perf.instructions:u.scale", 0, BASELINE_DECREASE, 0, 0},
     {"no.such_metric", 0, BASELINE_INCREASE, 0, 0},
     {NULL, 0, BASELINE_INCREASE, 0, 0},
 };
@@ -164,14 +169,92 @@ static void test_paired_policies(void)
 	}
 	for (size_t k = 0; info[k]; k++) {
 		paired_policy_for(info[k], &p);
-		CHECK(!p.decides && p.lower_better && !p.deterministic);
+		CHECK(!p.decides && !p.deterministic);
+		/* Only a counter's running share is better higher; it never decides anyway. */
+		CHECK(p.lower_better == (strstr(info[k], ".scale") == NULL));
 	}
 	paired_policy_for("perf.instructions:u", &p);
 	CHECK(p.decides && p.lower_better && !p.deterministic && p.resolution == 0);
 }
 
+static void test_lookup(void)
+{
+	const struct metric_info *m;
+
+	/* Exact names first. */
+	CHECK((m = metrics_lookup("valgrind.ir")) && strcmp(m->name, "valgrind.ir") == 0);
+	CHECK(m && m->unit == METRIC_UNIT_INSTRUCTIONS && m->kind == RUN_KIND_VALGRIND);
+	CHECK(m && m->cls == METRIC_CLASS_EXACT && m->resolution == 1e-5);
+	CHECK((m = metrics_lookup("census.alloc_bytes")) && m->unit == METRIC_UNIT_BYTES);
+	CHECK((m = metrics_lookup("census.pause_max_ns")) && m->unit == METRIC_UNIT_NS);
+	CHECK(m && m->cls == METRIC_CLASS_INFO);
+	/* Then the pattern with the most fixed characters: ".scale" beats a bare event. */
+	CHECK((m = metrics_lookup("perf.instructions:u")) && strcmp(m->name, "perf.<event>") == 0);
+	CHECK((m = metrics_lookup("perf.cycles:u.scale")) && m->unit == METRIC_UNIT_RATIO);
+	CHECK((m = metrics_lookup("perf.a.b")) && strcmp(m->name, "perf.<event>") == 0);
+	/* An event is at least one character. */
+	CHECK(metrics_lookup("perf.") == NULL);
+	CHECK((m = metrics_lookup("perf..scale")) && strcmp(m->name, "perf.<event>") == 0);
+	/* Unknown names, and prefixes that are no metric, are nothing. */
+	CHECK(metrics_lookup("census.no_such_field") == NULL);
+	CHECK(metrics_lookup("census.") == NULL);
+	CHECK(metrics_lookup("valgrind.ir2") == NULL);
+	CHECK(metrics_lookup("time.wall") == NULL);
+	CHECK(metrics_lookup("") == NULL);
+	CHECK(!metrics_is_known("perf") && metrics_is_known("perf.task-clock"));
+	CHECK(metrics_run_kind("valgrind.ir") == RUN_KIND_VALGRIND);
+	CHECK(metrics_run_kind("time.wall_ns") == RUN_KIND_TIMED);
+	CHECK(metrics_run_kind("no.such_metric") == RUN_KIND_TIMED);
+	CHECK(metrics_is_census("census.barrier_recorded"));
+	CHECK(!metrics_is_census("census.nope") && !metrics_is_census("memory.vm_hwm_bytes"));
+}
+
+/* Every entry says everything; the census entries are gcr.h's fields, in its order. */
+static void test_table(void)
+{
+#define CENSUS_NAME_(id, name) "census." name,
+	static const char *const census[] = {GCR_CENSUS_FIELDS(CENSUS_NAME_) NULL};
+#undef CENSUS_NAME_
+	const char *const *known = metrics_known();
+	const char *const *profiles = metrics_profiles();
+	enum metric_profile p;
+	size_t n, c = 0;
+	const struct metric_info *t = metrics_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct metric_info *m = &t[i];
+		CHECK(metrics_lookup(m->name) == m);
+		CHECK(strcmp(metrics_unit_name(m->unit), "?") != 0);
+		CHECK(strcmp(metrics_direction_name(m->better), "?") != 0);
+		CHECK(strcmp(metrics_class_name(m->cls), "?") != 0);
+		CHECK(m->kind == RUN_KIND_TIMED || m->kind == RUN_KIND_VALGRIND);
+		CHECK(m->ab_decides == 0 || m->ab_decides == 1);
+		CHECK(m->resolution >= 0 && m->resolution < 0.01);
+		/* An info metric never decides anything. */
+		if (m->cls == METRIC_CLASS_INFO)
+			CHECK(!m->ab_decides && !m->band[0].gated && !m->band[1].gated);
+		for (int k = 0; k < METRIC_PROFILE_COUNT; k++)
+			CHECK(m->band[k].pct >= 0 && m->band[k].abs >= 0);
+		if (strncmp(m->name, "census.", 7) == 0) {
+			CHECK(census[c] && strcmp(census[c], m->name) == 0);
+			c++;
+		}
+	}
+	CHECK(census[c] == NULL);
+	for (size_t i = 0; known[i]; i++)
+		CHECK(metrics_lookup(known[i]) &&
+		      strcmp(metrics_lookup(known[i])->name, known[i]) == 0);
+	CHECK(strcmp(profiles[METRIC_PROFILE_SHARED_CI], "shared_ci") == 0);
+	CHECK(strcmp(profiles[METRIC_PROFILE_PINNED_HOST], "pinned_host") == 0);
+	CHECK(profiles[METRIC_PROFILE_COUNT] == NULL);
+	CHECK(metrics_profile_parse("pinned_host", &p) == 0 && p == METRIC_PROFILE_PINNED_HOST);
+	CHECK(metrics_profile_parse("nightly", &p) != 0);
+}
+
 int main(void)
 {
+	test_lookup();
+	test_table();
 	test_default_rules();
 	test_paired_policies();
 	return unit_done("test_metrics");
