@@ -293,11 +293,14 @@ void metrics_format_value(const char *metric, double v, char *buf, size_t size)
 	if (m && m->cls == METRIC_CLASS_EXACT)
 		unit = METRIC_UNIT_COUNT;
 	if (v == 0)
-		v = 0; /* -0 would read as a change */
+		v = 0; /* "-0" would read as a change */
 	if (isnan(v)) {
 		snprintf(buf, size, "-");
 	} else if (isinf(v)) {
 		snprintf(buf, size, "%s", v > 0 ? "inf" : "-inf");
+	} else if (a >= 1e18) {
+		/* Beyond any real figure (and beyond a double's exact integers): keep it short. */
+		snprintf(buf, size, "%.4g", v);
 	} else if (unit == METRIC_UNIT_BYTES) {
 		if (a >= 1024.0 * 1024 * 1024)
 			snprintf(buf, size, "%.3f GiB", v / (1024.0 * 1024 * 1024));
@@ -316,9 +319,9 @@ void metrics_format_value(const char *metric, double v, char *buf, size_t size)
 			snprintf(buf, size, "%.1f us", v / 1e3);
 		else
 			snprintf(buf, size, "%.0f ns", v);
-	} else if (v == floor(v) && a < 1e18) {
+	} else if (v == floor(v)) {
 		snprintf(buf, size, "%.0f", v);
-	} else if (a >= 100 && a < 1e18) {
+	} else if (a >= 100) {
 		/* A median of two counts ends in .5: keep every digit before it. */
 		snprintf(buf, size, "%.1f", v);
 	} else {

@@ -112,11 +112,11 @@ const char *metrics_class_name(enum metric_class c);
 
 /*
  * The one human form of a metric's value, by its unit: bytes as B/KiB/MiB/GiB (GiB with
- * three decimals, so a 1 MiB change stays visible), ns as ns/us/ms/s; exact metrics show every
- * digit whatever their unit, because they are compared to the last unit. A whole number shows
- * every digit, a fraction >= 100 one decimal, smaller ones four significant digits. NaN (no
- * value) is "-", infinities "inf" and "-inf". An unknown metric is a plain number.
- * Always NUL-terminates; 32 bytes hold any output.
+ * three decimals, so that a 1 MiB band stays visible), ns as ns/us/ms/s. An exact metric shows
+ * every digit whatever its unit, because it is compared to the last unit. Otherwise a whole
+ * number shows every digit, a fraction >= 100 one decimal, a smaller one four significant
+ * digits; beyond 1e18, four significant digits. NaN (no value) is "-", infinities are "inf"
+ * and "-inf". An unknown metric is a plain number. 24 bytes hold any output.
  */
 void metrics_format_value(const char *metric, double v, char *buf, size_t size);
 

@@ -251,8 +251,65 @@ static void test_table(void)
 	CHECK(metrics_profile_parse("nightly", &p) != 0);
 }
 
+static const char *fmt(const char *metric, double v)
+{
+	static char buf[24];
+
+	metrics_format_value(metric, v, buf, sizeof buf);
+	return buf;
+}
+
+static void test_format(void)
+{
+	char tiny[8];
+
+	/* Bytes in binary units; GiB with three decimals, so that 1 MiB shows. */
+	CHECK_STR(fmt("rss.peak_bytes", 0), "0 B");
+	CHECK_STR(fmt("rss.peak_bytes", -0.0), "0 B");
+	CHECK_STR(fmt("rss.peak_bytes", 1023), "1023 B");
+	CHECK_STR(fmt("rss.peak_bytes", 1536), "1.5 KiB");
+	CHECK_STR(fmt("rss.peak_bytes", 4 * MIB), "4.00 MiB");
+	CHECK_STR(fmt("rss.peak_bytes", -4 * MIB), "-4.00 MiB");
+	CHECK_STR(fmt("memory.vm_hwm_bytes", 1024 * MIB + MIB), "1.001 GiB");
+	CHECK_STR(fmt("memory.vm_hwm_bytes", 1e17), "93132257.462 GiB");
+	/* Time. */
+	CHECK_STR(fmt("time.wall_ns", 0), "0 ns");
+	CHECK_STR(fmt("time.wall_ns", 999), "999 ns");
+	CHECK_STR(fmt("time.wall_ns", 1500), "1.5 us");
+	CHECK_STR(fmt("time.user_ns", 2e6), "2.00 ms");
+	CHECK_STR(fmt("time.user_ns", -2.5e6), "-2.50 ms");
+	CHECK_STR(fmt("census.pause_max_ns", 1234567890), "1.235 s");
+	/* Exact metrics show every digit, bytes included: they are compared to the last unit. */
+	CHECK_STR(fmt("census.alloc_bytes", 76000512), "76000512");
+	CHECK_STR(fmt("census.alloc_bytes", -200), "-200");
+	CHECK_STR(fmt("valgrind.ir", 543167610), "543167610");
+	CHECK_STR(fmt("valgrind.ir", 1e17), "100000000000000000");
+	CHECK_STR(fmt("census.minor_collections", 2.5), "2.5");
+	CHECK_STR(fmt("census.minor_collections", 12345.5), "12345.5");
+	/* Counts and ratios; unknown metrics are plain numbers, whatever their name says. */
+	CHECK_STR(fmt("os.minor_faults", 0), "0");
+	CHECK_STR(fmt("perf.cycles:u.scale", 0.25), "0.25");
+	CHECK_STR(fmt("perf.cycles:u.scale", 1.0 / 3), "0.3333");
+	CHECK_STR(fmt("no.such_bytes", 4 * MIB), "4194304");
+	/* Missing, infinite, huge. */
+	CHECK_STR(fmt("rss.peak_bytes", NAN), "-");
+	CHECK_STR(fmt("valgrind.ir", NAN), "-");
+	CHECK_STR(fmt("rss.peak_bytes", INFINITY), "inf");
+	CHECK_STR(fmt("time.wall_ns", -INFINITY), "-inf");
+	CHECK_STR(fmt("census.alloc_bytes", INFINITY), "inf");
+	CHECK_STR(fmt("rss.peak_bytes", 1e300), "1e+300");
+	CHECK_STR(fmt("time.wall_ns", -1.5e20), "-1.5e+20");
+	CHECK_STR(fmt("valgrind.ir", 1e18), "1e+18");
+	CHECK_STR(fmt("os.minor_faults", -123456789012345678.5), "-123456789012345680");
+	CHECK_STR(fmt("os.minor_faults", -987654321.5), "-987654321.5");
+	/* A small buffer is cut, never overrun. */
+	metrics_format_value("valgrind.ir", 543167610, tiny, sizeof tiny);
+	CHECK_STR(tiny, "5431676");
+}
+
 int main(void)
 {
+	test_format();
 	test_lookup();
 	test_table();
 	test_default_rules();
