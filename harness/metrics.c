@@ -283,15 +283,21 @@ const char *metrics_class_name(enum metric_class c)
 	return "?";
 }
 
-void metrics_format_value(const char *metric, double v, char *buf, size_t size)
+enum metric_unit metrics_display_unit(const char *metric)
 {
 	const struct metric_info *m = metrics_lookup(metric);
-	enum metric_unit unit = m ? m->unit : METRIC_UNIT_COUNT;
-	double a = fabs(v);
 
 	/* An exact metric is compared to the last unit, so it is shown to the last unit. */
-	if (m && m->cls == METRIC_CLASS_EXACT)
-		unit = METRIC_UNIT_COUNT;
+	if (!m || m->cls == METRIC_CLASS_EXACT)
+		return METRIC_UNIT_COUNT;
+	return m->unit;
+}
+
+void metrics_format_value(const char *metric, double v, char *buf, size_t size)
+{
+	enum metric_unit unit = metrics_display_unit(metric);
+	double a = fabs(v);
+
 	if (v == 0)
 		v = 0; /* "-0" would read as a change */
 	if (isnan(v)) {

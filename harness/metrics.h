@@ -119,5 +119,10 @@ const char *metrics_class_name(enum metric_class c);
  * and "-inf". An unknown metric is a plain number. 24 bytes hold any output.
  */
 void metrics_format_value(const char *metric, double v, char *buf, size_t size);
+/*
+ * The unit metrics_format_value shows a metric in: its own, but METRIC_UNIT_COUNT for an
+ * exact or unknown metric. Axis labels use it to agree with the values.
+ */
+enum metric_unit metrics_display_unit(const char *metric);
 
 #endif /* METRICS_H */

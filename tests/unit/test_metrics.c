@@ -302,6 +302,10 @@ static void test_format(void)
 	CHECK_STR(fmt("valgrind.ir", 1e18), "1e+18");
 	CHECK_STR(fmt("os.minor_faults", -123456789012345678.5), "-123456789012345680");
 	CHECK_STR(fmt("os.minor_faults", -987654321.5), "-987654321.5");
+	CHECK(metrics_display_unit("rss.peak_bytes") == METRIC_UNIT_BYTES);
+	CHECK(metrics_display_unit("census.alloc_bytes") == METRIC_UNIT_COUNT);
+	CHECK(metrics_display_unit("census.pause_total_ns") == METRIC_UNIT_NS);
+	CHECK(metrics_display_unit("no.such_ns") == METRIC_UNIT_COUNT);
 	/* A small buffer is cut, never overrun. */
 	metrics_format_value("valgrind.ir", 543167610, tiny, sizeof tiny);
 	CHECK_STR(tiny, "5431676");
