@@ -1,4 +1,4 @@
-/* The metric table: what baseline_default_rules gives for every metric the harness knows. */
+/* The metric table: lookup, completeness, the default rules and ab policies it gives, values. */
 #include <stdlib.h>
 
 #include "baseline.h"
@@ -9,105 +9,78 @@
 
 #define MIB (1024.0 * 1024.0)
 
+struct expected_band {
+	int gated;
+	double pct, abs;
+};
+
 struct expected_rule {
 	const char *metric;
-	int gated;
 	enum baseline_direction direction;
-	double band_pct, band_abs;
+	struct expected_band shared_ci, pinned_host;
 };
 
 /*
  * The default rules as they were when the committed baselines were pinned: these exact values
  * are in the committed baselines/shared_ci files, and `baseline pin` must keep writing them.
  */
-static const struct expected_rule shared_ci[] = {
-    {"time.wall_ns", 0, BASELINE_INCREASE, 10, 0},
-    {"time.user_ns", 0, BASELINE_INCREASE, 10, 0},
-    {"time.sys_ns", 0, BASELINE_INCREASE, 10, 0},
-    {"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-    {"os.minor_faults", 0, BASELINE_INCREASE, 50, 0},
-    {"os.major_faults", 0, BASELINE_INCREASE, 50, 0},
-    {"os.voluntary_switches", 0, BASELINE_INCREASE, 50, 0},
-    {"os.involuntary_switches", 0, BASELINE_INCREASE, 50, 0},
-    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-    {"valgrind.ir", 1, BASELINE_INCREASE, 1, 0},
-    {"census.minor_collections", 1, BASELINE_INCREASE, 0, 0},
-    {"census.major_collections", 1, BASELINE_INCREASE, 0, 0},
-    {"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.alloc_objects", 1, BASELINE_INCREASE, 0, 0},
-    {"census.copied_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.copied_objects", 1, BASELINE_INCREASE, 0, 0},
-    {"census.promoted_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.promoted_objects", 1, BASELINE_INCREASE, 0, 0},
-    {"census.freed_bytes", 0, BASELINE_EITHER, 0, 0},
-    {"census.freed_objects", 0, BASELINE_EITHER, 0, 0},
-    {"census.heap_committed_peak_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.heap_used_after_full_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.barrier_recorded", 1, BASELINE_INCREASE, 0, 0},
-    {"census.pause_total_ns", 0, BASELINE_INCREASE, 25, 0},
-    {"census.pause_max_ns", 0, BASELINE_INCREASE, 25, 0},
-    {"perf.instructions:u", 0, BASELINE_INCREASE, 0, 0},
+static const struct expected_rule expected_rules[] = {
+    {"time.wall_ns", BASELINE_INCREASE, {0, 10, 0}, {1, 10, 2e6}},
+    {"time.user_ns", BASELINE_INCREASE, {0, 10, 0}, {1, 10, 2e6}},
+    {"time.sys_ns", BASELINE_INCREASE, {0, 10, 0}, {0, 10, 0}},
+    {"rss.peak_bytes", BASELINE_INCREASE, {1, 20, 4 * MIB}, {1, 5, 1 * MIB}},
+    {"os.minor_faults", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"os.major_faults", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"os.voluntary_switches", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"os.involuntary_switches", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"memory.vm_hwm_bytes", BASELINE_INCREASE, {1, 20, 4 * MIB}, {1, 5, 1 * MIB}},
+    {"memory.rss_anon_bytes", BASELINE_INCREASE, {1, 20, 4 * MIB}, {1, 5, 1 * MIB}},
+    {"valgrind.ir", BASELINE_INCREASE, {1, 1, 0}, {1, 0.5, 0}},
+    {"census.minor_collections", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.major_collections", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.alloc_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.alloc_objects", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.copied_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.copied_objects", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.promoted_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.promoted_objects", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.freed_bytes", BASELINE_EITHER, {0, 0, 0}, {0, 0, 0}},
+    {"census.freed_objects", BASELINE_EITHER, {0, 0, 0}, {0, 0, 0}},
+    {"census.heap_committed_peak_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.heap_used_after_full_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.barrier_recorded", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.pause_total_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_max_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"perf.instructions:u", BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
     /*
      * The share of time a counter ran: less is worse. The old prefix table knew no perf
      * metric and said "increase"; `baseline pin` writes fixed names only, so no file has it.
      */
-    {"perf.instructions:u.scale", 0, BASELINE_DECREASE, 0, 0},
-    {"no.such_metric", 0, BASELINE_INCREASE, 0, 0},
-    {NULL, 0, BASELINE_INCREASE, 0, 0},
+    {"perf.instructions:u.scale", BASELINE_DECREASE, {0, 0, 0}, {0, 0, 0}},
+    {"no.such_metric", BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
+    {NULL, BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
 };
 
-static const struct expected_rule pinned_host[] = {
-    {"time.wall_ns", 1, BASELINE_INCREASE, 10, 2e6},
-    {"time.user_ns", 1, BASELINE_INCREASE, 10, 2e6},
-    {"time.sys_ns", 0, BASELINE_INCREASE, 10, 0},
-    {"rss.peak_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-    {"os.minor_faults", 0, BASELINE_INCREASE, 50, 0},
-    {"os.major_faults", 0, BASELINE_INCREASE, 50, 0},
-    {"os.voluntary_switches", 0, BASELINE_INCREASE, 50, 0},
-    {"os.involuntary_switches", 0, BASELINE_INCREASE, 50, 0},
-    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-    {"valgrind.ir", 1, BASELINE_INCREASE, 0.5, 0},
-    {"census.minor_collections", 1, BASELINE_INCREASE, 0, 0},
-    {"census.major_collections", 1, BASELINE_INCREASE, 0, 0},
-    {"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.alloc_objects", 1, BASELINE_INCREASE, 0, 0},
-    {"census.copied_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.copied_objects", 1, BASELINE_INCREASE, 0, 0},
-    {"census.promoted_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.promoted_objects", 1, BASELINE_INCREASE, 0, 0},
-    {"census.freed_bytes", 0, BASELINE_EITHER, 0, 0},
-    {"census.freed_objects", 0, BASELINE_EITHER, 0, 0},
-    {"census.heap_committed_peak_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.heap_used_after_full_bytes", 1, BASELINE_INCREASE, 0, 0},
-    {"census.barrier_recorded", 1, BASELINE_INCREASE, 0, 0},
-    {"census.pause_total_ns", 0, BASELINE_INCREASE, 25, 0},
-    {"census.pause_max_ns", 0, BASELINE_INCREASE, 25, 0},
-    {"perf.instructions:u", 0, BASELINE_INCREASE, 0, 0},
-    {"perf.instructions:u.scale", 0, BASELINE_DECREASE, 0, 0},
-    {"no.such_metric", 0, BASELINE_INCREASE, 0, 0},
-    {NULL, 0, BASELINE_INCREASE, 0, 0},
-};
-
-static void check_rules(const char *profile, const struct expected_rule *want)
+static void check_rules(const char *profile, int pinned)
 {
 	const char *names[64];
 	struct baseline_rule *r;
 	struct err e = ERR_INIT;
 	size_t n = 0;
 
-	for (; want[n].metric; n++)
-		names[n] = want[n].metric;
+	for (; expected_rules[n].metric; n++)
+		names[n] = expected_rules[n].metric;
 	CHECK(baseline_default_rules(profile, names, n, &r, &e) == 0);
 	for (size_t i = 0; i < n; i++) {
-		int same = strcmp(r[i].metric, want[i].metric) == 0 &&
-		           r[i].gated == want[i].gated && r[i].direction == want[i].direction &&
-		           r[i].band_pct == want[i].band_pct && r[i].band_abs == want[i].band_abs;
+		const struct expected_rule *w = &expected_rules[i];
+		const struct expected_band *band = pinned ? &w->pinned_host : &w->shared_ci;
+		int same = strcmp(r[i].metric, w->metric) == 0 && r[i].gated == band->gated &&
+		           r[i].direction == w->direction && r[i].band_pct == band->pct &&
+		           r[i].band_abs == band->abs;
 		if (!same)
-			fprintf(stderr, "%s: %s: got gated %d %s %g%% %g\n", profile,
-			        want[i].metric, r[i].gated, baseline_direction_name(r[i].direction),
-			        r[i].band_pct, r[i].band_abs);
+			fprintf(stderr, "%s: %s: got gated %d %s %g%% %g\n", profile, w->metric,
+			        r[i].gated, baseline_direction_name(r[i].direction), r[i].band_pct,
+			        r[i].band_abs);
 		CHECK(same);
 		free(r[i].metric);
 	}
@@ -122,15 +95,15 @@ static void test_default_rules(void)
 	/* Every known metric is pinned above, so a new one must state its rules here too. */
 	for (; known[n]; n++) {
 		int listed = 0;
-		for (size_t i = 0; shared_ci[i].metric; i++)
-			listed |= strcmp(shared_ci[i].metric, known[n]) == 0;
+		for (size_t i = 0; expected_rules[i].metric; i++)
+			listed |= strcmp(expected_rules[i].metric, known[n]) == 0;
 		if (!listed)
 			fprintf(stderr, "%s: no expected default rule\n", known[n]);
 		CHECK(listed);
 	}
 	CHECK(n == 26);
-	check_rules("shared_ci", shared_ci);
-	check_rules("pinned_host", pinned_host);
+	check_rules("shared_ci", 0);
+	check_rules("pinned_host", 1);
 }
 
 /*
