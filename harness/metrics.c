@@ -238,49 +238,40 @@ int metrics_profile_parse(const char *name, enum metric_profile *out)
 	return -1;
 }
 
+static const char *const metrics_unit_names[] = {
+    [METRIC_UNIT_BYTES] = "bytes", [METRIC_UNIT_NS] = "ns",
+    [METRIC_UNIT_COUNT] = "count", [METRIC_UNIT_INSTRUCTIONS] = "instructions",
+    [METRIC_UNIT_RATIO] = "ratio",
+};
+
+static const char *const metrics_direction_names[] = {
+    [METRIC_BETTER_LOWER] = "lower",
+    [METRIC_BETTER_HIGHER] = "higher",
+    [METRIC_BETTER_NEITHER] = "neither",
+};
+
+static const char *const metrics_class_names[] = {
+    [METRIC_CLASS_EXACT] = "exact",
+    [METRIC_CLASS_BANDED] = "banded",
+    [METRIC_CLASS_QUANTILE] = "quantile",
+    [METRIC_CLASS_INFO] = "info",
+};
+
+#define METRICS_NAME_OF(names, v) ((size_t)(v) < sizeof names / sizeof names[0] ? names[v] : "?")
+
 const char *metrics_unit_name(enum metric_unit u)
 {
-	switch (u) {
-	case METRIC_UNIT_BYTES:
-		return "bytes";
-	case METRIC_UNIT_NS:
-		return "ns";
-	case METRIC_UNIT_COUNT:
-		return "count";
-	case METRIC_UNIT_INSTRUCTIONS:
-		return "instructions";
-	case METRIC_UNIT_RATIO:
-		return "ratio";
-	}
-	return "?";
+	return METRICS_NAME_OF(metrics_unit_names, u);
 }
 
 const char *metrics_direction_name(enum metric_direction d)
 {
-	switch (d) {
-	case METRIC_BETTER_LOWER:
-		return "lower";
-	case METRIC_BETTER_HIGHER:
-		return "higher";
-	case METRIC_BETTER_NEITHER:
-		return "neither";
-	}
-	return "?";
+	return METRICS_NAME_OF(metrics_direction_names, d);
 }
 
 const char *metrics_class_name(enum metric_class c)
 {
-	switch (c) {
-	case METRIC_CLASS_EXACT:
-		return "exact";
-	case METRIC_CLASS_BANDED:
-		return "banded";
-	case METRIC_CLASS_QUANTILE:
-		return "quantile";
-	case METRIC_CLASS_INFO:
-		return "info";
-	}
-	return "?";
+	return METRICS_NAME_OF(metrics_class_names, c);
 }
 
 enum metric_unit metrics_display_unit(const char *metric)

@@ -222,6 +222,8 @@ static void test_table(void)
 	CHECK(profiles[METRIC_PROFILE_COUNT] == NULL);
 	CHECK(metrics_profile_parse("pinned_host", &p) == 0 && p == METRIC_PROFILE_PINNED_HOST);
 	CHECK(metrics_profile_parse("nightly", &p) != 0);
+	CHECK_STR(metrics_unit_name((enum metric_unit)99), "?");
+	CHECK_STR(metrics_class_name((enum metric_class) - 1), "?");
 }
 
 static const char *fmt(const char *metric, double v)
