@@ -63,7 +63,7 @@ enum metric_class {
 	METRIC_CLASS_EXACT,    /* deterministic on one host and toolchain: equal or changed */
 	METRIC_CLASS_BANDED,   /* moves run to run within a band: judged within pct, with a floor */
 	METRIC_CLASS_QUANTILE, /* noisy with a tail: judged on medians and ranks of many runs */
-	METRIC_CLASS_INFO,     /* shown, never judged: not a cost of the collector, or in another */
+	METRIC_CLASS_INFO,     /* shown, never judged: not a cost, or already in another figure */
 };
 
 /* The baseline profiles that have default rules; the names are in metrics_profiles(). */
