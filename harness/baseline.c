@@ -78,78 +78,47 @@ const char *baseline_verdict_name(enum baseline_verdict v)
 
 /* ---- Profile defaults ---------------------------------------------------------------------- */
 
-struct baseline_default {
-	const char *prefix; /* a metric name, or a prefix ending in '.' or '_' */
-	int gated;
-	enum baseline_direction direction;
-	double band_pct, band_abs;
-};
-
-#define MIB (1024.0 * 1024.0)
-
-/*
- * First match wins. shared_ci gates what is stable on a shared machine: the census of a
- * precise collector is deterministic (zero band), valgrind's Ir nearly so (environment size
- * moves it by a few hundred instructions), RSS within a wide band; time is recorded, not gated.
- */
-static const struct baseline_default baseline_shared_ci[] = {
-    {"census.pause_", 0, BASELINE_INCREASE, 25, 0},
-    {"census.freed_", 0, BASELINE_EITHER, 0, 0},
-    {"census.", 1, BASELINE_INCREASE, 0, 0},
-    {"valgrind.ir", 1, BASELINE_INCREASE, 1, 0},
-    {"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 20, 4 * MIB},
-    {"time.", 0, BASELINE_INCREASE, 10, 0},
-    {"os.", 0, BASELINE_INCREASE, 50, 0},
-    {NULL, 0, BASELINE_INCREASE, 0, 0},
-};
-
-/* pinned_host also gates time and tighter RSS: it is only valid on the one quiet host. */
-static const struct baseline_default baseline_pinned_host[] = {
-    {"census.pause_", 0, BASELINE_INCREASE, 25, 0},
-    {"census.freed_", 0, BASELINE_EITHER, 0, 0},
-    {"census.", 1, BASELINE_INCREASE, 0, 0},
-    {"valgrind.ir", 1, BASELINE_INCREASE, 0.5, 0},
-    {"rss.peak_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-    {"memory.vm_hwm_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-    {"memory.rss_anon_bytes", 1, BASELINE_INCREASE, 5, 1 * MIB},
-    {"time.wall_ns", 1, BASELINE_INCREASE, 10, 2e6},
-    {"time.user_ns", 1, BASELINE_INCREASE, 10, 2e6},
-    {"time.", 0, BASELINE_INCREASE, 10, 0},
-    {"os.", 0, BASELINE_INCREASE, 50, 0},
-    {NULL, 0, BASELINE_INCREASE, 0, 0},
-};
-
-static const char *const baseline_profile_names[] = {"shared_ci", "pinned_host", NULL};
+/* The direction a rule watches: the change away from the metric's better side. */
+static enum baseline_direction baseline_direction_of(enum metric_direction better)
+{
+	switch (better) {
+	case METRIC_BETTER_LOWER:
+		return BASELINE_INCREASE;
+	case METRIC_BETTER_HIGHER:
+		return BASELINE_DECREASE;
+	case METRIC_BETTER_NEITHER:
+		break;
+	}
+	return BASELINE_EITHER;
+}
 
 const char *const *baseline_profiles(void)
 {
-	return baseline_profile_names;
+	return metrics_profiles();
 }
 
+/* The bands themselves are in the metric table (metrics.c), with why each is what it is. */
 int baseline_default_rules(const char *profile, const char *const *metrics, size_t n,
                            struct baseline_rule **out, struct err *e)
 {
-	const struct baseline_default *table;
+	enum metric_profile p;
 
-	if (strcmp(profile, "shared_ci") == 0)
-		table = baseline_shared_ci;
-	else if (strcmp(profile, "pinned_host") == 0)
-		table = baseline_pinned_host;
-	else
-		return err_set(e, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
-		               profile);
+	if (metrics_profile_parse(profile, &p) != 0)
+		return err_setc(e, ERR_INVALID,
+		                "unknown profile \"%s\" (valid: shared_ci, pinned_host)", profile);
 	*out = xcalloc(n, sizeof **out);
 	for (size_t i = 0; i < n; i++) {
-		const struct baseline_default *d = table;
-		while (d->prefix && strncmp(metrics[i], d->prefix, strlen(d->prefix)) != 0)
-			d++;
-		(*out)[i].metric = xstrdup(metrics[i]);
-		(*out)[i].gated = d->prefix ? d->gated : 0;
-		(*out)[i].direction = d->direction;
-		(*out)[i].band_pct = d->band_pct;
-		(*out)[i].band_abs = d->band_abs;
+		const struct metric_info *m = metrics_lookup(metrics[i]);
+		struct baseline_rule *r = &(*out)[i];
+		r->metric = xstrdup(metrics[i]);
+		/* A metric the harness cannot produce gets a rule that records and never gates. */
+		r->direction = BASELINE_INCREASE;
+		if (!m)
+			continue;
+		r->gated = m->band[p].gated;
+		r->direction = baseline_direction_of(m->better);
+		r->band_pct = m->band[p].pct;
+		r->band_abs = m->band[p].abs;
 	}
 	return 0;
 }

@@ -148,49 +148,6 @@ const char *cli_resolve_probe(const char *cmd, const char *want, const struct st
 	return NULL;
 }
 
-static int cli_ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-void cli_format_value(const char *metric, double v, char *buf, size_t size)
-{
-	double a = fabs(v);
-
-	if (!isfinite(v)) {
-		snprintf(buf, size, "%s", isnan(v) ? "-" : v > 0 ? "inf" : "-inf");
-	} else if (strncmp(metric, "census.", 7) == 0 && !cli_ends_with(metric, "_ns")) {
-		/* Census counters are exact, and gated exactly: show every digit. */
-		snprintf(buf, size, v == floor(v) ? "%.0f" : "%.1f", v);
-	} else if (cli_ends_with(metric, "_bytes")) {
-		if (a >= 1024.0 * 1024 * 1024)
-			snprintf(buf, size, "%.2f GiB", v / (1024.0 * 1024 * 1024));
-		else if (a >= 1024.0 * 1024)
-			snprintf(buf, size, "%.2f MiB", v / (1024.0 * 1024));
-		else if (a >= 1024.0)
-			snprintf(buf, size, "%.1f KiB", v / 1024.0);
-		else
-			snprintf(buf, size, "%.0f B", v);
-	} else if (cli_ends_with(metric, "_ns")) {
-		if (a >= 1e9)
-			snprintf(buf, size, "%.3f s", v / 1e9);
-		else if (a >= 1e6)
-			snprintf(buf, size, "%.2f ms", v / 1e6);
-		else if (a >= 1e3)
-			snprintf(buf, size, "%.1f us", v / 1e3);
-		else
-			snprintf(buf, size, "%.0f ns", v);
-	} else if (v == floor(v) && a < 1e18) {
-		snprintf(buf, size, "%.0f", v);
-	} else if (a >= 100 && a < 1e18) {
-		snprintf(buf, size, "%.1f", v);
-	} else {
-		snprintf(buf, size, "%.4g", v);
-	}
-}
-
 /* Picks the session's build of the baseline's collector; prints and returns -1 if ambiguous. */
 int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
                    const char *want_name, int64_t session, const struct store_build **out)

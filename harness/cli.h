@@ -79,9 +79,6 @@ char *cli_baseline_path(const char *profile, const char *collector);
  */
 const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available);
 
-/* Human formatting by metric unit suffix (_bytes, _ns, else a count); writes into buf. */
-void cli_format_value(const char *metric, double v, char *buf, size_t size);
-
 /*
  * Picks the session's one build of `collector` (any collector when NULL) named `want_name`
  * (any name when NULL). Prints why and

@@ -481,8 +481,8 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		if (cli_runs_median(runs, nruns, cell->probe, b.size, cell->metric, &cur) == 0)
 			continue;
 		baseline_judge(rule, cell->median, cur, &j);
-		cli_format_value(cell->metric, cell->median, was, sizeof was);
-		cli_format_value(cell->metric, cur, now, sizeof now);
+		metrics_format_value(cell->metric, cell->median, was, sizeof was);
+		metrics_format_value(cell->metric, cur, now, sizeof now);
 		if (j.verdict == BASELINE_IMPROVED) {
 			sbuf_addf(&diff, "  tightened %s %s: %s -> %s (%+.2f%%)\n", cell->probe,
 			          cell->metric, was, now, j.delta_pct);

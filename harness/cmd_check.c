@@ -99,9 +99,9 @@ static char *check_attribute(const struct check_report *rep, const char *probe,
 		return NULL;
 	{
 		char drift[32], change[32], total[32];
-		cli_format_value(row->metric, base_now - row->base, drift, sizeof drift);
-		cli_format_value(row->metric, row->current - base_now, change, sizeof change);
-		cli_format_value(row->metric, row->current - row->base, total, sizeof total);
+		metrics_format_value(row->metric, base_now - row->base, drift, sizeof drift);
+		metrics_format_value(row->metric, row->current - base_now, change, sizeof change);
+		metrics_format_value(row->metric, row->current - row->base, total, sizeof total);
 		return xasprintf(
 		    "of %s%s, %s%s is already in base %s (drift since the pin), %s%s is the change",
 		    row->current >= row->base ? "+" : "", total, base_now >= row->base ? "+" : "",
@@ -231,7 +231,7 @@ static void check_fmt_delta(const struct check_row *r, char *buf, size_t size)
 	else if (r->j.delta != 0 && fabs(r->j.delta_pct) < 0.005) {
 		/* Too small to show as a percentage, yet it may break a zero band: show it whole. */
 		char v[24];
-		cli_format_value(r->metric, fabs(r->j.delta), v, sizeof v);
+		metrics_format_value(r->metric, fabs(r->j.delta), v, sizeof v);
 		snprintf(buf, size, "%c%s", r->j.delta > 0 ? '+' : '-', v);
 	} else
 		snprintf(buf, size, "%+.2f%%", r->j.delta_pct);
@@ -262,14 +262,14 @@ static void check_format_cells(const struct check_row *r, struct check_cells *c)
 		snprintf(c->cur, sizeof c->cur, "-");
 		snprintf(c->allow, sizeof c->allow, "-");
 	} else {
-		cli_format_value(r->metric, r->base, c->base, sizeof c->base);
+		metrics_format_value(r->metric, r->base, c->base, sizeof c->base);
 		if (r->state == CHECK_JUDGED)
-			cli_format_value(r->metric, r->current, c->cur, sizeof c->cur);
+			metrics_format_value(r->metric, r->current, c->cur, sizeof c->cur);
 		else
 			snprintf(c->cur, sizeof c->cur, "-");
 		if (r->state == CHECK_JUDGED) {
 			char a[24];
-			cli_format_value(r->metric, r->j.allowance, a, sizeof a);
+			metrics_format_value(r->metric, r->j.allowance, a, sizeof a);
 			snprintf(c->allow, sizeof c->allow, "%s%s", r->j.allowance > 0 ? "+" : "",
 			         a);
 		} else {

@@ -126,10 +126,43 @@ out:
 	return rc;
 }
 
+/*
+ * A default band as the table shows it: "gate max(20%, 4.00 MiB)", "gate 0%" (any rise
+ * regresses), "info 10%" (recorded, never decides).
+ */
+static void list_band(const struct metric_info *m, const struct metric_band *b, char *buf,
+                      size_t size)
+{
+	const char *role = b->gated ? "gate" : "info";
+	char abs[24];
+
+	metrics_format_value(m->name, b->abs, abs, sizeof abs);
+	if (b->pct > 0 && b->abs > 0)
+		snprintf(buf, size, "%s max(%g%%, %s)", role, b->pct, abs);
+	else if (b->abs > 0)
+		snprintf(buf, size, "%s %s", role, abs);
+	else
+		snprintf(buf, size, "%s %g%%", role, b->pct);
+}
+
 static int list_metrics(void)
 {
-	for (const char *const *m = metrics_known(); *m; m++)
-		printf("%s\n", *m);
+	const char *const *profiles = metrics_profiles();
+	size_t n;
+	const struct metric_info *t = metrics_table(&n);
+
+	printf("%-34s %-13s %-9s %-8s %-9s %-8s %-24s %s\n", "metric", "unit", "run", "better",
+	       "class", "ab", profiles[METRIC_PROFILE_SHARED_CI],
+	       profiles[METRIC_PROFILE_PINNED_HOST]);
+	for (size_t i = 0; i < n; i++) {
+		char shared[64], pinned[64];
+		list_band(&t[i], &t[i].band[METRIC_PROFILE_SHARED_CI], shared, sizeof shared);
+		list_band(&t[i], &t[i].band[METRIC_PROFILE_PINNED_HOST], pinned, sizeof pinned);
+		printf("%-34s %-13s %-9s %-8s %-9s %-8s %-24s %s\n", t[i].name,
+		       metrics_unit_name(t[i].unit), run_kind_name(t[i].kind),
+		       metrics_direction_name(t[i].better), metrics_class_name(t[i].cls),
+		       t[i].ab_decides ? "decides" : "info", shared, pinned);
+	}
 	return EXIT_OK;
 }
 

@@ -1,21 +1,101 @@
 #include "metrics.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gcr.h"
 #include "util.h"
 
-#define METRICS_CENSUS_NAME_(id, name) "census." name,
-static const char *const metrics_names[] = {
-    "time.wall_ns",          "time.user_ns",
-    "time.sys_ns",           "rss.peak_bytes",
-    "os.minor_faults",       "os.major_faults",
-    "os.voluntary_switches", "os.involuntary_switches",
-    "memory.vm_hwm_bytes",   "memory.rss_anon_bytes",
-    "valgrind.ir",           GCR_CENSUS_FIELDS(METRICS_CENSUS_NAME_) NULL,
+#define MIB (1024.0 * 1024.0)
+/* One row of the table; the enum constants are named by their last word. */
+#define METRIC(name, unit, kind, better, cls, ab_decides, resolution, shared_ci, pinned_host) \
+	{                                                                                     \
+		name, METRIC_UNIT_##unit, RUN_KIND_##kind, METRIC_BETTER_##better,            \
+		    METRIC_CLASS_##cls, (ab_decides), (resolution),                           \
+		{                                                                             \
+			shared_ci, pinned_host                                                \
+		}                                                                             \
+	}
+/* A default band that decides a check, and one that is recorded only. */
+#define GATE(pct, abs)          \
+	{                       \
+		1, (pct), (abs) \
+	}
+#define SHOW(pct, abs)          \
+	{                       \
+		0, (pct), (abs) \
+	}
+
+/*
+ * The metric table: METRIC(name, unit, run kind, better, class, decides ab, resolution,
+ * shared_ci band, pinned_host band). The committed baselines were pinned with these bands, so
+ * a change of a band is a change of every profile `baseline pin` writes.
+ *
+ * shared_ci gates what is stable on a shared machine: the census of a precise collector is
+ * deterministic (zero band), valgrind's Ir nearly so, RSS within a wide band; time is
+ * recorded, not gated. pinned_host also gates time and tighter RSS: it is only valid on the
+ * one quiet host. A collector whose census is not deterministic (bdwgc is conservative,
+ * bdwgc-incremental paced by a clock) widens those bands in its own baseline file.
+ */
+static const struct metric_info metrics_table_[] = {
+    /* The launcher's wait4: every program has these. */
+    METRIC("time.wall_ns", NS, TIMED, LOWER, QUANTILE, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
+    METRIC("time.user_ns", NS, TIMED, LOWER, QUANTILE, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
+    METRIC("time.sys_ns", NS, TIMED, LOWER, INFO, 0, 0, SHOW(10, 0), SHOW(10, 0)),
+    METRIC("rss.peak_bytes", BYTES, TIMED, LOWER, BANDED, 1, 0, GATE(20, 4 * MIB),
+           GATE(5, 1 * MIB)),
+    METRIC("os.minor_faults", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    METRIC("os.major_faults", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    METRIC("os.voluntary_switches", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    METRIC("os.involuntary_switches", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    /* The probe's own /proc figures, sent with its census. ab shows RssAnon, never judges it. */
+    METRIC("memory.vm_hwm_bytes", BYTES, TIMED, LOWER, BANDED, 1, 0, GATE(20, 4 * MIB),
+           GATE(5, 1 * MIB)),
+    METRIC("memory.rss_anon_bytes", BYTES, TIMED, LOWER, BANDED, 0, 0, GATE(20, 4 * MIB),
+           GATE(5, 1 * MIB)),
+    /*
+     * Ir moves by a few instructions with the length of the probe's path and environment (the
+     * loader and libc walk them): 10 ppm is far above that and far below any change a
+     * collector engineer would care about. Being exact, it is measured once per probe and
+     * build; the bands cover what moves it from one checkout to another.
+     */
+    METRIC("valgrind.ir", INSTRUCTIONS, VALGRIND, LOWER, EXACT, 1, 1e-5, GATE(1, 0), GATE(0.5, 0)),
+    /* The collector's census, in gcr.h's order. */
+    METRIC("census.minor_collections", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.major_collections", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.alloc_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.alloc_objects", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.copied_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.copied_objects", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.promoted_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.promoted_objects", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    /* Freeing more is neither better nor worse (more garbage made, or less kept). */
+    METRIC("census.freed_bytes", BYTES, TIMED, NEITHER, EXACT, 1, 0, SHOW(0, 0), SHOW(0, 0)),
+    METRIC("census.freed_objects", COUNT, TIMED, NEITHER, EXACT, 1, 0, SHOW(0, 0), SHOW(0, 0)),
+    METRIC("census.heap_committed_peak_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.heap_used_after_full_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.barrier_recorded", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    /* The collector's own clock: as noisy as time, and in it already. */
+    METRIC("census.pause_total_ns", NS, TIMED, LOWER, INFO, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("census.pause_max_ns", NS, TIMED, LOWER, INFO, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    /*
+     * Any event libpfm4 encodes; `baseline pin` pins no perf cells. ".scale" is the share of
+     * time the counter ran (1: never multiplexed): a property of the host, not a cost.
+     */
+    METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, 1, 0, SHOW(0, 0), SHOW(0, 0)),
+    METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, 0, 0, SHOW(0, 0), SHOW(0, 0)),
 };
-#undef METRICS_CENSUS_NAME_
+
+#define METRICS_N (sizeof metrics_table_ / sizeof metrics_table_[0])
+
+static const char *const metrics_profile_names[] = {
+    [METRIC_PROFILE_SHARED_CI] = "shared_ci",
+    [METRIC_PROFILE_PINNED_HOST] = "pinned_host",
+    [METRIC_PROFILE_COUNT] = NULL,
+};
 
 void metric_set_add(struct metric_set *s, const char *name, double value)
 {
@@ -63,23 +143,185 @@ void metrics_from_rusage(struct metric_set *s, const struct run_result *res)
 	metric_set_add(s, "os.involuntary_switches", (double)res->nivcsw);
 }
 
-enum run_kind metrics_run_kind(const char *name)
+/*
+ * How well `pattern` matches `name`: 0 when it does not, else the number of fixed characters
+ * it matched, so the most specific pattern wins. A name without "<" matches only itself.
+ */
+static size_t metrics_match(const char *pattern, const char *name)
 {
-	return strncmp(name, "valgrind.", 9) == 0 ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
+	const char *open = strchr(pattern, '<'), *close = open ? strchr(open, '>') : NULL;
+	size_t pre, post, n = strlen(name);
+
+	if (!close)
+		return strcmp(pattern, name) == 0 ? strlen(name) : 0;
+	pre = (size_t)(open - pattern);
+	post = strlen(close + 1);
+	/* The wildcard stands for at least one character: "perf." is no event. */
+	if (n <= pre + post || strncmp(name, pattern, pre) != 0 ||
+	    strcmp(name + n - post, close + 1) != 0)
+		return 0;
+	return pre + post;
+}
+
+const struct metric_info *metrics_lookup(const char *name)
+{
+	const struct metric_info *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < METRICS_N; i++)
+		if (strcmp(metrics_table_[i].name, name) == 0)
+			return &metrics_table_[i];
+	for (size_t i = 0; i < METRICS_N; i++) {
+		size_t len = metrics_match(metrics_table_[i].name, name);
+		if (len > best_len) {
+			best = &metrics_table_[i];
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+const struct metric_info *metrics_table(size_t *n)
+{
+	*n = METRICS_N;
+	return metrics_table_;
 }
 
 int metrics_is_known(const char *name)
 {
-	/* perf.<event> and perf.<event>.scale: any event libpfm4 encodes. */
-	if (strncmp(name, "perf.", 5) == 0 && name[5] != '\0')
-		return 1;
-	for (size_t i = 0; metrics_names[i]; i++)
-		if (strcmp(metrics_names[i], name) == 0)
-			return 1;
-	return 0;
+	return metrics_lookup(name) != NULL;
+}
+
+int metrics_is_census(const char *name)
+{
+	return strncmp(name, "census.", 7) == 0 && metrics_lookup(name) != NULL;
+}
+
+enum run_kind metrics_run_kind(const char *name)
+{
+	const struct metric_info *m = metrics_lookup(name);
+
+	return m ? m->kind : RUN_KIND_TIMED;
 }
 
 const char *const *metrics_known(void)
 {
-	return metrics_names;
+	/*
+	 * Filled once from the table, so the table stays the one list. The harness runs one
+	 * thread; the fill is idempotent anyway.
+	 */
+	static const char *names[METRICS_N + 1];
+
+	if (!names[0]) {
+		size_t k = 0;
+		for (size_t i = 0; i < METRICS_N; i++)
+			if (!strchr(metrics_table_[i].name, '<'))
+				names[k++] = metrics_table_[i].name;
+		names[k] = NULL;
+	}
+	return names;
+}
+
+const char *const *metrics_profiles(void)
+{
+	return metrics_profile_names;
+}
+
+int metrics_profile_parse(const char *name, enum metric_profile *out)
+{
+	for (int p = 0; p < METRIC_PROFILE_COUNT; p++) {
+		if (strcmp(metrics_profile_names[p], name) == 0) {
+			*out = (enum metric_profile)p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const char *const metrics_unit_names[] = {
+    [METRIC_UNIT_BYTES] = "bytes", [METRIC_UNIT_NS] = "ns",
+    [METRIC_UNIT_COUNT] = "count", [METRIC_UNIT_INSTRUCTIONS] = "instructions",
+    [METRIC_UNIT_RATIO] = "ratio",
+};
+
+static const char *const metrics_direction_names[] = {
+    [METRIC_BETTER_LOWER] = "lower",
+    [METRIC_BETTER_HIGHER] = "higher",
+    [METRIC_BETTER_NEITHER] = "neither",
+};
+
+static const char *const metrics_class_names[] = {
+    [METRIC_CLASS_EXACT] = "exact",
+    [METRIC_CLASS_BANDED] = "banded",
+    [METRIC_CLASS_QUANTILE] = "quantile",
+    [METRIC_CLASS_INFO] = "info",
+};
+
+#define METRICS_NAME_OF(names, v) ((size_t)(v) < sizeof names / sizeof names[0] ? names[v] : "?")
+
+const char *metrics_unit_name(enum metric_unit u)
+{
+	return METRICS_NAME_OF(metrics_unit_names, u);
+}
+
+const char *metrics_direction_name(enum metric_direction d)
+{
+	return METRICS_NAME_OF(metrics_direction_names, d);
+}
+
+const char *metrics_class_name(enum metric_class c)
+{
+	return METRICS_NAME_OF(metrics_class_names, c);
+}
+
+enum metric_unit metrics_display_unit(const char *metric)
+{
+	const struct metric_info *m = metrics_lookup(metric);
+
+	/* An exact metric is compared to the last unit, so it is shown to the last unit. */
+	if (!m || m->cls == METRIC_CLASS_EXACT)
+		return METRIC_UNIT_COUNT;
+	return m->unit;
+}
+
+void metrics_format_value(const char *metric, double v, char *buf, size_t size)
+{
+	enum metric_unit unit = metrics_display_unit(metric);
+	double a = fabs(v);
+
+	if (v == 0)
+		v = 0; /* "-0" would read as a change */
+	if (isnan(v)) {
+		snprintf(buf, size, "-");
+	} else if (isinf(v)) {
+		snprintf(buf, size, "%s", v > 0 ? "inf" : "-inf");
+	} else if (a >= 1e18) {
+		/* Beyond any real figure (and beyond a double's exact integers): keep it short. */
+		snprintf(buf, size, "%.4g", v);
+	} else if (unit == METRIC_UNIT_BYTES) {
+		if (a >= 1024.0 * 1024 * 1024)
+			snprintf(buf, size, "%.3f GiB", v / (1024.0 * 1024 * 1024));
+		else if (a >= 1024.0 * 1024)
+			snprintf(buf, size, "%.2f MiB", v / (1024.0 * 1024));
+		else if (a >= 1024.0)
+			snprintf(buf, size, "%.1f KiB", v / 1024.0);
+		else
+			snprintf(buf, size, "%.0f B", v);
+	} else if (unit == METRIC_UNIT_NS) {
+		if (a >= 1e9)
+			snprintf(buf, size, "%.3f s", v / 1e9);
+		else if (a >= 1e6)
+			snprintf(buf, size, "%.2f ms", v / 1e6);
+		else if (a >= 1e3)
+			snprintf(buf, size, "%.1f us", v / 1e3);
+		else
+			snprintf(buf, size, "%.0f ns", v);
+	} else if (v == floor(v)) {
+		snprintf(buf, size, "%.0f", v);
+	} else if (a >= 100) {
+		/* A median of two counts ends in .5: keep every digit before it. */
+		snprintf(buf, size, "%.1f", v);
+	} else {
+		snprintf(buf, size, "%.4g", v);
+	}
 }

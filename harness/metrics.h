@@ -1,10 +1,20 @@
 /*
- * metrics.h — the names of everything a run can measure, and a small set of named values.
+ * metrics.h — everything a run can measure, and what each figure is: one table says, per
+ * metric, its unit, the kind of run that measures it, which way is better, its determinism
+ * class, whether it decides an A/B verdict, and its default band in each baseline profile.
+ * Baselines, ab and every value formatter read it; nothing else says what a metric is
+ * (docs/metrics.md).
  *
  * Metric names are "<meter group>.<what>_<unit>" and are stable: they key rows in the
  * database and rules in baseline profiles. Census metrics are "census.<field>" for every field
  * of GCR_CENSUS_FIELDS in gcr.h; perf metrics are "perf.<event>" and "perf.<event>.scale" for
- * any event libpfm4 encodes; the rest are listed in metrics_known below.
+ * any event libpfm4 encodes.
+ *
+ * Invariants of the table:
+ * - an entry's name is a metric name, or a pattern with one "<...>" standing for any
+ *   non-empty text ("perf.<event>.scale");
+ * - a name is looked up exactly first, then by the pattern with the most fixed characters;
+ * - every census field of gcr.h has an entry of its own, in gcr.h's order (test_metrics).
  */
 #ifndef METRICS_H
 #define METRICS_H
@@ -33,11 +43,86 @@ void metric_set_release(struct metric_set *s);
 /* Adds the external meters' figures of a finished run: time.*, rss.peak_bytes, os.*. */
 void metrics_from_rusage(struct metric_set *s, const struct run_result *res);
 
-/* 1 when `name` is a metric the harness can produce (census fields included). */
+enum metric_unit {
+	METRIC_UNIT_BYTES,
+	METRIC_UNIT_NS,
+	METRIC_UNIT_COUNT,        /* events, faults, collections, objects */
+	METRIC_UNIT_INSTRUCTIONS, /* valgrind's Ir */
+	METRIC_UNIT_RATIO,        /* a share, 0..1 */
+};
+
+/* Which way is better; a change the other way is what a rule calls a regression. */
+enum metric_direction {
+	METRIC_BETTER_LOWER,   /* a cost */
+	METRIC_BETTER_HIGHER,  /* a benefit */
+	METRIC_BETTER_NEITHER, /* no side is better: a change either way is worth a look */
+};
+
+/* How a metric's values can be compared (docs/metrics.md, "Determinism classes"). */
+enum metric_class {
+	METRIC_CLASS_EXACT,    /* deterministic on one host and toolchain: equal or changed */
+	METRIC_CLASS_BANDED,   /* moves run to run within a band: judged within pct, with a floor */
+	METRIC_CLASS_QUANTILE, /* noisy with a tail: judged on medians and ranks of many runs */
+	METRIC_CLASS_INFO,     /* shown, never judged: not a cost, or already in another figure */
+};
+
+/* The baseline profiles that have default rules; the names are in metrics_profiles(). */
+enum metric_profile { METRIC_PROFILE_SHARED_CI, METRIC_PROFILE_PINNED_HOST, METRIC_PROFILE_COUNT };
+
+/* A default rule's band: allowance = max(|baseline| * pct / 100, abs), in the metric's unit. */
+struct metric_band {
+	int gated; /* 0: recorded, never decides a check */
+	double pct;
+	double abs;
+};
+
+struct metric_info {
+	const char *name; /* a metric name, or a pattern: see the invariants above */
+	enum metric_unit unit;
+	enum run_kind kind; /* RUN_KIND_TIMED or RUN_KIND_VALGRIND */
+	enum metric_direction better;
+	enum metric_class cls;
+	int ab_decides;    /* 1: a difference can decide `ab`'s verdict (docs/ab.md) */
+	double resolution; /* relative: exact deltas within it count as no change */
+	struct metric_band band[METRIC_PROFILE_COUNT];
+};
+
+/* The entry that describes `name`, or NULL for a name the harness cannot produce. */
+const struct metric_info *metrics_lookup(const char *name);
+/* The whole table, in its canonical order: fixed names first, then patterns. */
+const struct metric_info *metrics_table(size_t *n);
+/* 1 when `name` is a metric the harness can produce (census fields and perf events included). */
 int metrics_is_known(const char *name);
-/* The kind of run a metric is measured by: valgrind.* by valgrind runs, the rest by timed ones. */
+/* 1 for "census.<field>": the collector's own counters. */
+int metrics_is_census(const char *name);
+/* The kind of run a metric is measured by; RUN_KIND_TIMED for an unknown name. */
 enum run_kind metrics_run_kind(const char *name);
-/* All known metric names, NULL-terminated; static storage. */
+/* All known fixed metric names in canonical order, NULL-terminated; static storage. */
 const char *const *metrics_known(void);
+
+/* "shared_ci", "pinned_host": indexed by enum metric_profile, NULL-terminated; static. */
+const char *const *metrics_profiles(void);
+/* -1 when `name` is no profile with default rules. */
+int metrics_profile_parse(const char *name, enum metric_profile *out);
+
+/* "bytes", "ns", ...; "lower", "higher", "neither"; "exact", "banded", "quantile", "info". */
+const char *metrics_unit_name(enum metric_unit u);
+const char *metrics_direction_name(enum metric_direction d);
+const char *metrics_class_name(enum metric_class c);
+
+/*
+ * The one human form of a metric's value, by its unit: bytes as B/KiB/MiB/GiB (GiB with
+ * three decimals, so that a 1 MiB band stays visible), ns as ns/us/ms/s. An exact metric shows
+ * every digit whatever its unit, because it is compared to the last unit. Otherwise a whole
+ * number shows every digit, a fraction >= 100 one decimal, a smaller one four significant
+ * digits; beyond 1e18, four significant digits. NaN (no value) is "-", infinities are "inf"
+ * and "-inf". An unknown metric is a plain number. 24 bytes hold any output.
+ */
+void metrics_format_value(const char *metric, double v, char *buf, size_t size);
+/*
+ * The unit metrics_format_value shows a metric in: its own, but METRIC_UNIT_COUNT for an
+ * exact or unknown metric. Axis labels use it to agree with the values.
+ */
+enum metric_unit metrics_display_unit(const char *metric);
 
 #endif /* METRICS_H */

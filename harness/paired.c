@@ -4,56 +4,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
+#include "run.h"
 #include "stats.h"
 #include "util.h"
 
-/* Every metric is a cost; these are the ones that decide an A/B verdict (docs/ab.md). */
-static const char *const paired_deciding[] = {
-    "valgrind.ir", "time.wall_ns", "time.user_ns", "rss.peak_bytes", "memory.vm_hwm_bytes", NULL,
-};
-
-/* Census fields measured by the collector's own clock: as noisy as time, and in it already. */
-static const char *const paired_census_info[] = {
-    "census.pause_total_ns",
-    "census.pause_max_ns",
-    NULL,
-};
-
-static int paired_in(const char *const *list, const char *s)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (strcmp(list[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-/* "perf.<event>.scale" is the share of time a counter ran: a property of the host, not a cost. */
-static int paired_ends_scale(const char *metric)
-{
-	size_t n = strlen(metric);
-
-	return n > 6 && strcmp(metric + n - 6, ".scale") == 0;
-}
-
 void paired_policy_for(const char *metric, struct paired_policy *out)
 {
+	const struct metric_info *m = metrics_lookup(metric);
+
 	memset(out, 0, sizeof *out);
 	out->lower_better = 1;
-	if (paired_in(paired_deciding, metric))
-		out->decides = 1;
-	else if (strncmp(metric, "perf.", 5) == 0 && !paired_ends_scale(metric))
-		out->decides = 1;
-	else if (strncmp(metric, "census.", 7) == 0 && !paired_in(paired_census_info, metric))
-		out->decides = 1;
-	if (strcmp(metric, "valgrind.ir") == 0) {
-		out->deterministic = 1;
-		/*
-		 * valgrind's count moves by a few instructions with the length of the probe's path
-		 * and environment (the loader and libc walk them): 10 ppm is far above that and far
-		 * below any change a collector engineer would care about.
-		 */
-		out->resolution = 1e-5;
-	}
+	if (!m)
+		return;
+	out->decides = m->ab_decides;
+	/*
+	 * ab has no verdict "changed": a metric with no better side (census.freed_*) is shown as
+	 * a cost, so that an exact change of it still reads as a difference.
+	 */
+	out->lower_better = m->better != METRIC_BETTER_HIGHER;
+	/* An exact metric of runs of its own is measured once per arm (valgrind Ir). */
+	out->deterministic = m->cls == METRIC_CLASS_EXACT && run_kind_is_valgrind(m->kind);
+	out->resolution = m->resolution;
 }
 
 static int paired_cmp(const void *a, const void *b)

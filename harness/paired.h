@@ -4,7 +4,8 @@
  *
  * Conventions:
  * - A delta is FIX - BASE, in the metric's unit; a percentage is relative to BASE.
- * - Every metric the harness knows is a cost: lower is better (paired_policy_for).
+ * - A metric's direction, role and determinism come from the metric table (metrics.h):
+ *   paired_policy_for.
  * - Functions are pure: they never modify their input (they sort private copies), never
  *   print, never fail. n == 0 is allowed and yields empty results (p = 1, no interval).
  *
@@ -42,7 +43,7 @@ struct paired_policy {
 	double resolution; /* relative: deterministic deltas within it count as "same" */
 	int deterministic; /* 1: one sample per arm by design (valgrind Ir): compare exactly */
 };
-/* The policy of a metric by name; unknown metrics are info-only costs. */
+/* The policy of a metric by name, from its metrics_lookup entry; unknown ones are info-only costs. */
 void paired_policy_for(const char *metric, struct paired_policy *out);
 
 struct paired_wilcoxon {

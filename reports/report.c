@@ -57,45 +57,6 @@ long report_data_build_named(const struct report_data *d, const char *name)
 	return -1;
 }
 
-static int report_ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-void report_format_value(const char *metric, double v, char *buf, size_t size)
-{
-	double a = fabs(v);
-
-	if (!isfinite(v)) {
-		snprintf(buf, size, "-");
-	} else if (report_ends_with(metric, "_bytes") && strncmp(metric, "census.", 7) != 0) {
-		if (a >= 1024.0 * 1024 * 1024)
-			snprintf(buf, size, "%.3f GiB", v / (1024.0 * 1024 * 1024));
-		else if (a >= 1024.0 * 1024)
-			snprintf(buf, size, "%.2f MiB", v / (1024.0 * 1024));
-		else if (a >= 1024.0)
-			snprintf(buf, size, "%.1f KiB", v / 1024.0);
-		else
-			snprintf(buf, size, "%.0f B", v);
-	} else if (report_ends_with(metric, "_ns")) {
-		if (a >= 1e9)
-			snprintf(buf, size, "%.3f s", v / 1e9);
-		else if (a >= 1e6)
-			snprintf(buf, size, "%.2f ms", v / 1e6);
-		else if (a >= 1e3)
-			snprintf(buf, size, "%.1f us", v / 1e3);
-		else
-			snprintf(buf, size, "%.0f ns", v);
-	} else if (v == floor(v) && a < 1e18) {
-		/* Counters (census, Ir) are exact, and compared exactly: every digit. */
-		snprintf(buf, size, "%.0f", v);
-	} else {
-		snprintf(buf, size, "%.4g", v);
-	}
-}
-
 void report_format_delta(const char *metric, double v, char *buf, size_t size)
 {
 	char tmp[48];
@@ -104,7 +65,7 @@ void report_format_delta(const char *metric, double v, char *buf, size_t size)
 		snprintf(buf, size, "-");
 		return;
 	}
-	report_format_value(metric, fabs(v), tmp, sizeof tmp);
+	metrics_format_value(metric, fabs(v), tmp, sizeof tmp);
 	snprintf(buf, size, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", tmp);
 }
 

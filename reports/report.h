@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics.h"
 #include "store.h"
 #include "util.h"
 
@@ -34,9 +35,10 @@ long report_data_build_index(const struct report_data *d, int64_t build_id);
 /* The index of the build named `name` in d->builds, or -1 (the first, when several are). */
 long report_data_build_named(const struct report_data *d, const char *name);
 
-/* Human formatting by unit suffix: _bytes as KiB/MiB/GiB, _ns as ns/us/ms/s, else a count. */
-void report_format_value(const char *metric, double v, char *buf, size_t size);
-/* The same with a sign always shown ("+1.20 ms", "-3", "0"). */
+/*
+ * A value's human form is metrics_format_value (metrics.h); this is the same with a sign
+ * always shown ("+1.20 ms", "-3", "0"), and "-" when not finite.
+ */
 void report_format_delta(const char *metric, double v, char *buf, size_t size);
 /* "+2.76%" with enough digits for small changes; "-" when not finite. */
 void report_format_pct(double pct, char *buf, size_t size);

@@ -237,7 +237,7 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 			double val = arm ? cell->fix[i] : cell->base[i];
 			report_html_marker(b, arm, x + (arm ? 3 : -3), report_html_y(val, lo, hi),
 			                   report_html_colors[arm]);
-			report_format_value(cell->metric, val, v, sizeof v);
+			metrics_format_value(cell->metric, val, v, sizeof v);
 			sbuf_addf(b, "<title>round %d %s: %s</title>", cell->rounds[i],
 			          arm ? "FIX" : "BASE", v);
 			report_html_marker_end(b, arm);
@@ -438,8 +438,8 @@ char *report_html_ab(const struct compare *c)
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
 		char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16] = "-", q[16] = "-";
-		report_format_value(cell->metric, s->base_median, x, sizeof x);
-		report_format_value(cell->metric, s->fix_median, y, sizeof y);
+		metrics_format_value(cell->metric, s->base_median, x, sizeof x);
+		metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
 		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
 		report_format_pct(s->delta_pct, pct, sizeof pct);
 		report_text_interval(cell, ci, sizeof ci);
@@ -566,7 +566,7 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 				x = report_html_x(slot, slots, L0, L1) + off;
 				report_html_marker(b, (int)(bi % 2), x, report_html_y(*v, lo, hi),
 				                   color);
-				report_format_value(metric, *v, label, sizeof label);
+				metrics_format_value(metric, *v, label, sizeof label);
 				sbuf_addf(b, "<title>");
 				report_html_escape(b, d->builds[bi].name);
 				sbuf_addf(b, " round %d: %s</title>", r->round - warmup, label);

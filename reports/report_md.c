@@ -12,8 +12,8 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 	char x[48], y[48], dl[48], pct[24], ci[64], signs[32];
 	const char *v = compare_verdict_text(s->verdict);
 
-	report_format_value(cell->metric, s->base_median, x, sizeof x);
-	report_format_value(cell->metric, s->fix_median, y, sizeof y);
+	metrics_format_value(cell->metric, s->base_median, x, sizeof x);
+	metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
 	report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
 	report_format_pct(s->delta_pct, pct, sizeof pct);
 	report_text_interval(cell, ci, sizeof ci);

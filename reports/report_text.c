@@ -89,8 +89,8 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 		if (strncmp(cell->metric, "census.", 7) != 0 || !cell->stats.deterministic ||
 		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
 			continue;
-		report_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
-		report_format_value(cell->metric, cell->stats.fix_median, y, sizeof y);
+		metrics_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
+		metrics_format_value(cell->metric, cell->stats.fix_median, y, sizeof y);
 		report_format_delta(cell->metric, cell->stats.delta_median, dl, sizeof dl);
 		sbuf_addf(b, "    %-24s %-34s %s -> %s (%s)\n", cell->probe, cell->metric, x, y,
 		          dl);
@@ -165,8 +165,8 @@ char *report_text_ab(const struct compare *c)
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
 		char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16], q[16];
-		report_format_value(cell->metric, s->base_median, x, sizeof x);
-		report_format_value(cell->metric, s->fix_median, y, sizeof y);
+		metrics_format_value(cell->metric, s->base_median, x, sizeof x);
+		metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
 		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
 		report_format_pct(s->delta_pct, pct, sizeof pct);
 		report_text_interval(cell, ci, sizeof ci);

@@ -1,0 +1,297 @@
+/* The metric table: lookup, completeness, the default rules and ab policies it gives, values. */
+#include <stdlib.h>
+
+#include "baseline.h"
+#include "gcr.h"
+#include "metrics.h"
+#include "paired.h"
+#include "unit.h"
+
+#define MIB (1024.0 * 1024.0)
+
+struct expected_band {
+	int gated;
+	double pct, abs;
+};
+
+struct expected_rule {
+	const char *metric;
+	enum baseline_direction direction;
+	struct expected_band shared_ci, pinned_host;
+};
+
+/*
+ * The default rules as they were when the committed baselines were pinned: these exact values
+ * are in the committed baselines/shared_ci files, and `baseline pin` must keep writing them.
+ */
+static const struct expected_rule expected_rules[] = {
+    {"time.wall_ns", BASELINE_INCREASE, {0, 10, 0}, {1, 10, 2e6}},
+    {"time.user_ns", BASELINE_INCREASE, {0, 10, 0}, {1, 10, 2e6}},
+    {"time.sys_ns", BASELINE_INCREASE, {0, 10, 0}, {0, 10, 0}},
+    {"rss.peak_bytes", BASELINE_INCREASE, {1, 20, 4 * MIB}, {1, 5, 1 * MIB}},
+    {"os.minor_faults", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"os.major_faults", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"os.voluntary_switches", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"os.involuntary_switches", BASELINE_INCREASE, {0, 50, 0}, {0, 50, 0}},
+    {"memory.vm_hwm_bytes", BASELINE_INCREASE, {1, 20, 4 * MIB}, {1, 5, 1 * MIB}},
+    {"memory.rss_anon_bytes", BASELINE_INCREASE, {1, 20, 4 * MIB}, {1, 5, 1 * MIB}},
+    {"valgrind.ir", BASELINE_INCREASE, {1, 1, 0}, {1, 0.5, 0}},
+    {"census.minor_collections", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.major_collections", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.alloc_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.alloc_objects", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.copied_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.copied_objects", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.promoted_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.promoted_objects", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.freed_bytes", BASELINE_EITHER, {0, 0, 0}, {0, 0, 0}},
+    {"census.freed_objects", BASELINE_EITHER, {0, 0, 0}, {0, 0, 0}},
+    {"census.heap_committed_peak_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.heap_used_after_full_bytes", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.barrier_recorded", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
+    {"census.pause_total_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_max_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"perf.instructions:u", BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
+    /*
+     * The share of time a counter ran: less is worse. The old prefix table knew no perf
+     * metric and said "increase"; `baseline pin` writes fixed names only, so no file has it.
+     */
+    {"perf.instructions:u.scale", BASELINE_DECREASE, {0, 0, 0}, {0, 0, 0}},
+    {"no.such_metric", BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
+    {NULL, BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
+};
+
+static void check_rules(const char *profile, int pinned)
+{
+	const char *names[64];
+	struct baseline_rule *r;
+	struct err e = ERR_INIT;
+	size_t n = 0;
+
+	for (; expected_rules[n].metric; n++)
+		names[n] = expected_rules[n].metric;
+	CHECK(baseline_default_rules(profile, names, n, &r, &e) == 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct expected_rule *w = &expected_rules[i];
+		const struct expected_band *band = pinned ? &w->pinned_host : &w->shared_ci;
+		int same = strcmp(r[i].metric, w->metric) == 0 && r[i].gated == band->gated &&
+		           r[i].direction == w->direction && r[i].band_pct == band->pct &&
+		           r[i].band_abs == band->abs;
+		if (!same)
+			fprintf(stderr, "%s: %s: got gated %d %s %g%% %g\n", profile, w->metric,
+			        r[i].gated, baseline_direction_name(r[i].direction), r[i].band_pct,
+			        r[i].band_abs);
+		CHECK(same);
+		free(r[i].metric);
+	}
+	free(r);
+}
+
+static void test_default_rules(void)
+{
+	const char *const *known = metrics_known();
+	size_t n = 0;
+
+	/* Every known metric is pinned above, so a new one must state its rules here too. */
+	for (; known[n]; n++) {
+		int listed = 0;
+		for (size_t i = 0; expected_rules[i].metric; i++)
+			listed |= strcmp(expected_rules[i].metric, known[n]) == 0;
+		if (!listed)
+			fprintf(stderr, "%s: no expected default rule\n", known[n]);
+		CHECK(listed);
+	}
+	CHECK(n == 26);
+	check_rules("shared_ci", 0);
+	check_rules("pinned_host", 1);
+}
+
+/*
+ * What ab makes of each metric (docs/ab.md, "Which cells decide"): every one is a cost;
+ * only Ir is deterministic by design, and it alone has a resolution.
+ */
+static void test_paired_policies(void)
+{
+	static const char *const info[] = {
+	    "time.sys_ns",
+	    "os.minor_faults",
+	    "os.major_faults",
+	    "os.voluntary_switches",
+	    "os.involuntary_switches",
+	    "memory.rss_anon_bytes",
+	    "census.pause_total_ns",
+	    "census.pause_max_ns",
+	    "perf.cycles:u.scale",
+	    "no.such_metric",
+	    NULL,
+	};
+	const char *const *known = metrics_known();
+	struct paired_policy p;
+
+	for (size_t i = 0; known[i]; i++) {
+		int is_info = 0;
+		for (size_t k = 0; info[k]; k++)
+			is_info |= strcmp(info[k], known[i]) == 0;
+		paired_policy_for(known[i], &p);
+		if (p.decides == is_info)
+			fprintf(stderr, "%s: decides %d\n", known[i], p.decides);
+		CHECK(p.decides == !is_info);
+		CHECK(p.lower_better);
+		CHECK(p.deterministic == (strcmp(known[i], "valgrind.ir") == 0));
+		CHECK(p.resolution == (p.deterministic ? 1e-5 : 0));
+	}
+	for (size_t k = 0; info[k]; k++) {
+		paired_policy_for(info[k], &p);
+		CHECK(!p.decides && !p.deterministic);
+		/* Only a counter's running share is better higher; it never decides anyway. */
+		CHECK(p.lower_better == (strstr(info[k], ".scale") == NULL));
+	}
+	paired_policy_for("perf.instructions:u", &p);
+	CHECK(p.decides && p.lower_better && !p.deterministic && p.resolution == 0);
+}
+
+static void test_lookup(void)
+{
+	const struct metric_info *m;
+
+	/* Exact names first. */
+	CHECK((m = metrics_lookup("valgrind.ir")) && strcmp(m->name, "valgrind.ir") == 0);
+	CHECK(m && m->unit == METRIC_UNIT_INSTRUCTIONS && m->kind == RUN_KIND_VALGRIND);
+	CHECK(m && m->cls == METRIC_CLASS_EXACT && m->resolution == 1e-5);
+	CHECK((m = metrics_lookup("census.alloc_bytes")) && m->unit == METRIC_UNIT_BYTES);
+	CHECK((m = metrics_lookup("census.pause_max_ns")) && m->unit == METRIC_UNIT_NS);
+	CHECK(m && m->cls == METRIC_CLASS_INFO);
+	/* Then the pattern with the most fixed characters: ".scale" beats a bare event. */
+	CHECK((m = metrics_lookup("perf.instructions:u")) && strcmp(m->name, "perf.<event>") == 0);
+	CHECK((m = metrics_lookup("perf.cycles:u.scale")) && m->unit == METRIC_UNIT_RATIO);
+	CHECK((m = metrics_lookup("perf.a.b")) && strcmp(m->name, "perf.<event>") == 0);
+	/* An event is at least one character. */
+	CHECK(metrics_lookup("perf.") == NULL);
+	CHECK((m = metrics_lookup("perf..scale")) && strcmp(m->name, "perf.<event>") == 0);
+	/* Unknown names, and prefixes that are no metric, are nothing. */
+	CHECK(metrics_lookup("census.no_such_field") == NULL);
+	CHECK(metrics_lookup("census.") == NULL);
+	CHECK(metrics_lookup("valgrind.ir2") == NULL);
+	CHECK(metrics_lookup("time.wall") == NULL);
+	CHECK(metrics_lookup("") == NULL);
+	CHECK(!metrics_is_known("perf") && metrics_is_known("perf.task-clock"));
+	CHECK(metrics_run_kind("valgrind.ir") == RUN_KIND_VALGRIND);
+	CHECK(metrics_run_kind("time.wall_ns") == RUN_KIND_TIMED);
+	CHECK(metrics_run_kind("no.such_metric") == RUN_KIND_TIMED);
+	CHECK(metrics_is_census("census.barrier_recorded"));
+	CHECK(!metrics_is_census("census.nope") && !metrics_is_census("memory.vm_hwm_bytes"));
+}
+
+/* Every entry says everything; the census entries are gcr.h's fields, in its order. */
+static void test_table(void)
+{
+#define CENSUS_NAME_(id, name) "census." name,
+	static const char *const census[] = {GCR_CENSUS_FIELDS(CENSUS_NAME_) NULL};
+#undef CENSUS_NAME_
+	const char *const *known = metrics_known();
+	const char *const *profiles = metrics_profiles();
+	enum metric_profile p;
+	size_t n, c = 0;
+	const struct metric_info *t = metrics_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct metric_info *m = &t[i];
+		CHECK(metrics_lookup(m->name) == m);
+		CHECK(strcmp(metrics_unit_name(m->unit), "?") != 0);
+		CHECK(strcmp(metrics_direction_name(m->better), "?") != 0);
+		CHECK(strcmp(metrics_class_name(m->cls), "?") != 0);
+		CHECK(m->kind == RUN_KIND_TIMED || m->kind == RUN_KIND_VALGRIND);
+		CHECK(m->ab_decides == 0 || m->ab_decides == 1);
+		CHECK(m->resolution >= 0 && m->resolution < 0.01);
+		/* An info metric never decides anything. */
+		if (m->cls == METRIC_CLASS_INFO)
+			CHECK(!m->ab_decides && !m->band[0].gated && !m->band[1].gated);
+		for (int k = 0; k < METRIC_PROFILE_COUNT; k++)
+			CHECK(m->band[k].pct >= 0 && m->band[k].abs >= 0);
+		if (strncmp(m->name, "census.", 7) == 0) {
+			CHECK(census[c] && strcmp(census[c], m->name) == 0);
+			c++;
+		}
+	}
+	CHECK(census[c] == NULL);
+	for (size_t i = 0; known[i]; i++)
+		CHECK(metrics_lookup(known[i]) &&
+		      strcmp(metrics_lookup(known[i])->name, known[i]) == 0);
+	CHECK(strcmp(profiles[METRIC_PROFILE_SHARED_CI], "shared_ci") == 0);
+	CHECK(strcmp(profiles[METRIC_PROFILE_PINNED_HOST], "pinned_host") == 0);
+	CHECK(profiles[METRIC_PROFILE_COUNT] == NULL);
+	CHECK(metrics_profile_parse("pinned_host", &p) == 0 && p == METRIC_PROFILE_PINNED_HOST);
+	CHECK(metrics_profile_parse("nightly", &p) != 0);
+	CHECK_STR(metrics_unit_name((enum metric_unit)99), "?");
+	CHECK_STR(metrics_class_name((enum metric_class) - 1), "?");
+}
+
+static const char *fmt(const char *metric, double v)
+{
+	static char buf[24];
+
+	metrics_format_value(metric, v, buf, sizeof buf);
+	return buf;
+}
+
+static void test_format(void)
+{
+	char tiny[8];
+
+	/* Bytes in binary units; GiB with three decimals, so that 1 MiB shows. */
+	CHECK_STR(fmt("rss.peak_bytes", 0), "0 B");
+	CHECK_STR(fmt("rss.peak_bytes", -0.0), "0 B");
+	CHECK_STR(fmt("rss.peak_bytes", 1023), "1023 B");
+	CHECK_STR(fmt("rss.peak_bytes", 1536), "1.5 KiB");
+	CHECK_STR(fmt("rss.peak_bytes", 4 * MIB), "4.00 MiB");
+	CHECK_STR(fmt("rss.peak_bytes", -4 * MIB), "-4.00 MiB");
+	CHECK_STR(fmt("memory.vm_hwm_bytes", 1024 * MIB + MIB), "1.001 GiB");
+	CHECK_STR(fmt("memory.vm_hwm_bytes", 1e17), "93132257.462 GiB");
+	/* Time. */
+	CHECK_STR(fmt("time.wall_ns", 0), "0 ns");
+	CHECK_STR(fmt("time.wall_ns", 999), "999 ns");
+	CHECK_STR(fmt("time.wall_ns", 1500), "1.5 us");
+	CHECK_STR(fmt("time.user_ns", 2e6), "2.00 ms");
+	CHECK_STR(fmt("time.user_ns", -2.5e6), "-2.50 ms");
+	CHECK_STR(fmt("census.pause_max_ns", 1234567890), "1.235 s");
+	/* Exact metrics show every digit, bytes included: they are compared to the last unit. */
+	CHECK_STR(fmt("census.alloc_bytes", 76000512), "76000512");
+	CHECK_STR(fmt("census.alloc_bytes", -200), "-200");
+	CHECK_STR(fmt("valgrind.ir", 543167610), "543167610");
+	CHECK_STR(fmt("valgrind.ir", 1e17), "100000000000000000");
+	CHECK_STR(fmt("census.minor_collections", 2.5), "2.5");
+	CHECK_STR(fmt("census.minor_collections", 12345.5), "12345.5");
+	/* Counts and ratios; unknown metrics are plain numbers, whatever their name says. */
+	CHECK_STR(fmt("os.minor_faults", 0), "0");
+	CHECK_STR(fmt("perf.cycles:u.scale", 0.25), "0.25");
+	CHECK_STR(fmt("perf.cycles:u.scale", 1.0 / 3), "0.3333");
+	CHECK_STR(fmt("no.such_bytes", 4 * MIB), "4194304");
+	/* Missing, infinite, huge. */
+	CHECK_STR(fmt("rss.peak_bytes", NAN), "-");
+	CHECK_STR(fmt("valgrind.ir", NAN), "-");
+	CHECK_STR(fmt("rss.peak_bytes", INFINITY), "inf");
+	CHECK_STR(fmt("time.wall_ns", -INFINITY), "-inf");
+	CHECK_STR(fmt("census.alloc_bytes", INFINITY), "inf");
+	CHECK_STR(fmt("rss.peak_bytes", 1e300), "1e+300");
+	CHECK_STR(fmt("time.wall_ns", -1.5e20), "-1.5e+20");
+	CHECK_STR(fmt("valgrind.ir", 1e18), "1e+18");
+	CHECK_STR(fmt("os.minor_faults", -123456789012345678.5), "-123456789012345680");
+	CHECK_STR(fmt("os.minor_faults", -987654321.5), "-987654321.5");
+	CHECK(metrics_display_unit("rss.peak_bytes") == METRIC_UNIT_BYTES);
+	CHECK(metrics_display_unit("census.alloc_bytes") == METRIC_UNIT_COUNT);
+	CHECK(metrics_display_unit("census.pause_total_ns") == METRIC_UNIT_NS);
+	CHECK(metrics_display_unit("no.such_ns") == METRIC_UNIT_COUNT);
+	/* A small buffer is cut, never overrun. */
+	metrics_format_value("valgrind.ir", 543167610, tiny, sizeof tiny);
+	CHECK_STR(tiny, "5431676");
+}
+
+int main(void)
+{
+	test_format();
+	test_lookup();
+	test_table();
+	test_default_rules();
+	test_paired_policies();
+	return unit_done("test_metrics");
+}
