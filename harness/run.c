@@ -19,7 +19,7 @@ static const char *const run_status_names[RUN_STATUS_COUNT] = {
     [RUN_STATUS_BAD_CENSUS] = "bad_census",
     [RUN_STATUS_EXEC_FAILED] = "exec_failed",
     [RUN_STATUS_LOST] = "lost",
-    [RUN_STATUS_STOPPED] = "stopped",
+    [RUN_STATUS_INTERRUPTED] = "interrupted",
 };
 
 const char *run_kind_name(enum run_kind k)

@@ -36,7 +36,7 @@ enum run_status {
 	RUN_STATUS_BAD_CENSUS,  /* exited 0 but its census was unusable */
 	RUN_STATUS_EXEC_FAILED, /* the executable could not be started */
 	RUN_STATUS_LOST,        /* the launcher gave no result */
-	RUN_STATUS_STOPPED,     /* killed because the session was stopped (a second Ctrl-C) */
+	RUN_STATUS_INTERRUPTED, /* killed because the session was stopped (a second Ctrl-C) */
 	RUN_STATUS_COUNT
 };
 
