@@ -18,13 +18,20 @@
  *   reply    <- "started pid=N\n" once the probe is forked (so the harness can kill it), then
  *               "status=exited|signaled|timeout|exec_failed code=N signal=N wall_ns=N
  *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N
- *                perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time running in ns;
- *                "-ERRNO" for an event that could not be opened on the probe)
+ *                leftovers=N perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time
+ *                running in ns; "-ERRNO" for an event that could not be opened on the probe)
  * Perf events are opened on the child between fork and exec, disabled and enabled on exec,
  * so they count the probe from exec to exit and nothing of the launcher.
+ *
+ * No probe outlives its session. The launcher is a child subreaper, so whatever a probe
+ * starts, even in a session of its own (setsid), becomes the launcher's child once its parent
+ * ends. After each run the launcher kills and reaps every such leftover before it replies;
+ * "leftovers" counts those that were still running (the harness tells the user: their probe
+ * leaks processes).
  * The launcher exits when the harness closes the socket. Exit status: 0, or 2 on a protocol
  * error (message on stderr).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -34,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -43,7 +51,11 @@
 
 #include "launch.h"
 
-#define LAUNCH_SOCKET_FD 3
+#define LAUNCH_SOCKET_FD   3
+/* Killed leftovers get this long to die; one stuck in the kernel is left, not waited for. */
+#define LAUNCH_SWEEP_MS    2000
+/* Children killed per pass of the sweep. */
+#define LAUNCH_SWEEP_BATCH 256
 
 static int64_t launch_now_ns(void)
 {
@@ -108,9 +120,105 @@ static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int 
 	while (wait4(pid, status, 0, ru) < 0)
 		if (errno != EINTR)
 			return -1;
-	/* The probe's own children, if it left any, go with it. */
-	kill(-pid, SIGKILL);
 	return timed_out;
+}
+
+static void launch_pause_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Lists up to max running children of `self` with their process groups, from /proc: no
+ * system call names a process's children. Zombies are left out, they have ended. Returns how
+ * many, or -1 when /proc cannot be read.
+ */
+static int launch_children(pid_t self, pid_t *pids, pid_t *pgrps, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (n < max && (de = readdir(d))) {
+		char path[64], text[512], *p, state;
+		long pid = strtol(de->d_name, &p, 10);
+		int fd, ppid, pgrp;
+		ssize_t got;
+
+		if (*p || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = read(fd, text, sizeof text - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		text[got] = '\0';
+		/* The command name in parentheses may hold anything: parse after the last ')'. */
+		p = strrchr(text, ')');
+		if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+			continue;
+		if (ppid == self && state != 'Z' && state != 'X') {
+			pids[n] = (pid_t)pid;
+			pgrps[n++] = pgrp;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Kills and reaps everything the probe left behind, once the probe is reaped. Being a
+ * subreaper, we are the parent of every leftover or of its ancestor, so each pass kills our
+ * running children and reaps exactly those before looking again: their children are ours by
+ * then, and nobody is counted twice. Members of skip_pgrp (a group the caller has killed
+ * already) are not counted. Those stuck in the kernel past LAUNCH_SWEEP_MS are left for the
+ * next sweep rather than waited for. Returns how many leftovers were still running.
+ */
+static int launch_sweep(pid_t skip_pgrp)
+{
+	static pid_t pids[LAUNCH_SWEEP_BATCH], pgrps[LAUNCH_SWEEP_BATCH];
+	int64_t deadline = launch_now_ns() + (int64_t)LAUNCH_SWEEP_MS * 1000000;
+	pid_t self = getpid();
+	int killed = 0;
+
+	for (;;) {
+		siginfo_t info = {0};
+		int n, left;
+
+		/* Those that ended on their own were no longer running: reap, do not count. */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+			break; /* ECHILD: no child is left, the common case */
+		if (launch_now_ns() > deadline)
+			break;
+		n = launch_children(self, pids, pgrps, LAUNCH_SWEEP_BATCH);
+		if (n < 0)
+			break;
+		if (n == 0)
+			launch_pause_ms(1); /* one is between running and zombie */
+		for (int i = 0; i < n; i++)
+			if (kill(pids[i], SIGKILL) == 0 && pgrps[i] != skip_pgrp)
+				killed++;
+		for (left = n; left > 0 && launch_now_ns() <= deadline;) {
+			for (int i = 0; i < n; i++) {
+				if (pids[i] && waitpid(pids[i], NULL, WNOHANG) != 0) {
+					pids[i] = 0;
+					left--;
+				}
+			}
+			if (left > 0)
+				launch_pause_ms(1);
+		}
+	}
+	return killed;
 }
 
 /* Opens the events on the child (which waits on go_fd) then lets it exec. */
@@ -150,7 +258,7 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
                       char **argv, char **envp, int fds[3], const sigset_t *chld,
                       const sigset_t *old)
 {
-	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, timed_out;
+	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, timed_out, leftovers;
 	int perf_fds[LAUNCH_MAX_EVENTS];
 	char perf_text[LAUNCH_MAX_EVENTS * 64];
 	struct rusage ru;
@@ -214,6 +322,8 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	wall_ns = launch_now_ns() - start_ns;
 	if (timed_out < 0)
 		return -1;
+	/* A timeout killed the probe's group with it: those are no news. */
+	leftovers = launch_sweep(timed_out ? pid : 0);
 	if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
 	close(exec_pipe[0]);
@@ -230,12 +340,12 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	snprintf(
 	    line, sizeof line,
 	    "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
-	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d%s\n",
+	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d leftovers=%d%s\n",
 	    kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 	    WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
 	    (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
 	    (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
-	    exec_errno, perf_text);
+	    exec_errno, leftovers, perf_text);
 	return send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
@@ -253,6 +363,11 @@ int main(void)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		fprintf(stderr,
+		        "gcratchet-launch: cannot become a child subreaper (%s): a process a probe "
+		        "starts in a session of its own will outlive it\n",
+		        strerror(errno));
 
 	for (;;) {
 		struct iovec iov = {buf, sizeof buf};
@@ -271,8 +386,11 @@ int main(void)
 		n = recvmsg(LAUNCH_SOCKET_FD, &msg, MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n == 0)
-			return 0; /* the harness is done */
+		if (n == 0) {
+			/* The harness is done; a leftover stuck at the last sweep may be gone now. */
+			launch_sweep(0);
+			return 0;
+		}
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 				nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));

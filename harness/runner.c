@@ -19,8 +19,9 @@ extern char **environ;
 /* How long past the probe's own limit the launcher may take before it is killed too. */
 #define RUNNER_GRACE_MS  5000
 /*
- * Once the launcher has reported, the probe is dead; anything still holding its pipes is a
- * leftover child of the probe, given this long before the process group is killed.
+ * Once the launcher has reported, the probe and its leftovers are dead (the launcher kills
+ * those before it replies); anything still holding the pipes, one stuck in the kernel say, is
+ * given this long before the process group is killed.
  */
 #define RUNNER_DRAIN_MS  500
 /* The launcher finds its socket here (and the probe its census pipe, GCR_CENSUS_FD=3). */
@@ -131,6 +132,7 @@ static void runner_parse_result(const char *line, struct run_result *res)
 	res->nvcsw = runner_field(line, " nvcsw=");
 	res->nivcsw = runner_field(line, " nivcsw=");
 	res->exec_errno = (int)runner_field(line, " errno=");
+	res->leftovers = (int)runner_field(line, " leftovers=");
 	runner_parse_perf(line, res);
 }
 

@@ -7,6 +7,8 @@
  * (up to RUNNER_STDOUT_MAX bytes) and the tail of its stderr, and enforces a timeout twice:
  * the launcher kills the probe's process group at the limit, and the runner kills the probe
  * and the launcher if no answer came a few seconds later (the next run starts a new launcher).
+ * No probe outlives its run: the launcher kills whatever a probe leaves behind, even in a
+ * session of its own, and counts it in the result.
  *
  * Invariants:
  * - runner_run returns 0 whenever it could hand the run to a launcher; the outcome of the
@@ -69,6 +71,8 @@ struct run_result {
 	int64_t minflt, majflt, nvcsw, nivcsw;
 	struct run_perf perf[RUNNER_MAX_EVENTS]; /* in the order of the request's events */
 	size_t nperf;
+	/* processes the probe left running after it ended, killed by the launcher */
+	int leftovers;
 	char *stdout_text; /* captured stdout, truncated at RUNNER_STDOUT_MAX */
 	char *census_text; /* what arrived on the census pipe, NULL when nothing did */
 	char *stderr_tail; /* the last RUNNER_STDERR_TAIL bytes of stderr */

@@ -230,6 +230,14 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 	if (!r->checksum)
 		r->checksum = session_stdout_checksum(res->stdout_text);
 	session_cross_check_rss(r);
+	if (res->leftovers > 0) {
+		/* Even an ok run says so: the user's probe leaks processes. */
+		char *d = xasprintf("%s%skilled %d leftover process%s", r->detail ? r->detail : "",
+		                    r->detail ? "; " : "", res->leftovers,
+		                    res->leftovers == 1 ? "" : "es");
+		free(r->detail);
+		r->detail = d;
+	}
 	if (valgrind && strcmp(r->status, "ok") == 0) {
 		double ir;
 		if (meter_valgrind_read(cg_out, &ir, &e) == 0) {
