@@ -27,13 +27,18 @@
  * starts, even in a session of its own (setsid), becomes the launcher's child once its parent
  * ends. After each run the launcher kills and reaps every such leftover before it replies;
  * "leftovers" counts those that were still running (the harness tells the user: their probe
- * leaks processes).
+ * leaks processes). While a probe runs the launcher listens to its socket: when the harness
+ * goes away (it exited, crashed or was SIGKILLed, and the socket closed), the launcher kills
+ * the probe's group and every leftover, then exits. The probe dies with the launcher too
+ * (PR_SET_PDEATHSIG), should the launcher itself be killed.
  * The launcher exits when the harness closes the socket. Exit status: 0, or 2 on a protocol
  * error (message on stderr).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -43,6 +48,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -56,6 +62,13 @@
 #define LAUNCH_SWEEP_MS    2000
 /* Children killed per pass of the sweep. */
 #define LAUNCH_SWEEP_BATCH 256
+
+/* How a run ended; all but the first kill the probe's process group. */
+enum launch_end {
+	LAUNCH_END_EXITED,   /* the probe ended on its own */
+	LAUNCH_END_TIMEOUT,  /* at the time limit */
+	LAUNCH_END_ORPHANED, /* the harness went away: nobody will read the result */
+};
 
 static int64_t launch_now_ns(void)
 {
@@ -89,38 +102,56 @@ static char **launch_strings(char **p, const char *end, uint32_t count)
 	return v;
 }
 
-/* Waits for the child up to timeout_ms (0: forever); kills its group at the limit. */
-static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int *status,
-                       struct rusage *ru)
+/*
+ * Waits for the probe up to timeout_ms (0: no limit) while listening to the harness, whose
+ * socket closing ends the wait too; then kills the probe's group unless it ended on its own,
+ * and reaps the probe. Returns a launch_end, or -1 when wait4 fails.
+ */
+static int launch_wait(pid_t pid, int64_t timeout_ms, int sigfd, int *status, struct rusage *ru)
 {
-	int timed_out = 0;
 	int64_t deadline = launch_now_ns() + timeout_ms * 1000000;
+	int end = LAUNCH_END_EXITED;
 
-	while (timeout_ms > 0) {
-		int64_t left = deadline - launch_now_ns();
-		struct timespec ts;
-		int sig;
+	for (;;) {
+		struct pollfd pfd[2] = {{sigfd, POLLIN, 0}, {LAUNCH_SOCKET_FD, POLLIN, 0}};
+		siginfo_t info = {0};
+		int wait_ms = -1;
 
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			timed_out = 1;
+		/* A SIGCHLD may be left over, or come from a leftover: ask whether this one ended. */
+		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    info.si_pid == pid)
+			break;
+		if (timeout_ms > 0) {
+			int64_t left = deadline - launch_now_ns();
+			if (left <= 0) {
+				end = LAUNCH_END_TIMEOUT;
+				break;
+			}
+			left = (left + 999999) / 1000000;
+			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR) {
+			/* Blind to the harness, the probe must not run on unwatched. */
+			end = LAUNCH_END_ORPHANED;
 			break;
 		}
-		ts.tv_sec = left / 1000000000;
-		ts.tv_nsec = left % 1000000000;
-		sig = sigtimedwait(chld, NULL, &ts);
-		if (sig == SIGCHLD) {
-			/* A SIGCHLD may be left over from an earlier run: ask whether this one ended. */
-			siginfo_t info = {0};
-			if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-			    info.si_pid == pid)
-				break;
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+				;
+		}
+		if (pfd[1].revents) {
+			/* The harness says nothing during a run: this is its socket closing. */
+			end = LAUNCH_END_ORPHANED;
+			break;
 		}
 	}
+	if (end != LAUNCH_END_EXITED)
+		kill(-pid, SIGKILL);
 	while (wait4(pid, status, 0, ru) < 0)
 		if (errno != EINTR)
 			return -1;
-	return timed_out;
+	return end;
 }
 
 static void launch_pause_ms(long ms)
@@ -254,16 +285,16 @@ static void launch_perf_read(const int *perf_fds, uint32_t n, char *out, size_t 
 	}
 }
 
+/* Runs one request and replies; 0, 1 when the harness has gone away, or -1 (see errno). */
 static int launch_one(const struct launch_request *rq, const struct perf_event_attr *attrs,
-                      char **argv, char **envp, int fds[3], const sigset_t *chld,
-                      const sigset_t *old)
+                      char **argv, char **envp, int fds[3], int sigfd, const sigset_t *old)
 {
-	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, timed_out, leftovers;
+	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, end, leftovers;
 	int perf_fds[LAUNCH_MAX_EVENTS];
 	char perf_text[LAUNCH_MAX_EVENTS * 64];
 	struct rusage ru;
 	int64_t start_ns, wall_ns;
-	pid_t pid;
+	pid_t pid, self = getpid();
 	const char *kind;
 	char line[512 + sizeof perf_text];
 
@@ -278,6 +309,10 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 		char go;
 		/* Its own process group: a timeout kills the probe and anything it started. */
 		setpgid(0, 0);
+		/* Should the launcher be killed, the probe goes with it rather than run on. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != self)
+			_exit(127);
 		/* Wait until the counters are attached: they must see the exec, not miss it. */
 		close(go_pipe[1]);
 		if (rq->nevents && read(go_pipe[0], &go, 1) < 0)
@@ -318,12 +353,14 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	if (send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0)
 		kill(-pid, SIGKILL);
 
-	timed_out = launch_wait(pid, rq->timeout_ms, chld, &status, &ru);
+	end = launch_wait(pid, rq->timeout_ms, sigfd, &status, &ru);
 	wall_ns = launch_now_ns() - start_ns;
-	if (timed_out < 0)
+	if (end < 0)
 		return -1;
-	/* A timeout killed the probe's group with it: those are no news. */
-	leftovers = launch_sweep(timed_out ? pid : 0);
+	/* The probe's group was killed with it unless it ended on its own: those are no news. */
+	leftovers = launch_sweep(end == LAUNCH_END_EXITED ? 0 : pid);
+	if (end == LAUNCH_END_ORPHANED)
+		return 1;
 	if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
 	close(exec_pipe[0]);
@@ -331,7 +368,7 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 
 	if (exec_errno)
 		kind = "exec_failed";
-	else if (timed_out)
+	else if (end == LAUNCH_END_TIMEOUT)
 		kind = "timeout";
 	else if (WIFSIGNALED(status))
 		kind = "signaled";
@@ -346,7 +383,9 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	    (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
 	    (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
 	    exec_errno, leftovers, perf_text);
-	return send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0 ? -1 : 0;
+	if (send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0)
+		return errno == EPIPE || errno == ECONNRESET ? 1 : -1;
+	return 0;
 }
 
 int main(void)
@@ -354,6 +393,7 @@ int main(void)
 	static _Alignas(8) char buf[LAUNCH_MAX_REQUEST];
 	char cbuf[CMSG_SPACE(3 * sizeof(int))];
 	sigset_t chld, old;
+	int sigfd;
 
 	if (fcntl(LAUNCH_SOCKET_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		fprintf(stderr, "gcratchet-launch: descriptor 3 (the harness socket) is not open; "
@@ -363,6 +403,11 @@ int main(void)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
+	sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		perror("gcratchet-launch: signalfd");
+		return 2;
+	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		fprintf(stderr,
 		        "gcratchet-launch: cannot become a child subreaper (%s): a process a probe "
@@ -378,6 +423,7 @@ int main(void)
 		char **argv = NULL, **envp = NULL, *p;
 		const struct perf_event_attr *attrs;
 		ssize_t n;
+		int rc;
 
 		msg.msg_iov = &iov;
 		msg.msg_iovlen = 1;
@@ -420,11 +466,14 @@ int main(void)
 			fprintf(stderr, "gcratchet-launch: malformed request strings\n");
 			return 2;
 		}
-		if (launch_one(&rq, attrs, argv, envp, fds, &chld, &old) != 0) {
+		rc = launch_one(&rq, attrs, argv, envp, fds, sigfd, &old);
+		free(argv);
+		free(envp);
+		if (rc > 0)
+			return 0; /* the harness went away; its probe and leftovers are dead */
+		if (rc < 0) {
 			perror("gcratchet-launch");
 			return 2;
 		}
-		free(argv);
-		free(envp);
 	}
 }

@@ -8,7 +8,8 @@
  * the launcher kills the probe's process group at the limit, and the runner kills the probe
  * and the launcher if no answer came a few seconds later (the next run starts a new launcher).
  * No probe outlives its run: the launcher kills whatever a probe leaves behind, even in a
- * session of its own, and counts it in the result.
+ * session of its own, and counts it in the result; when the harness dies, its launcher kills
+ * the running probe and exits.
  *
  * Invariants:
  * - runner_run returns 0 whenever it could hand the run to a launcher; the outcome of the
