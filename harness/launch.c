@@ -16,10 +16,13 @@
  *               descriptors: the probe's stdout, stderr and census pipe (which becomes the
  *               probe's descriptor 3).
  *   reply    <- "started pid=N\n" once the probe is forked (so the harness can kill it), then
- *               "status=exited|signaled|timeout|exec_failed code=N signal=N wall_ns=N
+ *               "status=exited|signaled|timeout|killed|exec_failed code=N signal=N wall_ns=N
  *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N
  *                leftovers=N perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time
  *                running in ns; "-ERRNO" for an event that could not be opened on the probe)
+ *   kill     -> LAUNCH_KILL (launch.h) at any time during the run: the probe's process group is
+ *               killed now and the reply says status=killed. One that crosses the reply of a
+ *               probe that had ended already is ignored.
  * Perf events are opened on the child between fork and exec, disabled and enabled on exec,
  * so they count the probe from exec to exit and nothing of the launcher.
  *
@@ -67,6 +70,7 @@
 enum launch_end {
 	LAUNCH_END_EXITED,   /* the probe ended on its own */
 	LAUNCH_END_TIMEOUT,  /* at the time limit */
+	LAUNCH_END_KILLED,   /* the harness asked (LAUNCH_KILL) */
 	LAUNCH_END_ORPHANED, /* the harness went away: nobody will read the result */
 };
 
@@ -104,8 +108,8 @@ static char **launch_strings(char **p, const char *end, uint32_t count)
 
 /*
  * Waits for the probe up to timeout_ms (0: no limit) while listening to the harness, whose
- * socket closing ends the wait too; then kills the probe's group unless it ended on its own,
- * and reaps the probe. Returns a launch_end, or -1 when wait4 fails.
+ * LAUNCH_KILL, or whose socket closing, ends the wait too; then kills the probe's group unless
+ * it ended on its own, and reaps the probe. Returns a launch_end, or -1 when wait4 fails.
  */
 static int launch_wait(pid_t pid, int64_t timeout_ms, int sigfd, int *status, struct rusage *ru)
 {
@@ -141,8 +145,15 @@ static int launch_wait(pid_t pid, int64_t timeout_ms, int sigfd, int *status, st
 				;
 		}
 		if (pfd[1].revents) {
-			/* The harness says nothing during a run: this is its socket closing. */
-			end = LAUNCH_END_ORPHANED;
+			char msg[16];
+			ssize_t n = recv(LAUNCH_SOCKET_FD, msg, sizeof msg, MSG_DONTWAIT);
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n == (ssize_t)strlen(LAUNCH_KILL) &&
+			    memcmp(msg, LAUNCH_KILL, (size_t)n) == 0)
+				end = LAUNCH_END_KILLED;
+			else
+				end = LAUNCH_END_ORPHANED; /* closed, or it speaks nonsense: gone */
 			break;
 		}
 	}
@@ -370,6 +381,8 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 		kind = "exec_failed";
 	else if (end == LAUNCH_END_TIMEOUT)
 		kind = "timeout";
+	else if (end == LAUNCH_END_KILLED)
+		kind = "killed";
 	else if (WIFSIGNALED(status))
 		kind = "signaled";
 	else
@@ -437,6 +450,9 @@ int main(void)
 			launch_sweep(0);
 			return 0;
 		}
+		/* A kill that crossed the reply of a probe that had ended already. */
+		if (n == (ssize_t)strlen(LAUNCH_KILL) && memcmp(buf, LAUNCH_KILL, (size_t)n) == 0)
+			continue;
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 				nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));

@@ -20,6 +20,7 @@
 #define RUNNER_H
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -34,6 +35,7 @@ enum run_outcome {
 	RUN_TIMEOUT,     /* killed at the time limit */
 	RUN_EXEC_FAILED, /* the program could not be started; see exec_errno */
 	RUN_LOST,        /* the launcher gave no result (it was killed or crashed) */
+	RUN_INTERRUPTED, /* killed because the user asked (see runner_request.stop) */
 };
 
 struct runner_request {
@@ -45,6 +47,12 @@ struct runner_request {
 	/* perf events to count on the probe from exec to exit (see meter_perf.h) */
 	const struct perf_event_attr *events;
 	size_t nevents;
+	/*
+	 * Interrupts counted by the caller's signal handler, or NULL. The runner reads it while
+	 * the probe runs: from 2 on it kills the probe (the first interrupt lets the run finish),
+	 * and the result says RUN_INTERRUPTED unless the probe had ended on its own already.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 #define RUNNER_MAX_EVENTS 8

@@ -198,6 +198,10 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 		r->status = xstrdup("lost");
 		r->detail = xstrdup(run_result_describe(res));
 		break;
+	case RUN_INTERRUPTED:
+		r->status = xstrdup("interrupted");
+		r->detail = xstrdup("killed by a second interrupt");
+		break;
 	}
 
 	if (!valgrind) {
@@ -313,6 +317,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	req.no_aslr = valgrind || plan->no_aslr;
 	req.events = s->events;
 	req.nevents = valgrind ? 0 : s->nevents;
+	req.stop = plan->stop;
 	format_utc(now_real_ns(), when, sizeof when);
 	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
@@ -331,8 +336,9 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	if (store_run_insert(s->st, &r, &run_id, e) != 0)
 		goto out;
 	s->out->runs++;
+	/* A run the user interrupted says nothing about the probe. */
 	if (strcmp(r.status, "ok") != 0)
-		s->out->runs_failed++;
+		s->out->runs_failed += res.outcome == RUN_INTERRUPTED ? 0 : 1;
 	else if (keep)
 		for (size_t i = 0; i < r.metrics.n; i++)
 			metric_set_add(keep, r.metrics.items[i].name, r.metrics.items[i].value);
