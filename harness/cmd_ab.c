@@ -34,7 +34,8 @@ static volatile sig_atomic_t ab_stop;
 static void ab_on_signal(int sig)
 {
 	(void)sig;
-	ab_stop = 1;
+	if (ab_stop < 2)
+		ab_stop++;
 }
 
 /* ---- Naming a side: a build folder, a shipped collector, or a git revision ------------- */

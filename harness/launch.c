@@ -16,17 +16,32 @@
  *               descriptors: the probe's stdout, stderr and census pipe (which becomes the
  *               probe's descriptor 3).
  *   reply    <- "started pid=N\n" once the probe is forked (so the harness can kill it), then
- *               "status=exited|signaled|timeout|exec_failed code=N signal=N wall_ns=N
+ *               "status=exited|signaled|timeout|killed|exec_failed code=N signal=N wall_ns=N
  *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N
- *                perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time running in ns;
- *                "-ERRNO" for an event that could not be opened on the probe)
+ *                leftovers=N perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time
+ *                running in ns; "-ERRNO" for an event that could not be opened on the probe)
+ *   kill     -> LAUNCH_KILL (launch.h) at any time during the run: the probe's process group is
+ *               killed now and the reply says status=killed. One that crosses the reply of a
+ *               probe that had ended already is ignored.
  * Perf events are opened on the child between fork and exec, disabled and enabled on exec,
  * so they count the probe from exec to exit and nothing of the launcher.
+ *
+ * No probe outlives its session. The launcher is a child subreaper, so whatever a probe
+ * starts, even in a session of its own (setsid), becomes the launcher's child once its parent
+ * ends. After each run the launcher kills and reaps every such leftover before it replies;
+ * "leftovers" counts those that were still running (the harness tells the user: their probe
+ * leaks processes). While a probe runs the launcher listens to its socket: when the harness
+ * goes away (it exited, crashed or was SIGKILLed, and the socket closed), the launcher kills
+ * the probe's group and every leftover, then exits. The probe dies with the launcher too
+ * (PR_SET_PDEATHSIG), should the launcher itself be killed.
  * The launcher exits when the harness closes the socket. Exit status: 0, or 2 on a protocol
  * error (message on stderr).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -34,7 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -43,7 +60,19 @@
 
 #include "launch.h"
 
-#define LAUNCH_SOCKET_FD 3
+#define LAUNCH_SOCKET_FD   3
+/* Killed leftovers get this long to die; one stuck in the kernel is left, not waited for. */
+#define LAUNCH_SWEEP_MS    2000
+/* Children killed per pass of the sweep. */
+#define LAUNCH_SWEEP_BATCH 256
+
+/* How a run ended; all but the first kill the probe's process group. */
+enum launch_end {
+	LAUNCH_END_EXITED,   /* the probe ended on its own */
+	LAUNCH_END_TIMEOUT,  /* at the time limit */
+	LAUNCH_END_KILLED,   /* the harness asked (LAUNCH_KILL) */
+	LAUNCH_END_ORPHANED, /* the harness went away: nobody will read the result */
+};
 
 static int64_t launch_now_ns(void)
 {
@@ -77,40 +106,161 @@ static char **launch_strings(char **p, const char *end, uint32_t count)
 	return v;
 }
 
-/* Waits for the child up to timeout_ms (0: forever); kills its group at the limit. */
-static int launch_wait(pid_t pid, int64_t timeout_ms, const sigset_t *chld, int *status,
-                       struct rusage *ru)
+/*
+ * Waits for the probe up to timeout_ms (0: no limit) while listening to the harness, whose
+ * LAUNCH_KILL, or whose socket closing, ends the wait too; then kills the probe's group unless
+ * it ended on its own, and reaps the probe. Returns a launch_end, or -1 when wait4 fails.
+ */
+static int launch_wait(pid_t pid, int64_t timeout_ms, int sigfd, int *status, struct rusage *ru)
 {
-	int timed_out = 0;
 	int64_t deadline = launch_now_ns() + timeout_ms * 1000000;
+	int end = LAUNCH_END_EXITED;
 
-	while (timeout_ms > 0) {
-		int64_t left = deadline - launch_now_ns();
-		struct timespec ts;
-		int sig;
+	for (;;) {
+		struct pollfd pfd[2] = {{sigfd, POLLIN, 0}, {LAUNCH_SOCKET_FD, POLLIN, 0}};
+		siginfo_t info = {0};
+		int wait_ms = -1;
 
-		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			timed_out = 1;
+		/* A SIGCHLD may be left over, or come from a leftover: ask whether this one ended. */
+		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    info.si_pid == pid)
+			break;
+		if (timeout_ms > 0) {
+			int64_t left = deadline - launch_now_ns();
+			if (left <= 0) {
+				end = LAUNCH_END_TIMEOUT;
+				break;
+			}
+			left = (left + 999999) / 1000000;
+			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR) {
+			/* Blind to the harness, the probe must not run on unwatched. */
+			end = LAUNCH_END_ORPHANED;
 			break;
 		}
-		ts.tv_sec = left / 1000000000;
-		ts.tv_nsec = left % 1000000000;
-		sig = sigtimedwait(chld, NULL, &ts);
-		if (sig == SIGCHLD) {
-			/* A SIGCHLD may be left over from an earlier run: ask whether this one ended. */
-			siginfo_t info = {0};
-			if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-			    info.si_pid == pid)
-				break;
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+				;
+		}
+		if (pfd[1].revents) {
+			char msg[16];
+			ssize_t n = recv(LAUNCH_SOCKET_FD, msg, sizeof msg, MSG_DONTWAIT);
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n == (ssize_t)strlen(LAUNCH_KILL) &&
+			    memcmp(msg, LAUNCH_KILL, (size_t)n) == 0)
+				end = LAUNCH_END_KILLED;
+			else
+				end = LAUNCH_END_ORPHANED; /* closed, or it speaks nonsense: gone */
+			break;
 		}
 	}
+	if (end != LAUNCH_END_EXITED)
+		kill(-pid, SIGKILL);
 	while (wait4(pid, status, 0, ru) < 0)
 		if (errno != EINTR)
 			return -1;
-	/* The probe's own children, if it left any, go with it. */
-	kill(-pid, SIGKILL);
-	return timed_out;
+	return end;
+}
+
+static void launch_pause_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Lists up to max running children of `self` with their process groups, from /proc: no
+ * system call names a process's children. Zombies are left out, they have ended. Returns how
+ * many, or -1 when /proc cannot be read.
+ */
+static int launch_children(pid_t self, pid_t *pids, pid_t *pgrps, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (n < max && (de = readdir(d))) {
+		char path[64], text[512], *p, state;
+		long pid = strtol(de->d_name, &p, 10);
+		int fd, ppid, pgrp;
+		ssize_t got;
+
+		if (*p || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = read(fd, text, sizeof text - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		text[got] = '\0';
+		/* The command name in parentheses may hold anything: parse after the last ')'. */
+		p = strrchr(text, ')');
+		if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+			continue;
+		if (ppid == self && state != 'Z' && state != 'X') {
+			pids[n] = (pid_t)pid;
+			pgrps[n++] = pgrp;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Kills and reaps everything the probe left behind, once the probe is reaped. Being a
+ * subreaper, we are the parent of every leftover or of its ancestor, so each pass kills our
+ * running children and reaps exactly those before looking again: their children are ours by
+ * then, and nobody is counted twice. Members of skip_pgrp (a group the caller has killed
+ * already) are not counted. Those stuck in the kernel past LAUNCH_SWEEP_MS are left for the
+ * next sweep rather than waited for. Returns how many leftovers were still running.
+ */
+static int launch_sweep(pid_t skip_pgrp)
+{
+	static pid_t pids[LAUNCH_SWEEP_BATCH], pgrps[LAUNCH_SWEEP_BATCH];
+	int64_t deadline = launch_now_ns() + (int64_t)LAUNCH_SWEEP_MS * 1000000;
+	pid_t self = getpid();
+	int killed = 0;
+
+	for (;;) {
+		siginfo_t info = {0};
+		int n, left;
+
+		/* Those that ended on their own were no longer running: reap, do not count. */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+			break; /* ECHILD: no child is left, the common case */
+		if (launch_now_ns() > deadline)
+			break;
+		n = launch_children(self, pids, pgrps, LAUNCH_SWEEP_BATCH);
+		if (n < 0)
+			break;
+		if (n == 0)
+			launch_pause_ms(1); /* one is between running and zombie */
+		for (int i = 0; i < n; i++)
+			if (kill(pids[i], SIGKILL) == 0 && pgrps[i] != skip_pgrp)
+				killed++;
+		for (left = n; left > 0 && launch_now_ns() <= deadline;) {
+			for (int i = 0; i < n; i++) {
+				if (pids[i] && waitpid(pids[i], NULL, WNOHANG) != 0) {
+					pids[i] = 0;
+					left--;
+				}
+			}
+			if (left > 0)
+				launch_pause_ms(1);
+		}
+	}
+	return killed;
 }
 
 /* Opens the events on the child (which waits on go_fd) then lets it exec. */
@@ -146,16 +296,16 @@ static void launch_perf_read(const int *perf_fds, uint32_t n, char *out, size_t 
 	}
 }
 
+/* Runs one request and replies; 0, 1 when the harness has gone away, or -1 (see errno). */
 static int launch_one(const struct launch_request *rq, const struct perf_event_attr *attrs,
-                      char **argv, char **envp, int fds[3], const sigset_t *chld,
-                      const sigset_t *old)
+                      char **argv, char **envp, int fds[3], int sigfd, const sigset_t *old)
 {
-	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, timed_out;
+	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, end, leftovers;
 	int perf_fds[LAUNCH_MAX_EVENTS];
 	char perf_text[LAUNCH_MAX_EVENTS * 64];
 	struct rusage ru;
 	int64_t start_ns, wall_ns;
-	pid_t pid;
+	pid_t pid, self = getpid();
 	const char *kind;
 	char line[512 + sizeof perf_text];
 
@@ -170,6 +320,10 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 		char go;
 		/* Its own process group: a timeout kills the probe and anything it started. */
 		setpgid(0, 0);
+		/* Should the launcher be killed, the probe goes with it rather than run on. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != self)
+			_exit(127);
 		/* Wait until the counters are attached: they must see the exec, not miss it. */
 		close(go_pipe[1]);
 		if (rq->nevents && read(go_pipe[0], &go, 1) < 0)
@@ -210,10 +364,14 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	if (send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0)
 		kill(-pid, SIGKILL);
 
-	timed_out = launch_wait(pid, rq->timeout_ms, chld, &status, &ru);
+	end = launch_wait(pid, rq->timeout_ms, sigfd, &status, &ru);
 	wall_ns = launch_now_ns() - start_ns;
-	if (timed_out < 0)
+	if (end < 0)
 		return -1;
+	/* The probe's group was killed with it unless it ended on its own: those are no news. */
+	leftovers = launch_sweep(end == LAUNCH_END_EXITED ? 0 : pid);
+	if (end == LAUNCH_END_ORPHANED)
+		return 1;
 	if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
 	close(exec_pipe[0]);
@@ -221,8 +379,10 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 
 	if (exec_errno)
 		kind = "exec_failed";
-	else if (timed_out)
+	else if (end == LAUNCH_END_TIMEOUT)
 		kind = "timeout";
+	else if (end == LAUNCH_END_KILLED)
+		kind = "killed";
 	else if (WIFSIGNALED(status))
 		kind = "signaled";
 	else
@@ -230,13 +390,15 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	snprintf(
 	    line, sizeof line,
 	    "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
-	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d%s\n",
+	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d leftovers=%d%s\n",
 	    kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 	    WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
 	    (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
 	    (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
-	    exec_errno, perf_text);
-	return send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0 ? -1 : 0;
+	    exec_errno, leftovers, perf_text);
+	if (send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0)
+		return errno == EPIPE || errno == ECONNRESET ? 1 : -1;
+	return 0;
 }
 
 int main(void)
@@ -244,6 +406,7 @@ int main(void)
 	static _Alignas(8) char buf[LAUNCH_MAX_REQUEST];
 	char cbuf[CMSG_SPACE(3 * sizeof(int))];
 	sigset_t chld, old;
+	int sigfd;
 
 	if (fcntl(LAUNCH_SOCKET_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		fprintf(stderr, "gcratchet-launch: descriptor 3 (the harness socket) is not open; "
@@ -253,6 +416,16 @@ int main(void)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
+	sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		perror("gcratchet-launch: signalfd");
+		return 2;
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		fprintf(stderr,
+		        "gcratchet-launch: cannot become a child subreaper (%s): a process a probe "
+		        "starts in a session of its own will outlive it\n",
+		        strerror(errno));
 
 	for (;;) {
 		struct iovec iov = {buf, sizeof buf};
@@ -263,6 +436,7 @@ int main(void)
 		char **argv = NULL, **envp = NULL, *p;
 		const struct perf_event_attr *attrs;
 		ssize_t n;
+		int rc;
 
 		msg.msg_iov = &iov;
 		msg.msg_iovlen = 1;
@@ -271,8 +445,14 @@ int main(void)
 		n = recvmsg(LAUNCH_SOCKET_FD, &msg, MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n == 0)
-			return 0; /* the harness is done */
+		if (n == 0) {
+			/* The harness is done; a leftover stuck at the last sweep may be gone now. */
+			launch_sweep(0);
+			return 0;
+		}
+		/* A kill that crossed the reply of a probe that had ended already. */
+		if (n == (ssize_t)strlen(LAUNCH_KILL) && memcmp(buf, LAUNCH_KILL, (size_t)n) == 0)
+			continue;
 		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 				nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
@@ -302,11 +482,14 @@ int main(void)
 			fprintf(stderr, "gcratchet-launch: malformed request strings\n");
 			return 2;
 		}
-		if (launch_one(&rq, attrs, argv, envp, fds, &chld, &old) != 0) {
+		rc = launch_one(&rq, attrs, argv, envp, fds, sigfd, &old);
+		free(argv);
+		free(envp);
+		if (rc > 0)
+			return 0; /* the harness went away; its probe and leftovers are dead */
+		if (rc < 0) {
 			perror("gcratchet-launch");
 			return 2;
 		}
-		free(argv);
-		free(envp);
 	}
 }

@@ -24,4 +24,10 @@ struct launch_request {
 /* At most this many perf events per run. */
 #define LAUNCH_MAX_EVENTS 8
 
+/*
+ * Sent alone (no descriptors) while a run is going: kill the probe now. Its result comes
+ * back as usual, with status=killed, unless the probe had already ended on its own.
+ */
+#define LAUNCH_KILL "kill"
+
 #endif /* LAUNCH_H */

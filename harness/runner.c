@@ -17,14 +17,20 @@
 extern char **environ;
 
 /* How long past the probe's own limit the launcher may take before it is killed too. */
-#define RUNNER_GRACE_MS  5000
+#define RUNNER_GRACE_MS     5000
 /*
- * Once the launcher has reported, the probe is dead; anything still holding its pipes is a
- * leftover child of the probe, given this long before the process group is killed.
+ * Once the launcher has reported, the probe and its leftovers are dead (the launcher kills
+ * those before it replies); anything still holding the pipes, one stuck in the kernel say, is
+ * given this long before the process group is killed.
  */
-#define RUNNER_DRAIN_MS  500
+#define RUNNER_DRAIN_MS     500
 /* The launcher finds its socket here (and the probe its census pipe, GCR_CENSUS_FD=3). */
-#define RUNNER_LAUNCH_FD 3
+#define RUNNER_LAUNCH_FD    3
+/*
+ * How often a waiting run looks at req->stop: an interrupt that lands just before poll()
+ * does not wake it, and with no time limit nothing else would.
+ */
+#define RUNNER_STOP_POLL_MS 100
 
 enum { PIPE_STDOUT, PIPE_STDERR, PIPE_CENSUS, PIPE_COUNT };
 
@@ -120,6 +126,8 @@ static void runner_parse_result(const char *line, struct run_result *res)
 		res->outcome = RUN_TIMEOUT;
 	else if (strncmp(status, "exec_failed ", 12) == 0)
 		res->outcome = RUN_EXEC_FAILED;
+	else if (strncmp(status, "killed ", 7) == 0)
+		res->outcome = RUN_INTERRUPTED;
 	res->exit_code = (int)runner_field(line, " code=");
 	res->term_signal = (int)runner_field(line, " signal=");
 	res->wall_ns = runner_field(line, " wall_ns=");
@@ -131,6 +139,7 @@ static void runner_parse_result(const char *line, struct run_result *res)
 	res->nvcsw = runner_field(line, " nvcsw=");
 	res->nivcsw = runner_field(line, " nivcsw=");
 	res->exec_errno = (int)runner_field(line, " errno=");
+	res->leftovers = (int)runner_field(line, " leftovers=");
 	runner_parse_perf(line, res);
 }
 
@@ -289,7 +298,7 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 	int64_t deadline_ns = 0, drain_ns = 0;
 	pid_t probe = 0;
 	char reply[4096];
-	int replied = 0;
+	int replied = 0, kill_sent = 0;
 
 	memset(res, 0, sizeof *res);
 	res->outcome = RUN_LOST;
@@ -344,6 +353,16 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 		}
 		if (n == 0)
 			break;
+		if (!replied && !kill_sent && req->stop && *req->stop >= 2) {
+			/* A second interrupt: the user wants out now, not after this run. */
+			int64_t grace_ns = now + RUNNER_GRACE_MS * 1000000LL;
+			if (send(r->sock, LAUNCH_KILL, strlen(LAUNCH_KILL), MSG_NOSIGNAL) < 0 &&
+			    probe > 0)
+				kill(-probe, SIGKILL);
+			kill_sent = 1;
+			if (!deadline_ns || grace_ns < deadline_ns)
+				deadline_ns = grace_ns;
+		}
 		if (replied && !drain_ns)
 			drain_ns = now + RUNNER_DRAIN_MS * 1000000LL;
 		if (drain_ns) {
@@ -365,6 +384,9 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 			}
 			wait_ms = left > 1000 ? 1000 : (int)left;
 		}
+		if (req->stop && !kill_sent && !replied &&
+		    (wait_ms < 0 || wait_ms > RUNNER_STOP_POLL_MS))
+			wait_ms = RUNNER_STOP_POLL_MS;
 		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -451,6 +473,9 @@ const char *run_result_describe(const struct run_result *res)
 		break;
 	case RUN_LOST:
 		snprintf(buf, sizeof buf, "lost (launcher gave no result)");
+		break;
+	case RUN_INTERRUPTED:
+		snprintf(buf, sizeof buf, "interrupted");
 		break;
 	}
 	return buf;

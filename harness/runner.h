@@ -7,6 +7,9 @@
  * (up to RUNNER_STDOUT_MAX bytes) and the tail of its stderr, and enforces a timeout twice:
  * the launcher kills the probe's process group at the limit, and the runner kills the probe
  * and the launcher if no answer came a few seconds later (the next run starts a new launcher).
+ * No probe outlives its run: the launcher kills whatever a probe leaves behind, even in a
+ * session of its own, and counts it in the result; when the harness dies, its launcher kills
+ * the running probe and exits.
  *
  * Invariants:
  * - runner_run returns 0 whenever it could hand the run to a launcher; the outcome of the
@@ -17,6 +20,7 @@
 #define RUNNER_H
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "util.h"
@@ -31,6 +35,7 @@ enum run_outcome {
 	RUN_TIMEOUT,     /* killed at the time limit */
 	RUN_EXEC_FAILED, /* the program could not be started; see exec_errno */
 	RUN_LOST,        /* the launcher gave no result (it was killed or crashed) */
+	RUN_INTERRUPTED, /* killed because the user asked (see runner_request.stop) */
 };
 
 struct runner_request {
@@ -42,6 +47,12 @@ struct runner_request {
 	/* perf events to count on the probe from exec to exit (see meter_perf.h) */
 	const struct perf_event_attr *events;
 	size_t nevents;
+	/*
+	 * Interrupts counted by the caller's signal handler, or NULL. The runner reads it while
+	 * the probe runs: from 2 on it kills the probe (the first interrupt lets the run finish),
+	 * and the result says RUN_INTERRUPTED unless the probe had ended on its own already.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 #define RUNNER_MAX_EVENTS 8
@@ -69,6 +80,8 @@ struct run_result {
 	int64_t minflt, majflt, nvcsw, nivcsw;
 	struct run_perf perf[RUNNER_MAX_EVENTS]; /* in the order of the request's events */
 	size_t nperf;
+	/* processes the probe left running after it ended, killed by the launcher */
+	int leftovers;
 	char *stdout_text; /* captured stdout, truncated at RUNNER_STDOUT_MAX */
 	char *census_text; /* what arrived on the census pipe, NULL when nothing did */
 	char *stderr_tail; /* the last RUNNER_STDERR_TAIL bytes of stderr */

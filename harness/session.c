@@ -215,6 +215,10 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 		r->status = RUN_STATUS_LOST;
 		r->detail = xstrdup(run_result_describe(res));
 		break;
+	case RUN_INTERRUPTED:
+		r->status = RUN_STATUS_INTERRUPTED;
+		r->detail = xstrdup("killed by a second interrupt");
+		break;
 	}
 
 	if (!valgrind) {
@@ -245,6 +249,14 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 	if (!r->checksum)
 		r->checksum = session_stdout_checksum(res->stdout_text);
 	session_cross_check_rss(r);
+	if (res->leftovers > 0) {
+		/* Even an ok run says so: the user's probe leaks processes. */
+		char *d = xasprintf("%s%skilled %d leftover process%s", r->detail ? r->detail : "",
+		                    r->detail ? "; " : "", res->leftovers,
+		                    res->leftovers == 1 ? "" : "es");
+		free(r->detail);
+		r->detail = d;
+	}
 	if (valgrind && r->status == RUN_STATUS_OK) {
 		double ir;
 		if (meter_valgrind_read(cg_out, &ir, &e) == 0) {
@@ -321,6 +333,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	req.no_aslr = valgrind || plan->no_aslr;
 	req.events = s->events;
 	req.nevents = valgrind ? 0 : s->nevents;
+	req.stop = plan->stop;
 	format_utc(now_real_ns(), when, sizeof when);
 	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
@@ -346,8 +359,9 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	if (store_run_insert(s->st, &r, &run_id, e) != 0)
 		goto out;
 	s->out->runs++;
+	/* A run the user interrupted says nothing about the probe. */
 	if (r.status != RUN_STATUS_OK)
-		s->out->runs_failed++;
+		s->out->runs_failed += r.status == RUN_STATUS_INTERRUPTED ? 0 : 1;
 	else if (keep)
 		for (size_t i = 0; i < f.metrics.n; i++)
 			metric_set_add(keep, f.metrics.items[i].name, f.metrics.items[i].value);

@@ -53,7 +53,8 @@ struct session_plan {
 	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
 	const struct meter_perf *perf;         /* when SESSION_METER_PERF */
 	const char *command;                   /* the command line, for the record */
-	volatile sig_atomic_t *stop;           /* set asynchronously to stop after this run */
+	/* Interrupts, counted asynchronously: 1 stops after this run, 2 kills the running probe */
+	volatile sig_atomic_t *stop;
 };
 
 struct session_progress {
