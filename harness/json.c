@@ -574,7 +574,9 @@ int json_int(const cJSON *v, int64_t min, int64_t max, const char *name, const c
 	char range[96];
 	double d;
 
-	if (max == JSON_INT_MAX)
+	if (min == 0 && max == JSON_INT_MAX)
+		snprintf(range, sizeof range, "a non-negative integer below 2^53");
+	else if (max == JSON_INT_MAX)
 		snprintf(range, sizeof range, "an integer from %lld to 2^53-1", (long long)min);
 	else
 		snprintf(range, sizeof range, "an integer from %lld to %lld", (long long)min,
@@ -587,7 +589,10 @@ int json_int(const cJSON *v, int64_t min, int64_t max, const char *name, const c
 	d = v->valuedouble;
 	/* Compared as doubles: min and max are exact in a double, and d is not converted yet. */
 	if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max)
-		return err_set(e, "%s: %s: must be %s, got %.15g", name, path, range, d);
+		return err_set(e,
+		               fabs(d) < 1e18 && d == floor(d) ? "%s: %s: must be %s, got %.0f"
+		                                               : "%s: %s: must be %s, got %.15g",
+		               name, path, range, d);
 	*out = (int64_t)d;
 	return 0;
 }

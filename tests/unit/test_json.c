@@ -158,6 +158,8 @@ static void test_getters(void)
 	CHECK(i == JSON_INT_MAX);
 	CHECK(json_int(cJSON_GetObjectItem(root, "over"), 0, JSON_INT_MAX, "f.json", "over", &i,
 	               &e) != 0);
+	CHECK_STR(e.msg, "f.json: over: must be a non-negative integer below 2^53, got "
+	                 "9007199254740992");
 	CHECK(json_int(cJSON_GetObjectItem(root, "s"), 0, 1, "f.json", "s", &i, &e) != 0);
 	CHECK(strstr(e.msg, "f.json: s: must be an integer from 0 to 1, not a string") != NULL);
 	CHECK(json_int(NULL, 0, 1, "f.json", "gone", &i, &e) != 0);
