@@ -69,9 +69,10 @@ struct run_result {
 	int64_t minflt, majflt, nvcsw, nivcsw;
 	struct run_perf perf[RUNNER_MAX_EVENTS]; /* in the order of the request's events */
 	size_t nperf;
-	char *stdout_text; /* captured stdout, truncated at RUNNER_STDOUT_MAX */
-	char *census_text; /* what arrived on the census pipe, NULL when nothing did */
-	char *stderr_tail; /* the last RUNNER_STDERR_TAIL bytes of stderr */
+	char *stdout_text;   /* captured stdout, truncated at RUNNER_STDOUT_MAX */
+	char *census_text;   /* what arrived on the census pipe, NULL when nothing did */
+	size_t census_bytes; /* how much arrived: above RUNNER_CENSUS_MAX, the text was cut */
+	char *stderr_tail;   /* the last RUNNER_STDERR_TAIL bytes of stderr */
 };
 
 /* Runs the request; 0 with *res filled, or -1 when no launcher could take it. */

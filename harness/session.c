@@ -206,7 +206,12 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 			session_perf_metrics(plan->perf, res, &r->metrics);
 	}
 	if (res->census_text) {
-		if (census_parse(res->census_text, &census, &e) == 0) {
+		int bad = census_read(res->census_text, res->census_bytes, RUNNER_CENSUS_MAX,
+		                      &census, &e);
+		/* A census of another probe or size is not this run's: bad_census too. */
+		if (!bad && (bad = census_check_run(&census, r->probe, r->size, &e)) != 0)
+			census_report_release(&census);
+		if (!bad) {
 			r->checksum = xstrdup(census.checksum);
 			if (census.premise_text)
 				r->premise = xasprintf("%s%s%s",
