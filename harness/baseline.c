@@ -1,11 +1,12 @@
 #include "baseline.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "census.h"
+#include "json.h"
 #include "metrics.h"
 
 /* ---- Band arithmetic ---------------------------------------------------------------------- */
@@ -123,8 +124,236 @@ int baseline_default_rules(const char *profile, const char *const *metrics, size
 	return 0;
 }
 
+/* ---- Checking ------------------------------------------------------------------------------ */
+
+/*
+ * The meters a baseline may name: what `pin` keeps of a session's meters text
+ * ("rusage,census,perf:cycles:u,valgrind:valgrind-3.19.0", session.c), the part before ':'.
+ */
+static const char *const baseline_meter_names[] = {"rusage", "census", "perf", "valgrind", NULL};
+
+/* ci, default, large, or n=N1,N2 with 0 < N1 < N2: the sizes `measure` stores for a session. */
+static int baseline_size_valid(const char *s)
+{
+	const char *comma = strchr(s, ',');
+	char first[24];
+	uint64_t n1, n2;
+
+	if (strcmp(s, "ci") == 0 || strcmp(s, "default") == 0 || strcmp(s, "large") == 0)
+		return 1;
+	if (strncmp(s, "n=", 2) != 0 || !comma || (size_t)(comma - s - 2) >= sizeof first)
+		return 0;
+	memcpy(first, s + 2, (size_t)(comma - s - 2));
+	first[comma - s - 2] = '\0';
+	return parse_u64(first, &n1) == 0 && parse_u64(comma + 1, &n2) == 0 && n1 > 0 && n2 > n1;
+}
+
+static int baseline_check_rule(const struct baseline_rule *r, const char *where, struct err *e)
+{
+	if (r->gated != 0 && r->gated != 1)
+		return err_setc(e, ERR_INVALID, "%s.gated: must be true or false", where);
+	if (r->direction != BASELINE_INCREASE && r->direction != BASELINE_DECREASE &&
+	    r->direction != BASELINE_EITHER)
+		return err_setc(e, ERR_INVALID,
+		                "%s.direction: must be \"increase\", \"decrease\" or \"either\"",
+		                where);
+	if (!(isfinite(r->band_pct) && r->band_pct >= 0))
+		return err_setc(e, ERR_INVALID, "%s.band_pct: must be >= 0", where);
+	if (!(isfinite(r->band_abs) && r->band_abs >= 0))
+		return err_setc(e, ERR_INVALID, "%s.band_abs: must be >= 0", where);
+	return 0;
+}
+
+/* 1 when cells[0..n) already holds the cell (probe, metric); its index in *at. */
+static int baseline_cell_seen(const struct baseline_cell *cells, size_t n, const char *probe,
+                              const char *metric, size_t *at)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(cells[i].probe, probe) == 0 && strcmp(cells[i].metric, metric) == 0) {
+			*at = i;
+			return 1;
+		}
+	return 0;
+}
+
+static int baseline_check_head(const struct baseline *b, struct err *e)
+{
+	const struct {
+		const char *value, *path;
+	} strings[] = {
+	    {b->profile, "profile"},
+	    {b->collector, "collector.name"},
+	    {b->collector_version, "collector.version"},
+	    {b->git_commit, "collector.git_commit"},
+	    {b->host_fingerprint, "host.fingerprint"},
+	    {b->hostname, "host.hostname"},
+	    {b->pinned_at, "pinned_at"},
+	    {b->size, "size"},
+	};
+
+	for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+		if (!strings[i].value)
+			return err_setc(e, ERR_INVALID, "%s: is missing (a string)",
+			                strings[i].path);
+	if (!b->profile[0] || !b->collector[0])
+		return err_setc(e, ERR_INVALID, "%s: must not be empty",
+		                b->profile[0] ? "collector.name" : "profile");
+	if (!baseline_size_valid(b->size))
+		return err_setc(
+		    e, ERR_INVALID,
+		    "size: must be ci, default, large or n=N1,N2 with 0 < N1 < N2 (what "
+		    "measure --two-n stores), not \"%s\"",
+		    b->size);
+	if (b->session < 1 || b->session > JSON_INT_MAX)
+		return err_setc(e, ERR_INVALID,
+		                "session: must be an integer from 1 to 2^53-1, got %lld",
+		                (long long)b->session);
+	if (b->repeats < 1 || b->repeats > JSON_INT_MAX)
+		return err_setc(e, ERR_INVALID,
+		                "repeats: must be an integer from 1 to 2^53-1, got %lld",
+		                (long long)b->repeats);
+	for (size_t i = 0; i < b->meters.n; i++) {
+		const char *m = b->meters.items[i];
+		size_t k = 0;
+		while (baseline_meter_names[k] && strcmp(baseline_meter_names[k], m) != 0)
+			k++;
+		if (!baseline_meter_names[k])
+			return err_setc(e, ERR_INVALID,
+			                "meters[%zu]: unknown meter \"%s\" (known: rusage, census, "
+			                "perf, valgrind)",
+			                i, m);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(b->meters.items[j], m) == 0)
+				return err_setc(e, ERR_INVALID,
+				                "meters[%zu]: \"%s\" is listed twice", i, m);
+	}
+	return 0;
+}
+
+static int baseline_check_tables(const struct baseline *b, struct err *e)
+{
+	char where[320];
+	size_t at;
+
+	for (size_t i = 0; i < b->nrules; i++) {
+		const struct baseline_rule *r = &b->rules[i];
+		if (!r->metric)
+			return err_setc(e, ERR_INVALID, "rules: entry %zu has no metric", i);
+		json_path_key(where, sizeof where, "rules", r->metric);
+		if (!metrics_is_known(r->metric))
+			return err_setc(e, ERR_INVALID,
+			                "%s: unknown metric (see `gcratchet list metrics`)", where);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(b->rules[j].metric, r->metric) == 0)
+				return err_setc(e, ERR_INVALID, "%s: a second rule for the metric",
+				                where);
+		if (baseline_check_rule(r, where, e) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < b->nprobes; i++) {
+		const struct baseline_probe *p = &b->probes[i];
+		if (!p->name || !p->name[0])
+			return err_setc(e, ERR_INVALID, "probes: entry %zu has no name", i);
+		json_path_key(where, sizeof where, "probes", p->name);
+		if (!p->checksum || !census_checksum_valid(p->checksum))
+			return err_set(
+			    e,
+			    "%s.checksum: must be \"0x\" and 16 lowercase hex digits, not "
+			    "\"%s\"",
+			    where, p->checksum ? p->checksum : "(none)");
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(b->probes[j].name, p->name) == 0)
+				return err_setc(e, ERR_INVALID, "%s: a second entry for the probe",
+				                where);
+	}
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *x = &b->cells[i];
+		json_path_index(where, sizeof where, "cells", i);
+		if (!x->probe || !x->metric)
+			return err_setc(e, ERR_INVALID, "%s: needs a probe and a metric", where);
+		if (x->n < 1 || x->n > JSON_INT_MAX)
+			return err_setc(e, ERR_INVALID,
+			                "%s.n: must be an integer from 1 to 2^53-1, got %lld",
+			                where, (long long)x->n);
+		if (!(isfinite(x->min) && isfinite(x->median) && isfinite(x->max) &&
+		      x->min <= x->median && x->median <= x->max))
+			return err_setc(e, ERR_INVALID,
+			                "%s: needs min <= median <= max, all finite", where);
+		if (!baseline_rule_for(b, x->metric))
+			return err_setc(e, ERR_INVALID,
+			                "%s: metric \"%s\" has no entry in \"rules\"", where,
+			                x->metric);
+		if (!baseline_probe_checksum(b, x->probe))
+			return err_setc(e, ERR_INVALID,
+			                "%s: probe \"%s\" has no entry in \"probes\"", where,
+			                x->probe);
+		if (baseline_cell_seen(b->cells, i, x->probe, x->metric, &at))
+			return err_setc(e, ERR_INVALID,
+			                "%s: pins %s %s again (first in cells[%zu])", where,
+			                x->probe, x->metric, at);
+	}
+	for (size_t i = 0; i < b->noverrides; i++) {
+		const struct baseline_override *x = &b->overrides[i];
+		json_path_index(where, sizeof where, "overrides", i);
+		if (!x->probe || !x->metric)
+			return err_setc(e, ERR_INVALID, "%s: needs a probe and a metric", where);
+		if (!baseline_cell_find(b, x->probe, x->metric))
+			return err_setc(e, ERR_INVALID,
+			                "%s: overrides a cell that is not pinned in \"cells\"",
+			                where);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(b->overrides[j].probe, x->probe) == 0 &&
+			    strcmp(b->overrides[j].metric, x->metric) == 0)
+				return err_set(
+				    e, "%s: overrides %s %s again (first in overrides[%zu])", where,
+				    x->probe, x->metric, j);
+		if (baseline_check_rule(&x->rule, where, e) != 0)
+			return -1;
+		if (!x->rationale || !x->rationale[0])
+			return err_setc(e, ERR_INVALID,
+			                "%s.rationale: must say why the cell has its own band",
+			                where);
+		if (x->evidence_runs < 2 || x->evidence_runs > JSON_INT_MAX ||
+		    !(isfinite(x->evidence_spread_pct) && x->evidence_spread_pct >= 0))
+			return err_setc(
+			    e, ERR_INVALID,
+			    "%s.evidence: needs runs >= 2 (a spread needs two runs) and "
+			    "spread_pct >= 0",
+			    where);
+	}
+	for (size_t i = 0; i < b->nledger; i++) {
+		const struct baseline_ledger_entry *x = &b->ledger[i];
+		json_path_index(where, sizeof where, "ledger", i);
+		if (!x->probe || !x->metric)
+			return err_setc(e, ERR_INVALID, "%s: needs a probe and a metric", where);
+		if (!baseline_cell_find(b, x->probe, x->metric))
+			return err_setc(e, ERR_INVALID,
+			                "%s: %s %s is not a cell pinned in \"cells\"", where,
+			                x->probe, x->metric);
+		if (!isfinite(x->old_value) || !isfinite(x->new_value))
+			return err_setc(e, ERR_INVALID, "%s: old and new must be numbers", where);
+		if (!x->reason || !x->reason[0])
+			return err_setc(e, ERR_INVALID, "%s.reason: must not be empty", where);
+		if (!x->date || !x->date[0] || !x->who || !x->who[0])
+			return err_setc(e, ERR_INVALID, "%s: needs a date and who accepted it",
+			                where);
+	}
+	return 0;
+}
+
+int baseline_check(const struct baseline *b, struct err *e)
+{
+	if (baseline_check_head(b, e) != 0 || baseline_check_tables(b, e) != 0)
+		return -1;
+	return 0;
+}
+
 /* ---- Parsing ------------------------------------------------------------------------------- */
 
+/*
+ * The parser reads shapes and types; what the values must satisfy is baseline_check's, run on
+ * the result, so a file and a struct made in memory meet the same invariants.
+ */
 struct baseline_ctx {
 	const char *path;
 	struct err *e;
@@ -135,34 +364,54 @@ static int baseline_bad(struct baseline_ctx *c, const char *jpath, const char *e
 	return err_set(c->e, "%s: %s: %s", c->path, jpath, expected);
 }
 
+static const cJSON *baseline_member(const cJSON *obj, const char *key, const char *parent,
+                                    char *where, size_t size)
+{
+	json_path_key(where, size, parent, key);
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
 static int baseline_get_string(struct baseline_ctx *c, const cJSON *obj, const char *key,
                                const char *jpath, char **out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char where[256];
+	char where[320];
+	const cJSON *v = baseline_member(obj, key, jpath, where, sizeof where);
+	const char *s;
 
-	snprintf(where, sizeof where, "%s%s%s", jpath, *jpath ? "." : "", key);
-	if (!cJSON_IsString(v))
-		return baseline_bad(c, where, v ? "must be a string" : "is missing (a string)");
-	*out = xstrdup(v->valuestring);
+	if (json_string(v, c->path, where, &s, c->e) != 0)
+		return -1;
+	*out = xstrdup(s);
 	return 0;
 }
 
 static int baseline_get_number(struct baseline_ctx *c, const cJSON *obj, const char *key,
                                const char *jpath, double *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char where[256];
+	char where[320];
+	const cJSON *v = baseline_member(obj, key, jpath, where, sizeof where);
 
-	snprintf(where, sizeof where, "%s%s%s", jpath, *jpath ? "." : "", key);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-		return baseline_bad(c, where, v ? "must be a number" : "is missing (a number)");
-	*out = v->valuedouble;
-	return 0;
+	return json_number(v, c->path, where, out, c->e);
 }
 
-static int baseline_parse_direction(const char *s, enum baseline_direction *d)
+/* An integer of at least min: range-checked before it is converted (json_int). */
+static int baseline_get_int(struct baseline_ctx *c, const cJSON *obj, const char *key,
+                            const char *jpath, int64_t min, int64_t *out)
 {
+	char where[320];
+	const cJSON *v = baseline_member(obj, key, jpath, where, sizeof where);
+
+	return json_int(v, min, JSON_INT_MAX, c->path, where, out, c->e);
+}
+
+static int baseline_get_direction(struct baseline_ctx *c, const cJSON *v, const char *jpath,
+                                  enum baseline_direction *d)
+{
+	char where[320];
+	const char *s;
+
+	json_path_key(where, sizeof where, jpath, "direction");
+	if (json_string(v, c->path, where, &s, c->e) != 0)
+		return -1;
 	if (strcmp(s, "increase") == 0)
 		*d = BASELINE_INCREASE;
 	else if (strcmp(s, "decrease") == 0)
@@ -170,8 +419,17 @@ static int baseline_parse_direction(const char *s, enum baseline_direction *d)
 	else if (strcmp(s, "either") == 0)
 		*d = BASELINE_EITHER;
 	else
-		return -1;
+		return baseline_bad(c, where, "must be \"increase\", \"decrease\" or \"either\"");
 	return 0;
+}
+
+static int baseline_get_bool(struct baseline_ctx *c, const cJSON *v, const char *jpath,
+                             const char *key, int *out)
+{
+	char where[320];
+
+	json_path_key(where, sizeof where, jpath, key);
+	return json_bool(v, c->path, where, out, c->e);
 }
 
 static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, struct baseline *b)
@@ -186,43 +444,19 @@ static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, stru
 	cJSON_ArrayForEach(r, rules)
 	{
 		struct baseline_rule *rule = &b->rules[i++];
-		char jpath[256], *dir = NULL;
-		const cJSON *gated;
-		int rc;
+		char jpath[320];
 
-		snprintf(jpath, sizeof jpath, "rules[\"%s\"]", r->string);
+		json_path_key(jpath, sizeof jpath, "rules", r->string);
 		rule->metric = xstrdup(r->string);
-		if (!metrics_is_known(r->string))
-			return baseline_bad(c, jpath,
-			                    "unknown metric (see `gcratchet list metrics`)");
 		if (!cJSON_IsObject(r))
 			return baseline_bad(c, jpath, "must be an object");
-		gated = cJSON_GetObjectItemCaseSensitive(r, "gated");
-		if (!cJSON_IsBool(gated)) {
-			char where[300];
-			snprintf(where, sizeof where, "%s.gated", jpath);
-			return baseline_bad(c, where, "must be true or false");
-		}
-		rule->gated = cJSON_IsTrue(gated);
-		if (baseline_get_string(c, r, "direction", jpath, &dir) != 0)
-			return -1;
-		rc = baseline_parse_direction(dir, &rule->direction);
-		free(dir);
-		if (rc != 0) {
-			char where[300];
-			snprintf(where, sizeof where, "%s.direction", jpath);
-			return baseline_bad(c, where,
-			                    "must be \"increase\", \"decrease\" or \"either\"");
-		}
-		if (baseline_get_number(c, r, "band_pct", jpath, &rule->band_pct) != 0 ||
+		if (baseline_get_bool(c, cJSON_GetObjectItemCaseSensitive(r, "gated"), jpath,
+		                      "gated", &rule->gated) != 0 ||
+		    baseline_get_direction(c, cJSON_GetObjectItemCaseSensitive(r, "direction"),
+		                           jpath, &rule->direction) != 0 ||
+		    baseline_get_number(c, r, "band_pct", jpath, &rule->band_pct) != 0 ||
 		    baseline_get_number(c, r, "band_abs", jpath, &rule->band_abs) != 0)
 			return -1;
-		if (rule->band_pct < 0 || rule->band_abs < 0) {
-			char where[300];
-			snprintf(where, sizeof where, "%s.%s", jpath,
-			         rule->band_pct < 0 ? "band_pct" : "band_abs");
-			return baseline_bad(c, where, "must be >= 0");
-		}
 	}
 	return 0;
 }
@@ -239,9 +473,12 @@ static int baseline_parse_probes(struct baseline_ctx *c, const cJSON *probes, st
 	b->probes = xcalloc(b->nprobes, sizeof *b->probes);
 	cJSON_ArrayForEach(p, probes)
 	{
-		char jpath[256];
-		snprintf(jpath, sizeof jpath, "probes[\"%s\"]", p->string);
+		char jpath[320];
+
+		json_path_key(jpath, sizeof jpath, "probes", p->string);
 		b->probes[i].name = xstrdup(p->string);
+		if (!cJSON_IsObject(p))
+			return baseline_bad(c, jpath, "must be an object {\"checksum\": ...}");
 		if (baseline_get_string(c, p, "checksum", jpath, &b->probes[i].checksum) != 0)
 			return -1;
 		i++;
@@ -262,10 +499,8 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 	{
 		struct baseline_cell *x = &b->cells[i];
 		char jpath[64];
-		double n;
 
-		snprintf(jpath, sizeof jpath, "cells[%zu]", i);
-		i++;
+		json_path_index(jpath, sizeof jpath, "cells", i++);
 		if (!cJSON_IsObject(cell))
 			return baseline_bad(c, jpath, "must be an object");
 		if (baseline_get_string(c, cell, "probe", jpath, &x->probe) != 0 ||
@@ -273,25 +508,8 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 		    baseline_get_number(c, cell, "median", jpath, &x->median) != 0 ||
 		    baseline_get_number(c, cell, "min", jpath, &x->min) != 0 ||
 		    baseline_get_number(c, cell, "max", jpath, &x->max) != 0 ||
-		    baseline_get_number(c, cell, "n", jpath, &n) != 0)
+		    baseline_get_int(c, cell, "n", jpath, 1, &x->n) != 0)
 			return -1;
-		x->n = (int64_t)n;
-		if (n < 1 || n != floor(n))
-			return baseline_bad(c, jpath, "n must be a whole number >= 1");
-		if (!(x->min <= x->median && x->median <= x->max))
-			return baseline_bad(c, jpath, "needs min <= median <= max");
-		if (!baseline_rule_for(b, x->metric)) {
-			char msg[300];
-			snprintf(msg, sizeof msg, "metric \"%s\" has no entry in \"rules\"",
-			         x->metric);
-			return baseline_bad(c, jpath, msg);
-		}
-		if (!baseline_probe_checksum(b, x->probe)) {
-			char msg[300];
-			snprintf(msg, sizeof msg, "probe \"%s\" has no entry in \"probes\"",
-			         x->probe);
-			return baseline_bad(c, jpath, msg);
-		}
 	}
 	return 0;
 }
@@ -311,62 +529,41 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 	{
 		struct baseline_override *x = &b->overrides[i];
 		const struct baseline_rule *base;
-		const cJSON *ev, *gated, *dir;
+		const cJSON *ev, *v;
 		char jpath[64], where[96];
-		double runs;
 
-		snprintf(jpath, sizeof jpath, "overrides[%zu]", i);
-		i++;
+		json_path_index(jpath, sizeof jpath, "overrides", i++);
 		if (!cJSON_IsObject(o))
 			return baseline_bad(c, jpath, "must be an object");
 		if (baseline_get_string(c, o, "probe", jpath, &x->probe) != 0 ||
 		    baseline_get_string(c, o, "metric", jpath, &x->metric) != 0)
 			return -1;
-		if (!baseline_cell_find(b, x->probe, x->metric))
-			return baseline_bad(c, jpath,
-			                    "overrides a cell that is not pinned in \"cells\"");
+		/* gated and direction default to the metric's rule; baseline_check wants one. */
 		base = baseline_rule_for(b, x->metric);
-		x->rule = *base;
+		if (base)
+			x->rule = *base;
 		x->rule.metric = x->metric;
 		if (baseline_get_number(c, o, "band_pct", jpath, &x->rule.band_pct) != 0 ||
 		    baseline_get_number(c, o, "band_abs", jpath, &x->rule.band_abs) != 0)
 			return -1;
-		if (x->rule.band_pct < 0 || x->rule.band_abs < 0) {
-			snprintf(where, sizeof where, "%s.%s", jpath,
-			         x->rule.band_pct < 0 ? "band_pct" : "band_abs");
-			return baseline_bad(c, where, "must be >= 0");
-		}
-		gated = cJSON_GetObjectItemCaseSensitive(o, "gated");
-		if (gated && !cJSON_IsBool(gated)) {
-			snprintf(where, sizeof where, "%s.gated", jpath);
-			return baseline_bad(c, where, "must be true or false");
-		}
-		if (gated)
-			x->rule.gated = cJSON_IsTrue(gated);
-		dir = cJSON_GetObjectItemCaseSensitive(o, "direction");
-		if (dir && (!cJSON_IsString(dir) ||
-		            baseline_parse_direction(dir->valuestring, &x->rule.direction) != 0)) {
-			snprintf(where, sizeof where, "%s.direction", jpath);
-			return baseline_bad(c, where,
-			                    "must be \"increase\", \"decrease\" or \"either\"");
-		}
+		if ((v = cJSON_GetObjectItemCaseSensitive(o, "gated")) &&
+		    baseline_get_bool(c, v, jpath, "gated", &x->rule.gated) != 0)
+			return -1;
+		if ((v = cJSON_GetObjectItemCaseSensitive(o, "direction")) &&
+		    baseline_get_direction(c, v, jpath, &x->rule.direction) != 0)
+			return -1;
 		if (baseline_get_string(c, o, "rationale", jpath, &x->rationale) != 0)
 			return -1;
 		ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
-		snprintf(where, sizeof where, "%s.evidence", jpath);
+		json_path_key(where, sizeof where, jpath, "evidence");
 		if (!cJSON_IsObject(ev))
 			return baseline_bad(
 			    c, where,
 			    "is missing: an override needs the runs and observed spread that "
 			    "justify it, {\"runs\": N, \"spread_pct\": X}");
-		if (baseline_get_number(c, ev, "runs", where, &runs) != 0 ||
+		if (baseline_get_int(c, ev, "runs", where, 2, &x->evidence_runs) != 0 ||
 		    baseline_get_number(c, ev, "spread_pct", where, &x->evidence_spread_pct) != 0)
 			return -1;
-		x->evidence_runs = (int64_t)runs;
-		if (runs < 2 || runs != floor(runs) || x->evidence_spread_pct < 0)
-			return baseline_bad(
-			    c, where,
-			    "needs runs >= 2 (a spread needs two runs) and spread_pct >= 0");
 	}
 	return 0;
 }
@@ -385,11 +582,9 @@ static int baseline_parse_ledger(struct baseline_ctx *c, const cJSON *arr, struc
 	cJSON_ArrayForEach(o, arr)
 	{
 		struct baseline_ledger_entry *x = &b->ledger[i];
-		const cJSON *ref;
 		char jpath[64];
 
-		snprintf(jpath, sizeof jpath, "ledger[%zu]", i);
-		i++;
+		json_path_index(jpath, sizeof jpath, "ledger", i++);
 		if (!cJSON_IsObject(o))
 			return baseline_bad(c, jpath, "must be an object");
 		if (baseline_get_string(c, o, "probe", jpath, &x->probe) != 0 ||
@@ -400,47 +595,43 @@ static int baseline_parse_ledger(struct baseline_ctx *c, const cJSON *arr, struc
 		    baseline_get_string(c, o, "date", jpath, &x->date) != 0 ||
 		    baseline_get_string(c, o, "who", jpath, &x->who) != 0)
 			return -1;
-		if (!x->reason[0])
-			return baseline_bad(c, jpath, "reason must not be empty");
-		ref = cJSON_GetObjectItemCaseSensitive(o, "ref");
-		if (ref && !cJSON_IsString(ref))
-			return baseline_bad(c, jpath, "ref must be a string");
-		x->ref = ref ? xstrdup(ref->valuestring) : NULL;
+		if (cJSON_GetObjectItemCaseSensitive(o, "ref") &&
+		    baseline_get_string(c, o, "ref", jpath, &x->ref) != 0)
+			return -1;
 	}
 	return 0;
 }
 
-/* Line and column of a byte offset, for syntax errors. */
-static void baseline_line_col(const char *text, size_t off, int *line, int *col)
+static int baseline_parse_meters(struct baseline_ctx *c, const cJSON *v, struct baseline *b)
 {
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off && text[i]; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
+	const cJSON *m;
+	size_t i = 0;
+
+	if (!cJSON_IsArray(v))
+		return baseline_bad(c, "meters", "must be an array of meter names");
+	cJSON_ArrayForEach(m, v)
+	{
+		char where[32];
+		const char *s;
+		json_path_index(where, sizeof where, "meters", i++);
+		if (json_string(m, c->path, where, &s, c->e) != 0)
+			return -1;
+		strlist_push(&b->meters, s);
 	}
+	return 0;
 }
 
-int baseline_parse(const char *text, const char *path, struct baseline *out, struct err *e)
+static int baseline_parse_len(const char *text, size_t len, const char *path, struct baseline *out,
+                              struct err *e)
 {
 	struct baseline_ctx c = {path, e};
-	cJSON *root;
-	const cJSON *v, *m;
-	double num;
+	cJSON *root = NULL;
+	const cJSON *v;
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-	root = cJSON_Parse(text);
-	if (!root) {
-		const char *at = cJSON_GetErrorPtr();
-		int line = 0, col = 0;
-		baseline_line_col(text, at ? (size_t)(at - text) : 0, &line, &col);
-		return err_set(e, "%s:%d:%d: not valid JSON", path, line, col);
-	}
+	if (json_parse(text, len, path, &root, e) != 0)
+		return -1;
 	if (!cJSON_IsObject(root)) {
 		baseline_bad(&c, "(top)", "must be a JSON object");
 		goto out;
@@ -473,33 +664,23 @@ int baseline_parse(const char *text, const char *path, struct baseline *out, str
 	if (baseline_get_string(&c, v, "fingerprint", "host", &out->host_fingerprint) != 0 ||
 	    baseline_get_string(&c, v, "hostname", "host", &out->hostname) != 0 ||
 	    baseline_get_string(&c, root, "pinned_at", "", &out->pinned_at) != 0 ||
+	    baseline_get_int(&c, root, "session", "", 1, &out->session) != 0 ||
 	    baseline_get_string(&c, root, "size", "", &out->size) != 0 ||
-	    baseline_get_number(&c, root, "session", "", &num) != 0)
-		goto out;
-	out->session = (int64_t)num;
-	if (baseline_get_number(&c, root, "repeats", "", &num) != 0)
-		goto out;
-	out->repeats = (int64_t)num;
-	v = cJSON_GetObjectItemCaseSensitive(root, "meters");
-	if (!cJSON_IsArray(v)) {
-		baseline_bad(&c, "meters", "must be an array of meter names");
-		goto out;
-	}
-	cJSON_ArrayForEach(m, v)
-	{
-		if (!cJSON_IsString(m)) {
-			baseline_bad(&c, "meters", "must hold strings only");
-			goto out;
-		}
-		strlist_push(&out->meters, m->valuestring);
-	}
-	if (baseline_parse_rules(&c, cJSON_GetObjectItemCaseSensitive(root, "rules"), out) != 0 ||
+	    baseline_parse_meters(&c, cJSON_GetObjectItemCaseSensitive(root, "meters"), out) != 0 ||
+	    baseline_get_int(&c, root, "repeats", "", 1, &out->repeats) != 0 ||
+	    baseline_parse_rules(&c, cJSON_GetObjectItemCaseSensitive(root, "rules"), out) != 0 ||
 	    baseline_parse_probes(&c, cJSON_GetObjectItemCaseSensitive(root, "probes"), out) != 0 ||
 	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0 ||
 	    baseline_parse_overrides(&c, cJSON_GetObjectItemCaseSensitive(root, "overrides"),
 	                             out) != 0 ||
 	    baseline_parse_ledger(&c, cJSON_GetObjectItemCaseSensitive(root, "ledger"), out) != 0)
 		goto out;
+	if (baseline_check(out, e) != 0) {
+		char why[ERR_MSG_MAX];
+		snprintf(why, sizeof why, "%s", e->msg);
+		err_setc(e, ERR_INVALID, "%s: %s", path, why);
+		goto out;
+	}
 	rc = 0;
 out:
 	cJSON_Delete(root);
@@ -508,15 +689,22 @@ out:
 	return rc;
 }
 
+int baseline_parse(const char *text, const char *path, struct baseline *out, struct err *e)
+{
+	return baseline_parse_len(text, strlen(text), path, out, e);
+}
+
 int baseline_load(const char *path, struct baseline *out, struct err *e)
 {
 	char *text = NULL;
+	size_t len = 0;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (read_file(path, &text, NULL, e) != 0)
+	if (read_file(path, &text, &len, e) != 0)
 		return -1;
-	rc = baseline_parse(text, path, out, e);
+	/* The whole file, a NUL byte in it included: it is refused, not read as the end. */
+	rc = baseline_parse_len(text, len, path, out, e);
 	free(text);
 	return rc;
 }

@@ -13,11 +13,15 @@
  * share used = bad delta / allowance. Liveness: a census counter that was above zero and is
  * zero now regresses whatever its direction (the probe stopped causing that activity).
  *
- * Invariants of a loaded baseline: every rule names a known metric and has band_pct >= 0 and
- * band_abs >= 0; every cell has a rule and n >= 1 and min <= median <= max; every probe named
- * by a cell has a checksum entry; every override names a pinned cell, has a rationale and
- * evidence (runs >= 2, spread >= 0); every ledger entry has a cell, values, reason, date, who.
- * "overrides" and "ledger" may be absent (empty).
+ * Invariants of a baseline (baseline_check; every loaded baseline and every one written meets
+ * them): the size is ci, default, large or n=N1,N2; the meters are known (rusage, census,
+ * perf, valgrind), each once; session and repeats are >= 1; every rule names a known metric,
+ * once, with band_pct >= 0 and band_abs >= 0; every probe has a checksum of "0x" and 16
+ * lowercase hex digits; every cell is pinned once, has a rule and a probe entry, n >= 1 and
+ * min <= median <= max; every override names a pinned cell, once, has a rationale and
+ * evidence (runs >= 2, spread >= 0); every ledger entry names a pinned cell and has values,
+ * a reason, a date and who. "overrides" and "ledger" may be absent (empty). Integers are
+ * below 2^53 (they travel as JSON numbers).
  */
 #ifndef BASELINE_H
 #define BASELINE_H
@@ -96,12 +100,19 @@ struct baseline {
 };
 
 /*
- * Parses and validates a profile. `path` names the file in messages: a syntax error gives
- * path:line:column, a semantic one path and the JSON path of the field, and what was expected.
+ * Parses and validates a profile (the strict reader of json.h, then baseline_check). `path`
+ * names the file in messages: a syntax error or a duplicate key gives path:line:column, a
+ * semantic one path and the JSON path of the field, and what was expected.
  */
 int baseline_parse(const char *text, const char *path, struct baseline *out, struct err *e);
 int baseline_load(const char *path, struct baseline *out, struct err *e);
 void baseline_release(struct baseline *b);
+/*
+ * The invariants above, on a baseline however it was made. -1 with "JSON.PATH: what" (no file
+ * name: the caller knows where the baseline came from or is going). Whoever writes a baseline
+ * file checks it first: a baseline that fails its check is never written.
+ */
+int baseline_check(const struct baseline *b, struct err *e);
 /* The file text of a baseline: stable key order, one cell per line; newly allocated. */
 char *baseline_serialize(const struct baseline *b);
 

@@ -1,6 +1,5 @@
 #include "buildinfo.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,17 +8,18 @@
 #include <unistd.h>
 
 #include "gcr.h"
+#include "json.h"
 
 #define BUILDINFO_FORMAT "gcratchet-build"
 
 static int buildinfo_string(const cJSON *root, const char *path, const char *key, char **out,
                             struct err *e)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+	const char *s;
 
-	if (!cJSON_IsString(v))
-		return err_set(e, "%s: field \"%s\" must be a string", path, key);
-	*out = xstrdup(v->valuestring);
+	if (json_string(cJSON_GetObjectItemCaseSensitive(root, key), path, key, &s, e) != 0)
+		return -1;
+	*out = xstrdup(s);
 	return 0;
 }
 
@@ -29,6 +29,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	cJSON *root = NULL;
 	const cJSON *v, *probe;
 	int rc = -1;
+	int64_t abi;
+	size_t len = 0, i = 0;
 	uint64_t hash;
 
 	memset(out, 0, sizeof *out);
@@ -37,24 +39,29 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		err_set(e, "%s: no such build folder", dir);
 		goto out;
 	}
-	if (read_file(path, &text, NULL, e) != 0) {
+	if (read_file(path, &text, &len, e) != 0) {
 		err_set(e, "%s: not a build folder (no manifest.json; build it with make)", dir);
 		goto out;
 	}
-	root = cJSON_Parse(text);
-	if (!root) {
-		err_set(e, "%s: not valid JSON", path);
+	if (json_parse(text, len, path, &root, e) != 0)
+		goto out;
+	if (!cJSON_IsObject(root)) {
+		err_set(e, "%s: must be a JSON object", path);
 		goto out;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "format");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, BUILDINFO_FORMAT) != 0) {
-		err_set(e, "%s: field \"format\" must be \"%s\"", path, BUILDINFO_FORMAT);
+		err_set(e, "%s: format: must be \"%s\"", path, BUILDINFO_FORMAT);
 		goto out;
 	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "abi");
-	if (!cJSON_IsNumber(v) || v->valueint != GCR_ABI_VERSION) {
-		err_set(e, "%s: built for collector ABI %g, this harness speaks ABI %d: rebuild it",
-		        path, cJSON_IsNumber(v) ? v->valuedouble : 0.0, GCR_ABI_VERSION);
+	/* valueint would clamp or truncate: 1.5 or 1e300 must not pass for ABI 1. */
+	if (json_int(cJSON_GetObjectItemCaseSensitive(root, "abi"), 0, JSON_INT_MAX, path, "abi",
+	             &abi, e) != 0)
+		goto out;
+	if (abi != GCR_ABI_VERSION) {
+		err_set(e,
+		        "%s: built for collector ABI %lld, this harness speaks ABI %d: rebuild it",
+		        path, (long long)abi, GCR_ABI_VERSION);
 		goto out;
 	}
 	if (buildinfo_string(root, path, "name", &out->name, e) != 0 ||
@@ -64,23 +71,32 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(root, "probes");
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
-		err_set(e, "%s: field \"probes\" must be a non-empty array (an empty build?)",
-		        path);
+		err_set(e, "%s: probes: must be a non-empty array (an empty build?)", path);
 		goto out;
 	}
 	cJSON_ArrayForEach(probe, v)
 	{
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(probe, "name");
-		char *exe;
-		if (!cJSON_IsString(name)) {
-			err_set(e, "%s: every entry of \"probes\" needs a string \"name\"", path);
+		const char *name;
+		char item[48], where[64], *exe;
+		json_path_index(item, sizeof item, "probes", i++);
+		if (!cJSON_IsObject(probe)) {
+			err_set(e, "%s: %s: must be an object {\"name\": ...}", path, item);
 			goto out;
 		}
-		strlist_push(&out->probes, name->valuestring);
-		exe = buildinfo_probe_path(out, name->valuestring);
+		json_path_key(where, sizeof where, item, "name");
+		if (json_string(cJSON_GetObjectItemCaseSensitive(probe, "name"), path, where, &name,
+		                e) != 0)
+			goto out;
+		/* A probe listed twice would be measured twice under one name. */
+		if (strlist_contains(&out->probes, name)) {
+			err_set(e, "%s: %s: probe %s is listed twice", path, where, name);
+			goto out;
+		}
+		strlist_push(&out->probes, name);
+		exe = buildinfo_probe_path(out, name);
 		if (access(exe, X_OK) != 0) {
 			err_set(e, "%s: probe %s is listed but %s is not an executable file", path,
-			        name->valuestring, exe);
+			        name, exe);
 			free(exe);
 			goto out;
 		}

@@ -1,17 +1,14 @@
 #include "census.h"
 
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gcr.h"
+#include "json.h"
 
-#define CENSUS_FORMAT    "gcr-census"
-#define CENSUS_VERSION   1
-/* Counters travel as JSON numbers: integers above 2^53 would silently lose precision. */
-#define CENSUS_MAX_EXACT 9007199254740992.0
+#define CENSUS_FORMAT  "gcr-census"
+#define CENSUS_VERSION 1
 
 int census_checksum_valid(const char *s)
 {
@@ -27,26 +24,14 @@ static int census_string(const cJSON *root, const char *key, int required, char 
                          struct err *e)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+	const char *s;
 
 	*out = NULL;
-	if (!v) {
-		if (required)
-			return err_set(e, "census: field \"%s\" is missing (expected a string)",
-			               key);
+	if (!v && !required)
 		return 0;
-	}
-	if (!cJSON_IsString(v))
-		return err_set(e, "census: field \"%s\" must be a string", key);
-	*out = xstrdup(v->valuestring);
-	return 0;
-}
-
-static int census_counter(const cJSON *v, const char *path, double *out, struct err *e)
-{
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble != floor(v->valuedouble) ||
-	    v->valuedouble > CENSUS_MAX_EXACT)
-		return err_set(e, "census: %s must be a non-negative integer below 2^53", path);
-	*out = v->valuedouble;
+	if (json_string(v, "census", key, &s, e) != 0)
+		return -1;
+	*out = xstrdup(s);
 	return 0;
 }
 
@@ -54,6 +39,10 @@ static int census_counter(const cJSON *v, const char *path, double *out, struct 
 static const char *const census_fields[] = {GCR_CENSUS_FIELDS(CENSUS_FIELD_NAME_) NULL};
 #undef CENSUS_FIELD_NAME_
 
+/*
+ * Counters travel as JSON numbers: json_int takes exact integers below 2^53 only, so one
+ * above cannot silently lose precision.
+ */
 static int census_counters(const cJSON *obj, const char *group, const char *const *allowed,
                            struct metric_set *m, struct err *e)
 {
@@ -62,11 +51,11 @@ static int census_counters(const cJSON *obj, const char *group, const char *cons
 	if (!obj)
 		return 0;
 	if (!cJSON_IsObject(obj))
-		return err_set(e, "census: field \"%s\" must be an object of counters", group);
+		return err_setc(e, ERR_INVALID, "census: %s: must be an object of counters", group);
 	cJSON_ArrayForEach(item, obj)
 	{
 		char metric[256];
-		double v = 0;
+		int64_t v = 0;
 		int known = 0;
 
 		for (size_t i = 0; allowed[i]; i++)
@@ -75,43 +64,52 @@ static int census_counters(const cJSON *obj, const char *group, const char *cons
 		if (!known)
 			continue;
 		snprintf(metric, sizeof metric, "%s.%s", group, item->string);
-		if (census_counter(item, metric, &v, e) != 0)
+		if (json_int(item, 0, JSON_INT_MAX, "census", metric, &v, e) != 0)
 			return -1;
-		metric_set_add(m, metric, v);
+		metric_set_add(m, metric, (double)v);
 	}
 	return 0;
 }
 
-int census_parse(const char *text, struct census_report *out, struct err *e)
+/* The format tag and version come first: a census of another format says nothing else. */
+static int census_format(const cJSON *root, struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "format");
+
+	if (!cJSON_IsString(v))
+		return err_setc(e, ERR_INVALID, "census: format: %s (must be the string \"%s\")",
+		                v ? "not a string" : "is missing", CENSUS_FORMAT);
+	if (strcmp(v->valuestring, CENSUS_FORMAT) != 0)
+		return err_setc(e, ERR_INVALID, "census: format: must be \"%s\", got \"%s\"",
+		                CENSUS_FORMAT, v->valuestring);
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (!cJSON_IsNumber(v))
+		return err_setc(e, ERR_INVALID, "census: version: %s (must be the number %d)",
+		                v ? "not a number" : "is missing", CENSUS_VERSION);
+	if (v->valuedouble != CENSUS_VERSION)
+		return err_set(
+		    e, "census: version: must be %d (the version this harness reads), got %.15g",
+		    CENSUS_VERSION, v->valuedouble);
+	return 0;
+}
+
+static int census_parse_len(const char *text, size_t len, struct census_report *out, struct err *e)
 {
 	static const char *const memory_fields[] = {"vm_hwm_bytes", "rss_anon_bytes", NULL};
-	cJSON *root = cJSON_Parse(text);
-	const cJSON *v, *premise;
+	cJSON *root = NULL;
+	const cJSON *premise;
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
 	out->premise_state = -1;
-	if (!root) {
-		const char *at = cJSON_GetErrorPtr();
-		err_set(e, "census: not valid JSON (at byte %ld of %zu)",
-		        at ? (long)(at - text) : -1L, strlen(text));
+	if (json_parse(text, len, "census", &root, e) != 0)
 		goto out;
-	}
 	if (!cJSON_IsObject(root)) {
-		err_set(e, "census: expected one JSON object");
+		err_setc(e, ERR_INVALID, "census: expected one JSON object");
 		goto out;
 	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "format");
-	if (!cJSON_IsString(v) || strcmp(v->valuestring, CENSUS_FORMAT) != 0) {
-		err_set(e, "census: field \"format\" must be \"%s\"", CENSUS_FORMAT);
+	if (census_format(root, e) != 0)
 		goto out;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "version");
-	if (!cJSON_IsNumber(v) || v->valuedouble != CENSUS_VERSION) {
-		err_set(e, "census: field \"version\" must be %d (this harness reads version %d)",
-		        CENSUS_VERSION, CENSUS_VERSION);
-		goto out;
-	}
 	if (census_string(root, "probe", 1, &out->probe, e) != 0 ||
 	    census_string(root, "size", 0, &out->size, e) != 0 ||
 	    census_string(root, "collector", 1, &out->collector, e) != 0 ||
@@ -119,10 +117,9 @@ int census_parse(const char *text, struct census_report *out, struct err *e)
 	    census_string(root, "checksum", 1, &out->checksum, e) != 0)
 		goto out;
 	if (!census_checksum_valid(out->checksum)) {
-		err_set(e,
-		        "census: field \"checksum\" must be \"0x\" and 16 lowercase hex digits, "
-		        "got \"%s\"",
-		        out->checksum);
+		err_setc(e, ERR_INVALID,
+		         "census: checksum: must be \"0x\" and 16 lowercase hex digits, got \"%s\"",
+		         out->checksum);
 		goto out;
 	}
 	if (census_counters(cJSON_GetObjectItemCaseSensitive(root, "census"), "census",
@@ -135,11 +132,16 @@ int census_parse(const char *text, struct census_report *out, struct err *e)
 		const cJSON *met = cJSON_GetObjectItemCaseSensitive(premise, "met");
 		const cJSON *why = cJSON_GetObjectItemCaseSensitive(premise, "text");
 		if (!cJSON_IsObject(premise) || !(cJSON_IsBool(met) || cJSON_IsNull(met))) {
-			err_set(e, "census: field \"premise.met\" must be true, false or null");
+			err_setc(e, ERR_INVALID,
+			         "census: premise.met: must be true, false or null");
+			goto out;
+		}
+		if (why && !cJSON_IsString(why)) {
+			err_setc(e, ERR_INVALID, "census: premise.text: must be a string");
 			goto out;
 		}
 		out->premise_state = cJSON_IsNull(met) ? -1 : cJSON_IsTrue(met);
-		out->premise_text = xstrdup(cJSON_IsString(why) ? why->valuestring : "");
+		out->premise_text = xstrdup(why ? why->valuestring : "");
 	}
 	rc = 0;
 out:
@@ -147,6 +149,58 @@ out:
 	if (rc != 0)
 		census_report_release(out);
 	return rc;
+}
+
+int census_parse(const char *text, struct census_report *out, struct err *e)
+{
+	return census_parse_len(text, strlen(text), out, e);
+}
+
+/* "4 MiB", "64 KiB", "1000 bytes". */
+static void census_format_size(size_t n, char *buf, size_t size)
+{
+	if (n >= 1048576 && n % 1048576 == 0)
+		snprintf(buf, size, "%zu MiB", n / 1048576);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, size, "%zu KiB", n / 1024);
+	else
+		snprintf(buf, size, "%zu bytes", n);
+}
+
+int census_read(const char *text, size_t received, size_t cap, struct census_report *out,
+                struct err *e)
+{
+	size_t kept = received < cap ? received : cap;
+	char limit[32];
+
+	memset(out, 0, sizeof *out);
+	out->premise_state = -1;
+	if (received > cap) {
+		census_format_size(cap, limit, sizeof limit);
+		return err_setc(e, ERR_INVALID, "census is larger than the %s cap (got %zu bytes)",
+		                limit, received);
+	}
+	/* The runner keeps text up to its first NUL: a shorter text had one. */
+	if (strlen(text) < kept)
+		return err_setc(e, ERR_INVALID,
+		                "census: a NUL byte at byte %zu of %zu (one JSON object is text)",
+		                strlen(text), received);
+	return census_parse_len(text, kept, out, e);
+}
+
+int census_check_run(const struct census_report *c, const char *probe, const char *size,
+                     struct err *e)
+{
+	int custom = strncmp(size, "n=", 2) == 0;
+
+	if (strcmp(c->probe, probe) != 0)
+		return err_setc(e, ERR_INVALID, "census names probe \"%s\" but %s was run",
+		                c->probe, probe);
+	if (c->size && strcmp(c->size, custom ? "custom" : size) != 0)
+		return err_setc(
+		    e, ERR_INVALID, "census names size \"%s\" but %s was run%s", c->size, size,
+		    custom ? " (an explicit iteration count: its census says \"custom\")" : "");
+	return 0;
 }
 
 void census_report_release(struct census_report *r)

@@ -1,9 +1,10 @@
 /*
  * census.h — reads the census object a probe writes on GCR_CENSUS_FD.
  *
- * The format is docs/census-protocol.md. Parsing is strict about what it uses (format tag,
- * version, types of the fields) and ignores fields it does not know, so later protocol
- * versions can add fields.
+ * The format is docs/census-protocol.md. Parsing is strict about what it uses (one JSON
+ * object and nothing after it, no duplicate keys, the format tag and version, the types and
+ * ranges of the fields) and ignores fields it does not know, so later protocol versions can
+ * add fields.
  */
 #ifndef CENSUS_H
 #define CENSUS_H
@@ -23,10 +24,26 @@ struct census_report {
 };
 
 /*
- * Parses `text`. On failure returns -1 with a message naming the field and what was expected;
- * *out is then released and need not be.
+ * Parses `text` (NUL-terminated) as one census object, through the strict reader of json.h:
+ * nothing after the object, no duplicate keys, counters exact integers below 2^53. On
+ * failure returns -1 with a message naming the field and what was expected; *out is then
+ * released and need not be.
  */
 int census_parse(const char *text, struct census_report *out, struct err *e);
+/*
+ * Parses what arrived on a run's census pipe: `received` bytes in all, of which the runner
+ * kept at most `cap` in `text`, NUL-terminated. A census the runner had to cut is refused as
+ * larger than the cap, and a NUL byte in it as such, rather than as JSON that stops short.
+ */
+int census_read(const char *text, size_t received, size_t cap, struct census_report *out,
+                struct err *e);
+/*
+ * Checks that a parsed census is the run's own: it names `probe`, and, when it names a size,
+ * `size` ("ci", "default", "large", or "n=N" for an explicit iteration count, which a census
+ * calls "custom"). -1 with a message saying what it named and what was run.
+ */
+int census_check_run(const struct census_report *c, const char *probe, const char *size,
+                     struct err *e);
 void census_report_release(struct census_report *r);
 
 /* 1 when s is "0x" followed by exactly 16 lowercase hex digits. */

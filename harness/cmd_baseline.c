@@ -187,6 +187,27 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 	}
 }
 
+/*
+ * Writes a baseline file: only one that meets baseline_check, so that a file this harness
+ * writes is one it will read back (a bad number once came back as INT64_MIN and every later
+ * check exited 2).
+ */
+static int baseline_cmd_write(const char *cmd, const char *path, const struct baseline *b)
+{
+	struct err e;
+	char *text;
+	int rc;
+
+	if (baseline_check(b, &e) != 0)
+		return cli_error(cmd, "refusing to write %s: %s", path, e.msg);
+	text = baseline_serialize(b);
+	rc = write_file_atomic(path, text, strlen(text), &e);
+	free(text);
+	if (rc != 0)
+		return cli_error(cmd, "%s", e.msg);
+	return 0;
+}
+
 /* Creates baselines/<profile>/ when it is missing. */
 static int baseline_cmd_mkdir(const char *cmd, const char *path)
 {
@@ -251,8 +272,7 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	struct strlist metrics = {0};
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
-	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector),
-	     *text = NULL;
+	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector);
 	char when[32];
 	int rc = EXIT_UNJUDGED;
 
@@ -316,20 +336,14 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		}
 		strlist_release(&parts);
 	}
-	text = baseline_serialize(&b);
-	if (baseline_cmd_mkdir(cmd, path) != 0)
+	if (baseline_cmd_mkdir(cmd, path) != 0 || baseline_cmd_write(cmd, path, &b) != 0)
 		goto out;
-	if (write_file_atomic(path, text, strlen(text), &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
 	printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, %zu "
 	       "cells\n",
 	       path, profile, b.collector, b.collector_version, (long long)session, b.size,
 	       b.nprobes, b.ncells);
 	rc = EXIT_OK;
 out:
-	free(text);
 	strlist_release(&metrics);
 	baseline_release(&b);
 	store_runs_release(runs, nruns);
@@ -409,7 +423,7 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
 	char *path = path_arg ? xstrdup(path_arg) : cli_baseline_path(profile, collector);
-	char *text = NULL, *who = NULL, when[32];
+	char *who = NULL, when[32];
 	int rc = EXIT_UNJUDGED, refused = 0, changed = 0;
 
 	sbuf_init(&diff);
@@ -523,16 +537,12 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	free(b.pinned_at);
 	b.pinned_at = xstrdup(when);
 	b.session = session;
-	text = baseline_serialize(&b);
-	if (write_file_atomic(path, text, strlen(text), &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
+	if (baseline_cmd_write(cmd, path, &b) != 0)
 		goto out;
-	}
 	printf("updated %s from session %lld (%d cell%s):\n%s", path, (long long)session, changed,
 	       changed == 1 ? "" : "s", diff.data);
 	rc = EXIT_OK;
 out:
-	free(text);
 	free(who);
 	sbuf_release(&diff);
 	baseline_release(&b);

@@ -38,6 +38,7 @@ struct runner_pipe {
 	int rd, wr;
 	struct sbuf buf;
 	size_t limit;  /* keep at most this many bytes */
+	size_t seen;   /* bytes that arrived, kept or not */
 	int keep_tail; /* when over the limit, keep the end rather than the start */
 	int open;
 };
@@ -53,6 +54,7 @@ static void runner_pipe_close(struct runner_pipe *p)
 
 static void runner_pipe_take(struct runner_pipe *p, const char *data, size_t n)
 {
+	p->seen += n;
 	if (!p->keep_tail) {
 		if (p->buf.len < p->limit)
 			sbuf_add(&p->buf, data,
@@ -306,6 +308,7 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 		pipes[i].rd = pipes[i].wr = -1;
 		sbuf_init(&pipes[i].buf);
 		pipes[i].open = 0;
+		pipes[i].seen = 0;
 	}
 	if (r->sock < 0 && runner_start(r, e) != 0)
 		goto out;
@@ -431,6 +434,7 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 	res->stderr_tail = runner_pipe_text(&pipes[PIPE_STDERR]);
 	res->census_text =
 	    pipes[PIPE_CENSUS].buf.len ? runner_pipe_text(&pipes[PIPE_CENSUS]) : NULL;
+	res->census_bytes = pipes[PIPE_CENSUS].seen;
 	if (res->outcome == RUN_LOST && res->stderr_tail[0] == '\0') {
 		free(res->stderr_tail);
 		res->stderr_tail = xstrdup(

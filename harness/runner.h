@@ -82,9 +82,10 @@ struct run_result {
 	size_t nperf;
 	/* processes the probe left running after it ended, killed by the launcher */
 	int leftovers;
-	char *stdout_text; /* captured stdout, truncated at RUNNER_STDOUT_MAX */
-	char *census_text; /* what arrived on the census pipe, NULL when nothing did */
-	char *stderr_tail; /* the last RUNNER_STDERR_TAIL bytes of stderr */
+	char *stdout_text;   /* captured stdout, truncated at RUNNER_STDOUT_MAX */
+	char *census_text;   /* what arrived on the census pipe, NULL when nothing did */
+	size_t census_bytes; /* how much arrived: above RUNNER_CENSUS_MAX, the text was cut */
+	char *stderr_tail;   /* the last RUNNER_STDERR_TAIL bytes of stderr */
 };
 
 /* Runs the request; 0 with *res filled, or -1 when no launcher could take it. */

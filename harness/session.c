@@ -185,7 +185,8 @@ static void session_cross_check_rss(struct session_fields *r)
 
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
 static void session_classify(const struct session_plan *plan, const struct run_result *res,
-                             int valgrind, const char *cg_out, struct session_fields *r)
+                             int valgrind, const char *cg_out, const char *probe, const char *size,
+                             struct session_fields *r)
 {
 	struct census_report census;
 	struct err e;
@@ -227,7 +228,12 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 			session_perf_metrics(plan->perf, res, &r->metrics);
 	}
 	if (res->census_text) {
-		if (census_parse(res->census_text, &census, &e) == 0) {
+		int bad = census_read(res->census_text, res->census_bytes, RUNNER_CENSUS_MAX,
+		                      &census, &e);
+		/* A census of another probe or size is not this run's: bad_census too. */
+		if (!bad && (bad = census_check_run(&census, probe, size, &e)) != 0)
+			census_report_release(&census);
+		if (!bad) {
 			r->checksum = xstrdup(census.checksum);
 			if (census.premise_text) {
 				r->premise = census.premise_state == 1   ? RUN_PREMISE_MET
@@ -338,7 +344,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
 
-	session_classify(plan, &res, valgrind, cg_out, &f);
+	session_classify(plan, &res, valgrind, cg_out, probe, size, &f);
 	run_result_release(&res);
 	r.session_id = s->out->session_id;
 	r.build_id = s->build_ids[b];

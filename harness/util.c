@@ -1,7 +1,10 @@
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,13 +231,45 @@ out:
 	return rc;
 }
 
+/*
+ * Removes the PATH.tmp.PID siblings of path whose writer no longer runs. A writer killed
+ * between creating its temporary file and renaming it (an interrupted `baseline update`)
+ * leaves the file behind, and nothing else would ever remove it. A pid that still runs, or
+ * that we may not signal (EPERM: it runs), keeps its file. Best effort: a folder that cannot
+ * be read only means nothing is swept, and the write itself reports its own errors.
+ */
+static void write_file_sweep(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
+	size_t blen = strlen(base);
+	struct dirent *ent;
+	DIR *d = opendir(*dir ? dir : "/");
+
+	if (!d)
+		goto out;
+	while ((ent = readdir(d))) {
+		uint64_t pid;
+		if (strncmp(ent->d_name, base, blen) != 0 ||
+		    strncmp(ent->d_name + blen, ".tmp.", 5) != 0 ||
+		    parse_u64(ent->d_name + blen + 5, &pid) != 0 || pid == 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			unlinkat(dirfd(d), ent->d_name, 0);
+	}
+	closedir(d);
+out:
+	free(dir);
+}
+
 int write_file_atomic(const char *path, const char *data, size_t len, struct err *e)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	size_t off = 0;
-	int rc = 0;
+	int rc = 0, fd;
 
+	write_file_sweep(path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rc = err_set(e, "%s: cannot create: %s", tmp, strerror(errno));
 		goto out;

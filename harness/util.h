@@ -82,7 +82,12 @@ char *strlist_join(const struct strlist *l, const char *sep);
 
 /* Reads a whole file; NUL-terminated. Errors name the path. */
 int read_file(const char *path, char **out, size_t *len, struct err *e);
-/* Writes data to path atomically: a temporary file in the same folder, then rename. */
+/*
+ * Writes data to path atomically: a temporary file PATH.tmp.PID in the same folder, then
+ * rename. Temporary files of earlier writers to path that were killed before their rename
+ * (their pid no longer runs) are removed first, so an interrupted write leaves nothing behind
+ * after the next one.
+ */
 int write_file_atomic(const char *path, const char *data, size_t len, struct err *e);
 
 /* Parses a non-negative decimal integer that fills the whole string. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+
 static void report_json_num(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
@@ -22,11 +24,16 @@ static void report_json_str(cJSON *o, const char *key, const char *v)
 		cJSON_AddNullToObject(o, key);
 }
 
-/* Embeds stored JSON text as JSON; stored text that does not parse is kept as a string. */
+/*
+ * Embeds stored JSON text as JSON; stored text that does not parse strictly (json.h: trailing
+ * text, a duplicate key) is kept as a string, so an export never shows half of it as whole.
+ */
 static void report_json_raw(cJSON *o, const char *key, const char *text)
 {
-	cJSON *v = text ? cJSON_Parse(text) : NULL;
+	cJSON *v = NULL;
 
+	if (text && json_parse(text, strlen(text), key, &v, NULL) != 0)
+		v = NULL;
 	if (v)
 		cJSON_AddItemToObject(o, key, v);
 	else

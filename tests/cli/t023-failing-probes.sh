@@ -43,7 +43,7 @@ expect_eq "$(sql "SELECT status || ' ' || detail FROM runs WHERE session_id=4")"
 echo badcensus >"$B/mode.02_flaky"
 expect_status 2 "$GCR" measure --build "$B" --probes 02_flaky --size ci --rounds 1 --warmup 0 --meters rusage,census
 expect_eq "$(sql "SELECT status FROM runs WHERE session_id=5")" bad_census "bad census run"
-expect_grep "census.alloc_bytes must be a non-negative integer" "$T/out"
+expect_grep "census.alloc_bytes: must be a non-negative integer" "$T/out"
 
 # No census at all: still measured by the external meters, checksum taken from stdout.
 echo nocensus >"$B/mode.02_flaky"

@@ -48,7 +48,7 @@ evil_build() { # dir name
 	cat >"$1/$probe" <<'SCRIPT'
 #!/bin/sh
 echo "checksum 0x00000000000000aa"
-[ -n "${GCR_CENSUS_FD:-}" ] && printf '{"format":"gcr-census","version":1,"probe":"01_evil","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"major_collections":2}}' "$1" >&3
+[ -n "${GCR_CENSUS_FD:-}" ] && printf '{"format":"gcr-census","version":1,"probe":"01_evil<script>&x","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"major_collections":2}}' "$1" >&3
 exit 0
 SCRIPT
 	chmod +x "$1/$probe"

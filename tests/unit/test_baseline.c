@@ -143,7 +143,7 @@ static void test_parser(void)
 	CHECK(strstr(e.msg, "t.json:5:") != NULL);
 
 	CHECK(parse_edited("\"band_pct\": 20", "\"band_pct\": -5", &e) != 0);
-	CHECK(strstr(e.msg, "rules[\"rss.peak_bytes\"].band_pct") && strstr(e.msg, ">= 0"));
+	CHECK(strstr(e.msg, "t.json: rules.\"rss.peak_bytes\".band_pct: must be >= 0"));
 
 	CHECK(parse_edited("\"census.alloc_bytes\": {", "\"census.bogus\": {", &e) != 0);
 	CHECK(strstr(e.msg, "census.bogus") && strstr(e.msg, "unknown metric"));
@@ -161,7 +161,7 @@ static void test_parser(void)
 	CHECK(strstr(e.msg, "cells[0]") && strstr(e.msg, "min <= median"));
 
 	CHECK(parse_edited("\"n\": 3}", "\"n\": 0}", &e) != 0);
-	CHECK(strstr(e.msg, "n must be"));
+	CHECK(strstr(e.msg, "t.json: cells[0].n: must be an integer from 1 to 2^53-1, got 0"));
 
 	/* A cell whose metric has no rule, or whose probe has no checksum. */
 	CHECK(parse_edited("\"metric\": \"rss.peak_bytes\"", "\"metric\": \"time.wall_ns\"", &e) !=
@@ -175,6 +175,237 @@ static void test_parser(void)
 	CHECK(strstr(e.msg, ".gated"));
 	CHECK(parse_edited("\"collector\": {", "\"collector\": 7, \"x\": {", &e) != 0);
 	CHECK(strstr(e.msg, "t.json: collector"));
+}
+
+/* Parses good with `tail` appended. */
+static int parse_appended(const char *tail, struct err *e)
+{
+	char *text = malloc(sizeof good + strlen(tail));
+	struct baseline b;
+	int rc;
+
+	strcpy(text, good);
+	strcat(text, tail);
+	rc = baseline_parse(text, "t.json", &b, e);
+	if (rc == 0)
+		baseline_release(&b);
+	free(text);
+	return rc;
+}
+
+/* Issue 10, items 1, 2, 5, 6: what the parser used to accept and cannot honour. */
+static void test_strict(void)
+{
+	struct err e;
+
+	/* 1: the end of input. Trailing whitespace is fine; anything else is not. */
+	CHECK(parse_appended("\n \t\n", &e) == 0);
+	CHECK(parse_appended(good, &e) != 0);
+	CHECK(strstr(e.msg, "t.json:17:1: not valid JSON: text after the end of the value"));
+	CHECK(parse_appended("garbage", &e) != 0);
+	CHECK(strstr(e.msg, "t.json:17:1: not valid JSON"));
+
+	/* 2: a second rule for a metric, put first so that a lookup would find it. */
+	CHECK(parse_edited(
+	          "  \"rules\": {\n",
+	          "  \"rules\": {\n    \"rss.peak_bytes\": {\"gated\": false, \"direction\": "
+	          "\"increase\", \"band_pct\": 0, \"band_abs\": 0},\n",
+	          &e) != 0);
+	CHECK(strstr(
+	    e.msg,
+	    "t.json:10:5: rules.\"rss.peak_bytes\": duplicate key (first at line 8, column 5)"));
+	CHECK(parse_edited("\"median\": 1000,", "\"median\": 1000, \"median\": 9,", &e) != 0);
+	CHECK(strstr(e.msg, "cells[0].median: duplicate key"));
+	/* ... and a cell pinned twice, which no key check can see. */
+	CHECK(parse_edited("\"metric\": \"rss.peak_bytes\"", "\"metric\": \"census.alloc_bytes\"",
+	                   &e) != 0);
+	CHECK(strstr(e.msg, "t.json: cells[1]: pins 01_nursery_churn census.alloc_bytes again"));
+
+	/* 5: integers are range-checked before conversion, and must be integers. */
+	CHECK(parse_edited("\"n\": 3}", "\"n\": 1e300}", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: cells[0].n: must be an integer from 1 to 2^53-1, got 1e+300"));
+	CHECK(parse_edited("\"n\": 3}", "\"n\": 1.5}", &e) != 0);
+	CHECK(strstr(e.msg, "cells[0].n: must be an integer"));
+	CHECK(parse_edited("\"n\": 3}", "\"n\": 1e400}", &e) != 0);
+	CHECK(strstr(e.msg, "t.json:13:114: not valid JSON: 1e400 is beyond the range of a double "
+	                    "(in cells[0].n)"));
+	CHECK(parse_edited("\"session\": 3", "\"session\": 1e300", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: session: must be an integer from 1 to 2^53-1"));
+	CHECK(parse_edited("\"repeats\": 3", "\"repeats\": -1e300", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: repeats: must be an integer from 1"));
+
+	/* 6: values the harness cannot honour. */
+	CHECK(parse_edited("\"repeats\": 3", "\"repeats\": 0", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: repeats: must be an integer from 1"));
+	CHECK(parse_edited("\"0x0123456789abcdef\"", "\"garbage\"", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: probes.\"01_nursery_churn\".checksum: must be \"0x\" and 16 "
+	                    "lowercase hex digits, not \"garbage\""));
+	CHECK(parse_edited("\"size\": \"ci\"", "\"size\": \"huge\"", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: size: must be ci, default, large or n=N1,N2"));
+	CHECK(parse_edited("\"size\": \"ci\"", "\"size\": \"n=1000,2000\"", &e) == 0);
+	CHECK(parse_edited("\"size\": \"ci\"", "\"size\": \"n=2000,1000\"", &e) != 0);
+	CHECK(parse_edited("\"census\"]", "\"telepathy\"]", &e) != 0);
+	CHECK(strstr(e.msg,
+	             "t.json: meters[1]: unknown meter \"telepathy\" (known: rusage, census, "
+	             "perf, valgrind)"));
+	CHECK(parse_edited("\"census\"]", "\"rusage\"]", &e) != 0);
+	CHECK(strstr(e.msg, "meters[1]: \"rusage\" is listed twice"));
+	CHECK(parse_edited("\n  ]\n}",
+	                   "\n  ],\n  \"ledger\": [{\"probe\": \"02_gone\", \"metric\": "
+	                   "\"census.alloc_bytes\", \"old\": 1, \"new\": 2, \"reason\": \"r\", "
+	                   "\"date\": \"2026-11-30T00:00:00Z\", \"who\": \"w\"}]\n}",
+	                   &e) != 0);
+	CHECK(strstr(e.msg, "t.json: ledger[0]: 02_gone census.alloc_bytes is not a cell pinned"));
+	CHECK(parse_edited("\n  ]\n}",
+	                   "\n  ],\n  \"overrides\": [{\"probe\": \"01_nursery_churn\", "
+	                   "\"metric\": \"rss.peak_bytes\", \"band_pct\": 1, \"band_abs\": 0, "
+	                   "\"rationale\": \"r\", \"evidence\": {\"runs\": 1e300, \"spread_pct\": "
+	                   "1}}]\n}",
+	                   &e) != 0);
+	CHECK(strstr(e.msg,
+	             "t.json: overrides[0].evidence.runs: must be an integer from 2 to 2^53-1"));
+}
+
+/* baseline_check on baselines made in memory, as pin and update make them before writing. */
+static void test_check(void)
+{
+	struct baseline_rule rules[] = {
+	    {(char *)"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0},
+	    {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4194304},
+	};
+	struct baseline_probe probes[] = {{(char *)"01_a", (char *)"0x0123456789abcdef"}};
+	struct baseline_cell cells[] = {
+	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3},
+	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3},
+	};
+	struct baseline_override over = {(char *)"01_a",
+	                                 (char *)"rss.peak_bytes",
+	                                 {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 40, 0},
+	                                 (char *)"noisy",
+	                                 5,
+	                                 12.5};
+	struct baseline_ledger_entry led = {
+	    (char *)"01_a", (char *)"census.alloc_bytes",   900,        1000, (char *)"intended",
+	    NULL,           (char *)"2026-11-30T00:00:00Z", (char *)"w"};
+	char *meters[] = {(char *)"rusage", (char *)"census"};
+	struct baseline b = {
+	    .profile = (char *)"shared_ci",
+	    .collector = (char *)"gen",
+	    .collector_version = (char *)"1.0",
+	    .git_commit = (char *)"abc",
+	    .host_fingerprint = (char *)"00ff",
+	    .hostname = (char *)"h",
+	    .pinned_at = (char *)"2026-11-30T00:00:00Z",
+	    .session = 1,
+	    .size = (char *)"ci",
+	    .meters = {meters, 2, 2},
+	    .repeats = 5,
+	    .rules = rules,
+	    .nrules = 2,
+	    .probes = probes,
+	    .nprobes = 1,
+	    .cells = cells,
+	    .ncells = 2,
+	    .overrides = &over,
+	    .noverrides = 1,
+	    .ledger = &led,
+	    .nledger = 1,
+	};
+	struct err e;
+
+	CHECK(baseline_check(&b, &e) == 0);
+
+	b.repeats = 0;
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK_STR(e.msg, "repeats: must be an integer from 1 to 2^53-1, got 0");
+	b.repeats = INT64_MIN; /* what `update` wrote from "repeats": 1e300 */
+	CHECK(baseline_check(&b, &e) != 0);
+	b.repeats = 5;
+
+	b.session = -1;
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "session:"));
+	b.session = 1;
+
+	b.size = (char *)"huge";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "size: must be ci, default, large or n=N1,N2"));
+	b.size = (char *)"n=0,10";
+	CHECK(baseline_check(&b, &e) != 0);
+	b.size = (char *)"n=5,10";
+	CHECK(baseline_check(&b, &e) == 0);
+	b.size = (char *)"ci";
+
+	meters[1] = (char *)"perf:cycles:u"; /* the session's meters text, not a baseline's */
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "meters[1]: unknown meter \"perf:cycles:u\""));
+	meters[1] = (char *)"census";
+
+	probes[0].checksum = (char *)"0x0123456789ABCDEF";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "probes.\"01_a\".checksum: must be"));
+	probes[0].checksum = (char *)"0x0123456789abcdef";
+
+	rules[1].band_abs = -1;
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK_STR(e.msg, "rules.\"rss.peak_bytes\".band_abs: must be >= 0");
+	rules[1].band_abs = NAN;
+	CHECK(baseline_check(&b, &e) != 0);
+	rules[1].band_abs = 4194304;
+	rules[1].metric = (char *)"census.alloc_bytes";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "rules.\"census.alloc_bytes\": a second rule"));
+	rules[1].metric = (char *)"rss.peak_bytes";
+	rules[0].metric = (char *)"census.alloc_furlongs";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "unknown metric"));
+	rules[0].metric = (char *)"census.alloc_bytes";
+
+	cells[1].n = 0;
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "cells[1].n: must be an integer from 1"));
+	cells[1].n = 3;
+	cells[1].min = 12;
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "cells[1]: needs min <= median <= max"));
+	cells[1].min = 9;
+	cells[1].metric = (char *)"census.alloc_bytes";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "cells[1]: pins 01_a census.alloc_bytes again (first in cells[0])"));
+	cells[1].metric = (char *)"time.wall_ns";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "cells[1]: metric \"time.wall_ns\" has no entry in \"rules\""));
+	cells[1].metric = (char *)"rss.peak_bytes";
+	cells[1].probe = (char *)"02_b";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "no entry in \"probes\""));
+	cells[1].probe = (char *)"01_a";
+
+	over.evidence_runs = 1;
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "overrides[0].evidence: needs runs >= 2"));
+	over.evidence_runs = 5;
+	over.rationale = (char *)"";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "overrides[0].rationale"));
+	over.rationale = (char *)"noisy";
+	over.metric = (char *)"census.alloc_bytes";
+	over.probe = (char *)"02_b";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "overrides[0]: overrides a cell that is not pinned"));
+	over.probe = (char *)"01_a";
+	over.metric = (char *)"rss.peak_bytes";
+
+	led.metric = (char *)"time.wall_ns";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK_STR(e.msg, "ledger[0]: 01_a time.wall_ns is not a cell pinned in \"cells\"");
+	led.metric = (char *)"census.alloc_bytes";
+	led.reason = (char *)"";
+	CHECK(baseline_check(&b, &e) != 0);
+	CHECK(strstr(e.msg, "ledger[0].reason: must not be empty"));
+	led.reason = (char *)"intended";
+
+	CHECK(baseline_check(&b, &e) == 0);
 }
 
 static void test_defaults(void)
@@ -208,6 +439,8 @@ int main(void)
 {
 	test_bands();
 	test_parser();
+	test_strict();
+	test_check();
 	test_defaults();
 	return unit_done("test_baseline");
 }

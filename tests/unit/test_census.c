@@ -4,6 +4,93 @@
 
 #define HEAD "{\"format\":\"gcr-census\",\"version\":1,\"probe\":\"01_x\",\"collector\":\"c\","
 
+#define OK_CENSUS                                                                               \
+	HEAD "\"size\":\"ci\",\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":" \
+	     "4096}}"
+
+/* Issue 10, items 1, 2, 5, 7: what the census reader used to accept and store as ok. */
+static void test_strict(void)
+{
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_parse(OK_CENSUS "\n", &r, &e) == 0);
+	census_report_release(&r);
+	/* 1: garbage after the object, or a second object. */
+	CHECK(census_parse(OK_CENSUS "garbage", &r, &e) != 0);
+	CHECK(strstr(e.msg, "census:1:") && strstr(e.msg, "text after the end of the value"));
+	CHECK(census_parse(OK_CENSUS OK_CENSUS, &r, &e) != 0);
+	/* 2: a field twice (the first would win). */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":1,"
+	                        "\"alloc_bytes\":2}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "census.alloc_bytes: duplicate key"));
+	CHECK(census_parse(HEAD "\"probe\":\"02_y\",\"checksum\":\"0x00000000000000ff\"}", &r,
+	                   &e) != 0);
+	CHECK(strstr(e.msg, "census:1:") && strstr(e.msg, ": probe: duplicate key"));
+	/* 5: counters are exact integers below 2^53. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":"
+	                        "9007199254740991}}",
+	                   &r, &e) == 0);
+	CHECK(*metric_set_get(&r.metrics, "census.alloc_bytes") == 9007199254740991.0);
+	census_report_release(&r);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":"
+	                        "9007199254740992}}",
+	                   &r, &e) != 0);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"memory\":{\"vm_hwm_bytes\":"
+	                        "1e300}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg,
+	             "census: memory.vm_hwm_bytes: must be a non-negative integer below 2^53, got "
+	             "1e+300"));
+}
+
+/* 7: a census the runner had to cut is too large, not bad JSON; a NUL byte is named. */
+static void test_read(void)
+{
+	static const char text[] = OK_CENSUS;
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_read(text, strlen(text), 65536, &r, &e) == 0);
+	CHECK_STR(r.probe, "01_x");
+	census_report_release(&r);
+	CHECK(census_read(text, 4194304 + 10, 4194304, &r, &e) != 0);
+	CHECK_STR(e.msg, "census is larger than the 4 MiB cap (got 4194314 bytes)");
+	CHECK(census_read(text, 65537, 65536, &r, &e) != 0);
+	CHECK_STR(e.msg, "census is larger than the 64 KiB cap (got 65537 bytes)");
+	/* What the runner keeps of "{...}\0junk": the text up to the NUL, and the count. */
+	CHECK(census_read(text, strlen(text) + 5, 65536, &r, &e) != 0);
+	CHECK(strstr(e.msg, "census: a NUL byte at byte"));
+}
+
+static void test_check_run(void)
+{
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_parse(HEAD "\"size\":\"ci\",\"checksum\":\"0x00000000000000ff\"}", &r, &e) ==
+	      0);
+	CHECK(census_check_run(&r, "01_x", "ci", &e) == 0);
+	CHECK(census_check_run(&r, "02_survivor_promotion", "ci", &e) != 0);
+	CHECK_STR(e.msg, "census names probe \"01_x\" but 02_survivor_promotion was run");
+	CHECK(census_check_run(&r, "01_x", "large", &e) != 0);
+	CHECK_STR(e.msg, "census names size \"ci\" but large was run");
+	CHECK(census_check_run(&r, "01_x", "n=1000", &e) != 0);
+	CHECK(strstr(e.msg, "census names size \"ci\" but n=1000 was run (an explicit iteration"));
+	census_report_release(&r);
+
+	CHECK(census_parse(HEAD "\"size\":\"custom\",\"checksum\":\"0x00000000000000ff\"}", &r,
+	                   &e) == 0);
+	CHECK(census_check_run(&r, "01_x", "n=1000", &e) == 0);
+	CHECK(census_check_run(&r, "01_x", "ci", &e) != 0);
+	census_report_release(&r);
+	/* A census that names no size (the protocol allows it) is judged by its probe alone. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\"}", &r, &e) == 0);
+	CHECK(census_check_run(&r, "01_x", "default", &e) == 0);
+	census_report_release(&r);
+}
+
 int main(void)
 {
 	struct census_report r;
@@ -28,30 +115,45 @@ int main(void)
 	census_report_release(&r);
 
 	CHECK(census_parse("{\"format\":\"gcr-census\"", &r, &e) != 0);
-	CHECK(strstr(e.msg, "not valid JSON"));
+	CHECK(strstr(e.msg, "census:1:23: not valid JSON: expected ',' or '}'"));
 	CHECK(census_parse("{\"format\":\"other\",\"version\":1}", &r, &e) != 0);
-	CHECK(strstr(e.msg, "\"format\""));
+	CHECK(strstr(e.msg, "census: format: must be \"gcr-census\", got \"other\""));
+	CHECK(census_parse("{\"version\":1}", &r, &e) != 0);
+	CHECK(strstr(e.msg, "census: format: is missing"));
 	CHECK(census_parse("{\"format\":\"gcr-census\",\"version\":2}", &r, &e) != 0);
-	CHECK(strstr(e.msg, "\"version\""));
+	CHECK(strstr(e.msg, "census: version: must be 1 (the version this harness reads), got 2"));
+	CHECK(census_parse("{\"format\":\"gcr-census\",\"version\":\"1\"}", &r, &e) != 0);
+	CHECK(strstr(e.msg, "census: version: not a number"));
+	CHECK(census_parse("{\"format\":\"gcr-census\"}", &r, &e) != 0);
+	CHECK(strstr(e.msg, "census: version: is missing"));
 	CHECK(census_parse(HEAD "\"checksum\":\"0x12\"}", &r, &e) != 0);
-	CHECK(strstr(e.msg, "\"checksum\""));
+	CHECK(strstr(e.msg, "census: checksum: must be \"0x\" and 16 lowercase hex digits"));
 	CHECK(census_parse(HEAD "\"census\":{}}", &r, &e) != 0);
-	CHECK(strstr(e.msg, "\"checksum\" is missing"));
+	CHECK(strstr(e.msg, "census: checksum: is missing"));
 	CHECK(census_parse(HEAD
 	                   "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":-1}}",
 	                   &r, &e) != 0);
-	CHECK(strstr(e.msg, "census.alloc_bytes"));
+	CHECK(strstr(
+	    e.msg,
+	    "census: census.alloc_bytes: must be a non-negative integer below 2^53, got -1"));
 	CHECK(census_parse(HEAD
 	                   "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":1.5}}",
 	                   &r, &e) != 0);
 	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":[1]}", &r, &e) !=
 	      0);
-	CHECK(strstr(e.msg, "\"census\" must be an object"));
+	CHECK(strstr(e.msg, "census: census: must be an object of counters"));
 	CHECK(census_parse(HEAD
 	                   "\"checksum\":\"0x00000000000000ff\",\"premise\":{\"met\":\"yes\"}}",
 	                   &r, &e) != 0);
 	CHECK(strstr(e.msg, "premise.met"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"premise\":{\"met\":true,"
+	                        "\"text\":7}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "census: premise.text: must be a string"));
 
+	test_strict();
+	test_read();
+	test_check_run();
 	CHECK(census_checksum_valid("0x0123456789abcdef"));
 	CHECK(!census_checksum_valid("0x0123456789ABCDEF"));
 	CHECK(!census_checksum_valid("0x0123456789abcde"));
