@@ -21,7 +21,7 @@ static const struct session_opts_defaults {
     [SESSION_VERB_MEASURE] = {"default", 5, 1, 300, 3600, 300,
                               SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N |
                                   SESSION_OPT_HERMETIC | SESSION_OPT_QUIET},
-    /* Seven rounds: a signed-rank test on fewer pairs cannot reach p < 0.05 on noisy cells. */
+    /* Seven rounds: an exact signed-rank test needs six pairs to reach p < 0.05 at all. */
     [SESSION_VERB_AB] = {"ci", 7, 1, 300, 3600, 300, SESSION_OPT_RUN},
     /* pin fills the struct itself and parses nothing: ci size, 5 rounds after a warm-up. */
     [SESSION_VERB_PIN] = {"ci", 5, 1, 300, 3600, 300, 0},
