@@ -1,6 +1,5 @@
 /* gcratchet ab — A/B two collector builds: interleaved, paired, and reported. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,31 +11,17 @@
 #include "cli.h"
 #include "cmds.h"
 #include "compare.h"
-#include "meter_perf.h"
-#include "meter_valgrind.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_json.h"
 #include "report_md.h"
 #include "report_text.h"
-#include "quiet.h"
 #include "session.h"
+#include "session_opts.h"
 #include "store.h"
 
-#define AB_DEFAULT_ROUNDS    7
-#define AB_DEFAULT_WARMUP    1
-#define AB_DEFAULT_TIMEOUT_S 300
 /* Until a valgrind run has been timed, guess it costs this many timed runs. */
-#define AB_VALGRIND_GUESS    40
-
-static volatile sig_atomic_t ab_stop;
-
-static void ab_on_signal(int sig)
-{
-	(void)sig;
-	if (ab_stop < 2)
-		ab_stop++;
-}
+#define AB_VALGRIND_GUESS 40
 
 /* ---- Naming a side: a build folder, a shipped collector, or a git revision ------------- */
 
@@ -226,13 +211,7 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 	eta = (pr->timed_total - pr->timed_runs) * timed_mean +
 	      (pr->valgrind_total - pr->valgrind_runs) * vg_mean;
 	ab_format_eta(eta, eta_text, sizeof eta_text);
-	if (p->round == 0)
-		snprintf(where, sizeof where, "valgrind pass");
-	else if (p->warmup)
-		snprintf(where, sizeof where, "warm-up %d/%d", p->round, p->warmups);
-	else
-		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
-		         p->rounds - p->warmups);
+	session_setup_where(p, where, sizeof where);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
 	fprintf(stderr, "\r\033[K%s  run %d/%d  %.30s on %.24s  %s  ETA %s", where, p->run_index,
 	        p->run_total, p->run->probe, p->build->name, run_status_name(p->run->status),
@@ -337,91 +316,98 @@ out:
 
 /* ---- The command ---------------------------------------------------------------------- */
 
-#define AB_LOCK_TIMEOUT_S 3600
+/*
+ * Resolves and loads BASE and FIX into the session; both must be usable before anything
+ * runs. An A/A (one build against itself) is allowed: the store keys builds by manifest, so
+ * the second arm is recorded as a twin with its own name and identity, or the two arms' runs
+ * could not be told apart.
+ */
+static int ab_add_sides(const char *cmd, const char *root, const struct strlist *sides,
+                        struct session_setup *s)
+{
+	struct buildinfo b[2];
+	struct err e;
+	char *dir = NULL;
+	int rc = -1, loaded = 0;
+
+	memset(b, 0, sizeof b);
+	for (; loaded < 2; loaded++) {
+		const char *label = loaded ? "FIX" : "BASE";
+		free(dir);
+		if (ab_resolve(cmd, label, root, sides->items[loaded], &dir) != 0)
+			goto out;
+		if (buildinfo_load(dir, &b[loaded], &e) != 0) {
+			cli_error(cmd, "%s: %s", label, e.msg);
+			goto out;
+		}
+	}
+	if (strcmp(b[0].manifest_hash, b[1].manifest_hash) == 0) {
+		uint64_t h =
+		    hash_fnv1a(b[1].manifest_text, strlen(b[1].manifest_text), HASH_FNV1A_SEED);
+		char *name = xasprintf("%s-twin", b[1].name);
+		h = hash_fnv1a("ab-twin", 7, h);
+		snprintf(b[1].manifest_hash, sizeof b[1].manifest_hash, "%016llx",
+		         (unsigned long long)h);
+		free(b[1].name);
+		b[1].name = name;
+		fprintf(
+		    stderr,
+		    "gcratchet %s: A/A: BASE and FIX are the same build; FIX is recorded as %s\n",
+		    cmd, name);
+	}
+	session_setup_add_build(s, &b[0]);
+	session_setup_add_build(s, &b[1]);
+	loaded = 0;
+	rc = 0;
+out:
+	/* Loaded but not handed over: BASE when FIX could not be loaded. */
+	for (int i = 0; i < loaded; i++)
+		buildinfo_release(&b[i]);
+	free(dir);
+	return rc;
+}
 
 int cmd_ab(int argc, char **argv)
 {
-	int lock_fd = -1;
-	static const struct cli_opt opts[] = {
-	    {"--rounds", 1},  {"--probes", 1}, {"--size", 1}, {"--meters", 1}, {"--seed", 1},
-	    {"--md", 1},      {"--json", 1},   {"--html", 1}, {"--db", 1},     {"--warmup", 1},
-	    {"--timeout", 1}, {"--events", 1}, {NULL, 0},
+	/* ab's own options; the session's are shared with measure (session_opts.h). */
+	static const struct cli_opt own[] = {
+	    {"--md", 1},
+	    {"--json", 1},
+	    {"--html", 1},
+	    {NULL, 0},
 	};
-	const char *cmd = "ab", *opt, *val, *db = NULL, *probes_arg = NULL, *meters_arg = NULL;
-	const char *md_path = NULL, *json_path = NULL, *html_path = NULL, *events_arg = NULL;
+	const char *cmd = "ab", *opt, *val;
+	const char *md_path = NULL, *json_path = NULL, *html_path = NULL;
+	struct session_opts o;
+	struct session_setup s;
+	struct cli_opt *opts;
 	struct cli_iter it;
 	struct strlist sides = {0};
-	struct buildinfo builds[2];
-	size_t nbuilds = 0;
-	struct session_plan plan;
 	struct session_outcome outcome;
 	struct ab_progress progress;
-	struct meter_valgrind vg = {0};
-	struct meter_perf perf = {0};
-	struct store *st = NULL;
 	struct err e;
-	struct sigaction sa;
 	struct sbuf meters_text;
-	char *root = buildinfo_root(), *command = NULL, *launcher = NULL, *dir = NULL;
-	uint64_t v = 0;
-	int rc = EXIT_UNJUDGED, r, have_seed = 0;
+	char *root = buildinfo_root(), *command = NULL;
+	int rc = EXIT_UNJUDGED, r;
 
-	memset(builds, 0, sizeof builds);
-	memset(&plan, 0, sizeof plan);
 	memset(&progress, 0, sizeof progress);
-	plan.size = "ci";
-	plan.rounds = AB_DEFAULT_ROUNDS;
-	plan.warmup = AB_DEFAULT_WARMUP;
-	plan.timeout_ms = AB_DEFAULT_TIMEOUT_S * 1000;
+	session_setup_init(&s);
+	session_opts_init(&o, SESSION_VERB_AB);
+	opts = session_opts_table(&o, own);
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &sides)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
-		} else if (strcmp(opt, "--rounds") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
-				goto out;
-			if (v > 10000) {
-				rc = cli_error(cmd, "--rounds must be at most 10000");
-				goto out;
-			}
-			plan.rounds = (int)v;
-		} else if (strcmp(opt, "--warmup") == 0) {
-			if (cli_parse_count(cmd, opt, val, 1, &v) != 0 || v > 1000)
-				goto out;
-			plan.warmup = (int)v;
-		} else if (strcmp(opt, "--probes") == 0) {
-			probes_arg = val;
-		} else if (strcmp(opt, "--size") == 0) {
-			if (strcmp(val, "ci") && strcmp(val, "default") && strcmp(val, "large")) {
-				rc = cli_error(
-				    cmd, "--size must be ci, default or large, got \"%s\"", val);
-				goto out;
-			}
-			plan.size = val;
-		} else if (strcmp(opt, "--meters") == 0) {
-			meters_arg = val;
-		} else if (strcmp(opt, "--seed") == 0) {
-			if (cli_parse_count(cmd, opt, val, 1, &plan.seed) != 0 ||
-			    plan.seed > INT64_MAX) {
-				cli_error(cmd, "--seed must be below 2^63");
-				goto out;
-			}
-			have_seed = 1;
 		} else if (strcmp(opt, "--md") == 0) {
 			md_path = val;
 		} else if (strcmp(opt, "--json") == 0) {
 			json_path = val;
 		} else if (strcmp(opt, "--html") == 0) {
 			html_path = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
-		} else if (strcmp(opt, "--timeout") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
-				goto out;
-			plan.timeout_ms = (int64_t)v * 1000;
-		} else if (strcmp(opt, "--events") == 0) {
-			events_arg = val;
+		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
 		}
 	}
 	if (r < 0)
@@ -433,89 +419,29 @@ int cmd_ab(int argc, char **argv)
 		               sides.n, sides.n == 1 ? "" : "s");
 		goto out;
 	}
-
-	/* Both sides must be usable before anything runs. */
-	for (int side = 0; side < 2; side++) {
-		const char *label = side ? "FIX" : "BASE";
-		if (ab_resolve(cmd, label, root, sides.items[side], &dir) != 0)
-			goto out;
-		if (buildinfo_load(dir, &builds[side], &e) != 0) {
-			rc = cli_error(cmd, "%s: %s", label, e.msg);
-			goto out;
-		}
-		nbuilds++;
-		free(dir);
-		dir = NULL;
-	}
-	if (strcmp(builds[0].manifest_hash, builds[1].manifest_hash) == 0) {
-		/*
-		 * A/A: one build against itself. The store keys builds by manifest, so the second
-		 * arm is recorded as a twin with its own name and identity, or the two arms' runs
-		 * could not be told apart.
-		 */
-		uint64_t h = hash_fnv1a(builds[1].manifest_text, strlen(builds[1].manifest_text),
-		                        HASH_FNV1A_SEED);
-		char *name = xasprintf("%s-twin", builds[1].name);
-		h = hash_fnv1a("ab-twin", 7, h);
-		snprintf(builds[1].manifest_hash, sizeof builds[1].manifest_hash, "%016llx",
-		         (unsigned long long)h);
-		free(builds[1].name);
-		builds[1].name = name;
-		fprintf(
-		    stderr,
-		    "gcratchet %s: A/A: BASE and FIX are the same build; FIX is recorded as %s\n",
-		    cmd, name);
-	}
-
-	if (cli_plan_meters(cmd, meters_arg, events_arg, &plan, &vg, &perf) != 0)
+	if (ab_add_sides(cmd, root, &sides, &s) != 0)
 		goto out;
-
-	if (cli_plan_probes(cmd, builds, 2, probes_arg, &plan) != 0)
-		goto out;
-
-	launcher = xasprintf("%s/gcratchet-launch", root);
-	if (access(launcher, X_OK) != 0) {
-		rc = cli_error(cmd, "%s is missing: run make", launcher);
-		goto out;
-	}
-	if (!have_seed)
-		plan.seed = cli_default_seed();
-	plan.builds = builds;
-	plan.nbuilds = 2;
-	plan.launcher = launcher;
 	command = cli_command_line(argc, argv);
-	plan.command = command;
-	plan.stop = &ab_stop;
-
-	if (store_open(cli_db_path(db), &st, &e) != 0) {
-		rc = cli_error(cmd, "%s", e.msg);
+	if (session_setup_begin(cmd, &o, command, &s) != 0)
 		goto out;
-	}
-	/* The same bench lock as measure: an A/B must not share the host with another session. */
-	if (quiet_lock(AB_LOCK_TIMEOUT_S, cli_waiting, (void *)cmd, &lock_fd, &e) != 0) {
-		rc = cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = ab_on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	sbuf_init(&meters_text);
-	cli_describe_meters(&plan, &meters_text);
+	cli_describe_meters(&s.plan, &meters_text);
 	fprintf(stderr,
 	        "gcratchet %s: BASE %s vs FIX %s: %zu probe%s, size %s, %d round%s + %d warm-up, "
 	        "seed %llu\n"
 	        "gcratchet %s: meters: %s\n",
-	        cmd, builds[0].name, builds[1].name, plan.probes.n, plan.probes.n == 1 ? "" : "s",
-	        plan.size, plan.rounds, plan.rounds == 1 ? "" : "s", plan.warmup,
-	        (unsigned long long)plan.seed, cmd, meters_text.data);
+	        cmd, s.builds[0].name, s.builds[1].name, s.plan.probes.n,
+	        s.plan.probes.n == 1 ? "" : "s", s.plan.size, s.plan.rounds,
+	        s.plan.rounds == 1 ? "" : "s", s.plan.warmup, (unsigned long long)s.plan.seed, cmd,
+	        meters_text.data);
 	sbuf_release(&meters_text);
 	progress.tty = isatty(2);
 	progress.last_ns = now_mono_ns();
-	progress.timed_total = (int)plan.probes.n * 2 * (plan.rounds + plan.warmup);
-	progress.valgrind_total = plan.meters & SESSION_METER_VALGRIND ? (int)plan.probes.n * 2 : 0;
-	r = session_run(&plan, st, ab_on_progress, &progress, &outcome, &e);
+	progress.timed_total = (int)s.plan.probes.n * 2 * (s.plan.rounds + s.plan.warmup);
+	progress.valgrind_total =
+	    s.plan.meters & SESSION_METER_VALGRIND ? (int)s.plan.probes.n * 2 : 0;
+	r = session_run(&s.plan, s.st, ab_on_progress, &progress, &outcome, &e);
 	if (progress.tty)
 		fprintf(stderr, "\r\033[K");
 	if (r != 0) {
@@ -527,21 +453,15 @@ int cmd_ab(int argc, char **argv)
 	        (long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
 	        outcome.runs_failed,
 	        outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
-	        cli_db_path(db));
-	rc = ab_report_session(cmd, st, outcome.session_id, NULL, NULL, md_path, json_path,
+	        cli_db_path(o.db));
+	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, md_path, json_path,
 	                       html_path, 1);
 out:
-	quiet_unlock(lock_fd);
-	store_close(st);
-	for (size_t i = 0; i < nbuilds; i++)
-		buildinfo_release(&builds[i]);
-	strlist_release(&plan.probes);
+	session_setup_end(&s);
+	session_opts_release(&o);
 	strlist_release(&sides);
-	meter_valgrind_release(&vg);
-	meter_perf_release(&perf);
-	free(launcher);
+	free(opts);
 	free(command);
-	free(dir);
 	free(root);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "metrics.h"
+#include "session_opts.h"
 #include "stats.h"
 #include "store.h"
 
@@ -235,28 +236,32 @@ static int baseline_cmd_mkdir(const char *cmd, const char *path)
 
 /*
  * pin and update without --session measure first, as `gcratchet measure` would with the
- * profile's needs: the ci size, 5 rounds after a warm-up, every meter the host has.
+ * profile's needs: the ci size (update: the baseline's), 5 rounds after a warm-up, every meter
+ * the host has.
  */
 static int baseline_cmd_measure(const char *collector, const char *size, const char *db)
 {
-	char *argv[16];
-	int argc = 0;
+	struct session_opts o;
+	struct err e;
+	char *command = NULL;
+	int rc = EXIT_UNJUDGED;
 
-	argv[argc++] = (char *)"measure";
-	argv[argc++] = (char *)"--collector";
-	argv[argc++] = (char *)collector;
-	argv[argc++] = (char *)"--size";
-	argv[argc++] = (char *)size;
-	argv[argc++] = (char *)"--rounds";
-	argv[argc++] = (char *)"5";
-	argv[argc++] = (char *)"--warmup";
-	argv[argc++] = (char *)"1";
-	if (db) {
-		argv[argc++] = (char *)"--db";
-		argv[argc++] = (char *)db;
+	session_opts_init(&o, SESSION_VERB_PIN);
+	if (session_opts_set_size(&o, size, &e) != 0) {
+		rc = cli_error("measure", "%s", e.msg);
+		goto out;
 	}
-	argv[argc] = NULL;
-	return cmd_measure(argc, argv);
+	strlist_push(&o.collectors, collector);
+	o.db = db ? xstrdup(db) : NULL;
+	/* The session records the measure command that would repeat it. */
+	command =
+	    xasprintf("gcratchet measure --collector %s --size %s --rounds %d --warmup %d%s%s",
+	              collector, o.size, o.rounds, o.warmup, db ? " --db " : "", db ? db : "");
+	rc = measure_session("measure", &o, command);
+out:
+	free(command);
+	session_opts_release(&o);
+	return rc;
 }
 
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,

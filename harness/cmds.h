@@ -8,6 +8,13 @@
 #include <stdint.h>
 
 int cmd_measure(int argc, char **argv);
+struct session_opts;
+/*
+ * What measure does once its options are parsed, for baseline pin and update too: sets up
+ * the session o describes, runs it with measure's progress lines, and prints its outcome.
+ * `command` is the command line recorded with the session. Returns measure's exit status.
+ */
+int measure_session(const char *cmd, const struct session_opts *o, const char *command);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -19,7 +19,7 @@ expect_grep "option --rounds needs a value" "$T/err"
 expect_status 2 "$GCR" measure --frob
 expect_grep 'unknown option "--frob"' "$T/err"
 expect_status 2 "$GCR" measure --rounds 0
-expect_grep "--rounds must be a positive integer" "$T/err"
+expect_grep "--rounds must be 1 to 10000, got 0" "$T/err"
 expect_status 2 "$GCR" check
 expect_grep "--profile is required" "$T/err"
 expect_status 2 "$GCR" baseline

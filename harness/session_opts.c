@@ -1,0 +1,434 @@
+#include "session_opts.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "quiet.h"
+
+/* ---- The options ---------------------------------------------------------------------- */
+
+/* Each verb's defaults, in one place. */
+static const struct session_opts_defaults {
+	const char *size;
+	int rounds, warmup;
+	int timeout_s, lock_timeout_s, idle_timeout_s;
+	unsigned accept;
+} session_opts_defaults[] = {
+    [SESSION_VERB_MEASURE] = {"default", 5, 1, 300, 3600, 300,
+                              SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N |
+                                  SESSION_OPT_HERMETIC | SESSION_OPT_QUIET},
+    /* Seven rounds: an exact signed-rank test needs six pairs to reach p < 0.05 at all. */
+    [SESSION_VERB_AB] = {"ci", 7, 1, 300, 3600, 300, SESSION_OPT_RUN},
+    /* pin fills the struct itself and parses nothing: ci size, 5 rounds after a warm-up. */
+    [SESSION_VERB_PIN] = {"ci", 5, 1, 300, 3600, 300, 0},
+};
+
+/*
+ * Every shared option, the group that brings it, and for the integers their bounds (max > 0),
+ * checked by one function before anything is converted. --cpu's bound is the host's.
+ */
+static const struct session_opts_entry {
+	const char *name;
+	int has_arg;
+	unsigned group;
+	uint64_t min, max;
+	const char *unit; /* after the range in a refusal */
+} session_opts_entries[] = {
+    {"--probes", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--size", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--rounds", 1, SESSION_OPT_RUN, 1, SESSION_OPTS_ROUNDS_MAX, ""},
+    {"--warmup", 1, SESSION_OPT_RUN, 0, SESSION_OPTS_WARMUP_MAX, ""},
+    {"--meters", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--events", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    /* The store keeps the seed as a signed 64-bit integer. */
+    {"--seed", 1, SESSION_OPT_RUN, 0, INT64_MAX, ""},
+    {"--timeout", 1, SESSION_OPT_RUN, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
+    {"--db", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--collector", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
+    {"--build", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
+    {"--two-n", 1, SESSION_OPT_TWO_N, 0, 0, NULL},
+    {"--cpu", 1, SESSION_OPT_HERMETIC, 0, 0, NULL},
+    {"--no-aslr", 0, SESSION_OPT_HERMETIC, 0, 0, NULL},
+    {"--clean-env", 0, SESSION_OPT_HERMETIC, 0, 0, NULL},
+    {"--env-offset", 1, SESSION_OPT_HERMETIC, 0, SESSION_OPTS_ENV_OFFSET_MAX, " bytes"},
+    {"--lock-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
+    {"--idle-below", 1, SESSION_OPT_QUIET, 0, 0, NULL},
+    {"--idle-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
+};
+#define SESSION_OPTS_NENTRIES (sizeof session_opts_entries / sizeof session_opts_entries[0])
+
+void session_opts_init(struct session_opts *o, enum session_verb verb)
+{
+	const struct session_opts_defaults *d = &session_opts_defaults[verb];
+
+	memset(o, 0, sizeof *o);
+	o->accept = d->accept;
+	snprintf(o->size, sizeof o->size, "%s", d->size);
+	o->rounds = d->rounds;
+	o->warmup = d->warmup;
+	o->timeout_ms = (int64_t)d->timeout_s * 1000;
+	o->lock_timeout_s = d->lock_timeout_s;
+	o->idle_timeout_s = d->idle_timeout_s;
+}
+
+void session_opts_release(struct session_opts *o)
+{
+	strlist_release(&o->collectors);
+	strlist_release(&o->build_dirs);
+	free(o->probes);
+	free(o->meters);
+	free(o->events);
+	free(o->db);
+	memset(o, 0, sizeof *o);
+}
+
+struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own)
+{
+	size_t n = 0, k = 0;
+	struct cli_opt *t;
+
+	while (own && own[n].name)
+		n++;
+	t = xcalloc(n + SESSION_OPTS_NENTRIES + 1, sizeof *t);
+	for (k = 0; k < n; k++)
+		t[k] = own[k];
+	for (size_t i = 0; i < SESSION_OPTS_NENTRIES; i++)
+		if (session_opts_entries[i].group & o->accept)
+			t[k++] = (struct cli_opt){session_opts_entries[i].name,
+			                          session_opts_entries[i].has_arg};
+	return t;
+}
+
+static int session_opts_all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/*
+ * Parses val whole into [min, max]. The comparison is made on the uint64_t, before any
+ * conversion to the field's type, so no value can wrap into range; a string of digits too
+ * long for 64 bits is out of range like any other.
+ */
+static int session_opts_uint(const char *opt, const char *val, uint64_t min, uint64_t max,
+                             const char *unit, uint64_t *out, struct err *e)
+{
+	uint64_t v;
+
+	if (!session_opts_all_digits(val))
+		return err_setc(e, ERR_INVALID,
+		                "%s must be an integer from %llu to %llu%s, got \"%s\"", opt,
+		                (unsigned long long)min, (unsigned long long)max, unit, val);
+	if (parse_u64(val, &v) != 0 || v < min || v > max)
+		return err_setc(e, ERR_INVALID, "%s must be %llu to %llu%s, got %s", opt,
+		                (unsigned long long)min, (unsigned long long)max, unit, val);
+	*out = v;
+	return 0;
+}
+
+int session_opts_set_size(struct session_opts *o, const char *size, struct err *e)
+{
+	if (strcmp(size, "ci") && strcmp(size, "default") && strcmp(size, "large"))
+		return err_setc(e, ERR_INVALID, "--size must be ci, default or large, got \"%s\"",
+		                size);
+	/* The last of --size and --two-n wins. */
+	o->two_n[0] = o->two_n[1] = 0;
+	snprintf(o->size, sizeof o->size, "%s", size);
+	return 0;
+}
+
+static void session_opts_string(char **field, const char *val)
+{
+	free(*field);
+	*field = xstrdup(val);
+}
+
+static int session_opts_two_n(struct session_opts *o, const char *val, struct err *e)
+{
+	struct strlist ns = {0};
+	uint64_t n[2];
+	int rc = 0;
+
+	strlist_split(&ns, val);
+	if (ns.n != 2 || parse_u64(ns.items[0], &n[0]) != 0 || parse_u64(ns.items[1], &n[1]) != 0 ||
+	    n[0] == 0 || n[1] <= n[0]) {
+		rc = err_setc(
+		    e, ERR_INVALID,
+		    "--two-n needs two iteration counts N1,N2 with 0 < N1 < N2, got \"%s\"", val);
+		goto out;
+	}
+	o->two_n[0] = n[0];
+	o->two_n[1] = n[1];
+	snprintf(o->size, sizeof o->size, "n=%llu,%llu", (unsigned long long)n[0],
+	         (unsigned long long)n[1]);
+out:
+	strlist_release(&ns);
+	return rc;
+}
+
+static int session_opts_load(const char *val, double *out, struct err *e)
+{
+	char *end = NULL;
+	double v = NAN;
+
+	/* strtod takes "nan", "inf" and leading blanks; none of them is a load average. */
+	if (*val && !isspace((unsigned char)*val))
+		v = strtod(val, &end);
+	if (!end || *end || !isfinite(v) || v <= 0)
+		return err_setc(e, ERR_INVALID,
+		                "--idle-below must be a finite load average above 0, got \"%s\"",
+		                val);
+	*out = v;
+	return 0;
+}
+
+int session_opts_parse(struct session_opts *o, const char *opt, const char *val, struct err *e)
+{
+	const struct session_opts_entry *entry = NULL;
+	uint64_t v = 0;
+	long ncpu;
+
+	for (size_t i = 0; i < SESSION_OPTS_NENTRIES && !entry; i++)
+		if (strcmp(session_opts_entries[i].name, opt) == 0 &&
+		    (session_opts_entries[i].group & o->accept))
+			entry = &session_opts_entries[i];
+	if (!entry)
+		return 0;
+	if (entry->has_arg && !val)
+		return err_setc(e, ERR_INVALID, "option %s needs a value", opt);
+	if (entry->max > 0 &&
+	    session_opts_uint(opt, val, entry->min, entry->max, entry->unit, &v, e) != 0)
+		return -1;
+
+	if (strcmp(opt, "--probes") == 0) {
+		session_opts_string(&o->probes, val);
+	} else if (strcmp(opt, "--size") == 0) {
+		if (session_opts_set_size(o, val, e) != 0)
+			return -1;
+	} else if (strcmp(opt, "--two-n") == 0) {
+		if (session_opts_two_n(o, val, e) != 0)
+			return -1;
+	} else if (strcmp(opt, "--rounds") == 0) {
+		o->rounds = (int)v;
+	} else if (strcmp(opt, "--warmup") == 0) {
+		o->warmup = (int)v;
+	} else if (strcmp(opt, "--meters") == 0) {
+		session_opts_string(&o->meters, val);
+	} else if (strcmp(opt, "--events") == 0) {
+		session_opts_string(&o->events, val);
+	} else if (strcmp(opt, "--seed") == 0) {
+		o->seed = v;
+		o->have_seed = 1;
+	} else if (strcmp(opt, "--timeout") == 0) {
+		o->timeout_ms = (int64_t)v * 1000;
+	} else if (strcmp(opt, "--db") == 0) {
+		session_opts_string(&o->db, val);
+	} else if (strcmp(opt, "--collector") == 0) {
+		strlist_split(&o->collectors, val);
+	} else if (strcmp(opt, "--build") == 0) {
+		strlist_push(&o->build_dirs, val);
+	} else if (strcmp(opt, "--cpu") == 0) {
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		if (!session_opts_all_digits(val) || parse_u64(val, &v) != 0 || ncpu < 1 ||
+		    v >= (uint64_t)ncpu)
+			return err_setc(e, ERR_INVALID, "--cpu %s: this host has CPUs 0 to %ld",
+			                val, ncpu - 1);
+		o->pin_cpu = 1;
+		o->cpu = (int)v;
+	} else if (strcmp(opt, "--no-aslr") == 0) {
+		o->no_aslr = 1;
+	} else if (strcmp(opt, "--clean-env") == 0) {
+		o->clean_env = 1;
+	} else if (strcmp(opt, "--env-offset") == 0) {
+		o->env_offset = (unsigned)v;
+	} else if (strcmp(opt, "--lock-timeout") == 0) {
+		o->lock_timeout_s = (int)v;
+	} else if (strcmp(opt, "--idle-below") == 0) {
+		if (session_opts_load(val, &o->idle_below, e) != 0)
+			return -1;
+	} else if (strcmp(opt, "--idle-timeout") == 0) {
+		o->idle_timeout_s = (int)v;
+	}
+	return 1;
+}
+
+/* ---- Setting up a session ------------------------------------------------------------- */
+
+/*
+ * Counts SIGINT and SIGTERM, saturating: the session stops after the current run at the
+ * first, and the runner may treat more than one as "stop the running probe too".
+ */
+static volatile sig_atomic_t session_setup_stop;
+
+static void session_setup_on_signal(int sig)
+{
+	(void)sig;
+	if (session_setup_stop < SIG_ATOMIC_MAX)
+		session_setup_stop++;
+}
+
+void session_setup_init(struct session_setup *s)
+{
+	memset(s, 0, sizeof *s);
+	s->lock_fd = -1;
+	s->load_before = -1;
+}
+
+void session_setup_add_build(struct session_setup *s, struct buildinfo *b)
+{
+	s->builds = xrealloc(s->builds, (s->nbuilds + 1) * sizeof *s->builds);
+	s->builds[s->nbuilds++] = *b;
+	memset(b, 0, sizeof *b);
+}
+
+static int session_setup_dir(const char *cmd, struct session_setup *s, const char *dir,
+                             const char *label)
+{
+	struct buildinfo b;
+	struct err e;
+
+	if (buildinfo_load(dir, &b, &e) != 0) {
+		cli_error(cmd, "%s: %s", label, e.msg);
+		return -1;
+	}
+	for (size_t i = 0; i < s->nbuilds; i++) {
+		if (strcmp(s->builds[i].manifest_hash, b.manifest_hash) == 0 &&
+		    strcmp(s->builds[i].dir, b.dir) == 0) {
+			buildinfo_release(&b);
+			cli_error(cmd, "build %s is named twice", dir);
+			return -1;
+		}
+	}
+	session_setup_add_build(s, &b);
+	return 0;
+}
+
+/* Resolves --collector NAME against the shipped builds; prints the valid names if unknown. */
+static int session_setup_collector(const char *cmd, struct session_setup *s, const char *name)
+{
+	struct strlist names = {0};
+	char *dir = NULL, *valid = NULL;
+	int rc = -1;
+
+	buildinfo_list(s->root, &names);
+	if (!strlist_contains(&names, name)) {
+		valid = strlist_join(&names, ", ");
+		cli_error(cmd, "unknown collector \"%s\" (valid: %s)", name,
+		          names.n ? valid : "none built: run make");
+		goto out;
+	}
+	dir = xasprintf("%s/collectors/%s", s->root, name);
+	rc = session_setup_dir(cmd, s, dir, name);
+out:
+	free(dir);
+	free(valid);
+	strlist_release(&names);
+	return rc;
+}
+
+static int session_setup_builds(const char *cmd, const struct session_opts *o,
+                                struct session_setup *s)
+{
+	for (size_t i = 0; i < o->collectors.n; i++)
+		if (session_setup_collector(cmd, s, o->collectors.items[i]) != 0)
+			return -1;
+	for (size_t i = 0; i < o->build_dirs.n; i++)
+		if (session_setup_dir(cmd, s, o->build_dirs.items[i], o->build_dirs.items[i]) != 0)
+			return -1;
+	if (s->nbuilds == 0 && session_setup_collector(cmd, s, CLI_DEFAULT_COLLECTOR) != 0)
+		return -1;
+	return 0;
+}
+
+int session_setup_begin(const char *cmd, const struct session_opts *o, const char *command,
+                        struct session_setup *s)
+{
+	struct session_plan *plan = &s->plan;
+	struct sigaction sa;
+	struct err e;
+
+	s->root = buildinfo_root();
+	if (cli_plan_meters(cmd, o->meters, o->events, plan, &s->vg, &s->perf) != 0)
+		return -1;
+	if (session_setup_builds(cmd, o, s) != 0)
+		return -1;
+	if (cli_plan_probes(cmd, s->builds, s->nbuilds, o->probes, plan) != 0)
+		return -1;
+	s->launcher = xasprintf("%s/gcratchet-launch", s->root);
+	if (access(s->launcher, X_OK) != 0) {
+		cli_error(cmd, "%s is missing: run make", s->launcher);
+		return -1;
+	}
+	plan->builds = s->builds;
+	plan->nbuilds = s->nbuilds;
+	plan->size = o->size;
+	plan->rounds = o->rounds;
+	plan->warmup = o->warmup;
+	plan->two_n[0] = o->two_n[0];
+	plan->two_n[1] = o->two_n[1];
+	plan->seed = o->have_seed ? o->seed : cli_default_seed();
+	plan->timeout_ms = o->timeout_ms;
+	plan->pin_cpu = o->pin_cpu;
+	plan->cpu = o->cpu;
+	plan->no_aslr = o->no_aslr;
+	plan->clean_env = o->clean_env;
+	plan->env_offset = o->env_offset;
+	plan->launcher = s->launcher;
+	plan->command = command;
+	plan->stop = &session_setup_stop;
+
+	if (store_open(cli_db_path(o->db), &s->st, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		return -1;
+	}
+	/* Quiet first: one measuring session per host, on a host that has calmed down. */
+	if (quiet_lock(o->lock_timeout_s, cli_waiting, (void *)cmd, &s->lock_fd, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		return -1;
+	}
+	if (o->idle_below > 0 && quiet_wait_idle(o->idle_below, o->idle_timeout_s, cli_waiting,
+	                                         (void *)cmd, &s->load_before, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		return -1;
+	}
+	session_setup_stop = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = session_setup_on_signal;
+	sigaction(SIGINT, &sa, &s->old_int);
+	sigaction(SIGTERM, &sa, &s->old_term);
+	s->handlers = 1;
+	return 0;
+}
+
+void session_setup_end(struct session_setup *s)
+{
+	if (s->handlers) {
+		sigaction(SIGTERM, &s->old_term, NULL);
+		sigaction(SIGINT, &s->old_int, NULL);
+	}
+	quiet_unlock(s->lock_fd);
+	store_close(s->st);
+	strlist_release(&s->plan.probes);
+	meter_valgrind_release(&s->vg);
+	meter_perf_release(&s->perf);
+	for (size_t i = 0; i < s->nbuilds; i++)
+		buildinfo_release(&s->builds[i]);
+	free(s->builds);
+	free(s->launcher);
+	free(s->root);
+	session_setup_init(s);
+}
+
+/* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is in the schedule. */
+void session_setup_where(const struct session_progress *p, char *buf, size_t size)
+{
+	if (p->round == 0)
+		snprintf(buf, size, "valgrind");
+	else if (p->warmup)
+		snprintf(buf, size, "warm-up %d/%d", p->round, p->warmups);
+	else
+		snprintf(buf, size, "round %d/%d", p->round - p->warmups, p->rounds - p->warmups);
+}

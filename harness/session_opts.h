@@ -1,0 +1,144 @@
+/*
+ * session_opts.h — what measure, ab and baseline pin share: their session options, parsed
+ * once, and the set-up and tear-down around session_run.
+ *
+ * The options are a struct session_opts. session_opts_init fills one with a verb's defaults
+ * (declared once, in session_opts.c) and the groups of options that verb accepts; each verb
+ * keeps a table of its own options and hands every other option to session_opts_parse, as
+ * git's commands hand theirs to the shared diff options. session_opts_parse is pure: it
+ * neither prints nor exits, so a fuzzer can drive it.
+ *
+ * Invariants:
+ * - Every number is parsed whole into a uint64_t with overflow detected, compared with its
+ *   bound, and only then converted; a refusal names the option, the value and the range.
+ * - A single-valued option given twice: the last one wins. --collector and --build add up.
+ * - A session_opts owns every string it holds; session_opts_release frees them.
+ *
+ * session_setup_begin and session_setup_end are the cli layer: they print their errors on
+ * stderr (as cli_plan_meters does) and return -1, and the caller decides the exit code.
+ */
+#ifndef SESSION_OPTS_H
+#define SESSION_OPTS_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "buildinfo.h"
+#include "cli.h"
+#include "meter_perf.h"
+#include "meter_valgrind.h"
+#include "session.h"
+#include "store.h"
+#include "util.h"
+
+/* The verbs that set up a session; each has its own defaults and its own accepted options. */
+enum session_verb {
+	SESSION_VERB_MEASURE,
+	SESSION_VERB_AB,
+	SESSION_VERB_PIN, /* baseline pin and update measuring before they pin */
+};
+
+/* Groups of shared options; a verb accepts some of them. */
+enum session_opt_group {
+	SESSION_OPT_RUN = 1u << 0,      /* --probes --size --rounds --warmup --meters --events
+	                                   --seed --timeout --db */
+	SESSION_OPT_BUILDS = 1u << 1,   /* --collector --build */
+	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
+	SESSION_OPT_HERMETIC = 1u << 3, /* --cpu --no-aslr --clean-env --env-offset */
+	SESSION_OPT_QUIET = 1u << 4,    /* --lock-timeout --idle-below --idle-timeout */
+};
+
+/* Bounds, in the units the options take. */
+#define SESSION_OPTS_ROUNDS_MAX     10000
+#define SESSION_OPTS_WARMUP_MAX     1000
+#define SESSION_OPTS_ENV_OFFSET_MAX 65536
+/*
+ * 30 days, for --timeout, --lock-timeout and --idle-timeout. The runner, the launcher and the
+ * bench lock compute deadlines as int64 nanoseconds from now, and a valgrind run gets 100
+ * times --timeout: 30 days keeps all of them far from overflow, and no probe should run longer.
+ */
+#define SESSION_OPTS_WAIT_MAX_S     (30 * 24 * 3600)
+
+struct session_opts {
+	unsigned accept;           /* the enum session_opt_group bits this verb takes */
+	struct strlist collectors; /* --collector, shipped builds by name */
+	struct strlist build_dirs; /* --build */
+	char *probes;              /* --probes LIST; NULL: every probe the builds share */
+	char size[48];             /* ci, default, large, or "n=N1,N2" with --two-n */
+	uint64_t two_n[2];         /* --two-n; two_n[0] == 0: a size instead */
+	int rounds, warmup;        /* measured and warm-up rounds */
+	char *meters, *events;     /* --meters, --events; NULL: the defaults */
+	uint64_t seed;             /* --seed, when have_seed */
+	int have_seed;             /* 0: a fresh seed at session_setup_begin */
+	int64_t timeout_ms;        /* 0: no limit */
+	char *db;                  /* --db; NULL: $GCR_DB or the default */
+	int pin_cpu, cpu;          /* --cpu N */
+	int no_aslr, clean_env;    /* --no-aslr, --clean-env */
+	unsigned env_offset;       /* --env-offset, bytes */
+	int lock_timeout_s;        /* --lock-timeout; 0: do not wait for the bench lock */
+	double idle_below;         /* --idle-below; 0: no idleness gate */
+	int idle_timeout_s;        /* --idle-timeout */
+};
+
+/* The verb's defaults and accepted groups; release with session_opts_release. */
+void session_opts_init(struct session_opts *o, enum session_verb verb);
+void session_opts_release(struct session_opts *o);
+
+/*
+ * The option table for cli_next: the verb's own options, then the shared ones o accepts.
+ * Newly allocated; ends with {NULL, 0}.
+ */
+struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own);
+
+/*
+ * Applies one option (its name as in the table, "--rounds", and its value, NULL for a flag).
+ * Returns 1 when it was a shared option o accepts, 0 when it is not one (the caller's own,
+ * or unknown), -1 with e (ERR_INVALID) saying what was wrong with the value:
+ * "--rounds must be 1 to 10000, got 20000". Prints nothing.
+ */
+int session_opts_parse(struct session_opts *o, const char *opt, const char *val, struct err *e);
+
+/* Sets the size: ci, default or large (and no --two-n); -1 with e (ERR_INVALID) otherwise. */
+int session_opts_set_size(struct session_opts *o, const char *size, struct err *e);
+
+/* ---- Setting up and tearing down a session -------------------------------------------- */
+
+/* What session_setup_begin set up; all of it owned here, released by session_setup_end. */
+struct session_setup {
+	struct session_plan plan; /* ready for session_run after session_setup_begin */
+	struct buildinfo *builds; /* plan.builds */
+	size_t nbuilds;
+	struct meter_valgrind vg;
+	struct meter_perf perf;
+	struct store *st;   /* the open store */
+	double load_before; /* the load the idleness gate saw last; -1 when there was none */
+	int lock_fd;        /* the bench lock */
+	char *root, *launcher;
+	int handlers; /* 1 while our SIGINT and SIGTERM handlers are installed */
+	struct sigaction old_int, old_term;
+};
+
+void session_setup_init(struct session_setup *s);
+/* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is, for its line. */
+void session_setup_where(const struct session_progress *p, char *buf, size_t size);
+/*
+ * Adds a build the caller loaded itself (ab's BASE and FIX), before session_setup_begin.
+ * Takes ownership of *b.
+ */
+void session_setup_add_build(struct session_setup *s, struct buildinfo *b);
+
+/*
+ * In this order: plans the meters, loads o's --collector and --build builds after those the
+ * caller added (the default collector when there are none at all; a build named twice is
+ * refused), plans the probes, draws a seed unless o has one, finds the launcher, opens the
+ * store, takes the bench lock, waits for an idle host when o asks, and installs the SIGINT
+ * and SIGTERM handler, which counts signals into *plan.stop. `command` is borrowed for
+ * plan.command. Returns 0, or -1 after printing why as "gcratchet CMD: ..."; either way
+ * session_setup_end releases what was set up.
+ */
+int session_setup_begin(const char *cmd, const struct session_opts *o, const char *command,
+                        struct session_setup *s);
+/* The reverse: the old signal handlers back, the lock released, the store closed, all freed. */
+void session_setup_end(struct session_setup *s);
+
+#endif /* SESSION_OPTS_H */

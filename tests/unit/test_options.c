@@ -1,0 +1,380 @@
+/*
+ * test_options.c — the session options measure, ab and baseline pin share: every numeric bound
+ * (its edges accepted, one past refused, overflow, negative, empty and non-numbers refused, the
+ * message naming option, value and range), the per-verb defaults and option sets, last-wins,
+ * and a seeded random drive of the parser (argument: the seed to repeat a run).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session_opts.h"
+#include "unit.h"
+#include "util.h"
+
+struct bound {
+	const char *opt;
+	enum session_verb verb;
+	uint64_t min, max;
+	int64_t (*get)(const struct session_opts *o);
+};
+
+static int64_t get_rounds(const struct session_opts *o)
+{
+	return o->rounds;
+}
+static int64_t get_warmup(const struct session_opts *o)
+{
+	return o->warmup;
+}
+static int64_t get_seed(const struct session_opts *o)
+{
+	return (int64_t)o->seed;
+}
+static int64_t get_timeout_s(const struct session_opts *o)
+{
+	return o->timeout_ms / 1000;
+}
+static int64_t get_env_offset(const struct session_opts *o)
+{
+	return o->env_offset;
+}
+static int64_t get_lock_timeout(const struct session_opts *o)
+{
+	return o->lock_timeout_s;
+}
+static int64_t get_idle_timeout(const struct session_opts *o)
+{
+	return o->idle_timeout_s;
+}
+
+static const struct bound bounds[] = {
+    {"--rounds", SESSION_VERB_MEASURE, 1, SESSION_OPTS_ROUNDS_MAX, get_rounds},
+    {"--rounds", SESSION_VERB_AB, 1, SESSION_OPTS_ROUNDS_MAX, get_rounds},
+    {"--warmup", SESSION_VERB_MEASURE, 0, SESSION_OPTS_WARMUP_MAX, get_warmup},
+    {"--warmup", SESSION_VERB_AB, 0, SESSION_OPTS_WARMUP_MAX, get_warmup},
+    {"--seed", SESSION_VERB_MEASURE, 0, INT64_MAX, get_seed},
+    {"--seed", SESSION_VERB_AB, 0, INT64_MAX, get_seed},
+    {"--timeout", SESSION_VERB_MEASURE, 0, SESSION_OPTS_WAIT_MAX_S, get_timeout_s},
+    {"--timeout", SESSION_VERB_AB, 0, SESSION_OPTS_WAIT_MAX_S, get_timeout_s},
+    {"--env-offset", SESSION_VERB_MEASURE, 0, SESSION_OPTS_ENV_OFFSET_MAX, get_env_offset},
+    {"--lock-timeout", SESSION_VERB_MEASURE, 0, SESSION_OPTS_WAIT_MAX_S, get_lock_timeout},
+    {"--idle-timeout", SESSION_VERB_MEASURE, 0, SESSION_OPTS_WAIT_MAX_S, get_idle_timeout},
+};
+
+/* Parses one option into fresh options of the verb; returns parse's result, e filled. */
+static int parse_one(enum session_verb verb, const char *opt, const char *val,
+                     struct session_opts *o, struct err *e)
+{
+	session_opts_init(o, verb);
+	memset(e, 0, sizeof *e);
+	return session_opts_parse(o, opt, val, e);
+}
+
+static void expect_accepted(const struct bound *b, uint64_t v)
+{
+	struct session_opts o;
+	struct err e;
+	char val[32];
+
+	snprintf(val, sizeof val, "%" PRIu64, v);
+	CHECK(parse_one(b->verb, b->opt, val, &o, &e) == 1);
+	CHECK((uint64_t)b->get(&o) == v);
+	if ((uint64_t)b->get(&o) != v)
+		fprintf(stderr, "  %s %s read back as %" PRId64 "\n", b->opt, val, b->get(&o));
+	session_opts_release(&o);
+}
+
+/* Refused with a message naming the option, the value as given and the range. */
+static void expect_refused(const struct bound *b, const char *val)
+{
+	struct session_opts o, fresh;
+	struct err e;
+	char range[64];
+
+	snprintf(range, sizeof range, "%" PRIu64 " to %" PRIu64, b->min, b->max);
+	CHECK(parse_one(b->verb, b->opt, val, &o, &e) == -1);
+	CHECK(e.code == ERR_INVALID);
+	CHECK(strncmp(e.msg, b->opt, strlen(b->opt)) == 0);
+	CHECK(strstr(e.msg, range) != NULL);
+	CHECK(strstr(e.msg, *val ? val : "\"\"") != NULL);
+	if (strncmp(e.msg, b->opt, strlen(b->opt)) != 0 || !strstr(e.msg, range))
+		fprintf(stderr, "  %s \"%s\": %s\n", b->opt, val, e.msg);
+	/* A refused value changes nothing: the range is checked before any conversion. */
+	session_opts_init(&fresh, b->verb);
+	CHECK(b->get(&o) == b->get(&fresh));
+	session_opts_release(&fresh);
+	session_opts_release(&o);
+}
+
+static void test_numeric_bounds(void)
+{
+	static const char *const junk[] = {
+	    "",
+	    "-1",
+	    "-0",
+	    "+1",
+	    " 1",
+	    "1 ",
+	    "1.5",
+	    "1e3",
+	    "0x10",
+	    "nan",
+	    "inf",
+	    "abc",
+	    "١",
+	    "1,2",
+	    "99999999999999999999999",
+	    "18446744073709551616",
+	};
+	char val[32];
+
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+		const struct bound *b = &bounds[i];
+		expect_accepted(b, b->min);
+		expect_accepted(b, b->min + 1);
+		expect_accepted(b, b->max);
+		snprintf(val, sizeof val, "%" PRIu64, b->max + 1);
+		expect_refused(b, val);
+		if (b->min > 0) {
+			snprintf(val, sizeof val, "%" PRIu64, b->min - 1);
+			expect_refused(b, val);
+		}
+		/* 2^64 - 1 parses; it is still out of range, and must not wrap into it. */
+		expect_refused(b, "18446744073709551615");
+		for (size_t j = 0; j < sizeof junk / sizeof junk[0]; j++)
+			expect_refused(b, junk[j]);
+	}
+}
+
+static void test_timeout_zero_is_no_limit(void)
+{
+	struct session_opts o;
+	struct err e;
+
+	/* Both verbs: 0 means no limit, as the runner and the launcher understand it. */
+	CHECK(parse_one(SESSION_VERB_MEASURE, "--timeout", "0", &o, &e) == 1);
+	CHECK(o.timeout_ms == 0);
+	session_opts_release(&o);
+	CHECK(parse_one(SESSION_VERB_AB, "--timeout", "0", &o, &e) == 1);
+	CHECK(o.timeout_ms == 0);
+	session_opts_release(&o);
+	/* The largest timeout, with valgrind's 100x, stays far inside int64 nanoseconds. */
+	CHECK(parse_one(SESSION_VERB_AB, "--timeout", "2592000", &o, &e) == 1);
+	CHECK(o.timeout_ms * 100 < INT64_MAX / 1000000 / 2);
+	session_opts_release(&o);
+	CHECK(parse_one(SESSION_VERB_MEASURE, "--timeout", "10000000000", &o, &e) == -1);
+	CHECK_STR(e.msg, "--timeout must be 0 to 2592000 seconds (0: no limit), got 10000000000");
+	session_opts_release(&o);
+}
+
+static void test_idle_below(void)
+{
+	static const char *const good[] = {"0.5", "1", "1e-4", "64", "0.0001"};
+	static const char *const bad[] = {"nan", "NAN", "inf", "-inf", "-1",    "0",  "-0",
+	                                  "",    " 1",  "1 ",  "1x",   "1e999", "abc"};
+	struct session_opts o;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		CHECK(parse_one(SESSION_VERB_MEASURE, "--idle-below", good[i], &o, &e) == 1);
+		CHECK(o.idle_below > 0);
+		session_opts_release(&o);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char want[96];
+		snprintf(want, sizeof want,
+		         "--idle-below must be a finite load average above 0, got \"%s\"", bad[i]);
+		CHECK(parse_one(SESSION_VERB_MEASURE, "--idle-below", bad[i], &o, &e) == -1);
+		CHECK_STR(e.msg, want);
+		CHECK(o.idle_below == 0);
+		session_opts_release(&o);
+	}
+}
+
+static void test_cpu(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct session_opts o;
+	struct err e;
+	char val[32], want[96];
+
+	snprintf(val, sizeof val, "%ld", ncpu - 1);
+	CHECK(parse_one(SESSION_VERB_MEASURE, "--cpu", val, &o, &e) == 1);
+	CHECK(o.pin_cpu == 1 && o.cpu == ncpu - 1);
+	session_opts_release(&o);
+	snprintf(val, sizeof val, "%ld", ncpu);
+	snprintf(want, sizeof want, "--cpu %ld: this host has CPUs 0 to %ld", ncpu, ncpu - 1);
+	CHECK(parse_one(SESSION_VERB_MEASURE, "--cpu", val, &o, &e) == -1);
+	CHECK_STR(e.msg, want);
+	CHECK(o.pin_cpu == 0);
+	session_opts_release(&o);
+	CHECK(parse_one(SESSION_VERB_MEASURE, "--cpu", "18446744073709551617", &o, &e) == -1);
+	CHECK(parse_one(SESSION_VERB_MEASURE, "--cpu", "-1", &o, &e) == -1);
+	session_opts_release(&o);
+}
+
+static void test_sizes(void)
+{
+	struct session_opts o;
+	struct err e;
+
+	session_opts_init(&o, SESSION_VERB_MEASURE);
+	CHECK(session_opts_parse(&o, "--size", "huge", &e) == -1);
+	CHECK_STR(e.msg, "--size must be ci, default or large, got \"huge\"");
+	CHECK_STR(o.size, "default");
+	CHECK(session_opts_parse(&o, "--two-n", "5,3", &e) == -1);
+	CHECK(session_opts_parse(&o, "--two-n", "0,3", &e) == -1);
+	CHECK(session_opts_parse(&o, "--two-n", "1,99999999999999999999999", &e) == -1);
+	CHECK(session_opts_parse(&o, "--two-n", "1,2,3", &e) == -1);
+	CHECK(o.two_n[0] == 0);
+	/* The last of --size and --two-n wins. */
+	CHECK(session_opts_parse(&o, "--two-n", "18446744073709551614,18446744073709551615", &e) ==
+	      1);
+	CHECK_STR(o.size, "n=18446744073709551614,18446744073709551615");
+	CHECK(session_opts_parse(&o, "--size", "large", &e) == 1);
+	CHECK_STR(o.size, "large");
+	CHECK(o.two_n[0] == 0 && o.two_n[1] == 0);
+	session_opts_release(&o);
+}
+
+static void test_last_wins(void)
+{
+	struct session_opts o;
+	struct err e;
+
+	session_opts_init(&o, SESSION_VERB_MEASURE);
+	CHECK(session_opts_parse(&o, "--rounds", "3", &e) == 1);
+	CHECK(session_opts_parse(&o, "--rounds", "4", &e) == 1);
+	CHECK(o.rounds == 4);
+	CHECK(session_opts_parse(&o, "--db", "a.db", &e) == 1);
+	CHECK(session_opts_parse(&o, "--db", "b.db", &e) == 1);
+	CHECK_STR(o.db, "b.db");
+	CHECK(session_opts_parse(&o, "--probes", "01", &e) == 1);
+	CHECK(session_opts_parse(&o, "--probes", "02", &e) == 1);
+	CHECK_STR(o.probes, "02");
+	/* A refused repeat keeps the value before it. */
+	CHECK(session_opts_parse(&o, "--rounds", "0", &e) == -1);
+	CHECK(o.rounds == 4);
+	/* --collector and --build add up. */
+	CHECK(session_opts_parse(&o, "--collector", "gen,epsilon", &e) == 1);
+	CHECK(session_opts_parse(&o, "--collector", "marksweep", &e) == 1);
+	CHECK(session_opts_parse(&o, "--build", "x", &e) == 1);
+	CHECK(session_opts_parse(&o, "--build", "y", &e) == 1);
+	CHECK(o.collectors.n == 3 && o.build_dirs.n == 2);
+	session_opts_release(&o);
+}
+
+static void test_verbs(void)
+{
+	static const struct cli_opt own[] = {{"--md", 1}, {NULL, 0}};
+	struct session_opts m, a, p;
+	struct cli_opt *t;
+	struct err e;
+	size_t n = 0;
+
+	session_opts_init(&m, SESSION_VERB_MEASURE);
+	session_opts_init(&a, SESSION_VERB_AB);
+	session_opts_init(&p, SESSION_VERB_PIN);
+	CHECK_STR(m.size, "default");
+	CHECK(m.rounds == 5 && m.warmup == 1 && m.timeout_ms == 300000);
+	CHECK_STR(a.size, "ci");
+	CHECK(a.rounds == 7 && a.warmup == 1 && a.timeout_ms == 300000);
+	CHECK_STR(p.size, "ci");
+	CHECK(p.rounds == 5 && p.warmup == 1);
+	CHECK(m.lock_timeout_s == 3600 && a.lock_timeout_s == 3600);
+	CHECK(!m.have_seed && m.idle_below == 0);
+
+	/* ab takes the run options, not measure's build, hermetic or quiet ones. */
+	CHECK(session_opts_parse(&a, "--collector", "gen", &e) == 0);
+	CHECK(session_opts_parse(&a, "--two-n", "1,2", &e) == 0);
+	CHECK(session_opts_parse(&a, "--lock-timeout", "1", &e) == 0);
+	CHECK(session_opts_parse(&a, "--md", "x.md", &e) == 0);
+	CHECK(session_opts_parse(&m, "--md", "x.md", &e) == 0);
+	CHECK(session_opts_parse(&m, "--nosuch", NULL, &e) == 0);
+	/* A value missing is refused, not read (the fuzzer may hand the parser anything). */
+	CHECK(session_opts_parse(&m, "--rounds", NULL, &e) == -1);
+	CHECK(session_opts_parse(&m, "--no-aslr", NULL, &e) == 1 && m.no_aslr);
+
+	t = session_opts_table(&a, own);
+	CHECK_STR(t[0].name, "--md");
+	while (t[n].name)
+		n++;
+	CHECK(n == 1 + 9);
+	free(t);
+	t = session_opts_table(&m, NULL);
+	for (n = 0; t[n].name;)
+		n++;
+	CHECK(n == 19);
+	free(t);
+	session_opts_release(&m);
+	session_opts_release(&a);
+	session_opts_release(&p);
+}
+
+/*
+ * Random options and values, as a fuzzer would send them: the parser answers 0, 1 or -1 with
+ * a message, and whatever it accepted stays within the bounds. One check for the lot, so the
+ * tally counts tests rather than iterations.
+ */
+static void test_random(uint64_t seed)
+{
+	static const char *const names[] = {
+	    "--probes",     "--size",         "--rounds",     "--warmup",       "--meters",
+	    "--events",     "--seed",         "--timeout",    "--db",           "--collector",
+	    "--build",      "--two-n",        "--cpu",        "--no-aslr",      "--clean-env",
+	    "--env-offset", "--lock-timeout", "--idle-below", "--idle-timeout", "--md"};
+	static const char alphabet[] = "0123456789,.-+eEinfaNx \t";
+	uint64_t x = seed | 1;
+	struct session_opts o;
+	int bad = 0;
+
+	session_opts_init(&o, SESSION_VERB_MEASURE);
+	for (int i = 0; i < 20000 && !bad; i++) {
+		const char *name;
+		char val[40];
+		size_t len;
+		struct err e = ERR_INIT;
+		int r;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		name = names[x % (sizeof names / sizeof names[0])];
+		len = (x >> 8) % sizeof val;
+		for (size_t k = 0; k < len; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			val[k] = alphabet[x % (sizeof alphabet - 1)];
+		}
+		val[len] = '\0';
+		r = session_opts_parse(&o, name, val, &e);
+		bad = r < -1 || r > 1 || (r == -1 && (!e.msg[0] || e.code != ERR_INVALID)) ||
+		      o.rounds < 1 || o.rounds > SESSION_OPTS_ROUNDS_MAX || o.warmup < 0 ||
+		      o.warmup > SESSION_OPTS_WARMUP_MAX || o.timeout_ms < 0 ||
+		      o.timeout_ms > SESSION_OPTS_WAIT_MAX_S * 1000LL || o.lock_timeout_s < 0 ||
+		      o.idle_timeout_s < 0 || o.seed > INT64_MAX ||
+		      (o.idle_below != 0 && !(o.idle_below > 0 && isfinite(o.idle_below)));
+		if (bad)
+			fprintf(stderr, "  iteration %d: %s \"%s\" gave %d: %s\n", i, name, val, r,
+			        e.msg);
+	}
+	CHECK(!bad);
+	session_opts_release(&o);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = (uint64_t)time(NULL);
+
+	if (argc > 1)
+		parse_u64(argv[1], &seed);
+	printf("test_options: seed %" PRIu64 " (pass it as the argument to repeat)\n", seed);
+	test_numeric_bounds();
+	test_timeout_zero_is_no_limit();
+	test_idle_below();
+	test_cpu();
+	test_sizes();
+	test_last_wins();
+	test_verbs();
+	test_random(seed);
+	return unit_done("test_options");
+}
