@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 static void report_json_num(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
@@ -16,21 +18,27 @@ static void report_json_num(cJSON *o, const char *key, double v)
 
 static void report_json_str(cJSON *o, const char *key, const char *v)
 {
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
+	cJSON_AddItemToObject(o, key, escape_json_string(v));
 }
 
-/* Embeds stored JSON text as JSON; stored text that does not parse is kept as a string. */
+/*
+ * Embeds stored JSON text as JSON; stored text that does not parse is kept as a string. cJSON
+ * parses bytes that are not UTF-8 and prints them back as they were: made valid first.
+ */
 static void report_json_raw(cJSON *o, const char *key, const char *text)
 {
-	cJSON *v = text ? cJSON_Parse(text) : NULL;
+	struct sbuf valid;
+	cJSON *v = NULL;
 
+	sbuf_init(&valid);
+	escape_utf8(&valid, text);
+	if (text)
+		v = cJSON_Parse(valid.data);
 	if (v)
 		cJSON_AddItemToObject(o, key, v);
 	else
 		report_json_str(o, key, text);
+	sbuf_release(&valid);
 }
 
 static cJSON *report_json_list(const char *comma_list)
@@ -40,7 +48,7 @@ static cJSON *report_json_list(const char *comma_list)
 
 	strlist_split(&l, comma_list ? comma_list : "");
 	for (size_t i = 0; i < l.n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l.items[i]));
+		cJSON_AddItemToArray(a, escape_json_string(l.items[i]));
 	strlist_release(&l);
 	return a;
 }
@@ -163,8 +171,8 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	const struct paired_cell *s = &cell->stats;
 	cJSON *o = cJSON_CreateObject(), *a, *t;
 
-	cJSON_AddStringToObject(o, "probe", cell->probe);
-	cJSON_AddStringToObject(o, "metric", cell->metric);
+	report_json_str(o, "probe", cell->probe);
+	report_json_str(o, "metric", cell->metric);
 	cJSON_AddStringToObject(o, "role", cell->pol.decides ? "decides" : "info");
 	cJSON_AddStringToObject(o, "better", cell->pol.lower_better ? "lower" : "higher");
 	cJSON_AddStringToObject(o, "verdict", paired_verdict_name(s->verdict));
@@ -221,14 +229,14 @@ char *report_json_ab(const struct compare *c)
 	cmp = cJSON_AddObjectToObject(root, "comparison");
 	cJSON_AddNumberToObject(cmp, "base_build_id", (double)d->builds[c->base].id);
 	cJSON_AddNumberToObject(cmp, "fix_build_id", (double)d->builds[c->fix].id);
-	cJSON_AddStringToObject(cmp, "base", d->builds[c->base].name);
-	cJSON_AddStringToObject(cmp, "fix", d->builds[c->fix].name);
+	report_json_str(cmp, "base", d->builds[c->base].name);
+	report_json_str(cmp, "fix", d->builds[c->fix].name);
 	cJSON_AddStringToObject(cmp, "outcome",
 	                        c->outcome == COMPARE_WORSE      ? "worse"
 	                        : c->outcome == COMPARE_UNJUDGED ? "could_not_judge"
 	                                                         : "ok");
 	compare_headline(c, headline, sizeof headline);
-	cJSON_AddStringToObject(cmp, "headline", headline);
+	report_json_str(cmp, "headline", headline);
 	cJSON_AddNumberToObject(cmp, "rounds_planned", c->rounds_planned);
 	a = cJSON_AddArrayToObject(cmp, "rounds_complete");
 	for (size_t i = 0; i < c->ncomplete; i++)
@@ -254,7 +262,7 @@ char *report_json_ab(const struct compare *c)
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
 		cJSON *po = cJSON_CreateObject();
-		cJSON_AddStringToObject(po, "probe", p->probe);
+		report_json_str(po, "probe", p->probe);
 		cJSON_AddStringToObject(po, "checksum", report_json_sum_name(p->sum));
 		report_json_str(po, "base_checksum", p->base_sum);
 		report_json_str(po, "fix_checksum", p->fix_sum);
@@ -273,8 +281,8 @@ char *report_json_ab(const struct compare *c)
 		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
 			continue;
 		cJSON *co = cJSON_CreateObject();
-		cJSON_AddStringToObject(co, "probe", cell->probe);
-		cJSON_AddStringToObject(co, "metric", cell->metric);
+		report_json_str(co, "probe", cell->probe);
+		report_json_str(co, "metric", cell->metric);
 		report_json_num(co, "base", cell->stats.base_median);
 		report_json_num(co, "fix", cell->stats.fix_median);
 		cJSON_AddItemToArray(a, co);
