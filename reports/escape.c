@@ -113,6 +113,9 @@ static void escape_ascii_md(struct sbuf *b, char c)
 	/* GitHub renders inline HTML and Markdown emphasis in comments: neutralise both. */
 	else if (c == '`' || c == '*' || c == '[' || c == ']' || c == '\\')
 		sbuf_addf(b, "\\%c", c);
+	/* Quotes mean nothing outside an attribute: only the specials that start markup. */
+	else if (c == '"' || c == '\'')
+		sbuf_add(b, &c, 1);
 	else
 		escape_ascii_xml(b, c);
 }

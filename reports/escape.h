@@ -33,8 +33,8 @@ char *escape_text(const char *text);
 
 /*
  * Appends s for a Markdown table cell or line (GitHub-flavoured): `|` as \|, newlines as
- * spaces, Markdown's inline specials backslashed, HTML's specials as entities (GitHub renders
- * inline HTML), control characters replaced. Not for inside a code span, where escapes show.
+ * spaces, Markdown's inline specials backslashed, &, < and > as entities (GitHub renders inline
+ * HTML), control characters replaced. Not for inside a code span, where escapes show.
  */
 void escape_md(struct sbuf *b, const char *s);
 
