@@ -45,7 +45,7 @@ void baseline_judge(const struct baseline_rule *r, double base, double current,
 		j->used = bad / j->allowance;
 	else
 		j->used = bad > 0 ? INFINITY : bad < 0 ? -INFINITY : 0;
-	j->went_inert = strncmp(r->metric, "census.", 7) == 0 && base > 0 && current == 0;
+	j->went_inert = metrics_is_census(r->metric) && base > 0 && current == 0;
 
 	if (!r->gated)
 		j->verdict = BASELINE_INFO;

@@ -230,25 +230,6 @@ static int ab_write(const char *cmd, const char *path, const char *text)
 	return 0;
 }
 
-/* Appends the Markdown to $GITHUB_STEP_SUMMARY when a GitHub Actions step runs us. */
-static int ab_step_summary(const char *cmd, const char *md)
-{
-	const char *path = getenv("GITHUB_STEP_SUMMARY");
-	FILE *f;
-	int rc = 0;
-
-	if (!path || !*path)
-		return 0;
-	f = fopen(path, "a");
-	if (!f)
-		return cli_error(cmd, "GITHUB_STEP_SUMMARY=%s: %s", path, strerror(errno));
-	if (fputs(md, f) < 0 || fputs("\n", f) < 0)
-		rc = cli_error(cmd, "GITHUB_STEP_SUMMARY=%s: write failed", path);
-	if (fclose(f) != 0 && rc == 0)
-		rc = cli_error(cmd, "GITHUB_STEP_SUMMARY=%s: %s", path, strerror(errno));
-	return rc;
-}
-
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
                       const char *fix_name, const char *md_path, const char *json_path,
                       const char *html_path, int step_summary)
@@ -304,8 +285,8 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 			rc = EXIT_UNJUDGED;
 		free(html);
 	}
-	if (step_summary && ab_step_summary(cmd, md) != 0)
-		rc = EXIT_UNJUDGED;
+	if (step_summary && report_step_summary(md, &e) != 0)
+		rc = cli_error(cmd, "%s", e.msg);
 out:
 	free(md);
 	free(text);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "baseline.h"
+#include "check.h"
 #include "cli.h"
 #include "cmds.h"
 #include "metrics.h"
@@ -410,9 +411,11 @@ static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct sto
 }
 
 /*
- * update: judges every pinned cell on a new session; improved cells are tightened on their
- * own, regressed ones are loosened only with --accept (each then gets a ledger entry), and
- * nothing is written while a regression is refused.
+ * update: judges every pinned cell on a new session as check does; improved cells are
+ * tightened on their own, regressed ones are loosened only with --accept (each then gets a
+ * ledger entry), and nothing is written while a regression is refused. What check could not
+ * judge as a whole (a session that is not complete, a baseline that gates nothing, a session
+ * that measured none of its probes) updates nothing.
  */
 static int baseline_cmd_update(const char *cmd, const char *profile, const char *collector,
                                const char *db, int64_t session, const char *build_name,
@@ -424,8 +427,10 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	const struct store_build *build;
 	struct store_run *runs = NULL;
 	struct baseline b;
+	struct check_input in = {0};
+	struct check_result res = {0};
 	struct sbuf diff;
-	size_t nbuilds = 0, nruns = 0;
+	size_t nbuilds = 0, nruns = 0, unmeasured = 0;
 	struct err e;
 	char *path = path_arg ? xstrdup(path_arg) : cli_baseline_path(profile, collector);
 	char *who = NULL, when[32];
@@ -465,6 +470,16 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	in.baseline = &b;
+	in.session = &si;
+	in.build = build;
+	in.runs = runs;
+	in.nruns = nruns;
+	check_judge(&in, &res);
+	if (res.why) {
+		cli_error(cmd, "%s; %s is unchanged", res.why, path);
+		goto out;
+	}
 	for (size_t i = 0; i < nruns; i++) {
 		if (!runs[i].warmup && strcmp(runs[i].size, b.size) == 0 &&
 		    runs[i].status != RUN_STATUS_OK) {
@@ -489,39 +504,40 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 
 	who = baseline_cmd_who();
 	format_utc(now_real_ns(), when, sizeof when);
-	for (size_t c = 0; c < b.ncells; c++) {
-		struct baseline_cell *cell = &b.cells[c];
-		const struct baseline_rule *rule =
-		    baseline_rule_for_cell(&b, cell->probe, cell->metric);
-		struct baseline_judgement j;
+	for (size_t i = 0; i < res.nrows; i++) {
+		const struct check_row *row = &res.rows[i];
+		struct baseline_cell *cell;
 		char was[32], now[32];
-		double cur;
 
-		if (cli_runs_median(runs, nruns, cell->probe, b.size, cell->metric, &cur) == 0)
+		if (row->kind != CHECK_ROW_CELL)
 			continue;
-		baseline_judge(rule, cell->median, cur, &j);
+		if (row->state != CHECK_JUDGED) {
+			unmeasured++;
+			continue;
+		}
+		cell = baseline_cell_find(&b, row->probe, row->metric);
 		metrics_format_value(cell->metric, cell->median, was, sizeof was);
-		metrics_format_value(cell->metric, cur, now, sizeof now);
-		if (j.verdict == BASELINE_IMPROVED) {
+		metrics_format_value(cell->metric, row->current, now, sizeof now);
+		if (row->j.verdict == BASELINE_IMPROVED) {
 			sbuf_addf(&diff, "  tightened %s %s: %s -> %s (%+.2f%%)\n", cell->probe,
-			          cell->metric, was, now, j.delta_pct);
+			          cell->metric, was, now, row->j.delta_pct);
 			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
 			changed++;
-		} else if (j.verdict == BASELINE_REGRESSED && accept) {
+		} else if (row->j.verdict == BASELINE_REGRESSED && accept) {
 			struct baseline_ledger_entry le = {
-			    cell->probe,    cell->metric, cell->median, cur,
+			    cell->probe,    cell->metric, cell->median, row->current,
 			    (char *)accept, (char *)ref,  when,         who};
 			sbuf_addf(&diff, "  loosened  %s %s: %s -> %s (%+.2f%%), ledger: %s\n",
-			          cell->probe, cell->metric, was, now, j.delta_pct, accept);
+			          cell->probe, cell->metric, was, now, row->j.delta_pct, accept);
 			baseline_ledger_add(&b, &le);
 			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
 			changed++;
-		} else if (j.verdict == BASELINE_REGRESSED) {
+		} else if (row->j.verdict == BASELINE_REGRESSED) {
 			fprintf(stderr,
 			        "gcratchet %s: %s %s regressed: %s -> %s (%+.2f%%, allowance used "
 			        "%.0f%%)\n",
-			        cmd, cell->probe, cell->metric, was, now, j.delta_pct,
-			        100.0 * j.used);
+			        cmd, cell->probe, cell->metric, was, now, row->j.delta_pct,
+			        100.0 * row->j.used);
 			refused++;
 		}
 	}
@@ -531,6 +547,14 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		          "is unchanged",
 		          refused, refused == 1 ? "" : "s", path);
 		rc = EXIT_REGRESSION;
+		goto out;
+	}
+	/* "Every cell within its band" only when every cell was measured to say so. */
+	if (!changed && unmeasured) {
+		printf("%s: %zu of %zu cells within their band, %zu not measured in session %lld; "
+		       "nothing to tighten, nothing written\n",
+		       path, b.ncells - unmeasured, b.ncells, unmeasured, (long long)session);
+		rc = EXIT_OK;
 		goto out;
 	}
 	if (!changed) {
@@ -549,6 +573,7 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	rc = EXIT_OK;
 out:
 	free(who);
+	check_result_release(&res);
 	sbuf_release(&diff);
 	baseline_release(&b);
 	store_runs_release(runs, nruns);

@@ -436,7 +436,9 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 	dn = (double)plan->two_n[1] - (double)plan->two_n[0];
 	for (size_t i = 0; i < m2.n; i++) {
 		const double *v1 = metric_set_get(&m1, m2.items[i].name);
-		if (v1 && !strstr(m2.items[i].name, ".scale"))
+		const struct metric_info *info = metrics_lookup(m2.items[i].name);
+		/* A ratio (perf's multiplexing scale) has no per-iteration cost. */
+		if (v1 && !(info && info->unit == METRIC_UNIT_RATIO))
 			metric_set_add(&derived, m2.items[i].name, (m2.items[i].value - *v1) / dn);
 	}
 	snprintf(size, sizeof size, "n=%llu,%llu", (unsigned long long)plan->two_n[0],

@@ -54,7 +54,9 @@ static int compare_name_cmp(const void *a, const void *b)
 
 void compare_sort_metrics(struct strlist *metrics)
 {
-	qsort(metrics->items, metrics->n, sizeof *metrics->items, compare_name_cmp);
+	/* An empty list has no items array, and qsort's may not be NULL, even for no elements. */
+	if (metrics->n > 1)
+		qsort(metrics->items, metrics->n, sizeof *metrics->items, compare_name_cmp);
 }
 
 static int compare_is_ok(const struct store_run *r)
@@ -64,7 +66,7 @@ static int compare_is_ok(const struct store_run *r)
 
 static int compare_is_valgrind(const char *metric)
 {
-	return strncmp(metric, "valgrind.", 9) == 0;
+	return run_kind_is_valgrind(metrics_run_kind(metric));
 }
 
 /* The runs of one probe on one build, by measured round (timed) plus its valgrind run. */
@@ -304,8 +306,9 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 		compare_arm_fill(d, cp->probe, d->builds[fix].id, out->rounds_planned, &b);
 		start = out->ncells;
 		compare_probe_cells(out, cp->probe, &a, &b);
-		qsort(out->cells + start, out->ncells - start, sizeof *out->cells,
-		      compare_cell_cmp);
+		if (out->ncells - start > 1)
+			qsort(out->cells + start, out->ncells - start, sizeof *out->cells,
+			      compare_cell_cmp);
 		free(a.by_round);
 		free(b.by_round);
 		if (cp->correctness)
@@ -346,7 +349,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 			out->unjudged++;
 			break;
 		}
-		if (strncmp(cell->metric, "census.", 7) == 0 && cell->pol.decides &&
+		if (metrics_is_census(cell->metric) && cell->pol.decides &&
 		    cell->stats.deterministic) {
 			out->census_exact++;
 			if (cell->stats.verdict == PAIRED_WORSE ||

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,42 +86,20 @@ void report_format_pct(double pct, char *buf, size_t size)
 		snprintf(buf, size, "%+.2f%%", pct);
 }
 
-void report_html_escape(struct sbuf *b, const char *s)
+int report_step_summary(const char *md, struct err *e)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			sbuf_addf(b, "&amp;");
-			break;
-		case '<':
-			sbuf_addf(b, "&lt;");
-			break;
-		case '>':
-			sbuf_addf(b, "&gt;");
-			break;
-		case '"':
-			sbuf_addf(b, "&quot;");
-			break;
-		case '\'':
-			sbuf_addf(b, "&#39;");
-			break;
-		default:
-			sbuf_add(b, s, 1);
-		}
-	}
-}
+	const char *path = getenv("GITHUB_STEP_SUMMARY");
+	FILE *f;
+	int rc = 0;
 
-void report_md_escape(struct sbuf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			sbuf_addf(b, "\\|");
-		else if (*s == '\n')
-			sbuf_addf(b, " ");
-		/* GitHub renders inline HTML and Markdown emphasis in comments: neutralise both. */
-		else if (*s == '`' || *s == '*' || *s == '[' || *s == ']' || *s == '\\')
-			sbuf_addf(b, "\\%c", *s);
-		else
-			report_html_escape(b, (char[]){*s, '\0'});
-	}
+	if (!path || !*path)
+		return 0;
+	f = fopen(path, "a");
+	if (!f)
+		return err_setc(e, ERR_IO, "GITHUB_STEP_SUMMARY=%s: %s", path, strerror(errno));
+	if (fputs(md, f) < 0 || fputs("\n", f) < 0)
+		rc = err_setc(e, ERR_IO, "GITHUB_STEP_SUMMARY=%s: write failed", path);
+	if (fclose(f) != 0 && rc == 0)
+		rc = err_setc(e, ERR_IO, "GITHUB_STEP_SUMMARY=%s: %s", path, strerror(errno));
+	return rc;
 }

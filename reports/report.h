@@ -1,7 +1,7 @@
 /*
  * report.h — what every renderer in reports/ starts from: one stored session, whole (its
  * host, its builds with their manifests, every run with every sample), plus the small
- * formatting and escaping helpers the renderers share.
+ * formatting helpers the renderers share. The escapers are escape.h.
  *
  * Renderers never print and never exit: they return newly allocated text, and the
  * subcommand decides where it goes.
@@ -43,9 +43,12 @@ void report_format_delta(const char *metric, double v, char *buf, size_t size);
 /* "+2.76%" with enough digits for small changes; "-" when not finite. */
 void report_format_pct(double pct, char *buf, size_t size);
 
-/* Appends s with &, <, >, " and ' escaped for HTML text and attribute values. */
-void report_html_escape(struct sbuf *b, const char *s);
-/* Appends s escaped for a Markdown table cell: HTML specials as entities and | as \|. */
-void report_md_escape(struct sbuf *b, const char *s);
+/*
+ * Appends Markdown to the file $GITHUB_STEP_SUMMARY names, when a GitHub Actions step runs
+ * us (unset or empty: nothing to do, 0). -1 with the variable and the reason when the file
+ * cannot be opened or written: the summary is an output like any other, and a lost one is
+ * said.
+ */
+int report_step_summary(const char *md, struct err *e);
 
 #endif /* REPORT_H */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_text.h"
 
 #define REPORT_HTML_WIDTH  560
@@ -47,7 +48,7 @@ static void report_html_head(struct sbuf *b, const char *title)
 	sbuf_addf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	             "<title>");
-	report_html_escape(b, title);
+	escape_xml(b, title);
 	sbuf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n", report_html_style);
 }
 
@@ -90,9 +91,8 @@ static void report_html_pad(double *lo, double *hi)
  */
 static void report_html_tick(const char *metric, double v, double span, char *buf, size_t size)
 {
-	size_t n = strlen(metric);
-	int bytes = n > 6 && strcmp(metric + n - 6, "_bytes") == 0 && strncmp(metric, "census.", 7);
-	int ns = n > 3 && strcmp(metric + n - 3, "_ns") == 0;
+	int bytes = metrics_display_unit(metric) == METRIC_UNIT_BYTES;
+	int ns = metrics_display_unit(metric) == METRIC_UNIT_NS;
 	double a = fabs(v), unit = 1;
 	const char *suffix = "";
 	int decimals;
@@ -187,13 +187,13 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 	          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
 	          index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH,
 	          REPORT_HTML_HEIGHT);
-	report_html_escape(b, cell->probe);
+	escape_xml(b, cell->probe);
 	sbuf_addf(b, " ");
-	report_html_escape(b, cell->metric);
+	escape_xml(b, cell->metric);
 	sbuf_addf(b, "\">\n<title>");
-	report_html_escape(b, cell->probe);
+	escape_xml(b, cell->probe);
 	sbuf_addf(b, " ");
-	report_html_escape(b, cell->metric);
+	escape_xml(b, cell->metric);
 	sbuf_addf(b, "</title>\n");
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"14\" font-weight=\"600\">samples by round</text>", L0);
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"14\" font-weight=\"600\">FIX - BASE%s by round</text>\n",
@@ -300,32 +300,32 @@ static void report_html_build_line(struct sbuf *b, const char *arm, const struct
 	sbuf_addf(b,
 	          "<p class=\"meta\"><span class=\"sw\" style=\"background:%s\"></span><b>%s</b> ",
 	          color, arm);
-	report_html_escape(b, sb->name);
+	escape_xml(b, sb->name);
 	sbuf_addf(b, " &mdash; ");
-	report_html_escape(b, sb->collector);
+	escape_xml(b, sb->collector);
 	sbuf_addf(b, " ");
-	report_html_escape(b, sb->collector_version ? sb->collector_version : "?");
+	escape_xml(b, sb->collector_version ? sb->collector_version : "?");
 	sbuf_addf(b, ", commit <code>");
-	report_html_escape(b, sb->git_commit ? sb->git_commit : "?");
+	escape_xml(b, sb->git_commit ? sb->git_commit : "?");
 	sbuf_addf(b, "</code>, <code>");
-	report_html_escape(b, sb->dir ? sb->dir : "?");
+	escape_xml(b, sb->dir ? sb->dir : "?");
 	sbuf_addf(b, "</code></p>\n");
 }
 
 static void report_html_session_meta(struct sbuf *b, const struct report_data *d)
 {
 	sbuf_addf(b, "<p class=\"meta\">session %lld on ", (long long)d->session.id);
-	report_html_escape(b, d->session.hostname ? d->session.hostname : "?");
+	escape_xml(b, d->session.hostname ? d->session.hostname : "?");
 	sbuf_addf(b, ", size ");
-	report_html_escape(b, d->session.size);
+	escape_xml(b, d->session.size);
 	sbuf_addf(b, ", %lld round%s + %lld warm-up, seed %lld, status ",
 	          (long long)d->session.rounds, d->session.rounds == 1 ? "" : "s",
 	          (long long)d->session.warmup, (long long)d->session.seed);
-	report_html_escape(b, d->session.status);
+	escape_xml(b, d->session.status);
 	sbuf_addf(b, ", started ");
-	report_html_escape(b, d->session.started_at);
+	escape_xml(b, d->session.started_at);
 	sbuf_addf(b, "<br><code>");
-	report_html_escape(b, d->session.command ? d->session.command : "");
+	escape_xml(b, d->session.command ? d->session.command : "");
 	sbuf_addf(b, "</code></p>\n");
 }
 
@@ -340,18 +340,18 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
 		sbuf_addf(b, "<li>");
-		report_html_escape(b, p->probe);
+		escape_xml(b, p->probe);
 		switch (p->sum) {
 		case COMPARE_SUM_SAME:
 			sbuf_addf(b, ": checksum <code>");
-			report_html_escape(b, p->base_sum);
+			escape_xml(b, p->base_sum);
 			sbuf_addf(b, "</code> in both");
 			break;
 		case COMPARE_SUM_DIFFERS:
 			sbuf_addf(b, ": <span class=\"bad\">checksum differs</span>: BASE <code>");
-			report_html_escape(b, p->base_sum);
+			escape_xml(b, p->base_sum);
 			sbuf_addf(b, "</code>, FIX <code>");
-			report_html_escape(b, p->fix_sum);
+			escape_xml(b, p->fix_sum);
 			sbuf_addf(b, "</code>");
 			break;
 		case COMPARE_SUM_UNSTABLE:
@@ -360,9 +360,9 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 			break;
 		case COMPARE_SUM_MISSING:
 			sbuf_addf(b, ": <span class=\"bad\">checksum missing</span>: BASE <code>");
-			report_html_escape(b, p->base_sum ? p->base_sum : "none");
+			escape_xml(b, p->base_sum ? p->base_sum : "none");
 			sbuf_addf(b, "</code>, FIX <code>");
-			report_html_escape(b, p->fix_sum ? p->fix_sum : "none");
+			escape_xml(b, p->fix_sum ? p->fix_sum : "none");
 			sbuf_addf(b, "</code>");
 			break;
 		case COMPARE_SUM_NONE:
@@ -373,7 +373,7 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 			sbuf_addf(b, "; <span class=\"bad\">%s</span>",
 			          p->fix_only_failure ? "FIX fails:" : "failed:");
 			sbuf_addf(b, " ");
-			report_html_escape(b, p->failure);
+			escape_xml(b, p->failure);
 		}
 		sbuf_addf(b, "</li>\n");
 	}
@@ -402,9 +402,9 @@ char *report_html_ab(const struct compare *c)
 	    xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].name, d->builds[c->fix].name);
 	report_html_head(&b, title);
 	sbuf_addf(&b, "<h1>");
-	report_html_escape(&b, title);
+	escape_xml(&b, title);
 	sbuf_addf(&b, "</h1>\n<div class=\"banner %s\">", banner);
-	report_html_escape(&b, headline);
+	escape_xml(&b, headline);
 	sbuf_addf(&b, " &mdash; %d worse, %d better, %d same, %d info, %d not judged</div>\n",
 	          c->worse, c->better, c->same, c->info, c->few + c->unjudged);
 	report_html_build_line(&b, "BASE", &d->builds[c->base], report_html_colors[0]);
@@ -417,7 +417,7 @@ char *report_html_ab(const struct compare *c)
 	report_html_identity(&b, c);
 
 	sbuf_init(&notes);
-	report_text_warnings(c, &notes, "", report_html_escape);
+	report_text_warnings(c, &notes, "", escape_xml);
 	sbuf_addf(&b, "<h2>Warnings and notes</h2>\n<ul>\n");
 	for (char *line = notes.data, *nl; line && *line; line = nl + 1) {
 		nl = strchr(line, '\n');
@@ -450,9 +450,9 @@ char *report_html_ab(const struct compare *c)
 			snprintf(q, sizeof q, "%.4f", s->q);
 		sbuf_addf(&b, "<tr%s><td class=\"l\"><a href=\"#cell-%zu\">",
 		          cell->pol.decides ? "" : " class=\"info\"", i);
-		report_html_escape(&b, cell->probe);
+		escape_xml(&b, cell->probe);
 		sbuf_addf(&b, "</a></td><td class=\"l\">");
-		report_html_escape(&b, cell->metric);
+		escape_xml(&b, cell->metric);
 		sbuf_addf(&b,
 		          "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 		          "<td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l "
@@ -480,9 +480,9 @@ char *report_html_ab(const struct compare *c)
 		report_format_pct(s->delta_pct, pct, sizeof pct);
 		report_text_interval(cell, ci, sizeof ci);
 		sbuf_addf(&b, "<figure id=\"cell-%zu\"><figcaption><b>", i);
-		report_html_escape(&b, cell->probe);
+		escape_xml(&b, cell->probe);
 		sbuf_addf(&b, "</b> &middot; ");
-		report_html_escape(&b, cell->metric);
+		escape_xml(&b, cell->metric);
 		sbuf_addf(&b,
 		          " &mdash; <span class=\"%s\">%s</span>, median delta %s (%s), CI "
 		          "%s%s</figcaption>\n",
@@ -532,9 +532,9 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 	          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
 	          index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH,
 	          REPORT_HTML_HEIGHT);
-	report_html_escape(b, probe);
+	escape_xml(b, probe);
 	sbuf_addf(b, " ");
-	report_html_escape(b, metric);
+	escape_xml(b, metric);
 	sbuf_addf(b, "\">\n<text x=\"%.1f\" y=\"14\" font-weight=\"600\">samples by round</text>\n",
 	          L0);
 	if (npts == 0) {
@@ -568,7 +568,7 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 				                   color);
 				metrics_format_value(metric, *v, label, sizeof label);
 				sbuf_addf(b, "<title>");
-				report_html_escape(b, d->builds[bi].name);
+				escape_xml(b, d->builds[bi].name);
 				sbuf_addf(b, " round %d: %s</title>", r->round - warmup, label);
 				report_html_marker_end(b, (int)(bi % 2));
 			}
@@ -591,7 +591,7 @@ char *report_html_session(const struct report_data *d)
 	sbuf_init(&b);
 	report_html_head(&b, title);
 	sbuf_addf(&b, "<h1>");
-	report_html_escape(&b, title);
+	escape_xml(&b, title);
 	sbuf_addf(&b, "</h1>\n");
 	for (size_t i = 0; i < d->nbuilds; i++) {
 		char *arm = xasprintf("build %zu", i + 1);
@@ -619,12 +619,12 @@ char *report_html_session(const struct report_data *d)
 					sum = r->checksum;
 			}
 			sbuf_addf(&b, "<tr><td class=\"l\">");
-			report_html_escape(&b, d->probes.items[p]);
+			escape_xml(&b, d->probes.items[p]);
 			sbuf_addf(&b, "</td><td class=\"l\">");
-			report_html_escape(&b, d->builds[bi].name);
+			escape_xml(&b, d->builds[bi].name);
 			sbuf_addf(&b, "</td><td>%d</td><td%s>%d</td><td class=\"l\"><code>", runs,
 			          failed ? " class=\"bad\"" : "", failed);
-			report_html_escape(&b, sum ? sum : "-");
+			escape_xml(&b, sum ? sum : "-");
 			sbuf_addf(&b, "</code></td></tr>\n");
 		}
 	}
@@ -632,7 +632,7 @@ char *report_html_session(const struct report_data *d)
 	for (size_t i = 0; i < d->nbuilds; i++) {
 		sbuf_addf(&b, "<span><span class=\"sw\" style=\"background:%s\"></span>",
 		          report_html_colors[i % REPORT_HTML_NCOLORS]);
-		report_html_escape(&b, d->builds[i].name);
+		escape_xml(&b, d->builds[i].name);
 		sbuf_addf(&b, "</span>");
 	}
 	sbuf_addf(&b, "</p>\n<div class=\"grid\">\n");
@@ -650,9 +650,9 @@ char *report_html_session(const struct report_data *d)
 		compare_sort_metrics(&metrics);
 		for (size_t m = 0; m < metrics.n; m++) {
 			sbuf_addf(&b, "<figure id=\"cell-%zu\"><figcaption><b>", index);
-			report_html_escape(&b, d->probes.items[p]);
+			escape_xml(&b, d->probes.items[p]);
 			sbuf_addf(&b, "</b> &middot; ");
-			report_html_escape(&b, metrics.items[m]);
+			escape_xml(&b, metrics.items[m]);
 			sbuf_addf(&b, "</figcaption>\n");
 			report_html_session_svg(&b, d, d->probes.items[p], metrics.items[m], index);
 			sbuf_addf(&b, "</figure>\n");

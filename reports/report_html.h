@@ -3,7 +3,7 @@
  * stylesheet, font or image, so the file can be attached to a CI run or mailed and still open.
  *
  * Every name that reaches the page (probe, metric, build, collector, host, command, status,
- * failure details) goes through report_html_escape: names come from build manifests and
+ * failure details) goes through escape_xml: names come from build manifests and
  * probe output, which the harness does not control.
  *
  * The A/B page holds, for each cell, one <svg class="plot"> with two panels: the samples of

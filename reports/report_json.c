@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "json.h"
 
 static void report_json_num(cJSON *o, const char *key, double v)
@@ -18,26 +19,28 @@ static void report_json_num(cJSON *o, const char *key, double v)
 
 static void report_json_str(cJSON *o, const char *key, const char *v)
 {
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
+	cJSON_AddItemToObject(o, key, escape_json_string(v));
 }
 
 /*
  * Embeds stored JSON text as JSON; stored text that does not parse strictly (json.h: trailing
  * text, a duplicate key) is kept as a string, so an export never shows half of it as whole.
+ * cJSON prints bytes that are not UTF-8 back as they were: they are made valid first.
  */
 static void report_json_raw(cJSON *o, const char *key, const char *text)
 {
+	struct sbuf valid;
 	cJSON *v = NULL;
 
-	if (text && json_parse(text, strlen(text), key, &v, NULL) != 0)
+	sbuf_init(&valid);
+	escape_utf8(&valid, text);
+	if (text && json_parse(valid.data, valid.len, key, &v, NULL) != 0)
 		v = NULL;
 	if (v)
 		cJSON_AddItemToObject(o, key, v);
 	else
 		report_json_str(o, key, text);
+	sbuf_release(&valid);
 }
 
 static cJSON *report_json_list(const char *comma_list)
@@ -47,7 +50,7 @@ static cJSON *report_json_list(const char *comma_list)
 
 	strlist_split(&l, comma_list ? comma_list : "");
 	for (size_t i = 0; i < l.n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l.items[i]));
+		cJSON_AddItemToArray(a, escape_json_string(l.items[i]));
 	strlist_release(&l);
 	return a;
 }
@@ -170,8 +173,8 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	const struct paired_cell *s = &cell->stats;
 	cJSON *o = cJSON_CreateObject(), *a, *t;
 
-	cJSON_AddStringToObject(o, "probe", cell->probe);
-	cJSON_AddStringToObject(o, "metric", cell->metric);
+	report_json_str(o, "probe", cell->probe);
+	report_json_str(o, "metric", cell->metric);
 	cJSON_AddStringToObject(o, "role", cell->pol.decides ? "decides" : "info");
 	cJSON_AddStringToObject(o, "better", cell->pol.lower_better ? "lower" : "higher");
 	cJSON_AddStringToObject(o, "verdict", paired_verdict_name(s->verdict));
@@ -228,14 +231,14 @@ char *report_json_ab(const struct compare *c)
 	cmp = cJSON_AddObjectToObject(root, "comparison");
 	cJSON_AddNumberToObject(cmp, "base_build_id", (double)d->builds[c->base].id);
 	cJSON_AddNumberToObject(cmp, "fix_build_id", (double)d->builds[c->fix].id);
-	cJSON_AddStringToObject(cmp, "base", d->builds[c->base].name);
-	cJSON_AddStringToObject(cmp, "fix", d->builds[c->fix].name);
+	report_json_str(cmp, "base", d->builds[c->base].name);
+	report_json_str(cmp, "fix", d->builds[c->fix].name);
 	cJSON_AddStringToObject(cmp, "outcome",
 	                        c->outcome == COMPARE_WORSE      ? "worse"
 	                        : c->outcome == COMPARE_UNJUDGED ? "could_not_judge"
 	                                                         : "ok");
 	compare_headline(c, headline, sizeof headline);
-	cJSON_AddStringToObject(cmp, "headline", headline);
+	report_json_str(cmp, "headline", headline);
 	cJSON_AddNumberToObject(cmp, "rounds_planned", c->rounds_planned);
 	a = cJSON_AddArrayToObject(cmp, "rounds_complete");
 	for (size_t i = 0; i < c->ncomplete; i++)
@@ -261,7 +264,7 @@ char *report_json_ab(const struct compare *c)
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
 		cJSON *po = cJSON_CreateObject();
-		cJSON_AddStringToObject(po, "probe", p->probe);
+		report_json_str(po, "probe", p->probe);
 		cJSON_AddStringToObject(po, "checksum", report_json_sum_name(p->sum));
 		report_json_str(po, "base_checksum", p->base_sum);
 		report_json_str(po, "fix_checksum", p->fix_sum);
@@ -276,12 +279,12 @@ char *report_json_ab(const struct compare *c)
 	a = cJSON_AddArrayToObject(o, "census_differences");
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
-		if (strncmp(cell->metric, "census.", 7) != 0 || !cell->stats.deterministic ||
+		if (!metrics_is_census(cell->metric) || !cell->stats.deterministic ||
 		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
 			continue;
 		cJSON *co = cJSON_CreateObject();
-		cJSON_AddStringToObject(co, "probe", cell->probe);
-		cJSON_AddStringToObject(co, "metric", cell->metric);
+		report_json_str(co, "probe", cell->probe);
+		report_json_str(co, "metric", cell->metric);
 		report_json_num(co, "base", cell->stats.base_median);
 		report_json_num(co, "fix", cell->stats.fix_median);
 		cJSON_AddItemToArray(a, co);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_text.h"
 
 static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
@@ -19,9 +20,9 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 	report_text_interval(cell, ci, sizeof ci);
 	compare_signs_text(cell, signs, sizeof signs);
 	sbuf_addf(b, "| ");
-	report_md_escape(b, cell->probe);
+	escape_md(b, cell->probe);
 	sbuf_addf(b, " | ");
-	report_md_escape(b, cell->metric);
+	escape_md(b, cell->metric);
 	sbuf_addf(b, " | %s | %s | %s | %s | %s | %s | ", x, y, dl, pct, ci, signs);
 	if (s->n == 0 || s->deterministic)
 		sbuf_addf(b, "- | - | ");
@@ -32,7 +33,7 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 	if (s->verdict == PAIRED_WORSE || s->verdict == PAIRED_BETTER)
 		sbuf_addf(b, "**%s**", v);
 	else
-		report_md_escape(b, v);
+		escape_md(b, v);
 	sbuf_addf(b, "%s |\n", s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 }
 
@@ -45,13 +46,19 @@ static void report_md_table_head(struct sbuf *b)
 
 static void report_md_build(const struct store_build *sb, struct sbuf *b)
 {
+	char commit[13];
+
+	snprintf(commit, sizeof commit, "%s", sb->git_commit ? sb->git_commit : "?");
 	/* Escaped, not in a code span: entities would show literally inside one. */
-	report_md_escape(b, sb->name);
+	escape_md(b, sb->name);
 	sbuf_addf(b, " (");
-	report_md_escape(b, sb->collector);
+	escape_md(b, sb->collector);
 	sbuf_addf(b, " ");
-	report_md_escape(b, sb->collector_version ? sb->collector_version : "?");
-	sbuf_addf(b, ", %.12s)", sb->git_commit ? sb->git_commit : "?");
+	escape_md(b, sb->collector_version ? sb->collector_version : "?");
+	/* The commit comes from the build's manifest: escaped like every other field. */
+	sbuf_addf(b, ", ");
+	escape_md(b, commit);
+	sbuf_addf(b, ")");
 }
 
 char *report_md_ab(const struct compare *c)
@@ -69,9 +76,9 @@ char *report_md_ab(const struct compare *c)
 	sbuf_addf(&b, " vs **FIX** ");
 	report_md_build(&d->builds[c->fix], &b);
 	sbuf_addf(&b, "  \nsession %lld on ", (long long)d->session.id);
-	report_md_escape(&b, d->session.hostname ? d->session.hostname : "?");
+	escape_md(&b, d->session.hostname ? d->session.hostname : "?");
 	sbuf_addf(&b, ", size ");
-	report_md_escape(&b, d->session.size);
+	escape_md(&b, d->session.size);
 	sbuf_addf(&b, ", rounds complete %s (interleaved ABBA), seed %lld\n\n", rounds,
 	          (long long)d->session.seed);
 
@@ -80,7 +87,7 @@ char *report_md_ab(const struct compare *c)
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
 		sbuf_addf(&b, "- ");
-		report_md_escape(&b, p->probe);
+		escape_md(&b, p->probe);
 		switch (p->sum) {
 		case COMPARE_SUM_SAME:
 			sbuf_addf(&b, ": checksum `%s` in both", p->base_sum);
@@ -104,7 +111,7 @@ char *report_md_ab(const struct compare *c)
 		if (p->failure) {
 			sbuf_addf(&b, "; %s",
 			          p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
-			report_md_escape(&b, p->failure);
+			escape_md(&b, p->failure);
 		}
 		sbuf_addf(&b, "\n");
 	}
@@ -132,7 +139,7 @@ char *report_md_ab(const struct compare *c)
 	if (info_open)
 		sbuf_addf(&b, "\n</details>\n");
 	sbuf_addf(&b, "\n");
-	report_text_warnings(c, &b, "- ", report_md_escape);
+	report_text_warnings(c, &b, "- ", escape_md);
 	sbuf_addf(&b, "\n**%d worse, %d better, %d same**, %d info, %d not judged.\n", c->worse,
 	          c->better, c->same, c->info, c->few + c->unjudged);
 	free(rounds);

@@ -1,7 +1,7 @@
 /*
  * report_md.h — the A/B comparison as GitHub-flavoured Markdown, sized for a pull-request
  * comment or $GITHUB_STEP_SUMMARY: headline, builds, identity, the deciding cells as a table,
- * the info cells folded away in <details>. Every name is escaped (report_md_escape).
+ * the info cells folded away in <details>. Every name is escaped (escape_md).
  */
 #ifndef REPORT_MD_H
 #define REPORT_MD_H

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 void report_text_interval(const struct compare_cell *cell, char *buf, size_t size)
 {
 	const struct paired_cell *s = &cell->stats;
@@ -86,7 +88,7 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		char x[48], y[48], dl[48];
-		if (strncmp(cell->metric, "census.", 7) != 0 || !cell->stats.deterministic ||
+		if (!metrics_is_census(cell->metric) || !cell->stats.deterministic ||
 		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
 			continue;
 		metrics_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
@@ -149,7 +151,7 @@ char *report_text_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct sbuf b;
-	char *rounds = compare_rounds_text(c), headline[160];
+	char *rounds = compare_rounds_text(c), headline[160], *text;
 
 	sbuf_init(&b);
 	sbuf_addf(&b,
@@ -190,5 +192,7 @@ char *report_text_ab(const struct compare *c)
 	sbuf_addf(&b, "verdict: %s (%d worse, %d better, %d same, %d info, %d not judged)\n",
 	          headline, c->worse, c->better, c->same, c->info, c->few + c->unjudged);
 	free(rounds);
-	return b.data;
+	text = escape_text(b.data);
+	sbuf_release(&b);
+	return text;
 }

@@ -1,0 +1,273 @@
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "stats.h"
+
+/* A run that counts towards a probe's figures at the baseline's size: not a warm-up. */
+static int check_run_counts(const struct store_run *r, const char *probe, const char *size)
+{
+	return !r->warmup && strcmp(r->probe, probe) == 0 && strcmp(r->size, size) == 0;
+}
+
+static void check_add_row(struct check_result *res, const struct check_row *row)
+{
+	res->rows = xrealloc(res->rows, (res->nrows + 1) * sizeof *res->rows);
+	res->rows[res->nrows++] = *row;
+	if (row->state == CHECK_UNJUDGED)
+		res->unjudged++;
+	else if (row->j.verdict == BASELINE_REGRESSED)
+		res->regressed++;
+	else if (row->j.verdict == BASELINE_IMPROVED)
+		res->improved++;
+	else if (row->j.verdict == BASELINE_INFO)
+		res->info++;
+	else
+		res->ok++;
+}
+
+/* "3 of 5 runs crashed (SIGSEGV)": why the runs of one probe and kind cannot be judged. */
+static char *check_failed_runs(const struct store_run *runs, size_t n, const char *probe,
+                               const char *size, enum run_kind kind)
+{
+	int total = 0, bad = 0;
+	const struct store_run *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run *r = &runs[i];
+		if (!check_run_counts(r, probe, size) || r->kind != kind)
+			continue;
+		total++;
+		if (r->status != RUN_STATUS_OK) {
+			bad++;
+			if (!first)
+				first = r;
+		}
+	}
+	if (total == 0)
+		return xasprintf("no %s runs of this probe at size %s in the session",
+		                 run_kind_name(kind), size);
+	if (bad == 0)
+		return NULL;
+	return xasprintf("%d of %d %s runs %s%s%s%s", bad, total, run_kind_name(kind),
+	                 run_status_name(first->status), first->detail ? " (" : "",
+	                 first->detail ? first->detail : "", first->detail ? ")" : "");
+}
+
+/* The median of `metric` over the ok runs of one probe, size and kind; 0 values: returns 0. */
+static size_t check_median(const struct store_run *runs, size_t n, const char *probe,
+                           const char *size, const char *metric, double *median)
+{
+	enum run_kind kind = metrics_run_kind(metric);
+	double *vals = xcalloc(n ? n : 1, sizeof *vals);
+	size_t nv = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const double *v;
+		if (!check_run_counts(&runs[i], probe, size) || runs[i].kind != kind ||
+		    runs[i].status != RUN_STATUS_OK)
+			continue;
+		if ((v = metric_set_get(&runs[i].metrics, metric)))
+			vals[nv++] = *v;
+	}
+	if (nv)
+		*median = stats_median(vals, nv);
+	free(vals);
+	return nv;
+}
+
+static void check_row_init(struct check_row *row, enum check_row_kind kind, const char *probe,
+                           const char *metric)
+{
+	memset(row, 0, sizeof *row);
+	row->kind = kind;
+	row->probe = probe;
+	row->metric = metric;
+}
+
+/* Correctness before cost: a wrong result, then an inert premise, each a regression. */
+static void check_probe_identity(const struct check_input *in, const char *probe,
+                                 struct check_result *res)
+{
+	const struct baseline *b = in->baseline;
+	const char *want = baseline_probe_checksum(b, probe), *wrong = NULL;
+	const struct store_run *inert = NULL;
+	struct check_row row;
+
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct store_run *r = &in->runs[i];
+		if (strcmp(r->probe, probe) || strcmp(r->size, b->size) ||
+		    r->status != RUN_STATUS_OK)
+			continue;
+		if (r->checksum && want && strcmp(r->checksum, want) != 0)
+			wrong = r->checksum;
+		if (!r->warmup && r->premise == RUN_PREMISE_NOT_MET && !inert)
+			inert = r;
+	}
+	if (wrong) {
+		check_row_init(&row, CHECK_ROW_CHECKSUM, probe, "checksum");
+		row.j.verdict = BASELINE_REGRESSED;
+		row.reason = xasprintf("wrong result: printed %s, baseline %s", wrong, want);
+		check_add_row(res, &row);
+	}
+	if (inert) {
+		check_row_init(&row, CHECK_ROW_PREMISE, probe, "premise");
+		row.j.verdict = BASELINE_REGRESSED;
+		row.reason = xasprintf("premise not met%s%s", inert->premise_text ? ": " : "",
+		                       inert->premise_text ? inert->premise_text : "");
+		check_add_row(res, &row);
+	}
+}
+
+static void check_probe(const struct check_input *in, const char *probe, struct check_result *res)
+{
+	const struct baseline *b = in->baseline;
+	char *timed_bad = check_failed_runs(in->runs, in->nruns, probe, b->size, RUN_KIND_TIMED);
+	char *vg_bad = check_failed_runs(in->runs, in->nruns, probe, b->size, RUN_KIND_VALGRIND);
+
+	check_probe_identity(in, probe, res);
+	for (size_t c = 0; c < b->ncells; c++) {
+		const struct baseline_cell *cell = &b->cells[c];
+		const char *bad;
+		struct check_row row;
+		size_t nv;
+
+		if (strcmp(cell->probe, probe) != 0)
+			continue;
+		bad = metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND ? vg_bad : timed_bad;
+		check_row_init(&row, CHECK_ROW_CELL, probe, cell->metric);
+		row.base = cell->median;
+		if (bad) {
+			row.state = CHECK_UNJUDGED;
+			row.reason = xstrdup(bad);
+		} else if ((nv = check_median(in->runs, in->nruns, probe, b->size, cell->metric,
+		                              &row.current)) == 0) {
+			row.state = CHECK_UNJUDGED;
+			row.reason =
+			    xasprintf("not measured in this session%s",
+			              metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND
+			                  ? " (measure with --meters rusage,census,valgrind)"
+			                  : "");
+		} else {
+			row.state = CHECK_JUDGED;
+			row.n = (int)nv;
+			baseline_judge(baseline_rule_for_cell(b, probe, cell->metric), cell->median,
+			               row.current, &row.j);
+			if (row.j.went_inert)
+				row.reason =
+				    xasprintf("was %.0f, now 0: the probe no longer causes this",
+				              cell->median);
+			else if (row.j.verdict == BASELINE_REGRESSED && in->base_runs)
+				row.has_base_now =
+				    check_median(in->base_runs, in->nbase_runs, probe, b->size,
+				                 cell->metric, &row.base_now) != 0;
+		}
+		check_add_row(res, &row);
+	}
+	free(timed_bad);
+	free(vg_bad);
+}
+
+/* The baseline was pinned on another host or collector version: every figure reads in that
+ * light. */
+static void check_staleness(const struct check_input *in, struct check_result *res)
+{
+	const struct baseline *b = in->baseline;
+	const struct store_session *si = in->session;
+	const char *version = in->build->collector_version ? in->build->collector_version : "";
+	const char *strict = in->strict ? " (--strict: exit 2)" : "";
+	char *n;
+
+	if (strcmp(si->host_fingerprint ? si->host_fingerprint : "", b->host_fingerprint) != 0) {
+		n = xasprintf("the baseline was pinned on host %s (%s); this session ran on %s "
+		              "(%s): host drift may show%s",
+		              b->hostname, b->host_fingerprint, si->hostname ? si->hostname : "?",
+		              si->host_fingerprint ? si->host_fingerprint : "?", strict);
+		strlist_push(&res->stale, n);
+		free(n);
+	}
+	if (strcmp(version, b->collector_version) != 0) {
+		n = xasprintf(
+		    "the baseline was pinned on %s %s; this session measured version %s%s",
+		    b->collector, b->collector_version, *version ? version : "?", strict);
+		strlist_push(&res->stale, n);
+		free(n);
+	}
+}
+
+/* Why the session or the baseline as a whole cannot pass, or NULL. */
+static char *check_why(const struct check_input *in)
+{
+	const struct baseline *b = in->baseline;
+	const struct store_session *si = in->session;
+	size_t gated = 0, measured = 0;
+
+	if (!si->status || strcmp(si->status, "complete") != 0)
+		return xasprintf("session %lld is %s: only a complete session can pass",
+		                 (long long)si->id, si->status ? si->status : "of unknown status");
+	for (size_t c = 0; c < b->ncells; c++)
+		gated += baseline_rule_for_cell(b, b->cells[c].probe, b->cells[c].metric)->gated;
+	if (gated == 0)
+		return xasprintf("the baseline gates nothing: %s",
+		                 b->ncells == 0 ? "it pins no cell" : "none of its cells is gated");
+	for (size_t p = 0; p < b->nprobes; p++)
+		for (size_t i = 0; i < in->nruns && !measured; i++)
+			measured += check_run_counts(&in->runs[i], b->probes[p].name, b->size);
+	if (measured == 0)
+		return xasprintf(
+		    "session %lld measured none of the baseline's %zu probe%s at size %s",
+		    (long long)si->id, b->nprobes, b->nprobes == 1 ? "" : "s", b->size);
+	return NULL;
+}
+
+void check_judge(const struct check_input *in, struct check_result *out)
+{
+	memset(out, 0, sizeof *out);
+	check_staleness(in, out);
+	for (size_t i = 0; i < in->baseline->nprobes; i++)
+		check_probe(in, in->baseline->probes[i].name, out);
+	out->why = check_why(in);
+	if (out->why)
+		out->verdict = CHECK_VERDICT_UNJUDGED;
+	else if (out->regressed)
+		out->verdict = CHECK_VERDICT_REGRESSION;
+	else if (out->unjudged || (in->strict && out->stale.n))
+		out->verdict = CHECK_VERDICT_UNJUDGED;
+	else
+		out->verdict = CHECK_VERDICT_OK;
+}
+
+void check_result_release(struct check_result *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		free(r->rows[i].reason);
+	free(r->rows);
+	strlist_release(&r->stale);
+	free(r->why);
+	memset(r, 0, sizeof *r);
+}
+
+const char *check_verdict_name(enum check_verdict v)
+{
+	switch (v) {
+	case CHECK_VERDICT_OK:
+		return "ok";
+	case CHECK_VERDICT_REGRESSION:
+		return "REGRESSION";
+	case CHECK_VERDICT_UNJUDGED:
+		return "COULD NOT JUDGE";
+	}
+	return "?";
+}
+
+const char *check_row_verdict_name(const struct check_row *r)
+{
+	if (r->kind == CHECK_ROW_PREMISE)
+		return "INERT";
+	if (r->state == CHECK_UNJUDGED)
+		return "COULD NOT JUDGE";
+	return baseline_verdict_name(r->j.verdict);
+}

@@ -1,0 +1,88 @@
+/*
+ * check.h — the ratchet's judgement: one build's runs in one stored session against a
+ * baseline profile, as rows and one verdict. No I/O and no printing: `check` renders the
+ * result (reports/report_check.h) and `baseline update` acts on it.
+ *
+ * Rows, in the baseline's probe order: for each probe, a CHECK_ROW_CHECKSUM row when a run
+ * printed another result than the baseline's, a CHECK_ROW_PREMISE row when a run did not cause
+ * the activity the probe exists to cause (both regressions whatever the cost figures say),
+ * then one CHECK_ROW_CELL row per pinned cell of the probe. A cell is unjudged when any run of
+ * its kind failed (the figures of the others are not a sample of the probe) or when no run
+ * measured its metric.
+ *
+ * Trust: only a complete session against a baseline that gates something can be ok. A session
+ * that is not complete, a baseline with no gated cell, or a session that measured none of the
+ * baseline's probes at its size makes the whole check CHECK_VERDICT_UNJUDGED with the reason
+ * in `why`; the rows are still judged, for what they show. With `strict`, a stale baseline
+ * (pinned on another host or collector version) cannot pass either.
+ */
+#ifndef CHECK_H
+#define CHECK_H
+
+#include <stddef.h>
+
+#include "baseline.h"
+#include "store.h"
+#include "util.h"
+
+enum check_row_kind {
+	CHECK_ROW_CELL,     /* a pinned cell: probe x metric */
+	CHECK_ROW_CHECKSUM, /* the probe printed another result */
+	CHECK_ROW_PREMISE,  /* the probe ran but went inert */
+};
+
+enum check_state { CHECK_JUDGED, CHECK_UNJUDGED };
+
+struct check_row {
+	enum check_row_kind kind;
+	const char *probe;  /* borrowed from the baseline */
+	const char *metric; /* borrowed: the cell's metric, or "checksum" / "premise" */
+	enum check_state state;
+	double base;    /* the pinned median (cells) */
+	double current; /* the session's median over n runs (judged cells) */
+	int n;
+	struct baseline_judgement j; /* cells: the band's verdict; other rows: REGRESSED */
+	/* A regressed cell the base build also measured: its median now, for drift attribution. */
+	int has_base_now;
+	double base_now;
+	char *reason; /* owned, or NULL: why unjudged, the wrong checksum, the premise, liveness */
+};
+
+enum check_verdict {
+	CHECK_VERDICT_OK,         /* exit 0 */
+	CHECK_VERDICT_REGRESSION, /* exit 1 */
+	CHECK_VERDICT_UNJUDGED,   /* exit 2 */
+};
+
+struct check_input {
+	const struct baseline *baseline;
+	const struct store_session *session; /* its id, status and host */
+	const struct store_build *build;     /* the build judged: its collector version */
+	const struct store_run *runs;        /* that build's runs in the session */
+	size_t nruns;
+	/* Another build measured in the same session (check --base), or NULL: the share of a
+	 * regression it shows too is drift since the pin, not the change. */
+	const struct store_run *base_runs;
+	size_t nbase_runs;
+	int strict; /* a stale baseline cannot pass */
+};
+
+struct check_result {
+	struct check_row *rows;
+	size_t nrows;
+	int ok, improved, regressed, unjudged, info; /* rows by outcome */
+	struct strlist stale; /* the baseline was pinned on another host or version */
+	char *why;            /* why the whole check cannot pass (owned), or NULL */
+	enum check_verdict verdict;
+};
+
+/* Judges in->runs against in->baseline into *out (zeroed first); cannot fail. */
+void check_judge(const struct check_input *in, struct check_result *out);
+void check_result_release(struct check_result *r);
+
+/* "ok", "REGRESSION", "COULD NOT JUDGE". */
+const char *check_verdict_name(enum check_verdict v);
+/* A row's verdict: "ok", "improved", "REGRESSED", "info", "INERT", "COULD NOT JUDGE". */
+const char *check_row_verdict_name(const struct check_row *r);
+
+#endif /* CHECK_H */

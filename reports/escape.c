@@ -1,0 +1,159 @@
+#include "escape.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The length of the well-formed UTF-8 sequence at p (Unicode, table 3-7), or 0 when p does not
+ * start one. The second byte's range excludes overlong forms and surrogates; the NUL that ends
+ * the string is never a continuation byte, so a truncated sequence is caught without a length.
+ */
+static size_t escape_utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * Walks s by characters: each ASCII character goes to `ascii`, which appends it as its format
+ * needs; other well-formed characters are copied; invalid bytes become U+FFFD. With `xml`, the
+ * noncharacters U+FFFE and U+FFFF, which XML 1.0 forbids, are replaced too.
+ */
+static void escape_walk(struct sbuf *b, const char *s, void (*ascii)(struct sbuf *b, char c),
+                        int xml)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		size_t n = escape_utf8_len(p);
+		if (n == 1) {
+			ascii(b, (char)*p);
+		} else if (n == 0 ||
+		           (xml && n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
+			sbuf_addf(b, ESCAPE_REPLACEMENT);
+			n = n ? n : 1;
+		} else {
+			sbuf_add(b, p, n);
+		}
+		p += n;
+	}
+}
+
+static void escape_ascii_raw(struct sbuf *b, char c)
+{
+	sbuf_add(b, &c, 1);
+}
+
+static void escape_ascii_text(struct sbuf *b, char c)
+{
+	if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		sbuf_addf(b, ESCAPE_REPLACEMENT);
+	else
+		sbuf_add(b, &c, 1);
+}
+
+static void escape_ascii_xml(struct sbuf *b, char c)
+{
+	switch (c) {
+	case '&':
+		sbuf_addf(b, "&amp;");
+		break;
+	case '<':
+		sbuf_addf(b, "&lt;");
+		break;
+	case '>':
+		sbuf_addf(b, "&gt;");
+		break;
+	case '"':
+		sbuf_addf(b, "&quot;");
+		break;
+	case '\'':
+		sbuf_addf(b, "&#39;");
+		break;
+	default:
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			sbuf_addf(b, ESCAPE_REPLACEMENT);
+		else
+			sbuf_add(b, &c, 1);
+	}
+}
+
+static void escape_ascii_md(struct sbuf *b, char c)
+{
+	if (c == '|')
+		sbuf_addf(b, "\\|");
+	else if (c == '\n' || c == '\r' || c == '\t')
+		sbuf_addf(b, " ");
+	/* GitHub renders inline HTML and Markdown emphasis in comments: neutralise both. */
+	else if (c == '`' || c == '*' || c == '[' || c == ']' || c == '\\')
+		sbuf_addf(b, "\\%c", c);
+	/* Quotes mean nothing outside an attribute: only the specials that start markup. */
+	else if (c == '"' || c == '\'')
+		sbuf_add(b, &c, 1);
+	else
+		escape_ascii_xml(b, c);
+}
+
+void escape_utf8(struct sbuf *b, const char *s)
+{
+	escape_walk(b, s, escape_ascii_raw, 0);
+}
+
+char *escape_text(const char *text)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	escape_walk(&b, text, escape_ascii_text, 0);
+	return b.data;
+}
+
+void escape_md(struct sbuf *b, const char *s)
+{
+	escape_walk(b, s, escape_ascii_md, 0);
+}
+
+void escape_xml(struct sbuf *b, const char *s)
+{
+	escape_walk(b, s, escape_ascii_xml, 1);
+}
+
+struct cJSON *escape_json_string(const char *s)
+{
+	struct sbuf b;
+	cJSON *v;
+
+	if (!s)
+		return cJSON_CreateNull();
+	sbuf_init(&b);
+	escape_utf8(&b, s);
+	v = cJSON_CreateString(b.data);
+	sbuf_release(&b);
+	return v;
+}

@@ -1,0 +1,341 @@
+#include "report_check.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "escape.h"
+
+/* The figures of one row as every form shows them; "-" where a row has none. */
+struct report_check_cells {
+	char base[32], cur[32], delta[32], allow[32], used[32];
+};
+
+static void report_check_fmt_used(const struct check_row *r, char *buf, size_t size)
+{
+	if (r->state != CHECK_JUDGED || r->kind != CHECK_ROW_CELL)
+		snprintf(buf, size, "-");
+	else if (isinf(r->j.used))
+		snprintf(buf, size, r->j.used > 0 ? "inf" : "-inf");
+	else
+		snprintf(buf, size, "%.0f%%", 100.0 * r->j.used);
+}
+
+static void report_check_fmt_delta(const struct check_row *r, char *buf, size_t size)
+{
+	if (r->state != CHECK_JUDGED || r->kind != CHECK_ROW_CELL)
+		snprintf(buf, size, "-");
+	else if (isinf(r->j.delta_pct))
+		snprintf(buf, size, "%s", r->j.delta > 0 ? "+inf%" : "-inf%");
+	else if (r->j.delta != 0 && fabs(r->j.delta_pct) < 0.005) {
+		/* Too small to show as a percentage, yet it may break a zero band: show it whole. */
+		char v[24];
+		metrics_format_value(r->metric, fabs(r->j.delta), v, sizeof v);
+		snprintf(buf, size, "%c%s", r->j.delta > 0 ? '+' : '-', v);
+	} else
+		snprintf(buf, size, "%+.2f%%", r->j.delta_pct);
+}
+
+static void report_check_format_cells(const struct check_row *r, struct report_check_cells *c)
+{
+	snprintf(c->base, sizeof c->base, "-");
+	snprintf(c->cur, sizeof c->cur, "-");
+	snprintf(c->allow, sizeof c->allow, "-");
+	if (r->kind == CHECK_ROW_CELL) {
+		metrics_format_value(r->metric, r->base, c->base, sizeof c->base);
+		if (r->state == CHECK_JUDGED) {
+			char a[24];
+			metrics_format_value(r->metric, r->current, c->cur, sizeof c->cur);
+			metrics_format_value(r->metric, r->j.allowance, a, sizeof a);
+			snprintf(c->allow, sizeof c->allow, "%s%s", r->j.allowance > 0 ? "+" : "",
+			         a);
+		}
+	}
+	report_check_fmt_delta(r, c->delta, sizeof c->delta);
+	report_check_fmt_used(r, c->used, sizeof c->used);
+}
+
+/*
+ * The words after a row's verdict, or NULL: its reason, or for a regressed cell the base
+ * build measured too, how much of the delta is drift since the pin and how much the change.
+ * Newly allocated.
+ */
+static char *report_check_reason(const struct report_check *c, const struct check_row *r)
+{
+	char drift[32], change[32], total[32];
+
+	if (r->reason)
+		return xstrdup(r->reason);
+	if (!r->has_base_now)
+		return NULL;
+	metrics_format_value(r->metric, r->base_now - r->base, drift, sizeof drift);
+	metrics_format_value(r->metric, r->current - r->base_now, change, sizeof change);
+	metrics_format_value(r->metric, r->current - r->base, total, sizeof total);
+	return xasprintf("of %s%s, %s%s is already in base %s (drift since the pin), %s%s is the "
+	                 "change",
+	                 r->current >= r->base ? "+" : "", total, r->base_now >= r->base ? "+" : "",
+	                 drift, c->base_name ? c->base_name : "?",
+	                 r->current >= r->base_now ? "+" : "", change);
+}
+
+/* "(3 ok, 0 improved, 1 regressed, 0 could not judge, 2 not gated)" */
+static void report_check_counts(const struct check_result *res, struct sbuf *b)
+{
+	sbuf_addf(b, "(%d ok, %d improved, %d regressed, %d could not judge, %d not gated)",
+	          res->ok, res->improved, res->regressed, res->unjudged, res->info);
+}
+
+/* ---- The terminal table ---------------------------------------------------------------- */
+
+char *report_check_text(const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	const struct baseline *bl = c->baseline;
+	struct sbuf b;
+	char *text;
+
+	sbuf_init(&b);
+	if (res->why)
+		sbuf_addf(&b, "COULD NOT JUDGE: %s\n", res->why);
+	/* Staleness comes next: every figure below is read in its light. */
+	for (size_t i = 0; i < res->stale.n; i++)
+		sbuf_addf(&b, "STALE: %s\n", res->stale.items[i]);
+	sbuf_addf(
+	    &b, "gcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
+	    bl->profile, bl->collector, bl->collector_version, (long long)c->session, c->build_name,
+	    bl->size);
+	sbuf_addf(&b, "baseline: %s (pinned %s on %s, session %lld)\n\n", c->baseline_path,
+	          bl->pinned_at, bl->hostname, (long long)bl->session);
+	sbuf_addf(&b, "%-24s %-34s %14s %14s %10s %14s %7s  %s\n", "probe", "metric", "baseline",
+	          "current", "delta", "allowance", "used", "verdict");
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		struct report_check_cells cells;
+		char *why = report_check_reason(c, r);
+		report_check_format_cells(r, &cells);
+		sbuf_addf(&b, "%-24s %-34s %14s %14s %10s %14s %7s  %s%s%s\n", r->probe, r->metric,
+		          cells.base, cells.cur, cells.delta, cells.allow, cells.used,
+		          check_row_verdict_name(r), why ? ": " : "", why ? why : "");
+		free(why);
+	}
+	sbuf_addf(&b, "\nverdict: %s ", check_verdict_name(res->verdict));
+	report_check_counts(res, &b);
+	sbuf_addf(&b, "\n");
+	text = escape_text(b.data);
+	sbuf_release(&b);
+	return text;
+}
+
+/* ---- Markdown ---------------------------------------------------------------------------- */
+
+char *report_check_md(const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	const struct baseline *bl = c->baseline;
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (res->why) {
+		sbuf_addf(&b, "> **COULD NOT JUDGE**: ");
+		escape_md(&b, res->why);
+		sbuf_addf(&b, "\n\n");
+	}
+	for (size_t i = 0; i < res->stale.n; i++) {
+		sbuf_addf(&b, "> **STALE**: ");
+		escape_md(&b, res->stale.items[i]);
+		sbuf_addf(&b, "\n\n");
+	}
+	sbuf_addf(&b, "### gcratchet check: profile ");
+	escape_md(&b, bl->profile);
+	sbuf_addf(&b, ", collector ");
+	escape_md(&b, bl->collector);
+	sbuf_addf(&b, " ");
+	escape_md(&b, bl->collector_version);
+	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
+	escape_md(&b, c->build_name);
+	sbuf_addf(&b, "), size ");
+	escape_md(&b, bl->size);
+	sbuf_addf(&b, "\n\n> baseline: ");
+	escape_md(&b, c->baseline_path);
+	sbuf_addf(&b, " (pinned ");
+	escape_md(&b, bl->pinned_at);
+	sbuf_addf(&b, " on ");
+	escape_md(&b, bl->hostname);
+	sbuf_addf(&b, ", session %lld)\n\n", (long long)bl->session);
+	sbuf_addf(&b,
+	          "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
+	sbuf_addf(&b, "|---|---|---:|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		struct report_check_cells cells;
+		char *why = report_check_reason(c, r);
+		report_check_format_cells(r, &cells);
+		sbuf_addf(&b, "| ");
+		escape_md(&b, r->probe);
+		sbuf_addf(&b, " | ");
+		escape_md(&b, r->metric);
+		sbuf_addf(&b, " | %s | %s | %s | %s | %s | %s", cells.base, cells.cur, cells.delta,
+		          cells.allow, cells.used, check_row_verdict_name(r));
+		if (why) {
+			sbuf_addf(&b, ": ");
+			escape_md(&b, why);
+		}
+		sbuf_addf(&b, " |\n");
+		free(why);
+	}
+	sbuf_addf(&b, "\n**verdict: %s** ", check_verdict_name(res->verdict));
+	report_check_counts(res, &b);
+	sbuf_addf(&b, "\n");
+	return b.data;
+}
+
+/* ---- JSON -------------------------------------------------------------------------------- */
+
+static const char *report_check_json_verdict(const struct check_row *r)
+{
+	if (r->kind == CHECK_ROW_PREMISE)
+		return "inert";
+	if (r->state == CHECK_UNJUDGED)
+		return "could_not_judge";
+	return r->j.verdict == BASELINE_REGRESSED ? "regressed"
+	                                          : baseline_verdict_name(r->j.verdict);
+}
+
+static void report_check_json_str(cJSON *o, const char *key, const char *s)
+{
+	cJSON_AddItemToObject(o, key, escape_json_string(s));
+}
+
+char *report_check_json(const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	const struct baseline *bl = c->baseline;
+	cJSON *root = cJSON_CreateObject(), *cells = cJSON_CreateArray(), *stale;
+	char *json, *text;
+
+	cJSON_AddStringToObject(root, "format", REPORT_CHECK_FORMAT);
+	cJSON_AddNumberToObject(root, "version", REPORT_CHECK_VERSION);
+	cJSON_AddStringToObject(root, "verdict",
+	                        res->verdict == CHECK_VERDICT_REGRESSION ? "regression"
+	                        : res->verdict == CHECK_VERDICT_UNJUDGED ? "could_not_judge"
+	                                                                 : "ok");
+	if (res->why)
+		report_check_json_str(root, "reason", res->why);
+	report_check_json_str(root, "profile", bl->profile);
+	report_check_json_str(root, "collector", bl->collector);
+	report_check_json_str(root, "baseline", c->baseline_path);
+	cJSON_AddNumberToObject(root, "session", (double)c->session);
+	report_check_json_str(root, "build", c->build_name);
+	report_check_json_str(root, "size", bl->size);
+	stale = cJSON_AddArrayToObject(root, "stale");
+	for (size_t i = 0; i < res->stale.n; i++)
+		cJSON_AddItemToArray(stale, escape_json_string(res->stale.items[i]));
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		cJSON *o = cJSON_CreateObject();
+		char *why = report_check_reason(c, r);
+		report_check_json_str(o, "probe", r->probe);
+		report_check_json_str(o, "metric", r->metric);
+		cJSON_AddStringToObject(o, "verdict", report_check_json_verdict(r));
+		if (r->kind == CHECK_ROW_CELL) {
+			cJSON_AddNumberToObject(o, "baseline", r->base);
+			if (r->state == CHECK_JUDGED) {
+				cJSON_AddNumberToObject(o, "current", r->current);
+				cJSON_AddNumberToObject(o, "n", r->n);
+				cJSON_AddNumberToObject(o, "delta", r->j.delta);
+				if (isfinite(r->j.delta_pct))
+					cJSON_AddNumberToObject(o, "delta_pct", r->j.delta_pct);
+				cJSON_AddNumberToObject(o, "allowance", r->j.allowance);
+				if (isfinite(r->j.used))
+					cJSON_AddNumberToObject(o, "used", r->j.used);
+			}
+		}
+		if (why)
+			report_check_json_str(o, "reason", why);
+		free(why);
+		cJSON_AddItemToArray(cells, o);
+	}
+	cJSON_AddItemToObject(root, "cells", cells);
+	json = cJSON_Print(root);
+	text = xasprintf("%s\n", json);
+	cJSON_free(json);
+	cJSON_Delete(root);
+	return text;
+}
+
+/* ---- JUnit XML --------------------------------------------------------------------------- */
+
+/* A comment holding s: escaped as text would be, and no "--", which may not appear in one. */
+static void report_check_xml_comment(struct sbuf *b, const char *prefix, const char *s)
+{
+	struct sbuf t;
+
+	sbuf_init(&t);
+	escape_xml(&t, s);
+	sbuf_addf(b, "<!-- %s", prefix);
+	for (const char *p = t.data; *p; p++)
+		sbuf_addf(b, "%c", p[0] == '-' && p[1] == '-' ? '_' : p[0]);
+	sbuf_addf(b, " -->\n");
+	sbuf_release(&t);
+}
+
+/* JUnit XML: one testcase per row, a failure per regression, an error per unjudged row. */
+char *report_check_junit(const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	if (res->why)
+		report_check_xml_comment(&b, "COULD NOT JUDGE: ", res->why);
+	sbuf_addf(&b, "<testsuites>\n<testsuite name=\"gcratchet check ");
+	escape_xml(&b, c->baseline->profile);
+	sbuf_addf(&b, " ");
+	escape_xml(&b, c->baseline->collector);
+	sbuf_addf(&b, "\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
+	          res->nrows + (res->why != NULL), res->regressed,
+	          res->unjudged + (res->why != NULL), res->info);
+	for (size_t i = 0; i < res->stale.n; i++) {
+		sbuf_addf(&b, "  ");
+		report_check_xml_comment(&b, "STALE: ", res->stale.items[i]);
+	}
+	/* A CI page lists testcases, not comments: the session's own error is one. */
+	if (res->why) {
+		sbuf_addf(&b, "  <testcase classname=\"gcratchet\" name=\"session\"><error "
+		              "message=\"COULD NOT JUDGE: ");
+		escape_xml(&b, res->why);
+		sbuf_addf(&b, "\"/></testcase>\n");
+	}
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		const char *tag = r->state == CHECK_UNJUDGED ? "error" : "failure";
+		struct report_check_cells cells;
+		char *why;
+
+		sbuf_addf(&b, "  <testcase classname=\"");
+		escape_xml(&b, r->probe);
+		sbuf_addf(&b, "\" name=\"");
+		escape_xml(&b, r->metric);
+		sbuf_addf(&b, "\">");
+		if (r->state == CHECK_UNJUDGED || r->j.verdict == BASELINE_REGRESSED) {
+			report_check_format_cells(r, &cells);
+			why = report_check_reason(c, r);
+			sbuf_addf(&b, "<%s message=\"", tag);
+			escape_xml(&b, check_row_verdict_name(r));
+			sbuf_addf(&b, ": baseline %s, current %s, delta %s, allowance %s\">",
+			          cells.base, cells.cur, cells.delta, cells.allow);
+			escape_xml(&b, why);
+			sbuf_addf(&b, "</%s>", tag);
+			free(why);
+		} else if (r->j.verdict == BASELINE_INFO) {
+			sbuf_addf(&b, "<skipped message=\"not gated\"/>");
+		}
+		sbuf_addf(&b, "</testcase>\n");
+	}
+	sbuf_addf(&b, "</testsuite>\n</testsuites>\n");
+	return b.data;
+}

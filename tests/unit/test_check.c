@@ -1,0 +1,369 @@
+/*
+ * The ratchet's judgement on synthetic runs with known verdicts, no database: every row kind
+ * and state, and every reason the whole check cannot pass.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "unit.h"
+
+/* Two probes; a gated exact counter, a gated liveness counter, a banded RSS, an info time,
+ * and Ir from valgrind runs. */
+static const char profile[] =
+    "{\n"
+    "  \"format\": \"gcratchet-baseline\", \"version\": 1, \"profile\": \"shared_ci\",\n"
+    "  \"collector\": {\"name\": \"scripted\", \"version\": \"1.0\", \"git_commit\": \"abc\"},\n"
+    "  \"host\": {\"fingerprint\": \"00ff\", \"hostname\": \"h\"},\n"
+    "  \"pinned_at\": \"2026-11-30T00:00:00Z\", \"session\": 3, \"size\": \"ci\",\n"
+    "  \"meters\": [\"rusage\", \"census\", \"valgrind\"], \"repeats\": 3,\n"
+    "  \"rules\": {\n"
+    "    \"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 0, "
+    "\"band_abs\": 0},\n"
+    "    \"census.major_collections\": {\"gated\": true, \"direction\": \"decrease\", "
+    "\"band_pct\": 50, \"band_abs\": 0},\n"
+    "    \"rss.peak_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 20, "
+    "\"band_abs\": 0},\n"
+    "    \"time.wall_ns\": {\"gated\": false, \"direction\": \"increase\", \"band_pct\": 10, "
+    "\"band_abs\": 0},\n"
+    "    \"valgrind.ir\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 1, "
+    "\"band_abs\": 0}\n"
+    "  },\n"
+    "  \"probes\": {\"01_a\": {\"checksum\": \"0x00000000000000aa\"},\n"
+    "             \"02_b\": {\"checksum\": \"0x00000000000000bb\"}},\n"
+    "  \"cells\": [\n"
+    "    {\"probe\": \"01_a\", \"metric\": \"census.alloc_bytes\", \"median\": 1000, "
+    "\"min\": 1000, \"max\": 1000, \"n\": 3},\n"
+    "    {\"probe\": \"01_a\", \"metric\": \"census.major_collections\", \"median\": 4, "
+    "\"min\": 4, \"max\": 4, \"n\": 3},\n"
+    "    {\"probe\": \"01_a\", \"metric\": \"rss.peak_bytes\", \"median\": 1000000, "
+    "\"min\": 1000000, \"max\": 1000000, \"n\": 3},\n"
+    "    {\"probe\": \"01_a\", \"metric\": \"time.wall_ns\", \"median\": 1000, "
+    "\"min\": 1000, \"max\": 1000, \"n\": 3},\n"
+    "    {\"probe\": \"01_a\", \"metric\": \"valgrind.ir\", \"median\": 5000, "
+    "\"min\": 5000, \"max\": 5000, \"n\": 1},\n"
+    "    {\"probe\": \"02_b\", \"metric\": \"census.alloc_bytes\", \"median\": 2000, "
+    "\"min\": 2000, \"max\": 2000, \"n\": 3}\n"
+    "  ]\n"
+    "}\n";
+
+/* A session's runs, built up one at a time; every string owned, as the store's are. */
+struct runs {
+	struct store_run *r;
+	size_t n;
+};
+
+static struct store_run *add_run(struct runs *rs, const char *probe, enum run_kind kind,
+                                 enum run_status status, const char *checksum)
+{
+	struct store_run *r;
+
+	rs->r = xrealloc(rs->r, (rs->n + 1) * sizeof *rs->r);
+	r = &rs->r[rs->n++];
+	memset(r, 0, sizeof *r);
+	r->probe = xstrdup(probe);
+	r->size = xstrdup("ci");
+	r->kind = kind;
+	r->status = status;
+	r->checksum = checksum ? xstrdup(checksum) : NULL;
+	r->premise = RUN_PREMISE_MET;
+	return r;
+}
+
+/* Three timed runs of each probe and one valgrind run of 01_a, all at the pinned figures. */
+static void add_healthy(struct runs *rs)
+{
+	for (int i = 0; i < 3; i++) {
+		struct store_run *r =
+		    add_run(rs, "01_a", RUN_KIND_TIMED, RUN_STATUS_OK, "0x00000000000000aa");
+		metric_set_add(&r->metrics, "census.alloc_bytes", 1000);
+		metric_set_add(&r->metrics, "census.major_collections", 4);
+		metric_set_add(&r->metrics, "rss.peak_bytes", 1000000);
+		metric_set_add(&r->metrics, "time.wall_ns", 1000);
+		r = add_run(rs, "02_b", RUN_KIND_TIMED, RUN_STATUS_OK, "0x00000000000000bb");
+		metric_set_add(&r->metrics, "census.alloc_bytes", 2000);
+	}
+	metric_set_add(&add_run(rs, "01_a", RUN_KIND_VALGRIND, RUN_STATUS_OK, NULL)->metrics,
+	               "valgrind.ir", 5000);
+}
+
+/* Sets one metric of every ok run of a probe and kind to v. */
+static void set_metric(struct runs *rs, const char *probe, const char *metric, double v)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct metric_set *m = &rs->r[i].metrics;
+		if (strcmp(rs->r[i].probe, probe) != 0)
+			continue;
+		for (size_t k = 0; k < m->n; k++)
+			if (strcmp(m->items[k].name, metric) == 0)
+				m->items[k].value = v;
+	}
+}
+
+struct fixture {
+	struct baseline b;
+	struct store_session si;
+	struct store_build build;
+	struct runs runs;
+	char status[16];
+	struct check_result res;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	struct err e;
+
+	memset(f, 0, sizeof *f);
+	if (baseline_parse(profile, "t.json", &f->b, &e) != 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		abort();
+	}
+	snprintf(f->status, sizeof f->status, "complete");
+	f->si.id = 7;
+	f->si.status = f->status;
+	f->si.host_fingerprint = f->b.host_fingerprint;
+	f->si.hostname = f->b.hostname;
+	f->build.collector_version = f->b.collector_version;
+	add_healthy(&f->runs);
+}
+
+static void fixture_judge(struct fixture *f, int strict)
+{
+	struct check_input in = {0};
+
+	check_result_release(&f->res);
+	in.baseline = &f->b;
+	in.session = &f->si;
+	in.build = &f->build;
+	in.runs = f->runs.r;
+	in.nruns = f->runs.n;
+	in.strict = strict;
+	check_judge(&in, &f->res);
+}
+
+static void fixture_release(struct fixture *f)
+{
+	check_result_release(&f->res);
+	store_runs_release(f->runs.r, f->runs.n);
+	baseline_release(&f->b);
+}
+
+static const struct check_row *row_of(const struct check_result *res, const char *probe,
+                                      const char *metric)
+{
+	for (size_t i = 0; i < res->nrows; i++)
+		if (strcmp(res->rows[i].probe, probe) == 0 &&
+		    strcmp(res->rows[i].metric, metric) == 0)
+			return &res->rows[i];
+	return NULL;
+}
+
+static int reason_has(const struct check_row *r, const char *words)
+{
+	return r && r->reason && strstr(r->reason, words);
+}
+
+static void test_ok_improved_info(void)
+{
+	struct fixture f;
+	const struct check_row *r;
+
+	fixture_init(&f);
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK);
+	CHECK(f.res.why == NULL && f.res.stale.n == 0);
+	CHECK(f.res.nrows == 6);
+	CHECK(f.res.ok == 5 && f.res.info == 1 && f.res.regressed == 0 && f.res.unjudged == 0);
+	r = row_of(&f.res, "01_a", "census.alloc_bytes");
+	CHECK(r && r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED && r->n == 3);
+	CHECK(r && r->current == 1000 && r->j.verdict == BASELINE_OK);
+	CHECK_STR(check_verdict_name(f.res.verdict), "ok");
+
+	/* Better beyond the band is improved; an ungated metric however far is info. */
+	set_metric(&f.runs, "02_b", "census.alloc_bytes", 1500);
+	set_metric(&f.runs, "01_a", "time.wall_ns", 9000);
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK);
+	CHECK(f.res.improved == 1 && f.res.info == 1);
+	CHECK_STR(check_row_verdict_name(row_of(&f.res, "02_b", "census.alloc_bytes")), "improved");
+	CHECK_STR(check_row_verdict_name(row_of(&f.res, "01_a", "time.wall_ns")), "info");
+	fixture_release(&f);
+}
+
+static void test_regressed_and_liveness(void)
+{
+	struct fixture f;
+	const struct check_row *r;
+
+	fixture_init(&f);
+	set_metric(&f.runs, "01_a", "rss.peak_bytes", 1300000); /* +30% on a 20% band */
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION);
+	r = row_of(&f.res, "01_a", "rss.peak_bytes");
+	CHECK(r && r->j.verdict == BASELINE_REGRESSED && r->j.used > 1.0);
+	CHECK(r && r->reason == NULL && !r->has_base_now);
+
+	/* Fewer collections is "better", but none at all means the probe stopped collecting. */
+	set_metric(&f.runs, "01_a", "rss.peak_bytes", 1000000);
+	set_metric(&f.runs, "01_a", "census.major_collections", 0);
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION && f.res.regressed == 1);
+	r = row_of(&f.res, "01_a", "census.major_collections");
+	CHECK(r && r->j.went_inert && reason_has(r, "was 4, now 0"));
+	fixture_release(&f);
+}
+
+static void test_drift_attribution(void)
+{
+	struct fixture f;
+	struct runs base = {0};
+	struct check_input in = {0};
+	const struct check_row *r;
+
+	fixture_init(&f);
+	add_healthy(&base);
+	set_metric(&base, "02_b", "census.alloc_bytes", 2100);
+	set_metric(&f.runs, "02_b", "census.alloc_bytes", 2300);
+	in.baseline = &f.b;
+	in.session = &f.si;
+	in.build = &f.build;
+	in.runs = f.runs.r;
+	in.nruns = f.runs.n;
+	in.base_runs = base.r;
+	in.nbase_runs = base.n;
+	check_judge(&in, &f.res);
+	r = row_of(&f.res, "02_b", "census.alloc_bytes");
+	CHECK(r && r->j.verdict == BASELINE_REGRESSED && r->has_base_now && r->base_now == 2100);
+	CHECK(r && r->current == 2300 && r->base == 2000);
+	store_runs_release(base.r, base.n);
+	fixture_release(&f);
+}
+
+static void test_unjudged_cells(void)
+{
+	struct fixture f;
+	const struct check_row *r;
+
+	/* A failed run makes its probe's cells of that kind unjudged: the rest is no sample. */
+	fixture_init(&f);
+	add_run(&f.runs, "02_b", RUN_KIND_TIMED, RUN_STATUS_CRASHED, NULL)->detail =
+	    xstrdup("SIGSEGV");
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED && f.res.why == NULL);
+	r = row_of(&f.res, "02_b", "census.alloc_bytes");
+	CHECK(r && r->state == CHECK_UNJUDGED);
+	CHECK(reason_has(r, "1 of 4 timed runs crashed (SIGSEGV)"));
+	CHECK_STR(check_row_verdict_name(r), "COULD NOT JUDGE");
+	/* The other probe is still judged. */
+	r = row_of(&f.res, "01_a", "census.alloc_bytes");
+	CHECK(r && r->state == CHECK_JUDGED);
+	fixture_release(&f);
+
+	/* A meter that did not run: no valgrind runs, and a census field nobody reported. */
+	fixture_init(&f);
+	for (size_t i = 0; i < f.runs.n; i++) {
+		if (f.runs.r[i].kind == RUN_KIND_VALGRIND)
+			f.runs.r[i].kind = RUN_KIND_TIMED; /* as if valgrind never ran */
+		if (strcmp(f.runs.r[i].probe, "01_a") == 0)
+			metric_set_release(&f.runs.r[i].metrics);
+	}
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED);
+	CHECK(reason_has(row_of(&f.res, "01_a", "valgrind.ir"), "no valgrind runs of this probe"));
+	CHECK(reason_has(row_of(&f.res, "01_a", "census.alloc_bytes"),
+	                 "not measured in this session"));
+	fixture_release(&f);
+}
+
+static void test_identity(void)
+{
+	struct fixture f;
+	const struct check_row *r;
+
+	/* A wrong result is a regression of its own row, before the probe's cells. */
+	fixture_init(&f);
+	free(f.runs.r[1].checksum);
+	f.runs.r[1].checksum = xstrdup("0x00000000000000cc");
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION);
+	r = row_of(&f.res, "02_b", "checksum");
+	CHECK(r && r->kind == CHECK_ROW_CHECKSUM && r->j.verdict == BASELINE_REGRESSED);
+	CHECK(reason_has(r, "printed 0x00000000000000cc, baseline 0x00000000000000bb"));
+	CHECK(r && r + 1 < f.res.rows + f.res.nrows &&
+	      strcmp(r[1].metric, "census.alloc_bytes") == 0);
+	fixture_release(&f);
+
+	/* An inert run: measured, but not what the probe exists to cause. */
+	fixture_init(&f);
+	f.runs.r[0].premise = RUN_PREMISE_NOT_MET;
+	f.runs.r[0].premise_text = xstrdup("no major collection");
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION);
+	r = row_of(&f.res, "01_a", "premise");
+	CHECK(r && r->kind == CHECK_ROW_PREMISE && reason_has(r, "no major collection"));
+	CHECK_STR(check_row_verdict_name(r), "INERT");
+	fixture_release(&f);
+}
+
+static void test_cannot_pass(void)
+{
+	static const char *const statuses[] = {"interrupted", "incomplete", "running", "abandoned"};
+	struct fixture f;
+	char newer[] = "2.0";
+
+	/* Every figure at its pin, yet only a complete session can pass. */
+	for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++) {
+		fixture_init(&f);
+		snprintf(f.status, sizeof f.status, "%s", statuses[i]);
+		fixture_judge(&f, 0);
+		CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED);
+		CHECK(f.res.why && strstr(f.res.why, statuses[i]) &&
+		      strstr(f.res.why, "only a complete session can pass"));
+		CHECK(f.res.ok == 5); /* the rows are still judged */
+		fixture_release(&f);
+	}
+
+	/* A baseline that gates nothing: no cells, or none gated. */
+	fixture_init(&f);
+	f.b.ncells = 0;
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED);
+	CHECK(f.res.why && strstr(f.res.why, "gates nothing: it pins no cell"));
+	f.b.ncells = 6;
+	for (size_t i = 0; i < f.b.nrules; i++)
+		f.b.rules[i].gated = 0;
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED && f.res.info == 6);
+	CHECK(f.res.why && strstr(f.res.why, "none of its cells is gated"));
+	fixture_release(&f);
+
+	/* A session that measured none of the baseline's probes (here: at another size). */
+	fixture_init(&f);
+	for (size_t i = 0; i < f.runs.n; i++)
+		strcpy(f.runs.r[i].size, "xl");
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED);
+	CHECK(f.res.why &&
+	      strstr(f.res.why, "measured none of the baseline's 2 probes at size ci"));
+	fixture_release(&f);
+
+	/* Stale: said, and with strict, it cannot pass. */
+	fixture_init(&f);
+	f.build.collector_version = newer;
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK && f.res.stale.n == 1);
+	fixture_judge(&f, 1);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED && f.res.why == NULL);
+	CHECK(strstr(f.res.stale.items[0], "--strict: exit 2") != NULL);
+	fixture_release(&f);
+}
+
+int main(void)
+{
+	test_ok_improved_info();
+	test_regressed_and_liveness();
+	test_drift_attribution();
+	test_unjudged_cells();
+	test_identity();
+	test_cannot_pass();
+	return unit_done("test_check");
+}

@@ -1,0 +1,99 @@
+/*
+ * The escaper of each format on hostile text: markup, table pipes, backticks, control
+ * characters and bytes that are not UTF-8, as a probe's stderr may hold them.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "escape.h"
+#include "unit.h"
+
+#define FFFD ESCAPE_REPLACEMENT
+
+typedef void (*escaper)(struct sbuf *b, const char *s);
+
+/* 1 when escaping `in` gives exactly `want`; prints what it gave otherwise. */
+static int escapes_to(escaper fn, const char *in, const char *want)
+{
+	struct sbuf b;
+	int same;
+
+	sbuf_init(&b);
+	fn(&b, in);
+	same = strcmp(b.data, want) == 0;
+	if (!same)
+		fprintf(stderr, "escaped \"%s\" to \"%s\", expected \"%s\"\n", in, b.data, want);
+	sbuf_release(&b);
+	return same;
+}
+
+static void test_utf8(void)
+{
+	/* Well-formed text of every length passes untouched. */
+	CHECK(escapes_to(escape_utf8, "plain", "plain"));
+	CHECK(escapes_to(escape_utf8, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x9b",
+	                 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x9b"));
+	CHECK(escapes_to(escape_utf8, NULL, ""));
+	/* Stray bytes, one replacement each. */
+	CHECK(escapes_to(escape_utf8, "a\377\376b", "a" FFFD FFFD "b"));
+	CHECK(escapes_to(escape_utf8, "\x80", FFFD));
+	/* Overlong forms, surrogates and beyond U+10FFFF are not UTF-8 either. */
+	CHECK(escapes_to(escape_utf8, "\xc0\xaf", FFFD FFFD));
+	CHECK(escapes_to(escape_utf8, "\xe0\x80\xaf", FFFD FFFD FFFD));
+	CHECK(escapes_to(escape_utf8, "\xed\xa0\x80", FFFD FFFD FFFD));
+	CHECK(escapes_to(escape_utf8, "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD));
+	/* A sequence cut short by the end of the text, or by an ASCII byte. */
+	CHECK(escapes_to(escape_utf8, "x\xe2\x82", "x" FFFD FFFD));
+	CHECK(escapes_to(escape_utf8, "\xe2\x82x", FFFD FFFD "x"));
+}
+
+static void test_text(void)
+{
+	char *t = escape_text("ok\tline\n\033[2Jred\377\n");
+
+	CHECK_STR(t, "ok\tline\n" FFFD "[2Jred" FFFD "\n");
+	free(t);
+}
+
+static void test_md(void)
+{
+	CHECK(escapes_to(escape_md, "| <script>alert(1)</script> `x`",
+	                 "\\| &lt;script&gt;alert(1)&lt;/script&gt; \\`x\\`"));
+	CHECK(escapes_to(escape_md, "01_nursery_churn", "01_nursery_churn"));
+	CHECK(escapes_to(escape_md, "*a* [l](u) \\ & \"q\" 'q'",
+	                 "\\*a\\* \\[l\\](u) \\\\ &amp; \"q\" 'q'"));
+	CHECK(escapes_to(escape_md, "two\nlines\r\x01\377", "two lines " FFFD FFFD));
+}
+
+static void test_xml(void)
+{
+	CHECK(escapes_to(escape_xml, "<a href=\"x\">&'</a>",
+	                 "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"));
+	/* XML 1.0 allows tab, newline and return, no other control, and not U+FFFE or U+FFFF. */
+	CHECK(escapes_to(escape_xml, "\t\n\r\x01\x1b", "\t\n\r" FFFD FFFD));
+	CHECK(escapes_to(escape_xml, "\xef\xbf\xbe\xef\xbf\xbf\xef\xbf\xbd", FFFD FFFD FFFD));
+	CHECK(escapes_to(escape_xml, "\376x", FFFD "x"));
+}
+
+static void test_json(void)
+{
+	cJSON *v = escape_json_string("quote \" and \377\376 and \x01");
+	char *text = cJSON_PrintUnformatted(v);
+
+	CHECK_STR(text, "\"quote \\\" and " FFFD FFFD " and \\u0001\"");
+	cJSON_free(text);
+	cJSON_Delete(v);
+	v = escape_json_string(NULL);
+	CHECK(cJSON_IsNull(v));
+	cJSON_Delete(v);
+}
+
+int main(void)
+{
+	test_utf8();
+	test_text();
+	test_md();
+	test_xml();
+	test_json();
+	return unit_done("test_escape");
+}
