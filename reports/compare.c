@@ -142,7 +142,8 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 		const struct store_run *r = &d->runs[i];
 		int arm;
 		const char **sum;
-		if (strcmp(r->probe, p->probe) != 0)
+		/* A run the user killed (a second Ctrl-C) says nothing about either build. */
+		if (strcmp(r->probe, p->probe) != 0 || r->status == RUN_STATUS_INTERRUPTED)
 			continue;
 		if (r->build_id == d->builds[base].id)
 			arm = 0;

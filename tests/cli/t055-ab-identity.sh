@@ -21,6 +21,7 @@ case "$5" in
 crash) kill -SEGV \$\$ ;;
 wobble) [ \$((n % 2)) -eq 0 ] && sum=0x00000000000000ff ;;
 interrupt) [ "\$n" -eq 9 ] && kill -INT "\$(cat "$T/ab.pid")" ;;
+hang2) [ "\$n" -eq 5 ] && { kill -INT "\$(cat "$T/ab.pid")"; sleep 0.5; kill -INT "\$(cat "$T/ab.pid")"; sleep 60; } ;;
 esac
 echo "checksum \${sum:-$3}"
 [ -n "\${GCR_CENSUS_FD:-}" ] && printf '{"format":"gcr-census","version":1,"probe":"01_p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"%s","census":{"alloc_bytes":$4,"major_collections":2}}' "\$1" "\${sum:-$3}" >&3
@@ -119,4 +120,13 @@ expect_grep "^\[1, 2, 3\] \[3\]$" "$T/int" "three complete rounds, three pairs p
 # The report of the stored session says the same later.
 expect_status 2 "$GCR" report --session "$session"
 expect_grep "rounds complete 1-3 of 7" "$T/out"
+
+# ---- Two Ctrl-Cs while a probe hangs: the run is killed and stored as interrupted, which says
+# nothing about FIX (no CORRECTNESS verdict, exit 2 as for any interrupted session) ----------
+rm -f "$T/count"
+sbuild "$T/j" hanging $AA 1000 hang2
+sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/ab.pid" "$GCR" ab "$T/j" "$T/j" --rounds 7 \
+	--meters rusage,census --seed 57 >"$T/out" 2>"$T/err"
+expect_eq "$?" 2 "a session stopped by two interrupts cannot be judged"
+expect_no_grep "CORRECTNESS|FAILS" "$T/out" "an interrupted run is no failure of either build"
 finish
