@@ -21,7 +21,7 @@ case "$5" in
 crash) kill -SEGV \$\$ ;;
 wobble) [ \$((n % 2)) -eq 0 ] && sum=0x00000000000000ff ;;
 interrupt) [ "\$n" -eq 9 ] && kill -INT "\$(cat "$T/ab.pid")" ;;
-hang2) [ "\$n" -eq 5 ] && { kill -INT "\$(cat "$T/ab.pid")"; sleep 0.5; kill -INT "\$(cat "$T/ab.pid")"; sleep 60; } ;;
+hang2) [ "\$n" -eq 6 ] && { kill -INT "\$(cat "$T/ab.pid")"; sleep 0.5; kill -INT "\$(cat "$T/ab.pid")"; sleep 60; } ;;
 esac
 echo "checksum \${sum:-$3}"
 [ -n "\${GCR_CENSUS_FD:-}" ] && printf '{"format":"gcr-census","version":1,"probe":"01_p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"%s","census":{"alloc_bytes":$4,"major_collections":2}}' "\$1" "\${sum:-$3}" >&3
