@@ -315,7 +315,7 @@ int cmd_measure(int argc, char **argv)
 	plan.command = command;
 	plan.stop = &measure_stop;
 
-	if (store_open(cli_db_path(db), &st, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_WRITE, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
