@@ -151,7 +151,7 @@ static char *sqlite_ro_uri(const char *path, int immutable)
 			sbuf_add(&b, p, 1);
 	}
 	sbuf_addf(&b, "?mode=ro%s", immutable ? "&immutable=1" : "");
-	return sbuf_detach(&b);
+	return b.data;
 }
 
 static int sqlite_exec(struct store_conn *c, const char *sql, struct err *e)
