@@ -101,6 +101,7 @@ int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow
 	return 0;
 }
 
+/* A connection string, checked by store_open: the cli does not know the engines. */
 const char *cli_db_path(const char *opt)
 {
 	const char *env = getenv("GCR_DB");
@@ -182,22 +183,53 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const 
 int cli_find_session(const char *cmd, struct store *st, const char *db_path, const char *collector,
                      const char *size, int64_t *session)
 {
+	struct store_session *s = NULL;
+	struct sbuf skipped;
+	size_t n = 0, i;
 	struct err e;
+	int rc = -1;
 
-	if (*session != 0)
-		return 0;
-	if (store_latest_session(st, collector, session, &e) != 0) {
+	sbuf_init(&skipped);
+	if (*session != 0) {
+		rc = 0;
+		goto out;
+	}
+	if (store_list_sessions(st, collector, &s, &n, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
-		return -1;
+		goto out;
 	}
-	if (*session == 0) {
-		cli_error(cmd,
-		          "no session in %s measured collector %s: run gcratchet measure "
-		          "--collector %s --size %s",
-		          db_path, collector, collector, size);
-		return -1;
+	/*
+	 * Only a complete session measured everything it set out to: a newer one still running,
+	 * killed or cut short must not stand in for it, and the user must hear that it did not.
+	 */
+	for (i = n; i-- > 0;) {
+		if (strcmp(s[i].status, "complete") == 0)
+			break;
+		sbuf_addf(&skipped, "%s%lld (%s%s)", skipped.len ? ", " : "", (long long)s[i].id,
+		          s[i].status, s[i].elsewhere ? ", elsewhere" : "");
 	}
-	return 0;
+	if (i == (size_t)-1) {
+		if (n == 0)
+			cli_error(cmd,
+			          "no session in %s measured collector %s: run gcratchet measure "
+			          "--collector %s --size %s",
+			          db_path, collector, collector, size);
+		else
+			cli_error(cmd,
+			          "no complete session in %s measured collector %s (not complete: "
+			          "%s): run gcratchet measure --collector %s --size %s",
+			          db_path, collector, skipped.data, collector, size);
+		goto out;
+	}
+	*session = s[i].id;
+	if (skipped.len)
+		fprintf(stderr, "gcratchet %s: skipping session%s %s, using session %lld\n", cmd,
+		        i + 2 < n ? "s" : "", skipped.data, (long long)*session);
+	rc = 0;
+out:
+	sbuf_release(&skipped);
+	store_sessions_release(s, n);
+	return rc;
 }
 
 /* The median of a metric over a build's non-warm-up runs of one kind; 0 when none has it. */

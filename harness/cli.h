@@ -65,7 +65,10 @@ const struct cli_command *cli_find_command(const char *name);
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
                     uint64_t *out);
 
-/* --db, else $GCR_DB, else results/gcratchet.db. */
+/*
+ * The database's connection string (a path, sqlite:PATH, postgresql://...): --db, else $GCR_DB,
+ * else results/gcratchet.db.
+ */
 const char *cli_db_path(const char *opt);
 /* $GCR_BASELINE_DIR, else baselines/ under the working directory. */
 const char *cli_baseline_dir(void);
@@ -87,7 +90,11 @@ const char *cli_resolve_probe(const char *cmd, const char *want, const struct st
 int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
                    const char *want_name, int64_t session, const struct store_build **out);
 
-/* When *session is 0, sets it to the newest session that measured `collector`; prints why not. */
+/*
+ * When *session is 0, sets it to the newest complete session (by start) that measured
+ * `collector`, saying on stderr which newer ones it skipped (running, abandoned, interrupted,
+ * incomplete); prints why and returns -1 when there is none.
+ */
 int cli_find_session(const char *cmd, struct store *st, const char *db_path, const char *collector,
                      const char *size, int64_t *session);
 

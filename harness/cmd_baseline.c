@@ -289,7 +289,7 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	}
 	if (session < 0)
 		session = 0;
-	if (store_open(cli_db_path(db), &st, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -451,7 +451,7 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		cli_error(cmd, "the measuring session did not succeed: nothing updated");
 		goto out;
 	}
-	if (store_open(cli_db_path(db), &st, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

@@ -95,7 +95,7 @@ int cmd_check(int argc, char **argv)
 		rc = cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
 		goto out;
 	}
-	if (store_open(cli_db_path(db), &st, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

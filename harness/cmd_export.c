@@ -46,7 +46,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out;
-	if (store_open(cli_db_path(db), &st, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

@@ -92,17 +92,18 @@ static int list_sessions(const char *cmd, const char *db)
 	struct err e;
 	int rc = EXIT_UNJUDGED;
 
-	if (store_open(cli_db_path(db), &st, &e) != 0 || store_list_sessions(st, &s, &n, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0 ||
+	    store_list_sessions(st, NULL, &s, &n, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	printf("%-6s %-21s %-12s %-8s %-7s %-40s %s\n", "id", "started", "status", "size", "rounds",
+	printf("%-6s %-21s %-20s %-8s %-7s %-40s %s\n", "id", "started", "status", "size", "rounds",
 	       "builds", "host");
 	for (size_t i = 0; i < n; i++) {
 		struct store_build *b = NULL;
 		size_t nb = 0;
 		struct strlist names = {0};
-		char *joined;
+		char *joined, status[64];
 		if (store_session_builds(st, s[i].id, &b, &nb, &e) != 0) {
 			cli_error(cmd, "%s", e.msg);
 			goto out;
@@ -110,8 +111,11 @@ static int list_sessions(const char *cmd, const char *db)
 		for (size_t k = 0; k < nb; k++)
 			strlist_push(&names, b[k].name);
 		joined = strlist_join(&names, ",");
-		printf("%-6lld %-21s %-12s %-8s %-7lld %-40s %s\n", (long long)s[i].id,
-		       s[i].started_at, s[i].status, s[i].size, (long long)s[i].rounds, joined,
+		/* A running session this host cannot probe may be alive or dead: say which it is. */
+		snprintf(status, sizeof status, "%s%s", s[i].status,
+		         s[i].elsewhere ? " (elsewhere)" : "");
+		printf("%-6lld %-21s %-20s %-8s %-7lld %-40s %s\n", (long long)s[i].id,
+		       s[i].started_at, status, s[i].size, (long long)s[i].rounds, joined,
 		       s[i].hostname ? s[i].hostname : "?");
 		free(joined);
 		strlist_release(&names);
@@ -119,9 +123,7 @@ static int list_sessions(const char *cmd, const char *db)
 	}
 	rc = EXIT_OK;
 out:
-	for (size_t i = 0; i < n; i++)
-		store_session_release(&s[i]);
-	free(s);
+	store_sessions_release(s, n);
 	store_close(st);
 	return rc;
 }

@@ -78,7 +78,7 @@ int cmd_report(int argc, char **argv)
 		rc = cli_error(cmd, "--session N is required (see gcratchet list sessions)");
 		goto out;
 	}
-	if (store_open(cli_db_path(db), &st, &e) != 0 ||
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0 ||
 	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;

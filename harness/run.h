@@ -71,6 +71,7 @@ struct run_record {
 	const char *probe;
 	const char *size;
 	int round, seq;
+	int arm; /* the 0-based position of its build (arm) in the session */
 	int warmup;
 	enum run_kind kind;
 	enum run_status status;

@@ -352,6 +352,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	r.size = size;
 	r.round = round;
 	r.seq = ++s->seq;
+	r.arm = (int)b;
 	r.warmup = warmup;
 	r.kind = valgrind ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
 	r.status = f.status;
@@ -450,6 +451,7 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 	d.size = size;
 	d.round = round;
 	d.seq = ++s->seq;
+	d.arm = (int)b;
 	d.warmup = warmup;
 	d.kind = valgrind ? RUN_KIND_VALGRIND_PER_ITERATION : RUN_KIND_PER_ITERATION;
 	d.status = RUN_STATUS_OK;

@@ -380,7 +380,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->command = command;
 	plan->stop = &session_setup_stop;
 
-	if (store_open(cli_db_path(o->db), &s->st, &e) != 0) {
+	if (store_open(cli_db_path(o->db), STORE_WRITE, &s->st, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		return -1;
 	}

@@ -1,155 +1,360 @@
 #include "store.h"
 
 #include <errno.h>
-#include <sqlite3.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store_engine.h"
 
 struct store {
-	sqlite3 *db;
-	char *path;
+	const struct store_engine *eng;
+	struct store_conn *conn;
+	char *where; /* the database as messages name it: a path, a URL without its password */
+	enum store_mode mode;
+	char boot_id[64];   /* this kernel's boot id, "" when unknown */
+	char hostname[256]; /* this host's name, "" when unknown */
 };
 
-static const char store_schema[] =
-    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS hosts("
-    " id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, hostname TEXT,"
-    " facts TEXT);"
-    "CREATE TABLE IF NOT EXISTS builds("
-    " id INTEGER PRIMARY KEY, name TEXT NOT NULL, collector TEXT NOT NULL,"
-    " collector_version TEXT, git_commit TEXT, dir TEXT, manifest TEXT NOT NULL,"
-    " manifest_hash TEXT NOT NULL UNIQUE);"
-    "CREATE TABLE IF NOT EXISTS sessions("
-    " id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL REFERENCES hosts(id),"
-    " command TEXT, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,"
-    " seed INTEGER NOT NULL, size TEXT NOT NULL, rounds INTEGER NOT NULL,"
-    " warmup INTEGER NOT NULL, probes TEXT NOT NULL, meters TEXT NOT NULL,"
-    " load_before REAL, load_after REAL, harness_version TEXT, facts TEXT);"
-    "CREATE TABLE IF NOT EXISTS session_builds("
-    " session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    " build_id INTEGER NOT NULL REFERENCES builds(id), position INTEGER NOT NULL,"
-    " PRIMARY KEY(session_id, build_id));"
-    "CREATE TABLE IF NOT EXISTS runs("
-    " id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    " build_id INTEGER NOT NULL REFERENCES builds(id), probe TEXT NOT NULL,"
-    " size TEXT NOT NULL, round INTEGER NOT NULL, seq INTEGER NOT NULL,"
-    " warmup INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, detail TEXT,"
-    " checksum TEXT, premise TEXT, stderr_tail TEXT, started_at TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id, build_id);"
-    "CREATE TABLE IF NOT EXISTS samples("
-    " run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,"
-    " value REAL NOT NULL, PRIMARY KEY(run_id, metric)) WITHOUT ROWID;";
+/*
+ * The migration ladder: step i takes a database from schema version i + 1 to i + 2. Each runs
+ * in the one transaction that opens the database, after the engine's base schema (version 1),
+ * so a new database is built by the same statements that migrate an old one. Statements are
+ * in the SQL both engines accept; a step that needs an engine's own DDL gets a hook in
+ * struct store_engine then.
+ */
+static const char *const store_step_v2[] = {
+    /* Who ran a session, to tell a killed one from one still running. */
+    "ALTER TABLE sessions ADD COLUMN pid INTEGER",
+    "ALTER TABLE sessions ADD COLUMN boot_id TEXT",
+    /*
+     * The natural key, which a push to a shared database matches on. started_at has
+     * one-second resolution and two sessions with one --seed may start within a second; they
+     * are two processes. Sessions of schema 1 have no pid and so never collide.
+     */
+    "CREATE UNIQUE INDEX sessions_key ON sessions(host_id, started_at, seed, pid)",
+    "CREATE INDEX sessions_by_start ON sessions(started_at, id)",
+    /* An arm is a build, knob overrides and a label; the overrides come later. */
+    "ALTER TABLE session_builds ADD COLUMN label TEXT",
+    "ALTER TABLE session_builds ADD COLUMN knobs TEXT",
+    "ALTER TABLE runs ADD COLUMN arm INTEGER",
+    "UPDATE runs SET arm = (SELECT sb.position FROM session_builds sb"
+    " WHERE sb.session_id = runs.session_id AND sb.build_id = runs.build_id)",
+    NULL,
+};
 
+static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
+    store_step_v2,
+};
+
+/* Puts where and what in front of the engine's message, keeping its code. */
 static int store_fail(struct store *s, struct err *e, const char *what)
 {
-	return err_set(e, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
-}
+	char msg[ERR_MSG_MAX];
 
-static int store_exec(struct store *s, const char *sql, struct err *e)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		err_set(e, "%s: %s", s->path, msg ? msg : "error");
-		sqlite3_free(msg);
+	if (!e)
 		return -1;
-	}
+	snprintf(msg, sizeof msg, "%s", e->msg);
+	return err_setc(e, e->code, "%s: %s: %s", s->where, what, msg);
+}
+
+/*
+ * A statement being bound and stepped. Placeholders are bound in the order they appear (the
+ * rule store_engine.h sets for portable SQL), so the query keeps the next position itself.
+ */
+struct store_query {
+	struct store *s;
+	struct store_stmt *st;
+	const char *what; /* "reading runs": what a failure was in the middle of */
+	int next;
+};
+
+static int query_open(struct store *s, struct store_query *q, const char *sql, const char *what,
+                      struct err *e)
+{
+	q->s = s;
+	q->st = NULL;
+	q->what = what;
+	q->next = 1;
+	if (s->eng->prepare(s->conn, sql, &q->st, e) != 0)
+		return store_fail(s, e, what);
 	return 0;
 }
 
-static int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct err *e)
+static void query_close(struct store_query *q)
 {
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return store_fail(s, e, "prepare");
+	if (q->st)
+		q->s->eng->finalize(q->st);
+	q->st = NULL;
+}
+
+static void query_int64(struct store_query *q, int64_t v)
+{
+	q->s->eng->bind_int64(q->st, q->next++, v);
+}
+
+static void query_double(struct store_query *q, double v)
+{
+	q->s->eng->bind_double(q->st, q->next++, v);
+}
+
+static void query_text(struct store_query *q, const char *v)
+{
+	q->s->eng->bind_text(q->st, q->next++, v);
+}
+
+/* 1 with a row, 0 when done, -1 on any failure. */
+static int query_step(struct store_query *q, struct err *e)
+{
+	int r = q->s->eng->step(q->st, e);
+
+	if (r < 0)
+		return store_fail(q->s, e, q->what);
+	return r;
+}
+
+static int query_reset(struct store_query *q, struct err *e)
+{
+	q->next = 1;
+	if (q->s->eng->reset(q->st, e) != 0)
+		return store_fail(q->s, e, q->what);
 	return 0;
 }
 
-static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+/* Steps a statement that must finish without a row. */
+static int query_done(struct store_query *q, struct err *e)
 {
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	int r = query_step(q, e);
+
+	if (r > 0)
+		return err_setc(e, ERR_FAILED, "%s: %s: a row where none was expected", q->s->where,
+		                q->what);
+	return r;
 }
 
-static char *store_col_text(sqlite3_stmt *st, int i)
+/* Steps a statement that returns one id (or none: *id = 0). */
+static int query_id(struct store_query *q, int64_t *id, struct err *e)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
+	int r = query_step(q, e);
 
-	return t ? xstrdup((const char *)t) : NULL;
+	*id = 0;
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		*id = q->s->eng->column_int64(q->st, 0);
+	/* Finish the statement now: a RETURNING row still pending would hold the transaction. */
+	return query_reset(q, e);
 }
 
-/* Creates every missing folder on the way to path's parent. */
-static int store_make_parent(const char *path, struct err *e)
+static int64_t col_int64(struct store_query *q, int i)
 {
-	char *dir = xstrdup(path);
-	int rc = 0;
+	return q->s->eng->column_int64(q->st, i);
+}
 
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-			rc = err_set(e, "%s: cannot create folder: %s", dir, strerror(errno));
-			break;
+static double col_double(struct store_query *q, int i)
+{
+	return q->s->eng->column_double(q->st, i);
+}
+
+static const char *col_peek(struct store_query *q, int i)
+{
+	return q->s->eng->column_text(q->st, i);
+}
+
+static char *col_text(struct store_query *q, int i)
+{
+	const char *t = col_peek(q, i);
+
+	return t ? xstrdup(t) : NULL;
+}
+
+static int store_exec(struct store *s, const char *sql, const char *what, struct err *e)
+{
+	if (s->eng->exec(s->conn, sql, e) != 0)
+		return store_fail(s, e, what);
+	return 0;
+}
+
+static int store_begin(struct store *s, const char *what, struct err *e)
+{
+	if (s->eng->begin(s->conn, e) != 0)
+		return store_fail(s, e, what);
+	return 0;
+}
+
+static int store_commit(struct store *s, const char *what, struct err *e)
+{
+	if (s->eng->commit(s->conn, e) != 0)
+		return store_fail(s, e, what);
+	return 0;
+}
+
+/* The schema version in meta; 0 when the database has none yet. */
+static int store_read_version(struct store *s, int *version, struct err *e)
+{
+	struct store_query q = {0};
+	const char *v;
+	int rc = -1, r;
+
+	*version = 0;
+	if (query_open(s, &q, "SELECT value FROM meta WHERE key = 'schema_version'",
+	               "reading the schema version", e) != 0)
+		goto out;
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r > 0) {
+		v = col_peek(&q, 0);
+		*version = v ? atoi(v) : 0;
+		if (*version <= 0) {
+			err_setc(e, ERR_CORRUPT, "%s: schema_version \"%s\" is not a version",
+			         s->where, v ? v : "");
+			goto out;
 		}
-		*p = '/';
 	}
-	free(dir);
+	rc = 0;
+out:
+	query_close(&q);
 	return rc;
 }
 
-int store_open(const char *path, struct store **out, struct err *e)
+static int store_newer(struct store *s, int version, struct err *e)
+{
+	return err_setc(e, ERR_INVALID,
+	                "%s: database schema version %d is newer than this harness (%d); use a "
+	                "newer gcratchet or another --db",
+	                s->where, version, STORE_SCHEMA_VERSION);
+}
+
+/* Climbs the ladder from `from` to STORE_SCHEMA_VERSION; inside the caller's transaction. */
+static int store_migrate(struct store *s, int from, struct err *e)
+{
+	struct store_query q = {0};
+	char what[64], version[16];
+	int rc = -1;
+
+	for (int v = from; v < STORE_SCHEMA_VERSION; v++) {
+		snprintf(what, sizeof what, "migrating schema %d to %d", v, v + 1);
+		for (const char *const *sql = store_ladder[v - 1]; *sql; sql++)
+			if (store_exec(s, *sql, what, e) != 0)
+				goto out;
+	}
+	snprintf(version, sizeof version, "%d", STORE_SCHEMA_VERSION);
+	if (query_open(s, &q,
+	               "INSERT INTO meta(key, value) VALUES('schema_version', ?)"
+	               " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+	               "recording the schema version", e) != 0)
+		goto out;
+	query_text(&q, version);
+	if (query_done(&q, e) != 0)
+		goto out;
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+/* Creates or migrates the schema in one transaction, so no one sees it half built. */
+static int store_prepare_schema(struct store *s, struct err *e)
+{
+	int version;
+
+	if (store_begin(s, "opening", e) != 0)
+		return -1;
+	if (s->eng->create_base(s->conn, e) != 0) {
+		store_fail(s, e, "creating the tables");
+		goto fail;
+	}
+	if (store_read_version(s, &version, e) != 0)
+		goto fail;
+	if (version > STORE_SCHEMA_VERSION) {
+		store_newer(s, version, e);
+		goto fail;
+	}
+	/* A new database has the base schema now: version 1. */
+	if (version < STORE_SCHEMA_VERSION && store_migrate(s, version ? version : 1, e) != 0)
+		goto fail;
+	return store_commit(s, "opening", e);
+fail:
+	s->eng->rollback(s->conn);
+	return -1;
+}
+
+static int store_check_schema(struct store *s, struct err *e)
+{
+	int version;
+
+	if (store_read_version(s, &version, e) != 0)
+		return -1;
+	if (version == 0)
+		return err_setc(e, ERR_INVALID, "%s: not a gcratchet database (no schema version)",
+		                s->where);
+	if (version > STORE_SCHEMA_VERSION)
+		return store_newer(s, version, e);
+	if (version < STORE_SCHEMA_VERSION)
+		return err_setc(
+		    e, ERR_INVALID,
+		    "%s: database schema version %d predates this harness (%d), and "
+		    "reading it does not migrate it: a measure, ab or baseline pin with "
+		    "this --db does",
+		    s->where, version, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+/* This host's boot and name, to tell whether a running session's process can be probed. */
+static void store_identify_host(struct store *s)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (f) {
+		if (!fgets(s->boot_id, sizeof s->boot_id, f))
+			s->boot_id[0] = '\0';
+		s->boot_id[strcspn(s->boot_id, "\n")] = '\0';
+		fclose(f);
+	}
+	if (gethostname(s->hostname, sizeof s->hostname) != 0)
+		s->hostname[0] = '\0';
+	s->hostname[sizeof s->hostname - 1] = '\0';
+}
+
+int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e)
 {
 	struct store *s = xcalloc(1, sizeof *s);
-	sqlite3_stmt *st = NULL;
-	int rc = -1, version = 0;
+	const char *rest = target;
+	int rc = -1;
 
-	s->path = xstrdup(path);
-	if (store_make_parent(path, e) != 0)
-		goto out;
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
-		store_fail(s, e, "cannot open database");
-		goto out;
-	}
-	sqlite3_busy_timeout(s->db, 10000);
-	/*
-	 * WAL with synchronous=NORMAL: a commit per run costs no fsync, and a crash of the
-	 * harness still keeps every committed run.
-	 */
-	if (store_exec(s,
-	               "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-	               "PRAGMA foreign_keys=ON;",
-	               e) != 0)
-		goto out;
-	if (store_exec(s, "BEGIN IMMEDIATE;", e) != 0)
-		goto out;
-	if (store_exec(s, store_schema, e) != 0 ||
-	    store_prepare(s, "SELECT value FROM meta WHERE key='schema_version'", &st, e) != 0) {
-		store_exec(s, "ROLLBACK;", NULL);
+	s->mode = mode;
+	store_identify_host(s);
+	if (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0) {
+		/* Never echo the URL: it may carry a password. */
+		err_setc(e, ERR_INVALID,
+		         "PostgreSQL databases (postgresql://...) are not supported by this build "
+		         "yet; use a SQLite file");
 		goto out;
 	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (version > STORE_SCHEMA_VERSION) {
-		store_exec(s, "ROLLBACK;", NULL);
-		err_set(e,
-		        "%s: database schema version %d is newer than this harness (%d); use a "
-		        "newer gcratchet or another --db",
-		        path, version, STORE_SCHEMA_VERSION);
+	if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
+		err_setc(e, ERR_INVALID,
+		         "%s: unknown kind of database (a path, sqlite:PATH or postgresql://...)",
+		         target);
 		goto out;
 	}
-	if (version == 0 &&
-	    store_exec(s, "INSERT INTO meta(key, value) VALUES('schema_version', '1');", e) != 0) {
-		store_exec(s, "ROLLBACK;", NULL);
+	if (strncmp(target, "sqlite:", 7) == 0)
+		rest = target + 7;
+	if (*rest == '\0') {
+		err_setc(e, ERR_INVALID, "\"%s\": the database path is empty", target);
 		goto out;
 	}
-	if (store_exec(s, "COMMIT;", e) != 0)
+	s->eng = &store_engine_sqlite;
+	s->where = xstrdup(rest);
+	if (s->eng->open(rest, mode, &s->conn, e) != 0) {
+		store_fail(s, e, "cannot open");
+		if (e && e->code == ERR_NOT_FOUND)
+			snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
+			         " (measure creates one; --db or GCR_DB name another)");
+		goto out;
+	}
+	if (mode == STORE_WRITE ? store_prepare_schema(s, e) : store_check_schema(s, e))
 		goto out;
 	rc = 0;
 out:
@@ -165,203 +370,212 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	sqlite3_close(s->db);
-	free(s->path);
+	if (s->conn)
+		s->eng->close(s->conn);
+	free(s->where);
 	free(s);
-}
-
-/* Runs a statement that returns one id (or none); *id = 0 when no row. */
-static int store_step_id(struct store *s, sqlite3_stmt *st, int64_t *id, struct err *e)
-{
-	int r = sqlite3_step(st);
-
-	*id = 0;
-	if (r == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	else if (r != SQLITE_DONE)
-		return store_fail(s, e, "query");
-	/* Finish the statement now: a RETURNING row still pending would hold the transaction. */
-	sqlite3_reset(st);
-	return 0;
 }
 
 int store_host(struct store *s, const char *fingerprint, const char *hostname,
                const char *facts_json, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_prepare(s,
-	                  "INSERT INTO hosts(fingerprint, hostname, facts) VALUES(?1, ?2, ?3) "
-	                  "ON CONFLICT(fingerprint) DO UPDATE SET hostname=?2, facts=?3 "
-	                  "RETURNING id",
-	                  &st, e) != 0)
+	if (query_open(s, &q,
+	               "INSERT INTO hosts(fingerprint, hostname, facts) VALUES(?, ?, ?)"
+	               " ON CONFLICT(fingerprint) DO UPDATE SET hostname = excluded.hostname,"
+	               " facts = excluded.facts RETURNING id",
+	               "recording the host", e) != 0)
 		goto out;
-	store_bind_text(st, 1, fingerprint);
-	store_bind_text(st, 2, hostname);
-	store_bind_text(st, 3, facts_json);
-	rc = store_step_id(s, st, id, e);
+	query_text(&q, fingerprint);
+	query_text(&q, hostname);
+	query_text(&q, facts_json);
+	rc = query_id(&q, id, e);
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
 int store_build_upsert(struct store *s, const struct store_build *b, const char *manifest_text,
                        int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_prepare(s,
-	                  "INSERT INTO builds(name, collector, collector_version, git_commit, dir,"
-	                  " manifest, manifest_hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-	                  "ON CONFLICT(manifest_hash) DO UPDATE SET dir=?5 RETURNING id",
-	                  &st, e) != 0)
+	if (query_open(s, &q,
+	               "INSERT INTO builds(name, collector, collector_version, git_commit, dir,"
+	               " manifest, manifest_hash) VALUES(?, ?, ?, ?, ?, ?, ?)"
+	               " ON CONFLICT(manifest_hash) DO UPDATE SET dir = excluded.dir RETURNING id",
+	               "recording a build", e) != 0)
 		goto out;
-	store_bind_text(st, 1, b->name);
-	store_bind_text(st, 2, b->collector);
-	store_bind_text(st, 3, b->collector_version);
-	store_bind_text(st, 4, b->git_commit);
-	store_bind_text(st, 5, b->dir);
-	store_bind_text(st, 6, manifest_text);
-	store_bind_text(st, 7, b->manifest_hash);
-	rc = store_step_id(s, st, id, e);
+	query_text(&q, b->name);
+	query_text(&q, b->collector);
+	query_text(&q, b->collector_version);
+	query_text(&q, b->git_commit);
+	query_text(&q, b->dir);
+	query_text(&q, manifest_text);
+	query_text(&q, b->manifest_hash);
+	rc = query_id(&q, id, e);
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_prepare(s,
-	                  "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
-	                  " rounds, warmup, probes, meters, load_before, harness_version, facts)"
-	                  " VALUES(?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-	                  " RETURNING id",
-	                  &st, e) != 0)
+	if (query_open(s, &q,
+	               "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
+	               " rounds, warmup, probes, meters, load_before, harness_version, facts,"
+	               " pid, boot_id)"
+	               " VALUES(?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	               "recording the session", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, si->host_id);
-	store_bind_text(st, 2, si->command);
-	store_bind_text(st, 3, si->started_at);
-	sqlite3_bind_int64(st, 4, si->seed);
-	store_bind_text(st, 5, si->size);
-	sqlite3_bind_int64(st, 6, si->rounds);
-	sqlite3_bind_int64(st, 7, si->warmup);
-	store_bind_text(st, 8, si->probes);
-	store_bind_text(st, 9, si->meters);
-	sqlite3_bind_double(st, 10, si->load_before);
-	store_bind_text(st, 11, si->harness_version);
-	store_bind_text(st, 12, si->facts);
-	rc = store_step_id(s, st, id, e);
+	query_int64(&q, si->host_id);
+	query_text(&q, si->command);
+	query_text(&q, si->started_at);
+	query_int64(&q, si->seed);
+	query_text(&q, si->size);
+	query_int64(&q, si->rounds);
+	query_int64(&q, si->warmup);
+	query_text(&q, si->probes);
+	query_text(&q, si->meters);
+	query_double(&q, si->load_before);
+	query_text(&q, si->harness_version);
+	query_text(&q, si->facts);
+	query_int64(&q, (int64_t)getpid());
+	query_text(&q, s->boot_id[0] ? s->boot_id : NULL);
+	rc = query_id(&q, id, e);
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
 int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
                             struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_prepare(s,
-	                  "INSERT OR IGNORE INTO session_builds(session_id, build_id, position)"
-	                  " VALUES(?1, ?2, ?3)",
-	                  &st, e) != 0)
+	if (query_open(s, &q,
+	               "INSERT INTO session_builds(session_id, build_id, position) VALUES(?, ?, ?)"
+	               " ON CONFLICT DO NOTHING",
+	               "recording the session's builds", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, session_id);
-	sqlite3_bind_int64(st, 2, build_id);
-	sqlite3_bind_int(st, 3, position);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		store_fail(s, e, "recording the session's builds");
-		goto out;
-	}
-	rc = 0;
+	query_int64(&q, session_id);
+	query_int64(&q, build_id);
+	query_int64(&q, position);
+	rc = query_done(&q, e);
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
 int store_session_end(struct store *s, int64_t session_id, const char *status, double load_after,
                       struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	char when[32];
 	int rc = -1;
 
 	format_utc(now_real_ns(), when, sizeof when);
-	if (store_prepare(
-	        s, "UPDATE sessions SET status=?2, finished_at=?3, load_after=?4 WHERE id=?1", &st,
-	        e) != 0)
+	if (query_open(
+	        s, &q,
+	        "UPDATE sessions SET status = ?, finished_at = ?, load_after = ? WHERE id = ?",
+	        "closing the session", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, session_id);
-	store_bind_text(st, 2, status);
-	store_bind_text(st, 3, when);
-	sqlite3_bind_double(st, 4, load_after);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		store_fail(s, e, "closing the session");
-		goto out;
-	}
-	rc = 0;
+	query_text(&q, status);
+	query_text(&q, when);
+	query_double(&q, load_after);
+	query_int64(&q, session_id);
+	rc = query_done(&q, e);
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
 #define STORE_SESSION_COLUMNS                                                               \
 	"s.id, s.host_id, h.fingerprint, s.command, s.started_at, s.finished_at, s.status," \
 	" s.seed, s.size, s.rounds, s.warmup, s.probes, s.meters, s.load_before,"           \
-	" s.load_after, s.harness_version, h.hostname, s.facts"                             \
+	" s.load_after, s.harness_version, h.hostname, s.facts, s.pid, s.boot_id"           \
 	" FROM sessions s JOIN hosts h ON h.id = s.host_id"
 
-static void store_session_row(sqlite3_stmt *st, struct store_session *o)
+/* Sessions that measured a build of the collector bound next. */
+#define STORE_SESSION_OF_COLLECTOR                                                     \
+	" EXISTS (SELECT 1 FROM session_builds sb JOIN builds b ON b.id = sb.build_id" \
+	" WHERE sb.session_id = s.id AND b.collector = ?)"
+
+/*
+ * A session stored as running is abandoned when its process is gone. Only a process of this
+ * boot of this host can be probed: another host's pids, or this host's before a reboot, say
+ * nothing (and a container with the host's boot id but its own name has its own pids).
+ */
+static void store_session_liveness(const struct store *s, struct store_session *o)
 {
-	o->id = sqlite3_column_int64(st, 0);
-	o->host_id = sqlite3_column_int64(st, 1);
-	o->host_fingerprint = store_col_text(st, 2);
-	o->command = store_col_text(st, 3);
-	o->started_at = store_col_text(st, 4);
-	o->finished_at = store_col_text(st, 5);
-	o->status = store_col_text(st, 6);
-	o->seed = sqlite3_column_int64(st, 7);
-	o->size = store_col_text(st, 8);
-	o->rounds = sqlite3_column_int64(st, 9);
-	o->warmup = sqlite3_column_int64(st, 10);
-	o->probes = store_col_text(st, 11);
-	o->meters = store_col_text(st, 12);
-	o->load_before = sqlite3_column_double(st, 13);
-	o->load_after = sqlite3_column_double(st, 14);
-	o->harness_version = store_col_text(st, 15);
-	o->hostname = store_col_text(st, 16);
-	o->facts = store_col_text(st, 17);
+	if (!o->status || strcmp(o->status, "running") != 0)
+		return;
+	if (o->pid <= 0 || !o->boot_id || !s->boot_id[0] || strcmp(o->boot_id, s->boot_id) != 0 ||
+	    !o->hostname || strcmp(o->hostname, s->hostname) != 0) {
+		o->elsewhere = 1;
+		return;
+	}
+	/* EPERM: alive, another user's. */
+	if (kill((pid_t)o->pid, 0) == 0 || errno == EPERM)
+		return;
+	free(o->status);
+	o->status = xstrdup("abandoned");
+}
+
+static void store_session_row(struct store_query *q, struct store_session *o)
+{
+	memset(o, 0, sizeof *o);
+	o->id = col_int64(q, 0);
+	o->host_id = col_int64(q, 1);
+	o->host_fingerprint = col_text(q, 2);
+	o->command = col_text(q, 3);
+	o->started_at = col_text(q, 4);
+	o->finished_at = col_text(q, 5);
+	o->status = col_text(q, 6);
+	o->seed = col_int64(q, 7);
+	o->size = col_text(q, 8);
+	o->rounds = col_int64(q, 9);
+	o->warmup = col_int64(q, 10);
+	o->probes = col_text(q, 11);
+	o->meters = col_text(q, 12);
+	o->load_before = col_double(q, 13);
+	o->load_after = col_double(q, 14);
+	o->harness_version = col_text(q, 15);
+	o->hostname = col_text(q, 16);
+	o->facts = col_text(q, 17);
+	o->pid = col_int64(q, 18);
+	o->boot_id = col_text(q, 19);
+	store_session_liveness(q->s, o);
 }
 
 int store_session_get(struct store *s, int64_t session_id, struct store_session *out, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1, r;
 
 	memset(out, 0, sizeof *out);
-	if (store_prepare(s, "SELECT " STORE_SESSION_COLUMNS " WHERE s.id = ?1", &st, e) != 0)
+	if (query_open(s, &q, "SELECT " STORE_SESSION_COLUMNS " WHERE s.id = ?",
+	               "reading a session", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, session_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_DONE) {
-		err_set(e, "%s: no session %lld (see `gcratchet list sessions`)", s->path,
-		        (long long)session_id);
+	query_int64(&q, session_id);
+	if ((r = query_step(&q, e)) < 0)
 		goto out;
-	}
-	if (r != SQLITE_ROW) {
-		store_fail(s, e, "reading a session");
+	if (r == 0) {
+		err_setc(e, ERR_NOT_FOUND, "%s: no session %lld (see `gcratchet list sessions`)",
+		         s->where, (long long)session_id);
 		goto out;
 	}
-	store_session_row(st, out);
+	store_session_row(&q, out);
 	rc = 0;
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
@@ -378,93 +592,121 @@ void store_session_release(struct store_session *si)
 	free(si->probes);
 	free(si->meters);
 	free(si->harness_version);
+	free(si->boot_id);
 	memset(si, 0, sizeof *si);
+}
+
+void store_sessions_release(struct store_session *si, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		store_session_release(&si[i]);
+	free(si);
 }
 
 int store_latest_session(struct store *s, const char *collector, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_prepare(
-	        s,
-	        "SELECT MAX(sb.session_id) FROM session_builds sb"
-	        " JOIN builds b ON b.id = sb.build_id WHERE ?1 IS NULL OR b.collector = ?1",
-	        &st, e) != 0)
+	/* Newest by when it started: ids of a database merged from others say nothing of time. */
+	if (query_open(s, &q,
+	               collector ? "SELECT s.id FROM sessions s WHERE" STORE_SESSION_OF_COLLECTOR
+	                           " ORDER BY s.started_at DESC, s.id DESC LIMIT 1"
+	                         : "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM"
+	                           " session_builds sb WHERE sb.session_id = s.id)"
+	                           " ORDER BY s.started_at DESC, s.id DESC LIMIT 1",
+	               "finding the latest session", e) != 0)
 		goto out;
-	store_bind_text(st, 1, collector);
-	rc = store_step_id(s, st, id, e);
+	if (collector)
+		query_text(&q, collector);
+	rc = query_id(&q, id, e);
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
-int store_list_sessions(struct store *s, struct store_session **out, size_t *n, struct err *e)
+int store_list_sessions(struct store *s, const char *collector, struct store_session **out,
+                        size_t *n, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	size_t cap = 0;
 	int rc = -1, r;
 
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s, "SELECT " STORE_SESSION_COLUMNS " ORDER BY s.id", &st, e) != 0)
+	if (query_open(s, &q,
+	               collector ? "SELECT " STORE_SESSION_COLUMNS
+	                           " WHERE" STORE_SESSION_OF_COLLECTOR
+	                           " ORDER BY s.started_at, s.id"
+	                         : "SELECT " STORE_SESSION_COLUMNS " ORDER BY s.started_at, s.id",
+	               "listing sessions", e) != 0)
 		goto out;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	if (collector)
+		query_text(&q, collector);
+	while ((r = query_step(&q, e)) > 0) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
-		store_session_row(st, &(*out)[(*n)++]);
+		store_session_row(&q, &(*out)[(*n)++]);
 	}
-	if (r != SQLITE_DONE) {
-		store_fail(s, e, "listing sessions");
+	if (r < 0)
 		goto out;
-	}
 	rc = 0;
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
+	if (rc != 0) {
+		store_sessions_release(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
 	return rc;
 }
 
 int store_session_builds(struct store *s, int64_t session_id, struct store_build **out, size_t *n,
                          struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	size_t cap = 0;
 	int rc = -1, r;
 
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(
-	        s,
-	        "SELECT b.id, b.name, b.collector, b.collector_version, b.git_commit, b.dir,"
-	        " b.manifest_hash FROM session_builds sb JOIN builds b ON b.id = sb.build_id"
-	        " WHERE sb.session_id = ?1 ORDER BY sb.position",
-	        &st, e) != 0)
+	if (query_open(s, &q,
+	               "SELECT b.id, b.name, b.collector, b.collector_version, b.git_commit, b.dir,"
+	               " b.manifest_hash, sb.label, sb.knobs FROM session_builds sb"
+	               " JOIN builds b ON b.id = sb.build_id WHERE sb.session_id = ?"
+	               " ORDER BY sb.position",
+	               "reading a session's builds", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, session_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	query_int64(&q, session_id);
+	while ((r = query_step(&q, e)) > 0) {
 		struct store_build *b;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 4;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
 		b = &(*out)[(*n)++];
-		b->id = sqlite3_column_int64(st, 0);
-		b->name = store_col_text(st, 1);
-		b->collector = store_col_text(st, 2);
-		b->collector_version = store_col_text(st, 3);
-		b->git_commit = store_col_text(st, 4);
-		b->dir = store_col_text(st, 5);
-		b->manifest_hash = store_col_text(st, 6);
+		b->id = col_int64(&q, 0);
+		b->name = col_text(&q, 1);
+		b->collector = col_text(&q, 2);
+		b->collector_version = col_text(&q, 3);
+		b->git_commit = col_text(&q, 4);
+		b->dir = col_text(&q, 5);
+		b->manifest_hash = col_text(&q, 6);
+		b->label = col_text(&q, 7);
+		b->knobs = col_text(&q, 8);
 	}
-	if (r != SQLITE_DONE) {
-		store_fail(s, e, "reading a session's builds");
+	if (r < 0)
 		goto out;
-	}
 	rc = 0;
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
+	if (rc != 0) {
+		store_builds_release(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
 	return rc;
 }
 
@@ -477,133 +719,142 @@ void store_builds_release(struct store_build *b, size_t n)
 		free(b[i].git_commit);
 		free(b[i].dir);
 		free(b[i].manifest_hash);
+		free(b[i].label);
+		free(b[i].knobs);
 	}
 	free(b);
 }
 
 int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st = NULL, *sample = NULL;
+	struct store_query q = {0}, sample = {0};
 	char *premise = run_premise_join(r->premise, r->premise_text);
 	int rc = -1;
 
-	if (store_exec(s, "BEGIN IMMEDIATE;", e) != 0) {
+	if (store_begin(s, "storing a run", e) != 0) {
 		free(premise);
 		return -1;
 	}
-	if (store_prepare(s,
-	                  "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
-	                  " kind, status, detail, checksum, premise, stderr_tail, started_at)"
-	                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-	                  " RETURNING id",
-	                  &st, e) != 0)
+	if (query_open(s, &q,
+	               "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
+	               " kind, status, detail, checksum, premise, stderr_tail, started_at, arm)"
+	               " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	               "storing a run", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, r->session_id);
-	sqlite3_bind_int64(st, 2, r->build_id);
-	store_bind_text(st, 3, r->probe);
-	store_bind_text(st, 4, r->size);
-	sqlite3_bind_int(st, 5, r->round);
-	sqlite3_bind_int(st, 6, r->seq);
-	sqlite3_bind_int(st, 7, r->warmup);
-	store_bind_text(st, 8, run_kind_name(r->kind));
-	store_bind_text(st, 9, run_status_name(r->status));
-	store_bind_text(st, 10, r->detail);
-	store_bind_text(st, 11, r->checksum);
-	store_bind_text(st, 12, premise);
-	store_bind_text(st, 13, r->stderr_tail);
-	store_bind_text(st, 14, r->started_at);
-	if (store_step_id(s, st, id, e) != 0)
+	query_int64(&q, r->session_id);
+	query_int64(&q, r->build_id);
+	query_text(&q, r->probe);
+	query_text(&q, r->size);
+	query_int64(&q, r->round);
+	query_int64(&q, r->seq);
+	query_int64(&q, r->warmup);
+	query_text(&q, run_kind_name(r->kind));
+	query_text(&q, run_status_name(r->status));
+	query_text(&q, r->detail);
+	query_text(&q, r->checksum);
+	query_text(&q, premise);
+	query_text(&q, r->stderr_tail);
+	query_text(&q, r->started_at);
+	query_int64(&q, r->arm);
+	if (query_id(&q, id, e) != 0)
 		goto out;
-	if (store_prepare(s, "INSERT INTO samples(run_id, metric, value) VALUES(?1, ?2, ?3)",
-	                  &sample, e) != 0)
+	if (query_open(s, &sample, "INSERT INTO samples(run_id, metric, value) VALUES(?, ?, ?)",
+	               "storing a sample", e) != 0)
 		goto out;
 	for (size_t i = 0; r->metrics && i < r->metrics->n; i++) {
-		sqlite3_reset(sample);
-		sqlite3_bind_int64(sample, 1, *id);
-		store_bind_text(sample, 2, r->metrics->items[i].name);
-		sqlite3_bind_double(sample, 3, r->metrics->items[i].value);
-		if (sqlite3_step(sample) != SQLITE_DONE) {
-			store_fail(s, e, "storing a sample");
+		if (query_reset(&sample, e) != 0)
 			goto out;
-		}
+		query_int64(&sample, *id);
+		query_text(&sample, r->metrics->items[i].name);
+		query_double(&sample, r->metrics->items[i].value);
+		if (query_done(&sample, e) != 0)
+			goto out;
 	}
-	rc = store_exec(s, "COMMIT;", e);
+	rc = store_commit(s, "storing a run", e);
 out:
-	sqlite3_finalize(sample);
-	sqlite3_finalize(st);
+	query_close(&sample);
+	query_close(&q);
 	if (rc != 0)
-		store_exec(s, "ROLLBACK;", NULL);
+		s->eng->rollback(s->conn);
 	free(premise);
 	return rc;
+}
+
+/* Reads the current row of a runs query into o; -1 for a kind or status not known here. */
+static int store_run_row(struct store_query *q, struct store_run *o, struct err *e)
+{
+	const char *kind = col_peek(q, 8), *status = col_peek(q, 9), *text, *stored;
+
+	memset(o, 0, sizeof *o);
+	o->id = col_int64(q, 0);
+	o->session_id = col_int64(q, 1);
+	o->build_id = col_int64(q, 2);
+	if (run_kind_parse(kind, &o->kind) != 0 || run_status_parse(status, &o->status) != 0)
+		return err_setc(e, ERR_INVALID,
+		                "%s: run %lld has kind \"%s\" and status \"%s\", which this "
+		                "gcratchet does not know (written by a newer one?)",
+		                q->s->where, (long long)o->id, kind ? kind : "",
+		                status ? status : "");
+	o->probe = col_text(q, 3);
+	o->size = col_text(q, 4);
+	o->round = (int)col_int64(q, 5);
+	o->seq = (int)col_int64(q, 6);
+	o->warmup = (int)col_int64(q, 7);
+	o->detail = col_text(q, 10);
+	o->checksum = col_text(q, 11);
+	stored = col_peek(q, 12);
+	o->premise = run_premise_split(stored, &text);
+	o->premise_text = stored && *text ? xstrdup(text) : NULL;
+	o->stderr_tail = col_text(q, 13);
+	o->started_at = col_text(q, 14);
+	o->arm = q->s->eng->column_null(q->st, 15) ? -1 : (int)col_int64(q, 15);
+	return 0;
 }
 
 int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struct store_run **out,
                     size_t *n, struct err *e)
 {
-	sqlite3_stmt *st = NULL, *sample = NULL;
+	struct store_query q = {0}, sample = {0};
 	size_t cap = 0;
-	int rc = -1, r;
+	int rc = -1, r, rs;
 
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(s,
-	                  "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
-	                  " status, detail, checksum, premise, stderr_tail, started_at FROM runs"
-	                  " WHERE session_id = ?1 AND (?2 <= 0 OR build_id = ?2) ORDER BY id",
-	                  &st, e) != 0 ||
-	    store_prepare(s, "SELECT metric, value FROM samples WHERE run_id = ?1", &sample, e) !=
-	        0)
+	if (query_open(s, &q,
+	               "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
+	               " status, detail, checksum, premise, stderr_tail, started_at, arm FROM runs"
+	               " WHERE session_id = ? AND (? <= 0 OR build_id = ?) ORDER BY id",
+	               "reading runs", e) != 0 ||
+	    query_open(s, &sample, "SELECT metric, value FROM samples WHERE run_id = ?",
+	               "reading samples", e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, session_id);
-	sqlite3_bind_int64(st, 2, build_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	query_int64(&q, session_id);
+	query_int64(&q, build_id);
+	query_int64(&q, build_id);
+	while ((r = query_step(&q, e)) > 0) {
 		struct store_run *o;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
 		o = &(*out)[(*n)++];
-		memset(o, 0, sizeof *o);
-		o->id = sqlite3_column_int64(st, 0);
-		o->session_id = sqlite3_column_int64(st, 1);
-		o->build_id = sqlite3_column_int64(st, 2);
-		o->probe = store_col_text(st, 3);
-		o->size = store_col_text(st, 4);
-		o->round = sqlite3_column_int(st, 5);
-		o->seq = sqlite3_column_int(st, 6);
-		o->warmup = sqlite3_column_int(st, 7);
-		if (run_kind_parse((const char *)sqlite3_column_text(st, 8), &o->kind) != 0 ||
-		    run_status_parse((const char *)sqlite3_column_text(st, 9), &o->status) != 0) {
-			err_set(e,
-			        "%s: run %lld has kind \"%s\" and status \"%s\", which this "
-			        "gcratchet does not know (written by a newer one?)",
-			        s->path, (long long)o->id, sqlite3_column_text(st, 8),
-			        sqlite3_column_text(st, 9));
+		if (store_run_row(&q, o, e) != 0)
 			goto out;
-		}
-		o->detail = store_col_text(st, 10);
-		o->checksum = store_col_text(st, 11);
-		{
-			const char *text, *stored = (const char *)sqlite3_column_text(st, 12);
-			o->premise = run_premise_split(stored, &text);
-			o->premise_text = stored && *text ? xstrdup(text) : NULL;
-		}
-		o->stderr_tail = store_col_text(st, 13);
-		o->started_at = store_col_text(st, 14);
-		sqlite3_reset(sample);
-		sqlite3_bind_int64(sample, 1, o->id);
-		while (sqlite3_step(sample) == SQLITE_ROW)
-			metric_set_add(&o->metrics, (const char *)sqlite3_column_text(sample, 0),
-			               sqlite3_column_double(sample, 1));
+		if (query_reset(&sample, e) != 0)
+			goto out;
+		query_int64(&sample, o->id);
+		/* A sample that cannot be read fails the load: a verdict on fewer is no verdict. */
+		while ((rs = query_step(&sample, e)) > 0)
+			metric_set_add(&o->metrics, col_peek(&sample, 0), col_double(&sample, 1));
+		if (rs < 0)
+			goto out;
 	}
-	if (r != SQLITE_DONE) {
-		store_fail(s, e, "reading runs");
+	if (r < 0)
 		goto out;
-	}
 	rc = 0;
 out:
-	sqlite3_finalize(sample);
-	sqlite3_finalize(st);
+	query_close(&sample);
+	query_close(&q);
 	if (rc != 0) {
 		store_runs_release(*out, *n);
 		*out = NULL;
@@ -631,37 +882,34 @@ void store_runs_release(struct store_run *r, size_t n)
 static int store_text_by_id(struct store *s, const char *sql, int64_t id, const char *what,
                             char **out, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct store_query q = {0};
 	int rc = -1, r;
 
 	*out = NULL;
-	if (store_prepare(s, sql, &st, e) != 0)
+	if (query_open(s, &q, sql, what, e) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_DONE) {
-		err_set(e, "%s: no %s %lld", s->path, what, (long long)id);
+	query_int64(&q, id);
+	if ((r = query_step(&q, e)) < 0)
 		goto out;
-	}
-	if (r != SQLITE_ROW) {
-		store_fail(s, e, what);
+	if (r == 0) {
+		err_setc(e, ERR_NOT_FOUND, "%s: no %s %lld", s->where, what, (long long)id);
 		goto out;
 	}
-	*out = store_col_text(st, 0);
+	*out = col_text(&q, 0);
 	rc = 0;
 out:
-	sqlite3_finalize(st);
+	query_close(&q);
 	return rc;
 }
 
 int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err *e)
 {
-	return store_text_by_id(s, "SELECT facts FROM hosts WHERE id = ?1", host_id, "host", facts,
+	return store_text_by_id(s, "SELECT facts FROM hosts WHERE id = ?", host_id, "host", facts,
 	                        e);
 }
 
 int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e)
 {
-	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?1", build_id, "build",
+	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?", build_id, "build",
 	                        manifest, e);
 }

@@ -1,5 +1,6 @@
 /*
- * store.h — every sample of every run, in SQLite.
+ * store.h — every sample of every run, in a database: SQLite on one host (a PostgreSQL engine
+ * for a fleet plugs in behind the same functions; see store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
  * session_builds, runs, samples. docs/storage.md describes each column.
@@ -7,7 +8,12 @@
  * Invariants:
  * - One transaction per run: a run and all its samples land together or not at all, so a
  *   session killed half way keeps every run that had finished.
- * - A database written by a newer schema is refused, never rewritten.
+ * - A database written by an older schema is migrated, step by step, in one transaction when
+ *   it is opened for writing; one written by a newer schema is refused, never rewritten.
+ * - Every failure of the database is an error, never fewer rows: a damaged file is ERR_CORRUPT
+ *   with the file named, a lock held too long ERR_BUSY.
+ * - Opened STORE_READ, the store creates, migrates and writes nothing, and computes what it
+ *   reports (an abandoned session) without recording it.
  * - Strings returned in rows are owned by the rows; the *_release functions free them.
  */
 #ifndef STORE_H
@@ -20,12 +26,23 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
-/* Opens or creates the database at path (creating its folder); checks the schema version. */
-int store_open(const char *path, struct store **out, struct err *e);
+enum store_mode {
+	STORE_READ,  /* list, check, export, report: nothing is created or written */
+	STORE_WRITE, /* measure, ab: creates the database (and its folder), migrates it */
+};
+
+/*
+ * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite);
+ * "postgresql://..." is recognised but not supported by this build yet (ERR_INVALID).
+ * STORE_READ fails with ERR_NOT_FOUND when the database does not exist, and with ERR_INVALID
+ * when its schema is older than this harness's (a writing verb migrates it). Both modes refuse
+ * a newer schema (ERR_INVALID). Messages name the database.
+ */
+int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e);
 void store_close(struct store *s);
 
 /* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
@@ -40,6 +57,11 @@ struct store_build {
 	char *git_commit;
 	char *dir;
 	char *manifest_hash; /* identity: two builds with the same manifest are one build */
+	/*
+	 * Read back by store_session_builds only: the arm's label and knob overrides (JSON),
+	 * NULL until sessions record arms of one build with different knobs.
+	 */
+	char *label, *knobs;
 };
 /* Returns the id of the build whose manifest hash matches, inserting it if new. */
 int store_build_upsert(struct store *s, const struct store_build *b, const char *manifest_text,
@@ -52,7 +74,15 @@ struct store_session {
 	char *hostname;
 	char *command;
 	char *started_at, *finished_at;
-	char *status; /* running, complete, incomplete, interrupted */
+	/*
+	 * As stored: running, complete, incomplete, interrupted. As read: "abandoned" for a
+	 * session stored as running whose process is gone from this host (killed, or the host
+	 * rebooted); computed at every read, never written back.
+	 */
+	char *status;
+	int elsewhere; /* running on another host or boot (or before pids were kept): unprobed */
+	int64_t pid;   /* the process that ran it; 0 when not recorded (schema 1) */
+	char *boot_id; /* the kernel's boot id then (/proc/sys/kernel/random/boot_id), or NULL */
 	int64_t seed;
 	char *size;
 	int64_t rounds, warmup;
@@ -61,20 +91,34 @@ struct store_session {
 	char *harness_version;
 	char *facts; /* host facts at the session's start, JSON (hostinfo_json) */
 };
+/*
+ * Records a running session from si (its id, status, pid, boot_id and finished_at are ignored:
+ * the session belongs to the calling process, whose pid and boot id are recorded). Its natural
+ * key is (host, started_at, seed, pid): two sessions cannot share it.
+ */
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
                         struct err *e);
+/* Adds a build as the session's arm number `position` (0-based, the interleaving order). */
 int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
                             struct err *e);
 int store_session_end(struct store *s, int64_t session_id, const char *status, double load_after,
                       struct err *e);
-/* Fills *out; -1 with a message when there is no such session. */
+/* Fills *out; ERR_NOT_FOUND with a message when there is no such session. */
 int store_session_get(struct store *s, int64_t session_id, struct store_session *out,
                       struct err *e);
 void store_session_release(struct store_session *si);
-/* The newest session that measured a build of `collector` (any, when NULL); 0 when none. */
+/*
+ * The newest session (by started_at, then id) that measured a build of `collector` (any, when
+ * NULL), whatever its status; *id = 0 when none.
+ */
 int store_latest_session(struct store *s, const char *collector, int64_t *id, struct err *e);
-/* All sessions, oldest first. */
-int store_list_sessions(struct store *s, struct store_session **out, size_t *n, struct err *e);
+/*
+ * The sessions that measured a build of `collector` (every session, when NULL), oldest first
+ * by started_at, then id; *out is an array of *n, each released by store_session_release.
+ */
+int store_list_sessions(struct store *s, const char *collector, struct store_session **out,
+                        size_t *n, struct err *e);
+void store_sessions_release(struct store_session *si, size_t n);
 /* The builds of a session in their session order. */
 int store_session_builds(struct store *s, int64_t session_id, struct store_build **out, size_t *n,
                          struct err *e);
@@ -87,6 +131,7 @@ struct store_run {
 	char *probe;
 	char *size;
 	int round, seq;
+	int arm; /* the 0-based position of its build in the session; -1 when unknown */
 	int warmup;
 	enum run_kind kind;
 	enum run_status status;

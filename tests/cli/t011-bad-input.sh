@@ -23,7 +23,7 @@ cp -r "$TOP/build/collectors/epsilon" "$T/oldabi"
 sed 's/"abi": [0-9]*/"abi": 0/' "$TOP/build/collectors/epsilon/manifest.json" >"$T/oldabi/manifest.json"
 expect_status 2 "$GCR" measure --build "$T/oldabi"
 expect_grep "built for collector ABI 0, this harness speaks ABI 1" "$T/err"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" 0 "nothing ran"
+expect_eq "$("$GCR" list sessions 2>/dev/null | tail -n +2 | wc -l)" 0 "nothing ran"
 expect_status 2 "$GCR" check --profile shared_ci --collector nosuchgc
 expect_grep "nosuchgc.json: cannot open" "$T/err"
 expect_grep "gcratchet baseline pin --profile shared_ci --collector nosuchgc" "$T/err"

@@ -3,11 +3,13 @@
 # figure (the kernel folds a parent's resident size into a child's ru_maxrss across fork and
 # exec). The probe's own VmHWM, from its census, is the cross-check.
 . "$(dirname "$0")/lib.sh"
+# exported SESSION FILTER — a fact of a stored session, read back through export.
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 GCR_TEST_BALLAST_MB=400 expect_status 0 "$GCR" measure --collector marksweep --probes 01 \
 	--size ci --rounds 2 --warmup 0 --meters rusage,census
-rss=$(sql "SELECT CAST(MAX(value) AS INTEGER) FROM samples WHERE metric='rss.peak_bytes'")
-hwm=$(sql "SELECT CAST(MAX(value) AS INTEGER) FROM samples WHERE metric='memory.vm_hwm_bytes'")
+rss=$(exported 1 '[.runs[].samples["rss.peak_bytes"] // empty] | max | floor')
+hwm=$(exported 1 '[.runs[].samples["memory.vm_hwm_bytes"] // empty] | max | floor')
 echo "rss.peak_bytes=$rss memory.vm_hwm_bytes=$hwm"
 # Far below the 400 MiB ballast...
 if [ "$rss" -lt $((200 << 20)) ]; then pass; else fail "peak RSS $rss includes the harness"; fi

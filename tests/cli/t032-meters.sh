@@ -3,6 +3,8 @@
 # (plus its small baseline) while the harness holds 300 MiB; valgrind's Ir is identical from
 # run to run (to a dozen instructions); valgrind missing or failing is said plainly, never stored as a zero.
 . "$(dirname "$0")/lib.sh"
+# exported SESSION FILTER — a fact of a stored session, read back through export.
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 B="$T/touch"
 mkdir -p "$B"
@@ -12,9 +14,9 @@ printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"touch","collecto
 for mib in 16 128; do
 	TOUCH_MIB=$mib GCR_TEST_BALLAST_MB=300 expect_status 0 "$GCR" measure --build "$B" --rounds 3 \
 		--warmup 0 --meters rusage,census
-	s=$(sql "SELECT MAX(id) FROM sessions")
-	rss=$(sql "SELECT CAST(MAX(value) AS INTEGER) FROM samples JOIN runs ON runs.id=run_id WHERE session_id=$s AND metric='rss.peak_bytes'")
-	hwm=$(sql "SELECT CAST(MAX(value) AS INTEGER) FROM samples JOIN runs ON runs.id=run_id WHERE session_id=$s AND metric='memory.vm_hwm_bytes'")
+	s=$("$GCR" export | jq -r .session.id)
+	rss=$(exported "$s" '[.runs[].samples["rss.peak_bytes"] // empty] | max | floor')
+	hwm=$(exported "$s" '[.runs[].samples["memory.vm_hwm_bytes"] // empty] | max | floor')
 	want=$((mib << 20))
 	echo "touched $mib MiB: rss.peak_bytes $rss, VmHWM $hwm"
 	# Within 5% of N MiB plus a 3 MiB baseline footprint (libc, the stack, the page tables).
@@ -27,16 +29,21 @@ for mib in 16 128; do
 done
 
 # valgrind Ir: identical across repeated runs of the same build, probe and size.
-expect_status 0 "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 1 --warmup 0 --meters valgrind
-expect_status 0 "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 1 --warmup 0 --meters valgrind
-expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE kind='valgrind' AND status='ok'")" 2 "two valgrind runs"
+for i in 1 2; do
+	expect_status 0 "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 1 --warmup 0 --meters valgrind
+	"$GCR" export >"$T/vg$i.json"
+done
+# vg FILTER — a fact of both valgrind sessions together.
+vg() { jq -s -r "$1" "$T/vg1.json" "$T/vg2.json"; }
+expect_eq "$(vg '[.[].runs[] | select(.kind == "valgrind" and .status == "ok")] | length')" 2 "two valgrind runs"
 # Identical but for a start-up jitter of a dozen instructions in libc (epsilon, which never
 # reads a clock, shows it too; see docs/meters.md): far below any band.
-spread=$(sql "SELECT CAST(MAX(value) - MIN(value) AS INTEGER) FROM samples WHERE metric='valgrind.ir'")
+spread=$(vg '[.[].runs[].samples["valgrind.ir"] // empty] | max - min | floor')
 echo "valgrind.ir spread over two runs: $spread instructions"
 if [ "$spread" -le 64 ]; then pass; else fail "Ir moved by $spread instructions run to run"; fi
-expect_eq "$(sql "SELECT COUNT(*) FROM samples WHERE metric='valgrind.ir' AND value > 1000000")" 2 "Ir is a real count"
-expect_grep "valgrind:valgrind-" "$(printf '%s' "$(sql "SELECT meters FROM sessions ORDER BY id DESC LIMIT 1")" >"$T/m"; echo "$T/m")" "valgrind version recorded"
+expect_eq "$(vg '[.[].runs[].samples["valgrind.ir"] // empty | select(. > 1000000)] | length')" 2 "Ir is a real count"
+jq -r '.session.meters[]' "$T/vg2.json" >"$T/m"
+expect_grep "valgrind:valgrind-" "$T/m" "valgrind version recorded"
 
 # valgrind asked for but missing: exit 2 with the install line.
 mkdir -p "$T/bin"
@@ -49,7 +56,8 @@ S="$T/scripted"
 make_script_build "$S" 01_steady
 echo fail >"$S/mode.01_steady"
 expect_status 2 "$GCR" measure --build "$S" --rounds 1 --warmup 0 --meters valgrind
-v=$(sql "SELECT status || '|' || detail FROM runs WHERE kind='valgrind' AND probe='01_steady'")
+"$GCR" export | jq '[.runs[] | select(.kind == "valgrind" and .probe == "01_steady")]' >"$T/failed.json"
+v=$(jq -r '.[] | "\(.status)|\(.detail)"' "$T/failed.json")
 expect_eq "$v" "failed|exited 3: out of cheese" "failed valgrind run"
-expect_eq "$(sql "SELECT COUNT(*) FROM samples JOIN runs ON runs.id=run_id WHERE kind='valgrind' AND probe='01_steady'")" 0 "no Ir stored for it"
+expect_eq "$(jq '[.[].samples | length] | add' "$T/failed.json")" 0 "no Ir stored for it"
 finish

@@ -4,6 +4,8 @@
 # needs to collect during 04, which exists to leave garbage under a deep stack for a collector.
 . "$(dirname "$0")/lib.sh"
 export GCR_BASELINE_DIR="$T/baselines"
+# exported SESSION FILTER — a fact of a stored session, read back through export.
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 expect_status 0 "$GCR" measure --collector marksweep --probes 04 --size ci --rounds 1 --warmup 0 --meters rusage,census
 expect_no_grep "INERT" "$T/out"
@@ -12,7 +14,7 @@ expect_status 0 "$GCR" baseline pin --profile shared_ci --collector marksweep --
 GCR_HEAP_MB=4096 expect_status 0 "$GCR" measure --collector marksweep --probes 04 --size ci --rounds 1 --warmup 0 --meters rusage,census
 expect_grep "INERT: premise not met" "$T/out"
 expect_grep "^INERT: 1 run did not meet" "$T/out"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE session_id=2 AND premise LIKE 'not met%'")" 1 "premise stored with the run"
+expect_eq "$(exported 2 '[.runs[] | select(.premise // "" | startswith("not met"))] | length')" 1 "premise stored with the run"
 expect_status 1 "$GCR" check --profile shared_ci --collector marksweep
 expect_grep "^04_deep_stack_garbage +premise .* INERT: premise not met" "$T/out"
 expect_grep "census.major_collections .* (improved|REGRESSED)" "$T/out"

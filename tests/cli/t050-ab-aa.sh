@@ -5,6 +5,8 @@
 # flagged by chance about one session in twenty: their false-discovery rate is measured,
 # not asserted; see docs/ab.md.)
 . "$(dirname "$0")/lib.sh"
+# exported SESSION FILTER — a fact of a stored session, read back through export.
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 expect_status_in() { # "0 1" COMMAND...
 	want=$1
@@ -73,8 +75,8 @@ fi
 expect_grep "^### gcratchet ab: " "$T/aa.md"
 expect_grep "^\| 01_nursery_churn \| valgrind.ir \| [0-9]+ \| [0-9]+ \| .* \| exact \| exact \| - \| - \| same \|$" "$T/aa.md"
 # All samples of the session are stored as one session with two builds.
-expect_eq "$(sql "SELECT COUNT(*) FROM sessions")" 1 "one session"
-expect_eq "$(sql "SELECT COUNT(*) FROM session_builds WHERE session_id=1")" 2 "two arms"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE kind='timed'")" 32 "8 rounds x 2 probes x 2 arms"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE kind='valgrind'")" 4 "one Ir run per probe and arm"
+expect_eq "$("$GCR" list sessions | tail -n +2 | wc -l)" 1 "one session"
+expect_eq "$(exported 1 '.builds | length')" 2 "two arms"
+expect_eq "$(exported 1 '[.runs[] | select(.kind == "timed")] | length')" 32 "8 rounds x 2 probes x 2 arms"
+expect_eq "$(exported 1 '[.runs[] | select(.kind == "valgrind")] | length')" 4 "one Ir run per probe and arm"
 finish

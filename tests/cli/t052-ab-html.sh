@@ -3,6 +3,8 @@
 # and for a one-build session, and every name on the page is escaped (build and probe names
 # come from manifests and file names the harness does not control).
 . "$(dirname "$0")/lib.sh"
+# exported SESSION FILTER — a fact of a stored session, read back through export.
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
@@ -57,7 +59,7 @@ evil_build "$T/base" 'base & <i>co</i>'
 evil_build "$T/fix" 'fix<script>alert(1)</script>'
 "$GCR" ab "$T/base" "$T/fix" --rounds 6 --meters rusage,census --seed 7 \
 	--html "$T/evil.html" --json "$T/evil.json" >"$T/out" 2>"$T/err"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE probe LIKE '01_evil%' AND status='ok'")" 14 "the scripted probes ran (7 rounds x 2)"
+expect_eq "$(exported 2 '[.runs[] | select((.probe | startswith("01_evil")) and .status == "ok")] | length')" 14 "the scripted probes ran (7 rounds x 2)"
 n=$(cells "$T/evil.json")
 plots "$T/evil.html" "$n" "names with markup"
 expect_no_grep "<script" "$T/evil.html" "no script element in the page source"
@@ -73,9 +75,9 @@ expect_no_grep "<script|<i>" "$T/evil.md" "no markup in the Markdown"
 # ---- A one-build session: report --html draws every build's samples by round ----------
 expect_status 0 "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 3 \
 	--meters rusage,census
-session=$(sql "SELECT MAX(id) FROM sessions")
+session=$("$GCR" export | jq -r .session.id)
 expect_status 0 "$GCR" report --session "$session" --html "$T/one.html"
-n=$(sql "SELECT COUNT(DISTINCT r.probe || ' ' || s.metric) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.session_id = $session AND r.warmup = 0 AND r.status = 'ok'")
+n=$(exported "$session" '[.runs[] | select((.warmup | not) and .status == "ok") | .probe as $p | .samples | keys[] | "\($p) \(.)"] | unique | length')
 plots "$T/one.html" "$n" "one-build session"
 shot "$T/one.html"
 finish

@@ -6,6 +6,8 @@
 # a terminal only; an interrupted session keeps what it measured and pairs only complete
 # rounds (exit 2).
 . "$(dirname "$0")/lib.sh"
+# exported SESSION FILTER — a fact of a stored session, read back through export.
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 # sbuild DIR NAME CHECKSUM ALLOC_BYTES MODE: a build of one scripted probe, 01_p.
 sbuild() {
@@ -49,7 +51,7 @@ expect_status 2 $AB marksweep "$T/oldabi"
 expect_grep "FIX: .*built for collector ABI 0, this harness speaks ABI 1" "$T/err"
 expect_status 2 $AB marksweep epsilon --probes 99
 expect_grep 'unknown probe "99"' "$T/err"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs" 2>/dev/null || echo 0)" 0 "nothing ran"
+expect_eq "$("$GCR" list sessions 2>/dev/null | tail -n +2 | wc -l)" 0 "nothing ran"
 
 # ---- Results that differ: a correctness failure, shown before any cost -----------------
 sbuild "$T/a" base $AA 1000 ok
@@ -110,9 +112,9 @@ expect_eq "$?" 2 "an interrupted session cannot be judged"
 expect_grep "INTERRUPTED \(finished runs are kept\)" "$T/err"
 expect_grep "^gcratchet ab: session [0-9]+, size ci, rounds complete 1-3 of 7" "$T/out"
 expect_grep "note: the session is interrupted: only complete rounds \(1-3 of 7\) are paired" "$T/out"
-session=$(sql "SELECT MAX(id) FROM sessions")
-expect_eq "$(sql "SELECT status FROM sessions WHERE id=$session")" interrupted "session row"
-expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE session_id=$session")" 9 "the 9 finished runs are stored"
+session=$("$GCR" export | jq -r .session.id)
+expect_eq "$(exported "$session" .session.status)" interrupted "session row"
+expect_eq "$(exported "$session" '.runs | length')" 9 "the 9 finished runs are stored"
 python3 -c 'import json, sys
 c = json.load(open(sys.argv[1]))["comparison"]
 print(c["rounds_complete"], sorted(set(x["n"] for x in c["cells"])))' "$T/int.json" >"$T/int"

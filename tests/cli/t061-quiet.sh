@@ -19,8 +19,8 @@ expect_status 0 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --
 expect_grep "waiting for the bench lock .* held by pid $one" "$T/err"
 wait $one
 # The waiting session started only after the first had ended.
-first_end=$(sqlite3 "$T/one.db" "SELECT finished_at FROM sessions")
-second_start=$(sql "SELECT started_at FROM sessions ORDER BY id DESC LIMIT 1")
+first_end=$("$GCR" export --db "$T/one.db" | jq -r .session.finished_at)
+second_start=$("$GCR" export | jq -r .session.started_at)
 if [ "$second_start" \> "$first_end" ] || [ "$second_start" = "$first_end" ]; then pass; else
 	fail "sessions overlapped: second started $second_start, first ended $first_end"
 fi
@@ -29,7 +29,7 @@ fi
 expect_status 2 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --meters rusage,census \
 	--idle-below 0.0001 --idle-timeout 1
 expect_grep "the host is not idle: load .* is not below 0.00 after 1 s" "$T/err"
-expect_eq "$(sql "SELECT load_before >= 0 AND load_after >= 0 FROM sessions ORDER BY id DESC LIMIT 1")" 1 "load recorded before and after"
+expect_eq "$("$GCR" export | jq '.session.load_before >= 0 and .session.load_after >= 0')" true "load recorded before and after"
 
 # CPU pinning, ASLR off, a clean environment: the probe sees them.
 cat >"$B/03_env" <<'SCRIPT'
@@ -44,14 +44,14 @@ chmod +x "$B/03_env"
 sed 's/"probes":\[/"probes":[{"name":"03_env","file":"03_env","sha256":"-"},/' "$B/manifest.json" >"$B/m" && mv "$B/m" "$B/manifest.json"
 MARKER=here GCR_HEAP_MB=7 expect_status 2 "$GCR" measure --build "$B" --probes 03 --rounds 1 --warmup 0 \
 	--meters rusage,census --cpu 1 --no-aslr --clean-env
-tail=$(sql "SELECT stderr_tail FROM runs ORDER BY id DESC LIMIT 1")
+tail=$("$GCR" export | jq -r '.runs | max_by(.id) | .stderr_tail')
 echo "$tail"
 echo "$tail" | grep -q "^cpus=1$" && pass || fail "not pinned to CPU 1: $tail"
 echo "$tail" | grep -q "0040000" && pass || fail "ASLR not off (ADDR_NO_RANDOMIZE): $tail"
 echo "$tail" | grep -q "marker=unset knob=7 pad=0" && pass || fail "environment not clean: $tail"
 MARKER=here expect_status 2 "$GCR" measure --build "$B" --probes 03 --rounds 1 --warmup 0 \
 	--meters rusage,census --env-offset 4000 --seed 5
-tail=$(sql "SELECT stderr_tail FROM runs ORDER BY id DESC LIMIT 1")
+tail=$("$GCR" export | jq -r '.runs | max_by(.id) | .stderr_tail')
 echo "$tail" | grep -q "marker=here" && pass || fail "environment not kept: $tail"
 echo "$tail" | grep -Eq "pad=[0-9]+" && pass || fail "no padding: $tail"
 expect_status 2 "$GCR" measure --build "$B" --cpu 99

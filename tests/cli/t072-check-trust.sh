@@ -74,7 +74,8 @@ every_format "no probe measured" "COULD NOT JUDGE.*measured none of the baseline
 
 # ---- Item 4: only a complete session can pass -------------------------------------------
 for status in interrupted incomplete running abandoned; do
-	sql "UPDATE sessions SET status='$status' WHERE id=$healthy"
+	# This shell's pid: a running session whose process is alive reads as running, not abandoned.
+	sql "UPDATE sessions SET status='$status', pid=$$ WHERE id=$healthy"
 	every_format "$status session" "COULD NOT JUDGE.*session $healthy is $status: only a complete session can pass" \
 		--session "$healthy"
 	expect_status 2 "$GCR" baseline update --profile shared_ci --collector scripted --session "$healthy"

@@ -1,0 +1,74 @@
+/*
+ * store_engine.h — what store.c needs from a database engine, and nothing more.
+ *
+ * store.c holds every query and the migration ladder, in SQL that SQLite and PostgreSQL both
+ * accept: `?` placeholders, each bound once and in the order they appear (an engine that
+ * numbers its placeholders rewrites them); INSERT ... ON CONFLICT and RETURNING; plain types in
+ * ALTER TABLE. An engine owns everything else: its connection string, what read-only means
+ * for it, transactions and locking, its own settings (PRAGMAs), the dialect of the base schema
+ * (ids, floating point, clustered tables), and turning its failures into err codes: a damaged
+ * database is ERR_CORRUPT, a lock held too long ERR_BUSY, a missing database ERR_NOT_FOUND.
+ *
+ * Adding an engine (PostgreSQL through libpq is next) means one more struct store_engine and
+ * a scheme in store_open; no caller of store.h changes.
+ *
+ * Invariants:
+ * - The base schema is schema version 1 exactly as it shipped, and never changes: every later
+ *   change is a step of the ladder in store.c, so a new database and a migrated one are built
+ *   by the same statements.
+ * - Messages name the database (the engine knows its file or server) and never the query.
+ * - A failed bind is remembered by the statement and reported by the next step, so that a
+ *   query cannot run with a parameter silently missing.
+ */
+#ifndef STORE_ENGINE_H
+#define STORE_ENGINE_H
+
+#include <stdint.h>
+
+#include "store.h"
+#include "util.h"
+
+struct store_conn;
+struct store_stmt;
+
+struct store_engine {
+	const char *name; /* "sqlite" */
+	/*
+	 * Opens the database the connection string names (its scheme removed). STORE_READ
+	 * creates and writes nothing, and a database that does not exist is ERR_NOT_FOUND;
+	 * STORE_WRITE creates it (and its folder) when missing.
+	 */
+	int (*open)(const char *target, enum store_mode mode, struct store_conn **out,
+	            struct err *e);
+	void (*close)(struct store_conn *c);
+	/* Creates the tables of schema version 1 that do not exist yet; inside a transaction. */
+	int (*create_base)(struct store_conn *c, struct err *e);
+	/* A transaction that will write: it holds the write lock from its start. */
+	int (*begin)(struct store_conn *c, struct err *e);
+	int (*commit)(struct store_conn *c, struct err *e);
+	/* Never fails in a way a caller could act on; the error that led here is the one to tell. */
+	void (*rollback)(struct store_conn *c);
+	/* One statement without parameters or rows. */
+	int (*exec)(struct store_conn *c, const char *sql, struct err *e);
+
+	int (*prepare)(struct store_conn *c, const char *sql, struct store_stmt **out,
+	               struct err *e);
+	/* i is the placeholder's 1-based position; a NULL text binds SQL NULL. */
+	void (*bind_int64)(struct store_stmt *st, int i, int64_t v);
+	void (*bind_double)(struct store_stmt *st, int i, double v);
+	void (*bind_text)(struct store_stmt *st, int i, const char *v);
+	/* 1 with a row to read, 0 when done, -1 on any failure (a bind's included). */
+	int (*step)(struct store_stmt *st, struct err *e);
+	/* Makes the statement ready to be bound and stepped again. */
+	int (*reset)(struct store_stmt *st, struct err *e);
+	/* Columns of the current row, 0-based; text is NULL for SQL NULL, valid until the next step. */
+	int (*column_null)(struct store_stmt *st, int i);
+	int64_t (*column_int64)(struct store_stmt *st, int i);
+	double (*column_double)(struct store_stmt *st, int i);
+	const char *(*column_text)(struct store_stmt *st, int i);
+	void (*finalize)(struct store_stmt *st);
+};
+
+extern const struct store_engine store_engine_sqlite;
+
+#endif /* STORE_ENGINE_H */

@@ -1,0 +1,367 @@
+/*
+ * test_store.c — the store reads back what it was given, migrates schema 1 and keeps its
+ * runs, refuses a newer schema, creates nothing when reading, orders sessions by start, and
+ * tells an abandoned session from a running one.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "unit.h"
+#include "util.h"
+
+static char dir[] = "/tmp/gcratchet-test-store.XXXXXX";
+
+static char *test_path(const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+/* Runs SQL on a database behind the store's back, as the sqlite3 tool would. */
+static int test_sql(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open(path, &db) == SQLITE_OK &&
+	                 sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
+	             ? 0
+	             : -1;
+
+	sqlite3_close(db);
+	return rc;
+}
+
+/* The integer the first column of the first row holds; -1 when there is none. */
+static int64_t test_sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open(path, &db) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static int64_t test_session(struct store *st, int64_t host, const char *started_at, int64_t seed)
+{
+	struct store_session si;
+	struct err e = ERR_INIT;
+	int64_t id = 0;
+
+	memset(&si, 0, sizeof si);
+	si.host_id = host;
+	si.command = (char *)"gcratchet measure";
+	si.started_at = (char *)started_at;
+	si.seed = seed;
+	si.size = (char *)"ci";
+	si.rounds = 1;
+	si.probes = (char *)"01_a";
+	si.meters = (char *)"rusage,census";
+	CHECK(store_session_begin(st, &si, &id, &e) == 0);
+	return id;
+}
+
+/* Every kind, status and premise goes in and comes back as it was, with its samples and arm. */
+static void test_round_trip(void)
+{
+	char *path = test_path("round.db");
+	struct store *st = NULL;
+	struct store_build b = {0}, *builds = NULL;
+	struct store_run *runs = NULL;
+	struct store_session si;
+	struct err e = ERR_INIT;
+	int64_t host, build, session, id;
+	size_t nruns = 0, nbuilds = 0, k = 0;
+	static const char *const premise_text[] = {NULL, "", "0 minor collections", "no weak refs"};
+
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_host(st, "00000000000000aa", "testhost", "{}", &host, &e) == 0);
+	b.name = (char *)"base";
+	b.collector = (char *)"gen";
+	b.manifest_hash = (char *)"h1";
+	CHECK(store_build_upsert(st, &b, "{}", &build, &e) == 0);
+	session = test_session(st, host, "2026-01-01T00:00:00Z", 1);
+	CHECK(store_session_add_build(st, session, build, 0, &e) == 0);
+	for (int kind = 0; kind < RUN_KIND_COUNT; kind++)
+		for (int status = 0; status < RUN_STATUS_COUNT; status++) {
+			struct metric_set m = {0};
+			struct run_record r;
+			enum run_premise p = (enum run_premise)((kind + status) % 4);
+			memset(&r, 0, sizeof r);
+			metric_set_add(&m, "census.alloc_bytes", 1000.0 + kind * 100 + status);
+			metric_set_add(&m, "time.wall_ns", 0.5);
+			r.session_id = session;
+			r.build_id = build;
+			r.probe = "01_a";
+			r.size = "ci";
+			r.round = status;
+			r.seq = kind * RUN_STATUS_COUNT + status + 1;
+			r.arm = 0;
+			r.kind = (enum run_kind)kind;
+			r.status = (enum run_status)status;
+			r.detail = status ? "why not" : NULL;
+			r.checksum = "0x00000000000000aa";
+			r.premise = p;
+			r.premise_text = premise_text[p];
+			r.stderr_tail = "";
+			r.started_at = "2026-01-01T00:00:01Z";
+			r.metrics = status == RUN_STATUS_LOST ? NULL : &m;
+			CHECK(store_run_insert(st, &r, &id, &e) == 0);
+			metric_set_release(&m);
+		}
+	CHECK(store_session_end(st, session, "complete", 0.25, &e) == 0);
+	store_close(st);
+
+	/* Read back through a read-only open, as export and check do. */
+	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
+	CHECK(store_session_get(st, session, &si, &e) == 0);
+	CHECK_STR(si.status, "complete");
+	CHECK(si.pid == (int64_t)getpid());
+	CHECK(si.boot_id != NULL);
+	CHECK(!si.elsewhere);
+	store_session_release(&si);
+	CHECK(store_session_builds(st, session, &builds, &nbuilds, &e) == 0);
+	CHECK(nbuilds == 1 && builds[0].label == NULL && builds[0].knobs == NULL);
+	store_builds_release(builds, nbuilds);
+	CHECK(store_runs_load(st, session, 0, &runs, &nruns, &e) == 0);
+	CHECK(nruns == (size_t)RUN_KIND_COUNT * RUN_STATUS_COUNT);
+	for (int kind = 0; kind < RUN_KIND_COUNT && k < nruns; kind++)
+		for (int status = 0; status < RUN_STATUS_COUNT && k < nruns; status++, k++) {
+			const struct store_run *r = &runs[k];
+			enum run_premise p = (enum run_premise)((kind + status) % 4);
+			const double *v = metric_set_get(&r->metrics, "census.alloc_bytes");
+			CHECK(r->kind == (enum run_kind)kind);
+			CHECK(r->status == (enum run_status)status);
+			CHECK(r->premise == p);
+			CHECK(p == RUN_PREMISE_NONE || p == RUN_PREMISE_MET ||
+			      (r->premise_text && strcmp(r->premise_text, premise_text[p]) == 0));
+			CHECK(r->arm == 0);
+			CHECK(r->round == status);
+			CHECK((r->detail != NULL) == (status != 0));
+			if (status == RUN_STATUS_LOST)
+				CHECK(r->metrics.n == 0);
+			else
+				CHECK(v && *v == 1000.0 + kind * 100 + status);
+		}
+	store_runs_release(runs, nruns);
+	store_close(st);
+	free(path);
+}
+
+/* Schema version 1 as it shipped (e276ab9), made without the store, as an old gcratchet did. */
+static const char test_v1[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE hosts(id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL UNIQUE, hostname TEXT,"
+    " facts TEXT);"
+    "CREATE TABLE builds(id INTEGER PRIMARY KEY, name TEXT NOT NULL, collector TEXT NOT NULL,"
+    " collector_version TEXT, git_commit TEXT, dir TEXT, manifest TEXT NOT NULL,"
+    " manifest_hash TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE sessions(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL REFERENCES hosts(id),"
+    " command TEXT, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL,"
+    " seed INTEGER NOT NULL, size TEXT NOT NULL, rounds INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL, probes TEXT NOT NULL, meters TEXT NOT NULL,"
+    " load_before REAL, load_after REAL, harness_version TEXT, facts TEXT);"
+    "CREATE TABLE session_builds(session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    " build_id INTEGER NOT NULL REFERENCES builds(id), position INTEGER NOT NULL,"
+    " PRIMARY KEY(session_id, build_id));"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES"
+    " sessions(id), build_id INTEGER NOT NULL REFERENCES builds(id), probe TEXT NOT NULL,"
+    " size TEXT NOT NULL, round INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, detail TEXT,"
+    " checksum TEXT, premise TEXT, stderr_tail TEXT, started_at TEXT NOT NULL);"
+    "CREATE INDEX runs_by_session ON runs(session_id, build_id);"
+    "CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id), metric TEXT NOT NULL,"
+    " value REAL NOT NULL, PRIMARY KEY(run_id, metric)) WITHOUT ROWID;"
+    "INSERT INTO meta VALUES('schema_version', '1');"
+    "INSERT INTO hosts VALUES(1, '00000000000000aa', 'oldhost', '{}');"
+    "INSERT INTO builds VALUES(1, 'base', 'gen', '1', 'x', '/b', '{}', 'h1');"
+    "INSERT INTO builds VALUES(2, 'fix', 'gen', '1', 'x', '/f', '{}', 'h2');"
+    /* Two sessions with one start and one seed: schema 1 allowed it, the migration must too. */
+    "INSERT INTO sessions VALUES(1, 1, 'ab', '2025-01-01T00:00:00Z', NULL, 'complete', 7, 'ci',"
+    " 1, 0, '01_a', 'rusage', 0, 0, 'gcratchet 0.1.0', '{}');"
+    "INSERT INTO sessions VALUES(2, 1, 'ab', '2025-01-01T00:00:00Z', NULL, 'running', 7, 'ci',"
+    " 1, 0, '01_a', 'rusage', 0, 0, 'gcratchet 0.1.0', '{}');"
+    "INSERT INTO session_builds VALUES(1, 1, 0), (1, 2, 1);"
+    "INSERT INTO runs VALUES(1, 1, 2, '01_a', 'ci', 1, 1, 0, 'timed', 'ok', NULL, NULL, NULL,"
+    " '', '2025-01-01T00:00:01Z');"
+    "INSERT INTO runs VALUES(2, 1, 1, '01_a', 'ci', 1, 2, 0, 'valgrind', 'crashed', 'SIGSEGV',"
+    " NULL, 'met', '', '2025-01-01T00:00:02Z');"
+    "INSERT INTO samples VALUES(1, 'census.alloc_bytes', 42), (2, 'time.wall_ns', 9);";
+
+static void test_migration(void)
+{
+	char *path = test_path("v1.db");
+	struct store *st = NULL;
+	struct store_run *runs = NULL;
+	struct store_session si;
+	struct err e = ERR_INIT;
+	size_t n = 0;
+
+	CHECK(test_sql(path, test_v1) == 0);
+	/* Reading never migrates: an older gcratchet still writing this file must still read it. */
+	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 1 predates") != NULL);
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_runs_load(st, 1, 0, &runs, &n, &e) == 0);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK(runs[0].arm == 1 && runs[1].arm == 0);
+		CHECK(runs[1].kind == RUN_KIND_VALGRIND && runs[1].status == RUN_STATUS_CRASHED);
+		CHECK(runs[1].premise == RUN_PREMISE_MET);
+		CHECK(metric_set_get(&runs[0].metrics, "census.alloc_bytes") &&
+		      *metric_set_get(&runs[0].metrics, "census.alloc_bytes") == 42);
+	}
+	store_runs_release(runs, n);
+	/* A running session of schema 1 kept no pid: it cannot be probed, so it is not dead. */
+	CHECK(store_session_get(st, 2, &si, &e) == 0);
+	CHECK_STR(si.status, "running");
+	CHECK(si.elsewhere && si.pid == 0);
+	store_session_release(&si);
+	store_close(st);
+	/* Opening again finds version 2 and leaves it. */
+	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
+	store_close(st);
+	CHECK(test_sql_int(path, "SELECT value FROM meta WHERE key = 'schema_version'") ==
+	      STORE_SCHEMA_VERSION);
+	free(path);
+}
+
+static void test_newer_refused(void)
+{
+	char *path = test_path("newer.db");
+	struct store *st = NULL;
+	struct err e = ERR_INIT;
+
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	store_close(st);
+	CHECK(test_sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'") == 0);
+	CHECK(store_open(path, STORE_WRITE, &st, &e) != 0 && st == NULL);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 3 is newer") != NULL);
+	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID);
+	free(path);
+}
+
+static void test_read_missing(void)
+{
+	char *path = test_path("nowhere/x.db");
+	char *folder = test_path("nowhere");
+	struct store *st = NULL;
+	struct stat sb;
+	struct err e = ERR_INIT;
+
+	CHECK(store_open(path, STORE_READ, &st, &e) != 0 && st == NULL);
+	CHECK(e.code == ERR_NOT_FOUND);
+	CHECK(strstr(e.msg, path) != NULL);
+	CHECK(stat(folder, &sb) != 0);
+	CHECK(store_open("postgresql://u:secret@h/db", STORE_READ, &st, &e) != 0);
+	CHECK(strstr(e.msg, "not supported") != NULL && strstr(e.msg, "secret") == NULL);
+	free(folder);
+	free(path);
+}
+
+/* Newest means newest by start: a database merged from others has ids out of time order. */
+static void test_latest_and_liveness(void)
+{
+	char *path = test_path("latest.db"), *sql;
+	struct store *st = NULL;
+	struct store_build b = {0};
+	struct store_session *all = NULL, si;
+	struct err e = ERR_INIT;
+	int64_t host, build, s1, s2, s3, latest = 0;
+	size_t n = 0;
+	pid_t gone;
+
+	char self[256] = "";
+
+	/* Only a session of this host can be probed, and the host is known by its name. */
+	CHECK(gethostname(self, sizeof self - 1) == 0);
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_host(st, "00000000000000bb", self, "{}", &host, &e) == 0);
+	b.name = (char *)"g";
+	b.collector = (char *)"gen";
+	b.manifest_hash = (char *)"hg";
+	CHECK(store_build_upsert(st, &b, "{}", &build, &e) == 0);
+	s1 = test_session(st, host, "2026-03-01T00:00:00Z", 1);
+	s2 = test_session(st, host, "2026-05-01T00:00:00Z", 1);
+	s3 = test_session(st, host, "2026-04-01T00:00:00Z", 1);
+	for (int64_t s = s1; s <= s3; s++)
+		CHECK(store_session_add_build(st, s, build, 0, &e) == 0);
+	CHECK(store_latest_session(st, "gen", &latest, &e) == 0);
+	CHECK(latest == s2);
+	CHECK(store_latest_session(st, "marksweep", &latest, &e) == 0);
+	CHECK(latest == 0);
+	CHECK(store_list_sessions(st, "gen", &all, &n, &e) == 0);
+	CHECK(n == 3 && all[0].id == s1 && all[1].id == s3 && all[2].id == s2);
+	/* This process is alive: its sessions still run. */
+	CHECK(all[2].status && strcmp(all[2].status, "running") == 0 && !all[2].elsewhere);
+	store_sessions_release(all, n);
+	/* The natural key: the same start and seed from the same process is one session. */
+	{
+		struct store_session dup;
+		int64_t id;
+		memset(&dup, 0, sizeof dup);
+		dup.host_id = host;
+		dup.started_at = (char *)"2026-03-01T00:00:00Z";
+		dup.seed = 1;
+		dup.size = (char *)"ci";
+		dup.probes = (char *)"01_a";
+		dup.meters = (char *)"rusage";
+		CHECK(store_session_begin(st, &dup, &id, &e) != 0);
+	}
+	store_close(st);
+
+	/* A process that has exited: its running session is abandoned; another boot's is unknown. */
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	sql = xasprintf("UPDATE sessions SET pid = %d WHERE id = %lld;"
+	                "UPDATE sessions SET boot_id = 'another-boot' WHERE id = %lld",
+	                (int)gone, (long long)s2, (long long)s3);
+	CHECK(test_sql(path, sql) == 0);
+	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
+	CHECK(store_session_get(st, s2, &si, &e) == 0);
+	CHECK_STR(si.status, "abandoned");
+	store_session_release(&si);
+	CHECK(store_session_get(st, s3, &si, &e) == 0);
+	CHECK_STR(si.status, "running");
+	CHECK(si.elsewhere);
+	store_session_release(&si);
+	CHECK(store_session_get(st, 99, &si, &e) != 0 && e.code == ERR_NOT_FOUND);
+	store_close(st);
+	free(sql);
+	/* Computed, never written: the row still says running. */
+	sql = xasprintf("SELECT COUNT(*) FROM sessions WHERE status = 'running' AND id = %lld",
+	                (long long)s2);
+	CHECK(test_sql_int(path, sql) == 1);
+	free(sql);
+	free(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_round_trip();
+	test_migration();
+	test_newer_refused();
+	test_read_missing();
+	test_latest_and_liveness();
+	{
+		char *cmd = xasprintf("rm -rf %s", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "test_store: could not remove %s\n", dir);
+		free(cmd);
+	}
+	return unit_done("test_store");
+}
