@@ -156,6 +156,7 @@ static int runner_high_fd(int fd)
 
 struct runner {
 	char *launcher;
+	char *cwd; /* the launcher's working directory, and so every probe's; NULL: ours */
 	pid_t pid; /* the launcher; 0 when none is running */
 	int sock;  /* our end of the SOCK_SEQPACKET pair; -1 when none */
 };
@@ -193,6 +194,8 @@ static int runner_start(struct runner *r, struct err *e)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], RUNNER_LAUNCH_FD);
+	if (r->cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
 	posix_spawnattr_init(&attr);
 	/* Its own process group: Ctrl-C stops the harness after this run, not the launcher. */
 	posix_spawnattr_setpgroup(&attr, 0);
@@ -210,11 +213,12 @@ static int runner_start(struct runner *r, struct err *e)
 	return 0;
 }
 
-int runner_open(const char *launcher, struct runner **out, struct err *e)
+int runner_open(const char *launcher, const char *cwd, struct runner **out, struct err *e)
 {
 	struct runner *r = xcalloc(1, sizeof *r);
 
 	r->launcher = xstrdup(launcher);
+	r->cwd = cwd ? xstrdup(cwd) : NULL;
 	r->sock = -1;
 	if (access(launcher, X_OK) != 0 || runner_start(r, e) != 0) {
 		if (access(launcher, X_OK) != 0)
@@ -233,6 +237,7 @@ void runner_close(struct runner *r)
 		return;
 	runner_stop(r);
 	free(r->launcher);
+	free(r->cwd);
 	free(r);
 }
 

@@ -65,8 +65,11 @@ struct run_perf {
 
 struct runner;
 
-/* Starts a launcher (the path of gcratchet-launch); -1 with a message when it cannot. */
-int runner_open(const char *launcher, struct runner **out, struct err *e);
+/*
+ * Starts a launcher (the path of gcratchet-launch) whose probes run in the folder `cwd` (NULL:
+ * ours); -1 with a message when it cannot.
+ */
+int runner_open(const char *launcher, const char *cwd, struct runner **out, struct err *e);
 /* Stops the launcher and frees the runner; NULL is fine. */
 void runner_close(struct runner *r);
 

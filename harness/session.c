@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,36 +42,114 @@ void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
 	}
 }
 
-/* The fixed environment of --clean-env, besides the collector's GCR_* knobs. */
-static const char *const session_clean_env[] = {
-    "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C", "LC_ALL=C", "TZ=UTC", NULL,
+/*
+ * Hermetic runs. A probe's instruction count and a conservative collector's heap move with
+ * what the kernel puts on its stack: the environment strings, argv[0] and the executable's
+ * path (AT_EXECFN). Measured on this kind of machine: every extra environment variable costs
+ * a probe ~480 Ir (libc's getenv walks them all), so a CI runner with 200 more variables than
+ * the pinning host turned an unchanged epsilon into +11% Ir on probe 10, and a bdwgc heap
+ * figure moved by a page under `make`. So every run gets the same environment, the same
+ * argv[0] and executable path length, and the same working directory on every host:
+ * - the fixed variables below, then the GCR_* collector knobs the caller set (sorted, so the
+ *   caller's order does not matter), then the variables named by --pass-env; never the
+ *   harness's own settings (their values are paths that differ between hosts);
+ * - the executable is run through a link in the session's scratch folder, whose path has the
+ *   same length everywhere (/tmp/gcratchet.XXXXXX/<probe>), which is also the working
+ *   directory of every run;
+ * - valgrind runs have address-space randomisation off.
+ */
+static const char *const session_fixed_env[] = {
+    "HOME=/tmp", "LANG=C", "LC_ALL=C", "PATH=/usr/local/bin:/usr/bin:/bin", "TZ=UTC", NULL,
 };
 
-/*
- * The probe's environment: ours (or, clean, a fixed minimal one plus our GCR_* knobs), with
- * GCR_CENSUS_FD pointing at the census pipe, or without it for valgrind runs: printing the
- * census (pause times, /proc figures) takes a number of instructions that depends on the
- * clock, and Ir must not. A padding variable of pad_bytes shifts the stack, to expose layout
- * bias (Mytkowicz et al., "Producing wrong data without doing anything obviously wrong").
- */
-static char **session_env(int census, int clean, size_t pad_bytes)
+/* Settings of gcratchet itself, never collector knobs: they stay out of a probe's environment. */
+static const char *const session_harness_vars[] = {
+    "GCR_DB",         "GCR_LOCK_FILE",   "GCR_BASELINE_DIR",
+    "GCR_BUILD_ROOT", "GCR_SCRIPTS_DIR", "GCR_WHO",
+    "GCR_CENSUS_FD",  "GCR_ENV_PAD",     NULL,
+};
+
+static int session_is_knob(const char *var)
 {
-	size_t n = 0, k = 0;
+	size_t len = strcspn(var, "=");
+
+	if (strncmp(var, "GCR_", 4) != 0 || strncmp(var, "GCR_TEST_", 9) == 0)
+		return 0;
+	for (size_t i = 0; session_harness_vars[i]; i++)
+		if (strlen(session_harness_vars[i]) == len &&
+		    strncmp(var, session_harness_vars[i], len) == 0)
+			return 0;
+	return 1;
+}
+
+static int session_env_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The index in env[0..n) of the variable `name=...`, or n. */
+static size_t session_env_find(char **env, size_t n, const char *var)
+{
+	size_t len = strcspn(var, "=");
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(env[i], var, len) == 0 && env[i][len] == '=')
+			return i;
+	return n;
+}
+
+/*
+ * The environment every run of the session shares (see above), without the census pipe and
+ * the padding, which session_env adds per run. NULL-terminated, newly allocated.
+ */
+static char **session_base_env(const struct session_plan *plan)
+{
+	size_t n = 0, k = 0, knobs;
 	char **env;
 
 	while (environ[n])
 		n++;
 	env = xcalloc(n + 16, sizeof *env);
-	if (clean)
-		for (size_t i = 0; session_clean_env[i]; i++)
-			env[k++] = xstrdup(session_clean_env[i]);
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(environ[i], "GCR_CENSUS_FD=", 14) == 0 ||
-		    strncmp(environ[i], "GCR_ENV_PAD=", 12) == 0)
-			continue;
-		if (!clean || strncmp(environ[i], "GCR_", 4) == 0)
+	for (size_t i = 0; session_fixed_env[i]; i++)
+		env[k++] = xstrdup(session_fixed_env[i]);
+	knobs = k;
+	for (size_t i = 0; i < n; i++)
+		if (session_is_knob(environ[i]))
 			env[k++] = xstrdup(environ[i]);
+	qsort(env + knobs, k - knobs, sizeof *env, session_env_cmp);
+	for (size_t i = 0; plan->pass_env && i < plan->pass_env->n; i++) {
+		const char *value = getenv(plan->pass_env->items[i]);
+		size_t at;
+		char *var;
+		if (!value)
+			continue; /* asked for but not set: absent, as it would be for the probe */
+		var = xasprintf("%s=%s", plan->pass_env->items[i], value);
+		at = session_env_find(env, k, var);
+		if (at < k)
+			free(env[at]); /* a passed PATH or LANG replaces the fixed one */
+		env[at < k ? at : k++] = var;
 	}
+	env[k] = NULL;
+	return env;
+}
+
+/*
+ * One run's environment: the session's, with GCR_CENSUS_FD pointing at the census pipe, or
+ * without it for valgrind runs: printing the census (pause times, /proc figures) takes a
+ * number of instructions that depends on the clock, and Ir must not. A padding variable of
+ * pad_bytes shifts the stack on purpose, to expose layout bias (Mytkowicz et al., "Producing
+ * wrong data without doing anything obviously wrong").
+ */
+static char **session_env(char *const *base, int census, size_t pad_bytes)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (base[n])
+		n++;
+	env = xcalloc(n + 3, sizeof *env);
+	for (size_t i = 0; i < n; i++)
+		env[k++] = xstrdup(base[i]);
 	if (census)
 		env[k++] = xstrdup("GCR_CENSUS_FD=3");
 	if (pad_bytes) {
@@ -282,9 +361,11 @@ struct session_state {
 	void *ctx;
 	struct session_outcome *out;
 	int64_t *build_ids;
+	char **env_base;  /* what every run shares (session_base_env) */
 	char **env;       /* for timed runs: with the census pipe */
 	char **env_quiet; /* for valgrind runs: without it */
-	char *scratch;    /* a private folder for valgrind's output files */
+	char *
+	    scratch; /* a private folder: the runs' working directory, probe links, valgrind's files */
 	struct runner *runner;
 	struct perf_event_attr events[METER_PERF_MAX_EVENTS]; /* the available ones, in order */
 	size_t nevents;
@@ -300,7 +381,8 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 {
 	const struct session_plan *plan = s->plan;
 	const struct buildinfo *build = &plan->builds[b];
-	char *exe = buildinfo_probe_path(build, probe), count[24], size[32];
+	char *target = buildinfo_probe_path(build, probe), count[24], size[32];
+	char *exe = xasprintf("%s/%s", s->scratch, probe);
 	char *probe_argv[] = {exe, (char *)plan->size, NULL, NULL};
 	char **argv = probe_argv, **vg_argv = NULL, **env = NULL, *cg_out = NULL, when[32];
 	struct runner_request req;
@@ -313,6 +395,12 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 
 	memset(&f, 0, sizeof f);
 	memset(&r, 0, sizeof r);
+	/* The same executable path length on every host: see "Hermetic runs" above. */
+	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
+		err_set(e, "%s: cannot link the probe %s there: %s", s->scratch, target,
+		        strerror(errno));
+		goto out;
+	}
 	snprintf(size, sizeof size, "%s", plan->size);
 	if (iterations) {
 		snprintf(count, sizeof count, "%llu", (unsigned long long)iterations);
@@ -329,7 +417,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		uint64_t state =
 		    plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(s->seq + 1));
 		size_t pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
-		env = session_env(!valgrind, plan->clean_env, pad);
+		env = session_env(s->env_base, !valgrind, pad);
 	}
 	req.argv = argv;
 	req.envp = env ? env : valgrind ? s->env_quiet : s->env;
@@ -392,6 +480,7 @@ out:
 	session_env_free(env);
 	free(cg_out);
 	free(exe);
+	free(target);
 	return rc;
 }
 
@@ -465,17 +554,37 @@ out:
 	return rc;
 }
 
+/*
+ * The session's facts: the host's, plus the environment every probe ran with (without the
+ * census pipe), so a session says which knobs and passed variables its figures depend on.
+ */
+static char *session_facts(const char *host_facts, char *const *probe_env)
+{
+	cJSON *root = cJSON_Parse(host_facts), *env;
+	char *text;
+
+	if (!root)
+		root = cJSON_CreateObject();
+	env = cJSON_AddArrayToObject(root, "probe_env");
+	for (size_t i = 0; probe_env[i]; i++)
+		cJSON_AddItemToArray(env, cJSON_CreateString(probe_env[i]));
+	text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return text;
+}
+
 static int session_register(struct session_state *s, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	struct hostinfo host;
 	struct store_session si;
 	int64_t host_id;
-	char *facts = NULL, *probes = NULL, when[32], meters[1024];
+	char *facts = NULL, *session_facts_text = NULL, *probes = NULL, when[32], meters[1024];
 	int rc = -1;
 
 	hostinfo_read(&host);
 	facts = hostinfo_json(&host);
+	session_facts_text = session_facts(facts, s->env_base);
 	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, e) != 0)
 		goto out;
 	session_meters_text(plan, meters, sizeof meters);
@@ -493,7 +602,7 @@ static int session_register(struct session_state *s, struct err *e)
 	si.meters = meters;
 	si.load_before = hostinfo_load1();
 	si.harness_version = (char *)"gcratchet " GCRATCHET_VERSION;
-	si.facts = facts;
+	si.facts = session_facts_text;
 	if (store_session_begin(s->st, &si, &s->out->session_id, e) != 0)
 		goto out;
 	for (size_t b = 0; b < plan->nbuilds; b++) {
@@ -513,8 +622,20 @@ static int session_register(struct session_state *s, struct err *e)
 	rc = 0;
 out:
 	free(facts);
+	free(session_facts_text);
 	free(probes);
 	return rc;
+}
+
+/* Removes the probe links and the scratch folder; what a probe left there stays, and so does it. */
+static void session_scratch_remove(const char *scratch, const struct strlist *probes)
+{
+	for (size_t i = 0; i < probes->n; i++) {
+		char *link = xasprintf("%s/%s", scratch, probes->items[i]);
+		unlink(link);
+		free(link);
+	}
+	rmdir(scratch);
 }
 
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
@@ -533,12 +654,14 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.ctx = ctx;
 	s.out = out;
 	s.build_ids = xcalloc(plan->nbuilds, sizeof *s.build_ids);
-	s.env = session_env(1, plan->clean_env, 0);
-	s.env_quiet = session_env(0, plan->clean_env, 0);
+	s.env_base = session_base_env(plan);
+	s.env = session_env(s.env_base, 1, 0);
+	s.env_quiet = session_env(s.env_base, 0, 0);
 	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
 	              (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
 	              (plan->two_n[0] ? 2 : 1);
-	if (plan->meters & SESSION_METER_VALGRIND) {
+	{
+		/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
 		char tmpl[] = "/tmp/gcratchet.XXXXXX";
 		if (!mkdtemp(tmpl)) {
 			err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
@@ -549,7 +672,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n; i++)
 		if (plan->perf->events[i].available)
 			s.events[s.nevents++] = plan->perf->events[i].attr;
-	if (runner_open(plan->launcher, &s.runner, e) != 0)
+	if (runner_open(plan->launcher, s.scratch, &s.runner, e) != 0)
 		goto out;
 	if (session_register(&s, e) != 0)
 		goto out;
@@ -586,8 +709,9 @@ out:
 	}
 	runner_close(s.runner);
 	if (s.scratch)
-		rmdir(s.scratch);
+		session_scratch_remove(s.scratch, &plan->probes);
 	free(s.scratch);
+	session_env_free(s.env_base);
 	session_env_free(s.env);
 	session_env_free(s.env_quiet);
 	free(s.build_ids);

@@ -46,9 +46,9 @@ struct session_plan {
 	int64_t timeout_ms;
 	int pin_cpu; /* 1: pin every probe to CPU `cpu`; 0 leaves them free */
 	int cpu;
-	int no_aslr;         /* timed runs with address-space randomisation off too */
-	int clean_env;       /* probes get a fixed, minimal environment (see session.c) */
-	unsigned env_offset; /* > 0: pad each run's environment by 0..env_offset bytes */
+	int no_aslr;                    /* timed runs with address-space randomisation off too */
+	const struct strlist *pass_env; /* variables of ours a probe also gets (--pass-env) */
+	unsigned env_offset;            /* > 0: pad each run's environment by 0..env_offset bytes */
 	const char *launcher;
 	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
 	const struct meter_perf *perf;         /* when SESSION_METER_PERF */

@@ -48,6 +48,7 @@ static const struct session_opts_entry {
     {"--seed", 1, SESSION_OPT_RUN, 0, INT64_MAX, ""},
     {"--timeout", 1, SESSION_OPT_RUN, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
     {"--db", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--pass-env", 1, SESSION_OPT_RUN, 0, 0, NULL},
     {"--collector", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
     {"--build", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
     {"--two-n", 1, SESSION_OPT_TWO_N, 0, 0, NULL},
@@ -79,6 +80,7 @@ void session_opts_release(struct session_opts *o)
 {
 	strlist_release(&o->collectors);
 	strlist_release(&o->build_dirs);
+	strlist_release(&o->pass_env);
 	free(o->probes);
 	free(o->meters);
 	free(o->events);
@@ -185,6 +187,30 @@ static int session_opts_load(const char *val, double *out, struct err *e)
 	return 0;
 }
 
+/* --pass-env NAME[,NAME...]: names of the caller's variables a probe also gets. */
+static int session_opts_env_names(struct session_opts *o, const char *val, struct err *e)
+{
+	struct strlist names = {0};
+	int rc = 0;
+
+	strlist_split(&names, val);
+	if (names.n == 0)
+		rc = err_setc(e, ERR_INVALID, "--pass-env needs a variable name, got \"%s\"", val);
+	for (size_t i = 0; i < names.n && rc == 0; i++) {
+		const char *n = names.items[i];
+		size_t len = strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		                       "0123456789_");
+		if (len != strlen(n) || isdigit((unsigned char)n[0]) || strchr(n, '='))
+			rc = err_setc(
+			    e, ERR_INVALID,
+			    "--pass-env takes variable names (letters, digits, _), got \"%s\"", n);
+		else if (!strlist_contains(&o->pass_env, n))
+			strlist_push(&o->pass_env, n);
+	}
+	strlist_release(&names);
+	return rc;
+}
+
 int session_opts_parse(struct session_opts *o, const char *opt, const char *val, struct err *e)
 {
 	const struct session_opts_entry *entry = NULL;
@@ -241,7 +267,10 @@ int session_opts_parse(struct session_opts *o, const char *opt, const char *val,
 	} else if (strcmp(opt, "--no-aslr") == 0) {
 		o->no_aslr = 1;
 	} else if (strcmp(opt, "--clean-env") == 0) {
-		o->clean_env = 1;
+		/* Every run is hermetic now; the flag stays so that older command lines work. */
+	} else if (strcmp(opt, "--pass-env") == 0) {
+		if (session_opts_env_names(o, val, e) != 0)
+			return -1;
 	} else if (strcmp(opt, "--env-offset") == 0) {
 		o->env_offset = (unsigned)v;
 	} else if (strcmp(opt, "--lock-timeout") == 0) {
@@ -374,7 +403,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->pin_cpu = o->pin_cpu;
 	plan->cpu = o->cpu;
 	plan->no_aslr = o->no_aslr;
-	plan->clean_env = o->clean_env;
+	plan->pass_env = &o->pass_env;
 	plan->env_offset = o->env_offset;
 	plan->launcher = s->launcher;
 	plan->command = command;

@@ -41,7 +41,7 @@ enum session_verb {
 /* Groups of shared options; a verb accepts some of them. */
 enum session_opt_group {
 	SESSION_OPT_RUN = 1u << 0,      /* --probes --size --rounds --warmup --meters --events
-	                                   --seed --timeout --db */
+	                                   --seed --timeout --db --pass-env */
 	SESSION_OPT_BUILDS = 1u << 1,   /* --collector --build */
 	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
 	SESSION_OPT_HERMETIC = 1u << 3, /* --cpu --no-aslr --clean-env --env-offset */
@@ -73,7 +73,8 @@ struct session_opts {
 	int64_t timeout_ms;        /* 0: no limit */
 	char *db;                  /* --db; NULL: $GCR_DB or the default */
 	int pin_cpu, cpu;          /* --cpu N */
-	int no_aslr, clean_env;    /* --no-aslr, --clean-env */
+	int no_aslr;               /* --no-aslr (--clean-env is accepted: every run is hermetic) */
+	struct strlist pass_env;   /* --pass-env: the caller's variables a probe also gets */
 	unsigned env_offset;       /* --env-offset, bytes */
 	int lock_timeout_s;        /* --lock-timeout; 0: do not wait for the bench lock */
 	double idle_below;         /* --idle-below; 0: no idleness gate */

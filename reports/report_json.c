@@ -83,6 +83,8 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 	report_json_num(o, "load_before", s->load_before);
 	report_json_num(o, "load_after", s->load_after);
 	report_json_str(o, "harness_version", s->harness_version);
+	/* The host's facts when the session began, and the environment its probes ran with. */
+	report_json_raw(o, "facts", s->facts);
 
 	o = cJSON_AddObjectToObject(root, "host");
 	report_json_str(o, "fingerprint", s->host_fingerprint);

@@ -13,6 +13,7 @@ printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"touch","collecto
 
 for mib in 16 128; do
 	TOUCH_MIB=$mib GCR_TEST_BALLAST_MB=300 expect_status 0 "$GCR" measure --build "$B" --rounds 3 \
+		--pass-env TOUCH_MIB \
 		--warmup 0 --meters rusage,census
 	s=$("$GCR" export | jq -r .session.id)
 	rss=$(exported "$s" '[.runs[].samples["rss.peak_bytes"] // empty] | max | floor')

@@ -50,7 +50,7 @@ echo "$tail" | grep -q "^cpus=1$" && pass || fail "not pinned to CPU 1: $tail"
 echo "$tail" | grep -q "0040000" && pass || fail "ASLR not off (ADDR_NO_RANDOMIZE): $tail"
 echo "$tail" | grep -q "marker=unset knob=7 pad=0" && pass || fail "environment not clean: $tail"
 MARKER=here expect_status 2 "$GCR" measure --build "$B" --probes 03 --rounds 1 --warmup 0 \
-	--meters rusage,census --env-offset 4000 --seed 5
+	--meters rusage,census --env-offset 4000 --seed 5 --pass-env MARKER
 tail=$("$GCR" export | jq -r '.runs | max_by(.id) | .stderr_tail')
 echo "$tail" | grep -q "marker=here" && pass || fail "environment not kept: $tail"
 echo "$tail" | grep -Eq "pad=[0-9]+" && pass || fail "no padding: $tail"

@@ -302,12 +302,12 @@ static void test_verbs(void)
 	CHECK_STR(t[0].name, "--md");
 	while (t[n].name)
 		n++;
-	CHECK(n == 1 + 9);
+	CHECK(n == 1 + 10);
 	free(t);
 	t = session_opts_table(&m, NULL);
 	for (n = 0; t[n].name;)
 		n++;
-	CHECK(n == 19);
+	CHECK(n == 20);
 	free(t);
 	session_opts_release(&m);
 	session_opts_release(&a);
@@ -361,6 +361,27 @@ static void test_random(uint64_t seed)
 	session_opts_release(&o);
 }
 
+/* --pass-env: names only, repeatable, each once; anything that is not a name is refused. */
+static void test_pass_env(void)
+{
+	struct session_opts o;
+	struct err e = ERR_INIT;
+
+	session_opts_init(&o, SESSION_VERB_MEASURE);
+	CHECK(session_opts_parse(&o, "--pass-env", "JAVA_HOME,LD_LIBRARY_PATH", &e) == 1);
+	CHECK(session_opts_parse(&o, "--pass-env", "JAVA_HOME", &e) == 1);
+	CHECK(o.pass_env.n == 2);
+	CHECK(session_opts_parse(&o, "--pass-env", "A=B", &e) == -1);
+	CHECK(strstr(e.msg, "--pass-env takes variable names") != NULL);
+	CHECK(session_opts_parse(&o, "--pass-env", "1X", &e) == -1);
+	CHECK(session_opts_parse(&o, "--pass-env", ",", &e) == -1);
+	CHECK(session_opts_parse(&o, "--pass-env", "X Y", &e) == -1);
+	CHECK(o.pass_env.n == 2);
+	/* The old flag is still accepted: every run is hermetic now. */
+	CHECK(session_opts_parse(&o, "--clean-env", NULL, &e) == 1);
+	session_opts_release(&o);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL);
@@ -375,6 +396,7 @@ int main(int argc, char **argv)
 	test_sizes();
 	test_last_wins();
 	test_verbs();
+	test_pass_env();
 	test_random(seed);
 	return unit_done("test_options");
 }
