@@ -128,38 +128,6 @@ static void json_skip_ws(struct json_scan *s)
 		s->pos++;
 }
 
-/* The length of the valid UTF-8 sequence at p (Unicode Table 3-7), 0 when it is not one. */
-static size_t json_utf8_len(const unsigned char *p, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0; /* overlong */
-	else if (p[0] == 0xed)
-		hi = 0x9f; /* UTF-16 surrogates */
-	else if (p[0] == 0xf0)
-		lo = 0x90; /* overlong */
-	else if (p[0] == 0xf4)
-		hi = 0x8f; /* beyond U+10FFFF */
-	if (avail < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 static int json_hex4(struct json_scan *s, size_t at, unsigned *out)
 {
 	*out = 0;
@@ -228,7 +196,7 @@ static int json_scan_string(struct json_scan *s, struct sbuf *out)
 			                 "control byte 0x%02x in a string (escape it as \\u%04x)",
 			                 *p, *p);
 		if (*p != '\\') {
-			n = json_utf8_len(p, s->len - s->pos);
+			n = utf8_len(p, s->len - s->pos);
 			if (n == 0)
 				return json_fail(s, s->pos, "not UTF-8 (byte 0x%02x)", *p);
 			if (out)

@@ -93,6 +93,13 @@ int write_file_atomic(const char *path, const char *data, size_t len, struct err
 /* Parses a non-negative decimal integer that fills the whole string. */
 int parse_u64(const char *s, uint64_t *out);
 
+/*
+ * The length of the well-formed UTF-8 sequence at p (Unicode table 3-7: no overlong forms, no
+ * surrogates, nothing beyond U+10FFFF), or 0 when p does not start one. At most `avail` bytes
+ * are read; for a NUL-terminated string SIZE_MAX is safe, since NUL is never a continuation.
+ */
+size_t utf8_len(const unsigned char *p, size_t avail);
+
 /* FNV-1a over bytes, chained through h: a stable, non-cryptographic identity hash. */
 uint64_t hash_fnv1a(const void *data, size_t len, uint64_t h);
 #define HASH_FNV1A_SEED UINT64_C(0xcbf29ce484222325)

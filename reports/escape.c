@@ -5,42 +5,6 @@
 #include <string.h>
 
 /*
- * The length of the well-formed UTF-8 sequence at p (Unicode, table 3-7), or 0 when p does not
- * start one. The second byte's range excludes overlong forms and surrogates; the NUL that ends
- * the string is never a continuation byte, so a truncated sequence is caught without a length.
- */
-static size_t escape_utf8_len(const unsigned char *p)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/*
  * Walks s by characters: each ASCII character goes to `ascii`, which appends it as its format
  * needs; other well-formed characters are copied; invalid bytes become U+FFFD. With `xml`, the
  * noncharacters U+FFFE and U+FFFF, which XML 1.0 forbids, are replaced too.
@@ -51,7 +15,7 @@ static void escape_walk(struct sbuf *b, const char *s, void (*ascii)(struct sbuf
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (p && *p) {
-		size_t n = escape_utf8_len(p);
+		size_t n = utf8_len(p, SIZE_MAX);
 		if (n == 1) {
 			ascii(b, (char)*p);
 		} else if (n == 0 ||
