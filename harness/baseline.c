@@ -202,9 +202,10 @@ static int baseline_check_head(const struct baseline *b, struct err *e)
 		const struct toolchain *t = &b->toolchain;
 		if (!t->compiler || !t->compiler[0] || !t->version || !t->version[0] || !t->flags ||
 		    !t->flags[0] || (t->valgrind && !t->valgrind[0]))
-			return err_setc(e, ERR_INVALID,
-			                "toolchain: needs a compiler, version and flags, not empty, "
-			                "and valgrind a version or null");
+			return err_setc(
+			    e, ERR_INVALID,
+			    "toolchain: needs a compiler, version and flags, not empty, "
+			    "and valgrind a version or null");
 	}
 	if (!baseline_size_valid(b->size))
 		return err_setc(

@@ -23,7 +23,7 @@ struct buildinfo {
 	char *git_commit;
 	char *manifest_text;
 	char manifest_hash[17];
-	struct strlist probes; /* probe names, sorted as in the manifest */
+	struct strlist probes;      /* probe names, sorted as in the manifest */
 	struct toolchain toolchain; /* unknown for a manifest that records none */
 };
 

@@ -82,7 +82,7 @@ struct check_result {
 	/* How the build's toolchain differs from the baseline's (owned), or NULL: then it is
 	 * also stale.items[0], and every valgrind.* cell is unjudged. */
 	char *toolchain;
-	char *why;            /* why the whole check cannot pass (owned), or NULL */
+	char *why; /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;
 };
 

@@ -52,10 +52,11 @@ static void doctor_debug_info(struct doctor *d, const char *root, const struct s
 		}
 		if ((why = toolchain_dwarf_unreadable(&b.toolchain, valgrind))) {
 			snprintf(detail, sizeof detail, "%s: %s", b.name, why);
-			doctor_line(d, "MISSING", "debug info", detail,
-			            "rebuild with -gdwarf-4 (make OPT='-O2 -g -gdwarf-4'; "
-			            "collectors/build.mk adds it for clang unless DWARF_FLAGS is set), "
-			            "or install valgrind >= 3.20");
+			doctor_line(
+			    d, "MISSING", "debug info", detail,
+			    "rebuild with -gdwarf-4 (make OPT='-O2 -g -gdwarf-4'; "
+			    "collectors/build.mk adds it for clang unless DWARF_FLAGS is set), "
+			    "or install valgrind >= 3.20");
 			unreadable++;
 			free(why);
 		}

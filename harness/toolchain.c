@@ -142,12 +142,11 @@ char *toolchain_mismatch(const struct toolchain *now, const struct toolchain *th
 		sep = "; ";
 	}
 	if (strcmp(now->flags, then->flags) != 0) {
-		sbuf_addf(&b, "%sbuilt with flags \"%s\", the baseline with \"%s\"", sep, now->flags,
-		          then->flags);
+		sbuf_addf(&b, "%sbuilt with flags \"%s\", the baseline with \"%s\"", sep,
+		          now->flags, then->flags);
 		sep = "; ";
 	}
-	if (strcmp(now->valgrind ? now->valgrind : "", then->valgrind ? then->valgrind : "") !=
-	    0)
+	if (strcmp(now->valgrind ? now->valgrind : "", then->valgrind ? then->valgrind : "") != 0)
 		sbuf_addf(&b, "%smeasured with %s, the baseline with %s", sep,
 		          now->valgrind ? now->valgrind : "no valgrind",
 		          then->valgrind ? then->valgrind : "no valgrind");
