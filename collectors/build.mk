@@ -10,8 +10,8 @@
 # folder's name), COLLECTOR_VERSION,
 # COLLECTOR_CFLAGS, COLLECTOR_LIBS and COLLECTOR_SRCS (default: every *.c in the folder).
 # The result lands in $(OUT) (default build/collectors/$(NAME)): one executable per probe and
-# a manifest.json naming the collector, its version, the git commit, the flags and the sha256
-# of each binary.
+# a manifest.json naming the collector, its version, the git commit, the toolchain (compiler,
+# flags, valgrind), the flags and the sha256 of each binary.
 
 ifndef NAME
 $(error NAME is not set: make -f collectors/build.mk NAME=<build name> COLLECTOR_DIR=<folder>)
@@ -37,11 +37,22 @@ endif
 
 CC ?= cc
 OPT ?= -O2 -g
+# valgrind before 3.20 gives up on the DWARF 5 that clang 14 and later write by default, and
+# every Ir run fails: clang then writes DWARF 4. Not gcc: valgrind 3.19 reads gcc 12's DWARF 5,
+# and -gdwarf-4 leaves its code (and Ir) unchanged, so gcc builds stay as the baselines were
+# pinned. DWARF_FLAGS= on the command line turns it off.
+ifeq ($(origin DWARF_FLAGS),undefined)
+DWARF_FLAGS := $(shell $(CC) -v 2>&1 | grep -q 'clang version' && valgrind --version 2>/dev/null | \
+        awk -F'[-.]' '$$2 < 3 || ($$2 == 3 && $$3 < 20) { print "-gdwarf-4" }')
+endif
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wformat=2 -Wvla -Werror
-BUILD_CFLAGS := -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -I$(ROOT)/collectors/include \
+BUILD_CFLAGS := -std=c17 $(strip $(OPT) $(DWARF_FLAGS)) $(WARN) -D_GNU_SOURCE -I$(ROOT)/collectors/include \
         -I$(ROOT)/collectors/common -I$(ROOT)/probes/runtime \
         -DGCR_COLLECTOR_VERSION='"$(COLLECTOR_VERSION)"' $(COLLECTOR_CFLAGS) $(EXTRA_CFLAGS)
+# What the manifest records as the toolchain's flags: those that change the code, not the
+# warnings, include paths or the build's own configuration (a planted cost is a -D).
+TOOLCHAIN_FLAGS = $(filter-out -D% -I% -W%,$(BUILD_CFLAGS))
 
 PROBE_SRCS := $(sort $(wildcard $(ROOT)/probes/[0-9][0-9]_*.c))
 PROBES := $(notdir $(PROBE_SRCS:.c=))
@@ -77,7 +88,7 @@ $(OUT)/%: $(OBJ)/p_%.o $(LIB_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(COLLECTOR_LIBS)
 
 $(OUT)/manifest.json: $(addprefix $(OUT)/,$(PROBES)) $(ROOT)/scripts/manifest.sh $(OBJ)/flags
-	sh $(ROOT)/scripts/manifest.sh '$(NAME)' '$(COLLECTOR_NAME)' '$(COLLECTOR_VERSION)' \
+	CC='$(CC)' TOOLCHAIN_FLAGS='$(TOOLCHAIN_FLAGS)' sh $(ROOT)/scripts/manifest.sh '$(NAME)' '$(COLLECTOR_NAME)' '$(COLLECTOR_VERSION)' \
 	   '$(CC) $(BUILD_CFLAGS)' '$(COLLECTOR_LIBS)' $(OUT) $(PROBES) > $@.tmp
 	mv $@.tmp $@
 

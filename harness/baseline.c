@@ -198,6 +198,15 @@ static int baseline_check_head(const struct baseline *b, struct err *e)
 	if (!b->profile[0] || !b->collector[0])
 		return err_setc(e, ERR_INVALID, "%s: must not be empty",
 		                b->profile[0] ? "collector.name" : "profile");
+	if (b->toolchain.known) {
+		const struct toolchain *t = &b->toolchain;
+		if (!t->compiler || !t->compiler[0] || !t->version || !t->version[0] || !t->flags ||
+		    !t->flags[0] || (t->valgrind && !t->valgrind[0]))
+			return err_setc(
+			    e, ERR_INVALID,
+			    "toolchain: needs a compiler, version and flags, not empty, "
+			    "and valgrind a version or null");
+	}
 	if (!baseline_size_valid(b->size))
 		return err_setc(
 		    e, ERR_INVALID,
@@ -663,6 +672,8 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 	}
 	if (baseline_get_string(&c, v, "fingerprint", "host", &out->host_fingerprint) != 0 ||
 	    baseline_get_string(&c, v, "hostname", "host", &out->hostname) != 0 ||
+	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
+	                    &out->toolchain, e) != 0 ||
 	    baseline_get_string(&c, root, "pinned_at", "", &out->pinned_at) != 0 ||
 	    baseline_get_int(&c, root, "session", "", 1, &out->session) != 0 ||
 	    baseline_get_string(&c, root, "size", "", &out->size) != 0 ||
@@ -717,6 +728,7 @@ void baseline_release(struct baseline *b)
 	free(b->git_commit);
 	free(b->host_fingerprint);
 	free(b->hostname);
+	toolchain_release(&b->toolchain);
 	free(b->pinned_at);
 	free(b->size);
 	strlist_release(&b->meters);
@@ -844,6 +856,19 @@ char *baseline_serialize(const struct baseline *b)
 	baseline_add_string(&out, b->host_fingerprint);
 	sbuf_addf(&out, ", \"hostname\": ");
 	baseline_add_string(&out, b->hostname);
+	if (b->toolchain.known) {
+		sbuf_addf(&out, "},\n  \"toolchain\": {\"compiler\": ");
+		baseline_add_string(&out, b->toolchain.compiler);
+		sbuf_addf(&out, ", \"version\": ");
+		baseline_add_string(&out, b->toolchain.version);
+		sbuf_addf(&out, ", \"flags\": ");
+		baseline_add_string(&out, b->toolchain.flags);
+		sbuf_addf(&out, ", \"valgrind\": ");
+		if (b->toolchain.valgrind)
+			baseline_add_string(&out, b->toolchain.valgrind);
+		else
+			sbuf_addf(&out, "null");
+	}
 	sbuf_addf(&out, "},\n  \"pinned_at\": ");
 	baseline_add_string(&out, b->pinned_at);
 	sbuf_addf(&out, ",\n  \"session\": %lld,\n  \"size\": ", (long long)b->session);

@@ -21,7 +21,9 @@
  * min <= median <= max; every override names a pinned cell, once, has a rationale and
  * evidence (runs >= 2, spread >= 0); every ledger entry names a pinned cell and has values,
  * a reason, a date and who. "overrides" and "ledger" may be absent (empty). Integers are
- * below 2^53 (they travel as JSON numbers).
+ * below 2^53 (they travel as JSON numbers). "toolchain" (toolchain.h: compiler, version,
+ * flags, valgrind) may be absent in a baseline pinned before it was recorded: unknown; when
+ * present its compiler, version and flags are not empty.
  */
 #ifndef BASELINE_H
 #define BASELINE_H
@@ -29,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "toolchain.h"
 #include "util.h"
 
 #define BASELINE_FORMAT  "gcratchet-baseline"
@@ -82,6 +85,7 @@ struct baseline {
 	char *profile;
 	char *collector, *collector_version, *git_commit;
 	char *host_fingerprint, *hostname;
+	struct toolchain toolchain; /* what built and measured the pinned build; cc unset */
 	char *pinned_at;
 	int64_t session;
 	char *size;

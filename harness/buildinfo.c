@@ -67,7 +67,9 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	if (buildinfo_string(root, path, "name", &out->name, e) != 0 ||
 	    buildinfo_string(root, path, "collector", &out->collector, e) != 0 ||
 	    buildinfo_string(root, path, "collector_version", &out->version, e) != 0 ||
-	    buildinfo_string(root, path, "git_commit", &out->git_commit, e) != 0)
+	    buildinfo_string(root, path, "git_commit", &out->git_commit, e) != 0 ||
+	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
+	                    &out->toolchain, e) != 0)
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(root, "probes");
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
@@ -126,6 +128,7 @@ void buildinfo_release(struct buildinfo *b)
 	free(b->git_commit);
 	free(b->manifest_text);
 	strlist_release(&b->probes);
+	toolchain_release(&b->toolchain);
 	memset(b, 0, sizeof *b);
 }
 

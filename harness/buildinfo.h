@@ -12,6 +12,7 @@
 #ifndef BUILDINFO_H
 #define BUILDINFO_H
 
+#include "toolchain.h"
 #include "util.h"
 
 struct buildinfo {
@@ -22,7 +23,8 @@ struct buildinfo {
 	char *git_commit;
 	char *manifest_text;
 	char manifest_hash[17];
-	struct strlist probes; /* probe names, sorted as in the manifest */
+	struct strlist probes;      /* probe names, sorted as in the manifest */
+	struct toolchain toolchain; /* unknown for a manifest that records none */
 };
 
 /* Loads dir/manifest.json; errors name the file and field. */

@@ -140,7 +140,10 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		bad = metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND ? vg_bad : timed_bad;
 		check_row_init(&row, CHECK_ROW_CELL, probe, cell->metric);
 		row.base = cell->median;
-		if (bad) {
+		if (res->toolchain && metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND) {
+			row.state = CHECK_UNJUDGED;
+			row.reason = xasprintf("not comparable: %s", res->toolchain);
+		} else if (bad) {
 			row.state = CHECK_UNJUDGED;
 			row.reason = xstrdup(bad);
 		} else if ((nv = check_median(in->runs, in->nruns, probe, b->size, cell->metric,
@@ -179,7 +182,22 @@ static void check_staleness(const struct check_input *in, struct check_result *r
 	const struct store_session *si = in->session;
 	const char *version = in->build->collector_version ? in->build->collector_version : "";
 	const char *strict = in->strict ? " (--strict: exit 2)" : "";
+	struct toolchain now = {0};
 	char *n;
+
+	/* First: it decides what the Ir cells below mean. The valgrind that counted is the
+	 * session's, not the one installed when the build was made. */
+	if (in->toolchain) {
+		toolchain_copy(&now, in->toolchain);
+		toolchain_set_valgrind_from_meters(&now, si->meters);
+		res->toolchain = toolchain_mismatch(&now, &b->toolchain);
+		toolchain_release(&now);
+	}
+	if (res->toolchain) {
+		n = xasprintf("%s: Ir is not comparable", res->toolchain);
+		strlist_push(&res->stale, n);
+		free(n);
+	}
 
 	if (strcmp(si->host_fingerprint ? si->host_fingerprint : "", b->host_fingerprint) != 0) {
 		n = xasprintf("the baseline was pinned on host %s (%s); this session ran on %s "
@@ -226,6 +244,7 @@ static char *check_why(const struct check_input *in)
 void check_judge(const struct check_input *in, struct check_result *out)
 {
 	memset(out, 0, sizeof *out);
+	/* Before the probes: a toolchain mismatch decides how the Ir cells are judged. */
 	check_staleness(in, out);
 	for (size_t i = 0; i < in->baseline->nprobes; i++)
 		check_probe(in, in->baseline->probes[i].name, out);
@@ -246,6 +265,7 @@ void check_result_release(struct check_result *r)
 		free(r->rows[i].reason);
 	free(r->rows);
 	strlist_release(&r->stale);
+	free(r->toolchain);
 	free(r->why);
 	memset(r, 0, sizeof *r);
 }

@@ -15,6 +15,12 @@
  * baseline's probes at its size makes the whole check CHECK_VERDICT_UNJUDGED with the reason
  * in `why`; the rows are still judged, for what they show. With `strict`, a stale baseline
  * (pinned on another host or collector version) cannot pass either.
+ *
+ * Toolchain: Ir counts what the compiler emitted, so a build made by another compiler, major
+ * version, flags or valgrind than the baseline's (toolchain.h) is stale first of all, and
+ * every valgrind.* cell is unjudged as not comparable, never regressed, whatever --strict
+ * says. The census counters stay judged: what a collector does does not depend on the
+ * compiler. Nothing is compared when either toolchain is unknown.
  */
 #ifndef CHECK_H
 #define CHECK_H
@@ -58,6 +64,7 @@ struct check_input {
 	const struct baseline *baseline;
 	const struct store_session *session; /* its id, status and host */
 	const struct store_build *build;     /* the build judged: its collector version */
+	const struct toolchain *toolchain;   /* the build's (its manifest's), or NULL: unknown */
 	const struct store_run *runs;        /* that build's runs in the session */
 	size_t nruns;
 	/* Another build measured in the same session (check --base), or NULL: the share of a
@@ -72,7 +79,10 @@ struct check_result {
 	size_t nrows;
 	int ok, improved, regressed, unjudged, info; /* rows by outcome */
 	struct strlist stale; /* the baseline was pinned on another host or version */
-	char *why;            /* why the whole check cannot pass (owned), or NULL */
+	/* How the build's toolchain differs from the baseline's (owned), or NULL: then it is
+	 * also stale.items[0], and every valgrind.* cell is unjudged. */
+	char *toolchain;
+	char *why; /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;
 };
 

@@ -265,6 +265,37 @@ out:
 	return rc;
 }
 
+/*
+ * The toolchain a baseline records: the build's compiler and flags from its stored manifest,
+ * and the valgrind the session measured with. Unknown for a build whose manifest records none.
+ */
+static int baseline_cmd_toolchain(const char *cmd, struct store *st,
+                                  const struct store_build *build, const struct store_session *si,
+                                  struct toolchain *out)
+{
+	struct toolchain tc;
+	struct err e;
+	char *manifest = NULL, *where = xasprintf("the manifest of build %s", build->name);
+	int rc = -1;
+
+	if (store_build_manifest(st, build->id, &manifest, &e) != 0 ||
+	    toolchain_from_manifest(manifest, where, &tc, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	toolchain_set_valgrind_from_meters(&tc, si->meters);
+	/* A baseline keeps what identifies the code, not how the compiler was invoked. */
+	free(tc.cc);
+	free(tc.cc_version);
+	tc.cc = tc.cc_version = NULL;
+	*out = tc;
+	rc = 0;
+out:
+	free(manifest);
+	free(where);
+	return rc;
+}
+
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
                             const char *db, int64_t session, const char *build_name,
                             const char *out_path)
@@ -328,6 +359,8 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	b.git_commit = xstrdup(build->git_commit ? build->git_commit : "unknown");
 	b.host_fingerprint = xstrdup(si.host_fingerprint);
 	b.hostname = xstrdup(si.hostname ? si.hostname : "unknown");
+	if (baseline_cmd_toolchain(cmd, st, build, &si, &b.toolchain) != 0)
+		goto out;
 	b.pinned_at = xstrdup(when);
 	b.session = session;
 	b.size = xstrdup(si.size);

@@ -27,6 +27,7 @@ int cmd_check(int argc, char **argv)
 	struct baseline b = {0};
 	struct check_input in = {0};
 	struct check_result res = {0};
+	struct toolchain tc = {0};
 	struct report_check rep = {0};
 	struct store *st = NULL;
 	struct store_session si = {0};
@@ -35,7 +36,7 @@ int cmd_check(int argc, char **argv)
 	struct store_run *runs = NULL;
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
-	char *path = NULL, *text = NULL, *md = NULL;
+	char *path = NULL, *text = NULL, *md = NULL, *manifest = NULL, *where = NULL;
 	int64_t session = 0;
 	uint64_t v;
 	int rc = EXIT_UNJUDGED, r;
@@ -112,8 +113,16 @@ int cmd_check(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	/* The toolchain the build was made with, as its manifest recorded it when measured. */
+	where = xasprintf("the manifest of build %s in %s", build->name, cli_db_path(db));
+	if (store_build_manifest(st, build->id, &manifest, &e) != 0 ||
+	    toolchain_from_manifest(manifest, where, &tc, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
 
 	in.baseline = &b;
+	in.toolchain = &tc;
 	in.session = &si;
 	in.build = build;
 	in.runs = runs;
@@ -159,6 +168,9 @@ out:
 	free(md);
 	free(text);
 	check_result_release(&res);
+	toolchain_release(&tc);
+	free(where);
+	free(manifest);
 	store_runs_release(base_runs, nbase_runs);
 	store_runs_release(runs, nruns);
 	store_builds_release(builds, nbuilds);

@@ -31,6 +31,44 @@ static void doctor_line(struct doctor *d, const char *state, const char *what, c
 		printf("%-8s %-22s fix: %s\n", "", "", fix);
 }
 
+/*
+ * Whether the installed valgrind can read the debug info of each shipped build: one it cannot
+ * read fails every Ir run (valgrind "gives up"), which check can only call unjudged.
+ */
+static void doctor_debug_info(struct doctor *d, const char *root, const struct strlist *builds,
+                              const char *valgrind)
+{
+	size_t unreadable = 0;
+	char detail[512];
+
+	for (size_t i = 0; i < builds->n; i++) {
+		struct buildinfo b;
+		struct err e;
+		char *dir = xasprintf("%s/collectors/%s", root, builds->items[i]), *why;
+		if (buildinfo_load(dir, &b, &e) != 0) {
+			doctor_line(d, "warn", "debug info", e.msg, "make");
+			free(dir);
+			continue;
+		}
+		if ((why = toolchain_dwarf_unreadable(&b.toolchain, valgrind))) {
+			snprintf(detail, sizeof detail, "%s: %s", b.name, why);
+			doctor_line(
+			    d, "MISSING", "debug info", detail,
+			    "rebuild with -gdwarf-4 (make OPT='-O2 -g -gdwarf-4'; "
+			    "collectors/build.mk adds it for clang unless DWARF_FLAGS is set), "
+			    "or install valgrind >= 3.20");
+			unreadable++;
+			free(why);
+		}
+		buildinfo_release(&b);
+		free(dir);
+	}
+	if (builds->n && !unreadable) {
+		snprintf(detail, sizeof detail, "%s reads the debug info of every build", valgrind);
+		doctor_line(d, "ok", "debug info", detail, NULL);
+	}
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{"--profile", 1}, {NULL, 0}};
@@ -99,6 +137,8 @@ int cmd_doctor(int argc, char **argv)
 	            : have_perf ? "warn"
 	                        : "MISSING",
 	            "valgrind Ir", detail, have_vg ? NULL : "apt-get install valgrind");
+	if (have_vg)
+		doctor_debug_info(&d, root, &builds, vg.version);
 	if (!have_perf && !have_vg)
 		doctor_line(&d, "MISSING", "instructions",
 		            "no PMU and no valgrind: nothing can count instructions here",

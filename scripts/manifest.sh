@@ -11,11 +11,32 @@ if [ "$commit" != unknown ] && [ -n "$(git -C "$(dirname "$0")/.." status --porc
 	dirty=true
 fi
 esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+# The toolchain: $CC as invoked, what it says it is, the code-generation flags
+# ($TOOLCHAIN_FLAGS) and the installed valgrind; Ir is comparable only within one toolchain.
+cc=${CC:-cc}
+cc_line=$($cc --version 2>/dev/null | head -n 1) || cc_line=
+cc_v=$($cc -v 2>&1) || cc_v=
+case $cc_v in
+*'clang version'*)
+	cc_id=clang
+	cc_version=$(printf '%s\n' "$cc_v" | sed -n 's/.*clang version \([^ ]*\).*/\1/p' | head -n 1) ;;
+*'gcc version'*)
+	cc_id=gcc
+	cc_version=$($cc -dumpfullversion 2>/dev/null) || cc_version= ;;
+*)
+	cc_id=${cc_line%% *}
+	cc_version=$($cc -dumpversion 2>/dev/null) || cc_version= ;;
+esac
+vg=$(valgrind --version 2>/dev/null | head -n 1) || vg=
 printf '{\n  "format": "gcratchet-build",\n  "version": 1,\n  "abi": %s,\n' "$abi"
 printf '  "name": "%s",\n  "collector": "%s",\n' "$(esc "$name")" "$(esc "$collector")"
 printf '  "collector_version": "%s",\n  "git_commit": "%s",\n  "git_dirty": %s,\n' \
 	"$(esc "$version")" "$commit" "$dirty"
-printf '  "compiler": "%s",\n' "$(esc "$(${CC:-cc} --version 2>/dev/null | head -n 1)")"
+printf '  "compiler": "%s",\n' "$(esc "$cc_line")"
+printf '  "toolchain": {"cc": "%s", "cc_version": "%s", "compiler": "%s", "version": "%s",\n' \
+	"$(esc "$cc")" "$(esc "$cc_line")" "$(esc "${cc_id:-unknown}")" "$(esc "${cc_version:-unknown}")"
+printf '    "flags": "%s", "valgrind": %s},\n' "$(esc "${TOOLCHAIN_FLAGS:-}")" \
+	"$(if [ -n "$vg" ]; then printf '"%s"' "$(esc "$vg")"; else printf null; fi)"
 printf '  "cflags": "%s",\n  "libs": "%s",\n  "probes": [' "$(esc "$cflags")" "$(esc "$libs")"
 sep=
 for p in "$@"; do

@@ -105,6 +105,7 @@ struct fixture {
 	struct store_build build;
 	struct runs runs;
 	char status[16];
+	const struct toolchain *toolchain; /* the build's, or NULL */
 	struct check_result res;
 };
 
@@ -136,6 +137,7 @@ static void fixture_judge(struct fixture *f, int strict)
 	in.build = &f->build;
 	in.runs = f->runs.r;
 	in.nruns = f->runs.n;
+	in.toolchain = f->toolchain;
 	in.strict = strict;
 	check_judge(&in, &f->res);
 }
@@ -357,6 +359,83 @@ static void test_cannot_pass(void)
 	fixture_release(&f);
 }
 
+static void set_toolchain(struct toolchain *t, const char *compiler, const char *version,
+                          const char *flags)
+{
+	memset(t, 0, sizeof *t);
+	t->known = 1;
+	t->compiler = xstrdup(compiler);
+	t->version = xstrdup(version);
+	t->flags = xstrdup(flags);
+	t->valgrind = xstrdup("valgrind-3.19.0");
+}
+
+/* Another compiler: STALE first, Ir not comparable (never regressed), census still judged. */
+static void test_toolchain(void)
+{
+	struct fixture f;
+	struct toolchain clang, gcc;
+	const struct check_row *r;
+
+	fixture_init(&f);
+	set_toolchain(&f.b.toolchain, "gcc", "12.2.0", "-std=c17 -O2 -g");
+	set_toolchain(&gcc, "gcc", "12.3.0", "-std=c17 -O2 -g");
+	set_toolchain(&clang, "clang", "14.0.6", "-std=c17 -O2 -g");
+	f.si.meters = xstrdup("rusage,census,valgrind:valgrind-3.19.0");
+
+	/* The same compiler's next minor release and the same valgrind: nothing to say. */
+	f.toolchain = &gcc;
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK && f.res.stale.n == 0 && !f.res.toolchain);
+
+	/* An Ir 8% up under clang is not a regression: it is not comparable. */
+	f.toolchain = &clang;
+	set_metric(&f.runs, "01_a", "valgrind.ir", 5400);
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED && f.res.regressed == 0);
+	CHECK(f.res.stale.n == 1);
+	CHECK(
+	    strstr(f.res.stale.items[0], "built with clang 14.0.6, the baseline with gcc 12.2.0"));
+	r = row_of(&f.res, "01_a", "valgrind.ir");
+	CHECK(r && r->state == CHECK_UNJUDGED && reason_has(r, "not comparable: built with clang"));
+	CHECK_STR(check_row_verdict_name(r), "COULD NOT JUDGE");
+	r = row_of(&f.res, "01_a", "census.alloc_bytes");
+	CHECK(r && r->state == CHECK_JUDGED && r->j.verdict == BASELINE_OK);
+	fixture_judge(&f, 1);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED && f.res.regressed == 0);
+
+	/* A census regression under another compiler is still one. */
+	set_metric(&f.runs, "02_b", "census.alloc_bytes", 2001);
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION && f.res.regressed == 1);
+	set_metric(&f.runs, "02_b", "census.alloc_bytes", 2000);
+
+	/* Other flags, or the session's valgrind, are a toolchain of their own. */
+	free(gcc.flags);
+	gcc.flags = xstrdup("-std=c17 -O2 -g -gdwarf-4");
+	f.toolchain = &gcc;
+	fixture_judge(&f, 0);
+	CHECK(f.res.toolchain && strstr(f.res.toolchain, "built with flags"));
+	free(gcc.flags);
+	gcc.flags = xstrdup("-std=c17 -O2 -g");
+	free(f.si.meters);
+	f.si.meters = xstrdup("rusage,census,valgrind:valgrind-3.22.0");
+	fixture_judge(&f, 0);
+	CHECK(f.res.toolchain &&
+	      strstr(f.res.toolchain, "measured with valgrind-3.22.0, the baseline with "
+	                              "valgrind-3.19.0"));
+
+	/* An old baseline records no toolchain: unknown, nothing compared. */
+	toolchain_release(&f.b.toolchain);
+	f.toolchain = &clang;
+	fixture_judge(&f, 0);
+	CHECK(!f.res.toolchain && f.res.stale.n == 0);
+	free(f.si.meters);
+	toolchain_release(&clang);
+	toolchain_release(&gcc);
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	test_ok_improved_info();
@@ -365,5 +444,6 @@ int main(void)
 	test_unjudged_cells();
 	test_identity();
 	test_cannot_pass();
+	test_toolchain();
 	return unit_done("test_check");
 }
