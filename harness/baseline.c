@@ -347,6 +347,10 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 			return err_setc(e, ERR_INVALID, "%s: needs a date and who accepted it",
 			                where);
 	}
+	if (b->noise.reason && (!b->noise.reason[0] || !b->noise.date || !b->noise.date[0] ||
+	                        !b->noise.who || !b->noise.who[0]))
+		return err_setc(e, ERR_INVALID,
+		                "noise_accepted: needs a reason, a date and who accepted it");
 	return 0;
 }
 
@@ -561,6 +565,9 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 		if ((v = cJSON_GetObjectItemCaseSensitive(o, "direction")) &&
 		    baseline_get_direction(c, v, jpath, &x->rule.direction) != 0)
 			return -1;
+		if ((v = cJSON_GetObjectItemCaseSensitive(o, "widened_for_noise")) &&
+		    baseline_get_bool(c, v, jpath, "widened_for_noise", &x->widened_for_noise) != 0)
+			return -1;
 		if (baseline_get_string(c, o, "rationale", jpath, &x->rationale) != 0)
 			return -1;
 		ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
@@ -608,6 +615,19 @@ static int baseline_parse_ledger(struct baseline_ctx *c, const cJSON *arr, struc
 		    baseline_get_string(c, o, "ref", jpath, &x->ref) != 0)
 			return -1;
 	}
+	return 0;
+}
+
+static int baseline_parse_noise(struct baseline_ctx *c, const cJSON *o, struct baseline *b)
+{
+	if (!o)
+		return 0;
+	if (!cJSON_IsObject(o))
+		return baseline_bad(c, "noise_accepted", "must be an object {reason, date, who}");
+	if (baseline_get_string(c, o, "reason", "noise_accepted", &b->noise.reason) != 0 ||
+	    baseline_get_string(c, o, "date", "noise_accepted", &b->noise.date) != 0 ||
+	    baseline_get_string(c, o, "who", "noise_accepted", &b->noise.who) != 0)
+		return -1;
 	return 0;
 }
 
@@ -684,7 +704,9 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0 ||
 	    baseline_parse_overrides(&c, cJSON_GetObjectItemCaseSensitive(root, "overrides"),
 	                             out) != 0 ||
-	    baseline_parse_ledger(&c, cJSON_GetObjectItemCaseSensitive(root, "ledger"), out) != 0)
+	    baseline_parse_ledger(&c, cJSON_GetObjectItemCaseSensitive(root, "ledger"), out) != 0 ||
+	    baseline_parse_noise(&c, cJSON_GetObjectItemCaseSensitive(root, "noise_accepted"),
+	                         out) != 0)
 		goto out;
 	if (baseline_check(out, e) != 0) {
 		char why[ERR_MSG_MAX];
@@ -760,6 +782,9 @@ void baseline_release(struct baseline *b)
 		free(b->ledger[i].who);
 	}
 	free(b->ledger);
+	free(b->noise.reason);
+	free(b->noise.date);
+	free(b->noise.who);
 	memset(b, 0, sizeof *b);
 }
 
@@ -926,6 +951,8 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_number(&out, x->rule.band_pct);
 		sbuf_addf(&out, ", \"band_abs\": ");
 		baseline_add_number(&out, x->rule.band_abs);
+		if (x->widened_for_noise)
+			sbuf_addf(&out, ", \"widened_for_noise\": true");
 		sbuf_addf(&out, ", \"rationale\": ");
 		baseline_add_string(&out, x->rationale);
 		sbuf_addf(&out, ", \"evidence\": {\"runs\": %lld, \"spread_pct\": ",
@@ -956,6 +983,16 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_string(&out, x->who);
 		sbuf_addf(&out, "}");
 	}
-	sbuf_addf(&out, "%s]\n}\n", b->nledger ? "\n  " : "");
+	sbuf_addf(&out, "%s]", b->nledger ? "\n  " : "");
+	if (b->noise.reason) {
+		sbuf_addf(&out, ",\n  \"noise_accepted\": {\"reason\": ");
+		baseline_add_string(&out, b->noise.reason);
+		sbuf_addf(&out, ", \"date\": ");
+		baseline_add_string(&out, b->noise.date);
+		sbuf_addf(&out, ", \"who\": ");
+		baseline_add_string(&out, b->noise.who);
+		sbuf_addf(&out, "}");
+	}
+	sbuf_addf(&out, "\n}\n");
 	return out.data;
 }

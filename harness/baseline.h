@@ -20,10 +20,11 @@
  * lowercase hex digits; every cell is pinned once, has a rule and a probe entry, n >= 1 and
  * min <= median <= max; every override names a pinned cell, once, has a rationale and
  * evidence (runs >= 2, spread >= 0); every ledger entry names a pinned cell and has values,
- * a reason, a date and who. "overrides" and "ledger" may be absent (empty). Integers are
- * below 2^53 (they travel as JSON numbers). "toolchain" (toolchain.h: compiler, version,
- * flags, valgrind) may be absent in a baseline pinned before it was recorded: unknown; when
- * present its compiler, version and flags are not empty.
+ * a reason, a date and who; an accepted noise has a reason, a date and who. "overrides",
+ * "ledger" and "noise_accepted" may be absent (empty). Integers are below 2^53 (they travel
+ * as JSON numbers). "toolchain" (toolchain.h: compiler, version, flags, valgrind) may be
+ * absent in a baseline pinned before it was recorded: unknown; when present its compiler,
+ * version and flags are not empty.
  */
 #ifndef BASELINE_H
 #define BASELINE_H
@@ -69,6 +70,18 @@ struct baseline_override {
 	char *rationale;
 	int64_t evidence_runs;      /* how many runs the observed spread comes from (>= 2) */
 	double evidence_spread_pct; /* (max - min) / median of those runs, in percent */
+	int widened_for_noise;      /* 1: pin widened it because the host spread the runs */
+};
+
+/*
+ * Why a baseline was pinned although its host spread gated time cells beyond the profile's
+ * band (baseline pin --accept-noise): the widened cells then gate little, and the file says
+ * who decided that and why. reason NULL: no noise was accepted.
+ */
+struct baseline_noise {
+	char *reason;
+	char *date; /* UTC, ISO 8601 */
+	char *who;
 };
 
 /* An accepted regression: a cell loosened on purpose, on the record. */
@@ -101,6 +114,7 @@ struct baseline {
 	size_t noverrides;
 	struct baseline_ledger_entry *ledger;
 	size_t nledger;
+	struct baseline_noise noise; /* "noise_accepted" */
 };
 
 /*

@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,50 @@ static size_t check_median(const struct store_run *runs, size_t n, const char *p
 	return nv;
 }
 
+/* A cell's band in percent of its pinned median, and how its override widened it. */
+static void check_band(const struct baseline *b, const struct baseline_cell *cell, double *pct,
+                       int *widened)
+{
+	const struct baseline_rule *rule = baseline_rule_for_cell(b, cell->probe, cell->metric);
+	const struct baseline_rule *metric = baseline_rule_for(b, cell->metric);
+	double allowance = baseline_allowance(rule, cell->median);
+
+	*pct = cell->median != 0 ? 100.0 * allowance / fabs(cell->median) : INFINITY;
+	*widened = 0;
+	if (rule != metric && metric && allowance > baseline_allowance(metric, cell->median)) {
+		*widened = 1;
+		for (size_t i = 0; i < b->noverrides; i++)
+			if (&b->overrides[i].rule == rule && b->overrides[i].widened_for_noise)
+				*widened = 2;
+	}
+}
+
+void check_sensitivity(const struct baseline *b, struct check_sensitivity *out)
+{
+	double *bands = xcalloc(b->ncells ? b->ncells : 1, sizeof *bands);
+	size_t ungated = 0;
+
+	memset(out, 0, sizeof *out);
+	out->median_pct = out->worst_pct = NAN;
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *cell = &b->cells[i];
+		int widened;
+		if (!metrics_is_time(cell->metric) ||
+		    !baseline_rule_for_cell(b, cell->probe, cell->metric)->gated)
+			continue;
+		check_band(b, cell, &bands[out->cells], &widened);
+		out->widened += widened != 0;
+		ungated += bands[out->cells] > CHECK_TIME_UNGATED_PCT;
+		if (out->cells == 0 || bands[out->cells] > out->worst_pct)
+			out->worst_pct = bands[out->cells];
+		out->cells++;
+	}
+	if (out->cells)
+		out->median_pct = stats_median(bands, out->cells);
+	out->time_ungated = out->cells > 0 && ungated == out->cells;
+	free(bands);
+}
+
 static void check_row_init(struct check_row *row, enum check_row_kind kind, const char *probe,
                            const char *metric)
 {
@@ -140,6 +185,7 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		bad = metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND ? vg_bad : timed_bad;
 		check_row_init(&row, CHECK_ROW_CELL, probe, cell->metric);
 		row.base = cell->median;
+		check_band(b, cell, &row.band_pct, &row.widened);
 		if (res->toolchain && metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND) {
 			row.state = CHECK_UNJUDGED;
 			row.reason = xasprintf("not comparable: %s", res->toolchain);
@@ -246,6 +292,7 @@ void check_judge(const struct check_input *in, struct check_result *out)
 	memset(out, 0, sizeof *out);
 	/* Before the probes: a toolchain mismatch decides how the Ir cells are judged. */
 	check_staleness(in, out);
+	check_sensitivity(in->baseline, &out->sensitivity);
 	for (size_t i = 0; i < in->baseline->nprobes; i++)
 		check_probe(in, in->baseline->probes[i].name, out);
 	out->why = check_why(in);

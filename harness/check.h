@@ -39,6 +39,12 @@ enum check_row_kind {
 
 enum check_state { CHECK_JUDGED, CHECK_UNJUDGED };
 
+/*
+ * A gated time cell with a band wider than this (in percent of its baseline) lets through a
+ * slowdown a user notices without any harness; when every one is, time is not gated in effect.
+ */
+#define CHECK_TIME_UNGATED_PCT 25.0
+
 struct check_row {
 	enum check_row_kind kind;
 	const char *probe;  /* borrowed from the baseline */
@@ -52,6 +58,11 @@ struct check_row {
 	int has_base_now;
 	double base_now;
 	char *reason; /* owned, or NULL: why unjudged, the wrong checksum, the premise, liveness */
+	/* Cells: the allowance in percent of the pinned median (inf when that is 0), and whether
+	 * the cell's override makes it wider than its metric's rule (1), widened by pin for the
+	 * host's noise (2). */
+	double band_pct;
+	int widened;
 };
 
 enum check_verdict {
@@ -74,6 +85,22 @@ struct check_input {
 	int strict; /* a stale baseline cannot pass */
 };
 
+/*
+ * How small a change of time the check can see: the bands of its gated time cells (time.*, as
+ * metrics_is_time). Only a verdict that states this can be read: a 186% band passes a 2x
+ * slowdown as ok.
+ */
+struct check_sensitivity {
+	size_t cells;      /* gated time cells */
+	size_t widened;    /* of those, wider than their metric's rule */
+	double median_pct; /* the median of their bands; NAN when cells is 0 */
+	double worst_pct;  /* the widest; NAN when cells is 0 */
+	int time_ungated;  /* cells > 0 and every band beyond CHECK_TIME_UNGATED_PCT */
+};
+
+/* The sensitivity of a baseline's gated time cells; pure, from the baseline alone. */
+void check_sensitivity(const struct baseline *b, struct check_sensitivity *out);
+
 struct check_result {
 	struct check_row *rows;
 	size_t nrows;
@@ -82,6 +109,7 @@ struct check_result {
 	/* How the build's toolchain differs from the baseline's (owned), or NULL: then it is
 	 * also stale.items[0], and every valgrind.* cell is unjudged. */
 	char *toolchain;
+	struct check_sensitivity sensitivity;
 	char *why; /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;
 };

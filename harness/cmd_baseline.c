@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
+#include "hostinfo.h"
 #include "metrics.h"
 #include "session_opts.h"
 #include "stats.h"
@@ -179,14 +180,137 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 		o->rule.metric = o->metric;
 		o->rule.band_pct = ceil(2 * pct);
 		o->rule.band_abs = ceil(2 * spread);
-		o->rationale = xasprintf("pin: the pinning session's %lld runs already spread "
-		                         "%.3g%%, beyond the %s rule's band",
-		                         (long long)c->n, pct, c->metric);
+		o->rationale = xasprintf("pin: widened for noise: the pinning session's %lld runs "
+		                         "already spread %.3g%%, beyond the %s rule's band of %g%%",
+		                         (long long)c->n, pct, c->metric, rule->band_pct);
 		o->evidence_runs = c->n;
 		o->evidence_spread_pct = pct;
+		o->widened_for_noise = 1;
 		printf("override %s %s: band %g%% / %g (spread %.3g%% over %lld runs)\n", c->probe,
 		       c->metric, o->rule.band_pct, o->rule.band_abs, pct, (long long)c->n);
 	}
+}
+
+/* A profile that gates time pins it from at least this many runs per cell. */
+static int baseline_cmd_min_time_runs(void)
+{
+	struct session_opts o;
+	int rounds;
+
+	session_opts_init(&o, SESSION_VERB_PIN_TIME);
+	rounds = o.rounds;
+	session_opts_release(&o);
+	return rounds;
+}
+
+/* -1 (printed) when a gated time cell has fewer runs than a time pin needs. */
+static int baseline_cmd_time_runs(const char *cmd, const struct baseline *b)
+{
+	int min = baseline_cmd_min_time_runs();
+
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *c = &b->cells[i];
+		if (!metrics_is_time(c->metric) || !baseline_rule_for(b, c->metric)->gated ||
+		    c->n >= min)
+			continue;
+		cli_error(cmd,
+		          "%s %s has %lld timed runs in session %lld; profile %s gates time and "
+		          "pins it from at least %d (gcratchet measure --rounds %d, then baseline "
+		          "pin --session latest; pin without --session measures %d)",
+		          c->probe, c->metric, (long long)c->n, (long long)b->session, b->profile,
+		          min, min, min);
+		return -1;
+	}
+	return 0;
+}
+
+static int baseline_cmd_spread_cmp(const void *a, const void *b)
+{
+	const struct baseline_override *x = *(const struct baseline_override *const *)a;
+	const struct baseline_override *y = *(const struct baseline_override *const *)b;
+
+	return x->evidence_spread_pct < y->evidence_spread_pct   ? 1
+	       : x->evidence_spread_pct > y->evidence_spread_pct ? -1
+	                                                         : 0;
+}
+
+#define BASELINE_NOISY_SHOWN 5
+#define BASELINE_BUSY_SHOWN  3
+
+/*
+ * A gated time cell whose pinning runs already spread beyond the profile's band gets a band
+ * wide enough to hold that spread (baseline_cmd_noisy_overrides), and then gates nothing a
+ * reader would call a regression: on a busy host, a 2x slowdown passes. So a profile that
+ * gates time is not pinned from such runs unless someone accepts that on the record
+ * (--accept-noise), and the refusal says what the host was doing and how to quiet it.
+ * -1 (printed) when refused.
+ */
+static int baseline_cmd_time_noise(const char *cmd, struct baseline *b,
+                                   const struct store_session *si, const char *accept_noise,
+                                   const char *who, const char *when)
+{
+	const struct baseline_override **noisy = xcalloc(b->noverrides + 1, sizeof *noisy);
+	struct hostinfo_proc busy[BASELINE_BUSY_SHOWN];
+	struct hostinfo h;
+	size_t n = 0, nbusy;
+
+	for (size_t i = 0; i < b->noverrides; i++)
+		if (b->overrides[i].widened_for_noise && b->overrides[i].rule.gated &&
+		    metrics_is_time(b->overrides[i].metric))
+			noisy[n++] = &b->overrides[i];
+	if (n == 0 || accept_noise) {
+		if (n) {
+			b->noise.reason = xstrdup(accept_noise);
+			b->noise.date = xstrdup(when);
+			b->noise.who = xstrdup(who);
+			printf("accepted noise: %zu gated time cell%s widened beyond the %s band: "
+			       "%s\n",
+			       n, n == 1 ? "" : "s", b->profile, accept_noise);
+		}
+		free(noisy);
+		return 0;
+	}
+	qsort(noisy, n, sizeof *noisy, baseline_cmd_spread_cmp);
+	cli_error(cmd,
+	          "refusing to pin %s: %zu gated time cell%s spread beyond the profile's band "
+	          "over the pinning runs, so their bands would have to be as wide; the "
+	          "noisiest:",
+	          b->profile, n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < BASELINE_NOISY_SHOWN; i++)
+		fprintf(stderr, "  %-24s %-14s spread %.3g%% over %lld runs, band %g%%\n",
+		        noisy[i]->probe, noisy[i]->metric, noisy[i]->evidence_spread_pct,
+		        (long long)noisy[i]->evidence_runs,
+		        baseline_rule_for(b, noisy[i]->metric)->band_pct);
+	if (n > BASELINE_NOISY_SHOWN)
+		fprintf(stderr, "  ... and %zu more\n", n - BASELINE_NOISY_SHOWN);
+	hostinfo_read(&h);
+	fprintf(stderr,
+	        "host %s: load %.2f before session %lld, %.2f after, %.2f now, on %ld CPUs; "
+	        "governor %s, smt %s, transparent hugepages %s\n",
+	        h.hostname, si->load_before, (long long)si->id, si->load_after, hostinfo_load1(),
+	        h.ncpu, h.governor,
+	        h.smt < 0 ? "unknown"
+	        : h.smt   ? "on"
+	                  : "off",
+	        h.thp);
+	nbusy = hostinfo_busy(200, busy, BASELINE_BUSY_SHOWN);
+	fprintf(stderr, "busy now:");
+	for (size_t i = 0; i < nbusy; i++)
+		fprintf(stderr, "%s %s (pid %ld, %.0f%% CPU)", i ? "," : "", busy[i].comm,
+		        busy[i].pid, busy[i].cpu_pct);
+	fprintf(stderr, "%s\n", nbusy ? "" : " nothing else above 1% of a CPU");
+	fprintf(stderr,
+	        "to pin time, quiet the host and measure again: stop other work, then\n"
+	        "  gcratchet measure --collector %s --size %s --rounds 21 --cpu %ld "
+	        "--idle-below 0.5\n"
+	        "  gcratchet baseline pin --profile %s --collector %s --session latest\n"
+	        "(gcratchet doctor --profile %s measures the host's spread: it should be below "
+	        "the band); or pin anyway with --accept-noise \"reason\": the widened cells "
+	        "are marked in the file and check prints their bands\n",
+	        b->collector, b->size, h.ncpu > 1 ? h.ncpu - 1 : 0, b->profile, b->collector,
+	        b->profile);
+	free(noisy);
+	return -1;
 }
 
 /*
@@ -235,19 +359,30 @@ static int baseline_cmd_mkdir(const char *cmd, const char *path)
 	return rc;
 }
 
+/* 1 when the profile gates wall time: its pins need more runs and a quiet host. */
+static int baseline_cmd_gates_time(const char *profile)
+{
+	enum metric_profile p;
+
+	return metrics_profile_parse(profile, &p) == 0 &&
+	       metrics_lookup("time.wall_ns")->band[p].gated;
+}
+
 /*
  * pin and update without --session measure first, as `gcratchet measure` would with the
- * profile's needs: the ci size (update: the baseline's), 5 rounds after a warm-up, every meter
- * the host has.
+ * profile's needs: the ci size (update: the baseline's), 5 rounds after a warm-up (11 for a
+ * profile that gates time), every meter the host has.
  */
-static int baseline_cmd_measure(const char *collector, const char *size, const char *db)
+static int baseline_cmd_measure(const char *profile, const char *collector, const char *size,
+                                const char *db)
 {
 	struct session_opts o;
 	struct err e;
 	char *command = NULL;
 	int rc = EXIT_UNJUDGED;
 
-	session_opts_init(&o, SESSION_VERB_PIN);
+	session_opts_init(&o, baseline_cmd_gates_time(profile) ? SESSION_VERB_PIN_TIME
+	                                                       : SESSION_VERB_PIN);
 	if (session_opts_set_size(&o, size, &e) != 0) {
 		rc = cli_error("measure", "%s", e.msg);
 		goto out;
@@ -295,10 +430,11 @@ out:
 	free(where);
 	return rc;
 }
+static char *baseline_cmd_who(void);
 
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
                             const char *db, int64_t session, const char *build_name,
-                            const char *out_path)
+                            const char *out_path, const char *accept_noise)
 {
 	struct store *st = NULL;
 	struct store_session si = {0};
@@ -310,11 +446,11 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
 	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector);
-	char when[32];
+	char when[32], *who = NULL;
 	int rc = EXIT_UNJUDGED;
 
 	memset(&b, 0, sizeof b);
-	if (session == 0 && baseline_cmd_measure(collector, "ci", db) != EXIT_OK) {
+	if (session == 0 && baseline_cmd_measure(profile, collector, "ci", db) != EXIT_OK) {
 		cli_error(cmd, "the measuring session did not succeed: nothing pinned");
 		goto out;
 	}
@@ -375,6 +511,10 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		}
 		strlist_release(&parts);
 	}
+	who = baseline_cmd_who();
+	if (baseline_cmd_time_runs(cmd, &b) != 0 ||
+	    baseline_cmd_time_noise(cmd, &b, &si, accept_noise, who, when) != 0)
+		goto out;
 	if (baseline_cmd_mkdir(cmd, path) != 0 || baseline_cmd_write(cmd, path, &b) != 0)
 		goto out;
 	printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, %zu "
@@ -383,6 +523,7 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	       b.nprobes, b.ncells);
 	rc = EXIT_OK;
 out:
+	free(who);
 	strlist_release(&metrics);
 	baseline_release(&b);
 	store_runs_release(runs, nruns);
@@ -393,7 +534,7 @@ out:
 	return rc;
 }
 
-/* Who accepted a regression: $GCR_WHO, else git's user.name, else $USER. */
+/* Who accepted a regression or a noise: $GCR_WHO, else git's user.name, else $USER. */
 static char *baseline_cmd_who(void)
 {
 	const char *env = getenv("GCR_WHO");
@@ -480,7 +621,7 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
 		goto out;
 	}
-	if (session == 0 && baseline_cmd_measure(b.collector, b.size, db) != EXIT_OK) {
+	if (session == 0 && baseline_cmd_measure(profile, b.collector, b.size, db) != EXIT_OK) {
 		cli_error(cmd, "the measuring session did not succeed: nothing updated");
 		goto out;
 	}
@@ -620,13 +761,14 @@ out:
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--db", 1}, {"--build", 1},
-	    {"--out", 1},     {"--accept", 1},    {"--ref", 1},     {NULL, 0},
+	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
+	    {"--build", 1},        {"--out", 1},       {"--accept", 1},  {"--ref", 1},
+	    {"--accept-noise", 1}, {NULL, 0},
 	};
 	const char *cmd = "baseline", *opt, *val, *profile = NULL,
 	           *collector = CLI_DEFAULT_COLLECTOR;
 	const char *db = NULL, *build_name = NULL, *out_path = NULL, *action;
-	const char *accept = NULL, *ref = NULL;
+	const char *accept = NULL, *ref = NULL, *accept_noise = NULL;
 	struct strlist pos = {0};
 	struct cli_iter it;
 	int64_t session = 0;
@@ -657,6 +799,12 @@ int cmd_baseline(int argc, char **argv)
 				goto out;
 			}
 			accept = val;
+		} else if (strcmp(opt, "--accept-noise") == 0) {
+			if (!*val) {
+				rc = cli_error(cmd, "--accept-noise needs a reason");
+				goto out;
+			}
+			accept_noise = val;
 		} else if (strcmp(opt, "--ref") == 0) {
 			ref = val;
 		} else if (strcmp(opt, "--db") == 0) {
@@ -689,7 +837,8 @@ int cmd_baseline(int argc, char **argv)
 			rc = cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
 			goto out;
 		}
-		rc = baseline_cmd_pin(cmd, profile, collector, db, session, build_name, out_path);
+		rc = baseline_cmd_pin(cmd, profile, collector, db, session, build_name, out_path,
+		                      accept_noise);
 	} else if (strcmp(action, "update") == 0) {
 		if (!profile) {
 			rc = cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
@@ -697,6 +846,11 @@ int cmd_baseline(int argc, char **argv)
 		}
 		if (ref && !accept) {
 			rc = cli_error(cmd, "--ref goes with --accept \"reason\"");
+			goto out;
+		}
+		if (accept_noise) {
+			rc = cli_error(cmd, "--accept-noise goes with pin: update keeps the pinned "
+			                    "bands");
 			goto out;
 		}
 		rc = baseline_cmd_update(cmd, profile, collector, db, session, build_name, out_path,

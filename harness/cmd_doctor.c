@@ -11,10 +11,16 @@
 #include "hostinfo.h"
 #include "meter_perf.h"
 #include "meter_valgrind.h"
+#include "metrics.h"
+#include "quiet.h"
 
 /* A quiet host for pinned_host: load below this share of the CPUs. */
 #define DOCTOR_QUIET_LOAD_PER_CPU 0.25
 #define DOCTOR_MIN_FREE_BYTES     (1ull << 30)
+/* The calibration: 15 loops of 30 ms, about half a second, short enough for every doctor. */
+#define DOCTOR_CALIBRATE_REPS     15
+#define DOCTOR_CALIBRATE_MS       30
+#define DOCTOR_BUSY_SHOWN         3
 
 struct doctor {
 	int missing; /* required checks that failed */
@@ -67,6 +73,48 @@ static void doctor_debug_info(struct doctor *d, const char *root, const struct s
 		snprintf(detail, sizeof detail, "%s reads the debug info of every build", valgrind);
 		doctor_line(d, "ok", "debug info", detail, NULL);
 	}
+}
+
+/*
+ * Whether time can be gated here, by a number: the spread of one fixed loop, run after run, set
+ * against the profile's band for wall time. A band narrower than the host's own spread would
+ * only measure the host; for a profile that gates time that is a MISSING line.
+ */
+static void doctor_calibration(struct doctor *d, const char *profile)
+{
+	const struct metric_info *wall = metrics_lookup("time.wall_ns");
+	struct hostinfo_proc busy[DOCTOR_BUSY_SHOWN];
+	struct quiet_calibration cal;
+	enum metric_profile p;
+	char detail[512], fix[512];
+	size_t nbusy, len = 0;
+	double band;
+	int gated;
+
+	metrics_profile_parse(profile, &p);
+	gated = wall->band[p].gated;
+	band = wall->band[p].pct;
+	quiet_calibrate(DOCTOR_CALIBRATE_REPS, DOCTOR_CALIBRATE_MS, &cal);
+	nbusy = hostinfo_busy(200, busy, DOCTOR_BUSY_SHOWN);
+	snprintf(detail, sizeof detail,
+	         "spread %.1f%% (p90 - p10 over %d loops of %.0f ms) %s %s band %g%%%s",
+	         cal.spread_pct, cal.reps, cal.loop_ms, cal.spread_pct > band ? ">" : "<=", profile,
+	         band,
+	         !gated                  ? " (time is not gated on this profile)"
+	         : cal.spread_pct > band ? ": too noisy to pin time"
+	                                 : ": quiet enough to pin time");
+	len = (size_t)snprintf(fix, sizeof fix, "%s",
+	                       "stop other work, pin probes to an idle CPU (--cpu N), wait for a "
+	                       "quiet host (--idle-below LOAD)");
+	for (size_t i = 0; i < nbusy && len < sizeof fix; i++)
+		len += (size_t)snprintf(fix + len, sizeof fix - len, "%s%s (pid %ld, %.0f%% CPU)",
+		                        i ? ", " : "; busy now: ", busy[i].comm, busy[i].pid,
+		                        busy[i].cpu_pct);
+	doctor_line(d,
+	            cal.spread_pct <= band ? "ok"
+	            : gated                ? "MISSING"
+	                                   : "warn",
+	            "calibration", detail, fix);
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -188,6 +236,9 @@ int cmd_doctor(int argc, char **argv)
 	doctor_line(&d, "ok", "aslr", detail, NULL);
 	snprintf(detail, sizeof detail, "%s", h.compiler);
 	doctor_line(&d, "ok", "compiler", detail, NULL);
+
+	/* Calibration: how much this host spreads a fixed piece of work, right now. */
+	doctor_calibration(&d, profile);
 
 	printf("\nverdict: %s %s be measured here%s\n", profile, d.missing ? "cannot" : "can",
 	       d.missing ? " (fix the MISSING lines)" : "");

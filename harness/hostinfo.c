@@ -1,12 +1,14 @@
 #include "hostinfo.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -167,4 +169,103 @@ double hostinfo_load1(void)
 	double l[1];
 
 	return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+/* One process's CPU ticks (user + system) at one moment. */
+struct hostinfo_ticks {
+	long pid;
+	char comm[32];
+	unsigned long long ticks;
+};
+
+/* Every process's ticks but our own, from /proc/PID/stat; *n of them, newly allocated. */
+static struct hostinfo_ticks *hostinfo_snapshot(size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct hostinfo_ticks *t = NULL;
+	struct dirent *de;
+	size_t cap = 0;
+	long self = (long)getpid();
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char path[64], text[1024], *end, *open_paren, *close_paren;
+		unsigned long long utime, stime;
+		long pid = strtol(de->d_name, &end, 10);
+		FILE *f;
+		size_t got;
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		got = fread(text, 1, sizeof text - 1, f);
+		fclose(f);
+		text[got] = '\0';
+		/* The command name in parentheses may hold anything: fields resume after the last ')'. */
+		open_paren = strchr(text, '(');
+		close_paren = strrchr(text, ')');
+		if (!open_paren || !close_paren || close_paren < open_paren ||
+		    sscanf(close_paren + 1,
+		           " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+		           &stime) != 2)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			t = xrealloc(t, cap * sizeof *t);
+		}
+		t[*n].pid = pid;
+		snprintf(t[*n].comm, sizeof t[*n].comm, "%.*s", (int)(close_paren - open_paren - 1),
+		         open_paren + 1);
+		t[*n].ticks = utime + stime;
+		(*n)++;
+	}
+	closedir(d);
+	return t;
+}
+
+static int hostinfo_proc_cmp(const void *a, const void *b)
+{
+	const struct hostinfo_proc *x = a, *y = b;
+
+	return x->cpu_pct < y->cpu_pct ? 1 : x->cpu_pct > y->cpu_pct ? -1 : 0;
+}
+
+size_t hostinfo_busy(int interval_ms, struct hostinfo_proc *out, size_t max)
+{
+	struct timespec ts = {interval_ms / 1000, (long)(interval_ms % 1000) * 1000000};
+	struct hostinfo_ticks *before, *after;
+	struct hostinfo_proc *all;
+	size_t nbefore, nafter, nall = 0, k = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	before = hostinfo_snapshot(&nbefore);
+	nanosleep(&ts, NULL);
+	after = hostinfo_snapshot(&nafter);
+	all = xcalloc(nafter ? nafter : 1, sizeof *all);
+	for (size_t i = 0; i < nafter && hz > 0 && interval_ms > 0; i++) {
+		for (; k < nbefore && before[k].pid < after[i].pid; k++)
+			;
+		/* readdir lists /proc in pid order, so one pass pairs the two snapshots. */
+		if (k == nbefore || before[k].pid != after[i].pid ||
+		    after[i].ticks <= before[k].ticks)
+			continue;
+		all[nall].pid = after[i].pid;
+		snprintf(all[nall].comm, sizeof all[nall].comm, "%s", after[i].comm);
+		all[nall].cpu_pct = 100.0 * (double)(after[i].ticks - before[k].ticks) /
+		                    (double)hz / (interval_ms / 1000.0);
+		if (all[nall].cpu_pct > 1)
+			nall++;
+	}
+	qsort(all, nall, sizeof *all, hostinfo_proc_cmp);
+	if (nall > max)
+		nall = max;
+	memcpy(out, all, nall * sizeof *out);
+	free(all);
+	free(before);
+	free(after);
+	return nall;
 }

@@ -8,6 +8,7 @@
 #ifndef HOSTINFO_H
 #define HOSTINFO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct hostinfo {
@@ -33,5 +34,19 @@ void hostinfo_read(struct hostinfo *h);
 char *hostinfo_json(const struct hostinfo *h);
 /* The 1-minute load average, or -1 when it cannot be read. */
 double hostinfo_load1(void);
+
+/* A process that used the CPU while hostinfo_busy watched. */
+struct hostinfo_proc {
+	long pid;
+	char comm[32];  /* its command name, as /proc/PID/stat has it */
+	double cpu_pct; /* CPU time used over the interval, in percent of one CPU */
+};
+
+/*
+ * The processes other than this one that used the most CPU over interval_ms (it sleeps that
+ * long), busiest first, up to max of them, each above 1% of a CPU: what else was running while
+ * a time was measured. Returns how many; 0 when /proc cannot be read.
+ */
+size_t hostinfo_busy(int interval_ms, struct hostinfo_proc *out, size_t max);
 
 #endif /* HOSTINFO_H */

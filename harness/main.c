@@ -73,6 +73,7 @@ static const struct cli_command commands[] = {
     {"baseline", cmd_baseline,
      "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
      "                              [--build NAME] [--out FILE] [--db FILE]\n"
+     "                              [--accept-noise \"reason\"]\n"
      "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
      "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
      "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
@@ -81,6 +82,10 @@ static const struct cli_command commands[] = {
      "or takes --session N (latest: the newest that measured the collector), and writes\n"
      "baselines/<P>/<collector>.json: every probe's checksum, every cell (median, min, max, n)\n"
      "and the profile's default rule for each metric. Only sessions whose runs all succeeded.\n"
+     "A profile that gates time (pinned_host) is measured over 11 rounds and pinned from no\n"
+     "fewer; when a gated time cell spread beyond the band over them, pin refuses (exit 2),\n"
+     "naming the noisiest cells, the host's state and the fixes, unless --accept-noise\n"
+     "\"reason\" records the decision in the file beside the widened cells.\n"
      "update measures again (or takes --session) and judges every pinned cell: an improved\n"
      "cell is tightened to the new figures on its own; a regressed one is loosened only with\n"
      "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"

@@ -197,6 +197,14 @@ int metrics_is_census(const char *name)
 	return strncmp(name, "census.", 7) == 0 && metrics_lookup(name) != NULL;
 }
 
+int metrics_is_time(const char *name)
+{
+	const struct metric_info *m = metrics_lookup(name);
+
+	/* The collector's own pause clock is in ns too, but it is in its census, not around it. */
+	return m && m->unit == METRIC_UNIT_NS && !metrics_is_census(name);
+}
+
 enum run_kind metrics_run_kind(const char *name)
 {
 	const struct metric_info *m = metrics_lookup(name);

@@ -95,6 +95,8 @@ const struct metric_info *metrics_table(size_t *n);
 int metrics_is_known(const char *name);
 /* 1 for "census.<field>": the collector's own counters. */
 int metrics_is_census(const char *name);
+/* 1 for a time the harness measures around the probe (time.*): what pinned_host gates. */
+int metrics_is_time(const char *name);
 /* The kind of run a metric is measured by; RUN_KIND_TIMED for an unknown name. */
 enum run_kind metrics_run_kind(const char *name);
 /* All known fixed metric names in canonical order, NULL-terminated; static storage. */

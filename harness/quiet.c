@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "hostinfo.h"
+#include "stats.h"
 
 #define QUIET_POLL_US 100000
 
@@ -143,4 +145,55 @@ int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void 
 		}
 		sleep(1);
 	}
+}
+
+double quiet_spread_pct(const double *x, size_t n)
+{
+	double median = stats_median(x, n);
+
+	if (median == 0)
+		return 0;
+	return 100.0 * (stats_quantile(x, n, 0.9) - stats_quantile(x, n, 0.1)) / fabs(median);
+}
+
+/* The loop: a multiply-add chain the compiler cannot fold, its result kept. */
+static volatile uint64_t quiet_sink;
+
+static void quiet_loop(uint64_t iters)
+{
+	uint64_t x = quiet_sink | 1;
+
+	for (uint64_t i = 0; i < iters; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	quiet_sink = x;
+}
+
+void quiet_calibrate(int reps, int target_ms, struct quiet_calibration *out)
+{
+	uint64_t iters = 1u << 20;
+	double *ns = xcalloc(reps > 0 ? (size_t)reps : 1, sizeof *ns);
+	int64_t t0;
+
+	memset(out, 0, sizeof *out);
+	/* Size the loop once; it is then the same work on every repetition. */
+	for (;;) {
+		t0 = now_mono_ns();
+		quiet_loop(iters);
+		if (now_mono_ns() - t0 >= 5000000 || iters >= (1ull << 40))
+			break;
+		iters *= 2;
+	}
+	iters = (uint64_t)((double)iters * target_ms * 1e6 / (double)(now_mono_ns() - t0 + 1));
+	quiet_loop(iters);
+	for (int i = 0; i < reps; i++) {
+		t0 = now_mono_ns();
+		quiet_loop(iters);
+		ns[i] = (double)(now_mono_ns() - t0);
+	}
+	out->reps = reps;
+	if (reps > 0) {
+		out->loop_ms = stats_median(ns, (size_t)reps) / 1e6;
+		out->spread_pct = quiet_spread_pct(ns, (size_t)reps);
+	}
+	free(ns);
 }

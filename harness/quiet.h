@@ -8,6 +8,9 @@
  * or not, so a stale lock cannot exist.
  *
  * The idleness gate: wait until the 1-minute load average is below a threshold.
+ *
+ * The calibration: how much the host itself spreads one fixed piece of work from run to run,
+ * the figure a time band must stand above to mean anything.
  */
 #ifndef QUIET_H
 #define QUIET_H
@@ -29,5 +32,21 @@ void quiet_unlock(int fd);
 /* Waits until the load is below max_load, up to timeout_s; -1 with the last load if not. */
 int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx, double *load,
                     struct err *e);
+
+/* The run-to-run spread of a fixed CPU loop on this host, now. */
+struct quiet_calibration {
+	int reps;
+	double loop_ms;    /* the median time of one loop */
+	double spread_pct; /* quiet_spread_pct of the reps' wall times */
+};
+
+/*
+ * Times a fixed CPU loop of about target_ms, reps times after one untimed warm-up, in this
+ * process, by the monotonic clock: on a quiet host each takes the same time, on a busy one
+ * the scheduler and the other processes spread them. Takes about reps * target_ms.
+ */
+void quiet_calibrate(int reps, int target_ms, struct quiet_calibration *out);
+/* (p90 - p10) / median of n > 0 times, in percent: a spread that one outlier cannot set. */
+double quiet_spread_pct(const double *x, size_t n);
 
 #endif /* QUIET_H */

@@ -25,6 +25,12 @@ static const struct session_opts_defaults {
     [SESSION_VERB_AB] = {"ci", 7, 1, 300, 3600, 300, SESSION_OPT_RUN},
     /* pin fills the struct itself and parses nothing: ci size, 5 rounds after a warm-up. */
     [SESSION_VERB_PIN] = {"ci", 5, 1, 300, 3600, 300, 0},
+    /*
+     * A profile that gates time pins each time cell from 11 runs: the median of 11 moves little
+     * when two of them are disturbed, and max - min over 11 shows the host's noise, which 5
+     * runs often hide. baseline pin refuses to pin gated time from fewer.
+     */
+    [SESSION_VERB_PIN_TIME] = {"ci", 11, 1, 300, 3600, 300, 0},
 };
 
 /*

@@ -35,7 +35,8 @@
 enum session_verb {
 	SESSION_VERB_MEASURE,
 	SESSION_VERB_AB,
-	SESSION_VERB_PIN, /* baseline pin and update measuring before they pin */
+	SESSION_VERB_PIN,      /* baseline pin and update measuring before they pin */
+	SESSION_VERB_PIN_TIME, /* the same for a profile that gates time (pinned_host) */
 };
 
 /* Groups of shared options; a verb accepts some of them. */

@@ -207,6 +207,18 @@ static void compare_add_metrics(const struct store_run *r, struct strlist *metri
 			strlist_push(metrics, r->metrics.items[i].name);
 }
 
+/*
+ * How small a change the cell could have shown: an effect inside the CI's half-width is not
+ * told apart from none, whatever the verdict. In percent of BASE, as bands are.
+ */
+static double compare_mde_pct(const struct paired_cell *s)
+{
+	if (s->n == 0 || s->deterministic || s->base_median == 0 || !isfinite(s->ci.lo) ||
+	    !isfinite(s->ci.hi))
+		return NAN;
+	return 100.0 * (s->ci.hi - s->ci.lo) / 2 / fabs(s->base_median);
+}
+
 static void compare_probe_cells(struct compare *c, const char *probe, const struct compare_arm *a,
                                 const struct compare_arm *b)
 {
@@ -275,6 +287,7 @@ static void compare_probe_cells(struct compare *c, const char *probe, const stru
 			}
 		}
 		paired_analyze(cell->base, cell->fix, n, &cell->pol, &cell->stats);
+		cell->mde_pct = compare_mde_pct(&cell->stats);
 	}
 	strlist_release(&metrics);
 	strlist_release(&in_a);

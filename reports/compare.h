@@ -49,6 +49,9 @@ struct compare_cell {
 	double *base, *fix; /* stats.n paired values, in round order */
 	int *rounds;        /* the measured round (1-based; 0 for valgrind) of each pair */
 	const char *only;   /* "BASE" or "FIX" when only that arm reports the metric, else NULL */
+	/* The minimum detectable effect at these rounds: half the width of the delta's CI, in
+	 * percent of BASE's median; NAN for an exact cell, one without pairs or a zero median. */
+	double mde_pct;
 };
 
 enum compare_outcome {

@@ -63,7 +63,7 @@ static void report_check_format_cells(const struct check_row *r, struct report_c
  * build measured too, how much of the delta is drift since the pin and how much the change.
  * Newly allocated.
  */
-static char *report_check_reason(const struct report_check *c, const struct check_row *r)
+static char *report_check_reason_only(const struct report_check *c, const struct check_row *r)
 {
 	char drift[32], change[32], total[32];
 
@@ -81,6 +81,52 @@ static char *report_check_reason(const struct report_check *c, const struct chec
 	                 r->current >= r->base_now ? "+" : "", change);
 }
 
+/* The reason, and for a cell wider than its metric's rule, the band it is judged with. */
+static char *report_check_reason(const struct report_check *c, const struct check_row *r)
+{
+	char *why = report_check_reason_only(c, r), *both;
+
+	if (r->kind != CHECK_ROW_CELL || !r->widened)
+		return why;
+	both = xasprintf("%s%sband %.3g%% widened %s", why ? why : "", why ? "; " : "", r->band_pct,
+	                 r->widened == 2 ? "for noise at pin" : "by an override");
+	free(why);
+	return both;
+}
+
+/*
+ * How small a slowdown the verdict could see: "time gated on 28 cells, bands median 10%,
+ * worst 186% (3 widened beyond their rule)", or that time is not gated. Newly allocated.
+ */
+static char *report_check_sensitivity(const struct report_check *c)
+{
+	const struct check_sensitivity *s = &c->res->sensitivity;
+	char widened[64] = "";
+
+	if (s->cells == 0)
+		return xstrdup("time is not gated by this baseline");
+	if (s->widened)
+		snprintf(widened, sizeof widened, " (%zu widened beyond their rule)", s->widened);
+	return xasprintf("time gated on %zu cell%s, bands median %.3g%%, worst %.3g%%%s%s%s%s",
+	                 s->cells, s->cells == 1 ? "" : "s", s->median_pct, s->worst_pct, widened,
+	                 c->baseline->noise.reason ? "; noise accepted at pin: \"" : "",
+	                 c->baseline->noise.reason ? c->baseline->noise.reason : "",
+	                 c->baseline->noise.reason ? "\"" : "");
+}
+
+/* When every gated time cell is wider than CHECK_TIME_UNGATED_PCT, a warning; else NULL. */
+static char *report_check_ungated(const struct report_check *c)
+{
+	const struct check_sensitivity *s = &c->res->sensitivity;
+
+	if (!s->time_ungated)
+		return NULL;
+	return xasprintf("every gated time cell's band is wider than %.0f%% (median %.3g%%, "
+	                 "worst %.3g%%): time is effectively not gated, a slowdown that large "
+	                 "passes as ok",
+	                 CHECK_TIME_UNGATED_PCT, s->median_pct, s->worst_pct);
+}
+
 /* "(3 ok, 0 improved, 1 regressed, 0 could not judge, 2 not gated)" */
 static void report_check_counts(const struct check_result *res, struct sbuf *b)
 {
@@ -95,11 +141,14 @@ char *report_check_text(const struct report_check *c)
 	const struct check_result *res = c->res;
 	const struct baseline *bl = c->baseline;
 	struct sbuf b;
-	char *text;
+	char *text, *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c);
 
 	sbuf_init(&b);
 	if (res->why)
 		sbuf_addf(&b, "COULD NOT JUDGE: %s\n", res->why);
+	/* A verdict on time that cannot see a slowdown says so before anything else. */
+	if (ungated)
+		sbuf_addf(&b, "TIME NOT GATED: %s\n", ungated);
 	/* Staleness comes next: every figure below is read in its light. */
 	for (size_t i = 0; i < res->stale.n; i++)
 		sbuf_addf(&b, "STALE: %s\n", res->stale.items[i]);
@@ -107,8 +156,9 @@ char *report_check_text(const struct report_check *c)
 	    &b, "gcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
 	    bl->profile, bl->collector, bl->collector_version, (long long)c->session, c->build_name,
 	    bl->size);
-	sbuf_addf(&b, "baseline: %s (pinned %s on %s, session %lld)\n\n", c->baseline_path,
+	sbuf_addf(&b, "baseline: %s (pinned %s on %s, session %lld)\n", c->baseline_path,
 	          bl->pinned_at, bl->hostname, (long long)bl->session);
+	sbuf_addf(&b, "sensitivity: %s\n\n", sens);
 	sbuf_addf(&b, "%-24s %-34s %14s %14s %10s %14s %7s  %s\n", "probe", "metric", "baseline",
 	          "current", "delta", "allowance", "used", "verdict");
 	for (size_t i = 0; i < res->nrows; i++) {
@@ -126,6 +176,8 @@ char *report_check_text(const struct report_check *c)
 	sbuf_addf(&b, "\n");
 	text = escape_text(b.data);
 	sbuf_release(&b);
+	free(ungated);
+	free(sens);
 	return text;
 }
 
@@ -136,11 +188,17 @@ char *report_check_md(const struct report_check *c)
 	const struct check_result *res = c->res;
 	const struct baseline *bl = c->baseline;
 	struct sbuf b;
+	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c);
 
 	sbuf_init(&b);
 	if (res->why) {
 		sbuf_addf(&b, "> **COULD NOT JUDGE**: ");
 		escape_md(&b, res->why);
+		sbuf_addf(&b, "\n\n");
+	}
+	if (ungated) {
+		sbuf_addf(&b, "> **TIME NOT GATED**: ");
+		escape_md(&b, ungated);
 		sbuf_addf(&b, "\n\n");
 	}
 	for (size_t i = 0; i < res->stale.n; i++) {
@@ -164,7 +222,9 @@ char *report_check_md(const struct report_check *c)
 	escape_md(&b, bl->pinned_at);
 	sbuf_addf(&b, " on ");
 	escape_md(&b, bl->hostname);
-	sbuf_addf(&b, ", session %lld)\n\n", (long long)bl->session);
+	sbuf_addf(&b, ", session %lld)\n>\n> sensitivity: ", (long long)bl->session);
+	escape_md(&b, sens);
+	sbuf_addf(&b, "\n\n");
 	sbuf_addf(&b,
 	          "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
 	sbuf_addf(&b, "|---|---|---:|---:|---:|---:|---:|---|\n");
@@ -189,6 +249,8 @@ char *report_check_md(const struct report_check *c)
 	sbuf_addf(&b, "\n**verdict: %s** ", check_verdict_name(res->verdict));
 	report_check_counts(res, &b);
 	sbuf_addf(&b, "\n");
+	free(ungated);
+	free(sens);
 	return b.data;
 }
 
@@ -213,7 +275,8 @@ char *report_check_json(const struct report_check *c)
 {
 	const struct check_result *res = c->res;
 	const struct baseline *bl = c->baseline;
-	cJSON *root = cJSON_CreateObject(), *cells = cJSON_CreateArray(), *stale;
+	const struct check_sensitivity *sens = &res->sensitivity;
+	cJSON *root = cJSON_CreateObject(), *cells = cJSON_CreateArray(), *stale, *so;
 	char *json, *text;
 
 	cJSON_AddStringToObject(root, "format", REPORT_CHECK_FORMAT);
@@ -233,6 +296,16 @@ char *report_check_json(const struct report_check *c)
 	stale = cJSON_AddArrayToObject(root, "stale");
 	for (size_t i = 0; i < res->stale.n; i++)
 		cJSON_AddItemToArray(stale, escape_json_string(res->stale.items[i]));
+	so = cJSON_AddObjectToObject(root, "sensitivity");
+	cJSON_AddNumberToObject(so, "time_cells", (double)sens->cells);
+	cJSON_AddNumberToObject(so, "widened", (double)sens->widened);
+	if (sens->cells && isfinite(sens->median_pct) && isfinite(sens->worst_pct)) {
+		cJSON_AddNumberToObject(so, "median_band_pct", sens->median_pct);
+		cJSON_AddNumberToObject(so, "worst_band_pct", sens->worst_pct);
+	}
+	cJSON_AddBoolToObject(so, "time_gated", sens->cells > 0 && !sens->time_ungated);
+	if (bl->noise.reason)
+		report_check_json_str(so, "noise_accepted", bl->noise.reason);
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct check_row *r = &res->rows[i];
 		cJSON *o = cJSON_CreateObject();
@@ -242,6 +315,11 @@ char *report_check_json(const struct report_check *c)
 		cJSON_AddStringToObject(o, "verdict", report_check_json_verdict(r));
 		if (r->kind == CHECK_ROW_CELL) {
 			cJSON_AddNumberToObject(o, "baseline", r->base);
+			if (isfinite(r->band_pct))
+				cJSON_AddNumberToObject(o, "band_pct", r->band_pct);
+			if (r->widened)
+				cJSON_AddStringToObject(o, "widened",
+				                        r->widened == 2 ? "noise" : "override");
 			if (r->state == CHECK_JUDGED) {
 				cJSON_AddNumberToObject(o, "current", r->current);
 				cJSON_AddNumberToObject(o, "n", r->n);
@@ -287,11 +365,14 @@ char *report_check_junit(const struct report_check *c)
 {
 	const struct check_result *res = c->res;
 	struct sbuf b;
+	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c);
 
 	sbuf_init(&b);
 	sbuf_addf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	if (res->why)
 		report_check_xml_comment(&b, "COULD NOT JUDGE: ", res->why);
+	if (ungated)
+		report_check_xml_comment(&b, "TIME NOT GATED: ", ungated);
 	sbuf_addf(&b, "<testsuites>\n<testsuite name=\"gcratchet check ");
 	escape_xml(&b, c->baseline->profile);
 	sbuf_addf(&b, " ");
@@ -299,6 +380,9 @@ char *report_check_junit(const struct report_check *c)
 	sbuf_addf(&b, "\" tests=\"%zu\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
 	          res->nrows + (res->why != NULL), res->regressed,
 	          res->unjudged + (res->why != NULL), res->info);
+	sbuf_addf(&b, "  <properties><property name=\"sensitivity\" value=\"");
+	escape_xml(&b, sens);
+	sbuf_addf(&b, "\"/></properties>\n");
 	for (size_t i = 0; i < res->stale.n; i++) {
 		sbuf_addf(&b, "  ");
 		report_check_xml_comment(&b, "STALE: ", res->stale.items[i]);
@@ -337,5 +421,7 @@ char *report_check_junit(const struct report_check *c)
 		sbuf_addf(&b, "</testcase>\n");
 	}
 	sbuf_addf(&b, "</testsuite>\n</testsuites>\n");
+	free(ungated);
+	free(sens);
 	return b.data;
 }

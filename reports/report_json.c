@@ -192,6 +192,8 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	report_json_num(t, "hi", s->ci.hi);
 	report_json_num(t, "level", s->n ? s->ci.level : NAN);
 	cJSON_AddStringToObject(t, "method", "order statistics of the deltas (sign-test interval)");
+	/* The smallest effect these rounds could show: half the CI's width, % of BASE. */
+	report_json_num(o, "mde_pct", cell->mde_pct);
 	t = cJSON_AddObjectToObject(o, "signs");
 	cJSON_AddNumberToObject(t, "lower", s->n_lower);
 	cJSON_AddNumberToObject(t, "higher", s->n_higher);

@@ -10,7 +10,7 @@
 static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 {
 	const struct paired_cell *s = &cell->stats;
-	char x[48], y[48], dl[48], pct[24], ci[64], signs[32];
+	char x[48], y[48], dl[48], pct[24], ci[64], mde[24], signs[32];
 	const char *v = compare_verdict_text(s->verdict);
 
 	metrics_format_value(cell->metric, s->base_median, x, sizeof x);
@@ -18,12 +18,13 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 	report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
 	report_format_pct(s->delta_pct, pct, sizeof pct);
 	report_text_interval(cell, ci, sizeof ci);
+	report_text_mde(cell, mde, sizeof mde);
 	compare_signs_text(cell, signs, sizeof signs);
 	sbuf_addf(b, "| ");
 	escape_md(b, cell->probe);
 	sbuf_addf(b, " | ");
 	escape_md(b, cell->metric);
-	sbuf_addf(b, " | %s | %s | %s | %s | %s | %s | ", x, y, dl, pct, ci, signs);
+	sbuf_addf(b, " | %s | %s | %s | %s | %s | %s | %s | ", x, y, dl, pct, ci, mde, signs);
 	if (s->n == 0 || s->deterministic)
 		sbuf_addf(b, "- | - | ");
 	else if (s->in_family)
@@ -39,9 +40,10 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 
 static void report_md_table_head(struct sbuf *b)
 {
-	sbuf_addf(b, "| probe | metric | BASE | FIX | delta | %% | 95%% CI of delta | rounds | p | "
-	             "q | verdict |\n");
-	sbuf_addf(b, "|---|---|---:|---:|---:|---:|---|---|---:|---:|---|\n");
+	sbuf_addf(b,
+	          "| probe | metric | BASE | FIX | delta | %% | 95%% CI of delta | MDE | rounds | "
+	          "p | q | verdict |\n");
+	sbuf_addf(b, "|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|---|\n");
 }
 
 static void report_md_build(const struct store_build *sb, struct sbuf *b)

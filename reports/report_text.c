@@ -7,6 +7,14 @@
 
 #include "escape.h"
 
+void report_text_mde(const struct compare_cell *cell, char *buf, size_t size)
+{
+	if (isnan(cell->mde_pct))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.2f%%", cell->mde_pct);
+}
+
 void report_text_interval(const struct compare_cell *cell, char *buf, size_t size)
 {
 	const struct paired_cell *s = &cell->stats;
@@ -161,17 +169,19 @@ char *report_text_ab(const struct compare *c)
 	report_text_builds(c, &b);
 	report_text_identity(c, &b);
 
-	sbuf_addf(&b, "\n%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s\n", "probe", "metric",
-	          "BASE", "FIX", "delta", "%", "95% CI of delta", "rounds", "p", "q", "verdict");
+	sbuf_addf(&b, "\n%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s\n", "probe",
+	          "metric", "BASE", "FIX", "delta", "%", "95% CI of delta", "MDE", "rounds", "p",
+	          "q", "verdict");
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
-		char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16], q[16];
+		char x[48], y[48], dl[48], pct[24], ci[64], mde[24], signs[32], p[16], q[16];
 		metrics_format_value(cell->metric, s->base_median, x, sizeof x);
 		metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
 		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
 		report_format_pct(s->delta_pct, pct, sizeof pct);
 		report_text_interval(cell, ci, sizeof ci);
+		report_text_mde(cell, mde, sizeof mde);
 		compare_signs_text(cell, signs, sizeof signs);
 		if (s->n == 0 || s->deterministic)
 			snprintf(p, sizeof p, "-");
@@ -181,8 +191,8 @@ char *report_text_ab(const struct compare *c)
 			snprintf(q, sizeof q, "%.4f", s->q);
 		else
 			snprintf(q, sizeof q, "-");
-		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %12s %7s %7s  %s%s\n",
-		          cell->probe, cell->metric, x, y, dl, pct, ci, signs, p, q,
+		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s%s\n",
+		          cell->probe, cell->metric, x, y, dl, pct, ci, mde, signs, p, q,
 		          compare_verdict_text(s->verdict),
 		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}

@@ -12,6 +12,8 @@ char *report_text_ab(const struct compare *c);
 
 /* The cell's interval as "[+1.90%, +3.50%]" (or absolute when BASE is 0), "exact", "-". */
 void report_text_interval(const struct compare_cell *cell, char *buf, size_t size);
+/* The cell's minimum detectable effect, "2.31%", or "-" when it has none; into buf. */
+void report_text_mde(const struct compare_cell *cell, char *buf, size_t size);
 
 /*
  * Appends the warnings (bimodal cells) and notes (incomplete rounds, cells not judged, the

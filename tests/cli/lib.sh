@@ -55,8 +55,9 @@ sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 # A build folder of shell-script probes that speak the census protocol: the language-neutral
 # path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>, their
 # census.alloc_bytes from $dir/alloc.<probe> (default 1000) and major_collections from
-# $dir/gcs.<probe> (default 2). The build is named $BUILD_NAME (default scripted); its
-# collector is always "scripted".
+# $dir/gcs.<probe> (default 2). A probe with $dir/sleep.<probe> first sleeps the seconds on its
+# next line, in turn, one line per run, to plant a time. The build is named $BUILD_NAME
+# (default scripted); its collector is always "scripted".
 make_script_build() { # dir probe...
 	dir=$1
 	shift
@@ -77,6 +78,11 @@ make_script_build() { # dir probe...
 mode=\$(cat "$dir/mode.$p" 2>/dev/null || echo ok)
 alloc=\$(cat "$dir/alloc.$p" 2>/dev/null || echo 1000)
 gcs=\$(cat "$dir/gcs.$p" 2>/dev/null || echo 2)
+if [ -f "$dir/sleep.$p" ]; then
+	k=\$(cat "$dir/turn.$p" 2>/dev/null || echo 0)
+	echo \$((k + 1)) >"$dir/turn.$p"
+	sleep "\$(sed -n "\$((k % \$(wc -l <"$dir/sleep.$p") + 1))p" "$dir/sleep.$p")"
+fi
 case "\$mode" in
 crash) kill -SEGV \$\$ ;;
 hang) sleep 600 ;;

@@ -73,7 +73,7 @@ if grep -q "^stochastic_flagged 0$" "$T/cells"; then
 	expect_eq "$(grep -c '^verdict: no difference' "$T/out")" 1 "verdict line"
 fi
 expect_grep "^### gcratchet ab: " "$T/aa.md"
-expect_grep "^\| 01_nursery_churn \| valgrind.ir \| [0-9]+ \| [0-9]+ \| .* \| exact \| exact \| - \| - \| same \|$" "$T/aa.md"
+expect_grep "^\| 01_nursery_churn \| valgrind.ir \| [0-9]+ \| [0-9]+ \| .* \| exact \| - \| exact \| - \| - \| same \|$" "$T/aa.md"
 # All samples of the session are stored as one session with two builds.
 expect_eq "$("$GCR" list sessions | tail -n +2 | wc -l)" 1 "one session"
 expect_eq "$(exported 1 '.builds | length')" 2 "two arms"

@@ -283,7 +283,8 @@ static void test_check(void)
 	                                 {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 40, 0},
 	                                 (char *)"noisy",
 	                                 5,
-	                                 12.5};
+	                                 12.5,
+	                                 0};
 	struct baseline_ledger_entry led = {
 	    (char *)"01_a", (char *)"census.alloc_bytes",   900,        1000, (char *)"intended",
 	    NULL,           (char *)"2026-11-30T00:00:00Z", (char *)"w"};
@@ -435,6 +436,42 @@ static void test_defaults(void)
 	CHECK(strstr(e.msg, "shared_ci") && strstr(e.msg, "pinned_host"));
 }
 
+/* Issue 17: a noise accepted at pin and the overrides it widened survive a round trip. */
+static void test_noise(void)
+{
+	static const char overrides[] =
+	    "  ],\n  \"overrides\": [{\"probe\": \"01_nursery_churn\", \"metric\": "
+	    "\"rss.peak_bytes\", \"band_pct\": 40, \"band_abs\": 0, \"widened_for_noise\": "
+	    "true, \"rationale\": \"noisy\", \"evidence\": {\"runs\": 11, \"spread_pct\": 20}}],\n"
+	    "  \"noise_accepted\": {\"reason\": \"shared box\", \"date\": "
+	    "\"2026-11-30T00:00:00Z\", \"who\": \"ci\"}\n}\n";
+	struct baseline b, again;
+	struct err e;
+	char *text = malloc(sizeof good + sizeof overrides), *end, *out;
+
+	strcpy(text, good);
+	end = strrchr(text, ']');
+	strcpy(end, overrides);
+	CHECK(baseline_parse(text, "t.json", &b, &e) == 0);
+	CHECK(b.noverrides == 1 && b.overrides[0].widened_for_noise);
+	CHECK_STR(b.noise.reason, "shared box");
+	out = baseline_serialize(&b);
+	CHECK(baseline_parse(out, "again.json", &again, &e) == 0);
+	CHECK(again.noverrides == 1 && again.overrides[0].widened_for_noise);
+	CHECK_STR(again.noise.who, "ci");
+	free(again.noise.who);
+	again.noise.who = strdup("");
+	CHECK(baseline_check(&again, &e) != 0 && strstr(e.msg, "noise_accepted"));
+	baseline_release(&again);
+	baseline_release(&b);
+	free(out);
+
+	/* Without the flag, an override is not one pin widened for noise. */
+	CHECK(baseline_parse(good, "t.json", &b, &e) == 0 && !b.noise.reason);
+	baseline_release(&b);
+	free(text);
+}
+
 int main(void)
 {
 	test_bands();
@@ -442,5 +479,6 @@ int main(void)
 	test_strict();
 	test_check();
 	test_defaults();
+	test_noise();
 	return unit_done("test_baseline");
 }

@@ -2,6 +2,7 @@
  * The ratchet's judgement on synthetic runs with known verdicts, no database: every row kind
  * and state, and every reason the whole check cannot pass.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -436,6 +437,83 @@ static void test_toolchain(void)
 	fixture_release(&f);
 }
 
+/* Gates time in f's baseline and pins 02_b's wall time at 2000 with an override of band_pct. */
+static void gate_time(struct fixture *f, double band_pct, int noise)
+{
+	struct baseline *b = &f->b;
+	struct baseline_cell *c;
+	struct baseline_override *o;
+
+	for (size_t i = 0; i < b->nrules; i++)
+		if (strcmp(b->rules[i].metric, "time.wall_ns") == 0)
+			b->rules[i].gated = 1;
+	b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
+	c = &b->cells[b->ncells++];
+	*c = (struct baseline_cell){xstrdup("02_b"), xstrdup("time.wall_ns"), 2000, 1000, 3000, 11};
+	b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
+	o = &b->overrides[b->noverrides++];
+	memset(o, 0, sizeof *o);
+	o->probe = xstrdup("02_b");
+	o->metric = xstrdup("time.wall_ns");
+	o->rule = *baseline_rule_for(b, "time.wall_ns");
+	o->rule.metric = o->metric;
+	o->rule.band_pct = band_pct;
+	o->rationale = xstrdup("noisy");
+	o->evidence_runs = 11;
+	o->evidence_spread_pct = band_pct / 2;
+	o->widened_for_noise = noise;
+}
+
+/* Issue 17: every verdict states how small a change of time it could see. */
+static void test_sensitivity(void)
+{
+	struct fixture f;
+	const struct check_row *r;
+
+	/* shared_ci gates no time: nothing to state but that. */
+	fixture_init(&f);
+	fixture_judge(&f, 0);
+	CHECK(f.res.sensitivity.cells == 0 && isnan(f.res.sensitivity.median_pct));
+	CHECK(!f.res.sensitivity.time_ungated);
+	fixture_release(&f);
+
+	/* One cell at its rule's 10%, one widened for noise to 150%: median 80, worst 150. */
+	fixture_init(&f);
+	gate_time(&f, 150, 1);
+	fixture_judge(&f, 0);
+	CHECK(f.res.sensitivity.cells == 2 && f.res.sensitivity.widened == 1);
+	CHECK(f.res.sensitivity.median_pct == 80 && f.res.sensitivity.worst_pct == 150);
+	CHECK(!f.res.sensitivity.time_ungated);
+	r = row_of(&f.res, "02_b", "time.wall_ns");
+	CHECK(r && r->widened == 2 && r->band_pct == 150);
+	r = row_of(&f.res, "01_a", "time.wall_ns");
+	CHECK(r && r->widened == 0 && r->band_pct == 10);
+	/* Other cells carry their band too: RSS at 20%. */
+	r = row_of(&f.res, "01_a", "rss.peak_bytes");
+	CHECK(r && r->band_pct == 20 && !r->widened);
+	fixture_release(&f);
+
+	/* Every gated time cell beyond 25%: time is not gated in effect. A hand-made override
+	 * wider than its rule is widened too, though not for noise. */
+	fixture_init(&f);
+	gate_time(&f, 30, 0);
+	for (size_t i = 0; i < f.b.nrules; i++)
+		if (strcmp(f.b.rules[i].metric, "time.wall_ns") == 0)
+			f.b.rules[i].band_pct = 26;
+	fixture_judge(&f, 0);
+	CHECK(f.res.sensitivity.cells == 2 && f.res.sensitivity.time_ungated);
+	CHECK(f.res.sensitivity.widened == 1 && f.res.sensitivity.worst_pct == 30);
+	r = row_of(&f.res, "02_b", "time.wall_ns");
+	CHECK(r && r->widened == 1);
+	/* The floor counts: a band_abs above the percentage is the band. */
+	check_sensitivity(&f.b, &f.res.sensitivity);
+	f.b.overrides[0].rule.band_pct = 0;
+	f.b.overrides[0].rule.band_abs = 200;
+	check_sensitivity(&f.b, &f.res.sensitivity);
+	CHECK(f.res.sensitivity.median_pct == 18 && !f.res.sensitivity.time_ungated);
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	test_ok_improved_info();
@@ -445,5 +523,6 @@ int main(void)
 	test_identity();
 	test_cannot_pass();
 	test_toolchain();
+	test_sensitivity();
 	return unit_done("test_check");
 }
