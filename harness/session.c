@@ -379,8 +379,8 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	const struct session_plan *plan = s->plan;
 	const struct session_arm *arm = &plan->arms[b];
 	const struct buildinfo *build = arm->build;
-	char *exe = buildinfo_probe_path(build, probe), count[24], size[32];
-	char *probe_argv[] = {exe, (char *)plan->size, NULL, NULL};
+	/* The manifest's template, or `EXE SIZE` / `EXE --iterations N` (buildinfo.h). */
+	char **probe_argv = buildinfo_probe_argv(build, probe, plan->size, iterations), size[32];
 	char **argv = probe_argv, **vg_argv = NULL, **env = NULL, *cg_out = NULL, when[32];
 	size_t pad = 0;
 	struct runner_request req;
@@ -394,12 +394,8 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	memset(&f, 0, sizeof f);
 	memset(&r, 0, sizeof r);
 	snprintf(size, sizeof size, "%s", plan->size);
-	if (iterations) {
-		snprintf(count, sizeof count, "%llu", (unsigned long long)iterations);
+	if (iterations)
 		snprintf(size, sizeof size, "n=%llu", (unsigned long long)iterations);
-		probe_argv[1] = (char *)"--iterations";
-		probe_argv[2] = count;
-	}
 	if (valgrind) {
 		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
 		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
@@ -471,7 +467,7 @@ out:
 	meter_valgrind_argv_free(vg_argv);
 	session_env_free(env);
 	free(cg_out);
-	free(exe);
+	buildinfo_argv_free(probe_argv);
 	return rc;
 }
 
