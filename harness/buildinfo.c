@@ -40,8 +40,8 @@ static int buildinfo_template(const cJSON *probe, const char *path, const char *
 		return 0;
 	json_path_key(where, sizeof where, item, key);
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
-		return err_setc(e, ERR_INVALID, "%s: %s: must be a non-empty array of strings", path,
-		                where);
+		return err_setc(e, ERR_INVALID, "%s: %s: must be a non-empty array of strings",
+		                path, where);
 	cJSON_ArrayForEach(arg, v)
 	{
 		const char *s, *p;
@@ -50,8 +50,8 @@ static int buildinfo_template(const cJSON *probe, const char *path, const char *
 			return -1;
 		/* The executable is the one the manifest lists and the harness checks. */
 		if (i++ == 0 && strcmp(s, "{exe}") != 0)
-			return err_setc(e, ERR_INVALID, "%s: %s: must be \"{exe}\", the probe's file",
-			                path, at);
+			return err_setc(e, ERR_INVALID,
+			                "%s: %s: must be \"{exe}\", the probe's file", path, at);
 		for (p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
 			size_t len = strcspn(p, "}"), k = 0;
 			while (allowed[k] && (strlen(allowed[k]) != len + 1 ||
@@ -69,8 +69,7 @@ static int buildinfo_template(const cJSON *probe, const char *path, const char *
 }
 
 /* "abi": N, the C ABI this harness speaks, or "protocol": "census" for a foreign program. */
-static int buildinfo_abi(const cJSON *root, const char *path, struct buildinfo *out,
-                         struct err *e)
+static int buildinfo_abi(const cJSON *root, const char *path, struct buildinfo *out, struct err *e)
 {
 	const cJSON *abi = cJSON_GetObjectItemCaseSensitive(root, "abi");
 	const cJSON *protocol = cJSON_GetObjectItemCaseSensitive(root, "protocol");
@@ -78,10 +77,11 @@ static int buildinfo_abi(const cJSON *root, const char *path, struct buildinfo *
 	int64_t v;
 
 	if (abi && protocol)
-		return err_setc(e, ERR_INVALID,
-		                "%s: abi, protocol: give one (abi for C probes built against gcr.h, "
-		                "protocol for any other program)",
-		                path);
+		return err_setc(
+		    e, ERR_INVALID,
+		    "%s: abi, protocol: give one (abi for C probes built against gcr.h, "
+		    "protocol for any other program)",
+		    path);
 	if (protocol) {
 		if (json_string(protocol, path, "protocol", &name, e) != 0)
 			return -1;
@@ -226,8 +226,7 @@ char *buildinfo_probe_path(const struct buildinfo *b, const char *probe)
 }
 
 /* One element of a template with its placeholders replaced; newly allocated. */
-static char *buildinfo_expand(const char *arg, const char *exe, const char *size,
-                              const char *count)
+static char *buildinfo_expand(const char *arg, const char *exe, const char *size, const char *count)
 {
 	static const char *const names[] = {"{exe}", "{size}", "{iterations}"};
 	const char *values[] = {exe, size, count};
