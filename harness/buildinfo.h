@@ -6,11 +6,20 @@
  * <build root>/collectors/<name>/, where the build root is the folder holding the gcratchet
  * executable, or $GCR_BUILD_ROOT.
  *
- * Invariants: a loaded build has a manifest of the format and ABI version this harness
- * speaks, and every probe it lists is an executable file in the folder.
+ * The manifest's schema is docs/manifest.md. A build declares either the C ABI its probes
+ * were built against ("abi": 1) or, for a foreign program with no C ABI number, only the
+ * protocol it speaks ("protocol": "census"). A probe may give the command line it is run with
+ * as a template (see BUILDINFO_PLACEHOLDERS below); without one it is run as `EXE SIZE`, or
+ * `EXE --iterations N` for --two-n.
+ *
+ * Invariants: a loaded build has a manifest of the format and ABI version (or protocol) this
+ * harness speaks, every probe it lists is an executable file in the folder, and every argv
+ * template starts with {exe} and uses only the placeholders its kind of run has.
  */
 #ifndef BUILDINFO_H
 #define BUILDINFO_H
+
+#include <stdint.h>
 
 #include "toolchain.h"
 #include "util.h"
@@ -25,13 +34,32 @@ struct buildinfo {
 	char manifest_hash[17];
 	struct strlist probes;      /* probe names, sorted as in the manifest */
 	struct toolchain toolchain; /* unknown for a manifest that records none */
+	int abi;                    /* the C ABI version; 0 for a "protocol": "census" build */
+	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
+	struct strlist *argv, *argv_iterations;
 };
+
+/*
+ * The placeholders of a template, each replaced wherever it appears in an element: {exe}
+ * (the probe's executable) in both; {size} (ci, default, large) in "argv", run at a size;
+ * {iterations} (a count) in "argv_iterations", run by --two-n.
+ */
+#define BUILDINFO_PLACEHOLDERS "{exe}, {size} (argv) and {iterations} (argv_iterations)"
 
 /* Loads dir/manifest.json; errors name the file and field. */
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e);
 void buildinfo_release(struct buildinfo *b);
 /* Path of a probe's executable in the build; newly allocated. */
 char *buildinfo_probe_path(const struct buildinfo *b, const char *probe);
+/*
+ * The command line of one run of a probe, from its template or the default: at `size`, or
+ * with iterations > 0 at that many iterations. {exe} becomes `exe`, the path the caller runs
+ * the probe's executable by (the session runs it through a link of fixed length). A
+ * NULL-terminated array, newly allocated; free it with buildinfo_argv_free.
+ */
+char **buildinfo_probe_argv(const struct buildinfo *b, const char *probe, const char *exe,
+                            const char *size, uint64_t iterations);
+void buildinfo_argv_free(char **argv);
 
 /* The build root (see above); newly allocated. */
 char *buildinfo_root(void);

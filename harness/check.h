@@ -1,6 +1,7 @@
 /*
- * check.h — the ratchet's judgement: one build's runs in one stored session against a
- * baseline profile, as rows and one verdict. No I/O and no printing: `check` renders the
+ * check.h — the ratchet's judgement: one arm's runs in one stored session against a
+ * baseline profile, as rows and one verdict. An arm, not a build: a session may run one build
+ * as two arms (an A/A, or with a knob), and only the checked arm's runs are its sample. No I/O and no printing: `check` renders the
  * result (reports/report_check.h) and `baseline update` acts on it.
  *
  * Rows, in the baseline's probe order: for each probe, a CHECK_ROW_CHECKSUM row when a run
@@ -74,11 +75,11 @@ enum check_verdict {
 struct check_input {
 	const struct baseline *baseline;
 	const struct store_session *session; /* its id, status and host */
-	const struct store_build *build;     /* the build judged: its collector version */
+	const struct store_build *build;     /* the arm judged: its build's collector version */
 	const struct toolchain *toolchain;   /* the build's (its manifest's), or NULL: unknown */
-	const struct store_run *runs;        /* that build's runs in the session */
+	const struct store_run *runs;        /* that arm's runs in the session */
 	size_t nruns;
-	/* Another build measured in the same session (check --base), or NULL: the share of a
+	/* Another arm measured in the same session (check --base), or NULL: the share of a
 	 * regression it shows too is drift since the pin, not the change. */
 	const struct store_run *base_runs;
 	size_t nbase_runs;

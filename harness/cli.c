@@ -159,7 +159,8 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const 
 	for (size_t i = 0; i < n; i++) {
 		if (collector && strcmp(builds[i].collector, collector) != 0)
 			continue;
-		if (want_name && strcmp(builds[i].name, want_name) != 0)
+		if (want_name &&
+		    strcmp(builds[i].label ? builds[i].label : builds[i].name, want_name) != 0)
 			continue;
 		found = &builds[i];
 		count++;
@@ -168,15 +169,23 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const 
 		*out = found;
 		return 0;
 	}
-	if (count == 0)
+	if (count == 0) {
 		cli_error(cmd, "session %lld measured no build%s%s%s%s", (long long)session,
-		          want_name ? " named " : "", want_name ? want_name : "",
+		          want_name ? " labelled " : "", want_name ? want_name : "",
 		          collector ? " of collector " : "", collector ? collector : "");
-	else
-		cli_error(
-		    cmd,
-		    "session %lld measured %d builds of collector %s: choose one with --build NAME",
-		    (long long)session, count, collector ? collector : "any");
+	} else {
+		struct sbuf labels;
+		sbuf_init(&labels);
+		for (size_t i = 0; i < n; i++)
+			if (!collector || strcmp(builds[i].collector, collector) == 0)
+				sbuf_addf(&labels, "%s\"%s\"", labels.len ? ", " : "",
+				          builds[i].label ? builds[i].label : builds[i].name);
+		cli_error(cmd,
+		          "session %lld measured %d arms of collector %s: choose one with --build "
+		          "LABEL (%s)",
+		          (long long)session, count, collector ? collector : "any", labels.data);
+		sbuf_release(&labels);
+	}
 	return -1;
 }
 

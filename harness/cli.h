@@ -83,9 +83,10 @@ char *cli_baseline_path(const char *profile, const char *collector);
 const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available);
 
 /*
- * Picks the session's one build of `collector` (any collector when NULL) named `want_name`
- * (any name when NULL). Prints why and
- * returns -1 when there is none or more than one.
+ * Picks the session's one arm (builds as store_session_builds returns them) of `collector`
+ * (any collector when NULL) labelled `want_name` (any label when NULL); an arm's label is its
+ * build's name unless the session gave it another ("gen (2)": an A/A's second arm). Prints
+ * why and returns -1 when there is none or more than one.
  */
 int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const char *collector,
                    const char *want_name, int64_t session, const struct store_build **out);

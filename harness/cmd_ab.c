@@ -214,7 +214,7 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 	session_setup_where(p, where, sizeof where);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
 	fprintf(stderr, "\r\033[K%s  run %d/%d  %.30s on %.24s  %s  ETA %s", where, p->run_index,
-	        p->run_total, p->run->probe, p->build->name, run_status_name(p->run->status),
+	        p->run_total, p->run->probe, p->arm->label, run_status_name(p->run->status),
 	        eta_text);
 	fflush(stderr);
 }
@@ -249,18 +249,18 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 		          (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s");
 		goto out;
 	}
-	if (base_name && (base = report_data_build_named(&d, base_name)) < 0) {
-		cli_error(cmd, "session %lld has no build named \"%s\"", (long long)session,
+	if (base_name && (base = report_data_arm_named(&d, base_name)) < 0) {
+		cli_error(cmd, "session %lld has no arm labelled \"%s\"", (long long)session,
 		          base_name);
 		goto out;
 	}
-	if (fix_name && (fix = report_data_build_named(&d, fix_name)) < 0) {
-		cli_error(cmd, "session %lld has no build named \"%s\"", (long long)session,
+	if (fix_name && (fix = report_data_arm_named(&d, fix_name)) < 0) {
+		cli_error(cmd, "session %lld has no arm labelled \"%s\"", (long long)session,
 		          fix_name);
 		goto out;
 	}
 	if (base == fix) {
-		cli_error(cmd, "BASE and FIX are the same build: name two builds of the session");
+		cli_error(cmd, "BASE and FIX are the same arm: name two arms of the session");
 		goto out;
 	}
 	compare_build(&d, (size_t)base, (size_t)fix, PAIRED_FDR_Q, &c);
@@ -298,13 +298,13 @@ out:
 /* ---- The command ---------------------------------------------------------------------- */
 
 /*
- * Resolves and loads BASE and FIX into the session; both must be usable before anything
- * runs. An A/A (one build against itself) is allowed: the store keys builds by manifest, so
- * the second arm is recorded as a twin with its own name and identity, or the two arms' runs
- * could not be told apart.
+ * Resolves and loads BASE and FIX into the session as its two arms, each with its knobs;
+ * both must be usable before anything runs. An A/A (one build against itself, with or
+ * without knobs) is two arms of one build: the store keeps the build once, and the runs are
+ * told apart by their arm.
  */
 static int ab_add_sides(const char *cmd, const char *root, const struct strlist *sides,
-                        struct session_setup *s)
+                        const struct strlist knobs[2], struct session_setup *s)
 {
 	struct buildinfo b[2];
 	struct err e;
@@ -322,22 +322,8 @@ static int ab_add_sides(const char *cmd, const char *root, const struct strlist 
 			goto out;
 		}
 	}
-	if (strcmp(b[0].manifest_hash, b[1].manifest_hash) == 0) {
-		uint64_t h =
-		    hash_fnv1a(b[1].manifest_text, strlen(b[1].manifest_text), HASH_FNV1A_SEED);
-		char *name = xasprintf("%s-twin", b[1].name);
-		h = hash_fnv1a("ab-twin", 7, h);
-		snprintf(b[1].manifest_hash, sizeof b[1].manifest_hash, "%016llx",
-		         (unsigned long long)h);
-		free(b[1].name);
-		b[1].name = name;
-		fprintf(
-		    stderr,
-		    "gcratchet %s: A/A: BASE and FIX are the same build; FIX is recorded as %s\n",
-		    cmd, name);
-	}
-	session_setup_add_build(s, &b[0]);
-	session_setup_add_build(s, &b[1]);
+	session_setup_add_arm(s, &b[0], &knobs[0]);
+	session_setup_add_arm(s, &b[1], &knobs[1]);
 	loaded = 0;
 	rc = 0;
 out:
@@ -352,10 +338,8 @@ int cmd_ab(int argc, char **argv)
 {
 	/* ab's own options; the session's are shared with measure (session_opts.h). */
 	static const struct cli_opt own[] = {
-	    {"--md", 1},
-	    {"--json", 1},
-	    {"--html", 1},
-	    {NULL, 0},
+	    {"--md", 1},        {"--json", 1},     {"--html", 1},
+	    {"--knob-base", 1}, {"--knob-fix", 1}, {NULL, 0},
 	};
 	const char *cmd = "ab", *opt, *val;
 	const char *md_path = NULL, *json_path = NULL, *html_path = NULL;
@@ -363,7 +347,7 @@ int cmd_ab(int argc, char **argv)
 	struct session_setup s;
 	struct cli_opt *opts;
 	struct cli_iter it;
-	struct strlist sides = {0};
+	struct strlist sides = {0}, knobs[2] = {{0}, {0}};
 	struct session_outcome outcome;
 	struct ab_progress progress;
 	struct err e;
@@ -386,6 +370,12 @@ int cmd_ab(int argc, char **argv)
 			json_path = val;
 		} else if (strcmp(opt, "--html") == 0) {
 			html_path = val;
+		} else if (strcmp(opt, "--knob-base") == 0 || strcmp(opt, "--knob-fix") == 0) {
+			if (session_opts_knob(&knobs[strcmp(opt, "--knob-fix") == 0], opt, val,
+			                      &e) != 0) {
+				rc = cli_error(cmd, "%s", e.msg);
+				goto out;
+			}
 		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
 			rc = cli_error(cmd, "%s", e.msg);
 			goto out;
@@ -400,7 +390,7 @@ int cmd_ab(int argc, char **argv)
 		               sides.n, sides.n == 1 ? "" : "s");
 		goto out;
 	}
-	if (ab_add_sides(cmd, root, &sides, &s) != 0)
+	if (ab_add_sides(cmd, root, &sides, knobs, &s) != 0)
 		goto out;
 	command = cli_command_line(argc, argv);
 	if (session_setup_begin(cmd, &o, command, &s) != 0)
@@ -412,11 +402,22 @@ int cmd_ab(int argc, char **argv)
 	        "gcratchet %s: BASE %s vs FIX %s: %zu probe%s, size %s, %d round%s + %d warm-up, "
 	        "seed %llu\n"
 	        "gcratchet %s: meters: %s\n",
-	        cmd, s.builds[0].name, s.builds[1].name, s.plan.probes.n,
-	        s.plan.probes.n == 1 ? "" : "s", s.plan.size, s.plan.rounds,
-	        s.plan.rounds == 1 ? "" : "s", s.plan.warmup, (unsigned long long)s.plan.seed, cmd,
-	        meters_text.data);
+	        cmd, s.labels[0], s.labels[1], s.plan.probes.n, s.plan.probes.n == 1 ? "" : "s",
+	        s.plan.size, s.plan.rounds, s.plan.rounds == 1 ? "" : "s", s.plan.warmup,
+	        (unsigned long long)s.plan.seed, cmd, meters_text.data);
 	sbuf_release(&meters_text);
+	for (int i = 0; i < 2; i++)
+		if (s.knobs[i].n) {
+			char *k = strlist_join(&s.knobs[i], " ");
+			fprintf(stderr, "gcratchet %s: %s runs with %s\n", cmd, i ? "FIX" : "BASE",
+			        k);
+			free(k);
+		}
+	if (strcmp(s.builds[0].manifest_hash, s.builds[1].manifest_hash) == 0)
+		fprintf(stderr,
+		        "gcratchet %s: A/A: BASE and FIX are one build, stored once and run as two "
+		        "arms, %s and %s\n",
+		        cmd, s.labels[0], s.labels[1]);
 	progress.tty = isatty(2);
 	progress.last_ns = now_mono_ns();
 	progress.timed_total = (int)s.plan.probes.n * 2 * (s.plan.rounds + s.plan.warmup);
@@ -441,6 +442,8 @@ out:
 	session_setup_end(&s);
 	session_opts_release(&o);
 	strlist_release(&sides);
+	strlist_release(&knobs[0]);
+	strlist_release(&knobs[1]);
 	free(opts);
 	free(command);
 	free(root);

@@ -474,7 +474,7 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	}
 	if (cli_pick_build(cmd, builds, nbuilds, collector, build_name, session, &build) != 0)
 		goto out;
-	if (store_runs_load(st, session, build->id, &runs, &nruns, &e) != 0) {
+	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -640,7 +640,7 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	}
 	if (cli_pick_build(cmd, builds, nbuilds, b.collector, build_name, session, &build) != 0)
 		goto out;
-	if (store_runs_load(st, session, build->id, &runs, &nruns, &e) != 0) {
+	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

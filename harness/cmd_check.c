@@ -109,7 +109,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (cli_pick_build(cmd, builds, nbuilds, b.collector, build_name, session, &build) != 0)
 		goto out;
-	if (store_runs_load(st, session, build->id, &runs, &nruns, &e) != 0) {
+	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -132,24 +132,25 @@ int cmd_check(int argc, char **argv)
 		const struct store_build *base = NULL;
 		if (cli_pick_build(cmd, builds, nbuilds, NULL, base_name, session, &base) != 0)
 			goto out;
-		if (base->id == build->id) {
-			rc = cli_error(cmd, "--base %s is the build being checked", base_name);
+		if (base->position == build->position) {
+			rc = cli_error(cmd, "--base %s is the arm being checked", base_name);
 			goto out;
 		}
-		if (store_runs_load(st, session, base->id, &base_runs, &nbase_runs, &e) != 0) {
+		if (store_runs_load(st, session, base->position, &base_runs, &nbase_runs, &e) !=
+		    0) {
 			rc = cli_error(cmd, "%s", e.msg);
 			goto out;
 		}
 		in.base_runs = base_runs;
 		in.nbase_runs = nbase_runs;
-		rep.base_name = base->name;
+		rep.base_name = base->label;
 	}
 	check_judge(&in, &res);
 	rep.res = &res;
 	rep.baseline = &b;
 	rep.baseline_path = path;
 	rep.session = session;
-	rep.build_name = build->name;
+	rep.build_name = build->label;
 
 	text = strcmp(format, "json") == 0    ? report_check_json(&rep)
 	       : strcmp(format, "junit") == 0 ? report_check_junit(&rep)

@@ -63,7 +63,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->build->name, run_status_name(r->status), figures);
+	       p->arm->label, run_status_name(r->status), figures);
 	if (r->status == RUN_STATUS_OK && r->detail)
 		printf("          warning: %s\n", r->detail);
 	/* A run that failed is reported as failed; inert means it ran and caused nothing. */
@@ -90,9 +90,9 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		goto out;
 	printf("gcratchet measure: %zu build%s x %zu probe%s, size %s, %d round%s + %d warm-up, "
 	       "seed %llu\n",
-	       s.nbuilds, s.nbuilds == 1 ? "" : "s", s.plan.probes.n,
-	       s.plan.probes.n == 1 ? "" : "s", s.plan.size, s.plan.rounds,
-	       s.plan.rounds == 1 ? "" : "s", s.plan.warmup, (unsigned long long)s.plan.seed);
+	       s.narms, s.narms == 1 ? "" : "s", s.plan.probes.n, s.plan.probes.n == 1 ? "" : "s",
+	       s.plan.size, s.plan.rounds, s.plan.rounds == 1 ? "" : "s", s.plan.warmup,
+	       (unsigned long long)s.plan.seed);
 	{
 		struct sbuf m;
 		sbuf_init(&m);
@@ -102,10 +102,13 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	}
 	if (s.plan.meters & SESSION_METER_VALGRIND)
 		printf("        (one valgrind run per probe and build, after the timed rounds)\n");
-	for (size_t b = 0; b < s.nbuilds; b++)
-		printf("build %zu: %s (%s %s, %s) %s\n", b + 1, s.builds[b].name,
+	for (size_t b = 0; b < s.narms; b++) {
+		char *knobs = strlist_join(&s.knobs[b], " ");
+		printf("build %zu: %s (%s %s, %s) %s%s%s\n", b + 1, s.labels[b],
 		       s.builds[b].collector, s.builds[b].version, s.builds[b].git_commit,
-		       s.builds[b].dir);
+		       s.builds[b].dir, s.knobs[b].n ? " with " : "", knobs);
+		free(knobs);
+	}
 	fflush(stdout);
 
 	if (session_run(&s.plan, s.st, measure_progress, NULL, &outcome, &e) != 0) {

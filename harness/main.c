@@ -13,7 +13,7 @@ static const struct cli_command commands[] = {
      "                         [--two-n N1,N2] [--meters LIST] [--events LIST] [--seed N]\n"
      "                         [--timeout SEC] [--cpu N] [--no-aslr] [--pass-env NAME]\n"
      "                         [--env-offset MAX] [--lock-timeout SEC] [--idle-below LOAD]\n"
-     "                         [--db FILE]\n"
+     "                         [--knob NAME=VALUE]... [--db FILE]\n"
      "\n"
      "Runs every chosen probe on every chosen build, round after round, and stores every\n"
      "sample in the database. Builds are interleaved within each round (order reversed on\n"
@@ -47,6 +47,9 @@ static const struct cli_command commands[] = {
      "                    for the bench lock ($GCR_LOCK_FILE or /tmp/gcratchet-bench.lock)\n"
      "  --idle-below L    first wait until the 1-minute load is below L (--idle-timeout S,\n"
      "                    default 300, then give up with exit 2)\n"
+     "  --knob NAME=VALUE give every probe this environment variable, over the caller's (a\n"
+     "                    collector knob: GCR_NURSERY_KB=16384, GCR_HEAP_MB=64; repeatable;\n"
+     "                    NAME matches [A-Z][A-Z0-9_]*)\n"
      "  --db FILE         the database (default $GCR_DB or " CLI_DEFAULT_DB ")\n"
      "\n"
      "Exit status: 0 every run succeeded; 2 a run failed, crashed or timed out (it is stored\n"
@@ -54,7 +57,7 @@ static const struct cli_command commands[] = {
      "run probes against collector builds and store every sample"},
     {"check", cmd_check,
      "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
-     "                       [--build NAME] [--base BUILD] [--baseline FILE] [--strict]\n"
+     "                       [--build LABEL] [--base LABEL] [--baseline FILE] [--strict]\n"
      "                       [--format table|md|json|junit] [--db FILE]\n"
      "\n"
      "Judges a session (default: the newest that measured the collector) against the baseline\n"
@@ -106,7 +109,8 @@ static const struct cli_command commands[] = {
     {"ab", cmd_ab,
      "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
      "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N]\n"
-     "                    [--timeout SEC] [--md FILE] [--json FILE] [--html FILE] [--db FILE]\n"
+     "                    [--timeout SEC] [--knob-base NAME=VALUE]... [--knob-fix NAME=VALUE]...\n"
+     "                    [--md FILE] [--json FILE] [--html FILE] [--db FILE]\n"
      "\n"
      "A/B two collector builds on this host: every round runs each probe on both builds back\n"
      "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
@@ -121,6 +125,8 @@ static const struct cli_command commands[] = {
      "" CLI_DEFAULT_COLLECTOR
      "), built by scripts/build-rev.sh into build/rev/<tree hash>/ and reused while\n"
      "the revision's tree is unchanged. A folder or collector name wins over a revision.\n"
+     "BASE and FIX are the session's two arms: a build and the knobs its probes run with. One\n"
+     "build on both sides (an A/A) is stored once; its arms are labelled NAME and NAME (2).\n"
      "\n"
      "  --rounds N     measured rounds (default 7; 6 or more to judge noisy cells)\n"
      "  --probes LIST  comma list of probe names or numbers (default: all both builds have)\n"
@@ -128,6 +134,10 @@ static const struct cli_command commands[] = {
      "  --meters LIST  rusage,census,perf,valgrind (default: all the host has);\n"
      "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
      "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
+     "  --knob-base NAME=VALUE, --knob-fix NAME=VALUE\n"
+     "                 an environment variable for BASE's or FIX's probes (repeatable): gen\n"
+     "                 against gen with a 16 MiB nursery is\n"
+     "                 gcratchet ab gen gen --knob-fix GCR_NURSERY_KB=16384\n"
      "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
      "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
      "  --html FILE    a self-contained page with one plot per cell\n"
@@ -143,15 +153,16 @@ static const struct cli_command commands[] = {
      "usage: gcratchet export [--session N] [--format json] [--out FILE] [--db FILE]\n"
      "\n"
      "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
-     "format gcratchet-session, version 1: the session, its host, its builds with their\n"
-     "manifests, and every run with every sample it stored.\n",
+     "format gcratchet-session, version 2: the session, its host, its builds with their\n"
+     "manifests, its arms (position, label, knobs, build), and every run with its arm and\n"
+     "every sample it stored.\n",
      "write the JSON census report of a session"},
     {"report", cmd_report,
      "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
-     "                        [--base NAME] [--fix NAME] [--db FILE]\n"
+     "                        [--base LABEL] [--fix LABEL] [--db FILE]\n"
      "\n"
-     "Renders a stored session. With two or more builds it is the A/B comparison of ab\n"
-     "(BASE and FIX: the session's first two builds unless named), printed as a table and\n"
+     "Renders a stored session. With two or more arms it is the A/B comparison of ab\n"
+     "(BASE and FIX: the session's first two arms unless named by label), printed as a table and\n"
      "written as HTML, Markdown or JSON, with ab's exit status. With one build, --html writes\n"
      "a page with every sample by round.\n",
      "render a stored session as HTML, Markdown or JSON"},

@@ -28,6 +28,59 @@ static uint64_t session_next(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+int session_knob_check(const char *opt, const char *knob, struct err *e)
+{
+	const char *eq = strchr(knob, '=');
+	size_t len = eq ? (size_t)(eq - knob) : strlen(knob);
+
+	if (!eq)
+		return err_setc(e, ERR_INVALID, "%s must be NAME=VALUE, got \"%s\"", opt, knob);
+	if (len == 0 || knob[0] < 'A' || knob[0] > 'Z' ||
+	    strspn(knob, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+		return err_setc(e, ERR_INVALID, "%s: knob name \"%.*s\" must match [A-Z][A-Z0-9_]*",
+		                opt, (int)len, knob);
+	/* The census pipe and the layout padding are the harness's own, run by run. */
+	if ((len == 13 && strncmp(knob, "GCR_CENSUS_FD", len) == 0) ||
+	    (len == 11 && strncmp(knob, "GCR_ENV_PAD", len) == 0))
+		return err_setc(e, ERR_INVALID, "%s: %.*s is set by the harness, not a knob", opt,
+		                (int)len, knob);
+	return 0;
+}
+
+void session_knob_set(struct strlist *knobs, const char *knob)
+{
+	size_t len = strcspn(knob, "=") + 1;
+
+	for (size_t i = 0; i < knobs->n; i++)
+		if (strncmp(knobs->items[i], knob, len) == 0) {
+			free(knobs->items[i]);
+			knobs->items[i] = xstrdup(knob);
+			return;
+		}
+	strlist_push(knobs, knob);
+}
+
+char *session_knobs_json(const struct strlist *knobs)
+{
+	cJSON *o;
+	char *text, *out;
+
+	if (!knobs || knobs->n == 0)
+		return NULL;
+	o = cJSON_CreateObject();
+	for (size_t i = 0; i < knobs->n; i++) {
+		const char *knob = knobs->items[i], *eq = strchr(knob, '=');
+		char *name = xasprintf("%.*s", (int)(eq - knob), knob);
+		cJSON_AddStringToObject(o, name, eq + 1);
+		free(name);
+	}
+	text = cJSON_PrintUnformatted(o);
+	out = xstrdup(text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return out;
+}
+
 void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
 {
 	uint64_t state = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (uint64_t)(round + 1));
@@ -160,6 +213,32 @@ static char **session_env(char *const *base, int census, size_t pad_bytes)
 		env[k++] = pad;
 	}
 	env[k] = NULL;
+	return env;
+}
+
+/*
+ * An arm's knobs, added last to an environment made by session_env: a knob replaces the
+ * variable of its name, whether ours or the caller's. Returns env, grown.
+ */
+static char **session_env_knobs(char **env, const struct strlist *knobs)
+{
+	size_t n = 0;
+
+	while (env[n])
+		n++;
+	env = xrealloc(env, (n + knobs->n + 1) * sizeof *env);
+	for (size_t i = 0; i < knobs->n; i++) {
+		const char *knob = knobs->items[i];
+		size_t len = strcspn(knob, "=") + 1, j = 0;
+		while (j < n && strncmp(env[j], knob, len) != 0)
+			j++;
+		if (j == n)
+			n++;
+		else
+			free(env[j]);
+		env[j] = xstrdup(knob);
+	}
+	env[n] = NULL;
 	return env;
 }
 
@@ -360,10 +439,8 @@ struct session_state {
 	session_progress_fn progress;
 	void *ctx;
 	struct session_outcome *out;
-	int64_t *build_ids;
-	char **env_base;  /* what every run shares (session_base_env) */
-	char **env;       /* for timed runs: with the census pipe */
-	char **env_quiet; /* for valgrind runs: without it */
+	int64_t *build_ids; /* the build row of each arm */
+	char **env_base;    /* what every run shares (session_base_env) */
 	char *
 	    scratch; /* a private folder: the runs' working directory, probe links, valgrind's files */
 	struct runner *runner;
@@ -373,18 +450,22 @@ struct session_state {
 };
 
 /*
- * One run of one probe on one build, stored. With iterations > 0 the probe runs that many
+ * One run of one probe on one arm, stored. With iterations > 0 the probe runs that many
  * iterations instead of its size; when `keep` is given, an ok run's metrics are copied there.
  */
 static int session_one(struct session_state *s, size_t b, const char *probe, int round, int warmup,
                        int valgrind, uint64_t iterations, struct metric_set *keep, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
-	const struct buildinfo *build = &plan->builds[b];
-	char *target = buildinfo_probe_path(build, probe), count[24], size[32];
+	const struct session_arm *arm = &plan->arms[b];
+	const struct buildinfo *build = arm->build;
+	char *target = buildinfo_probe_path(build, probe);
 	char *exe = xasprintf("%s/%s", s->scratch, probe);
-	char *probe_argv[] = {exe, (char *)plan->size, NULL, NULL};
+	/* The manifest's template, or `EXE SIZE` / `EXE --iterations N` (buildinfo.h). */
+	char **probe_argv = buildinfo_probe_argv(build, probe, exe, plan->size, iterations),
+	     size[32];
 	char **argv = probe_argv, **vg_argv = NULL, **env = NULL, *cg_out = NULL, when[32];
+	size_t pad = 0;
 	struct runner_request req;
 	struct run_result res;
 	struct session_fields f;
@@ -402,12 +483,8 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		goto out;
 	}
 	snprintf(size, sizeof size, "%s", plan->size);
-	if (iterations) {
-		snprintf(count, sizeof count, "%llu", (unsigned long long)iterations);
+	if (iterations)
 		snprintf(size, sizeof size, "n=%llu", (unsigned long long)iterations);
-		probe_argv[1] = (char *)"--iterations";
-		probe_argv[2] = count;
-	}
 	if (valgrind) {
 		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
 		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
@@ -416,11 +493,11 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	if (plan->env_offset) {
 		uint64_t state =
 		    plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(s->seq + 1));
-		size_t pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
-		env = session_env(s->env_base, !valgrind, pad);
+		pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
 	}
+	env = session_env_knobs(session_env(s->env_base, !valgrind, pad), arm->knobs);
 	req.argv = argv;
-	req.envp = env ? env : valgrind ? s->env_quiet : s->env;
+	req.envp = env;
 	req.cpu = plan->pin_cpu ? plan->cpu : -1;
 	/* valgrind is ~50x slower: its limit scales with it. */
 	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
@@ -467,7 +544,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		p.rounds = plan->warmup + plan->rounds;
 		p.warmups = plan->warmup;
 		p.warmup = warmup;
-		p.build = build;
+		p.arm = arm;
 		p.run = &r;
 		s->progress(s->ctx, &p);
 	}
@@ -481,6 +558,7 @@ out:
 	free(cg_out);
 	free(exe);
 	free(target);
+	buildinfo_argv_free(probe_argv);
 	return rc;
 }
 
@@ -579,7 +657,8 @@ static int session_register(struct session_state *s, struct err *e)
 	struct hostinfo host;
 	struct store_session si;
 	int64_t host_id;
-	char *facts = NULL, *session_facts_text = NULL, *probes = NULL, when[32], meters[1024];
+	char *facts = NULL, *session_facts_text = NULL, *probes = NULL, *knobs = NULL, when[32],
+	     meters[1024];
 	int rc = -1;
 
 	hostinfo_read(&host);
@@ -605,18 +684,25 @@ static int session_register(struct session_state *s, struct err *e)
 	si.facts = session_facts_text;
 	if (store_session_begin(s->st, &si, &s->out->session_id, e) != 0)
 		goto out;
-	for (size_t b = 0; b < plan->nbuilds; b++) {
+	/* Two arms of one build find one build row: the store keys builds by their manifest. */
+	for (size_t b = 0; b < plan->narms; b++) {
+		const struct buildinfo *build = plan->arms[b].build;
 		struct store_build sb = {0};
-		sb.name = plan->builds[b].name;
-		sb.collector = plan->builds[b].collector;
-		sb.collector_version = plan->builds[b].version;
-		sb.git_commit = plan->builds[b].git_commit;
-		sb.dir = plan->builds[b].dir;
-		sb.manifest_hash = (char *)plan->builds[b].manifest_hash;
-		if (store_build_upsert(s->st, &sb, plan->builds[b].manifest_text, &s->build_ids[b],
-		                       e) != 0 ||
-		    store_session_add_build(s->st, s->out->session_id, s->build_ids[b], (int)b,
-		                            e) != 0)
+		int r;
+		sb.name = build->name;
+		sb.collector = build->collector;
+		sb.collector_version = build->version;
+		sb.git_commit = build->git_commit;
+		sb.dir = build->dir;
+		sb.manifest_hash = (char *)build->manifest_hash;
+		knobs = session_knobs_json(plan->arms[b].knobs);
+		r = store_build_upsert(s->st, &sb, build->manifest_text, &s->build_ids[b], e);
+		if (r == 0)
+			r = store_session_add_arm(s->st, s->out->session_id, (int)b,
+			                          s->build_ids[b], plan->arms[b].label, knobs, e);
+		free(knobs);
+		knobs = NULL;
+		if (r != 0)
 			goto out;
 	}
 	rc = 0;
@@ -653,11 +739,9 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.progress = progress;
 	s.ctx = ctx;
 	s.out = out;
-	s.build_ids = xcalloc(plan->nbuilds, sizeof *s.build_ids);
+	s.build_ids = xcalloc(plan->narms, sizeof *s.build_ids);
 	s.env_base = session_base_env(plan);
-	s.env = session_env(s.env_base, 1, 0);
-	s.env_quiet = session_env(s.env_base, 0, 0);
-	s.run_total = (int)(plan->probes.n * plan->nbuilds) *
+	s.run_total = (int)(plan->probes.n * plan->narms) *
 	              (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
 	              (plan->two_n[0] ? 2 : 1);
 	{
@@ -680,8 +764,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	for (int round = 1; round <= total_rounds && !*plan->stop; round++) {
 		session_shuffle(plan->seed, round, plan->probes.n, order);
 		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++) {
-			for (size_t j = 0; j < plan->nbuilds && !*plan->stop; j++) {
-				size_t b = round % 2 ? j : plan->nbuilds - 1 - j;
+			for (size_t j = 0; j < plan->narms && !*plan->stop; j++) {
+				size_t b = round % 2 ? j : plan->narms - 1 - j;
 				if (session_cell(&s, b, plan->probes.items[order[k]], round,
 				                 round <= plan->warmup, 0, e) != 0)
 					goto out;
@@ -691,7 +775,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	if (plan->meters & SESSION_METER_VALGRIND) {
 		session_shuffle(plan->seed, 0, plan->probes.n, order);
 		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++)
-			for (size_t b = 0; b < plan->nbuilds && !*plan->stop; b++)
+			for (size_t b = 0; b < plan->narms && !*plan->stop; b++)
 				if (session_cell(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) !=
 				    0)
 					goto out;
@@ -712,8 +796,6 @@ out:
 		session_scratch_remove(s.scratch, &plan->probes);
 	free(s.scratch);
 	session_env_free(s.env_base);
-	session_env_free(s.env);
-	session_env_free(s.env_quiet);
 	free(s.build_ids);
 	free(order);
 	return rc;

@@ -1,11 +1,16 @@
 /*
- * session.h — one measuring session: rounds x probes x builds, interleaved, stored run by run.
+ * session.h — one measuring session: rounds x probes x arms, interleaved, stored run by run.
+ *
+ * An arm is a build run with knob overrides (environment variables the probe gets, such as
+ * GCR_NURSERY_KB=16384) under a label: an A/A is two arms of one build, a nursery size
+ * against another is two arms of one build with different knobs. The store keeps the build
+ * once and tells runs apart by their arm.
  *
  * Schedule: warm-up rounds first (stored, marked warmup), then the measured rounds. In every
  * round the probe order is a fresh shuffle drawn from the session seed and the round number,
- * and for each probe the builds run back to back, in order on even rounds and reversed on odd
- * ones (ABBA for two builds), so drift on the host hits every build alike. Valgrind runs, when
- * that meter is on, come after the timed rounds: one per probe and build, since Ir is
+ * and for each probe the arms run back to back, in order on odd rounds and reversed on even
+ * ones (ABBA for two arms), so drift on the host hits every arm alike. Valgrind runs, when
+ * that meter is on, come after the timed rounds: one per probe and arm, since Ir is
  * deterministic.
  *
  * Invariants:
@@ -33,9 +38,20 @@ enum session_meter {
 	SESSION_METER_PERF = 1u << 3, /* the available events of `perf`, on timed runs */
 };
 
+/*
+ * One arm; the plan borrows it and all it points to. knobs are NAME=VALUE strings, each name
+ * once, matching [A-Z][A-Z0-9_]* (session_knob_check); they are added last to the probe's
+ * environment, so an arm's knob wins over a variable of the same name.
+ */
+struct session_arm {
+	const struct buildinfo *build;
+	const char *label; /* unique in the session: reports and check --build name the arm so */
+	const struct strlist *knobs;
+};
+
 struct session_plan {
-	struct buildinfo *builds;
-	size_t nbuilds;
+	const struct session_arm *arms;
+	size_t narms;
 	struct strlist probes;
 	const char *size;
 	int rounds, warmup;
@@ -62,7 +78,7 @@ struct session_progress {
 	int round, rounds;        /* round 1..rounds, warm-ups first; 0 for the valgrind pass */
 	int warmups;              /* how many of the rounds are warm-up rounds */
 	int warmup;
-	const struct buildinfo *build;
+	const struct session_arm *arm;
 	const struct run_record *run; /* the stored run, with its kind, status and metrics */
 };
 
@@ -81,6 +97,17 @@ typedef void (*session_progress_fn)(void *ctx, const struct session_progress *p)
  */
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
                 void *ctx, struct session_outcome *out, struct err *e);
+
+/*
+ * Checks one knob, NAME=VALUE: a name of [A-Z][A-Z0-9_]* that the harness does not set
+ * itself (GCR_CENSUS_FD, GCR_ENV_PAD). -1 with e (ERR_INVALID) saying why, naming `opt`.
+ */
+int session_knob_check(const char *opt, const char *knob, struct err *e);
+/* Adds a checked knob to a list; a knob of a name already there replaces it. */
+void session_knob_set(struct strlist *knobs, const char *knob);
+/* The knobs as a JSON object of strings, {"GCR_NURSERY_KB":"16384"}, newly allocated; NULL
+ * when there are none. */
+char *session_knobs_json(const struct strlist *knobs);
 
 /* The probe order of one round: a permutation of 0..n-1 written into order. */
 void session_shuffle(uint64_t seed, int round, size_t n, size_t *order);

@@ -20,7 +20,7 @@ static const struct session_opts_defaults {
 } session_opts_defaults[] = {
     [SESSION_VERB_MEASURE] = {"default", 5, 1, 300, 3600, 300,
                               SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N |
-                                  SESSION_OPT_HERMETIC | SESSION_OPT_QUIET},
+                                  SESSION_OPT_HERMETIC | SESSION_OPT_QUIET | SESSION_OPT_KNOB},
     /* Seven rounds: an exact signed-rank test needs six pairs to reach p < 0.05 at all. */
     [SESSION_VERB_AB] = {"ci", 7, 1, 300, 3600, 300, SESSION_OPT_RUN},
     /* pin fills the struct itself and parses nothing: ci size, 5 rounds after a warm-up. */
@@ -65,6 +65,7 @@ static const struct session_opts_entry {
     {"--lock-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
     {"--idle-below", 1, SESSION_OPT_QUIET, 0, 0, NULL},
     {"--idle-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
+    {"--knob", 1, SESSION_OPT_KNOB, 0, 0, NULL},
 };
 #define SESSION_OPTS_NENTRIES (sizeof session_opts_entries / sizeof session_opts_entries[0])
 
@@ -87,6 +88,7 @@ void session_opts_release(struct session_opts *o)
 	strlist_release(&o->collectors);
 	strlist_release(&o->build_dirs);
 	strlist_release(&o->pass_env);
+	strlist_release(&o->knobs);
 	free(o->probes);
 	free(o->meters);
 	free(o->events);
@@ -286,8 +288,19 @@ int session_opts_parse(struct session_opts *o, const char *opt, const char *val,
 			return -1;
 	} else if (strcmp(opt, "--idle-timeout") == 0) {
 		o->idle_timeout_s = (int)v;
+	} else if (strcmp(opt, "--knob") == 0) {
+		if (session_opts_knob(&o->knobs, opt, val, e) != 0)
+			return -1;
 	}
 	return 1;
+}
+
+int session_opts_knob(struct strlist *knobs, const char *opt, const char *val, struct err *e)
+{
+	if (session_knob_check(opt, val, e) != 0)
+		return -1;
+	session_knob_set(knobs, val);
+	return 0;
 }
 
 /* ---- Setting up a session ------------------------------------------------------------- */
@@ -312,11 +325,47 @@ void session_setup_init(struct session_setup *s)
 	s->load_before = -1;
 }
 
-void session_setup_add_build(struct session_setup *s, struct buildinfo *b)
+void session_setup_add_arm(struct session_setup *s, struct buildinfo *b,
+                           const struct strlist *knobs)
 {
-	s->builds = xrealloc(s->builds, (s->nbuilds + 1) * sizeof *s->builds);
-	s->builds[s->nbuilds++] = *b;
+	struct strlist *k;
+
+	s->builds = xrealloc(s->builds, (s->narms + 1) * sizeof *s->builds);
+	s->knobs = xrealloc(s->knobs, (s->narms + 1) * sizeof *s->knobs);
+	s->labels = xrealloc(s->labels, (s->narms + 1) * sizeof *s->labels);
+	s->builds[s->narms] = *b;
 	memset(b, 0, sizeof *b);
+	k = &s->knobs[s->narms];
+	memset(k, 0, sizeof *k);
+	for (size_t i = 0; knobs && i < knobs->n; i++)
+		strlist_push(k, knobs->items[i]);
+	s->labels[s->narms++] = NULL;
+}
+
+/*
+ * Every arm gets the session's knobs beneath its own, and a label: its build's name, or for
+ * the second arm of one name "NAME (2)", so that every label names one arm.
+ */
+static void session_setup_arms(const struct session_opts *o, struct session_setup *s)
+{
+	s->arms = xcalloc(s->narms, sizeof *s->arms);
+	for (size_t i = 0; i < s->narms; i++) {
+		struct strlist own = s->knobs[i];
+		int same = 0;
+		memset(&s->knobs[i], 0, sizeof s->knobs[i]);
+		for (size_t k = 0; k < o->knobs.n; k++)
+			strlist_push(&s->knobs[i], o->knobs.items[k]);
+		for (size_t k = 0; k < own.n; k++)
+			session_knob_set(&s->knobs[i], own.items[k]);
+		strlist_release(&own);
+		for (size_t j = 0; j < i; j++)
+			same += strcmp(s->builds[j].name, s->builds[i].name) == 0;
+		s->labels[i] = same ? xasprintf("%s (%d)", s->builds[i].name, same + 1)
+		                    : xstrdup(s->builds[i].name);
+		s->arms[i].build = &s->builds[i];
+		s->arms[i].label = s->labels[i];
+		s->arms[i].knobs = &s->knobs[i];
+	}
 }
 
 static int session_setup_dir(const char *cmd, struct session_setup *s, const char *dir,
@@ -329,7 +378,7 @@ static int session_setup_dir(const char *cmd, struct session_setup *s, const cha
 		cli_error(cmd, "%s: %s", label, e.msg);
 		return -1;
 	}
-	for (size_t i = 0; i < s->nbuilds; i++) {
+	for (size_t i = 0; i < s->narms; i++) {
 		if (strcmp(s->builds[i].manifest_hash, b.manifest_hash) == 0 &&
 		    strcmp(s->builds[i].dir, b.dir) == 0) {
 			buildinfo_release(&b);
@@ -337,7 +386,7 @@ static int session_setup_dir(const char *cmd, struct session_setup *s, const cha
 			return -1;
 		}
 	}
-	session_setup_add_build(s, &b);
+	session_setup_add_arm(s, &b, NULL);
 	return 0;
 }
 
@@ -373,7 +422,7 @@ static int session_setup_builds(const char *cmd, const struct session_opts *o,
 	for (size_t i = 0; i < o->build_dirs.n; i++)
 		if (session_setup_dir(cmd, s, o->build_dirs.items[i], o->build_dirs.items[i]) != 0)
 			return -1;
-	if (s->nbuilds == 0 && session_setup_collector(cmd, s, CLI_DEFAULT_COLLECTOR) != 0)
+	if (s->narms == 0 && session_setup_collector(cmd, s, CLI_DEFAULT_COLLECTOR) != 0)
 		return -1;
 	return 0;
 }
@@ -390,15 +439,16 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 		return -1;
 	if (session_setup_builds(cmd, o, s) != 0)
 		return -1;
-	if (cli_plan_probes(cmd, s->builds, s->nbuilds, o->probes, plan) != 0)
+	session_setup_arms(o, s);
+	if (cli_plan_probes(cmd, s->builds, s->narms, o->probes, plan) != 0)
 		return -1;
 	s->launcher = xasprintf("%s/gcratchet-launch", s->root);
 	if (access(s->launcher, X_OK) != 0) {
 		cli_error(cmd, "%s is missing: run make", s->launcher);
 		return -1;
 	}
-	plan->builds = s->builds;
-	plan->nbuilds = s->nbuilds;
+	plan->arms = s->arms;
+	plan->narms = s->narms;
 	plan->size = o->size;
 	plan->rounds = o->rounds;
 	plan->warmup = o->warmup;
@@ -449,9 +499,15 @@ void session_setup_end(struct session_setup *s)
 	strlist_release(&s->plan.probes);
 	meter_valgrind_release(&s->vg);
 	meter_perf_release(&s->perf);
-	for (size_t i = 0; i < s->nbuilds; i++)
+	for (size_t i = 0; i < s->narms; i++) {
 		buildinfo_release(&s->builds[i]);
+		strlist_release(&s->knobs[i]);
+		free(s->labels[i]);
+	}
 	free(s->builds);
+	free(s->knobs);
+	free(s->labels);
+	free(s->arms);
 	free(s->launcher);
 	free(s->root);
 	session_setup_init(s);

@@ -11,7 +11,8 @@
  * Invariants:
  * - Every number is parsed whole into a uint64_t with overflow detected, compared with its
  *   bound, and only then converted; a refusal names the option, the value and the range.
- * - A single-valued option given twice: the last one wins. --collector and --build add up.
+ * - A single-valued option given twice: the last one wins. --collector and --build add up, and
+ *   so do --knob NAME=VALUE of different names (one of a name given twice: the last wins).
  * - A session_opts owns every string it holds; session_opts_release frees them.
  *
  * session_setup_begin and session_setup_end are the cli layer: they print their errors on
@@ -47,6 +48,7 @@ enum session_opt_group {
 	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
 	SESSION_OPT_HERMETIC = 1u << 3, /* --cpu --no-aslr --clean-env --env-offset */
 	SESSION_OPT_QUIET = 1u << 4,    /* --lock-timeout --idle-below --idle-timeout */
+	SESSION_OPT_KNOB = 1u << 5,     /* --knob, for every arm */
 };
 
 /* Bounds, in the units the options take. */
@@ -80,6 +82,7 @@ struct session_opts {
 	int lock_timeout_s;        /* --lock-timeout; 0: do not wait for the bench lock */
 	double idle_below;         /* --idle-below; 0: no idleness gate */
 	int idle_timeout_s;        /* --idle-timeout */
+	struct strlist knobs;      /* --knob NAME=VALUE, each name once, for every arm */
 };
 
 /* The verb's defaults and accepted groups; release with session_opts_release. */
@@ -105,11 +108,18 @@ int session_opts_set_size(struct session_opts *o, const char *size, struct err *
 
 /* ---- Setting up and tearing down a session -------------------------------------------- */
 
-/* What session_setup_begin set up; all of it owned here, released by session_setup_end. */
+/*
+ * What session_setup_begin set up; all of it owned here, released by session_setup_end.
+ * Arm i runs builds[i] with knobs[i] under labels[i]; an A/A loads its build twice, and the
+ * store keeps it once.
+ */
 struct session_setup {
 	struct session_plan plan; /* ready for session_run after session_setup_begin */
-	struct buildinfo *builds; /* plan.builds */
-	size_t nbuilds;
+	struct buildinfo *builds;
+	struct strlist *knobs;
+	char **labels;
+	struct session_arm *arms; /* plan.arms, pointing into the three above */
+	size_t narms;
 	struct meter_valgrind vg;
 	struct meter_perf perf;
 	struct store *st;   /* the open store */
@@ -124,15 +134,20 @@ void session_setup_init(struct session_setup *s);
 /* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is, for its line. */
 void session_setup_where(const struct session_progress *p, char *buf, size_t size);
 /*
- * Adds a build the caller loaded itself (ab's BASE and FIX), before session_setup_begin.
- * Takes ownership of *b.
+ * Adds an arm the caller loaded itself (ab's BASE and FIX), before session_setup_begin: the
+ * build *b (ownership taken) with the checked knobs (copied; NULL: none).
  */
-void session_setup_add_build(struct session_setup *s, struct buildinfo *b);
+void session_setup_add_arm(struct session_setup *s, struct buildinfo *b,
+                           const struct strlist *knobs);
+/* Checks a knob (session_knob_check) and adds it to knobs; -1 with e naming opt. */
+int session_opts_knob(struct strlist *knobs, const char *opt, const char *val, struct err *e);
 
 /*
- * In this order: plans the meters, loads o's --collector and --build builds after those the
- * caller added (the default collector when there are none at all; a build named twice is
- * refused), plans the probes, draws a seed unless o has one, finds the launcher, opens the
+ * In this order: plans the meters, adds an arm for each of o's --collector and --build builds
+ * after those the caller added (the default collector when there are none at all; a build
+ * named twice is refused), gives every arm o's --knob overrides (an arm's own win) and a
+ * label (its build's name; "NAME (2)", "NAME (3)" for the second and third arm of a name),
+ * plans the probes, draws a seed unless o has one, finds the launcher, opens the
  * store, takes the bench lock, waits for an idle host when o asks, and installs the SIGINT
  * and SIGTERM handler, which counts signals into *plan.stop. `command` is borrowed for
  * plan.command. Returns 0, or -1 after printing why as "gcratchet CMD: ..."; either way

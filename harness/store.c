@@ -45,8 +45,27 @@ static const char *const store_step_v2[] = {
     NULL,
 };
 
+static const char *const store_step_v3[] = {
+    /*
+     * An arm is keyed by its place in the session, not by its build: one build can be two
+     * arms (an A/A, or a build with and without a knob). A table cannot change its key in
+     * place, so it is copied; every arm gets a label, its build's name when it had none.
+     */
+    "CREATE TABLE session_arms(session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    " position INTEGER NOT NULL, build_id INTEGER NOT NULL REFERENCES builds(id),"
+    " label TEXT NOT NULL, knobs TEXT, PRIMARY KEY(session_id, position))",
+    "INSERT INTO session_arms(session_id, position, build_id, label, knobs)"
+    " SELECT sb.session_id, sb.position, sb.build_id, COALESCE(sb.label, b.name), sb.knobs"
+    " FROM session_builds sb JOIN builds b ON b.id = sb.build_id",
+    "DROP TABLE session_builds",
+    "ALTER TABLE session_arms RENAME TO session_builds",
+    "CREATE INDEX session_builds_by_build ON session_builds(build_id)",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
     store_step_v2,
+    store_step_v3,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -454,20 +473,22 @@ out:
 	return rc;
 }
 
-int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
-                            struct err *e)
+int store_session_add_arm(struct store *s, int64_t session_id, int position, int64_t build_id,
+                          const char *label, const char *knobs, struct err *e)
 {
 	struct store_query q = {0};
 	int rc = -1;
 
 	if (query_open(s, &q,
-	               "INSERT INTO session_builds(session_id, build_id, position) VALUES(?, ?, ?)"
-	               " ON CONFLICT DO NOTHING",
-	               "recording the session's builds", e) != 0)
+	               "INSERT INTO session_builds(session_id, position, build_id, label, knobs)"
+	               " VALUES(?, ?, ?, ?, ?)",
+	               "recording the session's arms", e) != 0)
 		goto out;
 	query_int64(&q, session_id);
-	query_int64(&q, build_id);
 	query_int64(&q, position);
+	query_int64(&q, build_id);
+	query_text(&q, label);
+	query_text(&q, knobs);
 	rc = query_done(&q, e);
 out:
 	query_close(&q);
@@ -674,7 +695,7 @@ int store_session_builds(struct store *s, int64_t session_id, struct store_build
 	*n = 0;
 	if (query_open(s, &q,
 	               "SELECT b.id, b.name, b.collector, b.collector_version, b.git_commit, b.dir,"
-	               " b.manifest_hash, sb.label, sb.knobs FROM session_builds sb"
+	               " b.manifest_hash, sb.label, sb.knobs, sb.position FROM session_builds sb"
 	               " JOIN builds b ON b.id = sb.build_id WHERE sb.session_id = ?"
 	               " ORDER BY sb.position",
 	               "reading a session's builds", e) != 0)
@@ -696,6 +717,7 @@ int store_session_builds(struct store *s, int64_t session_id, struct store_build
 		b->manifest_hash = col_text(&q, 6);
 		b->label = col_text(&q, 7);
 		b->knobs = col_text(&q, 8);
+		b->position = (int)col_int64(&q, 9);
 	}
 	if (r < 0)
 		goto out;
@@ -811,8 +833,8 @@ static int store_run_row(struct store_query *q, struct store_run *o, struct err 
 	return 0;
 }
 
-int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struct store_run **out,
-                    size_t *n, struct err *e)
+int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_run **out, size_t *n,
+                    struct err *e)
 {
 	struct store_query q = {0}, sample = {0};
 	size_t cap = 0;
@@ -823,14 +845,14 @@ int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struc
 	if (query_open(s, &q,
 	               "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
 	               " status, detail, checksum, premise, stderr_tail, started_at, arm FROM runs"
-	               " WHERE session_id = ? AND (? <= 0 OR build_id = ?) ORDER BY id",
+	               " WHERE session_id = ? AND (? < 0 OR arm = ?) ORDER BY id",
 	               "reading runs", e) != 0 ||
 	    query_open(s, &sample, "SELECT metric, value FROM samples WHERE run_id = ?",
 	               "reading samples", e) != 0)
 		goto out;
 	query_int64(&q, session_id);
-	query_int64(&q, build_id);
-	query_int64(&q, build_id);
+	query_int64(&q, arm);
+	query_int64(&q, arm);
 	while ((r = query_step(&q, e)) > 0) {
 		struct store_run *o;
 		if (*n == cap) {

@@ -3,7 +3,11 @@
  * for a fleet plugs in behind the same functions; see store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
- * session_builds, runs, samples. docs/storage.md describes each column.
+ * session_builds (a session's arms), runs, samples. docs/storage.md describes each column.
+ *
+ * A build is an identity (its manifest); an arm is what a session ran: a build, the knob
+ * overrides its probes ran with, and a label. One build can be several arms of a session (an
+ * A/A, a nursery size against another), so runs are told apart by their arm, never by build.
  *
  * Invariants:
  * - One transaction per run: a run and all its samples land together or not at all, so a
@@ -26,7 +30,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -58,9 +62,12 @@ struct store_build {
 	char *dir;
 	char *manifest_hash; /* identity: two builds with the same manifest are one build */
 	/*
-	 * Read back by store_session_builds only: the arm's label and knob overrides (JSON),
-	 * NULL until sessions record arms of one build with different knobs.
+	 * Read back by store_session_builds only, which returns a session's arms: the arm's
+	 * place in the session (what runs' arm says), its label (unique in the session; the build
+	 * name unless the session chose another) and its knob overrides as a JSON object of
+	 * strings, {"GCR_NURSERY_KB": "16384"}, or NULL when it has none.
 	 */
+	int position;
 	char *label, *knobs;
 };
 /* Returns the id of the build whose manifest hash matches, inserting it if new. */
@@ -98,9 +105,13 @@ struct store_session {
  */
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
                         struct err *e);
-/* Adds a build as the session's arm number `position` (0-based, the interleaving order). */
-int store_session_add_build(struct store *s, int64_t session_id, int64_t build_id, int position,
-                            struct err *e);
+/*
+ * Adds arm number `position` (0-based, the interleaving order) to a session: build_id run
+ * with `knobs` (a JSON object of NAME: VALUE strings, or NULL for none) under `label`. A
+ * position given twice is an error.
+ */
+int store_session_add_arm(struct store *s, int64_t session_id, int position, int64_t build_id,
+                          const char *label, const char *knobs, struct err *e);
 int store_session_end(struct store *s, int64_t session_id, const char *status, double load_after,
                       struct err *e);
 /* Fills *out; ERR_NOT_FOUND with a message when there is no such session. */
@@ -119,7 +130,10 @@ int store_latest_session(struct store *s, const char *collector, int64_t *id, st
 int store_list_sessions(struct store *s, const char *collector, struct store_session **out,
                         size_t *n, struct err *e);
 void store_sessions_release(struct store_session *si, size_t n);
-/* The builds of a session in their session order. */
+/*
+ * The arms of a session in their session order: one row per arm, with its build's fields,
+ * so a build that is two arms comes twice (with one id).
+ */
 int store_session_builds(struct store *s, int64_t session_id, struct store_build **out, size_t *n,
                          struct err *e);
 void store_builds_release(struct store_build *b, size_t n);
@@ -131,7 +145,7 @@ struct store_run {
 	char *probe;
 	char *size;
 	int round, seq;
-	int arm; /* the 0-based position of its build in the session; -1 when unknown */
+	int arm; /* the position of its arm in the session; -1 when unknown */
 	int warmup;
 	enum run_kind kind;
 	enum run_status status;
@@ -146,11 +160,11 @@ struct store_run {
 /* Stores one run and its samples in one transaction (see the invariants above). */
 int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e);
 /*
- * Every run of a session (and build, when build_id > 0), in the order they ran, with samples.
+ * Every run of a session (and arm, when arm >= 0), in the order they ran, with samples.
  * A kind or status this harness does not know is an error naming the run.
  */
-int store_runs_load(struct store *s, int64_t session_id, int64_t build_id, struct store_run **out,
-                    size_t *n, struct err *e);
+int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_run **out, size_t *n,
+                    struct err *e);
 void store_runs_release(struct store_run *r, size_t n);
 
 /* Read-only lookups for reports (additive; used by export, report and ab). */

@@ -69,13 +69,13 @@ static int compare_is_valgrind(const char *metric)
 	return run_kind_is_valgrind(metrics_run_kind(metric));
 }
 
-/* The runs of one probe on one build, by measured round (timed) plus its valgrind run. */
+/* The runs of one probe on one arm, by measured round (timed) plus its valgrind run. */
 struct compare_arm {
 	const struct store_run **by_round; /* [1..rounds], NULL where none */
 	const struct store_run *valgrind;
 };
 
-static void compare_arm_fill(const struct report_data *d, const char *probe, int64_t build_id,
+static void compare_arm_fill(const struct report_data *d, const char *probe, int position,
                              int rounds, struct compare_arm *arm)
 {
 	int warmup = (int)d->session.warmup;
@@ -84,7 +84,7 @@ static void compare_arm_fill(const struct report_data *d, const char *probe, int
 	arm->valgrind = NULL;
 	for (size_t i = 0; i < d->nruns; i++) {
 		const struct store_run *r = &d->runs[i];
-		if (r->build_id != build_id || strcmp(r->probe, probe) != 0 || r->warmup)
+		if (r->arm != position || strcmp(r->probe, probe) != 0 || r->warmup)
 			continue;
 		if (r->kind == RUN_KIND_VALGRIND) {
 			if (!arm->valgrind || (!compare_is_ok(arm->valgrind) && compare_is_ok(r)))
@@ -111,9 +111,10 @@ static void compare_rounds(const struct report_data *d, size_t base, size_t fix,
 		int k = r->round - warmup, arm;
 		if (r->warmup || r->kind != RUN_KIND_TIMED || k < 1 || k > c->rounds_planned)
 			continue;
-		if (r->build_id == d->builds[base].id)
+		/* By arm, not build: an A/A is one build run as two arms. */
+		if (r->arm == d->builds[base].position)
 			arm = 0;
-		else if (r->build_id == d->builds[fix].id)
+		else if (r->arm == d->builds[fix].position)
 			arm = 1;
 		else
 			continue;
@@ -145,9 +146,10 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 		/* A run the user killed (a second Ctrl-C) says nothing about either build. */
 		if (strcmp(r->probe, p->probe) != 0 || r->status == RUN_STATUS_INTERRUPTED)
 			continue;
-		if (r->build_id == d->builds[base].id)
+		/* By arm, not build: an A/A is one build run as two arms. */
+		if (r->arm == d->builds[base].position)
 			arm = 0;
-		else if (r->build_id == d->builds[fix].id)
+		else if (r->arm == d->builds[fix].position)
 			arm = 1;
 		else
 			continue;
@@ -316,8 +318,8 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 		struct compare_arm a, b;
 		cp->probe = d->probes.items[p];
 		compare_identity(d, base, fix, cp);
-		compare_arm_fill(d, cp->probe, d->builds[base].id, out->rounds_planned, &a);
-		compare_arm_fill(d, cp->probe, d->builds[fix].id, out->rounds_planned, &b);
+		compare_arm_fill(d, cp->probe, d->builds[base].position, out->rounds_planned, &a);
+		compare_arm_fill(d, cp->probe, d->builds[fix].position, out->rounds_planned, &b);
 		start = out->ncells;
 		compare_probe_cells(out, cp->probe, &a, &b);
 		if (out->ncells - start > 1)

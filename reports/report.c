@@ -19,7 +19,7 @@ int report_data_load(struct store *st, int64_t id, struct report_data *out, stru
 	for (size_t i = 0; i < out->nbuilds; i++)
 		if (store_build_manifest(st, out->builds[i].id, &out->manifests[i], e) != 0)
 			goto out;
-	if (store_runs_load(st, id, 0, &out->runs, &out->nruns, e) != 0)
+	if (store_runs_load(st, id, -1, &out->runs, &out->nruns, e) != 0)
 		goto out;
 	strlist_split(&out->probes, out->session.probes ? out->session.probes : "");
 	rc = 0;
@@ -42,18 +42,18 @@ void report_data_release(struct report_data *d)
 	memset(d, 0, sizeof *d);
 }
 
-long report_data_build_index(const struct report_data *d, int64_t build_id)
+long report_data_arm_index(const struct report_data *d, int arm)
 {
 	for (size_t i = 0; i < d->nbuilds; i++)
-		if (d->builds[i].id == build_id)
+		if (d->builds[i].position == arm)
 			return (long)i;
 	return -1;
 }
 
-long report_data_build_named(const struct report_data *d, const char *name)
+long report_data_arm_named(const struct report_data *d, const char *label)
 {
 	for (size_t i = 0; i < d->nbuilds; i++)
-		if (strcmp(d->builds[i].name, name) == 0)
+		if (d->builds[i].label && strcmp(d->builds[i].label, label) == 0)
 			return (long)i;
 	return -1;
 }

@@ -19,7 +19,7 @@
 struct report_data {
 	struct store_session session;
 	char *host_facts;           /* the host's facts JSON, or NULL */
-	struct store_build *builds; /* in session order (position) */
+	struct store_build *builds; /* the arms, in session order (position) */
 	size_t nbuilds;
 	char **manifests;       /* manifests[i] belongs to builds[i]; may be NULL */
 	struct store_run *runs; /* every run, in the order they ran */
@@ -30,10 +30,10 @@ struct report_data {
 /* Loads session `id` whole. Errors name the database and what was missing. */
 int report_data_load(struct store *st, int64_t id, struct report_data *out, struct err *e);
 void report_data_release(struct report_data *d);
-/* The index of the build with this id in d->builds, or -1. */
-long report_data_build_index(const struct report_data *d, int64_t build_id);
-/* The index of the build named `name` in d->builds, or -1 (the first, when several are). */
-long report_data_build_named(const struct report_data *d, const char *name);
+/* The index in d->builds of the arm at this position (a run's arm), or -1. */
+long report_data_arm_index(const struct report_data *d, int arm);
+/* The index in d->builds of the arm labelled `label`, or -1 (the first, when several are). */
+long report_data_arm_named(const struct report_data *d, const char *label);
 
 /*
  * A value's human form is metrics_format_value (metrics.h); this is the same with a sign

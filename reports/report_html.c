@@ -300,7 +300,12 @@ static void report_html_build_line(struct sbuf *b, const char *arm, const struct
 	sbuf_addf(b,
 	          "<p class=\"meta\"><span class=\"sw\" style=\"background:%s\"></span><b>%s</b> ",
 	          color, arm);
-	escape_xml(b, sb->name);
+	escape_xml(b, sb->label);
+	if (sb->knobs) {
+		sbuf_addf(b, " with knobs <code>");
+		escape_xml(b, sb->knobs);
+		sbuf_addf(b, "</code>");
+	}
 	sbuf_addf(b, " &mdash; ");
 	escape_xml(b, sb->collector);
 	sbuf_addf(b, " ");
@@ -399,7 +404,7 @@ char *report_html_ab(const struct compare *c)
 	sbuf_init(&b);
 	compare_headline(c, headline, sizeof headline);
 	title =
-	    xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].name, d->builds[c->fix].name);
+	    xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].label, d->builds[c->fix].label);
 	report_html_head(&b, title);
 	sbuf_addf(&b, "<h1>");
 	escape_xml(&b, title);
@@ -553,7 +558,7 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 				size_t slot;
 				double x, off;
 				char label[48];
-				if (r->build_id != d->builds[bi].id || r->warmup ||
+				if (r->arm != d->builds[bi].position || r->warmup ||
 				    strcmp(r->probe, probe) || r->status != RUN_STATUS_OK ||
 				    !(v = metric_set_get(&r->metrics, metric)))
 					continue;
@@ -568,7 +573,7 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 				                   color);
 				metrics_format_value(metric, *v, label, sizeof label);
 				sbuf_addf(b, "<title>");
-				escape_xml(b, d->builds[bi].name);
+				escape_xml(b, d->builds[bi].label);
 				sbuf_addf(b, " round %d: %s</title>", r->round - warmup, label);
 				report_html_marker_end(b, (int)(bi % 2));
 			}
@@ -610,7 +615,7 @@ char *report_html_session(const struct report_data *d)
 			const char *sum = NULL;
 			for (size_t i = 0; i < d->nruns; i++) {
 				const struct store_run *r = &d->runs[i];
-				if (r->build_id != d->builds[bi].id ||
+				if (r->arm != d->builds[bi].position ||
 				    strcmp(r->probe, d->probes.items[p]))
 					continue;
 				runs++;
@@ -621,7 +626,7 @@ char *report_html_session(const struct report_data *d)
 			sbuf_addf(&b, "<tr><td class=\"l\">");
 			escape_xml(&b, d->probes.items[p]);
 			sbuf_addf(&b, "</td><td class=\"l\">");
-			escape_xml(&b, d->builds[bi].name);
+			escape_xml(&b, d->builds[bi].label);
 			sbuf_addf(&b, "</td><td>%d</td><td%s>%d</td><td class=\"l\"><code>", runs,
 			          failed ? " class=\"bad\"" : "", failed);
 			escape_xml(&b, sum ? sum : "-");
@@ -632,7 +637,7 @@ char *report_html_session(const struct report_data *d)
 	for (size_t i = 0; i < d->nbuilds; i++) {
 		sbuf_addf(&b, "<span><span class=\"sw\" style=\"background:%s\"></span>",
 		          report_html_colors[i % REPORT_HTML_NCOLORS]);
-		escape_xml(&b, d->builds[i].name);
+		escape_xml(&b, d->builds[i].label);
 		sbuf_addf(&b, "</span>");
 	}
 	sbuf_addf(&b, "</p>\n<div class=\"grid\">\n");

@@ -91,12 +91,18 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 	report_json_str(o, "hostname", s->hostname);
 	report_json_raw(o, "facts", d->host_facts);
 
+	/* d->builds has a row per arm: a build that is two arms is listed once here. */
 	a = cJSON_AddArrayToObject(root, "builds");
 	for (size_t i = 0; i < d->nbuilds; i++) {
 		const struct store_build *b = &d->builds[i];
-		cJSON *bo = cJSON_CreateObject();
+		cJSON *bo;
+		size_t first = 0;
+		while (d->builds[first].id != b->id)
+			first++;
+		if (first < i)
+			continue;
+		bo = cJSON_CreateObject();
 		cJSON_AddNumberToObject(bo, "id", (double)b->id);
-		cJSON_AddNumberToObject(bo, "position", (double)i);
 		report_json_str(bo, "name", b->name);
 		report_json_str(bo, "collector", b->collector);
 		report_json_str(bo, "collector_version", b->collector_version);
@@ -107,14 +113,34 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		cJSON_AddItemToArray(a, bo);
 	}
 
+	a = cJSON_AddArrayToObject(root, "arms");
+	for (size_t i = 0; i < d->nbuilds; i++) {
+		const struct store_build *b = &d->builds[i];
+		cJSON *ao = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ao, "position", b->position);
+		report_json_str(ao, "label", b->label);
+		if (b->knobs)
+			report_json_raw(ao, "knobs", b->knobs);
+		else
+			cJSON_AddObjectToObject(ao, "knobs");
+		cJSON_AddNumberToObject(ao, "build_id", (double)b->id);
+		report_json_str(ao, "build", b->name);
+		cJSON_AddItemToArray(a, ao);
+	}
+
 	a = cJSON_AddArrayToObject(root, "runs");
 	for (size_t i = 0; i < d->nruns; i++) {
 		const struct store_run *r = &d->runs[i];
-		long bi = report_data_build_index(d, r->build_id);
+		long ai = report_data_arm_index(d, r->arm);
 		cJSON *ro = cJSON_CreateObject(), *samples;
 		cJSON_AddNumberToObject(ro, "id", (double)r->id);
 		cJSON_AddNumberToObject(ro, "build_id", (double)r->build_id);
-		report_json_str(ro, "build", bi >= 0 ? d->builds[bi].name : NULL);
+		report_json_str(ro, "build", ai >= 0 ? d->builds[ai].name : NULL);
+		if (r->arm >= 0)
+			cJSON_AddNumberToObject(ro, "arm", r->arm);
+		else
+			cJSON_AddNullToObject(ro, "arm");
+		report_json_str(ro, "label", ai >= 0 ? d->builds[ai].label : NULL);
 		report_json_str(ro, "probe", r->probe);
 		report_json_str(ro, "size", r->size);
 		cJSON_AddNumberToObject(ro, "round", r->round);
@@ -235,8 +261,10 @@ char *report_json_ab(const struct compare *c)
 	cmp = cJSON_AddObjectToObject(root, "comparison");
 	cJSON_AddNumberToObject(cmp, "base_build_id", (double)d->builds[c->base].id);
 	cJSON_AddNumberToObject(cmp, "fix_build_id", (double)d->builds[c->fix].id);
-	report_json_str(cmp, "base", d->builds[c->base].name);
-	report_json_str(cmp, "fix", d->builds[c->fix].name);
+	cJSON_AddNumberToObject(cmp, "base_arm", d->builds[c->base].position);
+	cJSON_AddNumberToObject(cmp, "fix_arm", d->builds[c->fix].position);
+	report_json_str(cmp, "base", d->builds[c->base].label);
+	report_json_str(cmp, "fix", d->builds[c->fix].label);
 	cJSON_AddStringToObject(cmp, "outcome",
 	                        c->outcome == COMPARE_WORSE      ? "worse"
 	                        : c->outcome == COMPARE_UNJUDGED ? "could_not_judge"

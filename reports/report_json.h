@@ -18,7 +18,8 @@
 
 #define REPORT_JSON_SESSION_FORMAT "gcratchet-session"
 #define REPORT_JSON_AB_FORMAT      "gcratchet-ab"
-#define REPORT_JSON_VERSION        1
+/* 2: builds are distinct builds, and arms (with their knobs) say what ran; runs name their arm. */
+#define REPORT_JSON_VERSION        2
 
 /* Newly allocated JSON text, ending in a newline. */
 char *report_json_session(const struct report_data *d);

@@ -52,7 +52,11 @@ static void report_md_build(const struct store_build *sb, struct sbuf *b)
 
 	snprintf(commit, sizeof commit, "%s", sb->git_commit ? sb->git_commit : "?");
 	/* Escaped, not in a code span: entities would show literally inside one. */
-	escape_md(b, sb->name);
+	escape_md(b, sb->label);
+	if (sb->knobs) {
+		sbuf_addf(b, " with knobs ");
+		escape_md(b, sb->knobs);
+	}
 	sbuf_addf(b, " (");
 	escape_md(b, sb->collector);
 	sbuf_addf(b, " ");

@@ -48,9 +48,12 @@ static void report_text_builds(const struct compare *c, struct sbuf *b)
 
 	for (int arm = 0; arm < 2; arm++) {
 		const struct store_build *sb = &d->builds[arm ? c->fix : c->base];
-		sbuf_addf(b, "%-5s %-20s %s %s, commit %.12s, %s\n", arm ? "FIX" : "BASE", sb->name,
-		          sb->collector, sb->collector_version ? sb->collector_version : "?",
+		sbuf_addf(b, "%-5s %-20s %s %s, commit %.12s, %s\n", arm ? "FIX" : "BASE",
+		          sb->label, sb->collector,
+		          sb->collector_version ? sb->collector_version : "?",
 		          sb->git_commit ? sb->git_commit : "?", sb->dir ? sb->dir : "?");
+		if (sb->knobs)
+			sbuf_addf(b, "      knobs %s\n", sb->knobs);
 	}
 }
 

@@ -33,14 +33,16 @@ expect_grep "^  census: [0-9]+ deterministic counters compared exactly, all equa
 first_identity=$(grep -n '^identity' "$T/out" | cut -d: -f1)
 first_row=$(grep -n '^probe ' "$T/out" | cut -d: -f1)
 expect_eq "$([ "${first_identity:-99}" -lt "${first_row:-0}" ] && echo yes)" yes "identity printed first"
-expect_grep "A/A: BASE and FIX are the same build; FIX is recorded as marksweep-twin" "$T/err"
+expect_grep "A/A: BASE and FIX are one build, stored once and run as two arms, marksweep and marksweep \(2\)" "$T/err"
+expect_no_grep "twin" "$T/err" "no rewritten identity"
 
 # The deterministic cells, from the JSON report: present, exact, equal, never a difference.
 python3 - "$T/aa.json" >"$T/cells" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["comparison"]
-assert d["format"] == "gcratchet-ab" and d["version"] == 1
+assert d["format"] == "gcratchet-ab" and d["version"] == 2
+assert (c["base"], c["fix"], c["base_arm"], c["fix_arm"]) == ("marksweep", "marksweep (2)", 0, 1)
 ir = [x for x in c["cells"] if x["metric"] == "valgrind.ir"]
 census = [x for x in c["cells"] if x["metric"].startswith("census.") and x["role"] == "decides"]
 print("ir_cells", len(ir))
@@ -74,9 +76,10 @@ if grep -q "^stochastic_flagged 0$" "$T/cells"; then
 fi
 expect_grep "^### gcratchet ab: " "$T/aa.md"
 expect_grep "^\| 01_nursery_churn \| valgrind.ir \| [0-9]+ \| [0-9]+ \| .* \| exact \| - \| exact \| - \| - \| same \|$" "$T/aa.md"
-# All samples of the session are stored as one session with two builds.
+# All samples of the session are stored as one session: one build, run as two arms.
 expect_eq "$("$GCR" list sessions | tail -n +2 | wc -l)" 1 "one session"
-expect_eq "$(exported 1 '.builds | length')" 2 "two arms"
+expect_eq "$(exported 1 '.builds | length')" 1 "one build"
+expect_eq "$(exported 1 '[.arms[].label] | join(",")')" "marksweep,marksweep (2)" "two arms"
 expect_eq "$(exported 1 '[.runs[] | select(.kind == "timed")] | length')" 32 "8 rounds x 2 probes x 2 arms"
 expect_eq "$(exported 1 '[.runs[] | select(.kind == "valgrind")] | length')" 4 "one Ir run per probe and arm"
 finish

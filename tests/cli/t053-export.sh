@@ -28,7 +28,7 @@ print("samples", sum(len(r["samples"]) for r in d["runs"]))
 for r in sorted(d["runs"], key=lambda r: r["id"]):
     print("run", r["id"], len(r["samples"]))
 PY
-expect_grep "^format gcratchet-session 1$" "$T/summary"
+expect_grep "^format gcratchet-session 2$" "$T/summary"
 expect_grep "^session 1 complete 53 01_nursery_churn,02_survivor_promotion$" "$T/summary"
 expect_grep "^host True True$" "$T/summary"
 expect_grep "^builds 2 epsilon,marksweep True$" "$T/summary"

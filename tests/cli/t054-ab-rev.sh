@@ -28,7 +28,7 @@ expect_grep "BASE: building revision HEAD~1, collector marksweep" "$T/err"
 expect_grep "building marksweep at HEAD~1 \(commit [0-9a-f]{40}, tree $tree_base\)" "$T/err"
 expect_grep "building marksweep at HEAD \(commit [0-9a-f]{40}, tree $tree_fix\)" "$T/err"
 expect_grep "^BASE +marksweep +marksweep 1.0, commit [0-9a-f]{12}, $REPO/build/rev/$tree_base/collectors/marksweep$" "$T/out"
-expect_grep "^FIX +marksweep +marksweep 1.0, commit [0-9a-f]{12}, $REPO/build/rev/$tree_fix/collectors/marksweep$" "$T/out"
+expect_grep "^FIX +marksweep \(2\) +marksweep 1.0, commit [0-9a-f]{12}, $REPO/build/rev/$tree_fix/collectors/marksweep$" "$T/out"
 expect_grep "^01_nursery_churn +valgrind\.ir .* WORSE$" "$T/out"
 expect_eq "$(git -C "$REPO" worktree list | wc -l)" 1 "no worktree left behind"
 expect_eq "$(sed -n 's/.*"git_commit": "\([0-9a-f]*\)".*/\1/p' "$REPO/build/rev/$tree_base/collectors/marksweep/manifest.json")" \
@@ -41,7 +41,7 @@ expect_eq "$(grep -c "reusing $REPO/build/rev/" "$T/err")" 2 "both sides reused"
 expect_no_grep "building marksweep at" "$T/err"
 expect_status 0 "$GCR" ab HEAD:marksweep HEAD~1:marksweep --probes 01 --rounds 1 --meters rusage,census
 expect_grep "tree $tree_fix: reusing" "$T/err"
-expect_grep "A/A: BASE and FIX are the same build" "$T/err"
+expect_grep "A/A: BASE and FIX are one build, stored once and run as two arms" "$T/err"
 
 # A folder or a shipped collector wins over a revision; a name that is none of them is refused.
 expect_status 2 "$GCR" ab no-such-rev marksweep --probes 01 --rounds 1

@@ -307,8 +307,35 @@ static void test_verbs(void)
 	t = session_opts_table(&m, NULL);
 	for (n = 0; t[n].name;)
 		n++;
-	CHECK(n == 20);
+	CHECK(n == 21);
 	free(t);
+
+	/* --knob: measure's, for every arm; names [A-Z][A-Z0-9_]*, one of a name: the last. */
+	CHECK(session_opts_parse(&a, "--knob", "GCR_HEAP_MB=64", &e) == 0);
+	CHECK(session_opts_parse(&m, "--knob", "GCR_HEAP_MB=64", &e) == 1);
+	CHECK(session_opts_parse(&m, "--knob", "GCR_NURSERY_KB=16384", &e) == 1);
+	CHECK(session_opts_parse(&m, "--knob", "GCR_HEAP_MB=128", &e) == 1);
+	CHECK(m.knobs.n == 2);
+	CHECK_STR(m.knobs.items[0], "GCR_HEAP_MB=128");
+	CHECK(session_opts_parse(&m, "--knob", "A=", &e) == 1 && m.knobs.n == 3);
+	CHECK(session_opts_parse(&m, "--knob", "gcr_heap_mb=1", &e) == -1);
+	CHECK(strstr(e.msg, "--knob") &&
+	      strstr(e.msg, "\"gcr_heap_mb\" must match [A-Z][A-Z0-9_]*"));
+	CHECK(session_opts_parse(&m, "--knob", "1GCR=1", &e) == -1);
+	CHECK(session_opts_parse(&m, "--knob", "GCR-X=1", &e) == -1);
+	CHECK(session_opts_parse(&m, "--knob", "=1", &e) == -1);
+	CHECK(session_opts_parse(&m, "--knob", "GCR_HEAP_MB", &e) == -1);
+	CHECK(strstr(e.msg, "must be NAME=VALUE") != NULL);
+	CHECK(session_opts_parse(&m, "--knob", "GCR_CENSUS_FD=5", &e) == -1);
+	CHECK(strstr(e.msg, "set by the harness") != NULL);
+	CHECK(m.knobs.n == 3);
+	{
+		char *json = session_knobs_json(&m.knobs);
+		CHECK_STR(json,
+		          "{\"GCR_HEAP_MB\":\"128\",\"GCR_NURSERY_KB\":\"16384\",\"A\":\"\"}");
+		free(json);
+		CHECK(session_knobs_json(&a.knobs) == NULL);
+	}
 	session_opts_release(&m);
 	session_opts_release(&a);
 	session_opts_release(&p);
@@ -325,7 +352,8 @@ static void test_random(uint64_t seed)
 	    "--probes",     "--size",         "--rounds",     "--warmup",       "--meters",
 	    "--events",     "--seed",         "--timeout",    "--db",           "--collector",
 	    "--build",      "--two-n",        "--cpu",        "--no-aslr",      "--clean-env",
-	    "--env-offset", "--lock-timeout", "--idle-below", "--idle-timeout", "--md"};
+	    "--env-offset", "--lock-timeout", "--idle-below", "--idle-timeout", "--md",
+	    "--knob"};
 	static const char alphabet[] = "0123456789,.-+eEinfaNx \t";
 	uint64_t x = seed | 1;
 	struct session_opts o;

@@ -88,7 +88,11 @@ static void test_round_trip(void)
 	b.manifest_hash = (char *)"h1";
 	CHECK(store_build_upsert(st, &b, "{}", &build, &e) == 0);
 	session = test_session(st, host, "2026-01-01T00:00:00Z", 1);
-	CHECK(store_session_add_build(st, session, build, 0, &e) == 0);
+	CHECK(store_session_add_arm(st, session, 0, build, "base", NULL, &e) == 0);
+	/* One build twice, with a knob: two arms of one build row. */
+	CHECK(store_session_add_arm(st, session, 1, build, "base (2)",
+	                            "{\"GCR_NURSERY_KB\":\"16384\"}", &e) == 0);
+	CHECK(store_session_add_arm(st, session, 1, build, "again", NULL, &e) != 0);
 	for (int kind = 0; kind < RUN_KIND_COUNT; kind++)
 		for (int status = 0; status < RUN_STATUS_COUNT; status++) {
 			struct metric_set m = {0};
@@ -128,8 +132,20 @@ static void test_round_trip(void)
 	CHECK(!si.elsewhere);
 	store_session_release(&si);
 	CHECK(store_session_builds(st, session, &builds, &nbuilds, &e) == 0);
-	CHECK(nbuilds == 1 && builds[0].label == NULL && builds[0].knobs == NULL);
+	CHECK(nbuilds == 2);
+	if (nbuilds == 2) {
+		CHECK(builds[0].id == build && builds[1].id == build);
+		CHECK(builds[0].position == 0 && builds[1].position == 1);
+		CHECK_STR(builds[0].label, "base");
+		CHECK(builds[0].knobs == NULL);
+		CHECK_STR(builds[1].label, "base (2)");
+		CHECK_STR(builds[1].knobs, "{\"GCR_NURSERY_KB\":\"16384\"}");
+	}
 	store_builds_release(builds, nbuilds);
+	/* Runs are selected by arm: arm 1 has none. */
+	CHECK(store_runs_load(st, session, 1, &runs, &nruns, &e) == 0);
+	CHECK(nruns == 0);
+	store_runs_release(runs, nruns);
 	CHECK(store_runs_load(st, session, 0, &runs, &nruns, &e) == 0);
 	CHECK(nruns == (size_t)RUN_KIND_COUNT * RUN_STATUS_COUNT);
 	for (int kind = 0; kind < RUN_KIND_COUNT && k < nruns; kind++)
@@ -200,16 +216,17 @@ static void test_migration(void)
 	char *path = test_path("v1.db");
 	struct store *st = NULL;
 	struct store_run *runs = NULL;
+	struct store_build *builds = NULL;
 	struct store_session si;
 	struct err e = ERR_INIT;
-	size_t n = 0;
+	size_t n = 0, nb = 0;
 
 	CHECK(test_sql(path, test_v1) == 0);
 	/* Reading never migrates: an older gcratchet still writing this file must still read it. */
 	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
 	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 1 predates") != NULL);
 	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
-	CHECK(store_runs_load(st, 1, 0, &runs, &n, &e) == 0);
+	CHECK(store_runs_load(st, 1, -1, &runs, &n, &e) == 0);
 	CHECK(n == 2);
 	if (n == 2) {
 		CHECK(runs[0].arm == 1 && runs[1].arm == 0);
@@ -224,12 +241,90 @@ static void test_migration(void)
 	CHECK_STR(si.status, "running");
 	CHECK(si.elsewhere && si.pid == 0);
 	store_session_release(&si);
+	/* The arms keep their builds and positions, and are labelled by their build's name. */
+	CHECK(store_session_builds(st, 1, &builds, &nb, &e) == 0);
+	CHECK(nb == 2);
+	if (nb == 2) {
+		CHECK(builds[0].id == 1 && builds[0].position == 0);
+		CHECK(builds[1].id == 2 && builds[1].position == 1);
+		CHECK_STR(builds[0].label, "base");
+		CHECK_STR(builds[1].label, "fix");
+		CHECK(builds[1].knobs == NULL);
+	}
+	store_builds_release(builds, nb);
 	store_close(st);
-	/* Opening again finds version 2 and leaves it. */
+	/* Opening again finds the current version and leaves it. */
 	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
 	store_close(st);
 	CHECK(test_sql_int(path, "SELECT value FROM meta WHERE key = 'schema_version'") ==
 	      STORE_SCHEMA_VERSION);
+	free(path);
+}
+
+/* Schema version 2 as it shipped (5a5f63f): schema 1 and its step, a label already set on one arm. */
+static const char test_v2_step[] =
+    "ALTER TABLE sessions ADD COLUMN pid INTEGER;"
+    "ALTER TABLE sessions ADD COLUMN boot_id TEXT;"
+    "CREATE UNIQUE INDEX sessions_key ON sessions(host_id, started_at, seed, pid);"
+    "CREATE INDEX sessions_by_start ON sessions(started_at, id);"
+    "ALTER TABLE session_builds ADD COLUMN label TEXT;"
+    "ALTER TABLE session_builds ADD COLUMN knobs TEXT;"
+    "ALTER TABLE runs ADD COLUMN arm INTEGER;"
+    "UPDATE runs SET arm = (SELECT sb.position FROM session_builds sb"
+    " WHERE sb.session_id = runs.session_id AND sb.build_id = runs.build_id);"
+    "UPDATE session_builds SET label = 'the fix' WHERE build_id = 2;"
+    "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
+
+/* v2 -> v3 re-keys the arms by position and keeps every row: arms, runs, their arm, samples. */
+static void test_migration_v2(void)
+{
+	char *path = test_path("v2.db"), *sql = xasprintf("%s%s", test_v1, test_v2_step);
+	struct store *st = NULL;
+	struct store_run *runs = NULL;
+	struct store_build *builds = NULL;
+	struct err e = ERR_INIT;
+	size_t n = 0, nb = 0;
+	int64_t s3 = 0;
+
+	CHECK(test_sql(path, sql) == 0);
+	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 2 predates") != NULL);
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_session_builds(st, 1, &builds, &nb, &e) == 0);
+	CHECK(nb == 2);
+	if (nb == 2) {
+		CHECK(builds[0].id == 1 && builds[0].position == 0);
+		CHECK_STR(builds[0].label, "base");
+		CHECK(builds[1].id == 2 && builds[1].position == 1);
+		CHECK_STR(builds[1].label, "the fix");
+	}
+	store_builds_release(builds, nb);
+	CHECK(store_runs_load(st, 1, 1, &runs, &n, &e) == 0);
+	CHECK(n == 1 && runs[0].id == 1 && runs[0].build_id == 2);
+	CHECK(n == 1 && metric_set_get(&runs[0].metrics, "census.alloc_bytes"));
+	store_runs_release(runs, n);
+	CHECK(store_runs_load(st, 1, -1, &runs, &n, &e) == 0);
+	CHECK(n == 2);
+	store_runs_release(runs, n);
+	/* The new key: one build can now be two arms of a session. */
+	{
+		struct store_session si;
+		memset(&si, 0, sizeof si);
+		si.host_id = 1;
+		si.started_at = (char *)"2026-01-01T00:00:00Z";
+		si.size = (char *)"ci";
+		si.probes = (char *)"01_a";
+		si.meters = (char *)"rusage";
+		CHECK(store_session_begin(st, &si, &s3, &e) == 0);
+	}
+	CHECK(store_session_add_arm(st, s3, 0, 1, "base", NULL, &e) == 0);
+	CHECK(store_session_add_arm(st, s3, 1, 1, "base (2)", NULL, &e) == 0);
+	CHECK(store_latest_session(st, "gen", &s3, &e) == 0 && s3 > 2);
+	store_close(st);
+	CHECK(test_sql_int(path, "SELECT value FROM meta WHERE key = 'schema_version'") ==
+	      STORE_SCHEMA_VERSION);
+	CHECK(test_sql_int(path, "SELECT count(*) FROM samples") == 2);
+	free(sql);
 	free(path);
 }
 
@@ -241,9 +336,9 @@ static void test_newer_refused(void)
 
 	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
 	store_close(st);
-	CHECK(test_sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'") == 0);
+	CHECK(test_sql(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'") == 0);
 	CHECK(store_open(path, STORE_WRITE, &st, &e) != 0 && st == NULL);
-	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 3 is newer") != NULL);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 4 is newer") != NULL);
 	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
 	CHECK(e.code == ERR_INVALID);
 	free(path);
@@ -293,7 +388,7 @@ static void test_latest_and_liveness(void)
 	s2 = test_session(st, host, "2026-05-01T00:00:00Z", 1);
 	s3 = test_session(st, host, "2026-04-01T00:00:00Z", 1);
 	for (int64_t s = s1; s <= s3; s++)
-		CHECK(store_session_add_build(st, s, build, 0, &e) == 0);
+		CHECK(store_session_add_arm(st, s, 0, build, "g", NULL, &e) == 0);
 	CHECK(store_latest_session(st, "gen", &latest, &e) == 0);
 	CHECK(latest == s2);
 	CHECK(store_latest_session(st, "marksweep", &latest, &e) == 0);
@@ -354,6 +449,7 @@ int main(void)
 	}
 	test_round_trip();
 	test_migration();
+	test_migration_v2();
 	test_newer_refused();
 	test_read_missing();
 	test_latest_and_liveness();
