@@ -13,6 +13,10 @@
  *                            to 6 decimals (0.25: one step per 4 allocations); the variable
  *                            GCR_PLANT_IR in the environment overrides N at gcr_init. A fine
  *                            instruction cost, linear in N, for testing the Ir band's edge.
+ *   GCR_PLANT_SCATTER=S      (gen only) a fresh old-generation block threads its free cells
+ *                            in S interleaved passes (0, S, 2S, ..., then 1, S+1, ...), so
+ *                            survivors promoted one after another land S cells apart: worse
+ *                            locality for about the same instructions (gen_old_refill)
  *
  * GCR_PLANT_IR keeps no per-allocation counter: even one add and compare per allocation would
  * cost more than the ratchet's 1% edge on a probe that allocates every ~180 instructions. It
