@@ -130,7 +130,8 @@ int baseline_default_rules(const char *profile, const char *const *metrics, size
  * The meters a baseline may name: what `pin` keeps of a session's meters text
  * ("rusage,census,perf:cycles:u,valgrind:valgrind-3.19.0", session.c), the part before ':'.
  */
-static const char *const baseline_meter_names[] = {"rusage", "census", "perf", "valgrind", NULL};
+static const char *const baseline_meter_names[] = {"rusage",   "census",   "perf",
+                                                   "valgrind", "cachesim", NULL};
 
 /* ci, default, large, or n=N1,N2 with 0 < N1 < N2: the sizes `measure` stores for a session. */
 static int baseline_size_valid(const char *s)
@@ -229,7 +230,7 @@ static int baseline_check_head(const struct baseline *b, struct err *e)
 		if (!baseline_meter_names[k])
 			return err_setc(e, ERR_INVALID,
 			                "meters[%zu]: unknown meter \"%s\" (known: rusage, census, "
-			                "perf, valgrind)",
+			                "perf, valgrind, cachesim)",
 			                i, m);
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(b->meters.items[j], m) == 0)

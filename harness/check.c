@@ -197,7 +197,9 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.state = CHECK_UNJUDGED;
 			row.reason =
 			    xasprintf("not measured in this session%s",
-			              metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND
+			              strncmp(cell->metric, "cachesim.", 9) == 0
+			                  ? " (measure with --meters rusage,census,cachesim)"
+			              : metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND
 			                  ? " (measure with --meters rusage,census,valgrind)"
 			                  : "");
 		} else {

@@ -279,12 +279,15 @@ int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_
 				continue;
 			if (strcmp(l.items[i], "valgrind") == 0)
 				plan->meters |= SESSION_METER_VALGRIND;
+			/* Simulating caches costs time, not Ir: the same runs give both. */
+			else if (strcmp(l.items[i], "cachesim") == 0)
+				plan->meters |= SESSION_METER_VALGRIND | SESSION_METER_CACHESIM;
 			else if (strcmp(l.items[i], "perf") == 0)
 				plan->meters |= SESSION_METER_PERF;
 			else
 				rc = cli_error(cmd,
 				               "unknown meter \"%s\" in --meters (valid: rusage, "
-				               "census, perf, valgrind)",
+				               "census, perf, valgrind, cachesim)",
 				               l.items[i]);
 		}
 		strlist_release(&l);
@@ -335,7 +338,9 @@ void cli_describe_meters(const struct session_plan *plan, struct sbuf *out)
 				sbuf_addf(out, "%s%s", k++ ? ", " : "", plan->perf->events[i].name);
 		sbuf_addf(out, ")");
 	}
-	if (plan->meters & SESSION_METER_VALGRIND)
+	if (plan->meters & SESSION_METER_CACHESIM)
+		sbuf_addf(out, ", valgrind Ir and cache simulation (%s)", plan->valgrind->version);
+	else if (plan->meters & SESSION_METER_VALGRIND)
 		sbuf_addf(out, ", valgrind Ir (%s)", plan->valgrind->version);
 }
 

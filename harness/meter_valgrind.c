@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define METER_VALGRIND_FIXED_ARGS 5
+#include "metrics.h"
+
+#define METER_VALGRIND_FIXED_ARGS 8
 
 int meter_valgrind_find(struct meter_valgrind *m, struct err *e)
 {
@@ -54,9 +56,10 @@ void meter_valgrind_release(struct meter_valgrind *m)
 	memset(m, 0, sizeof *m);
 }
 
-char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file,
+char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file, int cache_sim,
                            char *const *probe_argv)
 {
+	static const char *const caches[] = {METER_VALGRIND_CACHES};
 	size_t n = 0, i = 0;
 	char **argv;
 
@@ -65,7 +68,9 @@ char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file,
 	argv = xcalloc(n + METER_VALGRIND_FIXED_ARGS + 1, sizeof *argv);
 	argv[i++] = xstrdup(m->path);
 	argv[i++] = xstrdup("--tool=cachegrind");
-	argv[i++] = xstrdup("--cache-sim=no");
+	argv[i++] = xstrdup(cache_sim ? "--cache-sim=yes" : "--cache-sim=no");
+	for (size_t k = 0; cache_sim && k < sizeof caches / sizeof caches[0]; k++)
+		argv[i++] = xstrdup(caches[k]);
 	argv[i++] = xasprintf("--cachegrind-out-file=%s", out_file);
 	argv[i++] = xstrdup("-q");
 	for (size_t k = 0; k < n; k++)
@@ -81,26 +86,101 @@ void meter_valgrind_argv_free(char **argv)
 	free(argv);
 }
 
-int meter_valgrind_read(const char *out_file, double *ir, struct err *e)
+/* The events cachegrind counts, in the order struct meter_valgrind_counts lists them. */
+static const char *const meter_valgrind_events[] = {"Ir",   "I1mr", "ILmr", "D1mr",
+                                                    "DLmr", "D1mw", "DLmw"};
+#define METER_VALGRIND_NEVENTS (sizeof meter_valgrind_events / sizeof meter_valgrind_events[0])
+
+/* The value of each known event in a "summary:" line, by the columns "events:" names. */
+static int meter_valgrind_columns(const char *out_file, const char *events, const char *summary,
+                                  double *vals, int *seen, struct err *e)
 {
-	char *text = NULL, *line;
+	char *names = xstrdup(events), *save = NULL, *name;
+	const char *p = summary;
 	int rc = -1;
 
+	for (name = strtok_r(names, " \t\r", &save); name; name = strtok_r(NULL, " \t\r", &save)) {
+		char *end;
+		double v = strtod(p, &end);
+
+		if (end == p) {
+			err_set(e, "%s: the \"summary:\" line has no count for event %s", out_file,
+			        name);
+			goto out;
+		}
+		p = end;
+		for (size_t k = 0; k < METER_VALGRIND_NEVENTS; k++) {
+			if (strcmp(name, meter_valgrind_events[k]) == 0) {
+				vals[k] = v;
+				seen[k] = 1;
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(names);
+	return rc;
+}
+
+int meter_valgrind_read(const char *out_file, struct meter_valgrind_counts *c, struct err *e)
+{
+	char *text = NULL, *line, *events = NULL, *summary = NULL;
+	double vals[METER_VALGRIND_NEVENTS] = {0};
+	int seen[METER_VALGRIND_NEVENTS] = {0}, nmiss = 0, rc = -1;
+
+	memset(c, 0, sizeof *c);
 	if (read_file(out_file, &text, NULL, e) != 0)
 		return -1;
 	for (line = text; line && *line;
 	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (strncmp(line, "summary:", 8) == 0) {
-			char *end;
-			*ir = strtod(line + 8, &end);
-			if (end != line + 8) {
-				rc = 0;
-				break;
-			}
-		}
+		size_t len = strcspn(line, "\n");
+		if (strncmp(line, "events:", 7) == 0 && !events)
+			events = xasprintf("%.*s", (int)(len - 7), line + 7);
+		else if (strncmp(line, "summary:", 8) == 0 && !summary)
+			summary = xasprintf("%.*s", (int)(len - 8), line + 8);
 	}
-	if (rc != 0)
+	/* Without an "events:" line, the first column is Ir (cachegrind's default). */
+	if (summary &&
+	    meter_valgrind_columns(out_file, events ? events : "Ir", summary, vals, seen, e) != 0)
+		goto out;
+	if (!seen[0]) {
 		err_set(e, "%s: no \"summary:\" line with an instruction count", out_file);
+		goto out;
+	}
+	for (size_t k = 1; k < METER_VALGRIND_NEVENTS; k++)
+		nmiss += seen[k];
+	if (nmiss != 0 && nmiss != (int)METER_VALGRIND_NEVENTS - 1) {
+		err_set(
+		    e,
+		    "%s: the cache simulation counted only some of I1mr ILmr D1mr DLmr D1mw DLmw",
+		    out_file);
+		goto out;
+	}
+	c->ir = vals[0];
+	c->cache_sim = nmiss != 0;
+	c->i1mr = vals[1];
+	c->ilmr = vals[2];
+	c->d1mr = vals[3];
+	c->dlmr = vals[4];
+	c->d1mw = vals[5];
+	c->dlmw = vals[6];
+	rc = 0;
+out:
+	free(events);
+	free(summary);
 	free(text);
 	return rc;
+}
+
+void meter_valgrind_metrics(const struct meter_valgrind_counts *c, struct metric_set *s)
+{
+	metric_set_add(s, "valgrind.ir", c->ir);
+	if (!c->cache_sim)
+		return;
+	metric_set_add(s, "cachesim.d1_misses", c->d1mr + c->d1mw);
+	metric_set_add(s, "cachesim.ll_misses", c->dlmr + c->dlmw + c->ilmr);
+	metric_set_add(s, "cachesim.i1_misses", c->i1mr);
+	metric_set_add(s, "cachesim.est_cycles",
+	               c->ir + 10 * (c->i1mr + c->d1mr + c->d1mw) +
+	                   100 * (c->ilmr + c->dlmr + c->dlmw));
 }

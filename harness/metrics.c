@@ -61,6 +61,22 @@ static const struct metric_info metrics_table_[] = {
      * build; the bands cover what moves it from one checkout to another.
      */
     METRIC("valgrind.ir", INSTRUCTIONS, VALGRIND, LOWER, EXACT, 1, 1e-5, GATE(1, 0), GATE(0.5, 0)),
+    /*
+     * cachegrind's cache simulation (--meters cachesim), in the same valgrind runs, with the
+     * caches fixed by the harness: two runs give the same counts. A probe's path and
+     * environment move its stack over other lines, and D1 misses with it by up to ~0.1%
+     * (docs/meters.md): the ab resolution and the bands leave room for that, and the floors
+     * for probes that miss little. I1 misses are the code's cold misses, a few thousand per
+     * run: any change of the code moves them by dozens, so they have a wide floor and decide
+     * no ab. est_cycles is an estimate (meter_valgrind.h), banded like Ir.
+     */
+    METRIC("cachesim.d1_misses", COUNT, VALGRIND, LOWER, EXACT, 1, 1e-3, GATE(1, 1000),
+           GATE(0.5, 1000)),
+    METRIC("cachesim.ll_misses", COUNT, VALGRIND, LOWER, EXACT, 1, 1e-3, GATE(1, 1000),
+           GATE(0.5, 1000)),
+    METRIC("cachesim.i1_misses", COUNT, VALGRIND, LOWER, EXACT, 0, 1e-3, GATE(5, 500),
+           GATE(5, 500)),
+    METRIC("cachesim.est_cycles", COUNT, VALGRIND, LOWER, EXACT, 1, 1e-4, GATE(1, 0), GATE(0.5, 0)),
     /* The collector's census, in gcr.h's order. */
     METRIC("census.minor_collections", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
     METRIC("census.major_collections", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),

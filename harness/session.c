@@ -422,9 +422,9 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 		r->detail = d;
 	}
 	if (valgrind && r->status == RUN_STATUS_OK) {
-		double ir;
-		if (meter_valgrind_read(cg_out, &ir, &e) == 0) {
-			metric_set_add(&r->metrics, "valgrind.ir", ir);
+		struct meter_valgrind_counts counts;
+		if (meter_valgrind_read(cg_out, &counts, &e) == 0) {
+			meter_valgrind_metrics(&counts, &r->metrics);
 		} else {
 			r->status = RUN_STATUS_FAILED;
 			r->detail = xstrdup(e.msg);
@@ -487,7 +487,9 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		snprintf(size, sizeof size, "n=%llu", (unsigned long long)iterations);
 	if (valgrind) {
 		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
-		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out, probe_argv);
+		vg_argv =
+		    meter_valgrind_argv(plan->valgrind, cg_out,
+		                        (plan->meters & SESSION_METER_CACHESIM) != 0, probe_argv);
 		argv = vg_argv;
 	}
 	if (plan->env_offset) {
@@ -562,7 +564,10 @@ out:
 	return rc;
 }
 
-/* "rusage,census,perf:task-clock,valgrind:valgrind-3.19.0": what measured this session. */
+/*
+ * "rusage,census,perf:task-clock,valgrind:valgrind-3.19.0,cachesim:valgrind-3.19.0": what
+ * measured this session.
+ */
 static void session_meters_text(const struct session_plan *plan, char *buf, size_t size)
 {
 	size_t len = (size_t)snprintf(buf, size, "rusage,census");
@@ -573,7 +578,10 @@ static void session_meters_text(const struct session_plan *plan, char *buf, size
 			len += (size_t)snprintf(buf + len, size - len, ",perf:%s",
 			                        plan->perf->events[i].name);
 	if ((plan->meters & SESSION_METER_VALGRIND) && len < size)
-		snprintf(buf + len, size - len, ",valgrind:%s", plan->valgrind->version);
+		len += (size_t)snprintf(buf + len, size - len, ",valgrind:%s",
+		                        plan->valgrind->version);
+	if ((plan->meters & SESSION_METER_CACHESIM) && len < size)
+		snprintf(buf + len, size - len, ",cachesim:%s", plan->valgrind->version);
 }
 
 /*

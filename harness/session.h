@@ -36,6 +36,8 @@ enum session_meter {
 	SESSION_METER_CENSUS = 1u << 1, /* always on: whatever the probe reports */
 	SESSION_METER_VALGRIND = 1u << 2,
 	SESSION_METER_PERF = 1u << 3, /* the available events of `perf`, on timed runs */
+	/* valgrind runs with cachegrind's cache simulation; never without SESSION_METER_VALGRIND */
+	SESSION_METER_CACHESIM = 1u << 4,
 };
 
 /*

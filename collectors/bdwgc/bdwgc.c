@@ -252,6 +252,8 @@ void gcr_collect(int kind)
 {
 	/* libgc offers no minor collection on request: both kinds collect fully. */
 	(void)kind;
+	/* libgc's own collections do not pass here: a GCR_PLANT_IR build pays on request only. */
+	gcr_plant_settle(bdw_alloc_objects);
 	GC_gcollect();
 }
 

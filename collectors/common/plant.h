@@ -9,9 +9,24 @@
  *                            (an instruction and time cost per allocation)
  *   GCR_PLANT_RETAIN_KB=N    an N KiB object allocated at gcr_init and kept rooted for the
  *                            whole run (retained heap and resident memory)
+ *   GCR_PLANT_IR=N           N spin steps per allocation on average, N a decimal >= 0 with up
+ *                            to 6 decimals (0.25: one step per 4 allocations); the variable
+ *                            GCR_PLANT_IR in the environment overrides N at gcr_init. A fine
+ *                            instruction cost, linear in N, for testing the Ir band's edge.
+ *   GCR_PLANT_SCATTER=S      (gen only) a fresh old-generation block threads its free cells
+ *                            in S interleaved passes (0, S, 2S, ..., then 1, S+1, ...), so
+ *                            survivors promoted one after another land S cells apart: worse
+ *                            locality for about the same instructions (gen_old_refill)
  *
- * A collector calls gcr_plant_init() at the end of gcr_init and gcr_plant_on_alloc() once per
- * gcr_alloc.
+ * GCR_PLANT_IR keeps no per-allocation counter: even one add and compare per allocation would
+ * cost more than the ratchet's 1% edge on a probe that allocates every ~180 instructions. It
+ * reads the collector's own allocation count instead and pays the steps owed since the last
+ * payment at the start of every collection (every probe ends with a full one). A step is one
+ * iteration of the loop in plant_spin (plant.c): 4 instructions on x86-64 with gcc 12 -O2.
+ *
+ * A collector calls gcr_plant_init() at the end of gcr_init, gcr_plant_on_alloc() once per
+ * gcr_alloc, and gcr_plant_settle(alloc_objects) at the start of every collection with its
+ * census alloc_objects.
  */
 #ifndef GCR_PLANT_H
 #define GCR_PLANT_H
@@ -24,7 +39,8 @@ static inline void gcr_plant_on_alloc(void)
 	/* volatile keeps the compiler from folding the loop away */
 	static volatile uint64_t sink;
 	uint64_t x = sink;
-	for (unsigned i = 0; i < (unsigned)(GCR_PLANT_ALLOC_SPIN); i++)
+	/* Counting down: `i < 0` would not compile (-Werror=type-limits) for SPIN=0. */
+	for (unsigned i = (unsigned)(GCR_PLANT_ALLOC_SPIN); i > 0; i--)
 		x = x * 6364136223846793005u + 1442695040888963407u;
 	sink = x;
 }
@@ -34,11 +50,20 @@ static inline void gcr_plant_on_alloc(void)
 }
 #endif
 
-#ifdef GCR_PLANT_RETAIN_KB
+#if defined(GCR_PLANT_RETAIN_KB) || defined(GCR_PLANT_IR)
 void gcr_plant_init(void);
 #else
 static inline void gcr_plant_init(void)
 {
+}
+#endif
+
+#ifdef GCR_PLANT_IR
+void gcr_plant_settle(uint64_t alloc_objects);
+#else
+static inline void gcr_plant_settle(uint64_t alloc_objects)
+{
+	(void)alloc_objects;
 }
 #endif
 

@@ -86,6 +86,7 @@ void *gcr_read(void *obj, uint32_t i)
 void gcr_collect(int kind)
 {
 	(void)kind;
+	gcr_plant_settle(epsilon_alloc_objects);
 }
 
 void gcr_census(struct gcr_census *c)

@@ -179,9 +179,11 @@ static bool gen_major_due(uint64_t extra)
  */
 static void gen_collect_now(bool full, const char *why)
 {
-	uint64_t t0 = gen_now_ns(), pause;
+	uint64_t t0, pause;
 	char when[64];
 
+	gcr_plant_settle(gen_fast.alloc_objects);
+	t0 = gen_now_ns();
 	if (!full && gen_major_due(0))
 		full = true;
 	gen_young_collect(full);

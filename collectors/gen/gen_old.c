@@ -139,11 +139,32 @@ unsigned char *gen_old_refill(unsigned cls)
 	b->ncells = (uint32_t)(GEN_BLOCK_BYTES / cb);
 	b->cls = cls;
 	b->next = NULL;
+#ifdef GCR_PLANT_SCATTER
+	/*
+	 * The planted locality regression (plant.h): the cells in GCR_PLANT_SCATTER interleaved
+	 * passes, so that survivors promoted one after another land that many cells apart.
+	 */
+	{
+		const uint32_t s = (uint32_t)(GCR_PLANT_SCATTER), n = b->ncells;
+
+		for (uint32_t j = 0; j < s && j < n; j++) {
+			for (uint32_t k = j; k < n; k += s) {
+				cell = b->start + (size_t)k * cb;
+				*(uint64_t *)cell = GEN_H_FREE;
+				*gen_cell_link(cell) = k + s < n ? cell + (size_t)s * cb
+				                       : j + 1 < s && j + 1 < n
+				                           ? b->start + (size_t)(j + 1) * cb
+				                           : NULL;
+			}
+		}
+	}
+#else
 	for (uint32_t k = 0; k < b->ncells; k++) {
 		cell = b->start + (size_t)k * cb;
 		*(uint64_t *)cell = GEN_H_FREE;
 		*gen_cell_link(cell) = k + 1 < b->ncells ? cell + cb : NULL;
 	}
+#endif
 	if (gen_old.blocks_tail)
 		gen_old.blocks_tail->next = b;
 	else

@@ -579,10 +579,12 @@ static inline void ms_heap_check(void)
 
 static void ms_collect(void)
 {
-	uint64_t t0 = gcr_now_ns();
+	uint64_t t0;
 	struct ms_live live = {0, 0};
 	uint64_t limit, pause;
 
+	gcr_plant_settle(ms_alloc_objects);
+	t0 = gcr_now_ns();
 	ms_mark();
 	ms_sweep(&live);
 	limit = live.heap_bytes * MS_GROWTH;

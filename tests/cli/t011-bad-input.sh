@@ -12,7 +12,7 @@ expect_grep 'unknown collector "nosuchgc" \(valid: .*marksweep' "$T/err"
 expect_status 2 "$GCR" measure --size huge
 expect_grep '--size must be ci, default or large, got "huge"' "$T/err"
 expect_status 2 "$GCR" measure --meters rusage,cycles
-expect_grep 'unknown meter "cycles" in --meters \(valid: rusage, census, perf, valgrind\)' "$T/err"
+expect_grep 'unknown meter "cycles" in --meters \(valid: rusage, census, perf, valgrind, cachesim\)' "$T/err"
 expect_status 2 "$GCR" measure --build "$T/nowhere"
 expect_grep "nowhere: no such build folder" "$T/err"
 mkdir "$T/empty"

@@ -95,7 +95,7 @@ bad 's/"checksum": "0x[0-9a-f]*"/"checksum": "garbage"/' \
 	'scripted.json: probes\."01_steady"\.checksum: must be "0x" and 16 lowercase hex digits, not "garbage"'
 bad 's/"size": "ci"/"size": "huge"/' 'scripted.json: size: must be ci, default, large or n=N1,N2'
 bad 's/"meters": \[[^]]*\]/"meters": ["rusage", "telepathy"]/' \
-	'scripted.json: meters\[1\]: unknown meter "telepathy" \(known: rusage, census, perf, valgrind\)'
+	'scripted.json: meters\[1\]: unknown meter "telepathy" \(known: rusage, census, perf, valgrind, cachesim\)'
 bad 's/"repeats": [0-9]*/"repeats": 0/' 'scripted.json: repeats: must be an integer from 1'
 bad 's/"repeats": [0-9]*/"repeats": -3/' 'scripted.json: repeats: must be an integer from 1'
 bad 's/"ledger": \[\]/"ledger": [{"probe": "09_gone", "metric": "census.alloc_bytes", "old": 1, "new": 2, "reason": "r", "date": "2026-11-30T00:00:00Z", "who": "w"}]/' \

@@ -247,7 +247,7 @@ static void test_strict(void)
 	CHECK(parse_edited("\"census\"]", "\"telepathy\"]", &e) != 0);
 	CHECK(strstr(e.msg,
 	             "t.json: meters[1]: unknown meter \"telepathy\" (known: rusage, census, "
-	             "perf, valgrind)"));
+	             "perf, valgrind, cachesim)"));
 	CHECK(parse_edited("\"census\"]", "\"rusage\"]", &e) != 0);
 	CHECK(strstr(e.msg, "meters[1]: \"rusage\" is listed twice"));
 	CHECK(parse_edited("\n  ]\n}",

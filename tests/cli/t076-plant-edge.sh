@@ -1,0 +1,105 @@
+#!/bin/sh
+# The ratchet's Ir edge: marksweep built with GCR_PLANT_IR (collectors/common/plant.h: N spin
+# steps per allocation, linear in N) is planted with 0.5%, 1%, 2% and 5% of each probe's
+# baseline Ir, calibrated per probe from its measured Ir and allocations, and checked against
+# the committed shared_ci baseline. Every plant the probe's Ir band can see (allowance =
+# max(median * band_pct / 100, band_abs)) must be REGRESSED, the others ok; the table at the
+# end is the ratchet's Ir sensitivity per probe (README.md, "How sensitive is the ratchet").
+. "$(dirname "$0")/lib.sh"
+
+PROBES="01_nursery_churn 10_large_objects 12_large_live_set"
+BASE="$TOP/baselines/shared_ci/marksweep.json"
+# Each plant lands this share of the baseline's Ir past its target (0.01 points), far above
+# Ir's start-up jitter and the calibration's error, so that "1%" is past a 1% band's edge.
+MARGIN=0.0001
+
+# Only the probes measured here are built: the test runs against the clock.
+if ! make -s -j2 -C "$TOP" -f collectors/build.mk NAME=marksweep-ir COLLECTOR_DIR=collectors/marksweep \
+	OUT="$T/ms-ir" EXTRA_CFLAGS=-DGCR_PLANT_IR=0 \
+	PROBE_SRCS="$(for p in $PROBES; do printf '%s ' "$TOP/probes/$p.c"; done)" >"$T/build.log" 2>&1; then
+	fail "building marksweep with GCR_PLANT_IR"
+	tail -n 20 "$T/build.log" >&2
+	finish
+fi
+
+# planted RATE PROBES — one session of the plant build at GCR_PLANT_IR=RATE, exported to $T/s.json.
+planted() {
+	GCR_PLANT_IR=$1 expect_status 0 "$GCR" measure --build "$T/ms-ir" --probes "$2" --size ci \
+		--rounds 1 --warmup 0 --meters rusage,census,valgrind
+	"$GCR" export >"$T/s.json"
+}
+# sample PROBE KIND METRIC — one figure of the last exported session.
+sample() {
+	jq -r --arg p "$1" --arg k "$2" --arg m "$3" \
+		'.runs[] | select(.probe == $p and .kind == $k) | .samples[$m]' "$T/s.json"
+}
+
+# Ir(0) and allocations per probe; then k, the Ir of one step, from one more run at N=1.
+planted 0 "$(echo $PROBES | tr ' ' ,)"
+for p in $PROBES; do
+	echo "$p $(sample "$p" valgrind valgrind.ir) $(sample "$p" timed census.alloc_objects)"
+done >"$T/ir0"
+planted 1 01_nursery_churn
+k=$(awk -v ir1="$(sample 01_nursery_churn valgrind valgrind.ir)" \
+	'$1 == "01_nursery_churn" { printf "%.6f", (ir1 - $2) / $3 }' "$T/ir0")
+echo "GCR_PLANT_IR: $k Ir per step per allocation"
+if awk -v k="$k" 'BEGIN { exit !(k >= 3 && k <= 8) }'; then pass; else
+	fail "a step should cost a few instructions, not $k"
+fi
+
+echo "probe                 plant  GCR_PLANT_IR        delta  delta %   allowance  verdict" >"$T/table"
+for p in $PROBES; do
+	# Only this probe's cells: the check judges the session's one probe, and can exit 0 or 1.
+	jq --arg p "$p" '.cells |= map(select(.probe == $p))
+		| .probes |= with_entries(select(.key == $p))
+		| if has("overrides") then .overrides |= map(select(.probe == $p)) else . end' \
+		"$BASE" >"$T/base.json"
+	read -r base pct abs <<EOF
+$(jq -r --arg p "$p" '(.cells[] | select(.probe == $p and .metric == "valgrind.ir") | .median) as $m
+	| (((.overrides // [])[] | select(.probe == $p and .metric == "valgrind.ir"))
+	   // .rules["valgrind.ir"])
+	| "\($m) \(.band_pct) \(.band_abs)"' "$T/base.json")
+EOF
+	read -r ir0 allocs <<EOF
+$(awk -v p="$p" '$1 == p { print $2, $3 }' "$T/ir0")
+EOF
+	allow=$(awk -v b="$base" -v pct="$pct" -v a="$abs" 'BEGIN { x = b * pct / 100; printf "%.1f", (x > a ? x : a) }')
+	for pc in 0.5 1 2 5; do
+		# N rounded up to the knob's millionths: Ir(N) = Ir(0) + N * k * allocs.
+		n=$(awk -v b="$base" -v pc="$pc" -v m="$MARGIN" -v ir0="$ir0" -v k="$k" -v a="$allocs" \
+			'BEGIN { n = (b * (1 + pc / 100 + m) - ir0) / (k * a); n = int(n * 1e6 + 0.999999) / 1e6;
+			         printf "%.6f", (n < 0 ? 0 : n) }')
+		planted "$n" "$p"
+		"$GCR" check --profile shared_ci --collector marksweep --build marksweep-ir \
+			--baseline "$T/base.json" --format json >"$T/check.json" 2>"$T/err"
+		status=$?
+		read -r verdict delta <<EOF
+$(jq -r '.cells[] | select(.metric == "valgrind.ir") | "\(.verdict) \(.delta)"' "$T/check.json")
+EOF
+		printf '%-21s %4s%%  %-12s %+11.0f  %+6.3f%%  %10.0f  %s\n' "$p" "$pc" "$n" "$delta" \
+			"$(awk -v d="$delta" -v b="$base" 'BEGIN { print 100 * d / b }')" "$allow" \
+			"$verdict" >>"$T/table"
+		# The plant is what was asked for: within 0.01 points of its target.
+		if awk -v d="$delta" -v b="$base" -v pc="$pc" -v m="$MARGIN" \
+			'BEGIN { x = 100 * d / b - pc - 100 * m; exit !(x > -0.01 && x < 0.01) }'; then pass; else
+			fail "$p: planted $pc% came out as $delta Ir over $base"
+		fi
+		# Seen exactly when it exceeds the allowance; a plant the band can see must be seen.
+		want=ok wantst=0
+		if awk -v d="$delta" -v a="$allow" 'BEGIN { exit !(d > a) }'; then
+			want=regressed wantst=1
+		fi
+		expect_eq "$verdict" "$want" "$p, $pc% planted, allowance $allow"
+		expect_eq "$status" "$wantst" "$p, $pc% planted: exit status of check"
+		if [ "$pc" != 0.5 ] && awk -v b="$base" -v pc="$pc" -v a="$allow" 'BEGIN { exit !(b * pc / 100 > a) }'; then
+			expect_eq "$verdict" regressed "$p: a $pc% plant within reach of a $pct% band"
+		fi
+		# A CPU-only plant moves no census counter and no memory figure.
+		expect_eq "$(jq '[.cells[] | select(.metric != "valgrind.ir" and .verdict == "regressed")] | length' \
+			"$T/check.json")" 0 "$p, $pc%: only Ir regresses"
+	done
+done
+cat "$T/table"
+caught=$(awk '$2 == "0.5%" && $NF == "regressed" { printf " %s", $1 }' "$T/table")
+echo "caught at 0.5%:${caught:- none}"
+finish

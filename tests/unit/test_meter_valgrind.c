@@ -1,0 +1,112 @@
+/*
+ * test_meter_valgrind.c — cachegrind's output read back: Ir alone (--cache-sim=no), the miss
+ * counts and the metrics derived from them (--cache-sim=yes), columns found by the "events:"
+ * line whatever their order, and files that say less than they must refused with a message.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "meter_valgrind.h"
+#include "metrics.h"
+#include "unit.h"
+#include "util.h"
+
+static char path[] = "/tmp/gcratchet-test-cg.XXXXXX";
+
+/* Writes `text` as the cachegrind output file and reads it back. */
+static int read_text(const char *text, struct meter_valgrind_counts *c, struct err *e)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		CHECK(!"cannot write the scratch file");
+		return -1;
+	}
+	fputs(text, f);
+	fclose(f);
+	return meter_valgrind_read(path, c, e);
+}
+
+static double metric(const struct metric_set *s, const char *name)
+{
+	const double *v = metric_set_get(s, name);
+
+	return v ? *v : -1;
+}
+
+static void test_ir_only(void)
+{
+	struct meter_valgrind_counts c;
+	struct metric_set s = {0};
+	struct err e = ERR_INIT;
+
+	CHECK(read_text("desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./p ci\n"
+	                "events: Ir\nfl=p.c\nfn=main\n3 7\nsummary: 543167636\n",
+	                &c, &e) == 0);
+	CHECK(c.ir == 543167636 && !c.cache_sim);
+	meter_valgrind_metrics(&c, &s);
+	CHECK(s.n == 1 && metric(&s, "valgrind.ir") == 543167636);
+	metric_set_release(&s);
+	/* An old file without "events:": the first column is Ir. */
+	CHECK(read_text("summary: 1234\n", &c, &e) == 0 && c.ir == 1234 && !c.cache_sim);
+}
+
+static void test_cache_sim(void)
+{
+	struct meter_valgrind_counts c;
+	struct metric_set s = {0};
+	struct err e = ERR_INIT;
+
+	CHECK(read_text("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n"
+	                "summary: 1000000 10 5 300000 2000 300 200000 1000 100\n",
+	                &c, &e) == 0);
+	CHECK(c.cache_sim && c.ir == 1000000 && c.i1mr == 10 && c.ilmr == 5);
+	CHECK(c.d1mr == 2000 && c.dlmr == 300 && c.d1mw == 1000 && c.dlmw == 100);
+	meter_valgrind_metrics(&c, &s);
+	CHECK(s.n == 5 && metric(&s, "valgrind.ir") == 1000000);
+	CHECK(metric(&s, "cachesim.d1_misses") == 3000);
+	CHECK(metric(&s, "cachesim.ll_misses") == 405);
+	CHECK(metric(&s, "cachesim.i1_misses") == 10);
+	/* Ir + 10 * (10 + 2000 + 1000) + 100 * (5 + 300 + 100) */
+	CHECK(metric(&s, "cachesim.est_cycles") == 1000000 + 30100 + 40500);
+	metric_set_release(&s);
+
+	/* Columns are found by name, in any order, among events we do not read. */
+	CHECK(read_text("events: Dw Bc D1mw Ir DLmw I1mr D1mr ILmr DLmr\n"
+	                "summary: 7 8 1000 1000000 100 10 2000 5 300\n",
+	                &c, &e) == 0);
+	CHECK(c.cache_sim && c.ir == 1000000 && c.d1mw == 1000 && c.dlmr == 300 && c.ilmr == 5);
+}
+
+static void test_refused(void)
+{
+	struct meter_valgrind_counts c;
+	struct err e = ERR_INIT;
+
+	CHECK(read_text("events: Ir\n", &c, &e) != 0);
+	CHECK(strstr(e.msg, "no \"summary:\" line with an instruction count") != NULL);
+	CHECK(read_text("events: Dr Dw\nsummary: 1 2\n", &c, &e) != 0);
+	CHECK(strstr(e.msg, "no \"summary:\" line with an instruction count") != NULL);
+	CHECK(read_text("events: Ir I1mr ILmr\nsummary: 1000 3\n", &c, &e) != 0);
+	CHECK(strstr(e.msg, "the \"summary:\" line has no count for event ILmr") != NULL);
+	/* Half a cache simulation is no measurement. */
+	CHECK(read_text("events: Ir D1mr\nsummary: 1000 3\n", &c, &e) != 0);
+	CHECK(strstr(e.msg, "the cache simulation counted only some of") != NULL);
+	CHECK(meter_valgrind_read("/nonexistent/cg.out", &c, &e) != 0);
+}
+
+int main(void)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0) {
+		perror("mkstemp");
+		return 2;
+	}
+	close(fd);
+	test_ir_only();
+	test_cache_sim();
+	test_refused();
+	unlink(path);
+	return unit_done("test_meter_valgrind");
+}
