@@ -47,8 +47,9 @@ cp "$T/out" "$T/check.json"
 expect_eq "$(jq -r '.sensitivity.time_cells' "$T/check.json")" 4 "json: gated time cells"
 expect_eq "$(jq -r '.sensitivity.noise_accepted' "$T/check.json")" "planted noise for t078" "json: the accepted noise"
 expect_eq "$(jq -r '.cells[] | select(.probe == "02_jitter" and .metric == "time.wall_ns") | .widened' "$T/check.json")" noise "json: the widened cell"
-worst=$(jq -r '.sensitivity.worst_band_pct' "$T/check.json")
-median=$(jq -r '.sensitivity.median_band_pct' "$T/check.json")
+# The text shows three significant digits (141.5 -> 142): the same rounding here.
+worst=$(printf '%.3g' "$(jq -r '.sensitivity.worst_band_pct' "$T/check.json")")
+median=$(printf '%.3g' "$(jq -r '.sensitivity.median_band_pct' "$T/check.json")")
 expect_status 0 "$GCR" check --profile pinned_host --collector scripted
 if [ "$(jq -r '.sensitivity.time_gated' "$T/check.json")" = false ]; then
 	expect_grep "^TIME NOT GATED: every gated time cell's band is wider than 25% \(median $median%, worst $worst%\)" "$T/out"

@@ -514,6 +514,42 @@ static void test_sensitivity(void)
 	fixture_release(&f);
 }
 
+/*
+ * Issue 17: what check says it can see, it sees. On a cell whose time band was not widened, a
+ * slowdown of twice the stated sensitivity is REGRESSED and half of it is not.
+ */
+static void test_sensitivity_holds(void)
+{
+	struct fixture f;
+	const struct baseline_cell *cell;
+	const struct check_row *r;
+	double band;
+
+	fixture_init(&f);
+	gate_time(&f, 150, 1); /* 02_b widened; 01_a keeps the profile's band */
+	cell = baseline_cell_find(&f.b, "01_a", "time.wall_ns");
+	CHECK(cell != NULL);
+	if (!cell) {
+		fixture_release(&f);
+		return;
+	}
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "time.wall_ns");
+	CHECK(r && !r->widened);
+	band = r ? r->band_pct : 0;
+	CHECK(band == 10); /* the fixture profile's wall-time band */
+	set_metric(&f.runs, "01_a", "time.wall_ns", cell->median * (1 + 2 * band / 100));
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "time.wall_ns");
+	CHECK(r && r->state == CHECK_JUDGED && r->j.verdict == BASELINE_REGRESSED);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION);
+	set_metric(&f.runs, "01_a", "time.wall_ns", cell->median * (1 + 0.5 * band / 100));
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "time.wall_ns");
+	CHECK(r && r->state == CHECK_JUDGED && r->j.verdict == BASELINE_OK);
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	test_ok_improved_info();
@@ -524,5 +560,6 @@ int main(void)
 	test_cannot_pass();
 	test_toolchain();
 	test_sensitivity();
+	test_sensitivity_holds();
 	return unit_done("test_check");
 }
