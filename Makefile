@@ -46,10 +46,16 @@ all: harness collectors
 
 harness: $(B)/gcratchet $(B)/gcratchet-launch
 
-$(B)/obj/%.o: harness/%.c $(HARNESS_HDRS)
+# Objects are rebuilt when the compiler or its flags change, not only when a source does:
+# build-asan/ once held gcc's objects, and clang's sanitizers will not link with them.
+$(B)/obj/.flags: FORCE
+	@mkdir -p $(B)/obj
+	@echo '$(CC) $(CFLAGS_H)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_H)' >$@
+
+$(B)/obj/%.o: harness/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -c $< -o $@
-$(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS)
+$(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
 
@@ -74,9 +80,14 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
 
 # ---- The sanitizer build of the harness and unit tests ------------------------------------
+# clang, because its UBSan also checks float-to-integer casts and, with -fsanitize=integer,
+# unsigned overflow and implicit narrowing conversions: gcc's missed a double->int64 cast
+# overflow. Arithmetic that wraps on purpose says so (UTIL_WRAPS_ON_PURPOSE in util.h).
+SAN_CC ?= clang
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow,integer -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
 asan:
-	@$(MAKE) --no-print-directory B=build-asan \
-	   OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
+	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS)' \
 	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
 
 deps:
