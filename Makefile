@@ -6,6 +6,7 @@
 #                   ci size, check it against baselines/shared_ci/<collector>.json
 #   make test       install missing dependencies, check formatting, build, run the whole
 #                   suite (also under AddressSanitizer and UBSan); ends with "N passed, N failed"
+#   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local
 #   make format-check   clang-format on project code, changing nothing
@@ -40,7 +41,7 @@ CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all harness collectors collector-% ratchet check test test-build deps install \
-        format-check clean asan FORCE
+        format-check clean asan fuzz fuzz-build FORCE
 FORCE:
 all: harness collectors
 
@@ -90,6 +91,25 @@ asan:
 	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS)' \
 	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
 
+# ---- libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, built by clang into build-fuzz/ --
+# The core objects are compiled again with coverage instrumentation and the sanitizers, into
+# their own folder so they never mix with the gcc build; a new harness needs no edit here.
+FUZZ_CC ?= clang
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 300
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_OBJS)
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS_H) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(LIBS_H)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) \
+	   OPT='-O1 -g -fsanitize=fuzzer-no-link $(SAN_FLAGS)' \
+	   $(addprefix build-fuzz/fuzz/,$(FUZZ_TARGETS))
+
+# Longer runs that keep what they find in build-fuzz/corpus/<target>/ from one run to the next.
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh -t $(FUZZ_SECONDS) -o build-fuzz/corpus
+
 deps:
 	@sh scripts/setup.sh
 
@@ -112,9 +132,9 @@ install: all
 
 FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
                collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \
-               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c)
+               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c tests/fuzz/*.[ch])
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted as .clang-format says"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
