@@ -5,7 +5,8 @@
 #   make ratchet    install missing dependencies, build, measure the default collector at the
 #                   ci size, check it against baselines/shared_ci/<collector>.json
 #   make test       install missing dependencies, check formatting, build, run the whole
-#                   suite (also under AddressSanitizer and UBSan); ends with "N passed, N failed"
+#                   suite (also under AddressSanitizer and UBSan, and each fuzzer for
+#                   FUZZ_TEST_SECONDS=20); ends with "N passed, N failed"
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local
@@ -94,9 +95,11 @@ asan:
 # ---- libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, built by clang into build-fuzz/ --
 # The core objects are compiled again with coverage instrumentation and the sanitizers, into
 # their own folder so they never mix with the gcc build; a new harness needs no edit here.
+# tests/fuzz/README.md says how to run one, and what to do with a crash.
 FUZZ_CC ?= clang
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 300
+FUZZ_TEST_SECONDS ?= 20
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_OBJS)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS_H) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(LIBS_H)
@@ -121,8 +124,8 @@ check: all
 
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory test-build asan
-	@sh tests/run.sh
+	@$(MAKE) --no-print-directory test-build asan fuzz-build
+	@GCR_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) sh tests/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/gcratchet $(DESTDIR)$(PREFIX)/bin

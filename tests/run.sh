@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh — the whole suite: unit tests (normal and sanitizer builds), the ABI conformance test
-# on every collector, and the end-to-end CLI tests. Each part prints "<name>: N passed, N
-# failed"; this adds them up and ends with one line "N passed, N failed".
+# on every collector, each libFuzzer harness for $GCR_FUZZ_SECONDS (default 20), and the
+# end-to-end CLI tests. Each part prints "<name>: N passed, N failed"; this adds them up and
+# ends with one line "N passed, N failed".
 # Usage: tests/run.sh [PATTERN]   (runs only the CLI tests whose file name contains PATTERN)
 set -u
 cd "$(dirname "$0")/.."
@@ -51,6 +52,11 @@ if [ -z "$pattern" ]; then
 		-fsanitize=address,undefined,float-cast-overflow,integer \
 		-fno-sanitize=unsigned-integer-overflow -fno-sanitize-recover=all" \
 		run "asan/abi-conformance" sh tests/abi/run.sh epsilon marksweep
+	# Each fuzzer (make fuzz-build) for a bounded time on its committed corpus.
+	for t in build-fuzz/fuzz/fuzz_*; do
+		t=$(basename "$t")
+		[ -x "build-fuzz/fuzz/$t" ] && run "fuzz/${t#fuzz_}" sh tests/fuzz/run.sh "${t#fuzz_}"
+	done
 fi
 for t in tests/cli/t*.sh; do
 	case "$t" in *"$pattern"*) ;; *) continue ;; esac
