@@ -53,14 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_baseline_judge_cells(&b);
 	first = baseline_serialize(&b);
-	if (baseline_parse(first, "fuzz.json (serialized)", &again, &e) != 0) {
-		fprintf(stderr, "fuzz: the serialized profile does not parse: %s\n", e.msg);
-		abort();
-	}
+	if (baseline_parse(first, "fuzz.json (serialized)", &again, &e) != 0)
+		FUZZ_FAIL("the serialized profile does not parse: %s", e.msg);
 	second = baseline_serialize(&again);
 	if (strcmp(first, second) != 0) {
 		fuzz_baseline_show_diff(first, second);
-		abort();
+		FUZZ_FAIL("serialize -> parse -> serialize is not byte-identical (stderr: where)");
 	}
 	free(second);
 	free(first);

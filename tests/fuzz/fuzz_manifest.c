@@ -8,6 +8,7 @@
  * Promises checked besides the sanitizers': a failure says why; a success has every identity
  * string, at least one probe, the text it read, and a 16-digit hash of it.
  */
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,10 +45,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	if (!mkdtemp(fuzz_manifest_dir)) {
-		if (!mkdtemp(fuzz_manifest_dir_disk)) {
-			perror("fuzz_manifest: mkdtemp");
-			abort();
-		}
+		if (!mkdtemp(fuzz_manifest_dir_disk))
+			FUZZ_FAIL("mkdtemp %s: %s", fuzz_manifest_dir_disk, strerror(errno));
 		strcpy(fuzz_manifest_dir, fuzz_manifest_dir_disk);
 	}
 	fuzz_manifest_path = xasprintf("%s/manifest.json", fuzz_manifest_dir);
@@ -55,10 +54,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		char *exe = xasprintf("%s/%s", fuzz_manifest_dir, fuzz_manifest_probes[i]);
 		FILE *f = fopen(exe, "w");
 		if (!f || fputs("#!/bin/sh\nexit 0\n", f) < 0 || fclose(f) != 0 ||
-		    chmod(exe, 0755) != 0) {
-			perror(exe);
-			abort();
-		}
+		    chmod(exe, 0755) != 0)
+			FUZZ_FAIL("writing %s: %s", exe, strerror(errno));
 		free(exe);
 	}
 	atexit(fuzz_manifest_cleanup);
@@ -74,10 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A new file, not a truncated one: ext4 flushes a file truncated and rewritten on close. */
 	unlink(fuzz_manifest_path);
 	f = fopen(fuzz_manifest_path, "w");
-	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) {
-		perror(fuzz_manifest_path);
-		abort();
-	}
+	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
+		FUZZ_FAIL("writing %s: %s", fuzz_manifest_path, strerror(errno));
 	e.msg[0] = '\0';
 	if (buildinfo_load(fuzz_manifest_dir, &b, &e) != 0) {
 		FUZZ_ASSERT(e.msg[0] != '\0', "buildinfo_load failed without a message");
