@@ -1,13 +1,15 @@
 #!/bin/sh
 # seed-corpus.sh — (re)writes the seed corpora in tests/fuzz/corpus/<target>/ from real inputs:
-# census objects that the built probes write, the shipped baselines (whole and trimmed to a
-# few cells, with an override and a ledger entry), the built manifests (whole and with one
-# probe), and the command lines of README.md. Run after `make` from the top folder; commit
+# census objects that the built probes write, the shipped baselines (cut to two probes, and
+# trimmed to a few cells with an override and ledger entries), the built manifests (whole and
+# with one probe), the command lines of README.md, and all of those JSON texts again for the
+# JSON reader with a few edge cases of RFC 8259. Run after `make` from the top folder; commit
 # what changed. Inputs that fuzzing found are added by hand (tests/fuzz/README.md).
 set -eu
 cd "$(dirname "$0")/../.."
 corpus=tests/fuzz/corpus
-mkdir -p "$corpus/census" "$corpus/baseline" "$corpus/manifest" "$corpus/cli"
+mkdir -p "$corpus/census" "$corpus/baseline" "$corpus/manifest" "$corpus/cli" "$corpus/json" \
+	"$corpus/session_opts"
 
 # Census: every probe on gen at the ci size, and one probe on each other collector.
 for exe in build/collectors/gen/[0-9]*; do
@@ -88,7 +90,27 @@ lines = [
     "01 1 01_nursery_churn 14 --help",
 ]
 for i, line in enumerate(lines):
+    argv = b"\0".join(a.encode() for a in line.split(" "))
     with open("%s/cli/readme-%02d" % (corpus, i), "wb") as f:
-        f.write(b"\0".join(a.encode() for a in line.split(" ")))
+        f.write(argv)
+    # session_opts: the first byte picks the verb (measure, ab, pin), as fuzz_session_opts.c reads.
+    with open("%s/session_opts/readme-%02d" % (corpus, i), "wb") as f:
+        f.write(bytes([i % 3]) + argv)
+
+# json: the edges of RFC 8259 the strict reader must take, besides the inputs above.
+edges = [
+    b"[]", b"0", b'""', b"-0.5e-3", b' {"a": [true, false, null]} ',
+    rb'{"s": "\u00e9\ud83d\ude00 \t \\ \" \/", "\u00e9": 1E+2}',
+    b"[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]", b"9007199254740991",
+    '{"caf\u00e9": "\u00e9"}'.encode(),  # raw UTF-8 in a key and a value
+]
+for i, text in enumerate(edges):
+    with open("%s/json/edge-%02d.json" % (corpus, i), "wb") as f:
+        f.write(text)
 PY
+for d in census baseline manifest; do
+	for f in "$corpus/$d"/*; do
+		cp "$f" "$corpus/json/$d-$(basename "$f")"
+	done
+done
 echo "seed-corpus: $(find "$corpus" -type f | wc -l) files in $corpus"
