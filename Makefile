@@ -6,7 +6,7 @@
 #                   ci size, check it against baselines/shared_ci/<collector>.json
 #   make test       install missing dependencies, check formatting, build, run the whole
 #                   suite (also under AddressSanitizer and UBSan, and each fuzzer for
-#                   FUZZ_TEST_SECONDS=20); ends with "N passed, N failed"
+#                   FUZZ_TEST_SECONDS=15); ends with "N passed, N failed"
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local
@@ -99,7 +99,7 @@ asan:
 FUZZ_CC ?= clang
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 300
-FUZZ_TEST_SECONDS ?= 20
+FUZZ_TEST_SECONDS ?= 15
 $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_OBJS)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS_H) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(LIBS_H)

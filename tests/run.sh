@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh — the whole suite: unit tests (normal and sanitizer builds), the ABI conformance test
-# on every collector, each libFuzzer harness for $GCR_FUZZ_SECONDS (default 20), and the
+# on every collector, each libFuzzer harness for $GCR_FUZZ_SECONDS (default 15), and the
 # end-to-end CLI tests. Each part prints "<name>: N passed, N failed"; this adds them up and
 # ends with one line "N passed, N failed".
 # Usage: tests/run.sh [PATTERN]   (runs only the CLI tests whose file name contains PATTERN)

@@ -3,7 +3,7 @@
 # (build-fuzz/fuzz/fuzz_<target>) for a bounded time each, seeded from tests/fuzz/corpus/<target>/
 # with tests/fuzz/<target>.dict, and prints "fuzz/<target>: 1 passed, 0 failed" or "... 0 passed,
 # 1 failed" with the input that failed; ends with "N passed, N failed". Default: every target.
-#   -t SECONDS  how long each runs (default $GCR_FUZZ_SECONDS, else 20)
+#   -t SECONDS  how long each runs (default $GCR_FUZZ_SECONDS, else 15)
 #   -o DIR      new inputs go to DIR/<target>/ and are kept for the next run (make fuzz);
 #               otherwise to a scratch folder. The committed corpus is only read, never grown.
 # Each run prints libFuzzer's seed; GCR_FUZZ_SEED=N repeats it (as far as a run bounded by
@@ -13,7 +13,7 @@
 # is listed as known and does not fail the run.
 set -u
 cd "$(dirname "$0")/../.."
-seconds=${GCR_FUZZ_SECONDS:-20}
+seconds=${GCR_FUZZ_SECONDS:-15}
 keep=""
 while getopts t:o: flag; do
 	case $flag in
@@ -108,7 +108,9 @@ for t in "$@"; do
 	else
 		echo "fuzz/$t: FAILED (exit $status), seed ${seeds##*,}:"
 		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|    #[0-9]+ )' "$log" |
-			grep -v -e 'in fuzzer::' -e 'in __libc_start' -e 'in main ' -e 'in _start ' |
+			grep -v -e 'in fuzzer::' -e 'in __libc_start' -e 'in main ' -e 'in _start ' \
+				-e 'in __sanitizer_' -e 'libc\.so' -e 'in raise ' -e 'in abort ' \
+				-e 'in __pthread_kill' -e 'in fuzz_fail ' |
 			head -n 25 | sed 's/^/    /'
 		input=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 		echo "    reproduce: $bin ${input:-(no input saved: see libFuzzer's output)}"
