@@ -5,7 +5,9 @@
 #   make ratchet    install missing dependencies, build, measure the default collector at the
 #                   ci size, check it against baselines/shared_ci/<collector>.json
 #   make test       install missing dependencies, check formatting, build, run the whole
-#                   suite (also under AddressSanitizer and UBSan); ends with "N passed, N failed"
+#                   suite (also under AddressSanitizer and UBSan, and each fuzzer for
+#                   FUZZ_TEST_SECONDS=15); ends with "N passed, N failed"
+#   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local
 #   make format-check   clang-format on project code, changing nothing
@@ -40,16 +42,22 @@ CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all harness collectors collector-% ratchet check test test-build deps install \
-        format-check clean asan FORCE
+        format-check clean asan fuzz fuzz-build FORCE
 FORCE:
 all: harness collectors
 
 harness: $(B)/gcratchet $(B)/gcratchet-launch
 
-$(B)/obj/%.o: harness/%.c $(HARNESS_HDRS)
+# Objects are rebuilt when the compiler or its flags change, not only when a source does:
+# build-asan/ once held gcc's objects, and clang's sanitizers will not link with them.
+$(B)/obj/.flags: FORCE
+	@mkdir -p $(B)/obj
+	@echo '$(CC) $(CFLAGS_H)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_H)' >$@
+
+$(B)/obj/%.o: harness/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -c $< -o $@
-$(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS)
+$(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
 
@@ -74,10 +82,36 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
 
 # ---- The sanitizer build of the harness and unit tests ------------------------------------
+# clang, because its UBSan also checks float-to-integer casts and, with -fsanitize=integer,
+# unsigned overflow and implicit narrowing conversions: gcc's missed a double->int64 cast
+# overflow. Arithmetic that wraps on purpose says so (UTIL_WRAPS_ON_PURPOSE in util.h).
+SAN_CC ?= clang
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow,integer -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
 asan:
-	@$(MAKE) --no-print-directory B=build-asan \
-	   OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
+	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS)' \
 	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
+
+# ---- libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, built by clang into build-fuzz/ --
+# The core objects are compiled again with coverage instrumentation and the sanitizers, into
+# their own folder so they never mix with the gcc build; a new harness needs no edit here.
+# tests/fuzz/README.md says how to run one, and what to do with a crash.
+FUZZ_CC ?= clang
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 300
+FUZZ_TEST_SECONDS ?= 15
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_OBJS)
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS_H) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(LIBS_H)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) \
+	   OPT='-O1 -g -fsanitize=fuzzer-no-link $(SAN_FLAGS)' \
+	   $(addprefix build-fuzz/fuzz/,$(FUZZ_TARGETS))
+
+# Longer runs that keep what they find in build-fuzz/corpus/<target>/ from one run to the next.
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh -t $(FUZZ_SECONDS) -o build-fuzz/corpus
 
 deps:
 	@sh scripts/setup.sh
@@ -90,8 +124,8 @@ check: all
 
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory test-build asan
-	@sh tests/run.sh
+	@$(MAKE) --no-print-directory test-build asan fuzz-build
+	@GCR_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) sh tests/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/gcratchet $(DESTDIR)$(PREFIX)/bin
@@ -101,9 +135,9 @@ install: all
 
 FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
                collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \
-               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c)
+               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c tests/fuzz/*.[ch])
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted as .clang-format says"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

@@ -19,6 +19,7 @@ extern char **environ;
 #define SESSION_RSS_SLACK_BYTES (4.0 * 1048576.0)
 
 /* splitmix64: a small, well-mixed generator; the shuffle must be reproducible from the seed. */
+UTIL_WRAPS_ON_PURPOSE
 static uint64_t session_next(uint64_t *state)
 {
 	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
@@ -81,6 +82,7 @@ char *session_knobs_json(const struct strlist *knobs)
 	return out;
 }
 
+UTIL_WRAPS_ON_PURPOSE
 void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
 {
 	uint64_t state = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (uint64_t)(round + 1));

@@ -341,6 +341,7 @@ void format_utc(int64_t real_ns, char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+UTIL_WRAPS_ON_PURPOSE
 uint64_t hash_fnv1a(const void *data, size_t len, uint64_t h)
 {
 	const unsigned char *p = data;

@@ -4,6 +4,8 @@
 set -eu
 
 PACKAGES="gcc clang make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libgc-dev valgrind sqlite3 python3 chromium clang-format libxml2-utils"
+# clang's sanitizer and libFuzzer runtimes, for make asan and make fuzz.
+PACKAGES="$PACKAGES libclang-rt-dev"
 
 missing=""
 for p in $PACKAGES; do

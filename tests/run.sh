@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh — the whole suite: unit tests (normal and sanitizer builds), the ABI conformance test
-# on every collector, and the end-to-end CLI tests. Each part prints "<name>: N passed, N
-# failed"; this adds them up and ends with one line "N passed, N failed".
+# on every collector, each libFuzzer harness for $GCR_FUZZ_SECONDS (default 15), and the
+# end-to-end CLI tests. Each part prints "<name>: N passed, N failed"; this adds them up and
+# ends with one line "N passed, N failed".
 # Usage: tests/run.sh [PATTERN]   (runs only the CLI tests whose file name contains PATTERN)
 set -u
 cd "$(dirname "$0")/.."
@@ -44,10 +45,18 @@ if [ -z "$pattern" ]; then
 		[ -x "$t" ] && run "asan/$(basename "$t")" "$t"
 	done
 	# Every collector against the ABI's promises, plainly and under zeal; the precise ones
-	# again under AddressSanitizer and UBSan.
+	# again under clang's sanitizers as `make asan` uses them, but for unsigned wrap-around:
+	# collectors test addresses as `p - base < size` and count down with `i-- > 0`, on purpose.
 	run "abi/conformance" sh tests/abi/run.sh
-	ABI_OUT=build-asan/abi ABI_OPT='-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+	CC=clang ABI_OUT=build-asan/abi ABI_OPT="-O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined,float-cast-overflow,integer \
+		-fno-sanitize=unsigned-integer-overflow -fno-sanitize-recover=all" \
 		run "asan/abi-conformance" sh tests/abi/run.sh epsilon marksweep
+	# Each fuzzer (make fuzz-build) for a bounded time on its committed corpus.
+	for t in build-fuzz/fuzz/fuzz_*; do
+		t=$(basename "$t")
+		[ -x "build-fuzz/fuzz/$t" ] && run "fuzz/${t#fuzz_}" sh tests/fuzz/run.sh "${t#fuzz_}"
+	done
 fi
 for t in tests/cli/t*.sh; do
 	case "$t" in *"$pattern"*) ;; *) continue ;; esac

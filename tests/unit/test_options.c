@@ -346,6 +346,7 @@ static void test_verbs(void)
  * a message, and whatever it accepted stays within the bounds. One check for the lot, so the
  * tally counts tests rather than iterations.
  */
+UTIL_WRAPS_ON_PURPOSE
 static void test_random(uint64_t seed)
 {
 	static const char *const names[] = {

@@ -8,10 +8,12 @@
 
 #include "paired.h"
 #include "unit.h"
+#include "util.h"
 
 static uint64_t rng_state;
 
 /* splitmix64: reproducible from the printed seed. */
+UTIL_WRAPS_ON_PURPOSE
 static uint64_t rng_next(void)
 {
 	uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
