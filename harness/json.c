@@ -350,12 +350,41 @@ static int json_check_keys(struct json_scan *s, struct json_key *keys, size_t n)
 	return rc;
 }
 
+/* Drops what a member or element added to the path, back to `mark`. */
+static void json_path_trim(struct json_scan *s, size_t mark)
+{
+	s->path.len = mark;
+	s->path.data[mark] = '\0';
+}
+
+/*
+ * After a member of an object or an element of an array: 1 after a ',' (another follows), 0
+ * after `close` (the end), -1 with the failure recorded otherwise.
+ */
+static int json_scan_after(struct json_scan *s, char close, const char *what)
+{
+	char got[16];
+
+	json_skip_ws(s);
+	if (s->pos < s->len && s->text[s->pos] == ',') {
+		s->pos++;
+		return 1;
+	}
+	if (s->pos < s->len && s->text[s->pos] == close) {
+		s->pos++;
+		return 0;
+	}
+	json_fail(s, s->pos, "expected ',' or '%c' after %s, got %s", close, what,
+	          json_got(s, got, sizeof got));
+	return -1;
+}
+
 static int json_scan_object(struct json_scan *s)
 {
 	struct json_key *keys = NULL;
 	size_t nkeys = 0, cap = 0, mark = s->path.len;
 	char got[16];
-	int rc = -1;
+	int rc = -1, more;
 
 	s->pos++;
 	json_skip_ws(s);
@@ -396,25 +425,15 @@ static int json_scan_object(struct json_scan *s)
 		s->pos++;
 		if (json_scan_value(s) != 0)
 			goto out;
-		s->path.len = mark;
-		s->path.data[mark] = '\0';
-		json_skip_ws(s);
-		if (s->pos < s->len && s->text[s->pos] == ',') {
-			s->pos++;
-			continue;
-		}
-		if (s->pos < s->len && s->text[s->pos] == '}') {
-			s->pos++;
+		json_path_trim(s, mark);
+		if ((more = json_scan_after(s, '}', "a member")) < 0)
+			goto out;
+		if (!more)
 			break;
-		}
-		json_fail(s, s->pos, "expected ',' or '}' after a member, got %s",
-		          json_got(s, got, sizeof got));
-		goto out;
 	}
 	rc = json_check_keys(s, keys, nkeys);
 out:
-	s->path.len = mark;
-	s->path.data[mark] = '\0';
+	json_path_trim(s, mark);
 	for (size_t i = 0; i < nkeys; i++)
 		free(keys[i].s);
 	free(keys);
@@ -424,8 +443,7 @@ out:
 static int json_scan_array(struct json_scan *s)
 {
 	size_t mark = s->path.len;
-	char got[16];
-	int rc = -1;
+	int rc = -1, more;
 
 	s->pos++;
 	json_skip_ws(s);
@@ -437,25 +455,15 @@ static int json_scan_array(struct json_scan *s)
 		sbuf_addf(&s->path, "[%zu]", i);
 		if (json_scan_value(s) != 0)
 			goto out;
-		s->path.len = mark;
-		s->path.data[mark] = '\0';
-		json_skip_ws(s);
-		if (s->pos < s->len && s->text[s->pos] == ',') {
-			s->pos++;
-			continue;
-		}
-		if (s->pos < s->len && s->text[s->pos] == ']') {
-			s->pos++;
+		json_path_trim(s, mark);
+		if ((more = json_scan_after(s, ']', "an element")) < 0)
+			goto out;
+		if (!more)
 			break;
-		}
-		json_fail(s, s->pos, "expected ',' or ']' after an element, got %s",
-		          json_got(s, got, sizeof got));
-		goto out;
 	}
 	rc = 0;
 out:
-	s->path.len = mark;
-	s->path.data[mark] = '\0';
+	json_path_trim(s, mark);
 	return rc;
 }
 
