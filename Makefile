@@ -43,6 +43,8 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all harness collectors collector-% ratchet check test test-build deps install \
         format-check clean asan fuzz fuzz-build FORCE
+# `make` alone builds everything, whatever rule comes first.
+.DEFAULT_GOAL := all
 FORCE:
 all: harness collectors
 
