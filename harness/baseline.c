@@ -997,3 +997,33 @@ char *baseline_serialize(const struct baseline *b)
 	sbuf_addf(&out, "\n}\n");
 	return out.data;
 }
+
+int baseline_check_spread(const struct baseline *b, struct err *e)
+{
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *c = &b->cells[i];
+		const struct baseline_rule *r = baseline_rule_for_cell(b, c->probe, c->metric);
+		double allowance, up = c->max - c->median, down = c->median - c->min, spread;
+		if (!r || !r->gated)
+			continue;
+		allowance = baseline_allowance(r, c->median);
+		spread = r->direction == BASELINE_INCREASE   ? up
+		         : r->direction == BASELINE_DECREASE ? down
+		                                             : (up > down ? up : down);
+		if (spread > allowance) {
+			char reach[32], median[32], allow[32];
+			metrics_format_value(c->metric,
+			                     r->direction == BASELINE_DECREASE ? c->min : c->max,
+			                     reach, sizeof reach);
+			metrics_format_value(c->metric, c->median, median, sizeof median);
+			metrics_format_value(c->metric, allowance, allow, sizeof allow);
+			return err_setc(
+			    e, ERR_INVALID,
+			    "cells[%zu] (%s %s): its pinned runs reach %s from a median of "
+			    "%s, beyond its allowance of %s: the cell would fail on its own "
+			    "runs; re-pin it, or widen it with an override and its evidence",
+			    i, c->probe, c->metric, reach, median, allow);
+		}
+	}
+	return 0;
+}

@@ -131,6 +131,14 @@ void baseline_release(struct baseline *b);
  * file checks it first: a baseline that fails its check is never written.
  */
 int baseline_check(const struct baseline *b, struct err *e);
+/*
+ * A gated cell whose own pinned runs already spread beyond its allowance (in its rule's bad
+ * direction, from the median) would fail check on the very runs it was pinned from: its band
+ * says more than the measurements can hold. -1 (ERR_INVALID) naming the first such cell, its
+ * spread and its allowance. `baseline validate` runs it; pin never writes such a cell (it
+ * widens it with an evidenced override).
+ */
+int baseline_check_spread(const struct baseline *b, struct err *e);
 /* The file text of a baseline: stable key order, one cell per line; newly allocated. */
 char *baseline_serialize(const struct baseline *b);
 

@@ -46,6 +46,9 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 			fprintf(stderr, "gcratchet %s: %s: profile is \"%s\", not \"%s\"\n", cmd,
 			        paths.items[i], b.profile, profile);
 			rc = EXIT_UNJUDGED;
+		} else if (baseline_check_spread(&b, &e) != 0) {
+			fprintf(stderr, "gcratchet %s: %s: %s\n", cmd, paths.items[i], e.msg);
+			rc = EXIT_UNJUDGED;
 		} else {
 			printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
 			       paths.items[i], b.profile, b.collector, b.nprobes, b.ncells);

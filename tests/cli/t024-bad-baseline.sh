@@ -39,4 +39,14 @@ expect_grep "no session 999" "$T/err"
 sed 's/"profile": "shared_ci"/"profile": "pinned_host"/' "$T/good.json" >"$F"
 expect_status 2 "$GCR" check --profile shared_ci --collector scripted
 expect_grep 'profile is "pinned_host", not "shared_ci"' "$T/err"
+# A gated cell whose own pinned runs already spread beyond its band would fail on the runs it
+# was pinned from: validate refuses it, naming the cell, its spread and its allowance.
+python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))
+c = next(c for c in b["cells"] if c["metric"] == "census.alloc_bytes")
+c["max"] = c["median"] + 1
+json.dump(b, open(sys.argv[2], "w"), indent=1)' "$TOP/baselines/shared_ci/gen.json" "$T/spread.json"
+expect_status 2 "$GCR" baseline validate "$T/spread.json"
+expect_grep 'spread.json: cells\[[0-9]+\] \([0-9a-z_]+ census.alloc_bytes\): its pinned runs reach [0-9]+ from a median of [0-9]+, beyond its allowance of 0' "$T/err"
+expect_status 0 "$GCR" baseline validate "$TOP/baselines/shared_ci/gen.json"
 finish
