@@ -97,6 +97,21 @@ SCRIPT
 	done
 }
 
+# build_variant NAME COLLECTOR_DIR OUT EXTRA_CFLAGS PROBE... — a collector built with a plant
+# (EXTRA_CFLAGS) for only these probes, since the tests that plant run against the clock. A
+# variant that does not build fails the test and ends it.
+build_variant() {
+	name=$1 cdir=$2 out=$3 cflags=$4
+	shift 4
+	if ! make -s -j2 -C "$TOP" -f collectors/build.mk NAME="$name" COLLECTOR_DIR="$cdir" \
+		OUT="$out" EXTRA_CFLAGS="$cflags" \
+		PROBE_SRCS="$(for p in "$@"; do printf '%s ' "$TOP/probes/$p.c"; done)" >"$T/build.log" 2>&1; then
+		fail "building $name with $cflags"
+		tail -n 20 "$T/build.log" >&2
+		finish
+	fi
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $_passed passed, $_failed failed"
 	[ "$_failed" -eq 0 ]

@@ -13,14 +13,7 @@ BASE="$TOP/baselines/shared_ci/marksweep.json"
 # Ir's start-up jitter and the calibration's error, so that "1%" is past a 1% band's edge.
 MARGIN=0.0001
 
-# Only the probes measured here are built: the test runs against the clock.
-if ! make -s -j2 -C "$TOP" -f collectors/build.mk NAME=marksweep-ir COLLECTOR_DIR=collectors/marksweep \
-	OUT="$T/ms-ir" EXTRA_CFLAGS=-DGCR_PLANT_IR=0 \
-	PROBE_SRCS="$(for p in $PROBES; do printf '%s ' "$TOP/probes/$p.c"; done)" >"$T/build.log" 2>&1; then
-	fail "building marksweep with GCR_PLANT_IR"
-	tail -n 20 "$T/build.log" >&2
-	finish
-fi
+build_variant marksweep-ir collectors/marksweep "$T/ms-ir" -DGCR_PLANT_IR=0 $PROBES
 
 # planted RATE PROBES — one session of the plant build at GCR_PLANT_IR=RATE, exported to $T/s.json.
 planted() {

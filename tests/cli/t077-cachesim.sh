@@ -10,14 +10,7 @@
 PROBES="02_survivor_promotion 05_binary_trees"
 LIST=$(echo $PROBES | tr ' ' ,)
 
-# Only the probes measured here are built: the test runs against the clock.
-if ! make -s -j2 -C "$TOP" -f collectors/build.mk NAME=gen-scatter COLLECTOR_DIR=collectors/gen \
-	OUT="$T/gen-scatter" EXTRA_CFLAGS=-DGCR_PLANT_SCATTER=8 \
-	PROBE_SRCS="$(for p in $PROBES; do printf '%s ' "$TOP/probes/$p.c"; done)" >"$T/build.log" 2>&1; then
-	fail "building gen with GCR_PLANT_SCATTER"
-	tail -n 20 "$T/build.log" >&2
-	finish
-fi
+build_variant gen-scatter collectors/gen "$T/gen-scatter" -DGCR_PLANT_SCATTER=8 $PROBES
 
 "$GCR" list metrics >"$T/metrics"
 for m in d1_misses ll_misses i1_misses est_cycles; do
