@@ -142,15 +142,24 @@ static int session_env_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The index in env[0..n) of the variable `name=...`, or n. */
-static size_t session_env_find(char **env, size_t n, const char *var)
+/*
+ * Sets `var` ("NAME=value", taken over) in env[0..*n), NULL-terminated: it replaces the entry
+ * of the same name, or is appended. Returns env, grown when it was appended.
+ */
+static char **session_env_put(char **env, size_t *n, char *var)
 {
-	size_t len = strcspn(var, "=");
+	size_t len = strcspn(var, "=") + 1;
 
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(env[i], var, len) == 0 && env[i][len] == '=')
-			return i;
-	return n;
+	for (size_t i = 0; i < *n; i++)
+		if (strncmp(env[i], var, len) == 0) {
+			free(env[i]);
+			env[i] = var;
+			return env;
+		}
+	env = xrealloc(env, (*n + 2) * sizeof *env);
+	env[(*n)++] = var;
+	env[*n] = NULL;
+	return env;
 }
 
 /*
@@ -172,19 +181,15 @@ static char **session_base_env(const struct session_plan *plan)
 		if (session_is_knob(environ[i]))
 			env[k++] = xstrdup(environ[i]);
 	qsort(env + knobs, k - knobs, sizeof *env, session_env_cmp);
+	env[k] = NULL;
 	for (size_t i = 0; plan->pass_env && i < plan->pass_env->n; i++) {
 		const char *value = getenv(plan->pass_env->items[i]);
-		size_t at;
-		char *var;
-		if (!value)
-			continue; /* asked for but not set: absent, as it would be for the probe */
-		var = xasprintf("%s=%s", plan->pass_env->items[i], value);
-		at = session_env_find(env, k, var);
-		if (at < k)
-			free(env[at]); /* a passed PATH or LANG replaces the fixed one */
-		env[at < k ? at : k++] = var;
+		/* Asked for but not set: absent, as it would be for the probe. A passed PATH or
+		 * LANG replaces the fixed one. */
+		if (value)
+			env = session_env_put(env, &k,
+			                      xasprintf("%s=%s", plan->pass_env->items[i], value));
 	}
-	env[k] = NULL;
 	return env;
 }
 
@@ -228,19 +233,8 @@ static char **session_env_knobs(char **env, const struct strlist *knobs)
 
 	while (env[n])
 		n++;
-	env = xrealloc(env, (n + knobs->n + 1) * sizeof *env);
-	for (size_t i = 0; i < knobs->n; i++) {
-		const char *knob = knobs->items[i];
-		size_t len = strcspn(knob, "=") + 1, j = 0;
-		while (j < n && strncmp(env[j], knob, len) != 0)
-			j++;
-		if (j == n)
-			n++;
-		else
-			free(env[j]);
-		env[j] = xstrdup(knob);
-	}
-	env[n] = NULL;
+	for (size_t i = 0; i < knobs->n; i++)
+		env = session_env_put(env, &n, xstrdup(knobs->items[i]));
 	return env;
 }
 
