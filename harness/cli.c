@@ -2,7 +2,6 @@
 
 #include <time.h>
 #include <unistd.h>
-#include "stats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -239,29 +238,6 @@ out:
 	sbuf_release(&skipped);
 	store_sessions_release(s, n);
 	return rc;
-}
-
-/* The median of a metric over a build's non-warm-up runs of one kind; 0 when none has it. */
-size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe, const char *size,
-                       const char *metric, double *median)
-{
-	enum run_kind kind = metrics_run_kind(metric);
-	double *vals = xcalloc(n ? n : 1, sizeof *vals);
-	size_t nv = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct store_run *r = &runs[i];
-		const double *v;
-		if (r->warmup || strcmp(r->probe, probe) || strcmp(r->size, size) ||
-		    r->kind != kind || r->status != RUN_STATUS_OK)
-			continue;
-		if ((v = metric_set_get(&r->metrics, metric)))
-			vals[nv++] = *v;
-	}
-	if (nv)
-		*median = stats_median(vals, nv);
-	free(vals);
-	return nv;
 }
 
 int cli_plan_meters(const char *cmd, const char *meters_arg, const char *events_arg,

@@ -99,14 +99,6 @@ int cli_pick_build(const char *cmd, struct store_build *builds, size_t n, const 
 int cli_find_session(const char *cmd, struct store *st, const char *db_path, const char *collector,
                      const char *size, int64_t *session);
 
-/*
- * The median of `metric` over the ok, non-warm-up runs of one probe and size (valgrind.*
- * metrics from the valgrind runs, the rest from timed runs). Returns how many values there
- * were; *median is set only when that is not 0.
- */
-size_t cli_runs_median(const struct store_run *runs, size_t n, const char *probe, const char *size,
-                       const char *metric, double *median);
-
 /* ---- Setting up a session (measure, ab, baseline pin) ----------------------------------- */
 
 /*
