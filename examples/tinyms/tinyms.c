@@ -69,7 +69,7 @@ static uint64_t tms_now_ns(void)
 }
 
 /* The ABI's rule for knobs: unset or empty is the default; anything else not in range exits 2. */
-static uint64_t tms_knob(const char *name, uint64_t dflt, uint64_t max)
+static uint64_t tms_knob(const char *name, uint64_t dflt, uint64_t min, uint64_t max)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -79,9 +79,9 @@ static uint64_t tms_knob(const char *name, uint64_t dflt, uint64_t max)
 		return dflt;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v > max) {
-		fprintf(stderr, "tinyms: %s=%s: expected an integer from 0 to %llu\n", name, s,
-		        (unsigned long long)max);
+	if (*s < '0' || *s > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, "tinyms: %s=%s: expected an integer from %llu to %llu\n", name, s,
+		        (unsigned long long)min, (unsigned long long)max);
 		exit(2);
 	}
 	return v;
@@ -168,15 +168,8 @@ static void tms_collect(void)
 
 void gcr_init(void)
 {
-	uint64_t heap_mb = tms_knob("GCR_HEAP_MB", TMS_DEFAULT_HEAP_MB, TMS_MAX_HEAP_MB);
-
-	if (heap_mb == 0) {
-		fprintf(stderr, "tinyms: GCR_HEAP_MB=0: expected an integer from 1 to %llu\n",
-		        (unsigned long long)TMS_MAX_HEAP_MB);
-		exit(2);
-	}
-	tms_budget_bytes = heap_mb << 20;
-	tms_zeal = tms_knob("GCR_ZEAL", 0, UINT32_MAX);
+	tms_budget_bytes = tms_knob("GCR_HEAP_MB", TMS_DEFAULT_HEAP_MB, 1, TMS_MAX_HEAP_MB) << 20;
+	tms_zeal = tms_knob("GCR_ZEAL", 0, 0, UINT32_MAX);
 }
 
 const char *gcr_name(void)
