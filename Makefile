@@ -11,6 +11,15 @@
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local
 #   make format-check   clang-format on project code, changing nothing
+#   make collector COLLECTOR_DIR=DIR [NAME=N] [OUT=DIR]
+#                   every probe against the collector in DIR, anywhere (default NAME: DIR's
+#                   name, OUT: build/collectors/NAME); docs/out-of-tree.md. DIR's optional
+#                   collector.mk may set COLLECTOR_NAME, COLLECTOR_VERSION, COLLECTOR_SRCS,
+#                   COLLECTOR_CFLAGS, COLLECTOR_LIBS and COLLECTOR_WERROR
+#                   (collectors/collector-dir.mk)
+#   make abi-check COLLECTOR_DIR=DIR
+#                   the ABI conformance test (tests/abi/) against it: plainly, under
+#                   GCR_ZEAL=7, then both again under clang's sanitizers
 
 COLLECTORS ?= epsilon marksweep gen bdwgc bdwgc-incremental
 DEFAULT_COLLECTOR ?= gen
@@ -76,6 +85,17 @@ collectors: $(addprefix collector-,$(COLLECTORS))
 collector-%: FORCE
 	@$(MAKE) --no-print-directory -f collectors/build.mk NAME=$* OUT=$(B)/collectors/$*
 
+# An outside collector (docs/out-of-tree.md). NAME, OUT and the rest reach build.mk from the
+# command line by themselves; build.mk and tests/abi/ check the folder and name what is wrong.
+.PHONY: collector abi-check
+collector:
+	@$(MAKE) --no-print-directory -f collectors/build.mk COLLECTOR_DIR='$(COLLECTOR_DIR)' summary
+abi-check:
+	@test -n '$(COLLECTOR_DIR)' || { echo 'make abi-check: COLLECTOR_DIR is not set:' \
+	   'make abi-check COLLECTOR_DIR=<folder holding your collector>' >&2; exit 2; }
+	@sh tests/abi/run.sh '$(abspath $(COLLECTOR_DIR))' && \
+	 sh tests/abi/run.sh --sanitize '$(abspath $(COLLECTOR_DIR))'
+
 # ---- Unit tests: each tests/unit/test_<module>.c links the core objects ------------------
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	@mkdir -p $(B)/tests
@@ -137,7 +157,8 @@ install: all
 
 FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
                collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \
-               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c tests/fuzz/*.[ch])
+               tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c tests/fuzz/*.[ch] \
+               examples/*/*.[ch])
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted as .clang-format says"
 

@@ -1,39 +1,39 @@
 # collectors/build.mk — builds one collector build folder: every probe linked against one
-# collector. Called by the top-level Makefile once per collector, and usable directly for an
-# out-of-tree collector or a variant:
+# collector. Called by the top-level Makefile once per shipped collector (`make`), by
+# `make collector COLLECTOR_DIR=DIR` for one that lives anywhere else (docs/out-of-tree.md),
+# and usable directly for a variant:
 #
-#   make -f collectors/build.mk NAME=mygc COLLECTOR_DIR=/path/to/mygc
+#   make -f collectors/build.mk COLLECTOR_DIR=/path/to/mygc      # = make collector COLLECTOR_DIR=...
 #   make -f collectors/build.mk NAME=marksweep-slow COLLECTOR_DIR=collectors/marksweep \
-#        EXTRA_CFLAGS=-DGCR_PLANT_ALLOC_SPIN=40
+#        OUT=/tmp/ms-slow EXTRA_CFLAGS=-DGCR_PLANT_ALLOC_SPIN=40
 #
-# COLLECTOR_DIR holds *.c sources and a collector.mk that may set COLLECTOR_NAME (default: the
-# folder's name), COLLECTOR_VERSION,
-# COLLECTOR_CFLAGS, COLLECTOR_LIBS and COLLECTOR_SRCS (default: every *.c in the folder).
-# The result lands in $(OUT) (default build/collectors/$(NAME)): one executable per probe and
-# a manifest.json naming the collector, its version, the git commit, the toolchain (compiler,
-# flags, valgrind), the flags and the sha256 of each binary.
-
-ifndef NAME
-$(error NAME is not set: make -f collectors/build.mk NAME=<build name> COLLECTOR_DIR=<folder>)
-endif
-COLLECTOR_DIR ?= collectors/$(NAME)
-ifeq ($(wildcard $(COLLECTOR_DIR)/collector.mk $(COLLECTOR_DIR)/*.c),)
-$(error $(COLLECTOR_DIR): not a collector folder (no collector.mk, no *.c))
-endif
+# Variables on the command line:
+#   COLLECTOR_DIR  the collector's folder (default collectors/$(NAME))
+#   NAME           the build's name (default: the folder's name)
+#   OUT            where the build folder goes (default build/collectors/$(NAME), where
+#                  `gcratchet measure --collector NAME` finds it)
+#   CC, OPT        compiler and optimisation/debug flags (cc, -O2 -g); EXTRA_CFLAGS more
+#                  compile flags for every source; DWARF_FLAGS, below
+# and in the folder's optional collector.mk: COLLECTOR_NAME, COLLECTOR_VERSION, COLLECTOR_SRCS,
+# COLLECTOR_CFLAGS, COLLECTOR_LIBS, COLLECTOR_WERROR (collectors/collector-dir.mk says what each
+# means and its default). The result: one executable per probe and a manifest.json naming the
+# collector, its version, the git commit, the toolchain (compiler, flags, valgrind), the flags
+# and the sha256 of each binary (docs/manifest.md).
 
 ROOT := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/..
+COLLECTOR_DIR_DEFAULT = collectors/$(NAME)
+include $(ROOT)/collectors/collector-dir.mk
+
+# Only an OUT left to its default can land on a shipped collector's folder by accident.
+ifeq ($(origin OUT),undefined)
+ifneq ($(wildcard $(ROOT)/collectors/$(NAME)/collector.mk),)
+ifneq ($(abspath $(COLLECTOR_DIR)),$(abspath $(ROOT)/collectors/$(NAME)))
+$(error NAME=$(NAME) is a shipped collector: build/collectors/$(NAME) would then hold $(COLLECTOR_DIR) instead; give another NAME= or an OUT=)
+endif
+endif
+endif
 OUT ?= build/collectors/$(NAME)
 OBJ := $(OUT)/obj
-
-COLLECTOR_NAME = $(notdir $(patsubst %/,%,$(COLLECTOR_DIR)))
-COLLECTOR_VERSION := 0
-COLLECTOR_CFLAGS :=
-COLLECTOR_LIBS :=
-COLLECTOR_SRCS := $(wildcard $(COLLECTOR_DIR)/*.c)
--include $(COLLECTOR_DIR)/collector.mk
-ifeq ($(strip $(COLLECTOR_SRCS)),)
-$(error $(COLLECTOR_DIR): no collector sources (COLLECTOR_SRCS is empty))
-endif
 
 CC ?= cc
 OPT ?= -O2 -g
@@ -69,12 +69,14 @@ all: $(OUT)/manifest.json
 
 $(OBJ)/flags: FORCE
 	@mkdir -p $(OBJ)
-	@echo '$(CC) $(BUILD_CFLAGS) $(COLLECTOR_LIBS)' | cmp -s - $@ || echo '$(CC) $(BUILD_CFLAGS) $(COLLECTOR_LIBS)' > $@
+	@echo '$(CC) $(BUILD_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' | cmp -s - $@ || \
+	 echo '$(CC) $(BUILD_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' > $@
 
-# Collector sources may live outside COLLECTOR_DIR (a variant sharing another's code).
+# Collector sources may live outside COLLECTOR_DIR (a variant sharing another's code). Our
+# warnings apply to them, as errors only where COLLECTOR_WERROR says so.
 define collector_object
 $(OBJ)/c_$(notdir $(1:.c=.o)): $(1) $(HEADERS) $(wildcard $(dir $(1))*.h) $(OBJ)/flags
-	$$(CC) $$(BUILD_CFLAGS) -I$(dir $(1)) -c $$< -o $$@
+	$$(CC) $$(filter-out -Werror,$$(BUILD_CFLAGS)) $$(COLLECTOR_WERROR) -I$(dir $(1)) -c $$< -o $$@
 endef
 $(foreach src,$(COLLECTOR_SRCS),$(eval $(call collector_object,$(src))))
 $(OBJ)/common_%.o: $(ROOT)/collectors/common/%.c $(HEADERS) $(OBJ)/flags
@@ -92,6 +94,11 @@ $(OUT)/manifest.json: $(addprefix $(OUT)/,$(PROBES)) $(ROOT)/scripts/manifest.sh
 	   '$(CC) $(BUILD_CFLAGS)' '$(COLLECTOR_LIBS)' $(OUT) $(PROBES) > $@.tmp
 	mv $@.tmp $@
 
+# What `make collector` prints last: where the build is and how to measure it.
+summary: $(OUT)/manifest.json
+	@echo '$(OUT): $(words $(PROBES)) probes built against $(COLLECTOR_NAME) $(COLLECTOR_VERSION) ($(COLLECTOR_DIR))'
+	@echo 'measure it: gcratchet measure --build $(OUT) --size ci'
+
 FORCE:
-.PHONY: all FORCE
+.PHONY: all summary FORCE
 .SECONDARY:

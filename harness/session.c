@@ -472,6 +472,18 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 
 	memset(&f, 0, sizeof f);
 	memset(&r, 0, sizeof r);
+	/*
+	 * A relative target (--build build/collectors/x) would resolve from the scratch folder,
+	 * where the link lives; one that cannot be resolved fails at exec, with its name.
+	 */
+	if (target[0] != '/') {
+		char *abs = realpath(target, NULL);
+
+		if (abs != NULL) {
+			free(target);
+			target = abs;
+		}
+	}
 	/* The same executable path length on every host: see "Hermetic runs" above. */
 	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
 		err_set(e, "%s: cannot link the probe %s there: %s", s->scratch, target,

@@ -45,13 +45,9 @@ if [ -z "$pattern" ]; then
 		[ -x "$t" ] && run "asan/$(basename "$t")" "$t"
 	done
 	# Every collector against the ABI's promises, plainly and under zeal; the precise ones
-	# again under clang's sanitizers as `make asan` uses them, but for unsigned wrap-around:
-	# collectors test addresses as `p - base < size` and count down with `i-- > 0`, on purpose.
+	# again under clang's sanitizers (tests/abi/run.sh --sanitize says which).
 	run "abi/conformance" sh tests/abi/run.sh
-	CC=clang ABI_OUT=build-asan/abi ABI_OPT="-O1 -g -fno-omit-frame-pointer \
-		-fsanitize=address,undefined,float-cast-overflow,integer \
-		-fno-sanitize=unsigned-integer-overflow -fno-sanitize-recover=all" \
-		run "asan/abi-conformance" sh tests/abi/run.sh epsilon marksweep
+	run "asan/abi-conformance" sh tests/abi/run.sh --sanitize epsilon marksweep
 	# Each fuzzer (make fuzz-build) for a bounded time on its committed corpus.
 	for t in build-fuzz/fuzz/fuzz_*; do
 		t=$(basename "$t")

@@ -1,8 +1,14 @@
 /*
  * gcr.h — the collector ABI every probe is written against.
  *
- * One header, many collector builds: each folder under collectors/ implements the functions
- * declared here, and the Makefile links every probe against every collector.
+ * One header, many collector builds. A collector is a folder of C sources (and an optional
+ * collector.mk) that implements every function declared here and includes this header: the
+ * shipped ones under collectors/, any other anywhere (docs/out-of-tree.md).
+ * collectors/build.mk links every probe against one collector, together with the probe
+ * runtime (probes/runtime/) and collectors/common/, which defines gcr_roots_top; `make` does
+ * that for each shipped collector, `make collector COLLECTOR_DIR=DIR` for any other. The build
+ * passes the collector's version (COLLECTOR_VERSION in its collector.mk, default "0") as the
+ * string macro GCR_COLLECTOR_VERSION, which gcr_version() may return.
  *
  * Invariants a probe may rely on, and must respect:
  * - An object is `nptrs` pointer slots (zeroed at allocation) followed by `nbytes` raw bytes
@@ -19,8 +25,9 @@
  * - gcr_init is called once, before any other call. Knobs come from the environment:
  *   GCR_HEAP_MB (initial heap budget), GCR_NURSERY_KB (nursery size, where there is one),
  *   GCR_ZEAL=N (a precise collector collects every N allocations: a correctness oracle).
- *   A knob that does not parse makes gcr_init print the variable and value on stderr and
- *   exit with status 2.
+ *   A collector reads only the knobs that mean something to it (epsilon reads none); unset or
+ *   empty is its default, and a knob it reads that does not parse makes gcr_init print the
+ *   variable and value on stderr and exit with status 2.
  */
 #ifndef GCR_H
 #define GCR_H
@@ -69,7 +76,10 @@ struct gcr_frame {
 	void ***slots; /* addresses of local `void *` variables */
 };
 
-/* Top of the shadow stack; defined once per program by the collector library. */
+/*
+ * Top of the shadow stack. collectors/common/roots.c defines it, and every build links that
+ * in: a collector reads it (its roots) and must not define it again.
+ */
 extern struct gcr_frame *gcr_roots_top;
 
 /*

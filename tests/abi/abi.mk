@@ -1,30 +1,21 @@
 # tests/abi/abi.mk — builds the ABI conformance test (tests/abi/abi_conformance.c) against one
-# collector folder, reading its collector.mk exactly as collectors/build.mk does, so a new or
-# out-of-tree collector needs nothing here:
+# collector folder, read by collectors/collector-dir.mk exactly as collectors/build.mk reads
+# it, so a new or out-of-tree collector needs nothing here:
 #
 #   make -f tests/abi/abi.mk NAME=marksweep                 # -> build/abi/marksweep/abi_conformance
 #   make -f tests/abi/abi.mk NAME=marksweep check           # builds, then runs it
-#   make -f tests/abi/abi.mk NAME=mygc COLLECTOR_DIR=/path/to/mygc OUT=/tmp/abi-mygc
+#   make -f tests/abi/abi.mk COLLECTOR_DIR=/path/to/mygc OUT=/tmp/abi-mygc
 #   make -f tests/abi/abi.mk NAME=marksweep OUT=/tmp/abi-asan \
 #        OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer'
 #
 # OPT is used when compiling and linking (sanitizers need both); EXTRA_CFLAGS only compiling.
+# `make abi-check COLLECTOR_DIR=DIR` (tests/abi/run.sh) is the usual way in.
 
-ifndef NAME
-$(error NAME is not set: make -f tests/abi/abi.mk NAME=<collector> [COLLECTOR_DIR=<folder>])
-endif
 ROOT := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/../..
-COLLECTOR_DIR ?= $(ROOT)/collectors/$(NAME)
-ifeq ($(wildcard $(COLLECTOR_DIR)/collector.mk $(COLLECTOR_DIR)/*.c),)
-$(error $(COLLECTOR_DIR): not a collector folder (no collector.mk, no *.c))
-endif
+COLLECTOR_DIR_DEFAULT = $(ROOT)/collectors/$(NAME)
+include $(ROOT)/collectors/collector-dir.mk
 OUT ?= build/abi/$(NAME)/abi_conformance
-
-COLLECTOR_VERSION := 0
-COLLECTOR_CFLAGS :=
-COLLECTOR_LIBS :=
-COLLECTOR_SRCS := $(wildcard $(COLLECTOR_DIR)/*.c)
--include $(COLLECTOR_DIR)/collector.mk
+OBJ := $(OUT).obj
 
 CC ?= cc
 OPT ?= -O2 -g
@@ -32,26 +23,40 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototyp
         -Wwrite-strings -Wformat=2 -Wvla -Werror
 COMMON_SRCS := $(wildcard $(ROOT)/collectors/common/*.c)
 TEST_SRC := $(ROOT)/tests/abi/abi_conformance.c
-# Each collector source sees its own folder's private headers, as under build.mk.
 ABI_CFLAGS := -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -I$(ROOT)/collectors/include \
-        -I$(ROOT)/collectors/common $(addprefix -I,$(sort $(dir $(COLLECTOR_SRCS)))) \
+        -I$(ROOT)/collectors/common \
         -DGCR_COLLECTOR_VERSION='"$(COLLECTOR_VERSION)"' $(COLLECTOR_CFLAGS) $(EXTRA_CFLAGS)
 HEADERS := $(wildcard $(ROOT)/collectors/include/*.h $(ROOT)/collectors/common/*.h \
             $(sort $(addsuffix *.h,$(dir $(COLLECTOR_SRCS)))))
+OBJS := $(OBJ)/abi_conformance.o $(addprefix $(OBJ)/common_,$(notdir $(COMMON_SRCS:.c=.o))) \
+        $(addprefix $(OBJ)/c_,$(notdir $(COLLECTOR_SRCS:.c=.o)))
 
 all: $(OUT)
 
 # Rebuild when the flags change, not only when a source does.
-$(OUT).flags: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(CC) $(ABI_CFLAGS) $(COLLECTOR_LIBS)' | cmp -s - $@ || \
-	 echo '$(CC) $(ABI_CFLAGS) $(COLLECTOR_LIBS)' > $@
+$(OBJ)/flags: FORCE
+	@mkdir -p $(OBJ)
+	@echo '$(CC) $(ABI_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' | cmp -s - $@ || \
+	 echo '$(CC) $(ABI_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' > $@
 
-$(OUT): $(TEST_SRC) $(COLLECTOR_SRCS) $(COMMON_SRCS) $(HEADERS) $(OUT).flags
-	$(CC) $(ABI_CFLAGS) -o $@ $(TEST_SRC) $(COLLECTOR_SRCS) $(COMMON_SRCS) $(COLLECTOR_LIBS)
+$(OBJ)/abi_conformance.o: $(TEST_SRC) $(HEADERS) $(OBJ)/flags
+	$(CC) $(ABI_CFLAGS) -c $< -o $@
+$(OBJ)/common_%.o: $(ROOT)/collectors/common/%.c $(HEADERS) $(OBJ)/flags
+	$(CC) $(ABI_CFLAGS) -c $< -o $@
+# Each collector source sees its own folder's private headers, and our warnings as errors
+# only where COLLECTOR_WERROR says so, as under build.mk.
+define collector_object
+$(OBJ)/c_$(notdir $(1:.c=.o)): $(1) $(HEADERS) $(OBJ)/flags
+	$$(CC) $$(filter-out -Werror,$$(ABI_CFLAGS)) $$(COLLECTOR_WERROR) -I$(dir $(1)) -c $$< -o $$@
+endef
+$(foreach src,$(COLLECTOR_SRCS),$(eval $(call collector_object,$(src))))
+
+$(OUT): $(OBJS)
+	$(CC) $(OPT) -o $@ $^ $(COLLECTOR_LIBS)
 
 check: $(OUT)
 	$(OUT)
 
 FORCE:
 .PHONY: all check FORCE
+.SECONDARY:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # build.sh COLLECTOR OUTFILE [make variables...] — builds the ABI conformance test against
 # collectors/COLLECTOR (its collector.mk supplies sources, flags and libraries). Extra
-# arguments go to make, e.g. OPT='-O1 -g -fsanitize=address,undefined'.
+# arguments go to make, e.g. OPT='-O1 -g -fsanitize=address,undefined', or
+# COLLECTOR_DIR=/path/to/mygc for a collector that lives elsewhere (named COLLECTOR).
 set -eu
 if [ $# -lt 2 ]; then
 	echo "usage: $0 COLLECTOR OUTFILE [make variables...]" >&2

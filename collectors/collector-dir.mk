@@ -1,0 +1,57 @@
+# collectors/collector-dir.mk — reads one collector folder for collectors/build.mk and
+# tests/abi/abi.mk, so that both take the same folders, with the same variables, and refuse
+# the same mistakes in the same words. docs/out-of-tree.md is the user's side of this file.
+#
+# In:  ROOT (the gcratchet checkout), NAME and/or COLLECTOR_DIR. Without COLLECTOR_DIR the
+#      folder is the shipped $(COLLECTOR_DIR_DEFAULT); without NAME, the folder's name.
+# Out: what the folder's collector.mk (optional) left in these, after their defaults:
+#   COLLECTOR_NAME     the collector's identity in manifests and baselines (default: the
+#                      folder's name, so a variant built from a shipped folder keeps it)
+#   COLLECTOR_VERSION  its version, also passed to the code as the string GCR_COLLECTOR_VERSION
+#                      (default 0)
+#   COLLECTOR_SRCS     its sources (default: every *.c in the folder; may name files elsewhere)
+#   COLLECTOR_CFLAGS   compile flags for every source of the build, probes included (default
+#                      none)
+#   COLLECTOR_LIBS     link flags, after every object (default none)
+#   COLLECTOR_WERROR   added to the warnings on the collector's own sources: -Werror for a
+#                      folder under collectors/, nothing for one outside (its warnings show,
+#                      its build goes on); set it to -Werror to hold yours to ours
+
+ifeq ($(strip $(COLLECTOR_DIR)),)
+ifeq ($(strip $(NAME)),)
+$(error COLLECTOR_DIR is not set: make collector COLLECTOR_DIR=<folder holding your collector's .c files> (docs/out-of-tree.md))
+endif
+COLLECTOR_DIR := $(COLLECTOR_DIR_DEFAULT)
+endif
+ifneq ($(words $(COLLECTOR_DIR)),1)
+$(error COLLECTOR_DIR=$(COLLECTOR_DIR): make cannot handle a path with blanks; move or link the folder)
+endif
+ifeq ($(wildcard $(COLLECTOR_DIR)/.),)
+$(error COLLECTOR_DIR=$(COLLECTOR_DIR): no such folder)
+endif
+ifeq ($(strip $(NAME)),)
+NAME := $(notdir $(abspath $(COLLECTOR_DIR)))
+endif
+
+COLLECTOR_NAME = $(notdir $(abspath $(COLLECTOR_DIR)))
+COLLECTOR_VERSION := 0
+COLLECTOR_CFLAGS :=
+COLLECTOR_LIBS :=
+COLLECTOR_SRCS := $(wildcard $(COLLECTOR_DIR)/*.c)
+COLLECTOR_WERROR := $(if $(filter $(abspath $(ROOT)/collectors)/%,$(abspath $(COLLECTOR_DIR))),-Werror)
+-include $(COLLECTOR_DIR)/collector.mk
+
+ifeq ($(strip $(COLLECTOR_SRCS)),)
+$(error $(COLLECTOR_DIR): no collector sources: no *.c file there$(if $(wildcard $(COLLECTOR_DIR)/collector.mk), and $(COLLECTOR_DIR)/collector.mk sets no COLLECTOR_SRCS))
+endif
+COLLECTOR_MISSING_SRCS := $(filter-out $(wildcard $(COLLECTOR_SRCS)),$(COLLECTOR_SRCS))
+ifneq ($(COLLECTOR_MISSING_SRCS),)
+$(error $(firstword $(COLLECTOR_MISSING_SRCS)): no such file (COLLECTOR_SRCS, in $(COLLECTOR_DIR)/collector.mk))
+endif
+# A collector implements the ABI; one that never includes it would meet the linker's or
+# -Wmissing-prototypes' words for it first, with no hint of what is missing.
+COLLECTOR_ABI_USERS := $(shell grep -l '^[[:space:]]*\#[[:space:]]*include[[:space:]]*["<]gcr\.h[">]' \
+        $(COLLECTOR_SRCS) $(wildcard $(addsuffix *.h,$(sort $(dir $(COLLECTOR_SRCS))))) 2>/dev/null)
+ifeq ($(COLLECTOR_ABI_USERS),)
+$(error $(COLLECTOR_DIR): no source includes "gcr.h": a collector implements the ABI declared in $(abspath $(ROOT)/collectors/include/gcr.h) (docs/out-of-tree.md))
+endif
