@@ -452,8 +452,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 			out->unjudged++;
 			break;
 		}
-		if (cell->pol.decides && !cell->inert &&
-		    (cell->stats.bimodal_base || cell->stats.bimodal_fix))
+		if (cell->pol.decides && (cell->stats.bimodal_base || cell->stats.bimodal_fix))
 			out->bimodal++;
 	}
 	free(stats);

@@ -310,6 +310,7 @@ char *report_json_ab(const struct compare *c)
 	cJSON_AddBoolToObject(o, "failed", c->identity_failed);
 	cJSON_AddNumberToObject(o, "census_exact", c->census_exact);
 	cJSON_AddNumberToObject(o, "census_differ", c->census_differ);
+	cJSON_AddNumberToObject(o, "inert_probes", c->inert_probes);
 	a = cJSON_AddArrayToObject(o, "probes");
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];

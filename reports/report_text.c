@@ -44,10 +44,9 @@ void report_text_interval(const struct compare_cell *cell, char *buf, size_t siz
 
 void report_text_counts(const struct compare *c, char *buf, size_t size)
 {
-	int n = 0;
+	int n = snprintf(buf, size, "%d worse, %d better, %d same, %d info", c->worse, c->better,
+	                 c->same, c->info);
 
-	n = snprintf(buf, size, "%d worse, %d better, %d same, %d info", c->worse, c->better,
-	             c->same, c->info);
 	if (c->across && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, ", %d context", c->context);
 	if (n >= 0 && (size_t)n < size)
