@@ -96,7 +96,8 @@ struct metric_info {
 	enum metric_direction better;
 	enum metric_class cls;
 	enum metric_nature nature;
-	int ab_decides;    /* 1: a difference can decide `ab`'s verdict (docs/ab.md) */
+	/* 1: a difference can decide `ab`'s verdict; across designs, only a cost's (docs/ab.md) */
+	int ab_decides;
 	double resolution; /* relative: exact deltas within it count as no change */
 	struct metric_band band[METRIC_PROFILE_COUNT];
 };
