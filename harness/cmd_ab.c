@@ -230,8 +230,26 @@ static int ab_write(const char *cmd, const char *path, const char *text)
 	return 0;
 }
 
+int ab_parse_across(const char *cmd, const char *opt, int *mode)
+{
+	int want;
+
+	if (strcmp(opt, "--across") == 0)
+		want = COMPARE_MODE_ACROSS;
+	else if (strcmp(opt, "--no-across") == 0)
+		want = COMPARE_MODE_SAME;
+	else
+		return 0;
+	if (*mode != COMPARE_MODE_AUTO && *mode != want) {
+		cli_error(cmd, "--across and --no-across contradict each other: give one");
+		return -1;
+	}
+	*mode = want;
+	return 1;
+}
+
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-                      const char *fix_name, const char *md_path, const char *json_path,
+                      const char *fix_name, int across, const char *md_path, const char *json_path,
                       const char *html_path, int step_summary)
 {
 	struct report_data d;
@@ -263,7 +281,7 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 		cli_error(cmd, "BASE and FIX are the same arm: name two arms of the session");
 		goto out;
 	}
-	compare_build(&d, (size_t)base, (size_t)fix, PAIRED_FDR_Q, &c);
+	compare_build(&d, (size_t)base, (size_t)fix, PAIRED_FDR_Q, (enum compare_mode)across, &c);
 	text = report_text_ab(&c);
 	fputs(text, stdout);
 	fflush(stdout);
@@ -338,8 +356,8 @@ int cmd_ab(int argc, char **argv)
 {
 	/* ab's own options; the session's are shared with measure (session_opts.h). */
 	static const struct cli_opt own[] = {
-	    {"--md", 1},        {"--json", 1},     {"--html", 1},
-	    {"--knob-base", 1}, {"--knob-fix", 1}, {NULL, 0},
+	    {"--md", 1},       {"--json", 1},   {"--html", 1},      {"--knob-base", 1},
+	    {"--knob-fix", 1}, {"--across", 0}, {"--no-across", 0}, {NULL, 0},
 	};
 	const char *cmd = "ab", *opt, *val;
 	const char *md_path = NULL, *json_path = NULL, *html_path = NULL;
@@ -353,7 +371,7 @@ int cmd_ab(int argc, char **argv)
 	struct err e;
 	struct sbuf meters_text;
 	char *root = buildinfo_root(), *command = NULL;
-	int rc = EXIT_UNJUDGED, r;
+	int rc = EXIT_UNJUDGED, r, across = COMPARE_MODE_AUTO;
 
 	memset(&progress, 0, sizeof progress);
 	session_setup_init(&s);
@@ -364,6 +382,9 @@ int cmd_ab(int argc, char **argv)
 		if (strcmp(opt, "--help") == 0) {
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
+		} else if ((r = ab_parse_across(cmd, opt, &across)) != 0) {
+			if (r < 0)
+				goto out;
 		} else if (strcmp(opt, "--md") == 0) {
 			md_path = val;
 		} else if (strcmp(opt, "--json") == 0) {
@@ -413,6 +434,15 @@ int cmd_ab(int argc, char **argv)
 			        k);
 			free(k);
 		}
+	/* Said before the runs: a user who meant one design sees it while there is time. */
+	if (across == COMPARE_MODE_ACROSS ||
+	    (across == COMPARE_MODE_AUTO && strcmp(s.builds[0].collector, s.builds[1].collector)))
+		fprintf(stderr,
+		        "gcratchet %s: across designs (%s vs %s%s): census counters are context, "
+		        "only costs decide%s\n",
+		        cmd, s.builds[0].collector, s.builds[1].collector,
+		        across == COMPARE_MODE_ACROSS ? ", --across" : "",
+		        across == COMPARE_MODE_ACROSS ? "" : " (--no-across judges them)");
 	if (strcmp(s.builds[0].manifest_hash, s.builds[1].manifest_hash) == 0)
 		fprintf(stderr,
 		        "gcratchet %s: A/A: BASE and FIX are one build, stored once and run as two "
@@ -436,8 +466,8 @@ int cmd_ab(int argc, char **argv)
 	        outcome.runs_failed,
 	        outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
 	        cli_db_path(o.db));
-	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, md_path, json_path,
-	                       html_path, 1);
+	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, md_path,
+	                       json_path, html_path, 1);
 out:
 	session_setup_end(&s);
 	session_opts_release(&o);

@@ -153,17 +153,18 @@ static int list_metrics(void)
 	size_t n;
 	const struct metric_info *t = metrics_table(&n);
 
-	printf("%-34s %-13s %-9s %-8s %-9s %-8s %-24s %s\n", "metric", "unit", "run", "better",
-	       "class", "ab", profiles[METRIC_PROFILE_SHARED_CI],
+	printf("%-34s %-13s %-9s %-8s %-9s %-10s %-8s %-24s %s\n", "metric", "unit", "run",
+	       "better", "class", "is", "ab", profiles[METRIC_PROFILE_SHARED_CI],
 	       profiles[METRIC_PROFILE_PINNED_HOST]);
 	for (size_t i = 0; i < n; i++) {
 		char shared[64], pinned[64];
 		list_band(&t[i], &t[i].band[METRIC_PROFILE_SHARED_CI], shared, sizeof shared);
 		list_band(&t[i], &t[i].band[METRIC_PROFILE_PINNED_HOST], pinned, sizeof pinned);
-		printf("%-34s %-13s %-9s %-8s %-9s %-8s %-24s %s\n", t[i].name,
+		printf("%-34s %-13s %-9s %-8s %-9s %-10s %-8s %-24s %s\n", t[i].name,
 		       metrics_unit_name(t[i].unit), run_kind_name(t[i].kind),
 		       metrics_direction_name(t[i].better), metrics_class_name(t[i].cls),
-		       t[i].ab_decides ? "decides" : "info", shared, pinned);
+		       metrics_nature_name(t[i].nature), t[i].ab_decides ? "decides" : "info",
+		       shared, pinned);
 	}
 	return EXIT_OK;
 }

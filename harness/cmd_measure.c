@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "escape.h"
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
@@ -49,7 +50,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "";
+	char where[32], figures[96] = "", *safe, *said = NULL;
 
 	(void)ctx;
 	session_setup_where(p, where, sizeof where);
@@ -60,10 +61,24 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 			snprintf(figures, sizeof figures, "%8.3f s  %8.2f MiB", *wall / 1e9,
 			         *rss / (1024.0 * 1024.0));
 	} else {
+		/* The detail may quote the probe's stderr: made safe for the terminal below. */
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
+	safe = escape_text(figures);
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->arm->label, run_status_name(r->status), figures);
+	       p->arm->label, run_status_name(r->status), safe);
+	free(safe);
+	/*
+	 * What the probe said as it failed is in its stderr, stored with the run: its first line
+	 * (the probe's own message; the detail already quotes the last) says why.
+	 */
+	if (r->status != RUN_STATUS_OK && (said = run_stderr_first_line(r->stderr_tail)) &&
+	    !(r->detail && strstr(r->detail, said))) {
+		safe = escape_text(said);
+		printf("          stderr: %s\n", safe);
+		free(safe);
+	}
+	free(said);
 	if (r->status == RUN_STATUS_OK && r->detail)
 		printf("          warning: %s\n", r->detail);
 	/* A run that failed is reported as failed; inert means it ran and caused nothing. */

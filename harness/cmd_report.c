@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "compare.h"
 #include "report.h"
 #include "report_html.h"
 #include "store.h"
@@ -35,8 +36,8 @@ static int report_session_page(const char *cmd, struct store *st, int64_t sessio
 int cmd_report(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--session", 1}, {"--html", 1}, {"--md", 1}, {"--json", 1},
-	    {"--base", 1},    {"--fix", 1},  {"--db", 1}, {NULL, 0},
+	    {"--session", 1}, {"--html", 1}, {"--md", 1},     {"--json", 1},      {"--base", 1},
+	    {"--fix", 1},     {"--db", 1},   {"--across", 0}, {"--no-across", 0}, {NULL, 0},
 	};
 	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
 	const char *base = NULL, *fix = NULL;
@@ -47,13 +48,16 @@ int cmd_report(int argc, char **argv)
 	struct err e;
 	int64_t session = 0;
 	uint64_t v;
-	int rc = EXIT_UNJUDGED, r;
+	int rc = EXIT_UNJUDGED, r, across = COMPARE_MODE_AUTO;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
+		} else if ((r = ab_parse_across(cmd, opt, &across)) != 0) {
+			if (r < 0)
+				goto out;
 		} else if (strcmp(opt, "--session") == 0) {
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
@@ -95,7 +99,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (nbuilds == 1) {
-		if (md || json || base || fix) {
+		if (md || json || base || fix || across != COMPARE_MODE_AUTO) {
 			rc = cli_error(cmd,
 			               "session %lld measured one build: only --html applies (use "
 			               "gcratchet export for its JSON)",
@@ -109,7 +113,7 @@ int cmd_report(int argc, char **argv)
 		rc = report_session_page(cmd, st, session, html);
 		goto out;
 	}
-	rc = ab_report_session(cmd, st, session, base, fix, md, json, html, 0);
+	rc = ab_report_session(cmd, st, session, base, fix, across, md, json, html, 0);
 out:
 	store_builds_release(builds, nbuilds);
 	store_close(st);

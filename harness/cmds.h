@@ -27,12 +27,19 @@ struct store;
  * Shared by ab and report: compares builds BASE and FIX (by name; NULL: the session's first
  * and second) of a stored session, prints the table on stdout and writes the Markdown, JSON
  * and HTML files named (NULL: not written); with step_summary, appends the Markdown to
- * $GITHUB_STEP_SUMMARY when set. Returns 0 no regression, 1 FIX worse or results differ,
- * 2 could not judge or an output failed.
+ * $GITHUB_STEP_SUMMARY when set. `across` is an enum compare_mode (compare.h): how the census
+ * is judged. Returns 0 no regression, 1 FIX worse or results differ, 2 could not judge or an
+ * output failed.
  */
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-                      const char *fix_name, const char *md_path, const char *json_path,
+                      const char *fix_name, int across, const char *md_path, const char *json_path,
                       const char *html_path, int step_summary);
+/*
+ * --across and --no-across, shared by ab and report: sets *mode (an enum compare_mode) and
+ * returns 1 when `opt` is one of them, 0 when it is not; -1 with the message printed when
+ * both are given.
+ */
+int ab_parse_across(const char *cmd, const char *opt, int *mode);
 int cmd_doctor(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -110,7 +110,8 @@ static const struct cli_command commands[] = {
      "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
      "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N]\n"
      "                    [--timeout SEC] [--knob-base NAME=VALUE]... [--knob-fix NAME=VALUE]...\n"
-     "                    [--md FILE] [--json FILE] [--html FILE] [--db FILE]\n"
+     "                    [--across | --no-across] [--md FILE] [--json FILE] [--html FILE]\n"
+     "                    [--db FILE]\n"
      "\n"
      "A/B two collector builds on this host: every round runs each probe on both builds back\n"
      "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
@@ -138,10 +139,17 @@ static const struct cli_command commands[] = {
      "                 an environment variable for BASE's or FIX's probes (repeatable): gen\n"
      "                 against gen with a 16 MiB nursery is\n"
      "                 gcratchet ab gen gen --knob-fix GCR_NURSERY_KB=16384\n"
+     "  --across       two collector designs: the census (collections, bytes copied or\n"
+     "                 promoted, barrier hits, heap as the collector counts it) is context,\n"
+     "                 only costs decide (time, Ir, RSS, memory, cachesim, perf); the default\n"
+     "                 when the builds' collector names differ. --no-across judges the census\n"
+     "                 as within one design.\n"
      "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
      "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
      "  --html FILE    a self-contained page with one plot per cell\n"
      "\n"
+     "A probe that went inert in either arm (its premise not met) is shown in the identity\n"
+     "section and none of its cells is judged; a failed run shows its stderr's first line.\n"
      "A progress line (round, run, ETA) goes to stderr when it is a terminal. Ctrl-C stops\n"
      "after the current run: finished runs stay stored and only complete rounds are paired.\n"
      "\n"
@@ -159,12 +167,13 @@ static const struct cli_command commands[] = {
      "write the JSON census report of a session"},
     {"report", cmd_report,
      "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
-     "                        [--base LABEL] [--fix LABEL] [--db FILE]\n"
+     "                        [--base LABEL] [--fix LABEL] [--across | --no-across]\n"
+     "                        [--db FILE]\n"
      "\n"
      "Renders a stored session. With two or more arms it is the A/B comparison of ab\n"
      "(BASE and FIX: the session's first two arms unless named by label), printed as a table and\n"
-     "written as HTML, Markdown or JSON, with ab's exit status. With one build, --html writes\n"
-     "a page with every sample by round.\n",
+     "written as HTML, Markdown or JSON, with ab's exit status; --across and --no-across judge\n"
+     "the census as ab's do. With one build, --html writes a page with every sample by round.\n",
      "render a stored session as HTML, Markdown or JSON"},
     {"doctor", cmd_doctor,
      "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"

@@ -9,13 +9,14 @@
 
 #define MIB (1024.0 * 1024.0)
 /* One row of the table; the enum constants are named by their last word. */
-#define METRIC(name, unit, kind, better, cls, ab_decides, resolution, shared_ci, pinned_host) \
-	{                                                                                     \
-		name, METRIC_UNIT_##unit, RUN_KIND_##kind, METRIC_BETTER_##better,            \
-		    METRIC_CLASS_##cls, (ab_decides), (resolution),                           \
-		{                                                                             \
-			shared_ci, pinned_host                                                \
-		}                                                                             \
+#define METRIC(name, unit, kind, better, cls, nature, ab_decides, resolution, shared_ci,    \
+               pinned_host)                                                                 \
+	{                                                                                   \
+		name, METRIC_UNIT_##unit, RUN_KIND_##kind, METRIC_BETTER_##better,          \
+		    METRIC_CLASS_##cls, METRIC_NATURE_##nature, (ab_decides), (resolution), \
+		{                                                                           \
+			shared_ci, pinned_host                                              \
+		}                                                                           \
 	}
 /* A default band that decides a check, and one that is recorded only. */
 #define GATE(pct, abs)          \
@@ -28,7 +29,7 @@
 	}
 
 /*
- * The metric table: METRIC(name, unit, run kind, better, class, decides ab, resolution,
+ * The metric table: METRIC(name, unit, run kind, better, class, nature, decides ab, resolution,
  * shared_ci band, pinned_host band). The committed baselines were pinned with these bands, so
  * a change of a band is a change of every profile `baseline pin` writes.
  *
@@ -37,22 +38,29 @@
  * recorded, not gated. pinned_host also gates time and tighter RSS: it is only valid on the
  * one quiet host. A collector whose census is not deterministic (bdwgc is conservative,
  * bdwgc-incremental paced by a clock) widens those bands in its own baseline file.
+ *
+ * Nature: whatever the harness or the kernel measures around the probe is a cost, the same
+ * yardstick for every design; the whole census is the collector's own account of its work,
+ * behaviour (metrics.h). The memory a design costs is rss.peak_bytes and memory.*, which the
+ * kernel counts alike for all; census.heap_* is the heap as that collector counts it.
  */
 static const struct metric_info metrics_table_[] = {
     /* The launcher's wait4: every program has these. */
-    METRIC("time.wall_ns", NS, TIMED, LOWER, QUANTILE, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
-    METRIC("time.user_ns", NS, TIMED, LOWER, QUANTILE, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
-    METRIC("time.sys_ns", NS, TIMED, LOWER, INFO, 0, 0, SHOW(10, 0), SHOW(10, 0)),
-    METRIC("rss.peak_bytes", BYTES, TIMED, LOWER, BANDED, 1, 0, GATE(20, 4 * MIB),
+    METRIC("time.wall_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
+    METRIC("time.user_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
+    METRIC("time.sys_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(10, 0), SHOW(10, 0)),
+    METRIC("rss.peak_bytes", BYTES, TIMED, LOWER, BANDED, COST, 1, 0, GATE(20, 4 * MIB),
            GATE(5, 1 * MIB)),
-    METRIC("os.minor_faults", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
-    METRIC("os.major_faults", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
-    METRIC("os.voluntary_switches", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
-    METRIC("os.involuntary_switches", COUNT, TIMED, LOWER, INFO, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    METRIC("os.minor_faults", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    METRIC("os.major_faults", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0)),
+    METRIC("os.voluntary_switches", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0),
+           SHOW(50, 0)),
+    METRIC("os.involuntary_switches", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0),
+           SHOW(50, 0)),
     /* The probe's own /proc figures, sent with its census. ab shows RssAnon, never judges it. */
-    METRIC("memory.vm_hwm_bytes", BYTES, TIMED, LOWER, BANDED, 1, 0, GATE(20, 4 * MIB),
+    METRIC("memory.vm_hwm_bytes", BYTES, TIMED, LOWER, BANDED, COST, 1, 0, GATE(20, 4 * MIB),
            GATE(5, 1 * MIB)),
-    METRIC("memory.rss_anon_bytes", BYTES, TIMED, LOWER, BANDED, 0, 0, GATE(20, 4 * MIB),
+    METRIC("memory.rss_anon_bytes", BYTES, TIMED, LOWER, BANDED, COST, 0, 0, GATE(20, 4 * MIB),
            GATE(5, 1 * MIB)),
     /*
      * Ir moves by a few instructions with the length of the probe's path and environment (the
@@ -60,7 +68,8 @@ static const struct metric_info metrics_table_[] = {
      * collector engineer would care about. Being exact, it is measured once per probe and
      * build; the bands cover what moves it from one checkout to another.
      */
-    METRIC("valgrind.ir", INSTRUCTIONS, VALGRIND, LOWER, EXACT, 1, 1e-5, GATE(1, 0), GATE(0.5, 0)),
+    METRIC("valgrind.ir", INSTRUCTIONS, VALGRIND, LOWER, EXACT, COST, 1, 1e-5, GATE(1, 0),
+           GATE(0.5, 0)),
     /*
      * cachegrind's cache simulation (--meters cachesim), in the same valgrind runs, with the
      * caches fixed by the harness: two runs give the same counts. A probe's path and
@@ -70,39 +79,53 @@ static const struct metric_info metrics_table_[] = {
      * run: any change of the code moves them by dozens, so they have a wide floor and decide
      * no ab. est_cycles is an estimate (meter_valgrind.h), banded like Ir.
      */
-    METRIC("cachesim.d1_misses", COUNT, VALGRIND, LOWER, EXACT, 1, 1e-3, GATE(1, 1000),
+    METRIC("cachesim.d1_misses", COUNT, VALGRIND, LOWER, EXACT, COST, 1, 1e-3, GATE(1, 1000),
            GATE(0.5, 1000)),
-    METRIC("cachesim.ll_misses", COUNT, VALGRIND, LOWER, EXACT, 1, 1e-3, GATE(1, 1000),
+    METRIC("cachesim.ll_misses", COUNT, VALGRIND, LOWER, EXACT, COST, 1, 1e-3, GATE(1, 1000),
            GATE(0.5, 1000)),
-    METRIC("cachesim.i1_misses", COUNT, VALGRIND, LOWER, EXACT, 0, 1e-3, GATE(5, 500),
+    METRIC("cachesim.i1_misses", COUNT, VALGRIND, LOWER, EXACT, COST, 0, 1e-3, GATE(5, 500),
            GATE(5, 500)),
-    METRIC("cachesim.est_cycles", COUNT, VALGRIND, LOWER, EXACT, 1, 1e-4, GATE(1, 0), GATE(0.5, 0)),
+    METRIC("cachesim.est_cycles", COUNT, VALGRIND, LOWER, EXACT, COST, 1, 1e-4, GATE(1, 0),
+           GATE(0.5, 0)),
     /* The collector's census, in gcr.h's order. */
-    METRIC("census.minor_collections", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.major_collections", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.alloc_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.alloc_objects", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.copied_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.copied_objects", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.promoted_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
-    METRIC("census.promoted_objects", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
+    METRIC("census.minor_collections", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.major_collections", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.alloc_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.alloc_objects", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.copied_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.copied_objects", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.promoted_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
+    METRIC("census.promoted_objects", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
+           GATE(0, 0)),
     /* Freeing more is neither better nor worse (more garbage made, or less kept). */
-    METRIC("census.freed_bytes", BYTES, TIMED, NEITHER, EXACT, 1, 0, SHOW(0, 0), SHOW(0, 0)),
-    METRIC("census.freed_objects", COUNT, TIMED, NEITHER, EXACT, 1, 0, SHOW(0, 0), SHOW(0, 0)),
-    METRIC("census.heap_committed_peak_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0),
+    METRIC("census.freed_bytes", BYTES, TIMED, NEITHER, EXACT, BEHAVIOUR, 1, 0, SHOW(0, 0),
+           SHOW(0, 0)),
+    METRIC("census.freed_objects", COUNT, TIMED, NEITHER, EXACT, BEHAVIOUR, 1, 0, SHOW(0, 0),
+           SHOW(0, 0)),
+    METRIC("census.heap_committed_peak_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0,
+           GATE(0, 0), GATE(0, 0)),
+    METRIC("census.heap_used_after_full_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0,
+           GATE(0, 0), GATE(0, 0)),
+    METRIC("census.barrier_recorded", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
            GATE(0, 0)),
-    METRIC("census.heap_used_after_full_bytes", BYTES, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
-    METRIC("census.barrier_recorded", COUNT, TIMED, LOWER, EXACT, 1, 0, GATE(0, 0), GATE(0, 0)),
     /* The collector's own clock: as noisy as time, and in it already. */
-    METRIC("census.pause_total_ns", NS, TIMED, LOWER, INFO, 0, 0, SHOW(25, 0), SHOW(25, 0)),
-    METRIC("census.pause_max_ns", NS, TIMED, LOWER, INFO, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("census.pause_total_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_max_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
     /*
      * Any event libpfm4 encodes; `baseline pin` pins no perf cells. ".scale" is the share of
      * time the counter ran (1: never multiplexed): a property of the host, not a cost.
      */
-    METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, 1, 0, SHOW(0, 0), SHOW(0, 0)),
-    METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, 0, 0, SHOW(0, 0), SHOW(0, 0)),
+    METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(0, 0), SHOW(0, 0)),
+    METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0)),
 };
 
 #define METRICS_N (sizeof metrics_table_ / sizeof metrics_table_[0])
@@ -213,6 +236,13 @@ int metrics_is_census(const char *name)
 	return strncmp(name, "census.", 7) == 0 && metrics_lookup(name) != NULL;
 }
 
+int metrics_is_behaviour(const char *name)
+{
+	const struct metric_info *m = metrics_lookup(name);
+
+	return m && m->nature == METRIC_NATURE_BEHAVIOUR;
+}
+
 int metrics_is_time(const char *name)
 {
 	const struct metric_info *m = metrics_lookup(name);
@@ -281,6 +311,11 @@ static const char *const metrics_class_names[] = {
     [METRIC_CLASS_INFO] = "info",
 };
 
+static const char *const metrics_nature_names[] = {
+    [METRIC_NATURE_COST] = "cost",
+    [METRIC_NATURE_BEHAVIOUR] = "behaviour",
+};
+
 #define METRICS_NAME_OF(names, v) ((size_t)(v) < sizeof names / sizeof names[0] ? names[v] : "?")
 
 const char *metrics_unit_name(enum metric_unit u)
@@ -296,6 +331,11 @@ const char *metrics_direction_name(enum metric_direction d)
 const char *metrics_class_name(enum metric_class c)
 {
 	return METRICS_NAME_OF(metrics_class_names, c);
+}
+
+const char *metrics_nature_name(enum metric_nature n)
+{
+	return METRICS_NAME_OF(metrics_nature_names, n);
 }
 
 enum metric_unit metrics_display_unit(const char *metric)

@@ -66,6 +66,19 @@ enum metric_class {
 	METRIC_CLASS_INFO,     /* shown, never judged: not a cost, or already in another figure */
 };
 
+/*
+ * What a figure says. A cost is what running the probe took, measured the same way whichever
+ * collector ran it (time, instructions, memory): lower is cheaper for any design. A behaviour
+ * figure is the collector's account of its own work (collections, bytes copied or promoted,
+ * barrier hits, its heap as it counts it): it tells how a design works, and two designs do
+ * their work differently by intent, so between them it is context, not a verdict (`ab
+ * --across`, docs/ab.md). Within one design a changed behaviour figure is still a finding.
+ */
+enum metric_nature {
+	METRIC_NATURE_COST,
+	METRIC_NATURE_BEHAVIOUR,
+};
+
 /* The baseline profiles that have default rules; the names are in metrics_profiles(). */
 enum metric_profile { METRIC_PROFILE_SHARED_CI, METRIC_PROFILE_PINNED_HOST, METRIC_PROFILE_COUNT };
 
@@ -82,7 +95,9 @@ struct metric_info {
 	enum run_kind kind; /* RUN_KIND_TIMED or RUN_KIND_VALGRIND */
 	enum metric_direction better;
 	enum metric_class cls;
-	int ab_decides;    /* 1: a difference can decide `ab`'s verdict (docs/ab.md) */
+	enum metric_nature nature;
+	/* 1: a difference can decide `ab`'s verdict; across designs, only a cost's (docs/ab.md) */
+	int ab_decides;
 	double resolution; /* relative: exact deltas within it count as no change */
 	struct metric_band band[METRIC_PROFILE_COUNT];
 };
@@ -95,6 +110,8 @@ const struct metric_info *metrics_table(size_t *n);
 int metrics_is_known(const char *name);
 /* 1 for "census.<field>": the collector's own counters. */
 int metrics_is_census(const char *name);
+/* 1 for a behaviour figure (see enum metric_nature); 0 for a cost or an unknown name. */
+int metrics_is_behaviour(const char *name);
 /* 1 for a time the harness measures around the probe (time.*): what pinned_host gates. */
 int metrics_is_time(const char *name);
 /* The kind of run a metric is measured by; RUN_KIND_TIMED for an unknown name. */
@@ -107,10 +124,14 @@ const char *const *metrics_profiles(void);
 /* -1 when `name` is no profile with default rules. */
 int metrics_profile_parse(const char *name, enum metric_profile *out);
 
-/* "bytes", "ns", ...; "lower", "higher", "neither"; "exact", "banded", "quantile", "info". */
+/*
+ * "bytes", "ns", ...; "lower", "higher", "neither"; "exact", "banded", "quantile", "info";
+ * "cost", "behaviour".
+ */
 const char *metrics_unit_name(enum metric_unit u);
 const char *metrics_direction_name(enum metric_direction d);
 const char *metrics_class_name(enum metric_class c);
+const char *metrics_nature_name(enum metric_nature n);
 
 /*
  * The one human form of a metric's value, by its unit: bytes as B/KiB/MiB/GiB (GiB with

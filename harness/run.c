@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "runner.h"
 #include "util.h"
 
 static const char *const run_kind_names[RUN_KIND_COUNT] = {
@@ -113,4 +114,34 @@ enum run_premise run_premise_split(const char *stored, const char **text)
 	/* A premise this harness does not know how to read is shown whole, never judged met. */
 	*text = stored;
 	return RUN_PREMISE_NA;
+}
+
+char *run_stderr_first_line(const char *stderr_tail)
+{
+	const char *p = stderr_tail, *end;
+	size_t len;
+
+	if (!p)
+		return NULL;
+	/* A full tail was cut from a longer stderr: its first line is a fragment. */
+	if (strlen(p) >= RUNNER_STDERR_TAIL) {
+		const char *nl = strchr(p, '\n');
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p != '\n')
+			break;
+		p++;
+	}
+	end = strchr(p, '\n');
+	len = end ? (size_t)(end - p) : strlen(p);
+	while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return NULL;
+	if (len > RUN_STDERR_LINE_MAX)
+		return xasprintf("%.*s...", RUN_STDERR_LINE_MAX, p);
+	return xasprintf("%.*s", (int)len, p);
 }

@@ -65,6 +65,17 @@ int run_kind_is_valgrind(enum run_kind k);
 char *run_premise_join(enum run_premise p, const char *text);
 enum run_premise run_premise_split(const char *stored, const char **text);
 
+/*
+ * The first line of a run's stored stderr that has something on it, newly allocated, or NULL
+ * when there is none: what a probe said before it crashed or failed (its own message comes
+ * first; a sanitizer's or the shell's report follows). The store keeps only the tail of
+ * stderr (RUNNER_STDERR_TAIL bytes), so a full tail may begin mid-line: its first whole line
+ * is taken then. A line longer than RUN_STDERR_LINE_MAX bytes is cut there and ends in "...".
+ * Shown as it is; every renderer escapes it for its format.
+ */
+#define RUN_STDERR_LINE_MAX 240
+char *run_stderr_first_line(const char *stderr_tail);
+
 /* What session.c hands the store for one run; see the invariants above. */
 struct run_record {
 	int64_t session_id, build_id;

@@ -159,6 +159,11 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 				*(arm ? &p->fix_failed : &p->base_failed) += 1;
 				if (!first_bad[arm])
 					first_bad[arm] = r;
+			} else if (r->premise == RUN_PREMISE_NOT_MET) {
+				const char **why = arm ? &p->fix_premise : &p->base_premise;
+				*(arm ? &p->fix_inert : &p->base_inert) += 1;
+				if (!*why)
+					*why = r->premise_text ? r->premise_text : "";
 			}
 		}
 		if (!compare_is_ok(r) || !r->checksum)
@@ -188,13 +193,21 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 		sbuf_init(&b);
 		for (int arm = 0; arm < 2; arm++) {
 			const struct store_run *r = first_bad[arm];
+			char *said;
 			if (!r)
 				continue;
-			sbuf_addf(&b, "%s%s: %d of %d runs %s%s%s%s", b.len ? "; " : "",
+			/* The probe's own words, unless the detail quotes them already. */
+			said = run_stderr_first_line(r->stderr_tail);
+			if (said && r->detail && strstr(r->detail, said)) {
+				free(said);
+				said = NULL;
+			}
+			*(arm ? &p->fix_stderr : &p->base_stderr) = said;
+			sbuf_addf(&b, "%s%s: %d of %d runs %s%s%s%s%s%s", b.len ? "; " : "",
 			          arm ? "FIX" : "BASE", arm ? p->fix_failed : p->base_failed,
 			          arm ? p->fix_runs : p->base_runs, run_status_name(r->status),
 			          r->detail ? " (" : "", r->detail ? r->detail : "",
-			          r->detail ? ")" : "");
+			          r->detail ? ")" : "", said ? ", stderr: " : "", said ? said : "");
 		}
 		p->failure = b.data;
 	}
@@ -221,9 +234,20 @@ static double compare_mde_pct(const struct paired_cell *s)
 	return 100.0 * (s->ci.hi - s->ci.lo) / 2 / fabs(s->base_median);
 }
 
-static void compare_probe_cells(struct compare *c, const char *probe, const struct compare_arm *a,
-                                const struct compare_arm *b)
+/* "BASE", "FIX" or "both" when the probe went inert in that arm, else NULL. */
+static const char *compare_inert_arm(const struct compare_probe *p)
 {
+	if (p->base_inert && p->fix_inert)
+		return "both";
+	if (p->base_inert || p->fix_inert)
+		return p->base_inert ? "BASE" : "FIX";
+	return NULL;
+}
+
+static void compare_probe_cells(struct compare *c, const struct compare_probe *p,
+                                const struct compare_arm *a, const struct compare_arm *b)
+{
+	const char *probe = p->probe, *inert = compare_inert_arm(p);
 	struct strlist metrics = {0}, in_a = {0}, in_b = {0};
 
 	for (int k = 1; k <= c->rounds_planned; k++) {
@@ -255,6 +279,20 @@ static void compare_probe_cells(struct compare *c, const char *probe, const stru
 			cell->only = strlist_contains(&in_a, name) ? "BASE" : "FIX";
 			cell->pol.decides = 0;
 		}
+		/*
+		 * Between two designs a collector's account of its work (minor collections 0 in
+		 * one, 56 in the other) is what makes them two designs, not a cost of either.
+		 */
+		if (c->across && metrics_is_behaviour(name)) {
+			cell->context =
+			    cell->pol.decides || (cell->only && metrics_lookup(name)->ab_decides);
+			cell->pol.decides = 0;
+		}
+		/*
+		 * A probe that did not cause its activity measures nothing about it: a counter that
+		 * fell to zero there is no improvement, and its costs are of another program.
+		 */
+		cell->inert = inert;
 		cell->base = xcalloc(cap, sizeof *cell->base);
 		cell->fix = xcalloc(cap, sizeof *cell->fix);
 		cell->rounds = xcalloc(cap, sizeof *cell->rounds);
@@ -296,8 +334,30 @@ static void compare_probe_cells(struct compare *c, const char *probe, const stru
 	strlist_release(&in_b);
 }
 
+/* The census compared exactly: what decides within one design, and is context across two. */
+static int compare_census_exact(const struct compare_cell *cell)
+{
+	const struct metric_info *m = metrics_lookup(cell->metric);
+
+	return metrics_is_census(cell->metric) && m && m->ab_decides && !cell->only &&
+	       !cell->inert && cell->stats.deterministic;
+}
+
+int compare_census_listed(const struct compare_cell *cell)
+{
+	return compare_census_exact(cell) && cell->exact_differs;
+}
+
+/* Two builds are two designs when their collectors are named differently. */
+static int compare_collectors_differ(const struct report_data *d, size_t base, size_t fix)
+{
+	const char *x = d->builds[base].collector, *y = d->builds[fix].collector;
+
+	return strcmp(x ? x : "", y ? y : "") != 0;
+}
+
 void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
-                   struct compare *out)
+                   enum compare_mode mode, struct compare *out)
 {
 	struct paired_policy *pols;
 	struct paired_cell *stats;
@@ -308,6 +368,9 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 	out->base = base;
 	out->fix = fix;
 	out->fdr_q = fdr_q;
+	out->mode = mode;
+	out->across = mode == COMPARE_MODE_ACROSS ||
+	              (mode == COMPARE_MODE_AUTO && compare_collectors_differ(d, base, fix));
 	out->rounds_planned = (int)d->session.rounds;
 	out->session_complete = d->session.status && strcmp(d->session.status, "complete") == 0;
 	compare_rounds(d, base, fix, out);
@@ -321,7 +384,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 		compare_arm_fill(d, cp->probe, d->builds[base].position, out->rounds_planned, &a);
 		compare_arm_fill(d, cp->probe, d->builds[fix].position, out->rounds_planned, &b);
 		start = out->ncells;
-		compare_probe_cells(out, cp->probe, &a, &b);
+		compare_probe_cells(out, cp, &a, &b);
 		if (out->ncells - start > 1)
 			qsort(out->cells + start, out->ncells - start, sizeof *out->cells,
 			      compare_cell_cmp);
@@ -329,6 +392,8 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 		free(b.by_round);
 		if (cp->correctness)
 			out->identity_failed = 1;
+		if (compare_inert_arm(cp))
+			out->inert_probes++;
 		out->runs_failed += cp->base_failed + cp->fix_failed;
 	}
 
@@ -338,13 +403,35 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 	for (size_t i = 0; i < out->ncells; i++) {
 		pols[i] = out->cells[i].pol;
 		stats[i] = out->cells[i].stats;
+		/* Kept in its place in the table, but out of the judgement and of the family. */
+		if (out->cells[i].inert)
+			pols[i].decides = 0;
 	}
 	out->family = paired_judge(stats, pols, out->ncells, fdr_q);
 	for (size_t i = 0; i < out->ncells; i++) {
 		struct compare_cell *cell = &out->cells[i];
+		double delta;
 		cell->stats = stats[i];
+		delta = cell->stats.fix_median - cell->stats.base_median;
 		if (cell->only)
 			cell->stats.verdict = PAIRED_INFO;
+		if (cell->inert)
+			cell->stats.verdict = PAIRED_UNJUDGED;
+		cell->exact_differs =
+		    cell->stats.n > 0 && cell->stats.deterministic &&
+		    fabs(delta) > cell->pol.resolution * fabs(cell->stats.base_median);
+		if (compare_census_exact(cell)) {
+			out->census_exact++;
+			out->census_differ += cell->exact_differs;
+		}
+		if (cell->inert) {
+			out->inert++;
+			continue;
+		}
+		if (cell->context) {
+			out->context++;
+			continue;
+		}
 		switch (cell->stats.verdict) {
 		case PAIRED_WORSE:
 			out->worse++;
@@ -365,13 +452,6 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 			out->unjudged++;
 			break;
 		}
-		if (metrics_is_census(cell->metric) && cell->pol.decides &&
-		    cell->stats.deterministic) {
-			out->census_exact++;
-			if (cell->stats.verdict == PAIRED_WORSE ||
-			    cell->stats.verdict == PAIRED_BETTER)
-				out->census_differ++;
-		}
 		if (cell->pol.decides && (cell->stats.bimodal_base || cell->stats.bimodal_fix))
 			out->bimodal++;
 	}
@@ -380,7 +460,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 
 	if (out->worse || out->identity_failed)
 		out->outcome = COMPARE_WORSE;
-	else if (out->unjudged || out->runs_failed || !out->session_complete ||
+	else if (out->unjudged || out->inert || out->runs_failed || !out->session_complete ||
 	         out->ncomplete == 0 || out->ncells == 0)
 		out->outcome = COMPARE_UNJUDGED;
 	else
@@ -389,8 +469,11 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 
 void compare_release(struct compare *c)
 {
-	for (size_t i = 0; i < c->nprobes; i++)
+	for (size_t i = 0; i < c->nprobes; i++) {
 		free(c->probes[i].failure);
+		free(c->probes[i].base_stderr);
+		free(c->probes[i].fix_stderr);
+	}
 	free(c->probes);
 	for (size_t i = 0; i < c->ncells; i++) {
 		free(c->cells[i].metric);
@@ -454,7 +537,37 @@ const char *compare_verdict_text(enum paired_verdict v)
 	}
 }
 
-void compare_headline(const struct compare *c, char *buf, size_t size)
+const char *compare_cell_verdict_text(const struct compare_cell *cell)
+{
+	if (cell->inert)
+		return "inert";
+	if (cell->context)
+		return "context";
+	return compare_verdict_text(cell->stats.verdict);
+}
+
+char *compare_across_text(const struct compare *c)
+{
+	const struct store_build *b = &c->data->builds[c->base], *f = &c->data->builds[c->fix];
+	const char *x = b->collector ? b->collector : "?", *y = f->collector ? f->collector : "?";
+
+	if (c->across && c->mode == COMPARE_MODE_ACROSS)
+		return xasprintf("across designs (--across): census counters are context, only "
+		                 "costs decide");
+	if (c->across)
+		return xasprintf(
+		    "across designs (the collectors differ: %s vs %s): census counters "
+		    "are context, only costs decide",
+		    x, y);
+	if (compare_collectors_differ(c->data, c->base, c->fix))
+		return xasprintf(
+		    "one design (--no-across, though the collectors differ: %s vs %s): "
+		    "census counters decide like costs",
+		    x, y);
+	return NULL;
+}
+
+static void compare_headline_core(const struct compare *c, char *buf, size_t size)
 {
 	if (c->identity_failed)
 		snprintf(buf, size, "CORRECTNESS: FIX differs from BASE in its results%s",
@@ -469,5 +582,16 @@ void compare_headline(const struct compare *c, char *buf, size_t size)
 		snprintf(buf, size, "FIX is better on %d cell%s, worse on none", c->better,
 		         c->better == 1 ? "" : "s");
 	else
-		snprintf(buf, size, "no difference");
+		snprintf(buf, size, "no difference%s", c->across ? " in costs" : "");
+}
+
+void compare_headline(const struct compare *c, char *buf, size_t size)
+{
+	size_t n;
+
+	compare_headline_core(c, buf, size);
+	n = strlen(buf);
+	/* Every format's verdict says that the census did not decide. */
+	if (c->across && n < size)
+		snprintf(buf + n, size - n, "; across designs, census counters are context");
 }

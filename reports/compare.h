@@ -9,7 +9,12 @@
  *
  * Identity: each probe's checksum must be the same in every successful run of both arms; a
  * difference, or FIX failing where BASE succeeds, is a correctness failure. Deterministic
- * census counters are compared exactly (paired.h).
+ * census counters are compared exactly (paired.h). A probe whose premise was not met in a
+ * run of either arm went inert: it did not cause the activity it exists to measure, so none
+ * of its cells is judged (the drop of a counter to zero is no improvement).
+ *
+ * Across designs: between two collector designs the census (metrics.h: behaviour) says how
+ * each works, not what it costs; those cells are context, and only costs decide.
  *
  * Invariants: cells are ordered by probe (session order), then deciding metrics before info
  * ones; a cell's values arrays hold exactly stats.n pairs, in round order.
@@ -30,15 +35,28 @@ enum compare_sum {
 	COMPARE_SUM_NONE,     /* no successful run reported a checksum */
 };
 
+/* How the collectors' behaviour figures (the census) are judged. */
+enum compare_mode {
+	COMPARE_MODE_AUTO,   /* across designs when the two builds' collector names differ */
+	COMPARE_MODE_SAME,   /* one design (--no-across): behaviour decides like a cost */
+	COMPARE_MODE_ACROSS, /* two designs (--across): behaviour is context */
+};
+
 struct compare_probe {
 	const char *probe; /* owned by the report data */
 	enum compare_sum sum;
 	const char *base_sum, *fix_sum; /* the first seen in each arm, or NULL */
 	int base_runs, fix_runs;        /* non-warm-up runs, timed and valgrind */
 	int base_failed, fix_failed;
-	char *failure;        /* "FIX: 2 of 8 runs crashed (SIGSEGV)", or NULL */
-	int fix_only_failure; /* FIX fails where BASE does not */
-	int correctness;      /* checksums differ, FIX alone unstable, or FIX alone fails */
+	/* "FIX: 2 of 8 runs crashed (SIGABRT), stderr: <its first line>", or NULL */
+	char *failure;
+	/* The first line of the stderr of each arm's first failed run, or NULL; owned. */
+	char *base_stderr, *fix_stderr;
+	/* Non-warm-up successful runs whose premise was not met, and the first one's words. */
+	int base_inert, fix_inert;
+	const char *base_premise, *fix_premise; /* owned by the report data; NULL when none */
+	int fix_only_failure;                   /* FIX fails where BASE does not */
+	int correctness; /* checksums differ, FIX alone unstable, or FIX alone fails */
 };
 
 struct compare_cell {
@@ -52,6 +70,12 @@ struct compare_cell {
 	/* The minimum detectable effect at these rounds: half the width of the delta's CI, in
 	 * percent of BASE's median; NAN for an exact cell, one without pairs or a zero median. */
 	double mde_pct;
+	/* Across designs, a behaviour metric that would decide within one: shown, not judged. */
+	int context;
+	/* "BASE", "FIX" or "both" when its probe went inert there: not judged; else NULL. */
+	const char *inert;
+	/* Deterministic, and the arms differ beyond the metric's resolution. */
+	int exact_differs;
 };
 
 enum compare_outcome {
@@ -73,18 +97,26 @@ struct compare {
 	size_t ncells;
 	size_t family; /* cells in the Benjamini–Hochberg family */
 	double fdr_q;
+	enum compare_mode mode; /* as asked */
+	int across;             /* 1: behaviour figures are context (asked, or collectors differ) */
 	int worse, better, same, info, few, unjudged;
-	int census_exact;    /* deterministic census cells, compared exactly */
-	int census_differ;   /* ... of which differ */
+	int context;         /* cells shown as context across designs */
+	int inert;           /* cells not judged because their probe went inert */
+	int inert_probes;    /* probes that went inert in either arm */
+	int census_exact;    /* deterministic census cells of both arms, compared exactly */
+	int census_differ;   /* ... of which differ (context across designs) */
 	int identity_failed; /* a checksum differs, or FIX fails where BASE does not */
 	int runs_failed;
 	int bimodal; /* cells with a bimodality warning */
 	enum compare_outcome outcome;
 };
 
-/* Builds the comparison of builds[base] (BASE) and builds[fix] (FIX) of a loaded session. */
+/*
+ * Builds the comparison of builds[base] (BASE) and builds[fix] (FIX) of a loaded session;
+ * `mode` says how the census is judged.
+ */
 void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
-                   struct compare *out);
+                   enum compare_mode mode, struct compare *out);
 void compare_release(struct compare *c);
 
 /* Sorts metric names as the comparison orders cells: deciding metrics first, the usual ones
@@ -96,7 +128,23 @@ char *compare_rounds_text(const struct compare *c);
 void compare_signs_text(const struct compare_cell *cell, char *buf, size_t size);
 /* "WORSE", "better", "same", "info", "n<6", "unjudged". */
 const char *compare_verdict_text(enum paired_verdict v);
-/* One line for the outcome: "FIX is worse on 2 cells", "no difference", ...; into buf. */
+/*
+ * 1 for a deterministic census cell of both arms that decides within one design (context
+ * across two) and differs: one of the census_differ cells the identity section lists.
+ */
+int compare_census_listed(const struct compare_cell *cell);
+/* A cell's verdict as shown: compare_verdict_text, or "context" or "inert" (see the cell). */
+const char *compare_cell_verdict_text(const struct compare_cell *cell);
+/*
+ * The judgement of the census in one sentence, or NULL when it is the usual one (one design,
+ * collectors alike): "across designs (the collectors differ: epsilon vs marksweep): census
+ * counters are context, only costs decide"; newly allocated. Names are as stored: escape them.
+ */
+char *compare_across_text(const struct compare *c);
+/*
+ * One line for the outcome: "FIX is worse on 2 cells", "no difference", ...; across designs it
+ * ends "; across designs, census counters are context". Into buf (256 bytes hold any).
+ */
 void compare_headline(const struct compare *c, char *buf, size_t size);
 
 #endif /* COMPARE_H */

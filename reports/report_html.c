@@ -339,6 +339,12 @@ static const char *report_html_verdict_class(enum paired_verdict v)
 	return v == PAIRED_WORSE ? "worse" : v == PAIRED_BETTER ? "better" : "";
 }
 
+/* Context and inert cells are judged neither way, whatever their numbers. */
+static const char *report_html_cell_class(const struct compare_cell *cell)
+{
+	return cell->context || cell->inert ? "" : report_html_verdict_class(cell->stats.verdict);
+}
+
 static void report_html_identity(struct sbuf *b, const struct compare *c)
 {
 	sbuf_addf(b, "<h2>Identity</h2>\n<ul>\n");
@@ -380,12 +386,29 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 			sbuf_addf(b, " ");
 			escape_xml(b, p->failure);
 		}
+		for (int arm = 0; arm < 2; arm++) {
+			int n = arm ? p->fix_inert : p->base_inert;
+			const char *why = arm ? p->fix_premise : p->base_premise;
+			if (!n)
+				continue;
+			sbuf_addf(b,
+			          "; <span class=\"bad\">INERT in %s</span>: %d of %d runs did not "
+			          "meet the premise",
+			          arm ? "FIX" : "BASE", n, arm ? p->fix_runs : p->base_runs);
+			if (why && *why) {
+				sbuf_addf(b, ": ");
+				escape_xml(b, why);
+			}
+		}
 		sbuf_addf(b, "</li>\n");
 	}
 	sbuf_addf(b, "<li>census: %d deterministic counter%s compared exactly, ", c->census_exact,
 	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0)
 		sbuf_addf(b, "all equal</li>\n");
+	else if (c->across)
+		sbuf_addf(b, "%d differ between the designs (context, not judged)</li>\n",
+		          c->census_differ);
 	else
 		sbuf_addf(b, "<span class=\"bad\">%d differ</span> (see the table)</li>\n",
 		          c->census_differ);
@@ -396,7 +419,7 @@ char *report_html_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct sbuf b, notes;
-	char headline[160], *title, *rounds = compare_rounds_text(c);
+	char headline[256], counts[128], *title, *across, *rounds = compare_rounds_text(c);
 	const char *banner = c->outcome == COMPARE_WORSE      ? "bad"
 	                     : c->outcome == COMPARE_UNJUDGED ? "warn"
 	                                                      : "good";
@@ -410,8 +433,8 @@ char *report_html_ab(const struct compare *c)
 	escape_xml(&b, title);
 	sbuf_addf(&b, "</h1>\n<div class=\"banner %s\">", banner);
 	escape_xml(&b, headline);
-	sbuf_addf(&b, " &mdash; %d worse, %d better, %d same, %d info, %d not judged</div>\n",
-	          c->worse, c->better, c->same, c->info, c->few + c->unjudged);
+	report_text_counts(c, counts, sizeof counts);
+	sbuf_addf(&b, " &mdash; %s</div>\n", counts);
 	report_html_build_line(&b, "BASE", &d->builds[c->base], report_html_colors[0]);
 	report_html_build_line(&b, "FIX", &d->builds[c->fix], report_html_colors[1]);
 	report_html_session_meta(&b, d);
@@ -419,6 +442,12 @@ char *report_html_ab(const struct compare *c)
 	          "<p class=\"meta\">rounds complete: %s; builds interleaved ABBA; only complete "
 	          "rounds are paired.</p>\n",
 	          rounds);
+	if ((across = compare_across_text(c))) {
+		sbuf_addf(&b, "<p class=\"meta\">Judged ");
+		escape_xml(&b, across);
+		sbuf_addf(&b, ".</p>\n");
+		free(across);
+	}
 	report_html_identity(&b, c);
 
 	sbuf_init(&notes);
@@ -462,8 +491,8 @@ char *report_html_ab(const struct compare *c)
 		          "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 		          "<td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l "
 		          "%s\">%s%s</td></tr>\n",
-		          x, y, dl, pct, ci, signs, p, q, report_html_verdict_class(s->verdict),
-		          compare_verdict_text(s->verdict),
+		          x, y, dl, pct, ci, signs, p, q, report_html_cell_class(cell),
+		          compare_cell_verdict_text(cell),
 		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}
 	sbuf_addf(&b, "</table></div>\n");
@@ -491,8 +520,8 @@ char *report_html_ab(const struct compare *c)
 		sbuf_addf(&b,
 		          " &mdash; <span class=\"%s\">%s</span>, median delta %s (%s), CI "
 		          "%s%s</figcaption>\n",
-		          report_html_verdict_class(s->verdict), compare_verdict_text(s->verdict),
-		          dl, pct, ci, s->bimodal_base || s->bimodal_fix ? ", bimodal" : "");
+		          report_html_cell_class(cell), compare_cell_verdict_text(cell), dl, pct,
+		          ci, s->bimodal_base || s->bimodal_fix ? ", bimodal" : "");
 		report_html_ab_svg(&b, cell, i);
 		sbuf_addf(&b, "</figure>\n");
 	}

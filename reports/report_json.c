@@ -203,10 +203,15 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 
 	report_json_str(o, "probe", cell->probe);
 	report_json_str(o, "metric", cell->metric);
-	cJSON_AddStringToObject(o, "role", cell->pol.decides ? "decides" : "info");
+	cJSON_AddStringToObject(o, "role",
+	                        cell->context       ? "context"
+	                        : cell->pol.decides ? "decides"
+	                                            : "info");
 	cJSON_AddStringToObject(o, "better", cell->pol.lower_better ? "lower" : "higher");
 	cJSON_AddStringToObject(o, "verdict", paired_verdict_name(s->verdict));
 	report_json_str(o, "only_in", cell->only);
+	/* The arm whose probe went inert: the cell is not judged (verdict "unjudged"). */
+	report_json_str(o, "inert_in", cell->inert);
 	cJSON_AddNumberToObject(o, "n", (double)s->n);
 	cJSON_AddBoolToObject(o, "deterministic", s->deterministic);
 	report_json_num(o, "base_median", s->base_median);
@@ -256,7 +261,7 @@ char *report_json_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	cJSON *root = report_json_root(d, REPORT_JSON_AB_FORMAT), *cmp, *a, *o;
-	char headline[160];
+	char headline[256];
 
 	cmp = cJSON_AddObjectToObject(root, "comparison");
 	cJSON_AddNumberToObject(cmp, "base_build_id", (double)d->builds[c->base].id);
@@ -271,6 +276,17 @@ char *report_json_ab(const struct compare *c)
 	                                                         : "ok");
 	compare_headline(c, headline, sizeof headline);
 	report_json_str(cmp, "headline", headline);
+	o = cJSON_AddObjectToObject(cmp, "across");
+	cJSON_AddBoolToObject(o, "designs", c->across);
+	cJSON_AddStringToObject(o, "mode",
+	                        c->mode == COMPARE_MODE_ACROSS ? "across"
+	                        : c->mode == COMPARE_MODE_SAME ? "same"
+	                                                       : "auto");
+	{
+		char *why = compare_across_text(c);
+		report_json_str(o, "text", why);
+		free(why);
+	}
 	cJSON_AddNumberToObject(cmp, "rounds_planned", c->rounds_planned);
 	a = cJSON_AddArrayToObject(cmp, "rounds_complete");
 	for (size_t i = 0; i < c->ncomplete; i++)
@@ -286,12 +302,15 @@ char *report_json_ab(const struct compare *c)
 	cJSON_AddNumberToObject(o, "info", c->info);
 	cJSON_AddNumberToObject(o, "few", c->few);
 	cJSON_AddNumberToObject(o, "unjudged", c->unjudged);
+	cJSON_AddNumberToObject(o, "context", c->context);
+	cJSON_AddNumberToObject(o, "inert", c->inert);
 	cJSON_AddNumberToObject(o, "bimodal", c->bimodal);
 
 	o = cJSON_AddObjectToObject(cmp, "identity");
 	cJSON_AddBoolToObject(o, "failed", c->identity_failed);
 	cJSON_AddNumberToObject(o, "census_exact", c->census_exact);
 	cJSON_AddNumberToObject(o, "census_differ", c->census_differ);
+	cJSON_AddNumberToObject(o, "inert_probes", c->inert_probes);
 	a = cJSON_AddArrayToObject(o, "probes");
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
@@ -305,20 +324,27 @@ char *report_json_ab(const struct compare *c)
 		cJSON_AddNumberToObject(po, "base_failed", p->base_failed);
 		cJSON_AddNumberToObject(po, "fix_failed", p->fix_failed);
 		report_json_str(po, "failure", p->failure);
+		report_json_str(po, "base_stderr_first_line", p->base_stderr);
+		report_json_str(po, "fix_stderr_first_line", p->fix_stderr);
+		cJSON_AddNumberToObject(po, "base_inert", p->base_inert);
+		cJSON_AddNumberToObject(po, "fix_inert", p->fix_inert);
+		report_json_str(po, "base_premise", p->base_premise);
+		report_json_str(po, "fix_premise", p->fix_premise);
 		cJSON_AddBoolToObject(po, "correctness_failure", p->correctness);
 		cJSON_AddItemToArray(a, po);
 	}
 	a = cJSON_AddArrayToObject(o, "census_differences");
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
-		if (!metrics_is_census(cell->metric) || !cell->stats.deterministic ||
-		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
+		if (!compare_census_listed(cell))
 			continue;
 		cJSON *co = cJSON_CreateObject();
 		report_json_str(co, "probe", cell->probe);
 		report_json_str(co, "metric", cell->metric);
 		report_json_num(co, "base", cell->stats.base_median);
 		report_json_num(co, "fix", cell->stats.fix_median);
+		/* Across designs a difference is context: it decided nothing. */
+		cJSON_AddBoolToObject(co, "judged", !cell->context);
 		cJSON_AddItemToArray(a, co);
 	}
 

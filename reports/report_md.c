@@ -11,7 +11,7 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 {
 	const struct paired_cell *s = &cell->stats;
 	char x[48], y[48], dl[48], pct[24], ci[64], mde[24], signs[32];
-	const char *v = compare_verdict_text(s->verdict);
+	const char *v = compare_cell_verdict_text(cell);
 
 	metrics_format_value(cell->metric, s->base_median, x, sizeof x);
 	metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
@@ -31,7 +31,8 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 		sbuf_addf(b, "%.4f | %.4f | ", s->p, s->q);
 	else
 		sbuf_addf(b, "%.4f | - | ", s->p);
-	if (s->verdict == PAIRED_WORSE || s->verdict == PAIRED_BETTER)
+	if (!cell->context && !cell->inert &&
+	    (s->verdict == PAIRED_WORSE || s->verdict == PAIRED_BETTER))
 		sbuf_addf(b, "**%s**", v);
 	else
 		escape_md(b, v);
@@ -71,7 +72,7 @@ char *report_md_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct sbuf b;
-	char *rounds = compare_rounds_text(c), headline[160];
+	char *rounds = compare_rounds_text(c), headline[256], counts[128], *across;
 	int info_open = 0;
 
 	sbuf_init(&b);
@@ -87,6 +88,12 @@ char *report_md_ab(const struct compare *c)
 	escape_md(&b, d->session.size);
 	sbuf_addf(&b, ", rounds complete %s (interleaved ABBA), seed %lld\n\n", rounds,
 	          (long long)d->session.seed);
+	if ((across = compare_across_text(c))) {
+		sbuf_addf(&b, "Judged ");
+		escape_md(&b, across);
+		sbuf_addf(&b, ".\n\n");
+		free(across);
+	}
 
 	/* Identity comes first: a wrong result outweighs any cost. */
 	sbuf_addf(&b, "**Identity**\n\n");
@@ -119,12 +126,29 @@ char *report_md_ab(const struct compare *c)
 			          p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
 			escape_md(&b, p->failure);
 		}
+		for (int arm = 0; arm < 2; arm++) {
+			int n = arm ? p->fix_inert : p->base_inert;
+			const char *why = arm ? p->fix_premise : p->base_premise;
+			if (!n)
+				continue;
+			sbuf_addf(&b,
+			          "; :warning: **INERT in %s**: %d of %d runs did not meet the "
+			          "premise",
+			          arm ? "FIX" : "BASE", n, arm ? p->fix_runs : p->base_runs);
+			if (why && *why) {
+				sbuf_addf(&b, ": ");
+				escape_md(&b, why);
+			}
+		}
 		sbuf_addf(&b, "\n");
 	}
 	sbuf_addf(&b, "- census: %d deterministic counter%s compared exactly, ", c->census_exact,
 	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0)
 		sbuf_addf(&b, "all equal\n");
+	else if (c->across)
+		sbuf_addf(&b, "%d differ between the designs (context, not judged)\n",
+		          c->census_differ);
 	else
 		sbuf_addf(&b, "**%d differ** (marked below)\n", c->census_differ);
 
@@ -133,10 +157,18 @@ char *report_md_ab(const struct compare *c)
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		if (!cell->pol.decides && !info_open) {
-			sbuf_addf(&b,
-			          "\n<details><summary>%d info cell%s (shown, never "
-			          "judged)</summary>\n\n",
-			          c->info, c->info == 1 ? "" : "s");
+			if (c->across)
+				sbuf_addf(
+				    &b,
+				    "\n<details><summary>%d info and %d context cell%s (shown, "
+				    "never judged; across designs the census is "
+				    "context)</summary>\n\n",
+				    c->info, c->context, c->context == 1 ? "" : "s");
+			else
+				sbuf_addf(&b,
+				          "\n<details><summary>%d info cell%s (shown, never "
+				          "judged)</summary>\n\n",
+				          c->info, c->info == 1 ? "" : "s");
 			report_md_table_head(&b);
 			info_open = 1;
 		}
@@ -146,8 +178,8 @@ char *report_md_ab(const struct compare *c)
 		sbuf_addf(&b, "\n</details>\n");
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "- ", escape_md);
-	sbuf_addf(&b, "\n**%d worse, %d better, %d same**, %d info, %d not judged.\n", c->worse,
-	          c->better, c->same, c->info, c->few + c->unjudged);
+	report_text_counts(c, counts, sizeof counts);
+	sbuf_addf(&b, "\n**%s**.\n", counts);
 	free(rounds);
 	return b.data;
 }

@@ -42,6 +42,18 @@ void report_text_interval(const struct compare_cell *cell, char *buf, size_t siz
 		snprintf(buf, size, "[%s, %s]", lo, hi);
 }
 
+void report_text_counts(const struct compare *c, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%d worse, %d better, %d same, %d info", c->worse, c->better,
+	                 c->same, c->info);
+
+	if (c->across && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, ", %d context", c->context);
+	if (n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", %d not judged",
+		         c->few + c->unjudged + c->inert);
+}
+
 static void report_text_builds(const struct compare *c, struct sbuf *b)
 {
 	const struct report_data *d = c->data;
@@ -88,6 +100,17 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 		if (p->failure)
 			sbuf_addf(b, "  %-24s %s%s\n", "",
 			          p->fix_only_failure ? "FIX FAILS: " : "failed: ", p->failure);
+		for (int arm = 0; arm < 2; arm++) {
+			int n = arm ? p->fix_inert : p->base_inert;
+			const char *why = arm ? p->fix_premise : p->base_premise;
+			if (n)
+				sbuf_addf(b,
+				          "  %-24s INERT in %s: %d of %d runs did not meet the "
+				          "premise%s%s\n",
+				          "", arm ? "FIX" : "BASE", n,
+				          arm ? p->fix_runs : p->base_runs, why && *why ? ": " : "",
+				          why ? why : "");
+		}
 	}
 	sbuf_addf(b, "  census: %d deterministic counter%s compared exactly, ", c->census_exact,
 	          c->census_exact == 1 ? "" : "s");
@@ -95,12 +118,12 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 		sbuf_addf(b, "all equal\n");
 		return;
 	}
-	sbuf_addf(b, "%d differ:\n", c->census_differ);
+	sbuf_addf(b, "%d differ%s:\n", c->census_differ,
+	          c->across ? " between the designs (context, not judged)" : "");
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		char x[48], y[48], dl[48];
-		if (!metrics_is_census(cell->metric) || !cell->stats.deterministic ||
-		    (cell->stats.verdict != PAIRED_WORSE && cell->stats.verdict != PAIRED_BETTER))
+		if (!compare_census_listed(cell))
 			continue;
 		metrics_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
 		metrics_format_value(cell->metric, cell->stats.fix_median, y, sizeof y);
@@ -118,16 +141,53 @@ static void report_text_raw(struct sbuf *b, const char *s)
 void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,
                           void (*escape)(struct sbuf *b, const char *s))
 {
-	char *rounds = compare_rounds_text(c);
+	char *rounds = compare_rounds_text(c), *across = compare_across_text(c);
 
+	if (!escape)
+		escape = report_text_raw;
+	if (c->across) {
+		sbuf_addf(b,
+		          "%snote: across designs the census says how each collector works, not "
+		          "what it costs: its %d cell%s %s context, shown and never judged "
+		          "(--no-across judges them as within one design)\n",
+		          prefix, c->context, c->context == 1 ? "" : "s",
+		          c->context == 1 ? "is" : "are");
+	} else if (across) {
+		/* The collector names in it are stored text. */
+		sbuf_addf(b, "%snote: judged as ", prefix);
+		escape(b, across);
+		sbuf_addf(b, "\n");
+	}
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct compare_probe *p = &c->probes[i];
+		const char *why = p->fix_inert ? p->fix_premise : p->base_premise;
+		size_t n = 0;
+		if (!p->base_inert && !p->fix_inert)
+			continue;
+		for (size_t k = 0; k < c->ncells; k++)
+			n += c->cells[k].probe == p->probe;
+		sbuf_addf(b, "%snote: ", prefix);
+		escape(b, p->probe);
+		sbuf_addf(b, " went INERT in %s (premise not met",
+		          p->base_inert && p->fix_inert ? "both arms"
+		          : p->fix_inert                ? "FIX"
+		                                        : "BASE");
+		if (why && *why) {
+			sbuf_addf(b, ": ");
+			escape(b, why);
+		}
+		sbuf_addf(b,
+		          "): its %zu cell%s %s not judged, since a probe that did not cause the "
+		          "activity it exists for measures nothing about it (a counter fallen to 0 "
+		          "is no improvement)\n",
+		          n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+	}
 	for (size_t i = 0; i < c->ncells; i++) {
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
 		/* Info cells (sys time, faults) are often quantised: no warning for what never decides. */
-		if (!cell->pol.decides || (!s->bimodal_base && !s->bimodal_fix))
+		if (!cell->pol.decides || cell->inert || (!s->bimodal_base && !s->bimodal_fix))
 			continue;
-		if (!escape)
-			escape = report_text_raw;
 		sbuf_addf(b, "%swarning: ", prefix);
 		escape(b, cell->probe);
 		sbuf_addf(b, " ");
@@ -155,6 +215,7 @@ void report_text_warnings(const struct compare *c, struct sbuf *b, const char *p
 	          "%snote: verdicts control the false-discovery rate (Benjamini-Hochberg, q = "
 	          "%.2f) over %zu tested cell%s; deterministic cells are compared exactly\n",
 	          prefix, c->fdr_q, c->family, c->family == 1 ? "" : "s");
+	free(across);
 	free(rounds);
 }
 
@@ -162,7 +223,7 @@ char *report_text_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct sbuf b;
-	char *rounds = compare_rounds_text(c), headline[160], *text;
+	char *rounds = compare_rounds_text(c), headline[256], counts[128], *text, *across;
 
 	sbuf_init(&b);
 	sbuf_addf(&b,
@@ -170,6 +231,10 @@ char *report_text_ab(const struct compare *c)
 	          (long long)d->session.id, d->session.size, rounds, (long long)d->session.seed,
 	          d->session.hostname ? d->session.hostname : "?");
 	report_text_builds(c, &b);
+	if ((across = compare_across_text(c))) {
+		sbuf_addf(&b, "judged %s\n", across);
+		free(across);
+	}
 	report_text_identity(c, &b);
 
 	sbuf_addf(&b, "\n%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s\n", "probe",
@@ -196,14 +261,14 @@ char *report_text_ab(const struct compare *c)
 			snprintf(q, sizeof q, "-");
 		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s%s\n",
 		          cell->probe, cell->metric, x, y, dl, pct, ci, mde, signs, p, q,
-		          compare_verdict_text(s->verdict),
+		          compare_cell_verdict_text(cell),
 		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "", NULL);
 	compare_headline(c, headline, sizeof headline);
-	sbuf_addf(&b, "verdict: %s (%d worse, %d better, %d same, %d info, %d not judged)\n",
-	          headline, c->worse, c->better, c->same, c->info, c->few + c->unjudged);
+	report_text_counts(c, counts, sizeof counts);
+	sbuf_addf(&b, "verdict: %s (%s)\n", headline, counts);
 	free(rounds);
 	text = escape_text(b.data);
 	sbuf_release(&b);

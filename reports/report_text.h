@@ -16,8 +16,15 @@ void report_text_interval(const struct compare_cell *cell, char *buf, size_t siz
 void report_text_mde(const struct compare_cell *cell, char *buf, size_t size);
 
 /*
- * Appends the warnings (bimodal cells) and notes (incomplete rounds, cells not judged, the
- * false-discovery family), one line each, every line starting with `prefix`; names go
+ * "3 worse, 0 better, 5 same, 4 info, 12 context, 0 not judged": the verdict's counts (context
+ * only across designs; inert, too few pairs and no pairs are "not judged"); into buf.
+ */
+void report_text_counts(const struct compare *c, char *buf, size_t size);
+
+/*
+ * Appends the warnings (bimodal cells) and notes (how the census is judged when it is not
+ * the usual way, probes gone inert, incomplete rounds, cells not judged, the false-discovery
+ * family), one line each, every line starting with `prefix`; names and a probe's words go
  * through `escape` (NULL: as they are).
  */
 void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,

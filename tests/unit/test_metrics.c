@@ -223,6 +223,7 @@ static void test_table(void)
 		CHECK(strcmp(metrics_unit_name(m->unit), "?") != 0);
 		CHECK(strcmp(metrics_direction_name(m->better), "?") != 0);
 		CHECK(strcmp(metrics_class_name(m->cls), "?") != 0);
+		CHECK(strcmp(metrics_nature_name(m->nature), "?") != 0);
 		CHECK(m->kind == RUN_KIND_TIMED || m->kind == RUN_KIND_VALGRIND);
 		CHECK(m->ab_decides == 0 || m->ab_decides == 1);
 		CHECK(m->resolution >= 0 && m->resolution < 0.01);
@@ -247,6 +248,57 @@ static void test_table(void)
 	CHECK(metrics_profile_parse("nightly", &p) != 0);
 	CHECK_STR(metrics_unit_name((enum metric_unit)99), "?");
 	CHECK_STR(metrics_class_name((enum metric_class) - 1), "?");
+}
+
+/*
+ * Cost or behaviour: what `ab --across` may still judge between two designs. Costs are the
+ * yardsticks every design is measured by alike (time, instructions, the cache simulation,
+ * memory as the kernel counts it, perf counts); the census is each collector's own account.
+ */
+static void test_nature(void)
+{
+	static const char *const costs[] = {
+	    "time.wall_ns",        "time.user_ns",
+	    "time.sys_ns",         "rss.peak_bytes",
+	    "memory.vm_hwm_bytes", "memory.rss_anon_bytes",
+	    "valgrind.ir",         "cachesim.d1_misses",
+	    "cachesim.ll_misses",  "cachesim.est_cycles",
+	    "os.minor_faults",     "perf.instructions:u",
+	    "perf.task-clock",     NULL,
+	};
+	static const char *const behaviour[] = {
+	    "census.minor_collections",
+	    "census.major_collections",
+	    "census.alloc_bytes",
+	    "census.copied_bytes",
+	    "census.promoted_objects",
+	    "census.freed_bytes",
+	    "census.heap_committed_peak_bytes",
+	    "census.heap_used_after_full_bytes",
+	    "census.barrier_recorded",
+	    "census.pause_total_ns",
+	    NULL,
+	};
+	size_t n;
+	const struct metric_info *t = metrics_table(&n);
+
+	for (size_t i = 0; costs[i]; i++) {
+		CHECK(metrics_lookup(costs[i]) &&
+		      metrics_lookup(costs[i])->nature == METRIC_NATURE_COST);
+		CHECK(!metrics_is_behaviour(costs[i]));
+	}
+	for (size_t i = 0; behaviour[i]; i++)
+		CHECK(metrics_is_behaviour(behaviour[i]));
+	/* The whole census is behaviour, and nothing else is: a field added to gcr.h too. */
+	for (size_t i = 0; i < n; i++)
+		CHECK((t[i].nature == METRIC_NATURE_BEHAVIOUR) ==
+		      (strncmp(t[i].name, "census.", 7) == 0));
+	/* A name the harness cannot produce is no behaviour: ab shows it as info anyway. */
+	CHECK(!metrics_is_behaviour("census.no_such_field"));
+	CHECK(!metrics_is_behaviour("no.such_metric"));
+	CHECK_STR(metrics_nature_name(METRIC_NATURE_COST), "cost");
+	CHECK_STR(metrics_nature_name(METRIC_NATURE_BEHAVIOUR), "behaviour");
+	CHECK_STR(metrics_nature_name((enum metric_nature)7), "?");
 }
 
 static const char *fmt(const char *metric, double v)
@@ -314,6 +366,7 @@ int main(void)
 	test_format();
 	test_lookup();
 	test_table();
+	test_nature();
 	test_default_rules();
 	test_paired_policies();
 	return unit_done("test_metrics");

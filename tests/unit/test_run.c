@@ -1,7 +1,12 @@
-/* test_run.c — the stored names of run kinds, statuses and premises read back as written. */
+/*
+ * test_run.c — the stored names of run kinds, statuses and premises read back as written, and
+ * the first line of a stored stderr tail.
+ */
 #include <stdlib.h>
+#include <string.h>
 
 #include "run.h"
+#include "runner.h"
 #include "unit.h"
 #include "util.h"
 
@@ -56,9 +61,56 @@ static void test_premise(void)
 	CHECK_STR(text, "metastable");
 }
 
+static void check_first_line(const char *tail, const char *want)
+{
+	char *got = run_stderr_first_line(tail);
+
+	if (!want)
+		CHECK(got == NULL);
+	else
+		CHECK_STR(got ? got : "(null)", want);
+	free(got);
+}
+
+static void test_stderr_first_line(void)
+{
+	struct sbuf b;
+	char *s;
+
+	check_first_line(NULL, NULL);
+	check_first_line("", NULL);
+	check_first_line("\n \n\t\r\n", NULL);
+	check_first_line("01_p: heap corrupt at 0x10\n", "01_p: heap corrupt at 0x10");
+	/* The probe's own words come first; what a shell or a sanitizer adds follows. */
+	check_first_line("\n  gcr: out of memory  \r\nAborted (core dumped)\n",
+	                 "gcr: out of memory");
+	check_first_line("no newline at the end", "no newline at the end");
+	/* A tail cut from a longer stderr starts mid-line: its first whole line is taken. */
+	sbuf_init(&b);
+	while (b.len + 12 < RUNNER_STDERR_TAIL - 20)
+		sbuf_addf(&b, "fragment....");
+	sbuf_addf(&b, "\nwhole line\n");
+	while (b.len < RUNNER_STDERR_TAIL)
+		sbuf_addf(&b, "x");
+	check_first_line(b.data, "whole line");
+	/* A long line is cut, and says so. */
+	s = xmalloc(2 * RUN_STDERR_LINE_MAX + 1);
+	memset(s, 'y', 2 * RUN_STDERR_LINE_MAX);
+	s[2 * RUN_STDERR_LINE_MAX] = '\0';
+	{
+		char *got = run_stderr_first_line(s);
+		CHECK(got && strlen(got) == RUN_STDERR_LINE_MAX + 3);
+		CHECK(got && strcmp(got + RUN_STDERR_LINE_MAX, "...") == 0);
+		free(got);
+	}
+	free(s);
+	sbuf_release(&b);
+}
+
 int main(void)
 {
 	test_names_round_trip();
 	test_premise();
+	test_stderr_first_line();
 	return unit_done("test_run");
 }
