@@ -24,6 +24,9 @@
 #include "toolchain.h"
 #include "util.h"
 
+/* The manifest schema version this harness writes; it reads 1 and 2 (docs/manifest.md). */
+#define BUILDINFO_VERSION 2
+
 struct buildinfo {
 	char *dir;       /* the folder, as given */
 	char *name;      /* build name: "marksweep", "marksweep-slow" */
@@ -35,6 +38,8 @@ struct buildinfo {
 	struct strlist probes;      /* probe names, sorted as in the manifest */
 	struct toolchain toolchain; /* unknown for a manifest that records none */
 	int abi;                    /* the C ABI version; 0 for a "protocol": "census" build */
+	int manifest_version;       /* the schema's "version", 1 or 2 */
+	int *wrapper;               /* wrapper[i]: 1 when probe i starts the real program */
 	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
 	struct strlist *argv, *argv_iterations;
 };
@@ -65,5 +70,25 @@ void buildinfo_argv_free(char **argv);
 char *buildinfo_root(void);
 /* Names of the shipped builds under root/collectors, sorted. */
 void buildinfo_list(const char *root, struct strlist *names);
+
+/* What `gcratchet manifest` writes beyond what it finds in the folder. */
+struct buildinfo_manifest_opts {
+	const char *collector; /* NULL: the folder's name */
+	const char *version;   /* NULL: "unknown" */
+	int abi;               /* the C ABI (GCR_ABI_VERSION only); 0: "protocol": "census" */
+	const struct strlist *wrappers; /* probes declared wrappers; may be NULL */
+	int force;                      /* replace an existing manifest.json */
+};
+
+/*
+ * Writes dir/manifest.json (schema BUILDINFO_VERSION) for every executable regular file in
+ * dir named like a probe (NN_name), with its sha256; the build's name is the folder's.
+ * *nprobes is how many it lists. Refuses an existing manifest without o->force, a folder
+ * with no probe, and a wrapper that names no probe; errors name the file or argument.
+ */
+int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
+                             size_t *nprobes, struct err *e);
+/* 1 when the manifest declares `probe` a wrapper (it starts the real program as a child). */
+int buildinfo_probe_wrapper(const struct buildinfo *b, const char *probe);
 
 #endif /* BUILDINFO_H */

@@ -34,5 +34,6 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
                       const char *fix_name, const char *md_path, const char *json_path,
                       const char *html_path, int step_summary);
 int cmd_doctor(int argc, char **argv);
+int cmd_manifest(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -16,8 +16,8 @@
 
 struct sha256 {
 	uint32_t h[8];
-	uint64_t bytes;   /* message length so far */
-	uint8_t buf[64];  /* a partial block */
+	uint64_t bytes;  /* message length so far */
+	uint8_t buf[64]; /* a partial block */
 	size_t nbuf;
 };
 

@@ -52,6 +52,16 @@ expect_eq() {
 
 sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 
+# seal_manifest DIR — fills in each "sha256":"-" of DIR/manifest.json with its probe file's
+# digest: the harness checks every probe's bytes against its manifest before it runs them.
+seal_manifest() {
+	for f in "$1"/[0-9][0-9]_*; do
+		[ -f "$f" ] || continue
+		s=$(sha256sum "$f" | cut -c1-64)
+		sed -i "s/\"file\":\"${f##*/}\",\"sha256\":\"-\"/\"file\":\"${f##*/}\",\"sha256\":\"$s\"/" "$1/manifest.json"
+	done
+}
+
 # A build folder of shell-script probes that speak the census protocol: the language-neutral
 # path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>, their
 # census.alloc_bytes from $dir/alloc.<probe> (default 1000) and major_collections from
@@ -95,6 +105,7 @@ esac
 SCRIPT
 		chmod +x "$dir/$p"
 	done
+	seal_manifest "$dir"
 }
 
 # build_variant NAME COLLECTOR_DIR OUT EXTRA_CFLAGS PROBE... — a collector built with a plant

@@ -54,7 +54,8 @@ int main(void)
 	CHECK(sha256_file(path, hex, &e) != 0 && strstr(e.msg, path));
 	free(big);
 	CHECK(sha256_hex_valid("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
-	CHECK(!sha256_hex_valid("CDC76E5C9914FB9281A1C7E284D73E67F1809A48A497200E046D39CCC7112CD0"));
+	CHECK(
+	    !sha256_hex_valid("CDC76E5C9914FB9281A1C7E284D73E67F1809A48A497200E046D39CCC7112CD0"));
 	CHECK(!sha256_hex_valid("-"));
 	CHECK(!sha256_hex_valid("cdc76e5c"));
 	return unit_done("test_sha256");
