@@ -38,7 +38,7 @@ expect_eq "$(jq -r '[.probes[] | "\(.name)=\(.sha256)"] | join(" ")' "$B/manifes
 expect_status 2 "$GCR" manifest "$B"
 expect_grep "$B/manifest.json already exists: --force replaces it" "$T/err"
 expect_status 0 $M
-expect_eq "$(exported 1 '[.runs[] | "\(.probe) \(.status)"] | join(",")')" "01_a ok,02_b ok" "the folder measures"
+expect_eq "$(exported 1 '[.runs[] | "\(.probe) \(.status)"] | sort | join(",")')" "01_a ok,02_b ok" "the folder measures"
 
 # ---- A probe edited after its manifest: refused before anything runs -----------------------
 old=$(sha256sum "$B/01_a" | cut -c1-64)
@@ -52,6 +52,12 @@ expect_eq "$("$GCR" list sessions | tail -n +2 | wc -l)" 1 "nothing ran"
 expect_status 0 "$GCR" manifest "$B" --collector scripted --version 1.0 --force
 expect_status 0 $M
 expect_eq "$(sql 'SELECT count(*) FROM builds')" 2 "the edited folder is another build; the first is kept"
+# A store whose build of this id holds other bytes (here: planted) is not overwritten.
+sql "UPDATE builds SET manifest = replace(manifest, '$new', '$old') WHERE dir = '$B'"
+expect_status 2 $M
+expect_grep "$B: the store already has build [0-9a-f]{16} with another manifest \(other probe sha256s\): refusing" "$T/err"
+expect_eq "$(sql "SELECT count(*) FROM builds WHERE manifest LIKE '%$old%'")" 2 "the stored build is kept as it was"
+sql "UPDATE builds SET manifest = replace(manifest, '$old', '$new') WHERE dir = '$B' AND id = 2"
 
 # ---- Required fields, named when missing ----------------------------------------------------
 cp "$B/manifest.json" "$T/good.json"
