@@ -12,9 +12,12 @@
  * as a template (see BUILDINFO_PLACEHOLDERS below); without one it is run as `EXE SIZE`, or
  * `EXE --iterations N` for --two-n.
  *
- * Invariants: a loaded build has a manifest of the format and ABI version (or protocol) this
- * harness speaks, every probe it lists is an executable file in the folder, and every argv
- * template starts with {exe} and uses only the placeholders its kind of run has.
+ * Invariants: a loaded build has a manifest of the format, schema version and ABI version (or
+ * protocol) this harness speaks, every probe it lists is an executable file in the folder
+ * whose sha256 is the one the manifest gives (so the manifest's hash, the build's id, stands
+ * for these bytes), and every argv template starts with {exe} and uses only the
+ * placeholders its kind of run has. The digests are checked when the build is loaded: a
+ * file changed after that, during the session, is not caught.
  */
 #ifndef BUILDINFO_H
 #define BUILDINFO_H
