@@ -14,11 +14,14 @@ static const uint32_t sha256_k[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
+/* SHA-256 is arithmetic modulo 2^32: its additions and rotations wrap by definition. */
+UTIL_WRAPS_ON_PURPOSE
 static uint32_t sha256_ror(uint32_t x, int n)
 {
 	return (x >> n) | (x << (32 - n));
 }
 
+UTIL_WRAPS_ON_PURPOSE
 static void sha256_block(struct sha256 *s, const uint8_t *p)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, h;

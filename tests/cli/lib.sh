@@ -55,10 +55,10 @@ sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 # seal_manifest DIR — fills in each "sha256":"-" of DIR/manifest.json with its probe file's
 # digest: the harness checks every probe's bytes against its manifest before it runs them.
 seal_manifest() {
-	for f in "$1"/[0-9][0-9]_*; do
-		[ -f "$f" ] || continue
-		s=$(sha256sum "$f" | cut -c1-64)
-		sed -i "s/\"file\":\"${f##*/}\",\"sha256\":\"-\"/\"file\":\"${f##*/}\",\"sha256\":\"$s\"/" "$1/manifest.json"
+	jq -r '.probes[] | select(.sha256 == "-") | .name' "$1/manifest.json" | while IFS= read -r n; do
+		s=$(sha256sum <"$1/$n" | cut -c1-64)
+		jq -c --arg n "$n" --arg s "$s" '(.probes[] | select(.name == $n) | .sha256) = $s' \
+			"$1/manifest.json" >"$1/manifest.json.sealed" && mv "$1/manifest.json.sealed" "$1/manifest.json"
 	done
 }
 
