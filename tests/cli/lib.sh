@@ -52,10 +52,11 @@ expect_eq() {
 
 sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 
-# seal_manifest DIR — fills in each "sha256":"-" of DIR/manifest.json with its probe file's
-# digest: the harness checks every probe's bytes against its manifest before it runs them.
+# seal_manifest DIR — writes each probe's current sha256 into DIR/manifest.json (compact, key
+# order kept): the harness refuses a probe whose bytes differ from its manifest's, so a test
+# that rewrites a probe seals the folder again.
 seal_manifest() {
-	jq -r '.probes[] | select(.sha256 == "-") | .name' "$1/manifest.json" | while IFS= read -r n; do
+	jq -r '.probes[].name' "$1/manifest.json" | while IFS= read -r n; do
 		s=$(sha256sum <"$1/$n" | cut -c1-64)
 		jq -c --arg n "$n" --arg s "$s" '(.probes[] | select(.name == $n) | .sha256) = $s' \
 			"$1/manifest.json" >"$1/manifest.json.sealed" && mv "$1/manifest.json.sealed" "$1/manifest.json"
