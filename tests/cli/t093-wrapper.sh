@@ -18,7 +18,7 @@ M="--probes 01 --size ci --rounds 1 --warmup 0 --meters rusage,census,valgrind"
 # valgrind_run FIELD — a field of the last session's valgrind run.
 valgrind_run() { "$GCR" export | jq -r ".runs[] | select(.kind == \"valgrind\") | $1"; }
 
-expect_status 0 "$GCR" measure --collector marksweep $M
+expect_status 0 "$GCR" measure --build "$TOP/build/collectors/marksweep" $M
 direct=$(valgrind_run '.samples["valgrind.ir"]')
 
 wrapper "$T/declared" ""
