@@ -452,12 +452,54 @@ static int buildinfo_probe_name(const char *s)
 	return 1;
 }
 
+/*
+ * The manifest --force replaces, as a tree, or NULL when there is none or it does not parse:
+ * what it said that the folder's files cannot say (identity, templates, wrappers) is kept.
+ */
+static cJSON *buildinfo_old_manifest(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *root = NULL;
+	struct err e;
+
+	if (access(path, F_OK) == 0 && read_file(path, &text, &len, &e) == 0 &&
+	    json_parse(text, len, path, &root, &e) == 0 && !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	free(text);
+	return root;
+}
+
+/* old.key when it is a string, else `fallback`. */
+static const char *buildinfo_old_string(const cJSON *old, const char *key, const char *fallback)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(old, key);
+
+	return cJSON_IsString(v) ? v->valuestring : fallback;
+}
+
+/* The old manifest's object for probe `name`, or NULL. */
+static const cJSON *buildinfo_old_probe(const cJSON *old, const char *name)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(old, "probes"))
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "name");
+		if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+			return p;
+	}
+	return NULL;
+}
+
 int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
                              size_t *nprobes, struct err *e)
 {
 	char *path = xasprintf("%s/manifest.json", dir), *text = NULL, *clean = xstrdup(dir), *base;
 	struct strlist found = {0};
-	cJSON *root = cJSON_CreateObject(), *probes;
+	cJSON *root = cJSON_CreateObject(), *probes, *old = NULL;
 	DIR *d = NULL;
 	struct dirent *ent;
 	int rc = -1;
@@ -502,19 +544,39 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 	for (size_t n = strlen(clean); n > 1 && clean[n - 1] == '/'; n--)
 		clean[n - 1] = '\0';
 	base = strrchr(clean, '/') && strrchr(clean, '/')[1] ? strrchr(clean, '/') + 1 : clean;
+	old = buildinfo_old_manifest(path);
+	{
+		const cJSON *abi = cJSON_GetObjectItemCaseSensitive(old, "abi");
+		/* Probes built for another ABI are not made this one's by a new manifest. */
+		if (!o->abi && !o->protocol && cJSON_IsNumber(abi) &&
+		    abi->valuedouble != GCR_ABI_VERSION) {
+			err_set(e,
+			        "%s says abi %.15g, this harness speaks %d: rebuild the probes, or "
+			        "give --abi %d or --protocol census",
+			        path, abi->valuedouble, GCR_ABI_VERSION, GCR_ABI_VERSION);
+			goto out;
+		}
+	}
 	cJSON_AddStringToObject(root, "format", BUILDINFO_FORMAT);
 	cJSON_AddNumberToObject(root, "version", BUILDINFO_VERSION);
-	if (o->abi)
-		cJSON_AddNumberToObject(root, "abi", o->abi);
+	if (o->abi ||
+	    (!o->protocol && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(old, "abi"))))
+		cJSON_AddNumberToObject(root, "abi", GCR_ABI_VERSION);
 	else
 		cJSON_AddStringToObject(root, "protocol", BUILDINFO_PROTOCOL);
-	cJSON_AddStringToObject(root, "name", base);
-	cJSON_AddStringToObject(root, "collector", o->collector ? o->collector : base);
-	cJSON_AddStringToObject(root, "collector_version", o->version ? o->version : "unknown");
-	cJSON_AddStringToObject(root, "git_commit", "none");
+	cJSON_AddStringToObject(root, "name", buildinfo_old_string(old, "name", base));
+	cJSON_AddStringToObject(root, "collector",
+	                        o->collector ? o->collector
+	                                     : buildinfo_old_string(old, "collector", base));
+	cJSON_AddStringToObject(
+	    root, "collector_version",
+	    o->version ? o->version : buildinfo_old_string(old, "collector_version", "unknown"));
+	cJSON_AddStringToObject(root, "git_commit",
+	                        buildinfo_old_string(old, "git_commit", "none"));
 	probes = cJSON_AddArrayToObject(root, "probes");
 	for (size_t i = 0; i < found.n; i++) {
 		cJSON *p = cJSON_CreateObject();
+		const cJSON *was = buildinfo_old_probe(old, found.items[i]), *v;
 		char *exe = xasprintf("%s/%s", dir, found.items[i]), hex[SHA256_HEX_LEN + 1];
 		int bad = sha256_file(exe, hex, e);
 		free(exe);
@@ -524,8 +586,14 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		cJSON_AddStringToObject(p, "name", found.items[i]);
 		cJSON_AddStringToObject(p, "file", found.items[i]);
 		cJSON_AddStringToObject(p, "sha256", hex);
-		if (o->wrappers && strlist_contains(o->wrappers, found.items[i]))
+		if ((o->wrappers && strlist_contains(o->wrappers, found.items[i])) ||
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "wrapper")))
 			cJSON_AddTrueToObject(p, "wrapper");
+		/* How the probe is run is not in its bytes: a rewritten manifest keeps it. */
+		if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv")))
+			cJSON_AddItemToObject(p, "argv", cJSON_Duplicate(v, 1));
+		if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv_iterations")))
+			cJSON_AddItemToObject(p, "argv_iterations", cJSON_Duplicate(v, 1));
 	}
 	text = cJSON_Print(root);
 	{
@@ -542,6 +610,7 @@ out:
 		closedir(d);
 	free(text);
 	cJSON_Delete(root);
+	cJSON_Delete(old);
 	strlist_release(&found);
 	free(clean);
 	free(path);

@@ -79,6 +79,7 @@ struct buildinfo_manifest_opts {
 	const char *collector; /* NULL: the folder's name */
 	const char *version;   /* NULL: "unknown" */
 	int abi;               /* the C ABI (GCR_ABI_VERSION only); 0: "protocol": "census" */
+	int protocol; /* 1: --protocol census given (a replaced manifest's abi is dropped) */
 	const struct strlist *wrappers; /* probes declared wrappers; may be NULL */
 	int force;                      /* replace an existing manifest.json */
 };
@@ -88,6 +89,9 @@ struct buildinfo_manifest_opts {
  * dir named like a probe (NN_name), with its sha256; the build's name is the folder's.
  * *nprobes is how many it lists. Refuses an existing manifest without o->force, a folder
  * with no probe, and a wrapper that names no probe; errors name the file or argument.
+ * Replacing a manifest keeps what it said that the files cannot, unless an option says
+ * otherwise: name, collector, collector_version, git_commit, abi, and each probe still
+ * there's argv templates and wrapper flag. Only the digests (and so the build id) change.
  */
 int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
                              size_t *nprobes, struct err *e);

@@ -67,6 +67,7 @@ int cmd_manifest(int argc, char **argv)
 		                    "against gcr.h, --protocol census for any other program)");
 		goto out;
 	}
+	o.protocol = protocol;
 	o.wrappers = &wrappers;
 	if (buildinfo_manifest_write(positional.items[0], &o, &n, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);

@@ -187,7 +187,8 @@ static const struct cli_command commands[] = {
      "unknown) are its identity; --protocol census (the default) for any program, --abi N for C\n"
      "probes built against gcr.h. --wrapper PROBE declares a probe that starts the real program\n"
      "as a child (the valgrind meter then follows children). --force replaces an existing\n"
-     "manifest: the folder becomes a new build.\n"
+     "manifest, keeping its identity, templates and wrappers unless an option overrides\n"
+     "them, with new digests: the folder becomes a new build.\n"
      "\n"
      "Exit status: 0 written; 2 bad arguments, no probe in DIR, or a manifest already there.\n",
      "write a build folder's manifest (probe sha256s) for a foreign build"},

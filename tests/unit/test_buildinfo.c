@@ -124,6 +124,49 @@ static void test_wrapper(void)
 	free(w);
 }
 
+/* --force keeps what the replaced manifest said that the files cannot. */
+static void test_rewrite(void)
+{
+	struct buildinfo_manifest_opts o = {0};
+	struct buildinfo b;
+	struct err e;
+	size_t n;
+	char **argv;
+	char *m = xasprintf("{\"format\":\"gcratchet-build\",\"version\":2,\"abi\":1,\"name\":"
+	                    "\"ms\",\"collector\":\"marksweep\",\"collector_version\":\"1.0\","
+	                    "\"git_commit\":\"abc\",\"probes\":[{\"name\":\"01_a\",\"sha256\":"
+	                    "\"%s\",\"wrapper\":true,\"argv\":[\"{exe}\",\"--size={size}\"]}]}",
+	                    probe_sha);
+
+	write_text("manifest.json", m, 0);
+	free(m);
+	write_text("01_a", "#!/bin/sh\necho edited\n", 1);
+	o.force = 1;
+	CHECK(buildinfo_manifest_write(dir, &o, &n, &e) == 0);
+	CHECK(buildinfo_load(dir, &b, &e) == 0);
+	CHECK(b.abi == 1 && strcmp(b.name, "ms") == 0 && strcmp(b.collector, "marksweep") == 0 &&
+	      strcmp(b.version, "1.0") == 0 && strcmp(b.git_commit, "abc") == 0);
+	CHECK(buildinfo_probe_wrapper(&b, "01_a") == 1);
+	argv = buildinfo_probe_argv(&b, "01_a", "EXE", "ci", 0);
+	CHECK(argv[0] && strcmp(argv[0], "EXE") == 0 && argv[1] &&
+	      strcmp(argv[1], "--size=ci") == 0 && !argv[2]);
+	buildinfo_argv_free(argv);
+	buildinfo_release(&b);
+	/* An option still wins, and --protocol drops the old abi. */
+	o.collector = "other";
+	o.protocol = 1;
+	CHECK(buildinfo_manifest_write(dir, &o, &n, &e) == 0);
+	CHECK(buildinfo_load(dir, &b, &e) == 0);
+	CHECK(b.abi == 0 && strcmp(b.collector, "other") == 0 && strcmp(b.name, "ms") == 0);
+	buildinfo_release(&b);
+	/* Probes of another ABI are not relabelled. */
+	write_text("manifest.json", "{\"format\":\"gcratchet-build\",\"abi\":0,\"probes\":[]}", 0);
+	o.protocol = 0;
+	CHECK(buildinfo_manifest_write(dir, &o, &n, &e) != 0);
+	CHECK(strstr(e.msg, "says abi 0, this harness speaks 1: rebuild the probes"));
+	write_text("01_a", "#!/bin/sh\necho a\n", 1);
+}
+
 static void test_write(void)
 {
 	struct buildinfo_manifest_opts o = {0};
@@ -165,6 +208,7 @@ static void test_write(void)
 	CHECK(buildinfo_manifest_write(dir, &o, &n, &e) != 0);
 	CHECK(strstr(e.msg, "--wrapper 09_x: ") && strstr(e.msg, "has no executable probe"));
 	strlist_release(&wrappers);
+	test_rewrite();
 	{
 		char *p = xasprintf("%s/02_b", dir), *q = xasprintf("%s/03_data", dir),
 		     *r = xasprintf("%s/helper", dir);
