@@ -1,24 +1,43 @@
 #include "buildinfo.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gcr.h"
 #include "json.h"
+#include "sha256.h"
 
-#define BUILDINFO_FORMAT   "gcratchet-build"
-#define BUILDINFO_PROTOCOL "census"
+#define BUILDINFO_FORMAT       "gcratchet-build"
+#define BUILDINFO_PROTOCOL     "census"
+#define BUILDINFO_VERSION_TEXT "1 or 2"
+
+/*
+ * A required member: "PATH: field KEY missing (WHAT)" when absent, so a manifest written by
+ * hand learns which field it lacks, not what a default would have meant.
+ */
+static const cJSON *buildinfo_field(const cJSON *obj, const char *path, const char *key,
+                                    const char *at, const char *what, struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!v)
+		err_setc(e, ERR_INVALID, "%s: field %s missing (%s)", path, at ? at : key, what);
+	return v;
+}
 
 static int buildinfo_string(const cJSON *root, const char *path, const char *key, char **out,
                             struct err *e)
 {
+	const cJSON *v = buildinfo_field(root, path, key, NULL, "a string", e);
 	const char *s;
 
-	if (json_string(cJSON_GetObjectItemCaseSensitive(root, key), path, key, &s, e) != 0)
+	if (!v || json_string(v, path, key, &s, e) != 0)
 		return -1;
 	*out = xstrdup(s);
 	return 0;
@@ -76,6 +95,11 @@ static int buildinfo_abi(const cJSON *root, const char *path, struct buildinfo *
 	const char *name;
 	int64_t v;
 
+	if (!abi && !protocol)
+		return err_setc(e, ERR_INVALID,
+		                "%s: field abi missing (the C ABI the probes were built against, "
+		                "%d; or \"protocol\": \"census\" for a program with no C ABI)",
+		                path, GCR_ABI_VERSION);
 	if (abi && protocol)
 		return err_setc(
 		    e, ERR_INVALID,
@@ -100,6 +124,78 @@ static int buildinfo_abi(const cJSON *root, const char *path, struct buildinfo *
 		                "rebuild it",
 		                path, (long long)v, GCR_ABI_VERSION);
 	out->abi = (int)v;
+	return 0;
+}
+
+/*
+ * "version": the schema's version. 1 is what make wrote before probe digests were checked (a
+ * hand-written one could leave sha256 out); 2 adds "wrapper". Both are read by the rules of
+ * 2, so a version-1 manifest without real digests is refused with the way to mend it.
+ */
+static int buildinfo_version(const cJSON *root, const char *path, struct buildinfo *out,
+                             struct err *e)
+{
+	const cJSON *v = buildinfo_field(root, path, "version", NULL,
+	                                 "the schema's version, " BUILDINFO_VERSION_TEXT, e);
+	int64_t n;
+
+	if (!v || json_int(v, 1, JSON_INT_MAX, path, "version", &n, e) != 0)
+		return -1;
+	if (n > BUILDINFO_VERSION)
+		return err_setc(e, ERR_INVALID,
+		                "%s: version: %lld is newer than this harness reads (%d): update "
+		                "gcratchet",
+		                path, (long long)n, BUILDINFO_VERSION);
+	out->manifest_version = (int)n;
+	return 0;
+}
+
+/* probes[i].wrapper: optional, true for a probe that starts the real program as a child. */
+static int buildinfo_wrapper(const cJSON *probe, const char *path, const char *item, int *out,
+                             struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(probe, "wrapper");
+	char where[96];
+
+	*out = 0;
+	if (!v)
+		return 0;
+	json_path_key(where, sizeof where, item, "wrapper");
+	return json_bool(v, path, where, out, e);
+}
+
+/*
+ * probes[i].sha256 against the file's bytes: a probe edited after its manifest was written
+ * would otherwise be measured, and stored, as the build the manifest names.
+ */
+static int buildinfo_verify(const cJSON *probe, const char *path, const char *item, const char *exe,
+                            struct err *e)
+{
+	const cJSON *v;
+	const char *want;
+	char where[96], got[SHA256_HEX_LEN + 1];
+
+	json_path_key(where, sizeof where, item, "sha256");
+	v = buildinfo_field(probe, path, "sha256", where,
+	                    "the probe file's sha256; write it with `gcratchet manifest DIR "
+	                    "--force`, or rebuild",
+	                    e);
+	if (!v || json_string(v, path, where, &want, e) != 0)
+		return -1;
+	if (!sha256_hex_valid(want))
+		return err_setc(e, ERR_INVALID,
+		                "%s: %s: \"%s\" is not a sha256 (64 lowercase hex digits); write "
+		                "them with `gcratchet manifest DIR --force`, or rebuild",
+		                path, where, want);
+	if (sha256_file(exe, got, e) != 0)
+		return -1;
+	if (strcmp(got, want) != 0)
+		return err_setc(e, ERR_INVALID,
+		                "%s: probe file %s changed after its manifest was written: the "
+		                "manifest says sha256 %s, the file's is %s; rebuild the folder, or "
+		                "if the change is meant, rewrite its manifest with `gcratchet "
+		                "manifest DIR --force` (a new build)",
+		                path, exe, want, got);
 	return 0;
 }
 
@@ -130,11 +226,15 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		err_set(e, "%s: must be a JSON object", path);
 		goto out;
 	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "format");
+	v = buildinfo_field(root, path, "format", NULL, "\"" BUILDINFO_FORMAT "\"", e);
+	if (!v)
+		goto out;
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, BUILDINFO_FORMAT) != 0) {
 		err_set(e, "%s: format: must be \"%s\"", path, BUILDINFO_FORMAT);
 		goto out;
 	}
+	if (buildinfo_version(root, path, out, e) != 0)
+		goto out;
 	if (buildinfo_abi(root, path, out, e) != 0)
 		goto out;
 	if (buildinfo_string(root, path, "name", &out->name, e) != 0 ||
@@ -144,13 +244,16 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
 	                    &out->toolchain, e) != 0)
 		goto out;
-	v = cJSON_GetObjectItemCaseSensitive(root, "probes");
+	v = buildinfo_field(root, path, "probes", NULL, "an array of probe objects", e);
+	if (!v)
+		goto out;
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
 		err_set(e, "%s: probes: must be a non-empty array (an empty build?)", path);
 		goto out;
 	}
 	out->argv = xcalloc((size_t)cJSON_GetArraySize(v), sizeof *out->argv);
 	out->argv_iterations = xcalloc((size_t)cJSON_GetArraySize(v), sizeof *out->argv);
+	out->wrapper = xcalloc((size_t)cJSON_GetArraySize(v), sizeof *out->wrapper);
 	cJSON_ArrayForEach(probe, v)
 	{
 		const char *name;
@@ -161,7 +264,9 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 			goto out;
 		}
 		json_path_key(where, sizeof where, item, "name");
-		if (json_string(cJSON_GetObjectItemCaseSensitive(probe, "name"), path, where, &name,
+		if (!buildinfo_field(probe, path, "name", where, "the probe's file name, NN_name",
+		                     e) ||
+		    json_string(cJSON_GetObjectItemCaseSensitive(probe, "name"), path, where, &name,
 		                e) != 0)
 			goto out;
 		/* A probe listed twice would be measured twice under one name. */
@@ -174,6 +279,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		    buildinfo_template(probe, path, item, "argv_iterations", counted,
 		                       &out->argv_iterations[i - 1], e) != 0)
 			goto out;
+		if (buildinfo_wrapper(probe, path, item, &out->wrapper[i - 1], e) != 0)
+			goto out;
 		strlist_push(&out->probes, name);
 		exe = buildinfo_probe_path(out, name);
 		if (access(exe, X_OK) != 0) {
@@ -182,7 +289,13 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 			free(exe);
 			goto out;
 		}
+		rc = buildinfo_verify(probe, path, item, exe, e);
 		free(exe);
+		if (rc != 0) {
+			rc = -1;
+			goto out;
+		}
+		rc = -1;
 	}
 	out->manifest_text = text;
 	text = NULL;
@@ -218,6 +331,7 @@ void buildinfo_release(struct buildinfo *b)
 	}
 	free(b->argv);
 	free(b->argv_iterations);
+	free(b->wrapper);
 	strlist_release(&b->probes);
 	toolchain_release(&b->toolchain);
 	memset(b, 0, sizeof *b);
@@ -324,4 +438,189 @@ void buildinfo_list(const char *root, struct strlist *names)
 	if (names->n > 1)
 		qsort(names->items, names->n, sizeof *names->items, buildinfo_cmp);
 	free(dir);
+}
+
+/* "NN_name": how probes are named, so the manifest skips scripts' helpers and data files. */
+static int buildinfo_probe_name(const char *s)
+{
+	if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '_' && s[3]))
+		return 0;
+	for (s += 3; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/*
+ * The manifest --force replaces, as a tree, or NULL when there is none or it does not parse:
+ * what it said that the folder's files cannot say (identity, templates, wrappers) is kept.
+ */
+static cJSON *buildinfo_old_manifest(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *root = NULL;
+	struct err e;
+
+	if (access(path, F_OK) == 0 && read_file(path, &text, &len, &e) == 0 &&
+	    json_parse(text, len, path, &root, &e) == 0 && !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	free(text);
+	return root;
+}
+
+/* old.key when it is a string, else `fallback`. */
+static const char *buildinfo_old_string(const cJSON *old, const char *key, const char *fallback)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(old, key);
+
+	return cJSON_IsString(v) ? v->valuestring : fallback;
+}
+
+/* The old manifest's object for probe `name`, or NULL. */
+static const cJSON *buildinfo_old_probe(const cJSON *old, const char *name)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(old, "probes"))
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "name");
+		if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
+                             size_t *nprobes, struct err *e)
+{
+	char *path = xasprintf("%s/manifest.json", dir), *text = NULL, *clean = xstrdup(dir), *base;
+	struct strlist found = {0};
+	cJSON *root = cJSON_CreateObject(), *probes, *old = NULL;
+	DIR *d = NULL;
+	struct dirent *ent;
+	int rc = -1;
+
+	*nprobes = 0;
+	if (o->abi && o->abi != GCR_ABI_VERSION) {
+		err_set(e, "--abi %d: this harness speaks collector ABI %d", o->abi,
+		        GCR_ABI_VERSION);
+		goto out;
+	}
+	if (!(d = opendir(dir))) {
+		err_set(e, "%s: cannot open the folder: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (!o->force && access(path, F_OK) == 0) {
+		err_set(e, "%s already exists: --force replaces it (a new build)", path);
+		goto out;
+	}
+	while ((ent = readdir(d))) {
+		char *exe;
+		struct stat st;
+		if (!buildinfo_probe_name(ent->d_name))
+			continue;
+		exe = xasprintf("%s/%s", dir, ent->d_name);
+		if (stat(exe, &st) == 0 && S_ISREG(st.st_mode) && access(exe, X_OK) == 0)
+			strlist_push(&found, ent->d_name);
+		free(exe);
+	}
+	if (found.n == 0) {
+		err_set(e, "%s: no executable named like a probe (NN_name, e.g. 01_nursery_churn)",
+		        dir);
+		goto out;
+	}
+	qsort(found.items, found.n, sizeof *found.items, buildinfo_cmp);
+	for (size_t i = 0; o->wrappers && i < o->wrappers->n; i++)
+		if (!strlist_contains(&found, o->wrappers->items[i])) {
+			err_set(e, "--wrapper %s: %s has no executable probe of that name",
+			        o->wrappers->items[i], dir);
+			goto out;
+		}
+	/* "out/jvm-g1/" is named jvm-g1 too. */
+	for (size_t n = strlen(clean); n > 1 && clean[n - 1] == '/'; n--)
+		clean[n - 1] = '\0';
+	base = strrchr(clean, '/') && strrchr(clean, '/')[1] ? strrchr(clean, '/') + 1 : clean;
+	old = buildinfo_old_manifest(path);
+	{
+		const cJSON *abi = cJSON_GetObjectItemCaseSensitive(old, "abi");
+		/* Probes built for another ABI are not made this one's by a new manifest. */
+		if (!o->abi && !o->protocol && cJSON_IsNumber(abi) &&
+		    abi->valuedouble != GCR_ABI_VERSION) {
+			err_set(e,
+			        "%s says abi %.15g, this harness speaks %d: rebuild the probes, or "
+			        "give --abi %d or --protocol census",
+			        path, abi->valuedouble, GCR_ABI_VERSION, GCR_ABI_VERSION);
+			goto out;
+		}
+	}
+	cJSON_AddStringToObject(root, "format", BUILDINFO_FORMAT);
+	cJSON_AddNumberToObject(root, "version", BUILDINFO_VERSION);
+	if (o->abi ||
+	    (!o->protocol && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(old, "abi"))))
+		cJSON_AddNumberToObject(root, "abi", GCR_ABI_VERSION);
+	else
+		cJSON_AddStringToObject(root, "protocol", BUILDINFO_PROTOCOL);
+	cJSON_AddStringToObject(root, "name", buildinfo_old_string(old, "name", base));
+	cJSON_AddStringToObject(root, "collector",
+	                        o->collector ? o->collector
+	                                     : buildinfo_old_string(old, "collector", base));
+	cJSON_AddStringToObject(
+	    root, "collector_version",
+	    o->version ? o->version : buildinfo_old_string(old, "collector_version", "unknown"));
+	cJSON_AddStringToObject(root, "git_commit",
+	                        buildinfo_old_string(old, "git_commit", "none"));
+	probes = cJSON_AddArrayToObject(root, "probes");
+	for (size_t i = 0; i < found.n; i++) {
+		cJSON *p = cJSON_CreateObject();
+		const cJSON *was = buildinfo_old_probe(old, found.items[i]), *v;
+		char *exe = xasprintf("%s/%s", dir, found.items[i]), hex[SHA256_HEX_LEN + 1];
+		int bad = sha256_file(exe, hex, e);
+		free(exe);
+		cJSON_AddItemToArray(probes, p);
+		if (bad)
+			goto out;
+		cJSON_AddStringToObject(p, "name", found.items[i]);
+		cJSON_AddStringToObject(p, "file", found.items[i]);
+		cJSON_AddStringToObject(p, "sha256", hex);
+		if ((o->wrappers && strlist_contains(o->wrappers, found.items[i])) ||
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "wrapper")))
+			cJSON_AddTrueToObject(p, "wrapper");
+		/* How the probe is run is not in its bytes: a rewritten manifest keeps it. */
+		if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv")))
+			cJSON_AddItemToObject(p, "argv", cJSON_Duplicate(v, 1));
+		if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv_iterations")))
+			cJSON_AddItemToObject(p, "argv_iterations", cJSON_Duplicate(v, 1));
+	}
+	text = cJSON_Print(root);
+	{
+		char *nl = xasprintf("%s\n", text);
+		free(text);
+		text = nl;
+	}
+	if (write_file_atomic(path, text, strlen(text), e) != 0)
+		goto out;
+	*nprobes = found.n;
+	rc = 0;
+out:
+	if (d)
+		closedir(d);
+	free(text);
+	cJSON_Delete(root);
+	cJSON_Delete(old);
+	strlist_release(&found);
+	free(clean);
+	free(path);
+	return rc;
+}
+
+int buildinfo_probe_wrapper(const struct buildinfo *b, const char *probe)
+{
+	for (size_t i = 0; i < b->probes.n; i++)
+		if (strcmp(b->probes.items[i], probe) == 0)
+			return b->wrapper[i];
+	return 0;
 }

@@ -12,9 +12,12 @@
  * as a template (see BUILDINFO_PLACEHOLDERS below); without one it is run as `EXE SIZE`, or
  * `EXE --iterations N` for --two-n.
  *
- * Invariants: a loaded build has a manifest of the format and ABI version (or protocol) this
- * harness speaks, every probe it lists is an executable file in the folder, and every argv
- * template starts with {exe} and uses only the placeholders its kind of run has.
+ * Invariants: a loaded build has a manifest of the format, schema version and ABI version (or
+ * protocol) this harness speaks, every probe it lists is an executable file in the folder
+ * whose sha256 is the one the manifest gives (so the manifest's hash, the build's id, stands
+ * for these bytes), and every argv template starts with {exe} and uses only the
+ * placeholders its kind of run has. The digests are checked when the build is loaded: a
+ * file changed after that, during the session, is not caught.
  */
 #ifndef BUILDINFO_H
 #define BUILDINFO_H
@@ -23,6 +26,9 @@
 
 #include "toolchain.h"
 #include "util.h"
+
+/* The manifest schema version this harness writes; it reads 1 and 2 (docs/manifest.md). */
+#define BUILDINFO_VERSION 2
 
 struct buildinfo {
 	char *dir;       /* the folder, as given */
@@ -35,6 +41,8 @@ struct buildinfo {
 	struct strlist probes;      /* probe names, sorted as in the manifest */
 	struct toolchain toolchain; /* unknown for a manifest that records none */
 	int abi;                    /* the C ABI version; 0 for a "protocol": "census" build */
+	int manifest_version;       /* the schema's "version", 1 or 2 */
+	int *wrapper;               /* wrapper[i]: 1 when probe i starts the real program */
 	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
 	struct strlist *argv, *argv_iterations;
 };
@@ -65,5 +73,29 @@ void buildinfo_argv_free(char **argv);
 char *buildinfo_root(void);
 /* Names of the shipped builds under root/collectors, sorted. */
 void buildinfo_list(const char *root, struct strlist *names);
+
+/* What `gcratchet manifest` writes beyond what it finds in the folder. */
+struct buildinfo_manifest_opts {
+	const char *collector; /* NULL: the folder's name */
+	const char *version;   /* NULL: "unknown" */
+	int abi;               /* the C ABI (GCR_ABI_VERSION only); 0: "protocol": "census" */
+	int protocol; /* 1: --protocol census given (a replaced manifest's abi is dropped) */
+	const struct strlist *wrappers; /* probes declared wrappers; may be NULL */
+	int force;                      /* replace an existing manifest.json */
+};
+
+/*
+ * Writes dir/manifest.json (schema BUILDINFO_VERSION) for every executable regular file in
+ * dir named like a probe (NN_name), with its sha256; the build's name is the folder's.
+ * *nprobes is how many it lists. Refuses an existing manifest without o->force, a folder
+ * with no probe, and a wrapper that names no probe; errors name the file or argument.
+ * Replacing a manifest keeps what it said that the files cannot, unless an option says
+ * otherwise: name, collector, collector_version, git_commit, abi, and each probe still
+ * there's argv templates and wrapper flag. Only the digests (and so the build id) change.
+ */
+int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
+                             size_t *nprobes, struct err *e);
+/* 1 when the manifest declares `probe` a wrapper (it starts the real program as a child). */
+int buildinfo_probe_wrapper(const struct buildinfo *b, const char *probe);
 
 #endif /* BUILDINFO_H */

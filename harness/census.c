@@ -39,12 +39,22 @@ static int census_string(const cJSON *root, const char *key, int required, char 
 static const char *const census_fields[] = {GCR_CENSUS_FIELDS(CENSUS_FIELD_NAME_) NULL};
 #undef CENSUS_FIELD_NAME_
 
+/* Records an unknown key as a warning on the run; `key` is its JSON path. */
+static void census_unknown(struct census_report *out, const char *key)
+{
+	char *w = xasprintf("unknown census key \"%s\" (not stored: a typo? the fields are in "
+	                    "docs/census-protocol.md)",
+	                    key);
+	strlist_push(&out->warnings, w);
+	free(w);
+}
+
 /*
  * Counters travel as JSON numbers: json_int takes exact integers below 2^53 only, so one
  * above cannot silently lose precision.
  */
 static int census_counters(const cJSON *obj, const char *group, const char *const *allowed,
-                           struct metric_set *m, struct err *e)
+                           struct census_report *out, struct err *e)
 {
 	const cJSON *item;
 
@@ -60,13 +70,19 @@ static int census_counters(const cJSON *obj, const char *group, const char *cons
 
 		for (size_t i = 0; allowed[i]; i++)
 			known |= strcmp(allowed[i], item->string) == 0;
-		/* Fields this harness does not know are ignored: a newer probe may send more. */
-		if (!known)
+		json_path_key(metric, sizeof metric, group, item->string);
+		/*
+		 * A counter this harness does not know is not stored, but said: a typo'd name
+		 * would otherwise lose its figure without a word. A newer probe's extra counter
+		 * costs only a warning.
+		 */
+		if (!known) {
+			census_unknown(out, metric);
 			continue;
-		snprintf(metric, sizeof metric, "%s.%s", group, item->string);
+		}
 		if (json_int(item, 0, JSON_INT_MAX, "census", metric, &v, e) != 0)
 			return -1;
-		metric_set_add(m, metric, (double)v);
+		metric_set_add(&out->metrics, metric, (double)v);
 	}
 	return 0;
 }
@@ -90,6 +106,58 @@ static int census_format(const cJSON *root, struct err *e)
 		return err_set(
 		    e, "census: version: must be %d (the version this harness reads), got %.15g",
 		    CENSUS_VERSION, v->valuedouble);
+	return 0;
+}
+
+/*
+ * The fields the harness records nothing from are still checked: "iterations" an exact
+ * integer, "capabilities" strings; and any top-level key the protocol does not define is a
+ * warning, as an unknown counter is.
+ */
+static int census_extras(const cJSON *root, struct census_report *out, struct err *e)
+{
+	static const char *const top[] = {"format",
+	                                  "version",
+	                                  "probe",
+	                                  "size",
+	                                  "iterations",
+	                                  "collector",
+	                                  "collector_version",
+	                                  "capabilities",
+	                                  "checksum",
+	                                  "census",
+	                                  "memory",
+	                                  "premise",
+	                                  NULL};
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "iterations"), *item;
+	int64_t n;
+	size_t i = 0;
+
+	if (v && json_int(v, 0, JSON_INT_MAX, "census", "iterations", &n, e) != 0)
+		return -1;
+	v = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
+	if (v && !cJSON_IsArray(v))
+		return err_setc(e, ERR_INVALID,
+		                "census: capabilities: must be an array of strings");
+	cJSON_ArrayForEach(item, v)
+	{
+		const char *s;
+		char at[48];
+		json_path_index(at, sizeof at, "capabilities", i++);
+		if (json_string(item, "census", at, &s, e) != 0)
+			return -1;
+	}
+	cJSON_ArrayForEach(item, root)
+	{
+		size_t k = 0;
+		char key[256];
+		while (top[k] && strcmp(top[k], item->string) != 0)
+			k++;
+		if (!top[k]) {
+			json_path_key(key, sizeof key, "", item->string);
+			census_unknown(out, key);
+		}
+	}
 	return 0;
 }
 
@@ -123,9 +191,10 @@ static int census_parse_len(const char *text, size_t len, struct census_report *
 		goto out;
 	}
 	if (census_counters(cJSON_GetObjectItemCaseSensitive(root, "census"), "census",
-	                    census_fields, &out->metrics, e) != 0 ||
+	                    census_fields, out, e) != 0 ||
 	    census_counters(cJSON_GetObjectItemCaseSensitive(root, "memory"), "memory",
-	                    memory_fields, &out->metrics, e) != 0)
+	                    memory_fields, out, e) != 0 ||
+	    census_extras(root, out, e) != 0)
 		goto out;
 	premise = cJSON_GetObjectItemCaseSensitive(root, "premise");
 	if (premise) {
@@ -203,6 +272,32 @@ int census_check_run(const struct census_report *c, const char *probe, const cha
 	return 0;
 }
 
+int census_check_build(const struct census_report *c, const char *stdout_checksum,
+                       const char *collector, const char *version, struct strlist *warnings,
+                       struct err *e)
+{
+	char *w;
+
+	/* Two answers from one run: neither can be taken for the result. */
+	if (stdout_checksum && strcmp(stdout_checksum, c->checksum) != 0)
+		return err_setc(e, ERR_INVALID,
+		                "checksums differ: stdout says checksum %s, the census says %s",
+		                stdout_checksum, c->checksum);
+	if (collector && strcmp(c->collector, collector) != 0) {
+		w = xasprintf("the census names collector \"%s\", the manifest \"%s\"",
+		              c->collector, collector);
+		strlist_push(warnings, w);
+		free(w);
+	}
+	if (version && c->collector_version && strcmp(c->collector_version, version) != 0) {
+		w = xasprintf("the census names collector version \"%s\", the manifest \"%s\"",
+		              c->collector_version, version);
+		strlist_push(warnings, w);
+		free(w);
+	}
+	return 0;
+}
+
 void census_report_release(struct census_report *r)
 {
 	free(r->probe);
@@ -212,6 +307,7 @@ void census_report_release(struct census_report *r)
 	free(r->checksum);
 	free(r->premise_text);
 	metric_set_release(&r->metrics);
+	strlist_release(&r->warnings);
 	memset(r, 0, sizeof *r);
 	r->premise_state = -1;
 }

@@ -3,8 +3,9 @@
  *
  * The format is docs/census-protocol.md. Parsing is strict about what it uses (one JSON
  * object and nothing after it, no duplicate keys, the format tag and version, the types and
- * ranges of the fields) and ignores fields it does not know, so later protocol versions can
- * add fields.
+ * ranges of the fields). A key it does not know is not an error, so later protocol versions
+ * can add fields, but it is a warning the run keeps (census_report.warnings): a typo'd
+ * counter must not vanish without a word.
  */
 #ifndef CENSUS_H
 #define CENSUS_H
@@ -21,6 +22,7 @@ struct census_report {
 	int premise_state;         /* 1 met, 0 not met, -1 not applicable or not declared */
 	char *premise_text;        /* NULL when the probe declared none */
 	struct metric_set metrics; /* census.* and memory.* */
+	struct strlist warnings;   /* what the run keeps as a warning: unknown keys, by path */
 };
 
 /*
@@ -44,6 +46,16 @@ int census_read(const char *text, size_t received, size_t cap, struct census_rep
  */
 int census_check_run(const struct census_report *c, const char *probe, const char *size,
                      struct err *e);
+/*
+ * Checks a parsed census against the rest of its run. A checksum on stdout
+ * ("checksum 0x...", NULL when none) that differs from the census's is an error: the run
+ * gave two results. A collector name or version that differs from the manifest's
+ * (`collector`, `version`; NULL skips) is a warning appended to `warnings`: the manifest
+ * names the build, the census only says what the program reports about itself.
+ */
+int census_check_build(const struct census_report *c, const char *stdout_checksum,
+                       const char *collector, const char *version, struct strlist *warnings,
+                       struct err *e);
 void census_report_release(struct census_report *r);
 
 /* 1 when s is "0x" followed by exactly 16 lowercase hex digits. */

@@ -185,6 +185,22 @@ static const struct cli_command commands[] = {
      "\n"
      "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
      "check this host against what a profile needs"},
+    {"manifest", cmd_manifest,
+     "usage: gcratchet manifest DIR [--collector NAME] [--version V] [--abi N | --protocol "
+     "census]\n"
+     "                          [--wrapper PROBE]... [--force]\n"
+     "\n"
+     "Writes DIR/manifest.json (docs/manifest.md) for a folder of probe executables built\n"
+     "outside make: every executable named like a probe (NN_name) with its sha256. The build's\n"
+     "name is the folder's; --collector (default: the folder's name) and --version (default\n"
+     "unknown) are its identity; --protocol census (the default) for any program, --abi N for C\n"
+     "probes built against gcr.h. --wrapper PROBE declares a probe that starts the real program\n"
+     "as a child (the valgrind meter then follows children). --force replaces an existing\n"
+     "manifest, keeping its identity, templates and wrappers unless an option overrides\n"
+     "them, with new digests: the folder becomes a new build.\n"
+     "\n"
+     "Exit status: 0 written; 2 bad arguments, no probe in DIR, or a manifest already there.\n",
+     "write a build folder's manifest (probe sha256s) for a foreign build"},
     {NULL, NULL, NULL, NULL},
 };
 

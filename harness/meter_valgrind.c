@@ -1,5 +1,7 @@
 #include "meter_valgrind.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +9,7 @@
 
 #include "metrics.h"
 
-#define METER_VALGRIND_FIXED_ARGS 8
+#define METER_VALGRIND_FIXED_ARGS 9
 
 int meter_valgrind_find(struct meter_valgrind *m, struct err *e)
 {
@@ -57,7 +59,7 @@ void meter_valgrind_release(struct meter_valgrind *m)
 }
 
 char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file, int cache_sim,
-                           char *const *probe_argv)
+                           int trace_children, char *const *probe_argv)
 {
 	static const char *const caches[] = {METER_VALGRIND_CACHES};
 	size_t n = 0, i = 0;
@@ -71,7 +73,13 @@ char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file,
 	argv[i++] = xstrdup(cache_sim ? "--cache-sim=yes" : "--cache-sim=no");
 	for (size_t k = 0; cache_sim && k < sizeof caches / sizeof caches[0]; k++)
 		argv[i++] = xstrdup(caches[k]);
-	argv[i++] = xasprintf("--cachegrind-out-file=%s", out_file);
+	/* Each process of the tree writes its own file, OUT_FILE.PID (%p is the pid). */
+	if (trace_children) {
+		argv[i++] = xstrdup("--trace-children=yes");
+		argv[i++] = xasprintf("--cachegrind-out-file=%s.%%p", out_file);
+	} else {
+		argv[i++] = xasprintf("--cachegrind-out-file=%s", out_file);
+	}
 	argv[i++] = xstrdup("-q");
 	for (size_t k = 0; k < n; k++)
 		argv[i++] = xstrdup(probe_argv[k]);
@@ -122,7 +130,8 @@ out:
 	return rc;
 }
 
-int meter_valgrind_read(const char *out_file, struct meter_valgrind_counts *c, struct err *e)
+static int meter_valgrind_read_one(const char *out_file, struct meter_valgrind_counts *c,
+                                   struct err *e)
 {
 	char *text = NULL, *line, *events = NULL, *summary = NULL;
 	double vals[METER_VALGRIND_NEVENTS] = {0};
@@ -170,6 +179,122 @@ out:
 	free(summary);
 	free(text);
 	return rc;
+}
+
+/*
+ * Calls fn on each OUT_FILE.PID file of a process tree's run (the folder's order); stops at
+ * the first that fails. The count of files is *n.
+ */
+static int meter_valgrind_tree(const char *out_file, size_t *n,
+                               int (*fn)(const char *path, void *ctx, struct err *e), void *ctx,
+                               struct err *e)
+{
+	char *dir = xstrdup(out_file), *slash = strrchr(dir, '/');
+	const char *base = slash ? out_file + (slash - dir) + 1 : out_file;
+	size_t blen = strlen(base);
+	struct dirent *ent;
+	DIR *d;
+	int rc = -1;
+
+	*n = 0;
+	if (slash)
+		*slash = '\0';
+	d = opendir(slash ? dir : ".");
+	if (!d) {
+		err_set(e, "%s: cannot list the folder: %s", slash ? dir : ".", strerror(errno));
+		goto out;
+	}
+	while ((ent = readdir(d))) {
+		const char *pid = ent->d_name + blen + 1;
+		char *path;
+		int r;
+		if (strncmp(ent->d_name, base, blen) != 0 || ent->d_name[blen] != '.' || !*pid ||
+		    strspn(pid, "0123456789") != strlen(pid))
+			continue;
+		path = slash ? xasprintf("%s/%s", dir, ent->d_name) : xstrdup(ent->d_name);
+		r = fn(path, ctx, e);
+		free(path);
+		if (r != 0)
+			goto out;
+		(*n)++;
+	}
+	rc = 0;
+out:
+	if (d)
+		closedir(d);
+	free(dir);
+	return rc;
+}
+
+/* Adds one process's counts to the tree's; all must agree on the cache simulation. */
+static int meter_valgrind_add(const char *path, void *ctx, struct err *e)
+{
+	struct meter_valgrind_counts *sum = ctx, one;
+
+	if (meter_valgrind_read_one(path, &one, e) != 0)
+		return -1;
+	if (sum->ir > 0 && sum->cache_sim != one.cache_sim)
+		return err_set(e, "%s: counted with another cache simulation than its siblings",
+		               path);
+	sum->ir += one.ir;
+	sum->cache_sim = one.cache_sim;
+	sum->i1mr += one.i1mr;
+	sum->ilmr += one.ilmr;
+	sum->d1mr += one.d1mr;
+	sum->dlmr += one.dlmr;
+	sum->d1mw += one.d1mw;
+	sum->dlmw += one.dlmw;
+	return 0;
+}
+
+int meter_valgrind_read(const char *out_file, int trace_children, struct meter_valgrind_counts *c,
+                        struct err *e)
+{
+	size_t n;
+
+	/* valgrind writes nothing for a process that execs a program it does not follow. */
+	if (!trace_children && access(out_file, F_OK) != 0)
+		return err_set(e,
+		               "%s: valgrind wrote no count: a probe that execs the real program "
+		               "must be declared a wrapper in its manifest",
+		               out_file);
+	if (!trace_children)
+		return meter_valgrind_read_one(out_file, c, e);
+	memset(c, 0, sizeof *c);
+	if (meter_valgrind_tree(out_file, &n, meter_valgrind_add, c, e) != 0)
+		return -1;
+	if (n == 0)
+		return err_set(e, "%s.PID: valgrind wrote no count for any process of the tree",
+		               out_file);
+	return 0;
+}
+
+static int meter_valgrind_unlink(const char *path, void *ctx, struct err *e)
+{
+	(void)ctx;
+	(void)e;
+	unlink(path);
+	return 0;
+}
+
+void meter_valgrind_remove(const char *out_file)
+{
+	struct err e;
+	size_t n;
+
+	unlink(out_file);
+	meter_valgrind_tree(out_file, &n, meter_valgrind_unlink, NULL, &e);
+}
+
+char *meter_valgrind_wrapper_suspect(double ir, double user_ns)
+{
+	double user_s = user_ns / 1e9;
+
+	if (user_ns <= 0 || ir >= METER_VALGRIND_IR_FLOOR_PER_CPU_S * user_s)
+		return NULL;
+	return xasprintf("Ir looks like a wrapper's (%.0f Ir for %.3f s of user time): declare "
+	                 "the probe a wrapper in the manifest",
+	                 ir, user_s);
 }
 
 void meter_valgrind_metrics(const struct meter_valgrind_counts *c, struct metric_set *s)

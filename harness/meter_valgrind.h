@@ -33,9 +33,14 @@ void meter_valgrind_release(struct meter_valgrind *m);
  * The argv that runs `probe_argv` under cachegrind writing its counts to `out_file`, with the
  * cache simulation when cache_sim is 1; NULL-terminated, newly allocated array of newly
  * allocated strings: free with meter_valgrind_argv_free.
+ *
+ * With trace_children (a probe its manifest declares a wrapper: a script that starts the
+ * real program), valgrind follows every exec and child (--trace-children=yes) and each
+ * process writes its own file, out_file.PID: the real program's instructions are counted,
+ * not only the shell's.
  */
 char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file, int cache_sim,
-                           char *const *probe_argv);
+                           int trace_children, char *const *probe_argv);
 void meter_valgrind_argv_free(char **argv);
 
 /* The totals of one cachegrind run; the miss counts only when cache_sim is 1. */
@@ -50,8 +55,28 @@ struct meter_valgrind_counts {
 /*
  * Reads a cachegrind output file: its "events:" line names the columns of its "summary:"
  * line. Ir is required; with the miss events present, cache_sim is 1 and all six are.
+ * With trace_children as given to meter_valgrind_argv: the sum over every out_file.PID, the
+ * whole process tree.
  */
-int meter_valgrind_read(const char *out_file, struct meter_valgrind_counts *c, struct err *e);
+int meter_valgrind_read(const char *out_file, int trace_children, struct meter_valgrind_counts *c,
+                        struct err *e);
+/* Removes what a run wrote: out_file and every out_file.PID. */
+void meter_valgrind_remove(const char *out_file);
+
+/*
+ * The sanity floor for a probe not declared a wrapper: 10 million Ir per CPU-second of the
+ * probe's own timed run. A compiled program retires 1e9 instructions a second or more, an
+ * interpreter or a JIT warming up some 1e8; a shell that only starts the real program, which
+ * valgrind then does not follow, counts a few million Ir in all for a run of any length.
+ * The floor sits two orders of magnitude below the slowest real program, so it flags only
+ * a count that cannot be the program's.
+ */
+#define METER_VALGRIND_IR_FLOOR_PER_CPU_S 1e7
+/*
+ * NULL when `ir` is plausible for a run that took `user_ns` of user time (timed, not under
+ * valgrind; <= 0: unknown); otherwise the warning to record on the run, newly allocated.
+ */
+char *meter_valgrind_wrapper_suspect(double ir, double user_ns);
 
 /*
  * Adds the run's metrics to `s`: valgrind.ir, and for a cache-simulating run cachesim.

@@ -338,11 +338,13 @@ static void session_cross_check_rss(struct session_fields *r)
 }
 
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
-static void session_classify(const struct session_plan *plan, const struct run_result *res,
-                             int valgrind, const char *cg_out, const char *probe, const char *size,
-                             struct session_fields *r)
+static void session_classify(const struct session_plan *plan, const struct buildinfo *build,
+                             const struct run_result *res, int valgrind, const char *cg_out,
+                             const char *probe, const char *size, struct session_fields *r)
 {
 	struct census_report census;
+	struct strlist warnings = {0};
+	char *stdout_sum = session_stdout_checksum(res->stdout_text);
 	struct err e;
 	char *last = session_last_line(res->stderr_tail);
 
@@ -385,9 +387,14 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 		int bad = census_read(res->census_text, res->census_bytes, RUNNER_CENSUS_MAX,
 		                      &census, &e);
 		/* A census of another probe or size is not this run's: bad_census too. */
-		if (!bad && (bad = census_check_run(&census, probe, size, &e)) != 0)
+		if (!bad && (bad = census_check_run(&census, probe, size, &e)) == 0)
+			bad = census_check_build(&census, stdout_sum, build->collector,
+			                         build->version, &warnings, &e);
+		if (bad)
 			census_report_release(&census);
 		if (!bad) {
+			for (size_t i = 0; i < census.warnings.n; i++)
+				strlist_push(&warnings, census.warnings.items[i]);
 			r->checksum = xstrdup(census.checksum);
 			if (census.premise_text) {
 				r->premise = census.premise_state == 1   ? RUN_PREMISE_MET
@@ -406,9 +413,18 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 			r->detail = xstrdup(e.msg);
 		}
 	}
-	if (!r->checksum)
-		r->checksum = session_stdout_checksum(res->stdout_text);
+	if (!r->checksum) {
+		r->checksum = stdout_sum;
+		stdout_sum = NULL;
+	}
 	session_cross_check_rss(r);
+	/* Warnings ride on the run's detail, after what the run itself said. */
+	for (size_t i = 0; i < warnings.n; i++) {
+		char *d = xasprintf("%s%s%s", r->detail ? r->detail : "", r->detail ? "; " : "",
+		                    warnings.items[i]);
+		free(r->detail);
+		r->detail = d;
+	}
 	if (res->leftovers > 0) {
 		/* Even an ok run says so: the user's probe leaks processes. */
 		char *d = xasprintf("%s%skilled %d leftover process%s", r->detail ? r->detail : "",
@@ -419,13 +435,17 @@ static void session_classify(const struct session_plan *plan, const struct run_r
 	}
 	if (valgrind && r->status == RUN_STATUS_OK) {
 		struct meter_valgrind_counts counts;
-		if (meter_valgrind_read(cg_out, &counts, &e) == 0) {
+		if (meter_valgrind_read(cg_out, buildinfo_probe_wrapper(build, probe), &counts,
+		                        &e) == 0) {
 			meter_valgrind_metrics(&counts, &r->metrics);
 		} else {
 			r->status = RUN_STATUS_FAILED;
+			free(r->detail);
 			r->detail = xstrdup(e.msg);
 		}
 	}
+	strlist_release(&warnings);
+	free(stdout_sum);
 	free(last);
 }
 
@@ -442,8 +462,47 @@ struct session_state {
 	struct runner *runner;
 	struct perf_event_attr events[METER_PERF_MAX_EVENTS]; /* the available ones, in order */
 	size_t nevents;
+	/*
+	 * "ARM PROBE SIZE": the least user time of the cell's ok timed runs, against which a
+	 * valgrind run's Ir is checked (meter_valgrind_wrapper_suspect). Timed runs come first.
+	 */
+	struct metric_set user_ns;
 	int run_index, run_total, seq;
 };
+
+/*
+ * A timed run keeps its user time for the cell; a valgrind run of a probe not declared a
+ * wrapper whose Ir is below the floor for that time says so in its detail (a warning: the
+ * count is stored, the user decides).
+ */
+static void session_wrapper_floor(struct session_state *s, size_t b, const char *probe,
+                                  const char *size, int valgrind, struct session_fields *f)
+{
+	char *key = xasprintf("%zu %s %s", b, probe, size), *why;
+	const double *user = metric_set_get(&s->user_ns, key);
+	const double *v;
+
+	if (!valgrind) {
+		v = metric_set_get(&f->metrics, "time.user_ns");
+		if (v && !user) {
+			metric_set_add(&s->user_ns, key, *v);
+		} else if (v) {
+			for (size_t i = 0; i < s->user_ns.n; i++)
+				if (strcmp(s->user_ns.items[i].name, key) == 0 &&
+				    *v < s->user_ns.items[i].value)
+					s->user_ns.items[i].value = *v;
+		}
+	} else if (user && !buildinfo_probe_wrapper(s->plan->arms[b].build, probe) &&
+	           (v = metric_set_get(&f->metrics, "valgrind.ir")) &&
+	           (why = meter_valgrind_wrapper_suspect(*v, *user))) {
+		char *d =
+		    xasprintf("%s%s%s", f->detail ? f->detail : "", f->detail ? "; " : "", why);
+		free(f->detail);
+		f->detail = d;
+		free(why);
+	}
+	free(key);
+}
 
 /*
  * One run of one probe on one arm, stored. With iterations > 0 the probe runs that many
@@ -495,9 +554,9 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		snprintf(size, sizeof size, "n=%llu", (unsigned long long)iterations);
 	if (valgrind) {
 		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
-		vg_argv =
-		    meter_valgrind_argv(plan->valgrind, cg_out,
-		                        (plan->meters & SESSION_METER_CACHESIM) != 0, probe_argv);
+		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out,
+		                              (plan->meters & SESSION_METER_CACHESIM) != 0,
+		                              buildinfo_probe_wrapper(build, probe), probe_argv);
 		argv = vg_argv;
 	}
 	if (plan->env_offset) {
@@ -519,8 +578,10 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	if (runner_run(s->runner, &req, &res, e) != 0)
 		goto out;
 
-	session_classify(plan, &res, valgrind, cg_out, probe, size, &f);
+	session_classify(plan, build, &res, valgrind, cg_out, probe, size, &f);
 	run_result_release(&res);
+	if (f.status == RUN_STATUS_OK)
+		session_wrapper_floor(s, b, probe, size, valgrind, &f);
 	r.session_id = s->out->session_id;
 	r.build_id = s->build_ids[b];
 	r.probe = probe;
@@ -561,7 +622,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	rc = 0;
 out:
 	if (cg_out)
-		unlink(cg_out);
+		meter_valgrind_remove(cg_out);
 	session_fields_release(&f);
 	meter_valgrind_argv_free(vg_argv);
 	session_env_free(env);
@@ -813,6 +874,7 @@ out:
 	free(s.scratch);
 	session_env_free(s.env_base);
 	free(s.build_ids);
+	metric_set_release(&s.user_ns);
 	free(order);
 	return rc;
 }

@@ -425,7 +425,8 @@ int store_build_upsert(struct store *s, const struct store_build *b, const char 
 	if (query_open(s, &q,
 	               "INSERT INTO builds(name, collector, collector_version, git_commit, dir,"
 	               " manifest, manifest_hash) VALUES(?, ?, ?, ?, ?, ?, ?)"
-	               " ON CONFLICT(manifest_hash) DO UPDATE SET dir = excluded.dir RETURNING id",
+	               " ON CONFLICT(manifest_hash) DO UPDATE SET dir = excluded.dir"
+	               " WHERE builds.manifest = excluded.manifest RETURNING id",
 	               "recording a build", e) != 0)
 		goto out;
 	query_text(&q, b->name);
@@ -436,6 +437,16 @@ int store_build_upsert(struct store *s, const struct store_build *b, const char 
 	query_text(&q, manifest_text);
 	query_text(&q, b->manifest_hash);
 	rc = query_id(&q, id, e);
+	/*
+	 * No row: a build of this id whose manifest, and so its probes' sha256s, differ. One
+	 * build id is one set of bytes; the stored build's runs keep theirs.
+	 */
+	if (rc == 0 && *id == 0)
+		rc =
+		    err_set(e,
+		            "%s: the store already has build %s with another manifest (other probe "
+		            "sha256s): refusing to record these bytes under its id",
+		            b->dir, b->manifest_hash);
 out:
 	query_close(&q);
 	return rc;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # manifest.sh NAME COLLECTOR VERSION CFLAGS LIBS OUT PROBE... — prints a build folder's
-# manifest.json: what the harness records about a build (see README, "Build folders").
+# manifest.json (docs/manifest.md, version 2; the same schema `gcratchet manifest DIR` writes
+# for a foreign folder): what the harness records about a build, each probe's sha256 included.
 set -eu
 name=$1 collector=$2 version=$3 cflags=$4 libs=$5 out=$6
 shift 6
@@ -28,7 +29,7 @@ case $cc_v in
 	cc_version=$($cc -dumpversion 2>/dev/null) || cc_version= ;;
 esac
 vg=$(valgrind --version 2>/dev/null | head -n 1) || vg=
-printf '{\n  "format": "gcratchet-build",\n  "version": 1,\n  "abi": %s,\n' "$abi"
+printf '{\n  "format": "gcratchet-build",\n  "version": 2,\n  "abi": %s,\n' "$abi"
 printf '  "name": "%s",\n  "collector": "%s",\n' "$(esc "$name")" "$(esc "$collector")"
 printf '  "collector_version": "%s",\n  "git_commit": "%s",\n  "git_dirty": %s,\n' \
 	"$(esc "$version")" "$commit" "$dirty"

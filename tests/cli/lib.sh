@@ -52,6 +52,17 @@ expect_eq() {
 
 sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 
+# seal_manifest DIR — writes each probe's current sha256 into DIR/manifest.json (compact, key
+# order kept): the harness refuses a probe whose bytes differ from its manifest's, so a test
+# that rewrites a probe seals the folder again.
+seal_manifest() {
+	jq -r '.probes[].name' "$1/manifest.json" | while IFS= read -r n; do
+		s=$(sha256sum <"$1/$n" | cut -c1-64)
+		jq -c --arg n "$n" --arg s "$s" '(.probes[] | select(.name == $n) | .sha256) = $s' \
+			"$1/manifest.json" >"$1/manifest.json.sealed" && mv "$1/manifest.json.sealed" "$1/manifest.json"
+	done
+}
+
 # A build folder of shell-script probes that speak the census protocol: the language-neutral
 # path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>, their
 # census.alloc_bytes from $dir/alloc.<probe> (default 1000) and major_collections from
@@ -95,6 +106,7 @@ esac
 SCRIPT
 		chmod +x "$dir/$p"
 	done
+	seal_manifest "$dir"
 }
 
 # build_variant NAME COLLECTOR_DIR OUT EXTRA_CFLAGS PROBE... — a collector built with a plant

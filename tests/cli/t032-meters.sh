@@ -10,6 +10,7 @@ B="$T/touch"
 mkdir -p "$B"
 cc -O2 -o "$B/01_touch" "$TOP/tests/cli/touch_mib.c" || fail "cannot build touch_mib"
 printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"touch","collector":"none","collector_version":"0","git_commit":"none","probes":[{"name":"01_touch","file":"01_touch","sha256":"-"}]}\n' >"$B/manifest.json"
+seal_manifest "$B"
 
 for mib in 16 128; do
 	TOUCH_MIB=$mib GCR_TEST_BALLAST_MB=300 expect_status 0 "$GCR" measure --build "$B" --rounds 3 \

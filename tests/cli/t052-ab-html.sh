@@ -56,6 +56,7 @@ echo "checksum 0x00000000000000aa"
 exit 0
 SCRIPT
 	chmod +x "$1/$probe"
+	seal_manifest "$1"
 }
 evil_build "$T/base" 'base & <i>co</i>'
 evil_build "$T/fix" 'fix<script>alert(1)</script>'

@@ -12,8 +12,8 @@ exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 # sbuild DIR NAME CHECKSUM ALLOC_BYTES MODE: a build of one scripted probe, 01_p.
 sbuild() {
 	mkdir -p "$1"
-	printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"%s","collector":"scripted","collector_version":"1.0","git_commit":"none","probes":[{"name":"01_p","file":"01_p","sha256":"%s"}]}\n' \
-		"$2" "$3$5" >"$1/manifest.json"
+	printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"%s","collector":"scripted","collector_version":"1.0","git_commit":"none","probes":[{"name":"01_p","file":"01_p","sha256":"-"}]}\n' \
+		"$2" >"$1/manifest.json"
 	cat >"$1/01_p" <<SCRIPT
 #!/bin/sh
 n=\$(cat "$T/count" 2>/dev/null || echo 0)
@@ -30,6 +30,7 @@ echo "checksum \${sum:-$3}"
 exit 0
 SCRIPT
 	chmod +x "$1/01_p"
+	seal_manifest "$1"
 }
 AA=0x00000000000000aa
 BB=0x00000000000000bb

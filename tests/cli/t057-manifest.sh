@@ -11,6 +11,7 @@ mkdir -p "$B"
 manifest() { # HEAD PROBE-FIELDS
 	printf '{"format":"gcratchet-build","version":1,%s,"name":"foreign","collector":"foreign","collector_version":"1.0","git_commit":"none","probes":[{"name":"01_p","file":"01_p","sha256":"-"%s}]}\n' \
 		"$1" "$2" >"$B/manifest.json"
+	seal_manifest "$B"
 }
 cat >"$B/01_p" <<'SCRIPT'
 #!/bin/sh
@@ -47,7 +48,7 @@ refused() { # HEAD PROBE-FIELDS MESSAGE
 refused '"protocol":"census","abi":1' '' 'abi, protocol: give one'
 refused '"protocol":"jni"' '' 'protocol: must be "census", got "jni"'
 refused '"abi":2' '' 'built for collector ABI 2'
-refused '"git_dirty":false' '' 'abi: '
+refused '"git_dirty":false' '' 'field abi missing'
 refused '"abi":1' ',"argv":["/bin/sh","{exe}"]' 'probes\[0\].argv\[0\]: must be "\{exe\}"'
 refused '"abi":1' ',"argv":["{exe}","{iterations}"]' 'probes\[0\].argv\[1\]: unknown placeholder in "\{iterations\}"'
 refused '"abi":1' ',"argv_iterations":["{exe}","--size={size}"]' 'probes\[0\].argv_iterations\[1\]: unknown placeholder'

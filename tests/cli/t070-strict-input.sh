@@ -31,6 +31,7 @@ huge) { printf '{"format":"gcr-census","pad":"'; head -c 4200000 /dev/zero | tr 
 esac
 SCRIPT
 } >"$B/01_steady"
+seal_manifest "$B"
 m() { "$GCR" measure --build "$B" --size ci --rounds 1 --warmup 0 --meters rusage,census >"$T/out" 2>"$T/err"; }
 last_run() { sql "SELECT status || ': ' || COALESCE(detail, '') FROM runs ORDER BY id DESC LIMIT 1"; }
 

@@ -67,6 +67,7 @@ cat >"$K/01_steady" <<EOF
 echo \$\$ >"$T/sleepy.pid"
 exec sleep 60
 EOF
+seal_manifest "$K"
 "$GCR" measure --build "$K" --size ci --rounds 1 --warmup 0 --meters rusage,census \
 	--timeout 120 >"$T/killed.out" 2>&1 &
 measure_pid=$!

@@ -90,6 +90,7 @@ cat >"$B/02_loud" <<'SCRIPT'
 printf '| <script>alert(1)</script> `x` \377\376 ** [l](u)\n' >&2
 exit 3
 SCRIPT
+seal_manifest "$B"
 m 2
 loud=$(latest)
 expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE session_id=$loud AND probe='02_loud' AND detail LIKE '%<script>%'")" 2 "the reason reached the store"

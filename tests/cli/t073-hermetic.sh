@@ -19,6 +19,7 @@ cat >"$B/01_env" <<'SCRIPT'
 exit 1
 SCRIPT
 chmod +x "$B/01_env"
+seal_manifest "$B"
 
 # report WHAT: the stderr tail of the newest run, without the lines that change per session.
 report() { "$GCR" export | jq -r '.runs | max_by(.id) | .stderr_tail' >"$T/$1"; }
@@ -39,6 +40,7 @@ report deepcwd
 long="$T/$(printf 'b%.0s' $(seq 1 150))"
 cp -R "$B" "$long"
 sed "s#$B#$long#g" "$B/01_env" >"$long/01_env"
+seal_manifest "$long"
 "$GCR" measure --build "$long" --probes 01 --rounds 1 --warmup 0 --meters rusage,census >/dev/null 2>&1
 report longpath
 cat "$T/plain"

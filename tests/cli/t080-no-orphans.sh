@@ -45,6 +45,7 @@ fi
 : >"$B/ran.stubborn"
 echo "checksum 0x00000000000000aa"
 SCRIPT
+seal_manifest "$B"
 
 # alive PID — it runs (a zombie has ended; only its parent's wait is missing).
 alive() {

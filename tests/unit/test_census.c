@@ -64,6 +64,93 @@ static void test_read(void)
 	CHECK(strstr(e.msg, "census: a NUL byte at byte"));
 }
 
+/* Issue 12 item 3: unknown keys are warnings the run keeps, never silently dropped. */
+static void test_unknown_keys(void)
+{
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_parse(OK_CENSUS, &r, &e) == 0);
+	CHECK(r.warnings.n == 0);
+	census_report_release(&r);
+	CHECK(census_parse(HEAD "\"size\":\"ci\",\"checksum\":\"0x00000000000000ff\",\"census\":{"
+	                        "\"alloc_byts\":4096,\"major_collections\":3},\"memory\":{"
+	                        "\"vm_hwm\":1},\"colector\":\"c\",\"iterations\":10,"
+	                        "\"capabilities\":[\"collects\"]}",
+	                   &r, &e) == 0);
+	CHECK(r.warnings.n == 3);
+	CHECK(r.warnings.n == 3 &&
+	      strstr(r.warnings.items[0], "unknown census key "
+	                                  "\"census.alloc_byts\" (not stored"));
+	CHECK(r.warnings.n == 3 && strstr(r.warnings.items[1], "\"memory.vm_hwm\""));
+	CHECK(r.warnings.n == 3 && strstr(r.warnings.items[2], "\"colector\""));
+	/* The known counter is kept, the typo'd one is not. */
+	CHECK(metric_set_get(&r.metrics, "census.major_collections") != NULL);
+	CHECK(metric_set_get(&r.metrics, "census.alloc_byts") == NULL);
+	census_report_release(&r);
+	CHECK(r.warnings.n == 0);
+}
+
+/* Issue 12 item 3: values that are not exact integers are refused, wherever they are. */
+static void test_exact_integers(void)
+{
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":"
+	                        "9007199254740992}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "census.alloc_bytes: must be a non-negative integer below 2^53"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{\"alloc_bytes\":"
+	                        "9007199254740991}}",
+	                   &r, &e) == 0);
+	census_report_release(&r);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"memory\":{\"vm_hwm_bytes\":"
+	                        "1e300}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "memory.vm_hwm_bytes"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"iterations\":2.5}", &r,
+	                   &e) != 0);
+	CHECK(strstr(e.msg, "census: iterations: must be"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"iterations\":-3}", &r, &e) !=
+	      0);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"iterations\":"
+	                        "18014398509481984}",
+	                   &r, &e) != 0);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"capabilities\":\"moving\"}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "census: capabilities: must be an array of strings"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"capabilities\":[1]}", &r,
+	                   &e) != 0);
+	CHECK(strstr(e.msg, "census: capabilities[0]: must be a string"));
+}
+
+/* Issue 12 item 3: the census against the run's stdout and the build's manifest. */
+static void test_check_build(void)
+{
+	struct census_report r;
+	struct strlist w = {0};
+	struct err e;
+
+	CHECK(census_parse(HEAD "\"collector_version\":\"2.0\",\"checksum\":"
+	                        "\"0x00000000000000ff\"}",
+	                   &r, &e) == 0);
+	CHECK(census_check_build(&r, "0x00000000000000ff", "c", "2.0", &w, &e) == 0);
+	CHECK(census_check_build(&r, NULL, NULL, NULL, &w, &e) == 0);
+	CHECK(w.n == 0);
+	CHECK(census_check_build(&r, "0x00000000000000aa", "c", "2.0", &w, &e) != 0);
+	CHECK_STR(e.msg, "checksums differ: stdout says checksum 0x00000000000000aa, the census "
+	                 "says 0x00000000000000ff");
+	CHECK(census_check_build(&r, "0x00000000000000ff", "jvm-g1", "17", &w, &e) == 0);
+	CHECK(w.n == 2);
+	CHECK(w.n == 2 && strcmp(w.items[0], "the census names collector \"c\", the manifest "
+	                                     "\"jvm-g1\"") == 0);
+	CHECK(w.n == 2 && strcmp(w.items[1], "the census names collector version \"2.0\", the "
+	                                     "manifest \"17\"") == 0);
+	strlist_release(&w);
+	census_report_release(&r);
+}
+
 static void test_check_run(void)
 {
 	struct census_report r;
@@ -154,6 +241,9 @@ int main(void)
 	test_strict();
 	test_read();
 	test_check_run();
+	test_unknown_keys();
+	test_exact_integers();
+	test_check_build();
 	CHECK(census_checksum_valid("0x0123456789abcdef"));
 	CHECK(!census_checksum_valid("0x0123456789ABCDEF"));
 	CHECK(!census_checksum_valid("0x0123456789abcde"));

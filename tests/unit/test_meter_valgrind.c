@@ -24,7 +24,7 @@ static int read_text(const char *text, struct meter_valgrind_counts *c, struct e
 	}
 	fputs(text, f);
 	fclose(f);
-	return meter_valgrind_read(path, c, e);
+	return meter_valgrind_read(path, 0, c, e);
 }
 
 static double metric(const struct metric_set *s, const char *name)
@@ -92,7 +92,102 @@ static void test_refused(void)
 	/* Half a cache simulation is no measurement. */
 	CHECK(read_text("events: Ir D1mr\nsummary: 1000 3\n", &c, &e) != 0);
 	CHECK(strstr(e.msg, "the cache simulation counted only some of") != NULL);
-	CHECK(meter_valgrind_read("/nonexistent/cg.out", &c, &e) != 0);
+	CHECK(meter_valgrind_read("/nonexistent/cg.out", 0, &c, &e) != 0);
+	CHECK(strstr(e.msg, "must be declared a wrapper") != NULL);
+}
+
+/* Writes `text` as the file of one process of a traced tree, OUT.PID. */
+static void write_pid_file(const char *out, int pid, const char *text)
+{
+	char *p = xasprintf("%s.%d", out, pid);
+	FILE *f = fopen(p, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(p);
+}
+
+/* Issue 12 item 4: a wrapper's tree is counted whole, the shell and the real program. */
+static void test_tree(void)
+{
+	static const struct meter_valgrind vg = {(char *)"/usr/bin/valgrind", (char *)"v"};
+	char dir[] = "/tmp/gcratchet-test-cgtree.XXXXXX", *out, *other, *name;
+	char *const probe[] = {(char *)"probe", (char *)"ci", NULL};
+	char **argv;
+	struct meter_valgrind_counts c;
+	struct err e;
+	int traced = 0, named = 0;
+
+	CHECK(mkdtemp(dir) != NULL);
+	out = xasprintf("%s/cg.3.out", dir);
+	argv = meter_valgrind_argv(&vg, out, 0, 1, probe);
+	name = xasprintf("--cachegrind-out-file=%s.%%p", out);
+	for (size_t i = 0; argv[i]; i++) {
+		traced |= strcmp(argv[i], "--trace-children=yes") == 0;
+		named |= strcmp(argv[i], name) == 0;
+	}
+	CHECK(traced && named);
+	meter_valgrind_argv_free(argv);
+	argv = meter_valgrind_argv(&vg, out, 0, 0, probe);
+	for (size_t i = 0; argv[i]; i++)
+		CHECK(strcmp(argv[i], "--trace-children=yes") != 0);
+	meter_valgrind_argv_free(argv);
+	free(name);
+
+	CHECK(meter_valgrind_read(out, 1, &c, &e) != 0);
+	CHECK(strstr(e.msg, "valgrind wrote no count for any process") != NULL);
+	write_pid_file(out, 101, "events: Ir\nsummary: 235824\n");
+	write_pid_file(out, 102, "events: Ir\nsummary: 543168220\n");
+	/* Another run's files, and names that only start alike, are not this tree's. */
+	other = xasprintf("%s/cg.31.out", dir);
+	write_pid_file(other, 103, "events: Ir\nsummary: 7\n");
+	write_pid_file(out, 0, "events: Ir\nsummary: 7\n");
+	{
+		char *junk = xasprintf("%s.tmp", out);
+		FILE *f = fopen(junk, "w");
+		if (f)
+			fclose(f);
+		free(junk);
+	}
+	CHECK(meter_valgrind_read(out, 1, &c, &e) == 0);
+	CHECK_NEAR(c.ir, 235824.0 + 543168220.0 + 7, 0);
+	CHECK(c.cache_sim == 0);
+	write_pid_file(out, 104,
+	               "events: Ir I1mr ILmr D1mr DLmr D1mw DLmw\nsummary: 1 1 1 1 1 1 1\n");
+	CHECK(meter_valgrind_read(out, 1, &c, &e) != 0);
+	CHECK(strstr(e.msg, "another cache simulation") != NULL);
+	meter_valgrind_remove(out);
+	CHECK(meter_valgrind_read(out, 1, &c, &e) != 0);
+	meter_valgrind_remove(other);
+	{
+		char *junk = xasprintf("%s.tmp", out);
+		unlink(junk);
+		free(junk);
+	}
+	CHECK(rmdir(dir) == 0);
+	free(other);
+	free(out);
+}
+
+/* The sanity floor: a shell's few million Ir for seconds of user time is flagged. */
+static void test_wrapper_suspect(void)
+{
+	char *w = meter_valgrind_wrapper_suspect(2.2e6, 1.5e9);
+
+	CHECK(w != NULL);
+	CHECK(w && strstr(w, "Ir looks like a wrapper's (2200000 Ir for 1.500 s of user time): "
+	                     "declare the probe a wrapper in the manifest"));
+	free(w);
+	/* A real program: 5e8 Ir in 0.5 s; at the floor exactly; unknown user time. */
+	CHECK(meter_valgrind_wrapper_suspect(5e8, 5e8) == NULL);
+	CHECK(meter_valgrind_wrapper_suspect(1e7, 1e9) == NULL);
+	w = meter_valgrind_wrapper_suspect(9.9e6, 1e9);
+	CHECK(w != NULL);
+	free(w);
+	CHECK(meter_valgrind_wrapper_suspect(2.2e6, 0) == NULL);
 }
 
 int main(void)
@@ -107,6 +202,8 @@ int main(void)
 	test_ir_only();
 	test_cache_sim();
 	test_refused();
+	test_tree();
+	test_wrapper_suspect();
 	unlink(path);
 	return unit_done("test_meter_valgrind");
 }
