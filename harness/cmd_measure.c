@@ -63,7 +63,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->arm->label, run_status_name(r->status), figures);
+	       p->arm->label, run_status_label(r->status), figures);
 	if (r->status == RUN_STATUS_OK && r->detail)
 		printf("          warning: %s\n", r->detail);
 	/* A run that failed is reported as failed; inert means it ran and caused nothing. */
