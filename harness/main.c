@@ -176,6 +176,22 @@ static const struct cli_command commands[] = {
      "\n"
      "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
      "check this host against what a profile needs"},
+    {"minheap", cmd_minheap,
+     "usage: gcratchet minheap [--collector NAME|--build DIR]... [--probes LIST]\n"
+     "                         [--size ci|default|large] [--repeats N] [--out FILE]\n"
+     "                         [--timeout S] [--db FILE] [--knob NAME=VALUE]...\n"
+     "\n"
+     "For each build and probe, searches for the smallest GCR_HEAP_MAX_MB (MiB) in which the\n"
+     "probe completes with the checksum it prints without a limit: bracket from the heap it\n"
+     "committed without one, bisect to 1/64 of the bound (at least 1 MiB), then run the\n"
+     "answer --repeats times in all (default 3) and move up while any run fails, for\n"
+     "collectors that are not deterministic. A run killed at --timeout counts as too small.\n"
+     "Prints a table, stores each answer (the minheap table of --db) and writes --out FILE\n"
+     "(JSON, format gcratchet-minheap). docs/sweeps.md has the method and its caveats.\n"
+     "\n"
+     "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
+     "checksum) or could not run, or the search was interrupted.\n",
+     "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build"},
     {NULL, NULL, NULL, NULL},
 };
 
