@@ -86,7 +86,8 @@ static int minheap_oracle(void *vctx, uint64_t limit_mb, enum minheap_verdict *v
 	default:
 		*v = MINHEAP_BROKEN;
 		snprintf(detail, detail_size, "at %" PRIu64 " MiB the run %s%s%s", limit_mb,
-		         run_status_label(r.status), r.detail ? ": " : "", r.detail ? r.detail : "");
+		         run_status_label(r.status), r.detail ? ": " : "",
+		         r.detail ? r.detail : "");
 		break;
 	}
 	rc = 0;
@@ -124,11 +125,13 @@ static void minheap_print_row(const struct minheap_row *w)
 		snprintf(lo, sizeof lo, "%" PRIu64, w->res.lo_mb);
 	if (w->peak_bytes >= 0)
 		snprintf(peak, sizeof peak, "%.1f", (double)w->peak_bytes / 1048576.0);
-	printf("%-20s %-24s %10s %10s %8s %5u %12s  %s\n", w->label, w->probe, min, lo, step,
-	       w->res.runs, peak,
-	       w->res.outcome == MINHEAP_FOUND ? (w->res.unsteady ? "unsteady at the boundary" : "")
-	       : w->res.outcome == MINHEAP_NEVER_FITS ? "never fits"
-	                                              : w->detail);
+	const char *note = w->res.outcome == MINHEAP_FOUND
+	                       ? (w->res.unsteady ? "unsteady at the boundary" : "")
+	                   : w->res.outcome == MINHEAP_NEVER_FITS ? "never fits"
+	                                                          : w->detail;
+
+	printf("%-20s %-24s %10s %10s %8s %5u %12s%s%s\n", w->label, w->probe, min, lo, step,
+	       w->res.runs, peak, *note ? "  " : "", note);
 	fflush(stdout);
 }
 
@@ -140,7 +143,8 @@ static cJSON *minheap_row_json(const struct minheap_row *w, const struct buildin
 	cJSON_AddItemToObject(o, "collector", escape_json_string(b->collector));
 	cJSON_AddItemToObject(o, "version", escape_json_string(b->version));
 	cJSON_AddItemToObject(o, "probe", escape_json_string(w->probe));
-	cJSON_AddItemToObject(o, "outcome", escape_json_string(minheap_outcome_name(w->res.outcome)));
+	cJSON_AddItemToObject(o, "outcome",
+	                      escape_json_string(minheap_outcome_name(w->res.outcome)));
 	if (w->res.outcome == MINHEAP_FOUND) {
 		cJSON_AddNumberToObject(o, "min_heap_mb", (double)w->res.min_mb);
 		cJSON_AddNumberToObject(o, "step_mb", (double)w->res.step_mb);
@@ -167,8 +171,7 @@ static cJSON *minheap_row_json(const struct minheap_row *w, const struct buildin
  * search. Fills *w; -1 with e only when the harness failed.
  */
 static int minheap_cell(struct session_prober *prober, const struct session_arm *arm,
-                        const char *probe, unsigned repeats, struct minheap_row *w,
-                        struct err *e)
+                        const char *probe, unsigned repeats, struct minheap_row *w, struct err *e)
 {
 	struct minheap_oracle_ctx ctx;
 	struct minheap_params p;
@@ -195,7 +198,8 @@ static int minheap_cell(struct session_prober *prober, const struct session_arm 
 		w->res.outcome = MINHEAP_FAILED;
 		w->res.runs = 1;
 		snprintf(w->detail, sizeof w->detail, "without a limit the run %s%s%s",
-		         r.status == RUN_STATUS_OK ? "printed no checksum" : run_status_label(r.status),
+		         r.status == RUN_STATUS_OK ? "printed no checksum"
+		                                   : run_status_label(r.status),
 		         r.detail ? ": " : "", r.detail ? r.detail : "");
 		rc = 0;
 		goto out;

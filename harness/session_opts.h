@@ -43,8 +43,8 @@ enum session_verb {
 
 /* Groups of shared options; a verb accepts some of them. */
 enum session_opt_group {
-	SESSION_OPT_PROBES = 1u << 6,   /* --probes --size --timeout --db --pass-env */
-	SESSION_OPT_ROUNDS = 1u << 0,   /* --rounds --warmup --meters --events --seed */
+	SESSION_OPT_PROBES = 1u << 6, /* --probes --size --timeout --db --pass-env */
+	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed */
 	SESSION_OPT_RUN = SESSION_OPT_PROBES | SESSION_OPT_ROUNDS,
 	SESSION_OPT_BUILDS = 1u << 1,   /* --collector --build */
 	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
