@@ -18,9 +18,8 @@ _Noreturn void gcr_heap_exhausted(const char *collector, uint64_t request_bytes,
                                   uint64_t heap_bytes, uint64_t max_bytes)
 {
 	fprintf(stderr,
-	        "%s: heap exhausted: a request of %" PRIu64 " bytes does not fit after a full "
-	        "collection: heap %" PRIu64 " bytes, limit %" PRIu64
-	        " bytes (GCR_HEAP_MAX_MB=%" PRIu64 ")\n",
+	        "%s: heap exhausted: a request of %" PRIu64 " bytes does not fit: heap %" PRIu64
+	        " bytes, limit %" PRIu64 " bytes (GCR_HEAP_MAX_MB=%" PRIu64 ")\n",
 	        collector, request_bytes, heap_bytes, max_bytes, max_bytes >> 20);
 	exit(GCR_EXIT_HEAP_EXHAUSTED);
 }

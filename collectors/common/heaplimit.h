@@ -27,7 +27,7 @@ uint64_t gcr_heap_max_bytes(const char *collector);
 
 /*
  * Ends the run: "<collector>: heap exhausted: ..." on stderr with the request, what the
- * collector counts as its heap when it gave up, and the limit (all in bytes, the limit also
+ * collector counts as its heap when it gave up (after a full collection), and the limit (all in bytes, the limit also
  * in MiB), then exit status GCR_EXIT_HEAP_EXHAUSTED. Buffered stdout is flushed by exit, as
  * for any exit; a probe has printed no checksum by then.
  */

@@ -697,7 +697,8 @@ static int ms_large_cached(size_t map_bytes)
  * by dropping the large-object cache, then by a collection (unless `collected` says the
  * request has just had one), or ends the run as exhausted.
  */
-static void ms_within_limit(size_t size, unsigned cls, size_t heap_bytes, int collected)
+static __attribute__((noinline, cold)) void ms_within_limit(size_t size, unsigned cls,
+                                                            size_t heap_bytes, int collected)
 {
 	for (;;) {
 		uint64_t committed = ms_chunk_bytes + ms_large_bytes;
