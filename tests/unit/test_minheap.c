@@ -46,6 +46,7 @@ static int oracle_run(void *ctx, uint64_t mb, enum minheap_verdict *v, char *det
 	return 0;
 }
 
+UTIL_WRAPS_ON_PURPOSE
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
