@@ -54,7 +54,7 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
 	if (bad == 0)
 		return NULL;
 	return xasprintf("%d of %d %s runs %s%s%s%s", bad, total, run_kind_name(kind),
-	                 run_status_name(first->status), first->detail ? " (" : "",
+	                 run_status_label(first->status), first->detail ? " (" : "",
 	                 first->detail ? first->detail : "", first->detail ? ")" : "");
 }
 

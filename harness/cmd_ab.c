@@ -214,7 +214,7 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 	session_setup_where(p, where, sizeof where);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
 	fprintf(stderr, "\r\033[K%s  run %d/%d  %.30s on %.24s  %s  ETA %s", where, p->run_index,
-	        p->run_total, p->run->probe, p->arm->label, run_status_name(p->run->status),
+	        p->run_total, p->run->probe, p->arm->label, run_status_label(p->run->status),
 	        eta_text);
 	fflush(stderr);
 }

@@ -66,7 +66,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	}
 	safe = escape_text(figures);
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->arm->label, run_status_name(r->status), safe);
+	       p->arm->label, run_status_label(r->status), safe);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: its first line

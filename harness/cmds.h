@@ -21,6 +21,7 @@ int cmd_list(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_minheap(int argc, char **argv);
 
 struct store;
 /*

@@ -201,6 +201,22 @@ static const struct cli_command commands[] = {
      "\n"
      "Exit status: 0 written; 2 bad arguments, no probe in DIR, or a manifest already there.\n",
      "write a build folder's manifest (probe sha256s) for a foreign build"},
+    {"minheap", cmd_minheap,
+     "usage: gcratchet minheap [--collector NAME|--build DIR]... [--probes LIST]\n"
+     "                         [--size ci|default|large] [--repeats N] [--out FILE]\n"
+     "                         [--timeout S] [--db FILE] [--knob NAME=VALUE]...\n"
+     "\n"
+     "For each build and probe, searches for the smallest GCR_HEAP_MAX_MB (MiB) in which the\n"
+     "probe completes with the checksum it prints without a limit: bracket from the heap it\n"
+     "committed without one, bisect to 1/64 of the bound (at least 1 MiB), then run the\n"
+     "answer --repeats times in all (default 3) and move up while any run fails, for\n"
+     "collectors that are not deterministic. A run killed at --timeout counts as too small.\n"
+     "Prints a table, stores each answer (the minheap table of --db) and writes --out FILE\n"
+     "(JSON, format gcratchet-minheap). docs/sweeps.md has the method and its caveats.\n"
+     "\n"
+     "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
+     "checksum) or could not run, or the search was interrupted.\n",
+     "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build"},
     {NULL, NULL, NULL, NULL},
 };
 

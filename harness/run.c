@@ -21,7 +21,13 @@ static const char *const run_status_names[RUN_STATUS_COUNT] = {
     [RUN_STATUS_EXEC_FAILED] = "exec_failed",
     [RUN_STATUS_LOST] = "lost",
     [RUN_STATUS_INTERRUPTED] = "interrupted",
+    [RUN_STATUS_HEAP_EXHAUSTED] = "heap_exhausted",
 };
+
+const char *run_status_label(enum run_status s)
+{
+	return s == RUN_STATUS_HEAP_EXHAUSTED ? "heap exhausted" : run_status_name(s);
+}
 
 const char *run_kind_name(enum run_kind k)
 {

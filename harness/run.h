@@ -37,6 +37,8 @@ enum run_status {
 	RUN_STATUS_EXEC_FAILED, /* the executable could not be started */
 	RUN_STATUS_LOST,        /* the launcher gave no result */
 	RUN_STATUS_INTERRUPTED, /* killed because the session was stopped (a second Ctrl-C) */
+	/* exited 3 saying "heap exhausted": its GCR_HEAP_MAX_MB was too small (gcr.h) */
+	RUN_STATUS_HEAP_EXHAUSTED,
 	RUN_STATUS_COUNT
 };
 
@@ -51,6 +53,8 @@ enum run_premise {
 const char *run_kind_name(enum run_kind k);
 const char *run_status_name(enum run_status s);
 const char *run_premise_name(enum run_premise p);
+/* The status in words for people: "heap exhausted" where the stored name is heap_exhausted. */
+const char *run_status_label(enum run_status s);
 /* Parse a stored name back; -1 when it is none of them. */
 int run_kind_parse(const char *name, enum run_kind *out);
 int run_status_parse(const char *name, enum run_status *out);

@@ -352,6 +352,10 @@ static void session_classify(const struct session_plan *plan, const struct build
 	switch (res->outcome) {
 	case RUN_EXITED:
 		r->status = res->exit_code == 0 ? RUN_STATUS_OK : RUN_STATUS_FAILED;
+		/* The ABI's heap limit (gcr.h): status 3 and its message, not a failure. */
+		if (res->exit_code == 3 && res->stderr_tail &&
+		    strstr(res->stderr_tail, "heap exhausted") != NULL)
+			r->status = RUN_STATUS_HEAP_EXHAUSTED;
 		if (res->exit_code != 0)
 			r->detail = last ? xasprintf("exited %d: %s", res->exit_code, last)
 			                 : xasprintf("exited %d", res->exit_code);
@@ -877,4 +881,107 @@ out:
 	metric_set_release(&s.user_ns);
 	free(order);
 	return rc;
+}
+
+/* ---- Single runs outside a session (session.h) ------------------------------------------- */
+
+struct session_prober {
+	const struct session_plan *plan;
+	char *scratch;
+	char **env_base;
+	struct runner *runner;
+	struct strlist links; /* probe links made in scratch, removed at close */
+};
+
+int session_prober_open(const struct session_plan *plan, struct session_prober **out, struct err *e)
+{
+	struct session_prober *p = xcalloc(1, sizeof *p);
+	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
+	char tmpl[] = "/tmp/gcratchet.XXXXXX";
+
+	*out = NULL;
+	p->plan = plan;
+	if (!mkdtemp(tmpl)) {
+		err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
+		session_prober_close(p);
+		return -1;
+	}
+	p->scratch = xstrdup(tmpl);
+	p->env_base = session_base_env(plan);
+	if (runner_open(plan->launcher, p->scratch, &p->runner, e) != 0) {
+		session_prober_close(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+int session_prober_run(struct session_prober *p, const struct session_arm *arm, const char *probe,
+                       struct session_single *out, struct err *e)
+{
+	const struct session_plan *plan = p->plan;
+	char *target = buildinfo_probe_path(arm->build, probe);
+	char *exe = xasprintf("%s/%s", p->scratch, probe);
+	char **argv = buildinfo_probe_argv(arm->build, probe, exe, plan->size, 0), **env;
+	struct runner_request req;
+	struct run_result res;
+	struct session_fields f;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	memset(&f, 0, sizeof f);
+	env = session_env_knobs(session_env(p->env_base, 1, 0), arm->knobs);
+	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
+		err_set(e, "%s: cannot link the probe %s there: %s", p->scratch, target,
+		        strerror(errno));
+		goto out;
+	}
+	if (!strlist_contains(&p->links, probe))
+		strlist_push(&p->links, probe);
+	memset(&req, 0, sizeof req);
+	req.argv = argv;
+	req.envp = env;
+	req.cpu = plan->pin_cpu ? plan->cpu : -1;
+	req.timeout_ms = plan->timeout_ms;
+	req.no_aslr = plan->no_aslr;
+	req.stop = plan->stop;
+	if (runner_run(p->runner, &req, &res, e) != 0)
+		goto out;
+	session_classify(plan, &res, 0, NULL, probe, plan->size, &f);
+	run_result_release(&res);
+	out->status = f.status;
+	out->detail = f.detail;
+	out->checksum = f.checksum;
+	out->metrics = f.metrics;
+	f.detail = f.checksum = NULL;
+	memset(&f.metrics, 0, sizeof f.metrics);
+	rc = 0;
+out:
+	session_fields_release(&f);
+	session_env_free(env);
+	buildinfo_argv_free(argv);
+	free(exe);
+	free(target);
+	return rc;
+}
+
+void session_single_release(struct session_single *s)
+{
+	free(s->detail);
+	free(s->checksum);
+	metric_set_release(&s->metrics);
+	memset(s, 0, sizeof *s);
+}
+
+void session_prober_close(struct session_prober *p)
+{
+	if (!p)
+		return;
+	runner_close(p->runner);
+	if (p->scratch)
+		session_scratch_remove(p->scratch, &p->links);
+	free(p->scratch);
+	session_env_free(p->env_base);
+	strlist_release(&p->links);
+	free(p);
 }

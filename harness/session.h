@@ -101,6 +101,29 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
                 void *ctx, struct session_outcome *out, struct err *e);
 
 /*
+ * Single runs outside a stored session, for a verb that chooses each run from the last (the
+ * minimum-heap search): the environment, scratch folder, executable path and launcher of a
+ * session's runs, and its classification of what a run did; nothing is stored. The prober
+ * borrows `plan` (launcher, size, timeout_ms, pass_env, no_aslr, pin_cpu and cpu, stop) until
+ * it is closed; the meters are rusage and the census.
+ */
+struct session_prober;
+struct session_single {
+	enum run_status status;
+	char *detail;              /* why a run is not ok (its last stderr line), or NULL */
+	char *checksum;            /* NULL when the run reported none */
+	struct metric_set metrics; /* rusage and census figures */
+};
+int session_prober_open(const struct session_plan *plan, struct session_prober **out,
+                        struct err *e);
+/* Runs `probe` of arm's build with arm's knobs; 0 with *out (released by the caller), or -1. */
+int session_prober_run(struct session_prober *p, const struct session_arm *arm, const char *probe,
+                       struct session_single *out, struct err *e);
+void session_single_release(struct session_single *s);
+/* Stops the launcher and removes the scratch folder; NULL is fine. */
+void session_prober_close(struct session_prober *p);
+
+/*
  * Checks one knob, NAME=VALUE: a name of [A-Z][A-Z0-9_]* that the harness does not set
  * itself (GCR_CENSUS_FD, GCR_ENV_PAD). -1 with e (ERR_INVALID) saying why, naming `opt`.
  */

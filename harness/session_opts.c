@@ -31,6 +31,10 @@ static const struct session_opts_defaults {
      * runs often hide. baseline pin refuses to pin gated time from fewer.
      */
     [SESSION_VERB_PIN_TIME] = {"ci", 11, 1, 300, 3600, 300, 0},
+    /* One run per limit tried: rounds, meters and seeds mean nothing to a search. */
+    [SESSION_VERB_MINHEAP] = {"ci", 1, 0, 300, 3600, 300,
+                              SESSION_OPT_PROBES | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC |
+                                  SESSION_OPT_QUIET | SESSION_OPT_KNOB},
 };
 
 /*
@@ -44,17 +48,17 @@ static const struct session_opts_entry {
 	uint64_t min, max;
 	const char *unit; /* after the range in a refusal */
 } session_opts_entries[] = {
-    {"--probes", 1, SESSION_OPT_RUN, 0, 0, NULL},
-    {"--size", 1, SESSION_OPT_RUN, 0, 0, NULL},
-    {"--rounds", 1, SESSION_OPT_RUN, 1, SESSION_OPTS_ROUNDS_MAX, ""},
-    {"--warmup", 1, SESSION_OPT_RUN, 0, SESSION_OPTS_WARMUP_MAX, ""},
-    {"--meters", 1, SESSION_OPT_RUN, 0, 0, NULL},
-    {"--events", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--probes", 1, SESSION_OPT_PROBES, 0, 0, NULL},
+    {"--size", 1, SESSION_OPT_PROBES, 0, 0, NULL},
+    {"--rounds", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_ROUNDS_MAX, ""},
+    {"--warmup", 1, SESSION_OPT_ROUNDS, 0, SESSION_OPTS_WARMUP_MAX, ""},
+    {"--meters", 1, SESSION_OPT_ROUNDS, 0, 0, NULL},
+    {"--events", 1, SESSION_OPT_ROUNDS, 0, 0, NULL},
     /* The store keeps the seed as a signed 64-bit integer. */
-    {"--seed", 1, SESSION_OPT_RUN, 0, INT64_MAX, ""},
-    {"--timeout", 1, SESSION_OPT_RUN, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
-    {"--db", 1, SESSION_OPT_RUN, 0, 0, NULL},
-    {"--pass-env", 1, SESSION_OPT_RUN, 0, 0, NULL},
+    {"--seed", 1, SESSION_OPT_ROUNDS, 0, INT64_MAX, ""},
+    {"--timeout", 1, SESSION_OPT_PROBES, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
+    {"--db", 1, SESSION_OPT_PROBES, 0, 0, NULL},
+    {"--pass-env", 1, SESSION_OPT_PROBES, 0, 0, NULL},
     {"--collector", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
     {"--build", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
     {"--two-n", 1, SESSION_OPT_TWO_N, 0, 0, NULL},

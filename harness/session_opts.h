@@ -38,12 +38,14 @@ enum session_verb {
 	SESSION_VERB_AB,
 	SESSION_VERB_PIN,      /* baseline pin and update measuring before they pin */
 	SESSION_VERB_PIN_TIME, /* the same for a profile that gates time (pinned_host) */
+	SESSION_VERB_MINHEAP,  /* minheap: single runs searching a heap limit, no rounds */
 };
 
 /* Groups of shared options; a verb accepts some of them. */
 enum session_opt_group {
-	SESSION_OPT_RUN = 1u << 0,      /* --probes --size --rounds --warmup --meters --events
-	                                   --seed --timeout --db --pass-env */
+	SESSION_OPT_PROBES = 1u << 6, /* --probes --size --timeout --db --pass-env */
+	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed */
+	SESSION_OPT_RUN = SESSION_OPT_PROBES | SESSION_OPT_ROUNDS,
 	SESSION_OPT_BUILDS = 1u << 1,   /* --collector --build */
 	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
 	SESSION_OPT_HERMETIC = 1u << 3, /* --cpu --no-aslr --clean-env --env-offset */

@@ -63,9 +63,27 @@ static const char *const store_step_v3[] = {
     NULL,
 };
 
+static const char *const store_step_v4[] = {
+    /*
+     * Minimum heaps (gcratchet minheap): a search's answer per host, build, probe and size.
+     * Kept apart from runs: the runs of a search are at heap limits no session chose, and a
+     * check must never judge them.
+     */
+    "CREATE TABLE minheap(host_id INTEGER NOT NULL REFERENCES hosts(id),"
+    " build_id INTEGER NOT NULL REFERENCES builds(id), probe TEXT NOT NULL,"
+    " size TEXT NOT NULL, started_at TEXT NOT NULL, command TEXT,"
+    " outcome TEXT NOT NULL CHECK(outcome IN ('found', 'never_fits', 'failed')),"
+    " min_heap_mb INTEGER NOT NULL, lo_mb INTEGER NOT NULL, step_mb INTEGER NOT NULL,"
+    " repeats INTEGER NOT NULL, runs INTEGER NOT NULL, unlimited_peak_bytes INTEGER,"
+    " checksum TEXT, detail TEXT)",
+    "CREATE INDEX minheap_by_cell ON minheap(build_id, probe, size, started_at)",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
     store_step_v2,
     store_step_v3,
+    store_step_v4,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -945,4 +963,114 @@ int store_build_manifest(struct store *s, int64_t build_id, char **manifest, str
 {
 	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?", build_id, "build",
 	                        manifest, e);
+}
+
+/* ---- Minimum heaps ------------------------------------------------------------------------- */
+
+int store_minheap_insert(struct store *s, const struct store_minheap_record *m, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (store_begin(s, "storing a minimum heap", e) != 0)
+		return -1;
+	if (query_open(s, &q,
+	               "INSERT INTO minheap(host_id, build_id, probe, size, started_at, command,"
+	               " outcome, min_heap_mb, lo_mb, step_mb, repeats, runs, unlimited_peak_bytes,"
+	               " checksum, detail) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	               "storing a minimum heap", e) != 0)
+		goto out;
+	query_int64(&q, m->host_id);
+	query_int64(&q, m->build_id);
+	query_text(&q, m->probe);
+	query_text(&q, m->size);
+	query_text(&q, m->started_at);
+	query_text(&q, m->command);
+	query_text(&q, m->outcome);
+	query_int64(&q, m->min_heap_mb);
+	query_int64(&q, m->lo_mb);
+	query_int64(&q, m->step_mb);
+	query_int64(&q, m->repeats);
+	query_int64(&q, m->runs);
+	if (m->unlimited_peak_bytes >= 0)
+		query_int64(&q, m->unlimited_peak_bytes);
+	else
+		query_text(&q, NULL);
+	query_text(&q, m->checksum);
+	query_text(&q, m->detail);
+	if (query_done(&q, e) != 0)
+		goto out;
+	rc = store_commit(s, "storing a minimum heap", e);
+out:
+	query_close(&q);
+	if (rc != 0)
+		s->eng->rollback(s->conn);
+	return rc;
+}
+
+int store_minheap_list(struct store *s, struct store_minheap **out, size_t *n, struct err *e)
+{
+	struct store_query q = {0};
+	struct store_minheap *rows = NULL;
+	size_t count = 0;
+	int r, rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (query_open(s, &q,
+	               "SELECT m.host_id, m.build_id, b.name, m.probe, m.size, m.started_at,"
+	               " m.command, m.outcome, m.checksum, m.detail, m.min_heap_mb, m.lo_mb,"
+	               " m.step_mb, m.repeats, m.runs, m.unlimited_peak_bytes"
+	               " FROM minheap m JOIN builds b ON b.id = m.build_id"
+	               " ORDER BY m.started_at, b.name, m.probe, m.size",
+	               "reading minimum heaps", e) != 0)
+		goto out;
+	while ((r = query_step(&q, e)) == 1) {
+		struct store_minheap *m;
+
+		rows = xrealloc(rows, (count + 1) * sizeof *rows);
+		m = &rows[count++];
+		m->host_id = col_int64(&q, 0);
+		m->build_id = col_int64(&q, 1);
+		m->build = col_text(&q, 2);
+		m->probe = col_text(&q, 3);
+		m->size = col_text(&q, 4);
+		m->started_at = col_text(&q, 5);
+		m->command = col_text(&q, 6);
+		m->outcome = col_text(&q, 7);
+		m->checksum = col_text(&q, 8);
+		m->detail = col_text(&q, 9);
+		m->min_heap_mb = col_int64(&q, 10);
+		m->lo_mb = col_int64(&q, 11);
+		m->step_mb = col_int64(&q, 12);
+		m->repeats = col_int64(&q, 13);
+		m->runs = col_int64(&q, 14);
+		m->unlimited_peak_bytes = col_peek(&q, 15) ? col_int64(&q, 15) : -1;
+	}
+	if (r < 0)
+		goto out;
+	*out = rows;
+	*n = count;
+	rows = NULL;
+	count = 0;
+	rc = 0;
+out:
+	query_close(&q);
+	store_minheaps_release(rows, count);
+	return rc;
+}
+
+void store_minheaps_release(struct store_minheap *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].build);
+		free(m[i].probe);
+		free(m[i].size);
+		free(m[i].started_at);
+		free(m[i].command);
+		free(m[i].outcome);
+		free(m[i].checksum);
+		free(m[i].detail);
+	}
+	free(m);
 }

@@ -3,7 +3,7 @@
  * for a fleet plugs in behind the same functions; see store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
- * session_builds (a session's arms), runs, samples. docs/storage.md describes each column.
+ * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches). docs/storage.md describes each column.
  *
  * A build is an identity (its manifest); an arm is what a session ran: a build, the knob
  * overrides its probes ran with, and a label. One build can be several arms of a session (an
@@ -30,7 +30,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -172,5 +172,41 @@ void store_runs_release(struct store_run *r, size_t n);
 int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err *e);
 /* The manifest.json text recorded for a build. Newly allocated. */
 int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e);
+
+/* ---- Minimum heaps (gcratchet minheap) ------------------------------------------------ */
+
+/*
+ * One search's answer for a build, probe and size on a host (minheap.h). Insert-only and
+ * borrowed, like a run record: the caller owns every string.
+ */
+struct store_minheap_record {
+	int64_t host_id, build_id;
+	const char *probe, *size;
+	const char *started_at;       /* when the search began, UTC */
+	const char *command;          /* the command line */
+	const char *outcome;          /* minheap_outcome_name: found, never_fits, failed */
+	int64_t min_heap_mb;          /* found: the answer; 0 otherwise */
+	int64_t lo_mb;                /* the largest limit seen not to fit; 0 when none */
+	int64_t step_mb;              /* the granularity the answer is good to */
+	int64_t repeats;              /* runs at the answer in all */
+	int64_t runs;                 /* probe runs the search took */
+	int64_t unlimited_peak_bytes; /* heap_committed_peak_bytes without a limit; -1 unknown */
+	const char *checksum;         /* the probe's checksum without a limit */
+	const char *detail;           /* failed: what the broken run did; may be NULL */
+};
+int store_minheap_insert(struct store *s, const struct store_minheap_record *m, struct err *e);
+
+/* A stored search read back, with its build's name; every string owned. */
+struct store_minheap {
+	int64_t host_id, build_id;
+	char *build, *probe, *size, *started_at, *command, *outcome, *checksum, *detail;
+	int64_t min_heap_mb, lo_mb, step_mb, repeats, runs, unlimited_peak_bytes;
+};
+/*
+ * Every stored search, oldest first (by started_at, then build name, probe and size); an
+ * array of *n released by store_minheaps_release.
+ */
+int store_minheap_list(struct store *s, struct store_minheap **out, size_t *n, struct err *e);
+void store_minheaps_release(struct store_minheap *m, size_t n);
 
 #endif /* STORE_H */

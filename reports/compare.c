@@ -205,7 +205,7 @@ static void compare_identity(const struct report_data *d, size_t base, size_t fi
 			*(arm ? &p->fix_stderr : &p->base_stderr) = said;
 			sbuf_addf(&b, "%s%s: %d of %d runs %s%s%s%s%s%s", b.len ? "; " : "",
 			          arm ? "FIX" : "BASE", arm ? p->fix_failed : p->base_failed,
-			          arm ? p->fix_runs : p->base_runs, run_status_name(r->status),
+			          arm ? p->fix_runs : p->base_runs, run_status_label(r->status),
 			          r->detail ? " (" : "", r->detail ? r->detail : "",
 			          r->detail ? ")" : "", said ? ", stderr: " : "", said ? said : "");
 		}

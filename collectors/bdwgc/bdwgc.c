@@ -16,6 +16,11 @@
  * accounting); libgc's own statistics and its collection events give the rest. What libgc
  * does not know (objects freed, bytes copied or promoted) is left absent. GCR_ZEAL has no
  * meaning for a conservative collector: it is validated like every knob, then ignored.
+ *
+ * Hard limit (GCR_HEAP_MAX_MB, heaplimit.h): libgc's own GC_set_max_heap_size bounds its heap
+ * (GC_get_heap_size, the figure heap_committed_peak_bytes samples). When libgc cannot grow
+ * the heap for a request after collecting, it calls the out-of-memory handler, which ends
+ * the run as exhausted.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 #include <gc/gc_mark.h>
 
 #include "gcr.h"
+#include "heaplimit.h"
 #include "knob.h"
 #include "plant.h"
 
@@ -37,6 +43,8 @@
 #endif
 #define BDW_MAX_HEAP_MB (UINT64_C(1) << 20)
 
+/* GCR_HEAP_MAX_MB in bytes; 0: no limit. */
+static uint64_t bdw_max_bytes;
 static uint64_t bdw_alloc_bytes;
 static uint64_t bdw_alloc_objects;
 
@@ -175,9 +183,18 @@ static void bdw_refuse_valgrind(void)
 }
 #endif
 
+/* libgc calls this, holding its lock, when the heap cannot grow for a request (GC_oom_fn). */
+static void *bdw_on_oom(size_t bytes_requested)
+{
+	gcr_heap_exhausted(BDW_NAME, bytes_requested, GC_get_heap_size(), bdw_max_bytes);
+}
+
 void gcr_init(void)
 {
 	uint64_t heap_mb = gcr_knob(BDW_NAME, "GCR_HEAP_MB", 0, 1, BDW_MAX_HEAP_MB);
+	uint64_t expand_bytes = heap_mb << 20;
+
+	bdw_max_bytes = gcr_heap_max_bytes(BDW_NAME);
 
 	/* Validated for the ABI's sake; a conservative collector has nothing to check with it. */
 	(void)gcr_knob(BDW_NAME, "GCR_ZEAL", 0, 0, UINT32_MAX);
@@ -185,6 +202,11 @@ void gcr_init(void)
 #ifdef GCR_BDWGC_INCREMENTAL
 	bdw_refuse_valgrind();
 #endif
+	/* Before GC_INIT, so that not even libgc's initial heap passes the limit. */
+	if (bdw_max_bytes != 0) {
+		GC_set_max_heap_size((GC_word)bdw_max_bytes);
+		GC_set_oom_fn(bdw_on_oom);
+	}
 	GC_INIT();
 #ifdef GCR_BDWGC_INCREMENTAL
 	GC_enable_incremental();
@@ -196,7 +218,11 @@ void gcr_init(void)
 #endif
 	GC_set_start_callback(bdw_on_full_start);
 	GC_set_on_collection_event(bdw_on_event);
-	if (heap_mb != 0 && !GC_expand_hp((size_t)(heap_mb << 20))) {
+	/* A budget above the hard limit is capped to it: the limit is the stronger promise. */
+	if (bdw_max_bytes != 0 && expand_bytes + GC_get_heap_size() > bdw_max_bytes)
+		expand_bytes =
+		    bdw_max_bytes > GC_get_heap_size() ? bdw_max_bytes - GC_get_heap_size() : 0;
+	if (expand_bytes != 0 && !GC_expand_hp((size_t)expand_bytes)) {
 		fprintf(stderr, "%s: GCR_HEAP_MB=%llu: libgc could not grow its heap that far\n",
 		        BDW_NAME, (unsigned long long)heap_mb);
 		exit(2);

@@ -2,6 +2,11 @@
  * epsilon — allocates and never collects: the lower bound every other collector is measured
  * against (no barrier, no tracing, no pauses). Memory comes from large mmap'd chunks carved by
  * a bump pointer; it is returned only at exit.
+ *
+ * Under GCR_HEAP_MAX_MB=N (heaplimit.h) epsilon counts the bytes it hands out (each request
+ * rounded up to EPSILON_ALIGN) and exhausts the first time that total would pass N MiB: with
+ * nothing to collect, that is the only thing a limit can mean. The whole limit is then mapped
+ * as the first and only chunk, so no chunk-end tail is lost and what is mapped never passes N.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "gcr.h"
+#include "heaplimit.h"
 #include "plant.h"
 
 #define EPSILON_CHUNK_BYTES ((size_t)64 << 20)
@@ -19,11 +25,27 @@ static unsigned char *epsilon_limit;
 static uint64_t epsilon_alloc_bytes;
 static uint64_t epsilon_alloc_objects;
 static uint64_t epsilon_committed_bytes;
+/* GCR_HEAP_MAX_MB in bytes; 0: no limit. */
+static uint64_t epsilon_max_bytes;
 
 static void epsilon_refill(size_t need)
 {
 	size_t len = need > EPSILON_CHUNK_BYTES ? need : EPSILON_CHUNK_BYTES;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p;
+
+	/*
+	 * Under a limit the one chunk is the limit itself, so needing another means the bytes
+	 * handed out would pass it; the check costs the allocation fast path nothing.
+	 */
+	if (epsilon_max_bytes != 0) {
+		if (epsilon_committed_bytes != 0 || need > epsilon_max_bytes)
+			gcr_heap_exhausted("epsilon", need,
+			                   epsilon_committed_bytes -
+			                       (uint64_t)(epsilon_limit - epsilon_cursor),
+			                   epsilon_max_bytes);
+		len = (size_t)epsilon_max_bytes;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
 		fprintf(stderr, "epsilon: out of memory mapping %zu bytes\n", len);
@@ -36,6 +58,7 @@ static void epsilon_refill(size_t need)
 
 void gcr_init(void)
 {
+	epsilon_max_bytes = gcr_heap_max_bytes("epsilon");
 	gcr_plant_init();
 }
 

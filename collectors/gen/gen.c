@@ -5,6 +5,12 @@
  * remembered set. docs/gen.md has the design; gen.h the invariants.
  *
  * This file: the ABI entry points, the knobs, when to collect (the policy) and the census.
+ *
+ * Hard limit (GCR_HEAP_MAX_MB, heaplimit.h): what counts is the mapped heap (young generation,
+ * old-generation chunks, large mappings), the figure heap_committed_peak_bytes reports. A
+ * minor collection cannot stop halfway, so promotion may map past the limit; the pause then
+ * goes on to a full collection, and if the heap is still past the limit after it, the heap is
+ * exhausted. A large object that would map past the limit gets a full collection first.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +22,7 @@
 
 #include "gcr.h"
 #include "gen.h"
+#include "heaplimit.h"
 #include "plant.h"
 
 /* A build can change the default (an A/B of nursery sizes builds two variants). */
@@ -143,6 +150,10 @@ static void gen_read_knobs(void)
 	                            "0 (off), 1 (every collection) or N (every Nth)");
 	gen_knobs.tenure = (unsigned)gen_knob("GCR_GEN_TENURE", GEN_TENURE_DEFAULT, 1,
 	                                      GEN_TENURE_MAX, "a count of minor collections");
+	gen_knobs.max_bytes = gcr_heap_max_bytes("gen");
+	/* A budget above the hard limit is capped to it: the limit is the stronger promise. */
+	if (gen_knobs.max_bytes != 0 && gen_knobs.heap_budget_bytes > gen_knobs.max_bytes)
+		gen_knobs.heap_budget_bytes = (size_t)gen_knobs.max_bytes;
 }
 
 /* ---- Collections ---------------------------------------------------------------------- */
@@ -177,7 +188,7 @@ static bool gen_major_due(uint64_t extra)
  * byte counts only, so a major may come one minor collection late; in exchange the minor that
  * precedes it can promote everything and the major never sees a young object.
  */
-static void gen_collect_now(bool full, const char *why)
+static void gen_collect_now(bool full, const char *why, uint64_t request_bytes)
 {
 	uint64_t t0, pause;
 	char when[64];
@@ -189,6 +200,17 @@ static void gen_collect_now(bool full, const char *why)
 	gen_young_collect(full);
 	if (full)
 		gen_old_collect();
+	if (gen_knobs.max_bytes != 0 && gen_stats.committed_bytes > gen_knobs.max_bytes) {
+		/* Promotion mapped past the limit: a full collection must bring the heap back. */
+		if (!full) {
+			full = true;
+			gen_young_collect(true);
+			gen_old_collect();
+		}
+		if (gen_stats.committed_bytes > gen_knobs.max_bytes)
+			gcr_heap_exhausted("gen", request_bytes, gen_stats.committed_bytes,
+			                   gen_knobs.max_bytes);
+	}
 	pause = gen_now_ns() - t0;
 	gen_stats.pause_total_ns += pause;
 	/* A store, not a branch on the clock: valgrind's Ir must not depend on pause lengths. */
@@ -200,6 +222,16 @@ static void gen_collect_now(bool full, const char *why)
 	}
 }
 
+void gen_limit_room(uint64_t request_bytes, uint64_t map_bytes)
+{
+	if (gen_stats.committed_bytes + map_bytes <= gen_knobs.max_bytes)
+		return;
+	gen_collect_now(true, "heap-limit", request_bytes);
+	if (gen_stats.committed_bytes + map_bytes > gen_knobs.max_bytes)
+		gcr_heap_exhausted("gen", request_bytes, gen_stats.committed_bytes,
+		                   gen_knobs.max_bytes);
+}
+
 /*
  * Zeal collection k is full when k is a power of two: majors get tested early and often on a
  * small heap, and O(log n) times on a big one, so zeal stays usable on the large probes.
@@ -207,7 +239,7 @@ static void gen_collect_now(bool full, const char *why)
 static void gen_zeal_collect(void)
 {
 	gen_zeal_collections++;
-	gen_collect_now((gen_zeal_collections & (gen_zeal_collections - 1)) == 0, "zeal");
+	gen_collect_now((gen_zeal_collections & (gen_zeal_collections - 1)) == 0, "zeal", 0);
 }
 
 /* ---- ABI: lifecycle ------------------------------------------------------------------- */
@@ -216,6 +248,8 @@ void gcr_init(void)
 {
 	gen_read_knobs();
 	gen_young_init();
+	if (gen_knobs.max_bytes != 0 && gen_stats.committed_bytes > gen_knobs.max_bytes)
+		gcr_heap_exhausted("gen", gen_stats.committed_bytes, 0, gen_knobs.max_bytes);
 	gen_old_init();
 	gcr_plant_init();
 }
@@ -273,11 +307,11 @@ static __attribute__((noinline)) void *gen_alloc_slow(uint32_t nptrs, uint32_t n
 	}
 	if (total > GEN_SMALL_MAX_BYTES) {
 		if (gen_major_due(requested))
-			gen_collect_now(true, "large-object");
+			gen_collect_now(true, "large-object", requested);
 		return gen_los_alloc(nptrs, nbytes);
 	}
 	if (total > gen_fast.eden_end - gen_fast.cursor)
-		gen_collect_now(false, "nursery-full");
+		gen_collect_now(false, "nursery-full", requested);
 	return gen_bump(gen_fast.cursor, (uintptr_t)total, nptrs, nbytes, requested);
 }
 
@@ -343,7 +377,7 @@ void *gcr_read(void *obj, uint32_t i)
 
 void gcr_collect(int kind)
 {
-	gen_collect_now(kind != GCR_MINOR, "requested");
+	gen_collect_now(kind != GCR_MINOR, "requested", 0);
 }
 
 void gcr_census(struct gcr_census *c)

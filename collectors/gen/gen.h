@@ -119,6 +119,7 @@ struct gen_knobs {
 	uint64_t zeal;            /* GCR_ZEAL: 0 off, else collect every N allocations */
 	uint64_t verify;          /* GCR_VERIFY: 0 off, else verify every Nth collection */
 	unsigned tenure;          /* GCR_GEN_TENURE: minors survived before promotion, 1..7 */
+	uint64_t max_bytes;       /* GCR_HEAP_MAX_MB: mapped heap never kept past it; 0 off */
 };
 extern struct gen_knobs gen_knobs;
 
@@ -162,6 +163,11 @@ void gen_unmap(void *p, size_t len);
  * major found).
  */
 uint64_t gen_growth_trigger(void);
+/*
+ * Under GCR_HEAP_MAX_MB: makes room for a mapping of map_bytes outside a collection (a large
+ * object), by a full collection if it would pass the limit, or ends the run as exhausted.
+ */
+void gen_limit_room(uint64_t request_bytes, uint64_t map_bytes);
 /* Appends obj (already marked REMEMBERED) to the remembered set. */
 void gen_remset_push(void *obj);
 

@@ -190,8 +190,13 @@ void *gen_los_alloc(uint32_t nptrs, uint32_t nbytes)
 {
 	size_t map_bytes = gen_los_map_bytes(nptrs, nbytes);
 	uint64_t requested = gen_requested(nptrs, nbytes);
-	struct gen_los *l = gen_map(map_bytes, "a large object");
-	unsigned char *obj = (unsigned char *)(l + 1) + GEN_HDR_BYTES;
+	struct gen_los *l;
+	unsigned char *obj;
+
+	if (gen_knobs.max_bytes != 0)
+		gen_limit_room(requested, map_bytes);
+	l = gen_map(map_bytes, "a large object");
+	obj = (unsigned char *)(l + 1) + GEN_HDR_BYTES;
 
 	/* The mapping is fresh, so the slots and cards are already zero. */
 	l->map_bytes = map_bytes;
@@ -444,13 +449,23 @@ static void gen_sweep_los(struct gen_sweep *s)
 void gen_old_collect(void)
 {
 	struct gen_sweep s;
+	uint64_t keep;
 
 	memset(&s, 0, sizeof s);
 	gen_mark_all();
 	gen_sweep_blocks(&s);
 	gen_sweep_los(&s);
 	gen_stats.used_after_full_bytes = s.live_requested;
-	gen_trim(gen_growth_trigger());
+	keep = gen_growth_trigger();
+	/* Under a hard limit, free chunks are kept only within the room left under it. */
+	if (gen_knobs.max_bytes != 0) {
+		uint64_t room = gen_knobs.max_bytes > gen_stats.committed_bytes
+		                    ? gen_knobs.max_bytes - gen_stats.committed_bytes
+		                    : 0;
+
+		keep = keep < room ? keep : room;
+	}
+	gen_trim(keep);
 	/* The stack's high-water mark is a big live structure's width; give it back. */
 	free(gen_old.stack);
 	gen_old.stack = NULL;

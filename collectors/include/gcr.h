@@ -25,9 +25,16 @@
  * - gcr_init is called once, before any other call. Knobs come from the environment:
  *   GCR_HEAP_MB (initial heap budget), GCR_NURSERY_KB (nursery size, where there is one),
  *   GCR_ZEAL=N (a precise collector collects every N allocations: a correctness oracle).
- *   A collector reads only the knobs that mean something to it (epsilon reads none); unset or
+ *   A collector reads only the knobs that mean something to it (epsilon reads only GCR_HEAP_MAX_MB); unset or
  *   empty is its default, and a knob it reads that does not parse makes gcr_init print the
  *   variable and value on stderr and exit with status 2.
+ * - GCR_HEAP_MAX_MB=N is a hard limit: the heap never exceeds N MiB of collector-managed
+ *   memory (what each collector counts, and when it may briefly pass it, is in
+ *   docs/collectors.md). An allocation that cannot be satisfied within the limit after a full
+ *   collection prints "<collector>: heap exhausted: ..." with the request, the heap and the
+ *   limit on stderr and exits with status 3, which the harness stores as heap_exhausted. A
+ *   value that is not an integer from 1 to 1048576 is a knob error (status 2). GCR_HEAP_MB
+ *   above the limit is capped to it: the limit is the stronger promise. Unset: no limit.
  */
 #ifndef GCR_H
 #define GCR_H
@@ -57,7 +64,10 @@ unsigned gcr_capabilities(void);
 
 /* ---- Allocation and access ----------------------------------------------------------- */
 
-/* Never returns NULL: a collector that cannot satisfy a request prints why and aborts. */
+/*
+ * Never returns NULL: a collector that cannot satisfy a request within GCR_HEAP_MAX_MB exits
+ * with status 3 (above); one that cannot for another reason prints why and aborts.
+ */
 void *gcr_alloc(uint32_t nptrs, uint32_t nbytes);
 void gcr_write(void *obj, uint32_t i, void *val);
 void *gcr_read(void *obj, uint32_t i);

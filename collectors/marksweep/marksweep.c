@@ -28,6 +28,13 @@
  * empty free list takes a pooled page or maps a new chunk. The policy reads only byte counts,
  * never addresses or clocks, so every census counter except the pause times is the same on
  * every run of the same program.
+ *
+ * Hard limit (GCR_HEAP_MAX_MB, heaplimit.h): what counts is the mapped heap, chunks plus large
+ * mappings (cached ones included), the figure heap_committed_peak_bytes reports. Before a
+ * request maps anything that would pass the limit, the large-object cache is dropped, then a
+ * collection runs (unless the request has just had one); if the mapping still does not fit,
+ * the heap is exhausted. The policy's limit is capped at the hard one, so collections come
+ * before the heap reaches it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -38,6 +45,7 @@
 #include <time.h>
 
 #include "gcr.h"
+#include "heaplimit.h"
 #include "knob.h"
 #include "plant.h"
 
@@ -114,6 +122,8 @@ _Static_assert(offsetof(struct ms_large, hdr) + sizeof(struct ms_header) == size
 /* Knobs. */
 static uint64_t ms_budget_bytes;
 static uint64_t ms_zeal;
+/* GCR_HEAP_MAX_MB in bytes; 0: no limit. */
+static uint64_t ms_max_bytes;
 
 /* Allocation state. ms_room is what the fast path may still take before the slow path looks. */
 static struct ms_cell *ms_free[MS_CLASSES];
@@ -581,7 +591,7 @@ static void ms_collect(void)
 {
 	uint64_t t0;
 	struct ms_live live = {0, 0};
-	uint64_t limit, pause;
+	uint64_t limit, room, pause;
 
 	gcr_plant_settle(ms_alloc_objects);
 	t0 = gcr_now_ns();
@@ -590,15 +600,27 @@ static void ms_collect(void)
 	limit = live.heap_bytes * MS_GROWTH;
 	if (limit < ms_budget_bytes)
 		limit = ms_budget_bytes;
+	room = limit - live.heap_bytes;
+	if (ms_max_bytes != 0 && limit > ms_max_bytes) {
+		limit = ms_max_bytes > live.heap_bytes ? ms_max_bytes : live.heap_bytes;
+		/*
+		 * Close to the hard limit the policy would collect on every allocation; at least
+		 * an eighth of the limit between collections bounds that, and the mapping check in
+		 * ms_alloc_slow still keeps the heap within the limit.
+		 */
+		room = limit - live.heap_bytes;
+		if (room < ms_max_bytes / 8)
+			room = ms_max_bytes / 8;
+	}
 	ms_rebuild_pool(limit);
 	ms_trim_large_cache((limit - live.heap_bytes) / 2);
 	ms_heap_check();
 
 	if (ms_zeal != 0) {
-		ms_zeal_room = (int64_t)(limit - live.heap_bytes);
+		ms_zeal_room = (int64_t)room;
 		ms_room = 0;
 	} else {
-		ms_room = (int64_t)(limit - live.heap_bytes);
+		ms_room = (int64_t)room;
 	}
 	ms_collections++;
 	ms_used_after_full_bytes = live.requested_bytes;
@@ -660,6 +682,45 @@ static void *ms_alloc_large(uint32_t nptrs, uint32_t nbytes, size_t map_bytes)
 	return l + 1;
 }
 
+/* Whether the oldest cached large mapping that ms_reuse_large would take exists. */
+static int ms_large_cached(size_t map_bytes)
+{
+	for (const struct ms_large *l = ms_large_cache; l != NULL; l = l->next) {
+		if (l->map_bytes >= map_bytes && l->map_bytes <= map_bytes + map_bytes / 4)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Under a hard limit: makes sure the request can be met without mapping past the limit, first
+ * by dropping the large-object cache, then by a collection (unless `collected` says the
+ * request has just had one), or ends the run as exhausted.
+ */
+static __attribute__((noinline, cold)) void ms_within_limit(size_t size, unsigned cls,
+                                                            size_t heap_bytes, int collected)
+{
+	for (;;) {
+		uint64_t committed = ms_chunk_bytes + ms_large_bytes;
+		uint64_t need;
+
+		if (cls != 0)
+			need = ms_free[cls] != NULL || ms_pool != NULL ? 0 : MS_CHUNK_BYTES;
+		else
+			need = ms_large_cached(heap_bytes) ? 0 : heap_bytes;
+		if (committed + need <= ms_max_bytes)
+			return;
+		if (ms_large_cache_bytes != 0) {
+			ms_trim_large_cache(0);
+		} else if (!collected) {
+			ms_collect();
+			collected = 1;
+		} else {
+			gcr_heap_exhausted("marksweep", size, committed, ms_max_bytes);
+		}
+	}
+}
+
 /*
  * Everything the fast path in gcr_alloc does not handle: zeal, a collection the policy asks
  * for, an empty free list, a large object.
@@ -673,14 +734,22 @@ static void *ms_alloc_slow(uint32_t nptrs, uint32_t nbytes)
 	int64_t *room = ms_zeal != 0 ? &ms_zeal_room : &ms_room;
 	struct ms_cell *cell;
 	void *obj;
+	int collected = 0;
 
 	if (ms_zeal != 0 && ++ms_zeal_count >= ms_zeal) {
 		ms_zeal_count = 0;
 		ms_collect();
+		collected = 1;
 	} else if (*room < (int64_t)heap_bytes) {
 		ms_collect();
+		collected = 1;
 	}
-	/* After at most one collection the request is granted, even past the limit. */
+	if (ms_max_bytes != 0)
+		ms_within_limit(size, cls, heap_bytes, collected);
+	/*
+	 * After at most one collection the request is granted, even past the policy's limit
+	 * (never past a hard one: ms_within_limit).
+	 */
 	*room -= (int64_t)heap_bytes;
 	ms_alloc_bytes += size;
 	ms_alloc_objects++;
@@ -706,6 +775,10 @@ void gcr_init(void)
 	ms_budget_bytes =
 	    gcr_knob("marksweep", "GCR_HEAP_MB", MS_DEFAULT_HEAP_MB, 1, MS_MAX_HEAP_MB) << 20;
 	ms_zeal = gcr_knob("marksweep", "GCR_ZEAL", 0, 0, UINT32_MAX);
+	ms_max_bytes = gcr_heap_max_bytes("marksweep");
+	/* A budget above the hard limit is capped to it: the limit is the stronger promise. */
+	if (ms_max_bytes != 0 && ms_budget_bytes > ms_max_bytes)
+		ms_budget_bytes = ms_max_bytes;
 	if (ms_zeal != 0)
 		ms_zeal_room = (int64_t)ms_budget_bytes;
 	else

@@ -14,6 +14,11 @@
  * - graph: random mutation of a graph with cycles and shared objects, checked against a model
  *   kept in malloc'd memory, through a root table larger than 64 KiB;
  * - deep: a list a million nodes long survives collections (a recursive marker overflows);
+ * - heap limit (not under zeal): in child processes of this program, GCR_HEAP_MAX_MB that
+ *   suffices lets a small live set and much garbage run to the end (also with a GCR_HEAP_MB
+ *   above the limit), and keeps heap_committed_peak_bytes within it (gen, which may pass it
+ *   during one collection, aside); a live set four times the limit ends with status 3 and
+ *   "heap exhausted" on stderr; GCR_HEAP_MAX_MB=abc and =0 end with status 2, naming the knob;
  * - census, after every phase: counters only grow, a counter once known stays known,
  *   alloc_bytes and alloc_objects grow by exactly what was requested, and a collector without
  *   GCR_CAP_COLLECTS reports no collection and nothing freed.
@@ -31,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gcr.h"
 
@@ -942,9 +949,149 @@ static int abi_parse_u64(const char *s, uint64_t dflt, uint64_t *out)
 	return 0;
 }
 
+/* ---- Heap limit (GCR_HEAP_MAX_MB) ----------------------------------------------------- */
+
+/*
+ * Each case runs this program again, as a child with GCR_TEST_HEAP_CHILD=fits or exhausts:
+ * a limit must be set before gcr_init, which runs once per process.
+ */
+#define ABI_LIMIT_MB       32u /* suffices for 2 MiB live and any amount of garbage */
+#define ABI_SMALL_LIMIT_MB 4u  /* too small for a 16 MiB live list */
+
+/* The child's work; exits 0 when it ran to the end and kept its limit, 1 otherwise. */
+static _Noreturn void abi_heap_child(const char *mode)
+{
+	void *live = NULL, *junk = NULL;
+	GCR_ROOTS(&live, &junk);
+	uint64_t limit_mb = 0, garbage = 0, n;
+	struct gcr_census c;
+
+	abi.phase = mode;
+	if (abi_parse_u64(getenv("GCR_HEAP_MAX_MB"), 0, &limit_mb) != 0 || limit_mb == 0)
+		abi_fail("GCR_HEAP_MAX_MB=%s: the parent set no usable limit",
+		         getenv("GCR_HEAP_MAX_MB"));
+	if (strcmp(mode, "exhausts") == 0) {
+		n = 4 * limit_mb * ABI_MIB / 32;
+		abi_build_list(&live, n, 0, 0);
+		abi_fail("a live list of %" PRIu64 " nodes (about %" PRIu64
+		         " MiB) fitted in a limit of %" PRIu64 " MiB",
+		         n, 4 * limit_mb, limit_mb);
+	}
+	/* fits: 2 MiB live, then garbage: 4 times the limit, or a quarter of it for epsilon. */
+	abi_build_list(&live, 2 * ABI_MIB / 32, 0, 0);
+	while (garbage < ((abi.caps & GCR_CAP_COLLECTS) ? 4 * limit_mb : limit_mb / 4) * ABI_MIB) {
+		uint32_t nbytes = abi_below(100) == 0 ? 100000 : 8 + (uint32_t)abi_below(200);
+
+		junk = abi_alloc(1, nbytes);
+		gcr_write(junk, 0, live);
+		garbage += sizeof(void *) + nbytes;
+	}
+	junk = NULL;
+	gcr_collect(GCR_FULL);
+	abi_check_list(live, 2 * ABI_MIB / 32, 0, "under a heap limit");
+	gcr_census(&c);
+	/* gen's promotion may pass the limit during one collection (docs/collectors.md). */
+	if (abi_known(&c, GCR_C_HEAP_COMMITTED_PEAK_BYTES) && !(abi.caps & GCR_CAP_GENERATIONAL) &&
+	    c.value[GCR_C_HEAP_COMMITTED_PEAK_BYTES] > limit_mb * ABI_MIB)
+		abi_fail("heap_committed_peak_bytes is %" PRIu64 ", past the limit of %" PRIu64
+		         " MiB",
+		         c.value[GCR_C_HEAP_COMMITTED_PEAK_BYTES], limit_mb);
+	GCR_POP();
+	printf("abi_conformance: %s: %s: ok\n", abi.collector, mode);
+	exit(0);
+}
+
+/*
+ * Runs this program as a heap-limit child with the given variables set (NAME=VALUE, NULL
+ * ends the list) and GCR_ZEAL unset; returns its exit status (-1: killed) and its stderr.
+ */
+static int abi_run_child(const char *const *vars, char *err, size_t err_size)
+{
+	extern char **environ;
+	size_t n = 0, k = 0, got = 0;
+	char **env;
+	int fds[2], status;
+	pid_t pid;
+	ssize_t r;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 8, sizeof *env);
+	if (env == NULL || pipe(fds) != 0)
+		abi_fail("cannot set up a child: %s", strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "GCR_ZEAL=", 9) != 0 &&
+		    strncmp(environ[i], "GCR_HEAP_MAX_MB=", 16) != 0 &&
+		    strncmp(environ[i], "GCR_HEAP_MB=", 12) != 0 &&
+		    strncmp(environ[i], "GCR_TEST_HEAP_CHILD=", 20) != 0)
+			env[k++] = environ[i];
+	for (size_t i = 0; vars[i] != NULL && k < n + 7; i++)
+		env[k++] = (char *)vars[i];
+	env[k] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		abi_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		char *argv[] = {(char *)"abi_conformance", NULL};
+
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execve("/proc/self/exe", argv, env);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((r = read(fds[0], err + got, err_size - 1 - got)) > 0 && got + 1 < err_size)
+		got += (size_t)r;
+	err[got] = '\0';
+	close(fds[0]);
+	free(env);
+	if (waitpid(pid, &status, 0) != pid)
+		abi_fail("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void abi_expect_child(const char *const *vars, int want, const char *want_err)
+{
+	char err[4096];
+	int got = abi_run_child(vars, err, sizeof err);
+
+	if (got != want || (want_err != NULL && strstr(err, want_err) == NULL))
+		abi_fail("with %s%s%s%s%s: exit %d, expected %d%s%s; its stderr:\n%s", vars[0],
+		         vars[1] ? " " : "", vars[1] ? vars[1] : "", vars[1] && vars[2] ? " " : "",
+		         vars[1] && vars[2] ? vars[2] : "", got, want,
+		         want_err ? " and stderr with " : "", want_err ? want_err : "", err);
+}
+
+static void abi_phase_heap_limit(void)
+{
+	static const char *const fits[] = {"GCR_TEST_HEAP_CHILD=fits", "GCR_HEAP_MAX_MB=32", NULL};
+	/* A budget above the limit: the limit wins. */
+	static const char *const fits_budget[] = {"GCR_TEST_HEAP_CHILD=fits", "GCR_HEAP_MAX_MB=32",
+	                                          "GCR_HEAP_MB=64", NULL};
+	static const char *const exhausts[] = {"GCR_TEST_HEAP_CHILD=exhausts", "GCR_HEAP_MAX_MB=4",
+	                                       NULL};
+	static const char *const not_a_number[] = {"GCR_TEST_HEAP_CHILD=fits",
+	                                           "GCR_HEAP_MAX_MB=abc", NULL};
+	static const char *const zero[] = {"GCR_TEST_HEAP_CHILD=fits", "GCR_HEAP_MAX_MB=0", NULL};
+
+	_Static_assert(ABI_LIMIT_MB == 32 && ABI_SMALL_LIMIT_MB == 4, "the cases spell them out");
+	abi.phase = "heap limit";
+	/* One run per collector is enough, and collecting every N allocations would be slow. */
+	if (abi.zeal != 0)
+		return;
+	abi_expect_child(fits, 0, NULL);
+	abi_expect_child(fits_budget, 0, NULL);
+	abi_expect_child(exhausts, 3, "heap exhausted");
+	abi_expect_child(not_a_number, 2, "GCR_HEAP_MAX_MB=abc");
+	abi_expect_child(zero, 2, "GCR_HEAP_MAX_MB=0");
+	abi.phase = "heap limit";
+}
+
 static void (*const abi_phases[])(void) = {
-    abi_phase_identity, abi_phase_zeroing, abi_phase_freeing, abi_phase_lists,
-    abi_phase_trees,    abi_phase_sizes,   abi_phase_graph,   abi_phase_deep,
+    abi_phase_identity, abi_phase_zeroing, abi_phase_freeing, abi_phase_lists,      abi_phase_trees,
+    abi_phase_sizes,    abi_phase_graph,   abi_phase_deep,    abi_phase_heap_limit,
 };
 
 int main(void)
@@ -977,6 +1124,8 @@ int main(void)
 	if (abi_parse_u64(getenv("GCR_HEAP_MB"), ABI_DEFAULT_HEAP_MB, &abi.heap_mb) != 0 ||
 	    abi.heap_mb == 0)
 		abi.heap_mb = ABI_DEFAULT_HEAP_MB;
+	if (getenv("GCR_TEST_HEAP_CHILD") != NULL)
+		abi_heap_child(getenv("GCR_TEST_HEAP_CHILD"));
 	printf("abi_conformance: %s %s: seed %" PRIu64 ", capabilities %#x, zeal %" PRIu64
 	       ", heap %" PRIu64 " MiB\n",
 	       abi.collector, gcr_version(), abi.seed, abi.caps, abi.zeal, abi.heap_mb);

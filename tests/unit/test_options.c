@@ -339,6 +339,29 @@ static void test_verbs(void)
 	session_opts_release(&m);
 	session_opts_release(&a);
 	session_opts_release(&p);
+
+	/*
+	 * minheap: probes, builds, hermetic, quiet and knobs, parsed here and nowhere else; the
+	 * options of rounds and meters mean nothing to a search and are not its options.
+	 */
+	session_opts_init(&m, SESSION_VERB_MINHEAP);
+	CHECK_STR(m.size, "ci");
+	CHECK(session_opts_parse(&m, "--collector", "gen", &e) == 1);
+	CHECK(session_opts_parse(&m, "--probes", "01,12", &e) == 1);
+	CHECK(session_opts_parse(&m, "--timeout", "60", &e) == 1 && m.timeout_ms == 60000);
+	CHECK(session_opts_parse(&m, "--timeout", "abc", &e) == -1);
+	CHECK(session_opts_parse(&m, "--knob", "GCR_NURSERY_KB=16384", &e) == 1);
+	CHECK(session_opts_parse(&m, "--no-aslr", NULL, &e) == 1);
+	CHECK(session_opts_parse(&m, "--rounds", "3", &e) == 0);
+	CHECK(session_opts_parse(&m, "--meters", "rusage", &e) == 0);
+	CHECK(session_opts_parse(&m, "--seed", "1", &e) == 0);
+	CHECK(session_opts_parse(&m, "--two-n", "1,2", &e) == 0);
+	t = session_opts_table(&m, NULL);
+	for (n = 0; t[n].name;)
+		n++;
+	CHECK(n == 21 - 6);
+	free(t);
+	session_opts_release(&m);
 }
 
 /*

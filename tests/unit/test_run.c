@@ -31,6 +31,10 @@ static void test_names_round_trip(void)
 		CHECK(run_status_parse(NULL, &st) != 0);
 		CHECK(run_kind_parse("valgrind_per", &k) != 0);
 	}
+	/* The heap limit's status: stored as one word, shown as two, never as a crash. */
+	CHECK_STR(run_status_name(RUN_STATUS_HEAP_EXHAUSTED), "heap_exhausted");
+	CHECK_STR(run_status_label(RUN_STATUS_HEAP_EXHAUSTED), "heap exhausted");
+	CHECK_STR(run_status_label(RUN_STATUS_CRASHED), "crashed");
 	CHECK(run_kind_is_valgrind(RUN_KIND_VALGRIND));
 	CHECK(run_kind_is_valgrind(RUN_KIND_VALGRIND_PER_ITERATION));
 	CHECK(!run_kind_is_valgrind(RUN_KIND_TIMED));

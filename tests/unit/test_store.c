@@ -69,6 +69,59 @@ static int64_t test_session(struct store *st, int64_t host, const char *started_
 }
 
 /* Every kind, status and premise goes in and comes back as it was, with its samples and arm. */
+/*
+ * Minimum heaps: stored and read back whole, oldest first; the unknown peak stays unknown;
+ * an outcome the table does not know is refused by the database.
+ */
+static void test_minheap_rows(struct store *st, int64_t host, int64_t build)
+{
+	struct store_minheap_record m = {
+	    .host_id = host,
+	    .build_id = build,
+	    .probe = "12_large_live_set",
+	    .size = "ci",
+	    .started_at = "2026-12-01T06:00:00Z",
+	    .command = "gcratchet minheap --size ci",
+	    .outcome = "found",
+	    .min_heap_mb = 37,
+	    .lo_mb = 36,
+	    .step_mb = 1,
+	    .repeats = 3,
+	    .runs = 9,
+	    .unlimited_peak_bytes = 41943040,
+	    .checksum = "0x8c476e2a351ece4a",
+	};
+	struct store_minheap *rows = NULL;
+	struct err e = ERR_INIT;
+	size_t n = 0;
+
+	CHECK(store_minheap_insert(st, &m, &e) == 0);
+	m.started_at = "2026-11-30T06:00:00Z";
+	m.outcome = "failed";
+	m.min_heap_mb = 0;
+	m.unlimited_peak_bytes = -1;
+	m.detail = "crashed (SIGSEGV) at 4 MiB";
+	CHECK(store_minheap_insert(st, &m, &e) == 0);
+	m.outcome = "lost";
+	CHECK(store_minheap_insert(st, &m, &e) != 0);
+	CHECK(store_minheap_list(st, &rows, &n, &e) == 0);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK_STR(rows[0].outcome, "failed");
+		CHECK(rows[0].unlimited_peak_bytes == -1 && rows[0].min_heap_mb == 0);
+		CHECK_STR(rows[0].detail, "crashed (SIGSEGV) at 4 MiB");
+		CHECK_STR(rows[1].outcome, "found");
+		CHECK(rows[1].min_heap_mb == 37 && rows[1].lo_mb == 36 && rows[1].step_mb == 1);
+		CHECK(rows[1].repeats == 3 && rows[1].runs == 9);
+		CHECK(rows[1].unlimited_peak_bytes == 41943040);
+		CHECK(rows[1].build_id == build && rows[1].host_id == host);
+		CHECK(rows[1].build != NULL && rows[1].detail == NULL);
+		CHECK_STR(rows[1].probe, "12_large_live_set");
+		CHECK_STR(rows[1].checksum, "0x8c476e2a351ece4a");
+	}
+	store_minheaps_release(rows, n);
+}
+
 static void test_round_trip(void)
 {
 	char *path = test_path("round.db");
@@ -121,6 +174,7 @@ static void test_round_trip(void)
 			metric_set_release(&m);
 		}
 	CHECK(store_session_end(st, session, "complete", 0.25, &e) == 0);
+	test_minheap_rows(st, host, build);
 	store_close(st);
 
 	/* Read back through a read-only open, as export and check do. */
@@ -320,6 +374,8 @@ static void test_migration_v2(void)
 	CHECK(store_session_add_arm(st, s3, 0, 1, "base", NULL, &e) == 0);
 	CHECK(store_session_add_arm(st, s3, 1, 1, "base (2)", NULL, &e) == 0);
 	CHECK(store_latest_session(st, "gen", &s3, &e) == 0 && s3 > 2);
+	/* v3 -> v4 adds the minheap table to a database that has runs. */
+	test_minheap_rows(st, 1, 2);
 	store_close(st);
 	CHECK(test_sql_int(path, "SELECT value FROM meta WHERE key = 'schema_version'") ==
 	      STORE_SCHEMA_VERSION);
@@ -336,9 +392,9 @@ static void test_newer_refused(void)
 
 	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
 	store_close(st);
-	CHECK(test_sql(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'") == 0);
+	CHECK(test_sql(path, "UPDATE meta SET value = '5' WHERE key = 'schema_version'") == 0);
 	CHECK(store_open(path, STORE_WRITE, &st, &e) != 0 && st == NULL);
-	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 4 is newer") != NULL);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 5 is newer") != NULL);
 	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
 	CHECK(e.code == ERR_INVALID);
 	free(path);
