@@ -337,6 +337,22 @@ static void session_cross_check_rss(struct session_fields *r)
 		    *rss / 1048576.0, *hwm / 1048576.0);
 }
 
+/*
+ * The probe file a run's link points at. A relative one (--build build/collectors/x) would
+ * resolve from the scratch folder, where the link lives, so it is made absolute; one that
+ * cannot be resolved is left as it is and fails at exec, with its name. Newly allocated.
+ */
+static char *session_probe_target(const struct buildinfo *build, const char *probe)
+{
+	char *target = buildinfo_probe_path(build, probe), *abs;
+
+	if (target[0] != '/' && (abs = realpath(target, NULL)) != NULL) {
+		free(target);
+		target = abs;
+	}
+	return target;
+}
+
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
 static void session_classify(const struct session_plan *plan, const struct buildinfo *build,
                              const struct run_result *res, int valgrind, const char *cg_out,
@@ -518,7 +534,7 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 	const struct session_plan *plan = s->plan;
 	const struct session_arm *arm = &plan->arms[b];
 	const struct buildinfo *build = arm->build;
-	char *target = buildinfo_probe_path(build, probe);
+	char *target = session_probe_target(build, probe);
 	char *exe = xasprintf("%s/%s", s->scratch, probe);
 	/* The manifest's template, or `EXE SIZE` / `EXE --iterations N` (buildinfo.h). */
 	char **probe_argv = buildinfo_probe_argv(build, probe, exe, plan->size, iterations),
@@ -535,18 +551,6 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 
 	memset(&f, 0, sizeof f);
 	memset(&r, 0, sizeof r);
-	/*
-	 * A relative target (--build build/collectors/x) would resolve from the scratch folder,
-	 * where the link lives; one that cannot be resolved fails at exec, with its name.
-	 */
-	if (target[0] != '/') {
-		char *abs = realpath(target, NULL);
-
-		if (abs != NULL) {
-			free(target);
-			target = abs;
-		}
-	}
 	/* The same executable path length on every host: see "Hermetic runs" above. */
 	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
 		err_set(e, "%s: cannot link the probe %s there: %s", s->scratch, target,
@@ -920,7 +924,7 @@ int session_prober_run(struct session_prober *p, const struct session_arm *arm, 
                        struct session_single *out, struct err *e)
 {
 	const struct session_plan *plan = p->plan;
-	char *target = buildinfo_probe_path(arm->build, probe);
+	char *target = session_probe_target(arm->build, probe);
 	char *exe = xasprintf("%s/%s", p->scratch, probe);
 	char **argv = buildinfo_probe_argv(arm->build, probe, exe, plan->size, 0), **env;
 	struct runner_request req;
@@ -947,7 +951,7 @@ int session_prober_run(struct session_prober *p, const struct session_arm *arm, 
 	req.stop = plan->stop;
 	if (runner_run(p->runner, &req, &res, e) != 0)
 		goto out;
-	session_classify(plan, &res, 0, NULL, probe, plan->size, &f);
+	session_classify(plan, arm->build, &res, 0, NULL, probe, plan->size, &f);
 	run_result_release(&res);
 	out->status = f.status;
 	out->detail = f.detail;
