@@ -38,8 +38,8 @@ static struct tms_obj *tms_all;
 static void **tms_stack;
 static size_t tms_stack_len, tms_stack_cap;
 
-/* Knobs. */
-static uint64_t tms_budget_bytes;
+/* Knobs. tms_max_bytes 0: no hard limit. */
+static uint64_t tms_budget_bytes, tms_max_bytes;
 static uint64_t tms_zeal, tms_zeal_count;
 
 /* What the policy reads, in heap bytes (headers included). */
@@ -170,6 +170,10 @@ void gcr_init(void)
 {
 	tms_budget_bytes = tms_knob("GCR_HEAP_MB", TMS_DEFAULT_HEAP_MB, 1, TMS_MAX_HEAP_MB) << 20;
 	tms_zeal = tms_knob("GCR_ZEAL", 0, 0, UINT32_MAX);
+	/* The hard limit is the stronger promise: a budget above it is capped to it. */
+	tms_max_bytes = tms_knob("GCR_HEAP_MAX_MB", 0, 1, TMS_MAX_HEAP_MB) << 20;
+	if (tms_max_bytes != 0 && tms_budget_bytes > tms_max_bytes)
+		tms_budget_bytes = tms_max_bytes;
 }
 
 const char *gcr_name(void)
@@ -197,8 +201,18 @@ void *gcr_alloc(uint32_t nptrs, uint32_t nbytes)
 	if (tms_zeal != 0 && ++tms_zeal_count >= tms_zeal) {
 		tms_zeal_count = 0;
 		tms_collect();
-	} else if (tms_since_gc_bytes + sizeof *o + size > limit) {
+	} else if (tms_since_gc_bytes + sizeof *o + size > limit ||
+	           (tms_max_bytes != 0 && tms_heap_bytes + sizeof *o + size > tms_max_bytes)) {
 		tms_collect();
+	}
+	/* GCR_HEAP_MAX_MB: what still does not fit after a full collection ends the run, status 3. */
+	if (tms_max_bytes != 0 && tms_heap_bytes + sizeof *o + size > tms_max_bytes) {
+		fprintf(stderr,
+		        "tinyms: heap exhausted: a request of %llu bytes does not fit: heap %llu "
+		        "bytes after a full collection, limit %llu bytes\n",
+		        (unsigned long long)(sizeof *o + size), (unsigned long long)tms_heap_bytes,
+		        (unsigned long long)tms_max_bytes);
+		exit(3);
 	}
 	o = calloc(1, sizeof *o + size);
 	if (o == NULL) {
