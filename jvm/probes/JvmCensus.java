@@ -21,7 +21,9 @@
  * Counters (unknown is absent, never a fake zero):
  *   minor_collections, major_collections  as above, after the final System.gc()
  *   pause_total_ns        the collection time of the stop-the-world beans; the beans count
- *                         whole milliseconds, so this is a multiple of 10^6
+ *                         whole milliseconds, so this is a multiple of 10^6. Absent on ZGC
+ *                         and Shenandoah: their pauses last well under a millisecond, and
+ *                         the Pauses bean's whole milliseconds added up to 0 on every run
  *   alloc_bytes           the main thread's allocated bytes (ThreadMXBean), from the start
  *                         of run() to its end: the probe's own allocation. What the census
  *                         calls made inside run() allocate (premise checks read the beans)
@@ -205,8 +207,10 @@ final class JvmCensus {
 				                   + "': collection counts left out");
 				known = false;
 			}
-			if (contains(NOT_PAUSES, n))
+			if (contains(NOT_PAUSES, n)) {
+				pauseKnown = false;
 				continue;
+			}
 			if (ms < 0)
 				pauseKnown = false;
 			else
