@@ -41,7 +41,7 @@ esac
 
 # Probe classes: the C probe's name, as the C build folders name their executables.
 probes="01_nursery_churn:P01NurseryChurn 02_survivor_promotion:P02SurvivorPromotion
-11_collect_at_depth:P11CollectAtDepth 12_large_live_set:P12LargeLiveSet"
+05_binary_trees:P05BinaryTrees 11_collect_at_depth:P11CollectAtDepth 12_large_live_set:P12LargeLiveSet"
 
 classes=$out_root/jvm/classes
 rm -rf "$classes"

@@ -174,19 +174,19 @@ final class JvmCensus {
 	}
 
 	private void identify() {
-		try {
-			com.sun.management.HotSpotDiagnosticMXBean hs =
-			    ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-			for (String[] k : COLLECTORS) {
+		com.sun.management.HotSpotDiagnosticMXBean hs =
+		    ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+		for (String[] k : COLLECTORS) {
+			try {
 				if (hs.getVMOption(k[0]).getValue().equals("true")) {
 					collector = k[1];
 					capabilities = k[2];
 					collects = !k[2].isEmpty();
 					return;
 				}
+			} catch (IllegalArgumentException e) {
+				/* An option this VM lacks: not this collector. */
 			}
-		} catch (IllegalArgumentException e) {
-			/* An option this VM lacks: the collector stays unknown. */
 		}
 		System.err.println("gcratchet JVM census: cannot tell which collector this VM runs");
 	}
