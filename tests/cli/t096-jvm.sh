@@ -22,7 +22,7 @@ if make -s -C "$TOP" jvm B="$T/build" JVM_COLLECTORS="serial g1" >"$T/make.log" 
 fi
 for c in serial g1; do
 	m=$J/jvm-$c/manifest.json
-	expect_eq "$(jq -r '"\(.protocol) \(.collector) \(.probes | length)"' "$m")" "census jvm-$c 4" "jvm-$c manifest"
+	expect_eq "$(jq -r '"\(.protocol) \(.collector) \(.probes | length)"' "$m")" "census jvm-$c 5" "jvm-$c manifest"
 	# Each probe's sha256 in the manifest is the wrapper's own.
 	for p in $(jq -r '.probes[].name' "$m"); do
 		expect_eq "$(jq -r --arg p "$p" '.probes[] | select(.name == $p) | .sha256' "$m")" \
@@ -36,7 +36,7 @@ expect_status 0 "$GCR" measure --build "$J/jvm-serial" --build "$J/jvm-g1" --siz
 	--warmup 0 --meters rusage,census --seed 96
 expect_eq "$(exported 1 '[.runs[] | select(.status != "ok")] | length')" 0 "every JVM run ok"
 # The checksums are the C probes' (the C builds print them).
-for p in 01_nursery_churn 02_survivor_promotion 11_collect_at_depth 12_large_live_set; do
+for p in 01_nursery_churn 02_survivor_promotion 05_binary_trees 11_collect_at_depth 12_large_live_set; do
 	want=$("$TOP/build/collectors/gen/$p" ci | sed -n 's/^checksum //p')
 	expect_eq "$(exported 1 "[.runs[] | select(.probe == \"$p\") | .checksum] | unique | join(\",\")")" \
 		"$want" "$p checksum on jvm-serial and jvm-g1 equals the C probe's"
