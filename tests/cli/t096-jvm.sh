@@ -1,8 +1,8 @@
 #!/bin/sh
 # The JVM's collectors as build folders (docs/jvm.md): `make jvm` builds them; measure runs
 # the Java probes on jvm-serial and jvm-g1 with the C probes' checksums and a census from the
-# JVM's own beans; an A/A of jvm-serial is quiet on every census counter; check of a JVM
-# session against its committed shared_ci baseline passes. Needs OpenJDK 17 (scripts/setup.sh
+# JVM's own beans; an A/A of jvm-serial is quiet on every census counter; check of the
+# session against jvm-serial's and jvm-g1's committed shared_ci baselines passes. Needs OpenJDK 17 (scripts/setup.sh
 # installs it): without java the test fails, saying so, rather than skipping.
 . "$(dirname "$0")/lib.sh"
 exported() { "$GCR" export --session "$1" | jq -r "$2"; }
@@ -65,8 +65,10 @@ expect_grep "^  census: [0-9]+ deterministic counters compared exactly, all equa
 expect_eq "$(jq '[.comparison.cells[] | select(.metric | startswith("census.")) | select(.deterministic and .verdict != "same")] | length' "$T/aa.json")" 0 "an A/A census counter reported as a difference"
 expect_eq "$(jq -r '.comparison.identity.failed' "$T/aa.json")" false "A/A identity"
 
-# The committed baseline judges a fresh session: the census counters it gates hold exactly.
-expect_status 0 "$GCR" check --profile shared_ci --collector jvm-serial --session 1
-expect_grep "^01_nursery_churn +census.alloc_bytes .* ok$" "$T/out"
-expect_grep "^verdict: ok " "$T/out"
+# The committed baselines judge a fresh session: the census counters they gate hold exactly.
+for c in jvm-serial jvm-g1; do
+	expect_status 0 "$GCR" check --profile shared_ci --collector $c --session 1
+	expect_grep "^01_nursery_churn +census.alloc_bytes .* ok$" "$T/out" "$c: alloc_bytes gated and ok"
+	expect_grep "^verdict: ok " "$T/out" "$c passes its baseline"
+done
 finish
