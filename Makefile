@@ -135,6 +135,14 @@ fuzz-build:
 fuzz: fuzz-build
 	@sh tests/fuzz/run.sh -t $(FUZZ_SECONDS) -o build-fuzz/corpus
 
+# ---- The JVM's six collectors as census-protocol build folders (docs/jvm.md) ---------------
+# build/collectors/jvm-<collector>/: Java probes (jvm/probes/) run by wrapper scripts with
+# each collector's flags. Not part of `all`: it needs OpenJDK 17 and a javac run.
+JVM_COLLECTORS ?= serial parallel g1 zgc shenandoah epsilon
+.PHONY: jvm
+jvm:
+	@sh jvm/build.sh $(B) $(JVM_COLLECTORS)
+
 deps:
 	@sh scripts/setup.sh
 

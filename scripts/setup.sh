@@ -6,6 +6,8 @@ set -eu
 PACKAGES="gcc clang make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libgc-dev valgrind sqlite3 python3 chromium clang-format libxml2-utils jq"
 # clang's sanitizer and libFuzzer runtimes, for make asan and make fuzz.
 PACKAGES="$PACKAGES libclang-rt-dev"
+# The JVM's collectors as build folders (make jvm, docs/jvm.md): java and javac 17.
+PACKAGES="$PACKAGES openjdk-17-jdk-headless"
 
 missing=""
 for p in $PACKAGES; do

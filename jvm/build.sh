@@ -1,0 +1,150 @@
+#!/bin/sh
+# jvm/build.sh OUT_ROOT COLLECTOR... — builds the JVM probes (jvm/probes/*.java) once and one
+# census-protocol build folder per JVM collector: OUT_ROOT/collectors/jvm-<collector>/ with a
+# wrapper script per probe, the compiled classes and a manifest.json ("protocol": "census",
+# docs/manifest.md). `make jvm` calls it; docs/jvm.md says why each flag is there.
+#
+# Collectors: serial parallel g1 zgc shenandoah epsilon (OpenJDK 17's six).
+# JAVA and JAVAC (default: the java and javac on PATH) must be OpenJDK 17: the census maps
+# JDK 17's collector bean names, and a later JDK's generational ZGC has others.
+set -eu
+if [ $# -lt 2 ]; then
+	echo "usage: jvm/build.sh OUT_ROOT COLLECTOR..." >&2
+	exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+out_root=$1
+shift
+
+java_cmd=${JAVA:-java}
+javac_cmd=${JAVAC:-javac}
+if ! command -v "$java_cmd" >/dev/null 2>&1 || ! command -v "$javac_cmd" >/dev/null 2>&1; then
+	echo "jvm/build.sh: no $java_cmd or $javac_cmd on PATH: the JVM builds need OpenJDK 17." >&2
+	echo "  Run scripts/setup.sh (as root it installs openjdk-17-jdk-headless), or:" >&2
+	echo "  apt-get install openjdk-17-jdk-headless" >&2
+	exit 2
+fi
+# The absolute path goes into every wrapper: a build runs the JVM it was built for, whatever
+# PATH a later run has, and that path is part of the build's identity.
+java_bin=$(readlink -f "$(command -v "$java_cmd")")
+vm_version=$("$java_bin" -XshowSettings:properties -version 2>&1 |
+	sed -n 's/^ *java\.vm\.version = //p')
+case $vm_version in
+17 | 17.*) ;;
+*)
+	echo "jvm/build.sh: $java_bin is version '${vm_version:-unknown}', not OpenJDK 17:" >&2
+	echo "  the census knows JDK 17's collector beans. Install openjdk-17-jdk-headless" >&2
+	echo "  (scripts/setup.sh) or point JAVA and JAVAC at a JDK 17." >&2
+	exit 2
+	;;
+esac
+
+# Probe classes: the C probe's name, as the C build folders name their executables.
+probes="01_nursery_churn:P01NurseryChurn 02_survivor_promotion:P02SurvivorPromotion
+05_binary_trees:P05BinaryTrees 11_collect_at_depth:P11CollectAtDepth 12_large_live_set:P12LargeLiveSet"
+
+classes=$out_root/jvm/classes
+rm -rf "$classes"
+mkdir -p "$classes"
+"$javac_cmd" -Xlint:all -Werror --release 17 -d "$classes" "$root"/jvm/probes/*.java
+# One digest for all the classes: javac's output is the same bytes for the same sources and
+# compiler, so it names what the wrappers run (the manifest hashes the wrappers).
+classes_sha=$(cd "$classes" && sha256sum -- *.class | sha256sum | cut -d' ' -f1)
+
+commit=$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null) || commit=unknown
+dirty=false
+if [ "$commit" != unknown ] && [ -n "$(git -C "$root" status --porcelain -- jvm 2>/dev/null)" ]; then
+	dirty=true
+fi
+
+# Flags every collector shares (docs/jvm.md, "Flags"):
+#   -XX:TieredStopAtLevel=1  C1 only: every `new` allocates, as gcr_alloc does. C2 removes
+#                          allocations (escape analysis, and unused objects even with
+#                          -XX:-DoEscapeAnalysis) at moments that vary run to run: 02's
+#                          alloc_bytes spread 34.4-35.7 MB under C2, 53,071,152 every time
+#                          under C1 (and under -Xint)
+#   -XX:-UsePerfData       no hsperfdata file in /tmp, no shared-memory counters
+#   -Xshare:auto           the JDK's class-data archive (the default, said out loud)
+#   -Xlog:...              the JVM's own warnings on stderr: stdout carries only the checksum
+common='-XX:-UsePerfData -Xshare:auto -XX:TieredStopAtLevel=1 -Xlog:disable -Xlog:all=warning:stderr'
+
+for c in "$@"; do
+	case $c in
+	serial) gc='-XX:+UseSerialGC' ;;
+	parallel) gc='-XX:+UseParallelGC' ;;
+	g1) gc='-XX:+UseG1GC' ;;
+	zgc) gc='-XX:+UseZGC' ;;
+	shenandoah) gc='-XX:+UseShenandoahGC' ;;
+	epsilon) gc='-XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC' ;;
+	*)
+		echo "jvm/build.sh: unknown JVM collector '$c' (serial parallel g1 zgc shenandoah epsilon)" >&2
+		exit 2
+		;;
+	esac
+	# The heap is fixed per size (-Xms = -Xmx: no resizing policy in the counts) and the same
+	# for every collector but Epsilon, which never frees and so needs all the run allocates;
+	# it starts at 64 MB and commits as it goes. --iterations runs get the default size's heap.
+	if [ "$c" = epsilon ]; then
+		heap_ci='-Xms64m -Xmx1g' heap_default='-Xms64m -Xmx4g' heap_large='-Xms64m -Xmx20g'
+	else
+		heap_ci='-Xms64m -Xmx64m' heap_default='-Xms512m -Xmx512m' heap_large='-Xms4g -Xmx4g'
+	fi
+	name=jvm-$c
+	dir=$out_root/collectors/$name
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -R "$classes" "$dir/classes"
+	for pc in $probes; do
+		probe=${pc%%:*} class=${pc#*:}
+		cat >"$dir/$probe" <<WRAPPER
+#!/bin/sh
+# $probe on $name: gcratchet's JVM probe $class (jvm/probes/), run by OpenJDK
+# $vm_version with $gc. Written by jvm/build.sh: the manifest's sha256 of this file
+# is the build's identity, and it names the classes it runs by their digest:
+# classes sha256 $classes_sha
+size=default next=
+for a in "\$@"; do
+	if [ -n "\$next" ]; then
+		size=\$a next=
+		continue
+	fi
+	case \$a in
+	ci | default | large) size=\$a ;;
+	--size) next=1 ;;
+	--size=*) size=\${a#--size=} ;;
+	esac
+done
+case \$size in
+ci) heap='$heap_ci' ;;
+large) heap='$heap_large' ;;
+*) heap='$heap_default' ;;
+esac
+unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS
+dir=\$(dirname "\$(readlink -f "\$0")")
+# shellcheck disable=SC2086
+exec '$java_bin' \$heap $common $gc -cp "\$dir/classes" $class "\$@"
+WRAPPER
+		chmod 755 "$dir/$probe"
+	done
+	{
+		printf '{\n  "format": "gcratchet-build",\n  "version": 1,\n  "protocol": "census",\n'
+		printf '  "name": "%s",\n  "collector": "%s",\n  "collector_version": "%s",\n' \
+			"$name" "$name" "$vm_version"
+		printf '  "git_commit": "%s",\n  "git_dirty": %s,\n' "$commit" "$dirty"
+		printf '  "java": "%s",\n  "java_flags": "%s %s",\n  "classes_sha256": "%s",\n' \
+			"$java_bin" "$common" "$gc" "$classes_sha"
+		printf '  "probes": ['
+		sep=
+		for pc in $probes; do
+			probe=${pc%%:*}
+			sum=$(sha256sum "$dir/$probe" | cut -d' ' -f1)
+			printf '%s\n    { "name": "%s", "file": "%s", "sha256": "%s", "wrapper": true,\n' \
+				"$sep" "$probe" "$probe" "$sum"
+			printf '      "argv": ["{exe}", "{size}"], "argv_iterations": ["{exe}", "--iterations", "{iterations}"] }'
+			sep=,
+		done
+		printf '\n  ]\n}\n'
+	} >"$dir/manifest.json.tmp"
+	mv "$dir/manifest.json.tmp" "$dir/manifest.json"
+	echo "jvm/build.sh: $dir ($vm_version, $gc)"
+done

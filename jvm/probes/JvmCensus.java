@@ -1,0 +1,305 @@
+/*
+ * JvmCensus.java — the census of a JVM probe, read from the JVM's management beans.
+ *
+ * Which collector runs is read from the VM's own flags (UseSerialGC, ..., UseEpsilonGC
+ * through HotSpotDiagnosticMXBean), so a wrapper started with the wrong flag reports the
+ * collector it really got. Its name is "jvm-serial", ..., the build folder's collector name;
+ * its version is java.vm.version.
+ *
+ * The GarbageCollectorMXBean names differ per collector; each is mapped here, by name:
+ *   Copy, PS Scavenge, G1 Young Generation             -> minor_collections (pauses)
+ *   MarkSweepCompact, PS MarkSweep, G1 Old Generation  -> major_collections (pauses)
+ *   ZGC Cycles, Shenandoah Cycles                      -> major_collections (JDK 17's ZGC and
+ *        Shenandoah are not generational: every cycle covers the whole heap, so
+ *        minor_collections is a true 0); their time is concurrent work, not pause
+ *   ZGC Pauses, Shenandoah Pauses                      -> pause time only
+ *   Epsilon Heap                                       -> nothing: Epsilon never collects, so
+ *        both counts and the pause total are true zeros
+ * A bean this table does not know makes the counts unknown (absent) and is named on stderr,
+ * so a later JDK's new bean cannot be silently dropped from a count.
+ *
+ * Counters (unknown is absent, never a fake zero):
+ *   minor_collections, major_collections  as above, after the final System.gc()
+ *   pause_total_ns        the collection time of the stop-the-world beans; the beans count
+ *                         whole milliseconds, so this is a multiple of 10^6. Absent on ZGC
+ *                         and Shenandoah: their pauses last well under a millisecond, and
+ *                         the Pauses bean's whole milliseconds added up to 0 on every run
+ *   alloc_bytes           the main thread's allocated bytes (ThreadMXBean), from the start
+ *                         of run() to its end: the probe's own allocation. What the census
+ *                         calls made inside run() allocate (premise checks read the beans)
+ *                         is measured around each call and left out
+ *   heap_committed_peak_bytes  the largest of the heap's committed size at the start and at
+ *                         the end and each heap pool's own peak: the beans keep no peak of
+ *                         the whole heap, and a sum of the pools' peaks (reached at different
+ *                         times) overstates it. The wrappers fix -Xms = -Xmx, so the heap is
+ *                         committed whole from the start and this is the peak; on Epsilon,
+ *                         one pool, its own peak is the heap's
+ *   heap_used_after_full_bytes the heap's used bytes right after the final System.gc()
+ *                         (not on Epsilon, where System.gc() does nothing)
+ * Not reported: alloc_objects, copied_*, promoted_*, freed_*, barrier_recorded, pause_max_ns
+ * (the beans do not count them; GC notifications would, at the cost of a listener thread).
+ */
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.util.ArrayList;
+import java.util.List;
+
+final class JvmCensus {
+	/* Flag, census name, capabilities. */
+	private static final String[][] COLLECTORS = {
+	    {"UseSerialGC", "jvm-serial", "collects precise moving generational barrier"},
+	    {"UseParallelGC", "jvm-parallel", "collects precise moving generational barrier"},
+	    {"UseG1GC", "jvm-g1", "collects precise moving generational barrier"},
+	    {"UseZGC", "jvm-zgc", "collects precise moving barrier"},
+	    {"UseShenandoahGC", "jvm-shenandoah", "collects precise moving barrier"},
+	    {"UseEpsilonGC", "jvm-epsilon", ""},
+	};
+	private static final String[] MINOR = {"Copy", "PS Scavenge", "G1 Young Generation"};
+	private static final String[] MAJOR = {"MarkSweepCompact", "PS MarkSweep",
+	                                       "G1 Old Generation", "ZGC Cycles",
+	                                       "Shenandoah Cycles"};
+	private static final String[] PAUSE_ONLY = {"ZGC Pauses", "Shenandoah Pauses",
+	                                            "Epsilon Heap"};
+	private static final String[] NOT_PAUSES = {"ZGC Cycles", "Shenandoah Cycles"};
+
+	private static long allocAtStart = -1;
+	/* Bytes the census's own calls allocated on this thread inside run(). */
+	private static long allocByCensus;
+	private static long committedAtStart = -1;
+
+	String collector = "jvm-unknown";
+	String version = System.getProperty("java.vm.version", "unknown");
+	String capabilities = "";
+	boolean collects;
+	/* -1: unknown. */
+	long minor = -1, major = -1, pauseNs = -1, allocBytes = -1, committedPeak = -1,
+	     usedAfterFull = -1;
+	long[] memory = {-1, -1};
+
+	private static boolean contains(String[] list, String s) {
+		for (String x : list)
+			if (x.equals(s))
+				return true;
+		return false;
+	}
+
+	private static com.sun.management.ThreadMXBean threads() {
+		java.lang.management.ThreadMXBean t = ManagementFactory.getThreadMXBean();
+		if (t instanceof com.sun.management.ThreadMXBean) {
+			com.sun.management.ThreadMXBean s = (com.sun.management.ThreadMXBean)t;
+			if (s.isThreadAllocatedMemorySupported() && s.isThreadAllocatedMemoryEnabled())
+				return s;
+		}
+		return null;
+	}
+
+	/* Called just before run(): the allocation count starts here. */
+	static void start() {
+		committedAtStart = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
+		com.sun.management.ThreadMXBean t = threads();
+		if (t != null)
+			allocAtStart = t.getCurrentThreadAllocatedBytes();
+	}
+
+	private static long allocatedNow() {
+		com.sun.management.ThreadMXBean t = threads();
+		return t != null ? t.getCurrentThreadAllocatedBytes() : 0;
+	}
+
+	/* Collections so far (minor + major), for premises read inside run(); -1 if unknown. */
+	static long collectionsSoFar() {
+		long before = allocatedNow();
+		JvmCensus c = new JvmCensus();
+		c.readCounts();
+		allocByCensus += allocatedNow() - before;
+		return c.minor < 0 || c.major < 0 ? -1 : c.minor + c.major;
+	}
+
+	/*
+	 * Stop-the-world events so far, each of which scans the threads' stacks: the collections
+	 * of a stop-the-world collector, the pauses of ZGC and Shenandoah (their cycles run
+	 * concurrently, so whether one ends inside a short window is timing; every cycle's
+	 * pauses scan the stacks). -1 if unknown.
+	 */
+	static long stackScansSoFar() {
+		long before = allocatedNow(), n = 0;
+		boolean concurrent = false;
+		for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans())
+			concurrent |= contains(NOT_PAUSES, b.getName());
+		for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+			String name = b.getName();
+			boolean counts = concurrent ? name.endsWith(" Pauses")
+			                            : contains(MINOR, name) || contains(MAJOR, name);
+			if (counts)
+				n += b.getCollectionCount();
+		}
+		allocByCensus += allocatedNow() - before;
+		return n;
+	}
+
+	/* The old generation's used bytes now, for the promotion premise; -1 if no such pool. */
+	static long oldGenUsed() {
+		long before = allocatedNow(), used = -1;
+		for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+			String n = p.getName();
+			if (n.equals("Tenured Gen") || n.equals("PS Old Gen") || n.equals("G1 Old Gen"))
+				used = p.getUsage().getUsed();
+		}
+		allocByCensus += allocatedNow() - before;
+		return used;
+	}
+
+	/* Called just after run(): ends the allocation count, runs the final full collection. */
+	static JvmCensus finish() {
+		JvmCensus c = new JvmCensus();
+		com.sun.management.ThreadMXBean t = threads();
+		if (t != null && allocAtStart >= 0)
+			c.allocBytes = t.getCurrentThreadAllocatedBytes() - allocAtStart - allocByCensus;
+		c.identify();
+		System.gc();
+		if (c.collects)
+			c.usedAfterFull = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+		c.readCounts();
+		long peak = Math.max(committedAtStart,
+		                     ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted());
+		for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+			if (p.getType() == MemoryType.HEAP && p.getPeakUsage() != null)
+				peak = Math.max(peak, p.getPeakUsage().getCommitted());
+		}
+		c.committedPeak = peak;
+		c.memory = Probe.readMemory();
+		return c;
+	}
+
+	private void identify() {
+		com.sun.management.HotSpotDiagnosticMXBean hs =
+		    ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+		for (String[] k : COLLECTORS) {
+			try {
+				if (hs.getVMOption(k[0]).getValue().equals("true")) {
+					collector = k[1];
+					capabilities = k[2];
+					collects = !k[2].isEmpty();
+					return;
+				}
+			} catch (IllegalArgumentException e) {
+				/* An option this VM lacks: not this collector. */
+			}
+		}
+		System.err.println("gcratchet JVM census: cannot tell which collector this VM runs");
+	}
+
+	private void readCounts() {
+		long mi = 0, ma = 0, pause = 0;
+		boolean known = true, pauseKnown = true;
+
+		for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+			String n = b.getName();
+			long count = b.getCollectionCount(), ms = b.getCollectionTime();
+			if (contains(MINOR, n))
+				mi += count;
+			else if (contains(MAJOR, n))
+				ma += count;
+			else if (!contains(PAUSE_ONLY, n)) {
+				System.err.println("gcratchet JVM census: unknown collector bean '" + n
+				                   + "': collection counts left out");
+				known = false;
+			}
+			if (contains(NOT_PAUSES, n)) {
+				pauseKnown = false;
+				continue;
+			}
+			if (ms < 0)
+				pauseKnown = false;
+			else
+				pause += ms * 1000000L;
+		}
+		/* Epsilon (no beans) and the non-generational collectors do no minor collections. */
+		if (known) {
+			minor = mi;
+			major = ma;
+		}
+		if (known && pauseKnown)
+			pauseNs = pause;
+	}
+
+	private static void jsonString(StringBuilder b, String s) {
+		b.append('"');
+		for (int i = 0; i < s.length(); i++) {
+			char ch = s.charAt(i);
+			switch (ch) {
+			case '"':
+				b.append("\\\"");
+				break;
+			case '\\':
+				b.append("\\\\");
+				break;
+			case '\n':
+				b.append("\\n");
+				break;
+			case '\r':
+				b.append("\\r");
+				break;
+			case '\t':
+				b.append("\\t");
+				break;
+			default:
+				if (ch < 0x20)
+					b.append(String.format("\\u%04x", (int)ch));
+				else
+					b.append(ch);
+			}
+		}
+		b.append('"');
+	}
+
+	private static void field(List<String> out, String name, long v) {
+		if (v >= 0)
+			out.add("\"" + name + "\": " + v);
+	}
+
+	/* The census object (docs/census-protocol.md, format version 1). */
+	String json(String probe, String size, long iterations, String checksum, Integer met,
+	            String why) {
+		StringBuilder b = new StringBuilder();
+		b.append("{\n  \"format\": \"gcr-census\",\n  \"version\": 1,\n  \"probe\": ");
+		jsonString(b, probe);
+		b.append(",\n  \"size\": \"").append(size).append("\",\n  \"iterations\": ")
+		    .append(iterations).append(",\n  \"collector\": ");
+		jsonString(b, collector);
+		b.append(",\n  \"collector_version\": ");
+		jsonString(b, version);
+		b.append(",\n  \"capabilities\": [");
+		String sep = "";
+		for (String cap : capabilities.split(" ")) {
+			if (cap.isEmpty())
+				continue;
+			b.append(sep).append('"').append(cap).append('"');
+			sep = ", ";
+		}
+		b.append("],\n  \"checksum\": \"").append(checksum).append("\",\n  \"census\": {");
+		List<String> c = new ArrayList<>();
+		field(c, "minor_collections", minor);
+		field(c, "major_collections", major);
+		field(c, "alloc_bytes", allocBytes);
+		field(c, "heap_committed_peak_bytes", committedPeak);
+		field(c, "heap_used_after_full_bytes", usedAfterFull);
+		field(c, "pause_total_ns", pauseNs);
+		b.append(c.isEmpty() ? "}" : "\n    " + String.join(",\n    ", c) + "\n  }");
+		List<String> m = new ArrayList<>();
+		field(m, "vm_hwm_bytes", memory[0]);
+		field(m, "rss_anon_bytes", memory[1]);
+		b.append(",\n  \"memory\": {").append(m.isEmpty() ? "}" : " " + String.join(", ", m) + " }");
+		if (met != null) {
+			b.append(",\n  \"premise\": { \"met\": ")
+			    .append(met == 1 ? "true" : met == 0 ? "false" : "null")
+			    .append(", \"text\": ");
+			jsonString(b, why);
+			b.append(" }");
+		}
+		b.append("\n}\n");
+		return b.toString();
+	}
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The JVM's collectors as build folders (docs/jvm.md): `make jvm` builds them; measure runs
+# the Java probes on jvm-serial and jvm-g1 with the C probes' checksums and a census from the
+# JVM's own beans; an A/A of jvm-serial is quiet on every census counter; check of the
+# session against jvm-serial's and jvm-g1's committed shared_ci baselines passes. Needs OpenJDK 17 (scripts/setup.sh
+# installs it): without java the test fails, saying so, rather than skipping.
+. "$(dirname "$0")/lib.sh"
+exported() { "$GCR" export --session "$1" | jq -r "$2"; }
+
+if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+	fail "java and javac are missing: the JVM builds need OpenJDK 17; run scripts/setup.sh (as root it installs openjdk-17-jdk-headless)"
+	finish
+fi
+
+# Two of the six, to keep the test short (`make jvm` alone builds all six), into this test's
+# own build root: folders left in build/ by an earlier make must not stand in for them.
+J=$T/build/collectors
+if make -s -C "$TOP" jvm B="$T/build" JVM_COLLECTORS="serial g1" >"$T/make.log" 2>&1; then pass; else
+	fail "make jvm"
+	tail -n 20 "$T/make.log" >&2
+	finish
+fi
+for c in serial g1; do
+	m=$J/jvm-$c/manifest.json
+	expect_eq "$(jq -r '"\(.protocol) \(.collector) \(.probes | length)"' "$m")" "census jvm-$c 5" "jvm-$c manifest"
+	# Each probe's sha256 in the manifest is the wrapper's own.
+	for p in $(jq -r '.probes[].name' "$m"); do
+		expect_eq "$(jq -r --arg p "$p" '.probes[] | select(.name == $p) | .sha256' "$m")" \
+			"$(sha256sum "$J/jvm-$c/$p" | cut -d' ' -f1)" "jvm-$c $p sha256"
+	done
+done
+
+# One round on both builds, the meters the JVM builds are measured with (no valgrind: the
+# wrapper execs java, which Ir would not follow).
+expect_status 0 "$GCR" measure --build "$J/jvm-serial" --build "$J/jvm-g1" --size ci --rounds 1 \
+	--warmup 0 --meters rusage,census --seed 96
+expect_eq "$(exported 1 '[.runs[] | select(.status != "ok")] | length')" 0 "every JVM run ok"
+# The checksums are the C probes' (the C builds print them).
+for p in 01_nursery_churn 02_survivor_promotion 05_binary_trees 11_collect_at_depth 12_large_live_set; do
+	want=$("$TOP/build/collectors/gen/$p" ci | sed -n 's/^checksum //p')
+	expect_eq "$(exported 1 "[.runs[] | select(.probe == \"$p\") | .checksum] | unique | join(\",\")")" \
+		"$want" "$p checksum on jvm-serial and jvm-g1 equals the C probe's"
+done
+# The census is the JVM's: collection counts from the beans, the fixed 64 MiB ci heap
+# committed (Serial counts one survivor space out: 61.9 MiB), the premise judged, and no
+# counter the beans do not give.
+q='[.runs[] | select(.probe == "01_nursery_churn") | .samples]'
+exported 1 "$q | map(\"\(.\"census.minor_collections\") \(.\"census.major_collections\")\") | .[]" >"$T/counts"
+expect_grep '^[1-9][0-9]* 1$' "$T/counts" "minor collections during the run and the final full one"
+expect_eq "$(exported 1 "$q | map(.\"census.heap_committed_peak_bytes\" >= 60 * 1048576 and .\"census.heap_committed_peak_bytes\" <= 64 * 1048576) | all")" true "heap committed: the -Xms64m heap"
+expect_eq "$(exported 1 "$q | map(has(\"census.promoted_objects\") or has(\"census.freed_bytes\")) | any")" false "no counter the beans lack"
+expect_eq "$(exported 1 '[.runs[] | .premise | startswith("met: ")] | all')" true "every premise met"
+
+# A/A: jvm-serial against itself; its census counters are deterministic, so none may differ.
+"$GCR" ab "$J/jvm-serial" "$J/jvm-serial" --probes 01,12 --rounds 3 --size ci --meters rusage,census \
+	--seed 960 --json "$T/aa.json" >"$T/out" 2>"$T/err"
+rc=$?
+# 1 only when a noisy (time or memory) cell was flagged by chance; never a census counter.
+case $rc in 0 | 1) pass ;; *)
+	fail "ab jvm-serial jvm-serial exited $rc"
+	tail -n 15 "$T/err" >&2
+	;;
+esac
+expect_grep "^  census: [0-9]+ deterministic counters compared exactly, all equal" "$T/out"
+expect_eq "$(jq '[.comparison.cells[] | select(.metric | startswith("census.")) | select(.deterministic and .verdict != "same")] | length' "$T/aa.json")" 0 "an A/A census counter reported as a difference"
+expect_eq "$(jq -r '.comparison.identity.failed' "$T/aa.json")" false "A/A identity"
+
+# The committed baselines judge a fresh session: the census counters they gate hold exactly.
+for c in jvm-serial jvm-g1; do
+	expect_status 0 "$GCR" check --profile shared_ci --collector $c --session 1
+	expect_grep "^01_nursery_churn +census.alloc_bytes .* ok$" "$T/out" "$c: alloc_bytes gated and ok"
+	expect_grep "^verdict: ok " "$T/out" "$c passes its baseline"
+done
+finish
