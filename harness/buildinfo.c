@@ -199,6 +199,48 @@ static int buildinfo_verify(const cJSON *probe, const char *path, const char *it
 	return 0;
 }
 
+/*
+ * "meters_off": {"valgrind": "why", ...}, optional: the meters a session leaves off for this
+ * build when --meters does not name them, each with the reason the build's maker gave (a JVM's
+ * probe under valgrind takes a minute a run). Only the optional meters can be named.
+ */
+static int buildinfo_meters_off(const cJSON *root, const char *path, struct buildinfo *out,
+                                struct err *e)
+{
+	static const char *const optional[] = {"valgrind", "cachesim", "perf"};
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "meters_off"), *m;
+
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsObject(v))
+		return err_setc(e, ERR_INVALID,
+		                "%s: meters_off: must be an object {\"valgrind\": \"why\", ...}",
+		                path);
+	cJSON_ArrayForEach(m, v)
+	{
+		char where[64];
+		size_t k = 0;
+
+		json_path_key(where, sizeof where, "meters_off", m->string);
+		while (k < sizeof optional / sizeof *optional &&
+		       strcmp(m->string, optional[k]) != 0)
+			k++;
+		if (k == sizeof optional / sizeof *optional)
+			return err_setc(
+			    e, ERR_INVALID,
+			    "%s: %s: not a meter a build can leave off (valgrind, cachesim, "
+			    "perf)",
+			    path, where);
+		if (!cJSON_IsString(m) || m->valuestring[0] == '\0')
+			return err_setc(e, ERR_INVALID,
+			                "%s: %s: must be the reason, a non-empty string", path,
+			                where);
+		strlist_push(&out->meters_off, m->string);
+		strlist_push(&out->meters_off_why, m->valuestring);
+	}
+	return 0;
+}
+
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 {
 	char *path = xasprintf("%s/manifest.json", dir), *text = NULL;
@@ -242,7 +284,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	    buildinfo_string(root, path, "collector_version", &out->version, e) != 0 ||
 	    buildinfo_string(root, path, "git_commit", &out->git_commit, e) != 0 ||
 	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
-	                    &out->toolchain, e) != 0)
+	                    &out->toolchain, e) != 0 ||
+	    buildinfo_meters_off(root, path, out, e) != 0)
 		goto out;
 	v = buildinfo_field(root, path, "probes", NULL, "an array of probe objects", e);
 	if (!v)
@@ -332,6 +375,8 @@ void buildinfo_release(struct buildinfo *b)
 	free(b->argv);
 	free(b->argv_iterations);
 	free(b->wrapper);
+	strlist_release(&b->meters_off);
+	strlist_release(&b->meters_off_why);
 	strlist_release(&b->probes);
 	toolchain_release(&b->toolchain);
 	memset(b, 0, sizeof *b);
@@ -573,6 +618,10 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 	    o->version ? o->version : buildinfo_old_string(old, "collector_version", "unknown"));
 	cJSON_AddStringToObject(root, "git_commit",
 	                        buildinfo_old_string(old, "git_commit", "none"));
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(old, "meters_off")))
+		cJSON_AddItemToObject(
+		    root, "meters_off",
+		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, "meters_off"), 1));
 	probes = cJSON_AddArrayToObject(root, "probes");
 	for (size_t i = 0; i < found.n; i++) {
 		cJSON *p = cJSON_CreateObject();

@@ -43,6 +43,11 @@ struct buildinfo {
 	int abi;                    /* the C ABI version; 0 for a "protocol": "census" build */
 	int manifest_version;       /* the schema's "version", 1 or 2 */
 	int *wrapper;               /* wrapper[i]: 1 when probe i starts the real program */
+	/*
+	 * "meters_off": meters a session leaves off for this build unless --meters names them:
+	 * meters_off.items[i] ("valgrind", "cachesim" or "perf") and why, meters_off_why.items[i].
+	 */
+	struct strlist meters_off, meters_off_why;
 	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
 	struct strlist *argv, *argv_iterations;
 };

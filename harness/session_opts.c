@@ -431,6 +431,41 @@ static int session_setup_builds(const char *cmd, const struct session_opts *o,
 	return 0;
 }
 
+/*
+ * A build's manifest may leave optional meters off (its "meters_off"): with the default meters
+ * (no --meters) the session measures every build without them, and says whose manifest asked
+ * and why; --meters that names one measures it anyway.
+ */
+static void session_setup_meters_off(const char *cmd, const struct session_opts *o,
+                                     struct session_setup *s)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} meters[] = {
+	    {"valgrind", SESSION_METER_VALGRIND | SESSION_METER_CACHESIM},
+	    {"cachesim", SESSION_METER_CACHESIM},
+	    {"perf", SESSION_METER_PERF},
+	};
+
+	if (o->meters != NULL)
+		return;
+	for (size_t a = 0; a < s->narms; a++)
+		for (size_t i = 0; i < s->builds[a].meters_off.n; i++)
+			for (size_t k = 0; k < sizeof meters / sizeof *meters; k++)
+				if (strcmp(s->builds[a].meters_off.items[i], meters[k].name) == 0 &&
+				    (s->plan.meters & meters[k].bits)) {
+					s->plan.meters &= ~meters[k].bits;
+					fprintf(stderr,
+					        "gcratchet %s: %s meter off: the manifest of %s "
+					        "says: %s "
+					        "(--meters ...,%s measures it anyway)\n",
+					        cmd, meters[k].name, s->builds[a].name,
+					        s->builds[a].meters_off_why.items[i],
+					        meters[k].name);
+				}
+}
+
 int session_setup_begin(const char *cmd, const struct session_opts *o, const char *command,
                         struct session_setup *s)
 {
@@ -443,6 +478,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 		return -1;
 	if (session_setup_builds(cmd, o, s) != 0)
 		return -1;
+	session_setup_meters_off(cmd, o, s);
 	session_setup_arms(o, s);
 	if (cli_plan_probes(cmd, s->builds, s->narms, o->probes, plan) != 0)
 		return -1;

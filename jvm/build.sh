@@ -127,12 +127,16 @@ WRAPPER
 		chmod 755 "$dir/$probe"
 	done
 	{
-		printf '{\n  "format": "gcratchet-build",\n  "version": 1,\n  "protocol": "census",\n'
+		printf '{\n  "format": "gcratchet-build",\n  "version": 2,\n  "protocol": "census",\n'
 		printf '  "name": "%s",\n  "collector": "%s",\n  "collector_version": "%s",\n' \
 			"$name" "$name" "$vm_version"
 		printf '  "git_commit": "%s",\n  "git_dirty": %s,\n' "$commit" "$dirty"
 		printf '  "java": "%s",\n  "java_flags": "%s %s",\n  "classes_sha256": "%s",\n' \
 			"$java_bin" "$common" "$gc" "$classes_sha"
+		# Default sessions leave valgrind off: cachegrind would count the JVM's start-up,
+		# interpreter and JIT, 36-78 s a run at ci and 1.2% apart (docs/jvm.md).
+		printf '  "meters_off": {"valgrind": "%s"},\n' \
+			"a JVM under valgrind takes about a minute a run at ci and its Ir is not repeatable (docs/jvm.md)"
 		printf '  "probes": ['
 		sep=
 		for pc in $probes; do

@@ -51,6 +51,14 @@ expect_eq "$(exported 1 "$q | map(.\"census.heap_committed_peak_bytes\" >= 60 * 
 expect_eq "$(exported 1 "$q | map(has(\"census.promoted_objects\") or has(\"census.freed_bytes\")) | any")" false "no counter the beans lack"
 expect_eq "$(exported 1 '[.runs[] | .premise | startswith("met: ")] | all')" true "every premise met"
 
+# Default meters: the manifest leaves valgrind off, says why, and the session measures the rest.
+expect_status 0 "$GCR" measure --build "$J/jvm-serial" --probes 01 --size ci --rounds 1 --warmup 0 \
+	--seed 97
+expect_grep 'valgrind meter off: the manifest of jvm-serial says: a JVM under valgrind' "$T/err" \
+	"a default session says the JVM build leaves valgrind off, and why"
+expect_eq "$(jq -r '.meters_off.valgrind | length > 0' "$J/jvm-serial/manifest.json")" true \
+	"the JVM manifest leaves valgrind off with a reason"
+
 # A/A: jvm-serial against itself; its census counters are deterministic, so none may differ.
 "$GCR" ab "$J/jvm-serial" "$J/jvm-serial" --probes 01,12 --rounds 3 --size ci --meters rusage,census \
 	--seed 960 --json "$T/aa.json" >"$T/out" 2>"$T/err"

@@ -124,6 +124,24 @@ static void test_wrapper(void)
 	free(w);
 }
 
+/* "meters_off": only optional meters, each with a reason. */
+static void test_meters_off(void)
+{
+	struct buildinfo b;
+	struct err e;
+	char *sha = xasprintf(",\"sha256\":\"%s\"", probe_sha);
+
+	CHECK(load(V2 ",\"meters_off\":{\"valgrind\":\"a minute a run\",\"perf\":\"x\"}", sha, &b,
+	           &e) == 0);
+	CHECK(load(V2 ",\"meters_off\":{\"census\":\"x\"}", sha, &b, &e) != 0);
+	CHECK(strstr(e.msg, "meters_off.census: not a meter a build can leave off"));
+	CHECK(load(V2 ",\"meters_off\":{\"valgrind\":\"\"}", sha, &b, &e) != 0);
+	CHECK(strstr(e.msg, "meters_off.valgrind: must be the reason"));
+	CHECK(load(V2 ",\"meters_off\":[\"valgrind\"]", sha, &b, &e) != 0);
+	CHECK(strstr(e.msg, "meters_off: must be an object"));
+	free(sha);
+}
+
 /* --force keeps what the replaced manifest said that the files cannot. */
 static void test_rewrite(void)
 {
@@ -134,7 +152,8 @@ static void test_rewrite(void)
 	char **argv;
 	char *m = xasprintf("{\"format\":\"gcratchet-build\",\"version\":2,\"abi\":1,\"name\":"
 	                    "\"ms\",\"collector\":\"marksweep\",\"collector_version\":\"1.0\","
-	                    "\"git_commit\":\"abc\",\"probes\":[{\"name\":\"01_a\",\"sha256\":"
+	                    "\"git_commit\":\"abc\",\"meters_off\":{\"valgrind\":\"slow\"},"
+	                    "\"probes\":[{\"name\":\"01_a\",\"sha256\":"
 	                    "\"%s\",\"wrapper\":true,\"argv\":[\"{exe}\",\"--size={size}\"]}]}",
 	                    probe_sha);
 
@@ -147,6 +166,8 @@ static void test_rewrite(void)
 	CHECK(b.abi == 1 && strcmp(b.name, "ms") == 0 && strcmp(b.collector, "marksweep") == 0 &&
 	      strcmp(b.version, "1.0") == 0 && strcmp(b.git_commit, "abc") == 0);
 	CHECK(buildinfo_probe_wrapper(&b, "01_a") == 1);
+	CHECK(b.meters_off.n == 1 && strcmp(b.meters_off.items[0], "valgrind") == 0 &&
+	      strcmp(b.meters_off_why.items[0], "slow") == 0);
 	argv = buildinfo_probe_argv(&b, "01_a", "EXE", "ci", 0);
 	CHECK(argv[0] && strcmp(argv[0], "EXE") == 0 && argv[1] &&
 	      strcmp(argv[1], "--size=ci") == 0 && !argv[2]);
@@ -234,6 +255,7 @@ int main(void)
 	test_required();
 	test_digest();
 	test_wrapper();
+	test_meters_off();
 	test_write();
 	p = xasprintf("%s/01_a", dir);
 	unlink(p);
