@@ -16,6 +16,7 @@ LIST=$(echo $PROBES | tr ' ' ,)
 
 # A bdwgc build root with only these probes: pin measures what the collector's folder holds.
 build_variant bdwgc collectors/bdwgc "$T/root/collectors/bdwgc" "" $PROBES
+ln -s "$TOP/build/gcratchet-launch" "$T/root/gcratchet-launch"
 build_variant bdwgc-retain collectors/bdwgc "$T/bdwgc-retain" -DGCR_PLANT_RETAIN_KB=8192 $PROBES
 
 GCR_BUILD_ROOT="$T/root" expect_status 0 "$GCR" baseline pin --profile shared_ci \
@@ -81,8 +82,8 @@ for p in $PROBES; do
 		set -- $(jq -r --arg p "$p" --arg m "$metric" '.cells[]
 			| select(.probe == $p and .metric == $m) | "\(.verdict) \(.delta) \(.allowance)"' \
 			"$T/retain.json")
-		echo "  $p $metric: $1, delta $2 (allowance $3)"
-		expect_eq "$1" regressed "$p $metric with 8 MiB retained"
+		echo "  $p $metric: ${1:-?}, delta ${2:-?} (allowance ${3:-?})"
+		expect_eq "${1:-}" regressed "$p $metric with 8 MiB retained"
 	done
 done
 
