@@ -889,7 +889,7 @@ int cmd_baseline(int argc, char **argv)
 	static const struct cli_opt opts[] = {
 	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
 	    {"--build", 1},        {"--out", 1},       {"--accept", 1},  {"--ref", 1},
-	    {"--accept-noise", 1}, {"--vary-env", 1},  {NULL, 0},
+	    {"--accept-noise", 1}, {"--vary-env", 1},  {"--meters", 1},  {NULL, 0},
 	};
 	const char *cmd = "baseline", *opt, *val, *profile = NULL,
 	           *collector = CLI_DEFAULT_COLLECTOR;

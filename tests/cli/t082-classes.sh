@@ -98,4 +98,6 @@ expect_status 2 "$GCR" baseline pin --profile shared_ci --vary-env 1
 expect_grep "vary-env must be 2 to 16" "$T/err"
 expect_status 2 "$GCR" baseline pin --profile shared_ci --vary-env 2 --session 1
 expect_grep "does not go with --session" "$T/err"
+expect_status 2 "$GCR" baseline pin --profile shared_ci --meters rusage,census --session 1
+expect_grep "meters says what pin measures with" "$T/err"
 finish
