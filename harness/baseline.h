@@ -18,7 +18,8 @@
  * perf, valgrind), each once; session and repeats are >= 1; every rule names a known metric,
  * once, with band_pct >= 0 and band_abs >= 0; every probe has a checksum of "0x" and 16
  * lowercase hex digits; every cell is pinned once, has a rule and a probe entry, n >= 1 and
- * min <= median <= max; every override names a pinned cell, once, has a rationale and
+ * min <= median <= max, and a min_spread, when there is one, from 0 to max - min; every override
+ * names a pinned cell, once, has a rationale and
  * evidence (runs >= 2, spread >= 0); every ledger entry names a pinned cell and has values,
  * a reason, a date and who; an accepted noise has a reason, a date and who. "overrides",
  * "ledger" and "noise_accepted" may be absent (empty). Integers are below 2^53 (they travel
@@ -86,6 +87,13 @@ struct baseline_cell {
 	char *metric;
 	double median, min, max;
 	int64_t n;
+	/*
+	 * A quantile cell pinned from several sessions (--vary-env): the largest session's min
+	 * less the smallest, how far the figure check compares moved between environments.
+	 * has_min_spread 0: pinned from one session, unknown ("min_spread" absent).
+	 */
+	int has_min_spread;
+	double min_spread;
 };
 
 /*

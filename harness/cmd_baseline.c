@@ -73,6 +73,51 @@ static void baseline_cmd_metrics(const struct store_run *runs, size_t n, struct 
 			}
 }
 
+/*
+ * When the runs come from more than one session (--vary-env): how far the sessions' own mins of
+ * one cell lie above the smallest (min), which a quantile cell is held to. One session: none.
+ */
+static void baseline_cmd_min_spread(const struct store_run *runs, size_t n, const char *probe,
+                                    const char *metric, enum run_kind kind, double min,
+                                    struct baseline_cell *cell)
+{
+	int64_t sessions = 0, first = 0;
+	double highest = min;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t sid = runs[i].session_id;
+		double smin = INFINITY;
+		const double *v;
+		if (runs[i].warmup || runs[i].kind != kind || strcmp(runs[i].probe, probe) != 0 ||
+		    !metric_set_get(&runs[i].metrics, metric))
+			continue;
+		/* Each session once: at its first run in the array. */
+		{
+			size_t j = 0;
+			while (j < i &&
+			       (runs[j].session_id != sid || runs[j].warmup ||
+			        runs[j].kind != kind || strcmp(runs[j].probe, probe) != 0 ||
+			        !metric_set_get(&runs[j].metrics, metric)))
+				j++;
+			if (j < i)
+				continue;
+		}
+		if (sessions++ == 0)
+			first = sid;
+		for (size_t j = i; j < n; j++)
+			if (runs[j].session_id == sid && !runs[j].warmup && runs[j].kind == kind &&
+			    strcmp(runs[j].probe, probe) == 0 &&
+			    (v = metric_set_get(&runs[j].metrics, metric)) && *v < smin)
+				smin = *v;
+		highest = smin > highest ? smin : highest;
+	}
+	(void)first;
+	if (sessions > 1) {
+		cell->has_min_spread = 1;
+		cell->min_spread = highest - min;
+	}
+}
+
 /* Fills b's probes and cells from the runs; -1 (printed) when the runs disagree or failed. */
 static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, size_t n,
                               const struct strlist *metrics, struct baseline *b)
@@ -140,6 +185,9 @@ static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, siz
 				continue;
 			stats_summarize(vals, nv, &sum_stats);
 			b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
+			memset(&b->cells[b->ncells], 0, sizeof b->cells[b->ncells]);
+			baseline_cmd_min_spread(runs, n, probe, metric, kind, sum_stats.min,
+			                        &b->cells[b->ncells]);
 			b->cells[b->ncells].probe = xstrdup(probe);
 			b->cells[b->ncells].metric = xstrdup(metric);
 			b->cells[b->ncells].median = sum_stats.median;

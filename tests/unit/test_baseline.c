@@ -286,8 +286,8 @@ static void test_check(void)
 	};
 	struct baseline_probe probes[] = {{(char *)"01_a", (char *)"0x0123456789abcdef"}};
 	struct baseline_cell cells[] = {
-	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3},
-	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3},
+	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3, 0, 0},
+	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3, 0, 0},
 	};
 	struct baseline_override over = {
 	    (char *)"01_a",
@@ -566,6 +566,23 @@ static void test_classes(void)
 	b.cells[0].min = 20963328;
 	CHECK(baseline_check_spread(&b, &e) != 0);
 	CHECK(strstr(e.msg, "(class quantile)") && strstr(e.msg, "from a min of"));
+	/* Pinned from several sessions, it is held to how far their mins moved instead. */
+	b.cells[0].has_min_spread = 1;
+	b.cells[0].min_spread = 0;
+	CHECK(baseline_check_spread(&b, &e) == 0);
+	b.cells[0].min_spread = 8192;
+	CHECK(baseline_check_spread(&b, &e) != 0 && strstr(e.msg, "(class quantile)"));
+	b.cells[0].min_spread = 0;
+	out = baseline_serialize(&b);
+	CHECK(strstr(out, "\"n\": 5, \"min_spread\": 0}") != NULL);
+	parse_ok(out, &again);
+	CHECK(again.cells[0].has_min_spread && again.cells[0].min_spread == 0);
+	CHECK(!again.cells[1].has_min_spread);
+	again.cells[0].min_spread = again.cells[0].max - again.cells[0].min + 1;
+	CHECK(baseline_check(&again, &e) != 0 && strstr(e.msg, "cells[0].min_spread"));
+	baseline_release(&again);
+	free(out);
+	b.cells[0].has_min_spread = 0;
 	/* vary_env round-trips, and must name the baseline's own session. */
 	b.cells[0].min = 20967424;
 	out = baseline_serialize(&b);
@@ -595,7 +612,8 @@ static void test_default_classes(void)
 	                         "rss.peak_bytes",
 	                         "valgrind.ir",
 	                         "time.wall_ns",
-	                         "census.minor_collections"};
+	                         "census.minor_collections",
+	                         "census.heap_committed_peak_bytes"};
 	const size_t n = sizeof metrics / sizeof metrics[0];
 	struct baseline_rule *r;
 	struct err e;
@@ -614,7 +632,10 @@ static void test_default_classes(void)
 	/* Conservative: heap, RSS and collection counts are quantile, what was asked stays exact. */
 	CHECK(baseline_default_rules("shared_ci", "bdwgc", metrics, n, &r, &e) == 0);
 	CHECK(r[0].cls == BASELINE_CLASS_EXACT);
-	CHECK(r[1].cls == BASELINE_CLASS_QUANTILE && r[1].band_abs == 4096);
+	/* What its last collection happened to keep is recorded; retention is gated by the
+	 * committed peak (a page at least) and RSS. */
+	CHECK(r[1].cls == BASELINE_CLASS_INFO && !r[1].gated);
+	CHECK(r[7].cls == BASELINE_CLASS_QUANTILE && r[7].band_abs == 4096);
 	CHECK(r[2].cls == BASELINE_CLASS_QUANTILE && r[3].cls == BASELINE_CLASS_QUANTILE);
 	CHECK(r[3].band_live_pct == 0);
 	CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 5);
