@@ -650,6 +650,7 @@ static void test_default_classes(void)
 	/* Time-paced: every census counter but what was asked is quantile. */
 	CHECK(baseline_default_rules("shared_ci", "bdwgc-incremental", metrics, n, &r, &e) == 0);
 	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_QUANTILE);
+	CHECK(r[3].cls == BASELINE_CLASS_QUANTILE && r[3].band_abs == 2097152);
 	for (size_t i = 0; i < n; i++) {
 		struct baseline_rule copy = r[i];
 		CHECK(baseline_class_derive(&copy) != BASELINE_CLASS_INFO || !copy.gated);
