@@ -18,13 +18,17 @@
  * perf, valgrind), each once; session and repeats are >= 1; every rule names a known metric,
  * once, with band_pct >= 0 and band_abs >= 0; every probe has a checksum of "0x" and 16
  * lowercase hex digits; every cell is pinned once, has a rule and a probe entry, n >= 1 and
- * min <= median <= max; every override names a pinned cell, once, has a rationale and
+ * min <= median <= max, and a min_spread, when there is one, from 0 to max - min; every override
+ * names a pinned cell, once, has a rationale and
  * evidence (runs >= 2, spread >= 0); every ledger entry names a pinned cell and has values,
  * a reason, a date and who; an accepted noise has a reason, a date and who. "overrides",
  * "ledger" and "noise_accepted" may be absent (empty). Integers are below 2^53 (they travel
  * as JSON numbers). "toolchain" (toolchain.h: compiler, version, flags, valgrind) may be
  * absent in a baseline pinned before it was recorded: unknown; when present its compiler,
- * version and flags are not empty.
+ * version and flags are not empty. A rule's class agrees with its fields: info exactly when it
+ * is not gated, exact only with a band of 0 (and no live floor); band_live_pct >= 0. "vary_env"
+ * may be absent; when present it names at least 2 distinct sessions >= 1, the baseline's
+ * "session" among them, and a pad step >= 0.
  */
 #ifndef BASELINE_H
 #define BASELINE_H
@@ -40,12 +44,37 @@
 
 enum baseline_direction { BASELINE_INCREASE, BASELINE_DECREASE, BASELINE_EITHER };
 
+/*
+ * How a rule's figures can be compared (docs/baselines.md, a section per class):
+ * - EXACT: deterministic for one build and toolchain: a band of 0, any change decides;
+ * - BANDED: moves by a known amount from run to run or host to host: a percentage with an
+ *   absolute floor;
+ * - QUANTILE: a conservative or time-paced collector's figure, with a tail: check compares the
+ *   session's smallest run with the pinned cell's smallest (min of N), within the band;
+ * - INFO: recorded, never decides (time on a shared host).
+ * A rule read without a "class" (a file pinned before classes) gets the one its fields imply
+ * (baseline_class_derive), so it is judged as it always was.
+ */
+enum baseline_class {
+	BASELINE_CLASS_EXACT,
+	BASELINE_CLASS_BANDED,
+	BASELINE_CLASS_QUANTILE,
+	BASELINE_CLASS_INFO,
+};
+
 struct baseline_rule {
 	char *metric;
 	int gated;
 	enum baseline_direction direction; /* which change is a regression */
 	double band_pct;
 	double band_abs;
+	enum baseline_class cls;
+	/*
+	 * > 0: the cell's floor is at least this percent of the same probe's pinned live set
+	 * (census.heap_used_after_full_bytes, its median): an RSS band that grows with what the
+	 * probe keeps, not a flat one that hides a retention on a small heap. 0: none.
+	 */
+	double band_live_pct;
 };
 
 struct baseline_probe {
@@ -58,6 +87,13 @@ struct baseline_cell {
 	char *metric;
 	double median, min, max;
 	int64_t n;
+	/*
+	 * A quantile cell pinned from several sessions (--vary-env): the largest session's min
+	 * less the smallest, how far the figure check compares moved between environments.
+	 * has_min_spread 0: pinned from one session, unknown ("min_spread" absent).
+	 */
+	int has_min_spread;
+	double min_spread;
 };
 
 /*
@@ -94,6 +130,18 @@ struct baseline_ledger_entry {
 	char *who;
 };
 
+/*
+ * How `baseline pin --vary-env N` measured (docs/baselines.md, "--vary-env"): N sessions, each
+ * in an environment padded by `pad_step_bytes` more than the one before (session i: i * step)
+ * with address-space randomisation on for timed runs, their runs pooled per cell. nsessions 0:
+ * pinned from one session.
+ */
+struct baseline_vary_env {
+	int64_t *sessions;
+	size_t nsessions;
+	int64_t pad_step_bytes;
+};
+
 struct baseline {
 	char *profile;
 	char *collector, *collector_version, *git_commit;
@@ -114,7 +162,8 @@ struct baseline {
 	size_t noverrides;
 	struct baseline_ledger_entry *ledger;
 	size_t nledger;
-	struct baseline_noise noise; /* "noise_accepted" */
+	struct baseline_noise noise;       /* "noise_accepted" */
+	struct baseline_vary_env vary_env; /* "vary_env", absent when pinned from one session */
 };
 
 /*
@@ -139,6 +188,13 @@ int baseline_check(const struct baseline *b, struct err *e);
  * widens it with an evidenced override).
  */
 int baseline_check_spread(const struct baseline *b, struct err *e);
+/*
+ * How far one cell's pinned runs reach in its rule's bad direction from the figure its class
+ * compares (a quantile cell: the median's distance from the min), and in *allowance the
+ * cell's allowance; 0 and INFINITY for a cell that is not gated.
+ */
+double baseline_cell_spread(const struct baseline *b, const struct baseline_cell *c,
+                            double *allowance);
 /* The file text of a baseline: stable key order, one cell per line; newly allocated. */
 char *baseline_serialize(const struct baseline *b);
 
@@ -154,10 +210,27 @@ const char *baseline_probe_checksum(const struct baseline *b, const char *probe)
 
 /*
  * The default rules of a named profile ("shared_ci", "pinned_host") for the given metric
- * names, in that order. -1 with a message naming the valid profiles when unknown.
+ * names, in that order, for a collector (its name: bdwgc and bdwgc-incremental are
+ * conservative, the second also paced by a clock, and their heap figures get the quantile
+ * class; any other is precise). -1 with a message naming the valid profiles when unknown.
  */
-int baseline_default_rules(const char *profile, const char *const *metrics, size_t n,
-                           struct baseline_rule **out, struct err *e);
+int baseline_default_rules(const char *profile, const char *collector, const char *const *metrics,
+                           size_t n, struct baseline_rule **out, struct err *e);
+
+/* The class a rule's fields imply: info when not gated, exact with a zero band, else banded. */
+enum baseline_class baseline_class_derive(const struct baseline_rule *r);
+const char *baseline_class_name(enum baseline_class c);
+/* -1 when `name` is no class. */
+int baseline_class_parse(const char *name, enum baseline_class *out);
+/*
+ * The rule that judges one cell with its live floor applied (band_abs raised to band_live_pct
+ * of the probe's pinned live set): a copy in *out, whose metric points into b. -1 when the
+ * metric has no rule.
+ */
+int baseline_cell_rule(const struct baseline *b, const char *probe, const char *metric,
+                       struct baseline_rule *out);
+/* The figure of a pinned cell its class compares: the min for quantile, else the median. */
+double baseline_cell_value(const struct baseline_cell *c, enum baseline_class cls);
 /* The names of the profiles that have defaults; NULL-terminated, static. */
 const char *const *baseline_profiles(void);
 

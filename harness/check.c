@@ -58,9 +58,14 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
 	                 first->detail ? first->detail : "", first->detail ? ")" : "");
 }
 
-/* The median of `metric` over the ok runs of one probe, size and kind; 0 values: returns 0. */
-static size_t check_median(const struct store_run *runs, size_t n, const char *probe,
-                           const char *size, const char *metric, double *median)
+/*
+ * The figure of `metric` a class compares over the ok runs of one probe, size and kind: their
+ * min for a quantile cell (a conservative collector's smallest run is the one least disturbed
+ * by what it happened to find on the stack), else their median. 0 values: returns 0.
+ */
+static size_t check_value(const struct store_run *runs, size_t n, const char *probe,
+                          const char *size, const char *metric, enum baseline_class cls,
+                          double *out)
 {
 	enum run_kind kind = metrics_run_kind(metric);
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
@@ -74,8 +79,13 @@ static size_t check_median(const struct store_run *runs, size_t n, const char *p
 		if ((v = metric_set_get(&runs[i].metrics, metric)))
 			vals[nv++] = *v;
 	}
-	if (nv)
-		*median = stats_median(vals, nv);
+	if (nv && cls == BASELINE_CLASS_QUANTILE) {
+		*out = vals[0];
+		for (size_t i = 1; i < nv; i++)
+			*out = vals[i] < *out ? vals[i] : *out;
+	} else if (nv) {
+		*out = stats_median(vals, nv);
+	}
 	free(vals);
 	return nv;
 }
@@ -86,11 +96,15 @@ static void check_band(const struct baseline *b, const struct baseline_cell *cel
 {
 	const struct baseline_rule *rule = baseline_rule_for_cell(b, cell->probe, cell->metric);
 	const struct baseline_rule *metric = baseline_rule_for(b, cell->metric);
-	double allowance = baseline_allowance(rule, cell->median);
+	struct baseline_rule eff;
+	double base, allowance;
 
-	*pct = cell->median != 0 ? 100.0 * allowance / fabs(cell->median) : INFINITY;
+	baseline_cell_rule(b, cell->probe, cell->metric, &eff);
+	base = baseline_cell_value(cell, eff.cls);
+	allowance = baseline_allowance(&eff, base);
+	*pct = base != 0 ? 100.0 * allowance / fabs(base) : INFINITY;
 	*widened = 0;
-	if (rule != metric && metric && allowance > baseline_allowance(metric, cell->median)) {
+	if (rule != metric && metric && allowance > baseline_allowance(metric, base)) {
 		*widened = 1;
 		for (size_t i = 0; i < b->noverrides; i++)
 			if (&b->overrides[i].rule == rule && b->overrides[i].widened_for_noise)
@@ -176,6 +190,7 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 	check_probe_identity(in, probe, res);
 	for (size_t c = 0; c < b->ncells; c++) {
 		const struct baseline_cell *cell = &b->cells[c];
+		struct baseline_rule rule;
 		const char *bad;
 		struct check_row row;
 		size_t nv;
@@ -184,7 +199,9 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			continue;
 		bad = metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND ? vg_bad : timed_bad;
 		check_row_init(&row, CHECK_ROW_CELL, probe, cell->metric);
-		row.base = cell->median;
+		baseline_cell_rule(b, probe, cell->metric, &rule);
+		row.cls = rule.cls;
+		row.base = baseline_cell_value(cell, rule.cls);
 		check_band(b, cell, &row.band_pct, &row.widened);
 		if (res->toolchain && metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND) {
 			row.state = CHECK_UNJUDGED;
@@ -192,8 +209,8 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		} else if (bad) {
 			row.state = CHECK_UNJUDGED;
 			row.reason = xstrdup(bad);
-		} else if ((nv = check_median(in->runs, in->nruns, probe, b->size, cell->metric,
-		                              &row.current)) == 0) {
+		} else if ((nv = check_value(in->runs, in->nruns, probe, b->size, cell->metric,
+		                             rule.cls, &row.current)) == 0) {
 			row.state = CHECK_UNJUDGED;
 			row.reason =
 			    xasprintf("not measured in this session%s",
@@ -205,16 +222,14 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		} else {
 			row.state = CHECK_JUDGED;
 			row.n = (int)nv;
-			baseline_judge(baseline_rule_for_cell(b, probe, cell->metric), cell->median,
-			               row.current, &row.j);
+			baseline_judge(&rule, row.base, row.current, &row.j);
 			if (row.j.went_inert)
-				row.reason =
-				    xasprintf("was %.0f, now 0: the probe no longer causes this",
-				              cell->median);
+				row.reason = xasprintf(
+				    "was %.0f, now 0: the probe no longer causes this", row.base);
 			else if (row.j.verdict == BASELINE_REGRESSED && in->base_runs)
 				row.has_base_now =
-				    check_median(in->base_runs, in->nbase_runs, probe, b->size,
-				                 cell->metric, &row.base_now) != 0;
+				    check_value(in->base_runs, in->nbase_runs, probe, b->size,
+				                cell->metric, rule.cls, &row.base_now) != 0;
 		}
 		check_add_row(res, &row);
 	}

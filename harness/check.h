@@ -51,8 +51,10 @@ struct check_row {
 	const char *probe;  /* borrowed from the baseline */
 	const char *metric; /* borrowed: the cell's metric, or "checksum" / "premise" */
 	enum check_state state;
-	double base;    /* the pinned median (cells) */
-	double current; /* the session's median over n runs (judged cells) */
+	/* What the cell's class compares: a quantile cell its min, every other its median. */
+	enum baseline_class cls;
+	double base;    /* the pinned median, or min for a quantile cell (cells) */
+	double current; /* the session's median (quantile: min) over n runs (judged cells) */
 	int n;
 	struct baseline_judgement j; /* cells: the band's verdict; other rows: REGRESSED */
 	/* A regressed cell the base build also measured: its median now, for drift attribution. */

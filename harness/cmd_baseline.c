@@ -73,6 +73,51 @@ static void baseline_cmd_metrics(const struct store_run *runs, size_t n, struct 
 			}
 }
 
+/*
+ * When the runs come from more than one session (--vary-env): how far the sessions' own mins of
+ * one cell lie above the smallest (min), which a quantile cell is held to. One session: none.
+ */
+static void baseline_cmd_min_spread(const struct store_run *runs, size_t n, const char *probe,
+                                    const char *metric, enum run_kind kind, double min,
+                                    struct baseline_cell *cell)
+{
+	int64_t sessions = 0, first = 0;
+	double highest = min;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t sid = runs[i].session_id;
+		double smin = INFINITY;
+		const double *v;
+		if (runs[i].warmup || runs[i].kind != kind || strcmp(runs[i].probe, probe) != 0 ||
+		    !metric_set_get(&runs[i].metrics, metric))
+			continue;
+		/* Each session once: at its first run in the array. */
+		{
+			size_t j = 0;
+			while (j < i &&
+			       (runs[j].session_id != sid || runs[j].warmup ||
+			        runs[j].kind != kind || strcmp(runs[j].probe, probe) != 0 ||
+			        !metric_set_get(&runs[j].metrics, metric)))
+				j++;
+			if (j < i)
+				continue;
+		}
+		if (sessions++ == 0)
+			first = sid;
+		for (size_t j = i; j < n; j++)
+			if (runs[j].session_id == sid && !runs[j].warmup && runs[j].kind == kind &&
+			    strcmp(runs[j].probe, probe) == 0 &&
+			    (v = metric_set_get(&runs[j].metrics, metric)) && *v < smin)
+				smin = *v;
+		highest = smin > highest ? smin : highest;
+	}
+	(void)first;
+	if (sessions > 1) {
+		cell->has_min_spread = 1;
+		cell->min_spread = highest - min;
+	}
+}
+
 /* Fills b's probes and cells from the runs; -1 (printed) when the runs disagree or failed. */
 static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, size_t n,
                               const struct strlist *metrics, struct baseline *b)
@@ -140,6 +185,9 @@ static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, siz
 				continue;
 			stats_summarize(vals, nv, &sum_stats);
 			b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
+			memset(&b->cells[b->ncells], 0, sizeof b->cells[b->ncells]);
+			baseline_cmd_min_spread(runs, n, probe, metric, kind, sum_stats.min,
+			                        &b->cells[b->ncells]);
 			b->cells[b->ncells].probe = xstrdup(probe);
 			b->cells[b->ncells].metric = xstrdup(metric);
 			b->cells[b->ncells].median = sum_stats.median;
@@ -161,7 +209,9 @@ out:
  * runs would fail the next check by chance. Such a cell gets an override whose band is twice
  * the spread observed, with that evidence recorded, and pin says so: a collector whose census
  * is not deterministic (bdwgc-incremental's collection counts) is pinned honestly, not with a
- * band it cannot meet.
+ * band it cannot meet. The spread is the one its class is judged on (baseline_cell_spread: a
+ * quantile cell's median above its min); an exact cell that spread is no longer exact, and its
+ * override is banded.
  */
 static void baseline_cmd_noisy_overrides(struct baseline *b)
 {
@@ -169,11 +219,12 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 		const struct baseline_cell *c = &b->cells[i];
 		const struct baseline_rule *rule = baseline_rule_for(b, c->metric);
 		struct baseline_override *o;
-		double spread = c->max - c->min, pct;
+		double allowance, spread = baseline_cell_spread(b, c, &allowance), pct, from;
 
-		if (!rule->gated || c->n < 2 || spread <= baseline_allowance(rule, c->median))
+		if (!rule->gated || c->n < 2 || spread <= allowance)
 			continue;
-		pct = c->median != 0 ? 100.0 * spread / fabs(c->median) : 0;
+		from = baseline_cell_value(c, rule->cls);
+		pct = from != 0 ? 100.0 * spread / fabs(from) : 0;
 		b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
 		o = &b->overrides[b->noverrides++];
 		memset(o, 0, sizeof *o);
@@ -183,14 +234,19 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 		o->rule.metric = o->metric;
 		o->rule.band_pct = ceil(2 * pct);
 		o->rule.band_abs = ceil(2 * spread);
+		if (o->rule.cls == BASELINE_CLASS_EXACT)
+			o->rule.cls = BASELINE_CLASS_BANDED;
 		o->rationale = xasprintf("pin: widened for noise: the pinning session's %lld runs "
-		                         "already spread %.3g%%, beyond the %s rule's band of %g%%",
-		                         (long long)c->n, pct, c->metric, rule->band_pct);
+		                         "already spread %.3g%% (class %s), beyond the %s rule's "
+		                         "band of %g%%",
+		                         (long long)c->n, pct, baseline_class_name(o->rule.cls),
+		                         c->metric, rule->band_pct);
 		o->evidence_runs = c->n;
 		o->evidence_spread_pct = pct;
 		o->widened_for_noise = 1;
-		printf("override %s %s: band %g%% / %g (spread %.3g%% over %lld runs)\n", c->probe,
-		       c->metric, o->rule.band_pct, o->rule.band_abs, pct, (long long)c->n);
+		printf("override %s %s: %s band %g%% / %g (spread %.3g%% over %lld runs)\n",
+		       c->probe, c->metric, baseline_class_name(o->rule.cls), o->rule.band_pct,
+		       o->rule.band_abs, pct, (long long)c->n);
 	}
 }
 
@@ -377,11 +433,11 @@ static int baseline_cmd_gates_time(const char *profile)
  * profile that gates time), every meter the host has.
  */
 static int baseline_cmd_measure(const char *profile, const char *collector, const char *size,
-                                const char *db)
+                                const char *db, const char *meters, unsigned env_pad)
 {
 	struct session_opts o;
 	struct err e;
-	char *command = NULL;
+	char *command = NULL, pad[32];
 	int rc = EXIT_UNJUDGED;
 
 	session_opts_init(&o, baseline_cmd_gates_time(profile) ? SESSION_VERB_PIN_TIME
@@ -392,10 +448,16 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	}
 	strlist_push(&o.collectors, collector);
 	o.db = db ? xstrdup(db) : NULL;
+	o.env_offset = env_pad;
+	if (meters) {
+		free(o.meters);
+		o.meters = xstrdup(meters);
+	}
 	/* The session records the measure command that would repeat it. */
-	command =
-	    xasprintf("gcratchet measure --collector %s --size %s --rounds %d --warmup %d%s%s",
-	              collector, o.size, o.rounds, o.warmup, db ? " --db " : "", db ? db : "");
+	snprintf(pad, sizeof pad, " --env-offset %u", env_pad);
+	command = xasprintf(
+	    "gcratchet measure --collector %s --size %s --rounds %d --warmup %d%s%s%s", collector,
+	    o.size, o.rounds, o.warmup, db ? " --db " : "", db ? db : "", env_pad ? pad : "");
 	rc = measure_session("measure", &o, command);
 out:
 	free(command);
@@ -435,9 +497,95 @@ out:
 }
 static char *baseline_cmd_who(void);
 
+/*
+ * --vary-env: each sub-session pads every run's environment by up to this many bytes more than
+ * the one before (session i: a seeded 0..i * step per run), so the stack starts somewhere else
+ * in each; timed runs keep address-space randomisation on. What the hermetic runner fixes (the
+ * environment's variables, cwd, the probe's path) it fixes for check too, so varying it would
+ * measure nothing check can meet: the spread left is the stack's placement, ASLR and time.
+ */
+#define BASELINE_VARY_PAD_STEP 4096u
+#define BASELINE_VARY_MAX      16
+
+/* Measures `n` sub-sessions (see above); their ids in ids[0..n). -1 (printed) on a failure. */
+static int baseline_cmd_vary_measure(const char *cmd, const char *profile, const char *collector,
+                                     const char *db, const char *meters, int n, int64_t *ids)
+{
+	for (int i = 0; i < n; i++) {
+		struct store *st = NULL;
+		struct err e;
+		int rc;
+
+		printf("vary-env %d/%d: environment padded by up to %u bytes\n", i + 1, n,
+		       (unsigned)i * BASELINE_VARY_PAD_STEP);
+		fflush(stdout);
+		if (baseline_cmd_measure(profile, collector, "ci", db, meters,
+		                         (unsigned)i * BASELINE_VARY_PAD_STEP) != EXIT_OK)
+			return cli_error(cmd,
+			                 "sub-session %d of --vary-env did not succeed: nothing "
+			                 "pinned",
+			                 i + 1);
+		if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0)
+			return cli_error(cmd, "%s", e.msg);
+		ids[i] = 0;
+		rc = cli_find_session(cmd, st, cli_db_path(db), collector, "ci", &ids[i]);
+		store_close(st);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Appends the runs of `collector`'s build in each of the other sessions (ids, but `own`) to
+ * *runs: one pool per cell across the varied environments. -1 (printed) when a session is not
+ * complete or lacks the build.
+ */
+static int baseline_cmd_pool_runs(const char *cmd, struct store *st, const int64_t *ids, size_t n,
+                                  int64_t own, const char *collector, const char *build_name,
+                                  struct store_run **runs, size_t *nruns)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct store_session si = {0};
+		struct store_build *builds = NULL;
+		const struct store_build *build;
+		struct store_run *more = NULL;
+		size_t nbuilds = 0, nmore = 0;
+		struct err e;
+		int rc = -1;
+
+		if (ids[i] == own)
+			continue;
+		if (store_session_get(st, ids[i], &si, &e) != 0 ||
+		    store_session_builds(st, ids[i], &builds, &nbuilds, &e) != 0) {
+			cli_error(cmd, "%s", e.msg);
+		} else if (strcmp(si.status, "complete") != 0) {
+			cli_error(cmd, "session %lld is %s: pin only from complete sessions",
+			          (long long)ids[i], si.status);
+		} else if (cli_pick_build(cmd, builds, nbuilds, collector, build_name, ids[i],
+		                          &build) == 0) {
+			if (store_runs_load(st, ids[i], build->position, &more, &nmore, &e) != 0) {
+				cli_error(cmd, "%s", e.msg);
+			} else {
+				*runs = xrealloc(*runs, (*nruns + nmore + 1) * sizeof **runs);
+				memcpy(*runs + *nruns, more, nmore * sizeof *more);
+				*nruns += nmore;
+				free(more); /* the runs' strings now belong to *runs */
+				rc = 0;
+			}
+		}
+		store_builds_release(builds, nbuilds);
+		store_session_release(&si);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
                             const char *db, int64_t session, const char *build_name,
-                            const char *out_path, const char *accept_noise)
+                            const char *out_path, const char *accept_noise, int vary_env,
+                            const char *meters)
 {
 	struct store *st = NULL;
 	struct store_session si = {0};
@@ -450,10 +598,17 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	struct err e;
 	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector);
 	char when[32], *who = NULL;
+	int64_t vary_ids[BASELINE_VARY_MAX];
 	int rc = EXIT_UNJUDGED;
 
 	memset(&b, 0, sizeof b);
-	if (session == 0 && baseline_cmd_measure(profile, collector, "ci", db) != EXIT_OK) {
+	if (vary_env) {
+		if (baseline_cmd_vary_measure(cmd, profile, collector, db, meters, vary_env,
+		                              vary_ids) != 0)
+			goto out;
+		session = vary_ids[vary_env - 1];
+	} else if (session == 0 &&
+	           baseline_cmd_measure(profile, collector, "ci", db, meters, 0) != EXIT_OK) {
 		cli_error(cmd, "the measuring session did not succeed: nothing pinned");
 		goto out;
 	}
@@ -481,11 +636,14 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	if (vary_env && baseline_cmd_pool_runs(cmd, st, vary_ids, (size_t)vary_env, session,
+	                                       collector, build_name, &runs, &nruns) != 0)
+		goto out;
 	baseline_cmd_metrics(runs, nruns, &metrics);
 	if (baseline_cmd_cells(cmd, runs, nruns, &metrics, &b) != 0)
 		goto out;
-	if (baseline_default_rules(profile, (const char *const *)metrics.items, metrics.n, &b.rules,
-	                           &e) != 0) {
+	if (baseline_default_rules(profile, build->collector, (const char *const *)metrics.items,
+	                           metrics.n, &b.rules, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -504,6 +662,12 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	b.session = session;
 	b.size = xstrdup(si.size);
 	b.repeats = si.rounds;
+	if (vary_env) {
+		b.vary_env.nsessions = (size_t)vary_env;
+		b.vary_env.sessions = xcalloc((size_t)vary_env, sizeof *b.vary_env.sessions);
+		memcpy(b.vary_env.sessions, vary_ids, (size_t)vary_env * sizeof *vary_ids);
+		b.vary_env.pad_step_bytes = BASELINE_VARY_PAD_STEP;
+	}
 	{
 		struct strlist parts = {0};
 		strlist_split(&parts, si.meters);
@@ -524,6 +688,12 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	       "cells\n",
 	       path, profile, b.collector, b.collector_version, (long long)session, b.size,
 	       b.nprobes, b.ncells);
+	if (vary_env) {
+		printf("pooled from %d sessions in varied environments:", vary_env);
+		for (int i = 0; i < vary_env; i++)
+			printf(" %lld", (long long)vary_ids[i]);
+		printf(" (%zu cells widened beyond the profile's band)\n", b.noverrides);
+	}
 	rc = EXIT_OK;
 out:
 	free(who);
@@ -624,7 +794,8 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 		cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
 		goto out;
 	}
-	if (session == 0 && baseline_cmd_measure(profile, b.collector, b.size, db) != EXIT_OK) {
+	if (session == 0 &&
+	    baseline_cmd_measure(profile, b.collector, b.size, db, NULL, 0) != EXIT_OK) {
 		cli_error(cmd, "the measuring session did not succeed: nothing updated");
 		goto out;
 	}
@@ -766,17 +937,17 @@ int cmd_baseline(int argc, char **argv)
 	static const struct cli_opt opts[] = {
 	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
 	    {"--build", 1},        {"--out", 1},       {"--accept", 1},  {"--ref", 1},
-	    {"--accept-noise", 1}, {NULL, 0},
+	    {"--accept-noise", 1}, {"--vary-env", 1},  {"--meters", 1},  {NULL, 0},
 	};
 	const char *cmd = "baseline", *opt, *val, *profile = NULL,
 	           *collector = CLI_DEFAULT_COLLECTOR;
 	const char *db = NULL, *build_name = NULL, *out_path = NULL, *action;
-	const char *accept = NULL, *ref = NULL, *accept_noise = NULL;
+	const char *accept = NULL, *ref = NULL, *accept_noise = NULL, *meters = NULL;
 	struct strlist pos = {0};
 	struct cli_iter it;
 	int64_t session = 0;
 	uint64_t v;
-	int rc = EXIT_UNJUDGED, r;
+	int rc = EXIT_UNJUDGED, r, vary_env = 0;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
@@ -808,6 +979,18 @@ int cmd_baseline(int argc, char **argv)
 				goto out;
 			}
 			accept_noise = val;
+		} else if (strcmp(opt, "--meters") == 0) {
+			/* What pin measures with: bdwgc-incremental cannot run under valgrind. */
+			meters = val;
+		} else if (strcmp(opt, "--vary-env") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			if (v < 2 || v > BASELINE_VARY_MAX) {
+				rc = cli_error(cmd, "--vary-env must be 2 to %d sessions, got %llu",
+				               BASELINE_VARY_MAX, (unsigned long long)v);
+				goto out;
+			}
+			vary_env = (int)v;
 		} else if (strcmp(opt, "--ref") == 0) {
 			ref = val;
 		} else if (strcmp(opt, "--db") == 0) {
@@ -840,8 +1023,18 @@ int cmd_baseline(int argc, char **argv)
 			rc = cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
 			goto out;
 		}
+		if (meters && session != 0) {
+			rc = cli_error(cmd, "--meters says what pin measures with: it does not go "
+			                    "with --session");
+			goto out;
+		}
+		if (vary_env && session != 0) {
+			rc = cli_error(cmd, "--vary-env measures its own sessions: it does not go "
+			                    "with --session");
+			goto out;
+		}
 		rc = baseline_cmd_pin(cmd, profile, collector, db, session, build_name, out_path,
-		                      accept_noise);
+		                      accept_noise, vary_env, meters);
 	} else if (strcmp(action, "update") == 0) {
 		if (!profile) {
 			rc = cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
@@ -851,9 +1044,11 @@ int cmd_baseline(int argc, char **argv)
 			rc = cli_error(cmd, "--ref goes with --accept \"reason\"");
 			goto out;
 		}
-		if (accept_noise) {
-			rc = cli_error(cmd, "--accept-noise goes with pin: update keeps the pinned "
-			                    "bands");
+		if (accept_noise || vary_env || meters) {
+			rc = cli_error(cmd, "%s goes with pin: update keeps the pinned bands",
+			               accept_noise ? "--accept-noise"
+			               : vary_env   ? "--vary-env"
+			                            : "--meters");
 			goto out;
 		}
 		rc = baseline_cmd_update(cmd, profile, collector, db, session, build_name, out_path,

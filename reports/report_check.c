@@ -81,11 +81,21 @@ static char *report_check_reason_only(const struct report_check *c, const struct
 	                 r->current >= r->base_now ? "+" : "", change);
 }
 
-/* The reason, and for a cell wider than its metric's rule, the band it is judged with. */
+/*
+ * The reason, what a quantile cell compares (its figures are mins, not medians: a reader
+ * comparing them with another table must know), and for a cell wider than its metric's rule,
+ * the band it is judged with.
+ */
 static char *report_check_reason(const struct report_check *c, const struct check_row *r)
 {
 	char *why = report_check_reason_only(c, r), *both;
 
+	if (r->kind == CHECK_ROW_CELL && r->cls == BASELINE_CLASS_QUANTILE) {
+		both = xasprintf("%s%squantile: min of %d run%s against the pinned min",
+		                 why ? why : "", why ? "; " : "", r->n, r->n == 1 ? "" : "s");
+		free(why);
+		why = both;
+	}
 	if (r->kind != CHECK_ROW_CELL || !r->widened)
 		return why;
 	both = xasprintf("%s%sband %.3g%% widened %s", why ? why : "", why ? "; " : "", r->band_pct,
@@ -315,6 +325,7 @@ char *report_check_json(const struct report_check *c)
 		cJSON_AddStringToObject(o, "verdict", report_check_json_verdict(r));
 		if (r->kind == CHECK_ROW_CELL) {
 			cJSON_AddNumberToObject(o, "baseline", r->base);
+			cJSON_AddStringToObject(o, "class", baseline_class_name(r->cls));
 			if (isfinite(r->band_pct))
 				cJSON_AddNumberToObject(o, "band_pct", r->band_pct);
 			if (r->widened)

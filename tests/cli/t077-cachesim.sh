@@ -54,9 +54,9 @@ expect_status 0 "$GCR" baseline pin --profile shared_ci --collector gen --sessio
 	--out "$T/gen.json"
 expect_eq "$(jq -c '.meters' "$T/gen.json")" '["rusage","census","valgrind","cachesim"]' "pinned meters"
 expect_eq "$(jq -c '.rules["cachesim.d1_misses"]' "$T/gen.json")" \
-	'{"gated":true,"direction":"increase","band_pct":1,"band_abs":1000}' "d1 rule"
+	'{"gated":true,"direction":"increase","band_pct":1,"band_abs":1000,"class":"banded"}' "d1 rule"
 expect_eq "$(jq -c '.rules["cachesim.est_cycles"]' "$T/gen.json")" \
-	'{"gated":true,"direction":"increase","band_pct":1,"band_abs":0}' "est_cycles rule"
+	'{"gated":true,"direction":"increase","band_pct":1,"band_abs":0,"class":"banded"}' "est_cycles rule"
 expect_status 0 "$GCR" check --profile shared_ci --collector gen --session "$b" --build gen \
 	--baseline "$T/gen.json"
 expect_grep "^verdict: ok" "$T/out"

@@ -1,5 +1,6 @@
 /* Band arithmetic and the baseline parser, on known answers and hand-broken files. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "baseline.h"
@@ -50,11 +51,16 @@ static int parse_edited(const char *from, const char *to, struct err *e)
 
 static void test_bands(void)
 {
-	struct baseline_rule inc = {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4194304};
-	struct baseline_rule exact = {(char *)"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0};
-	struct baseline_rule dec = {(char *)"time.wall_ns", 1, BASELINE_DECREASE, 10, 0};
-	struct baseline_rule either = {(char *)"valgrind.ir", 1, BASELINE_EITHER, 1, 0};
-	struct baseline_rule info = {(char *)"time.wall_ns", 0, BASELINE_INCREASE, 10, 0};
+	struct baseline_rule inc = {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4194304,
+	                            BASELINE_CLASS_BANDED,    0};
+	struct baseline_rule exact = {(char *)"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0,
+	                              BASELINE_CLASS_EXACT,         0};
+	struct baseline_rule dec = {(char *)"time.wall_ns", 1, BASELINE_DECREASE, 10, 0,
+	                            BASELINE_CLASS_BANDED,  0};
+	struct baseline_rule either = {(char *)"valgrind.ir", 1, BASELINE_EITHER, 1, 0,
+	                               BASELINE_CLASS_BANDED, 0};
+	struct baseline_rule info = {(char *)"time.wall_ns", 0, BASELINE_INCREASE, 10, 0,
+	                             BASELINE_CLASS_INFO,    0};
 	struct baseline_judgement j;
 
 	/* allowance = max(pct of base, abs) */
@@ -103,8 +109,13 @@ static void test_bands(void)
 
 	/* Liveness: a counter that drops to zero went inert, even though "lower is better". */
 	{
-		struct baseline_rule promoted = {(char *)"census.promoted_objects", 1,
-		                                 BASELINE_INCREASE, 0, 0};
+		struct baseline_rule promoted = {(char *)"census.promoted_objects",
+		                                 1,
+		                                 BASELINE_INCREASE,
+		                                 0,
+		                                 0,
+		                                 BASELINE_CLASS_EXACT,
+		                                 0};
 		baseline_judge(&promoted, 5000, 0, &j);
 		CHECK(j.verdict == BASELINE_REGRESSED && j.went_inert);
 		baseline_judge(&promoted, 0, 0, &j);
@@ -270,21 +281,22 @@ static void test_strict(void)
 static void test_check(void)
 {
 	struct baseline_rule rules[] = {
-	    {(char *)"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0},
-	    {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4194304},
+	    {(char *)"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0, BASELINE_CLASS_EXACT, 0},
+	    {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4194304, BASELINE_CLASS_BANDED, 0},
 	};
 	struct baseline_probe probes[] = {{(char *)"01_a", (char *)"0x0123456789abcdef"}};
 	struct baseline_cell cells[] = {
-	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3},
-	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3},
+	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3, 0, 0},
+	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3, 0, 0},
 	};
-	struct baseline_override over = {(char *)"01_a",
-	                                 (char *)"rss.peak_bytes",
-	                                 {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 40, 0},
-	                                 (char *)"noisy",
-	                                 5,
-	                                 12.5,
-	                                 0};
+	struct baseline_override over = {
+	    (char *)"01_a",
+	    (char *)"rss.peak_bytes",
+	    {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 40, 0, BASELINE_CLASS_BANDED, 0},
+	    (char *)"noisy",
+	    5,
+	    12.5,
+	    0};
 	struct baseline_ledger_entry led = {
 	    (char *)"01_a", (char *)"census.alloc_bytes",   900,        1000, (char *)"intended",
 	    NULL,           (char *)"2026-11-30T00:00:00Z", (char *)"w"};
@@ -416,7 +428,7 @@ static void test_defaults(void)
 	struct baseline_rule *r;
 	struct err e;
 
-	CHECK(baseline_default_rules("shared_ci", metrics, 5, &r, &e) == 0);
+	CHECK(baseline_default_rules("shared_ci", "gen", metrics, 5, &r, &e) == 0);
 	CHECK(r[0].gated && r[0].band_pct == 0 && r[0].band_abs == 0);
 	CHECK(!r[1].gated); /* pauses are time */
 	CHECK(!r[2].gated); /* shared machines: time is not gated */
@@ -426,13 +438,13 @@ static void test_defaults(void)
 		free(r[i].metric);
 	free(r);
 
-	CHECK(baseline_default_rules("pinned_host", metrics, 5, &r, &e) == 0);
+	CHECK(baseline_default_rules("pinned_host", "gen", metrics, 5, &r, &e) == 0);
 	CHECK(r[2].gated); /* one quiet host: time is gated */
 	for (int i = 0; i < 5; i++)
 		free(r[i].metric);
 	free(r);
 
-	CHECK(baseline_default_rules("nightly", metrics, 5, &r, &e) != 0);
+	CHECK(baseline_default_rules("nightly", "gen", metrics, 5, &r, &e) != 0);
 	CHECK(strstr(e.msg, "shared_ci") && strstr(e.msg, "pinned_host"));
 }
 
@@ -472,6 +484,181 @@ static void test_noise(void)
 	free(text);
 }
 
+/* Parses `text`, which must be good; the caller releases *b. */
+static void parse_ok(const char *text, struct baseline *b)
+{
+	struct err e;
+
+	if (baseline_parse(text, "t.json", b, &e) != 0) {
+		fprintf(stderr, "parse failed: %s\n", e.msg);
+		CHECK(0);
+	}
+}
+
+/* Issue 11 item 3: rules by determinism class. */
+static void test_classes(void)
+{
+	struct baseline b, again;
+	struct baseline_rule r;
+	struct err e;
+	double allowance, spread;
+	char *out;
+
+	/* A file pinned before classes loads, each rule in the class its fields imply. */
+	parse_ok(good, &b);
+	CHECK(baseline_rule_for(&b, "census.alloc_bytes")->cls == BASELINE_CLASS_EXACT);
+	CHECK(baseline_rule_for(&b, "rss.peak_bytes")->cls == BASELINE_CLASS_BANDED);
+	out = baseline_serialize(&b);
+	CHECK(strstr(out, "\"band_abs\": 0, \"class\": \"exact\"}") != NULL);
+	CHECK(strstr(out, "\"band_abs\": 4194304, \"class\": \"banded\"}") != NULL);
+	parse_ok(out, &again);
+	CHECK(baseline_rule_for(&again, "rss.peak_bytes")->cls == BASELINE_CLASS_BANDED);
+	baseline_release(&again);
+	free(out);
+	baseline_release(&b);
+
+	/* The class must agree with the rule's fields, and be one of the four. */
+	CHECK(parse_edited("\"band_abs\": 0}", "\"band_abs\": 0, \"class\": \"info\"}", &e) != 0);
+	CHECK(strstr(e.msg, "rules.\"census.alloc_bytes\".class") && strstr(e.msg, "not gated"));
+	CHECK(parse_edited("\"band_abs\": 4194304}", "\"band_abs\": 4194304, \"class\": \"exact\"}",
+	                   &e) != 0);
+	CHECK(strstr(e.msg, "exact") && strstr(e.msg, "band of 0"));
+	CHECK(parse_edited("\"band_abs\": 0}", "\"band_abs\": 0, \"class\": \"fuzzy\"}", &e) != 0);
+	CHECK(strstr(e.msg, "t.json: rules.\"census.alloc_bytes\".class: must be"));
+	CHECK(parse_edited("\"band_abs\": 4194304}",
+	                   "\"band_abs\": 4194304, \"band_live_pct\": -1}", &e) != 0);
+	CHECK(strstr(e.msg, "band_live_pct"));
+
+	/*
+	 * Quantile: the cell's min is its figure, and its pinned spread is the median above the
+	 * min, so a long tail upwards (a conservative collector's bad runs) is no reason to widen.
+	 * Live floor: an RSS allowance of 10% of the probe's pinned live set when that is more.
+	 */
+	parse_ok(
+	    "{\"format\": \"gcratchet-baseline\", \"version\": 1, \"profile\": \"shared_ci\",\n"
+	    "\"collector\": {\"name\": \"bdwgc\", \"version\": \"1\", \"git_commit\": \"abc\"},\n"
+	    "\"host\": {\"fingerprint\": \"00ff\", \"hostname\": \"h\"}, \"pinned_at\": \"x\",\n"
+	    "\"session\": 3, \"size\": \"ci\", \"meters\": [\"census\"], \"repeats\": 5,\n"
+	    "\"rules\": {\"census.heap_used_after_full_bytes\": {\"gated\": true, \"direction\": "
+	    "\"increase\", \"band_pct\": 0, \"band_abs\": 4096, \"class\": \"quantile\"},\n"
+	    "\"rss.peak_bytes\": {\"gated\": true, \"direction\": \"increase\", \"band_pct\": 2, "
+	    "\"band_abs\": 524288, \"band_live_pct\": 10}},\n"
+	    "\"probes\": {\"p\": {\"checksum\": \"0x0123456789abcdef\"}},\n"
+	    "\"cells\": [{\"probe\": \"p\", \"metric\": \"census.heap_used_after_full_bytes\", "
+	    "\"median\": 20971520, \"min\": 20967424, \"max\": 31457280, \"n\": 5},\n"
+	    "{\"probe\": \"p\", \"metric\": \"rss.peak_bytes\", \"median\": 10000000, \"min\": "
+	    "9900000, \"max\": 10100000, \"n\": 5}],\n"
+	    "\"vary_env\": {\"sessions\": [3, 4, 5], \"pad_step_bytes\": 4096}}\n",
+	    &b);
+	CHECK(b.vary_env.nsessions == 3 && b.vary_env.sessions[2] == 5);
+	CHECK(baseline_cell_rule(&b, "p", "census.heap_used_after_full_bytes", &r) == 0);
+	CHECK(r.cls == BASELINE_CLASS_QUANTILE);
+	CHECK(baseline_cell_value(&b.cells[0], r.cls) == 20967424);
+	spread = baseline_cell_spread(&b, &b.cells[0], &allowance);
+	CHECK(spread == 4096 && allowance == 4096);
+	CHECK(baseline_check_spread(&b, &e) == 0);
+	/* The rule has no live floor; RSS's is 10% of 20 MiB, above 2% of 10 MB and 512 KiB. */
+	CHECK(baseline_cell_rule(&b, "p", "rss.peak_bytes", &r) == 0);
+	CHECK(r.cls == BASELINE_CLASS_BANDED && r.band_abs == 2097152);
+	spread = baseline_cell_spread(&b, &b.cells[1], &allowance);
+	CHECK(spread == 100000 && allowance == 2097152);
+	/* One run more than a page below the median: the median is beyond the min's band. */
+	b.cells[0].min = 20963328;
+	CHECK(baseline_check_spread(&b, &e) != 0);
+	CHECK(strstr(e.msg, "(class quantile)") && strstr(e.msg, "from a min of"));
+	/* Pinned from several sessions, also to how far their mins moved, when that is more. */
+	b.cells[0].has_min_spread = 1;
+	b.cells[0].min_spread = 0;
+	CHECK(baseline_check_spread(&b, &e) != 0);
+	b.cells[0].min = 20967424;
+	CHECK(baseline_check_spread(&b, &e) == 0);
+	b.cells[0].min_spread = 8192;
+	CHECK(baseline_check_spread(&b, &e) != 0 && strstr(e.msg, "(class quantile)"));
+	b.cells[0].min_spread = 0;
+	out = baseline_serialize(&b);
+	CHECK(strstr(out, "\"n\": 5, \"min_spread\": 0}") != NULL);
+	parse_ok(out, &again);
+	CHECK(again.cells[0].has_min_spread && again.cells[0].min_spread == 0);
+	CHECK(!again.cells[1].has_min_spread);
+	again.cells[0].min_spread = again.cells[0].max - again.cells[0].min + 1;
+	CHECK(baseline_check(&again, &e) != 0 && strstr(e.msg, "cells[0].min_spread"));
+	baseline_release(&again);
+	free(out);
+	b.cells[0].has_min_spread = 0;
+	b.cells[0].min = 20963328;
+	/* vary_env round-trips, and must name the baseline's own session. */
+	b.cells[0].min = 20967424;
+	out = baseline_serialize(&b);
+	CHECK(strstr(out, "\"vary_env\": {\"sessions\": [3, 4, 5], \"pad_step_bytes\": 4096}"));
+	CHECK(strstr(out, "\"band_live_pct\": 10, \"class\": \"banded\""));
+	parse_ok(out, &again);
+	CHECK(again.vary_env.nsessions == 3);
+	again.vary_env.sessions[0] = 6;
+	CHECK(baseline_check(&again, &e) != 0 && strstr(e.msg, "session 3"));
+	again.vary_env.sessions[0] = 4;
+	CHECK(baseline_check(&again, &e) != 0 && strstr(e.msg, "again"));
+	baseline_release(&again);
+	free(out);
+	/* An exact cell whose runs differ is not exact, whatever its band. */
+	b.rules[0].cls = BASELINE_CLASS_EXACT;
+	b.rules[0].band_abs = 0;
+	CHECK(baseline_check_spread(&b, &e) != 0 && strstr(e.msg, "not deterministic"));
+	baseline_release(&b);
+}
+
+/* The class and bands baseline_default_rules gives, per collector kind. */
+static void test_default_classes(void)
+{
+	const char *metrics[] = {"census.alloc_bytes",
+	                         "census.heap_used_after_full_bytes",
+	                         "census.major_collections",
+	                         "rss.peak_bytes",
+	                         "valgrind.ir",
+	                         "time.wall_ns",
+	                         "census.minor_collections",
+	                         "census.heap_committed_peak_bytes"};
+	const size_t n = sizeof metrics / sizeof metrics[0];
+	struct baseline_rule *r;
+	struct err e;
+
+	CHECK(baseline_default_rules("shared_ci", "gen", metrics, n, &r, &e) == 0);
+	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[1].cls == BASELINE_CLASS_EXACT);
+	CHECK(r[2].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_EXACT);
+	CHECK(r[3].cls == BASELINE_CLASS_BANDED && r[3].band_pct == 2 && r[3].band_abs == 524288 &&
+	      r[3].band_live_pct == 10);
+	CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 1 && r[4].band_abs == 1000);
+	CHECK(r[5].cls == BASELINE_CLASS_INFO);
+	for (size_t i = 0; i < n; i++)
+		free(r[i].metric);
+	free(r);
+
+	/* Conservative: heap, RSS and collection counts are quantile, what was asked stays exact. */
+	CHECK(baseline_default_rules("shared_ci", "bdwgc", metrics, n, &r, &e) == 0);
+	CHECK(r[0].cls == BASELINE_CLASS_EXACT);
+	/* What its last collection happened to keep is recorded; retention is gated by the
+	 * committed peak (a page at least) and RSS. */
+	CHECK(r[1].cls == BASELINE_CLASS_INFO && !r[1].gated);
+	CHECK(r[7].cls == BASELINE_CLASS_QUANTILE && r[7].band_abs == 4096);
+	CHECK(r[2].cls == BASELINE_CLASS_QUANTILE && r[3].cls == BASELINE_CLASS_QUANTILE);
+	CHECK(r[3].band_live_pct == 0);
+	CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 5);
+	CHECK(r[6].cls == BASELINE_CLASS_EXACT);
+	for (size_t i = 0; i < n; i++)
+		free(r[i].metric);
+	free(r);
+
+	/* Time-paced: every census counter but what was asked is quantile. */
+	CHECK(baseline_default_rules("shared_ci", "bdwgc-incremental", metrics, n, &r, &e) == 0);
+	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_QUANTILE);
+	CHECK(r[3].cls == BASELINE_CLASS_QUANTILE && r[3].band_abs == 2097152);
+	for (size_t i = 0; i < n; i++) {
+		struct baseline_rule copy = r[i];
+		CHECK(baseline_class_derive(&copy) != BASELINE_CLASS_INFO || !copy.gated);
+		free(r[i].metric);
+	}
+	free(r);
+}
+
 int main(void)
 {
 	test_bands();
@@ -480,5 +667,7 @@ int main(void)
 	test_check();
 	test_defaults();
 	test_noise();
+	test_classes();
+	test_default_classes();
 	return unit_done("test_baseline");
 }

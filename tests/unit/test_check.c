@@ -449,7 +449,8 @@ static void gate_time(struct fixture *f, double band_pct, int noise)
 			b->rules[i].gated = 1;
 	b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
 	c = &b->cells[b->ncells++];
-	*c = (struct baseline_cell){xstrdup("02_b"), xstrdup("time.wall_ns"), 2000, 1000, 3000, 11};
+	*c = (struct baseline_cell){
+	    xstrdup("02_b"), xstrdup("time.wall_ns"), 2000, 1000, 3000, 11, 0, 0};
 	b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
 	o = &b->overrides[b->noverrides++];
 	memset(o, 0, sizeof *o);
@@ -550,8 +551,71 @@ static void test_sensitivity_holds(void)
 	fixture_release(&f);
 }
 
+/* Sets rss.peak_bytes of 01_a's timed runs, in order, to vals[0..n). */
+static void set_rss_runs(struct runs *rs, const double *vals, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < rs->n && k < n; i++) {
+		struct metric_set *m = &rs->r[i].metrics;
+		if (strcmp(rs->r[i].probe, "01_a") != 0 || rs->r[i].kind != RUN_KIND_TIMED)
+			continue;
+		for (size_t j = 0; j < m->n; j++)
+			if (strcmp(m->items[j].name, "rss.peak_bytes") == 0)
+				m->items[j].value = vals[k++];
+	}
+}
+
+/*
+ * A quantile cell is judged on the session's min against the pinned min: a run in the tail
+ * (a conservative collector that found a stale pointer) moves the median, not the verdict,
+ * and a change that raises every run does.
+ */
+static void test_quantile(void)
+{
+	static const double tail[] = {902000, 2000000, 2000000};
+	static const double raised[] = {950000, 960000, 1300000};
+	struct baseline_rule *rule;
+	struct baseline_cell *cell;
+	struct fixture f;
+	const struct check_row *r;
+
+	fixture_init(&f);
+	rule = (struct baseline_rule *)baseline_rule_for(&f.b, "rss.peak_bytes");
+	rule->cls = BASELINE_CLASS_QUANTILE;
+	rule->band_pct = 0;
+	rule->band_abs = 4096;
+	cell = baseline_cell_find(&f.b, "01_a", "rss.peak_bytes");
+	cell->min = 900000;
+	set_rss_runs(&f.runs, tail, 3);
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "rss.peak_bytes");
+	CHECK(r && r->cls == BASELINE_CLASS_QUANTILE && r->base == 900000 && r->current == 902000);
+	CHECK(r && r->j.verdict == BASELINE_OK && r->j.allowance == 4096);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK);
+
+	set_rss_runs(&f.runs, raised, 3);
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "rss.peak_bytes");
+	CHECK(r && r->current == 950000 && r->j.delta == 50000);
+	CHECK(r && r->j.verdict == BASELINE_REGRESSED);
+	CHECK(f.res.verdict == CHECK_VERDICT_REGRESSION);
+
+	/* The same runs under a banded rule: judged on the median, as before classes. */
+	rule->cls = BASELINE_CLASS_BANDED;
+	rule->band_pct = 20;
+	rule->band_abs = 0;
+	set_rss_runs(&f.runs, tail, 3);
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "rss.peak_bytes");
+	CHECK(r && r->cls == BASELINE_CLASS_BANDED && r->base == 1000000 && r->current == 2000000);
+	CHECK(r && r->j.verdict == BASELINE_REGRESSED);
+	fixture_release(&f);
+}
+
 int main(void)
 {
+	test_quantile();
 	test_ok_improved_info();
 	test_regressed_and_liveness();
 	test_drift_attribution();
