@@ -55,8 +55,9 @@ struct probe_span {
 
 /* What a request-serving probe handed over (probe_latency_record); n == 0: none. */
 static struct {
-	uint64_t *start_ns, *end_ns;
+	uint64_t *service_ns;
 	size_t n;
+	uint64_t span_ns;
 } probe_latency;
 
 /* /proc/self/status figures in bytes; a figure the kernel did not give is absent. */
@@ -86,13 +87,12 @@ uint64_t probe_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void probe_latency_record(uint64_t *start_ns, uint64_t *end_ns, size_t n)
+void probe_latency_record(uint64_t *service_ns, size_t n, uint64_t span_ns)
 {
-	free(probe_latency.start_ns);
-	free(probe_latency.end_ns);
-	probe_latency.start_ns = start_ns;
-	probe_latency.end_ns = end_ns;
+	free(probe_latency.service_ns);
+	probe_latency.service_ns = service_ns;
 	probe_latency.n = n;
+	probe_latency.span_ns = span_ns;
 }
 
 /* ---- Command line --------------------------------------------------------------------- */
@@ -465,26 +465,26 @@ static void probe_json_pauses(FILE *f, const char *probe_name, const struct prob
 
 /*
  * The "latency" section of a request-serving probe. Metered: request i arrives at
- * first start + i * (span / n), the requests' own span spread evenly, and is served in order
- * by one server for its measured service time: end'_i = max(arrival_i, end'_(i-1)) + service_i.
- * A pause inside one request delays the ones queued behind it until the queue drains.
+ * i * span / n, the requests' own span spread evenly, and is served in order by one server
+ * for its measured service time: end_i = max(arrival_i, end_(i-1)) + service_i, latency
+ * end_i - arrival_i. A pause inside one request delays the ones queued behind it until the
+ * queue drains.
  */
 static void probe_json_latency(FILE *f)
 {
 	static const unsigned q[] = {5000, 9900, 9990, 10000};
 	static const char *const qname[] = {"p50", "p99", "p999", "max"};
 	size_t n = probe_latency.n;
-	uint64_t *simple = probe_xmalloc_u64(n), *metered = probe_xmalloc_u64(n);
-	uint64_t first = probe_latency.start_ns[0], span = probe_latency.end_ns[n - 1] - first;
-	uint64_t done = first;
+	uint64_t *simple = probe_latency.service_ns, *metered = probe_xmalloc_u64(n);
+	uint64_t done = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t service = probe_latency.end_ns[i] - probe_latency.start_ns[i];
-		/* i * span / n without overflow for any run shorter than centuries. */
-		uint64_t arrival = first + (uint64_t)((double)span * (double)i / (double)n);
+		uint64_t service = simple[i];
+		/* i * span / n, in floating point: the product can pass 2^64. */
+		uint64_t arrival =
+		    (uint64_t)((double)probe_latency.span_ns * (double)i / (double)n);
 		uint64_t start = done > arrival ? done : arrival;
 
-		simple[i] = service;
 		done = start + service;
 		metered[i] = done - arrival;
 	}
@@ -492,7 +492,6 @@ static void probe_json_latency(FILE *f)
 	probe_json_quantiles(f, "simple", simple, n, q, qname, 4);
 	probe_json_quantiles(f, "metered", metered, n, q, qname, 4);
 	fputs("\n  }", f);
-	free(simple);
 	free(metered);
 }
 
@@ -670,7 +669,7 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec)
 		rc = PROBE_EXIT_USAGE;
 out:
 	free(json);
-	probe_latency_record(NULL, NULL, 0);
+	probe_latency_record(NULL, 0, 0);
 	return rc;
 }
 
