@@ -466,6 +466,9 @@ static void report_html_pause_svg(struct sbuf *b, const char *probe,
 		const char *color = report_html_colors[a % REPORT_HTML_NCOLORS];
 		const char *sep = "";
 
+		/* An arm without a log has no curve, not a line along zero. */
+		if (arms[a].runs == 0)
+			continue;
 		sbuf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"",
 		          color);
 		for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
