@@ -8,8 +8,8 @@
  * fields, 1 + FIELDS objects), reads the fields back, updates the session, keeps one request
  * in KEEP_EVERY as a history entry in the session's ring (the entry it replaces dies: a
  * middle-aged object that a generational collector promotes), and answers with a reply.
- * Everything else the request allocated is garbage when it returns. About 260 bytes and 7
- * objects per request; the sessions and their rings are ~4.5 MB live once the rings fill.
+ * Everything else the request allocated is garbage when it returns. About 200 bytes and 6.25
+ * objects per request; the sessions and their rings are ~4.7 MB live once the rings fill.
  *
  * Every request's service time is taken with CLOCK_MONOTONIC around it and handed to the
  * runtime (probe_latency_record), which reports p50, p99, p99.9 and max, simple (the service
@@ -23,8 +23,8 @@
  * before and after the loop (the sessions are built before it), and a collector that collects
  * must have collected at least once between the two.
  *
- * Sizes (requests): ci 50 000 (13 MB allocated), default 500 000 (130 MB), large 2 000 000
- *   (520 MB).
+ * Sizes (requests): ci 50 000 (12 MB allocated), default 500 000 (101 MB), large 2 000 000
+ *   (398 MB).
  *
  * Checksum: every reply (a sum of the request's fields read back and the session's hit count),
  * then every session's id, hits, sum and history ring. A field or session that reads back
