@@ -297,6 +297,11 @@ int metrics_is_census(const char *name)
 	return strncmp(name, "census.", 7) == 0 && metrics_lookup(name) != NULL;
 }
 
+int metrics_is_bucket(const char *name)
+{
+	return strncmp(name, "census.pause_hist_", 18) == 0 && metrics_lookup(name) != NULL;
+}
+
 int metrics_is_behaviour(const char *name)
 {
 	const struct metric_info *m = metrics_lookup(name);

@@ -351,6 +351,12 @@ static void test_nature(void)
 	/* A name the harness cannot produce is no behaviour: ab shows it as info anyway. */
 	CHECK(!metrics_is_behaviour("census.no_such_field"));
 	CHECK(!metrics_is_behaviour("no.such_metric"));
+	/* A histogram bucket is a sample, never an A/B cell of its own; nothing else is one. */
+	CHECK(metrics_is_bucket("census.pause_hist_17"));
+	CHECK(metrics_lookup("census.pause_hist_17") &&
+	      metrics_lookup("census.pause_hist_17")->unit == METRIC_UNIT_COUNT);
+	CHECK(!metrics_is_bucket("census.pause_p99_ns"));
+	CHECK(!metrics_is_bucket("census.pause_hist_"));
 	CHECK_STR(metrics_nature_name(METRIC_NATURE_COST), "cost");
 	CHECK_STR(metrics_nature_name(METRIC_NATURE_BEHAVIOUR), "behaviour");
 	CHECK_STR(metrics_nature_name((enum metric_nature)7), "?");
