@@ -100,4 +100,21 @@ expect_status 0 "$GCR" report --session 3 --html "$T/s3.html"
 chrome --dump-dom "file://$T/s3.html" >"$T/s3.dom"
 expect_eq "$(count '<svg class="pauseplot"' "$T/s3.dom")" 1 "the session page draws the pause plot"
 expect_grep 'gen: MMU\(100ms\) = [01]\.[0-9]{3}' "$T/s3.dom" "its curve is gen's"
+
+# ---- check against a baseline pinned before probe 15 existed: it says so -----------------
+# A baseline of probe 14 alone, pinned here (not the shipped ones), stands for one pinned
+# before 15 was added; the pause figures are pinned as info cells like any metric.
+export GCR_BASELINE_DIR="$T/baselines"
+expect_status 0 "$GCR" measure --collector gen --probes 14 --size ci --rounds 2 --meters rusage,census
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector gen --session latest
+expect_eq "$(jq -r '[.cells[] | select(.metric == "census.mmu_10ms" or .metric == "census.pause_p99_ns")] | length' "$T/baselines/shared_ci/gen.json")" 2 \
+	"pin writes the pause cells"
+expect_eq "$(jq -r '.rules["census.mmu_10ms"].direction' "$T/baselines/shared_ci/gen.json")" decrease \
+	"MMU's rule: a decrease is the regression"
+expect_status 0 "$GCR" measure --collector gen --probes 14,15 --size ci --rounds 2 --meters rusage,census
+expect_status 0 "$GCR" check --profile shared_ci --collector gen
+expect_grep '^note: 15_request_latency was measured, but the baseline pins no cell of it: not judged' "$T/out" \
+	"check names the probe the baseline lacks"
+"$GCR" check --profile shared_ci --collector gen --format json >"$T/check.json"
+expect_eq "$(jq -r '.unpinned_probes | join(",")' "$T/check.json")" 15_request_latency "and so does its JSON"
 finish
