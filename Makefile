@@ -101,6 +101,15 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS_H) -Itests/unit -o $@ $< $(CORE_OBJS) $(LIBS_H)
 
+# The pause figures' arithmetic lives with the collectors (the probe runtime computes the
+# census from it) and is tested here with the harness's tests.
+$(B)/tests/test_pausestats: tests/unit/test_pausestats.c tests/unit/unit.h $(CORE_OBJS) \
+                            collectors/common/pausestats.c collectors/common/pausestats.h \
+                            collectors/common/pauselog.h
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS_H) -Itests/unit -Icollectors/common -o $@ $< collectors/common/pausestats.c \
+	   $(CORE_OBJS) $(LIBS_H)
+
 test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
 
 # ---- The sanitizer build of the harness and unit tests ------------------------------------

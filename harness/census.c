@@ -1,5 +1,6 @@
 #include "census.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,133 @@ static int census_counters(const cJSON *obj, const char *group, const char *cons
 	return 0;
 }
 
+/*
+ * The "pauses" section (docs/census-protocol.md): the pause log's figures, stored as census.*
+ * metrics. `to` maps each integer member to its metric; the histogram and MMU have keys of
+ * their own shape. A log that dropped intervals is a warning: its quantiles and MMU are absent.
+ */
+static int census_pauses(const cJSON *obj, struct census_report *out, struct err *e)
+{
+	static const char *const map[][2] = {
+	    {"count", "census.pause_count"},
+	    {"dropped", NULL},
+	    {"span_ns", "census.pause_span_ns"},
+	    {"wall_total_ns", "census.pause_total_ns"},
+	    {"wall_max_ns", "census.pause_max_ns"},
+	    {"cpu_total_ns", "census.pause_cpu_total_ns"},
+	    {"cpu_max_ns", "census.pause_cpu_max_ns"},
+	    {"wall_p50_ns", "census.pause_p50_ns"},
+	    {"wall_p90_ns", "census.pause_p90_ns"},
+	    {"wall_p99_ns", "census.pause_p99_ns"},
+	    {"cpu_p50_ns", "census.pause_cpu_p50_ns"},
+	    {"cpu_p90_ns", "census.pause_cpu_p90_ns"},
+	    {"cpu_p99_ns", "census.pause_cpu_p99_ns"},
+	};
+	static const char *const windows[] = {"1ms",  "2ms",  "5ms",   "10ms",
+	                                      "20ms", "50ms", "100ms", NULL};
+	const cJSON *item;
+
+	if (!obj)
+		return 0;
+	if (!cJSON_IsObject(obj))
+		return err_setc(e, ERR_INVALID, "census: pauses: must be an object");
+	cJSON_ArrayForEach(item, obj)
+	{
+		char path[256], metric[256];
+		const cJSON *sub;
+		size_t i = 0;
+		int64_t v;
+
+		json_path_key(path, sizeof path, "pauses", item->string);
+		if (strcmp(item->string, "histogram_log2_ns") == 0) {
+			if (!cJSON_IsObject(item))
+				return err_setc(e, ERR_INVALID, "census: %s: must be an object",
+				                path);
+			cJSON_ArrayForEach(sub, item)
+			{
+				char at[300], *end;
+				long k;
+
+				json_path_key(at, sizeof at, path, sub->string);
+				errno = 0;
+				k = strtol(sub->string, &end, 10);
+				if (sub->string[0] < '0' || sub->string[0] > '9' || *end || errno ||
+				    k > 63)
+					return err_setc(e, ERR_INVALID,
+					                "census: %s: a bucket is an integer 0..63",
+					                at);
+				if (json_int(sub, 0, JSON_INT_MAX, "census", at, &v, e) != 0)
+					return -1;
+				snprintf(metric, sizeof metric, "census.pause_hist_%ld", k);
+				metric_set_add(&out->metrics, metric, (double)v);
+			}
+			continue;
+		}
+		if (strcmp(item->string, "mmu") == 0) {
+			if (!cJSON_IsObject(item))
+				return err_setc(e, ERR_INVALID, "census: %s: must be an object",
+				                path);
+			cJSON_ArrayForEach(sub, item)
+			{
+				char at[300];
+				double u;
+				size_t w = 0;
+
+				json_path_key(at, sizeof at, path, sub->string);
+				while (windows[w] && strcmp(windows[w], sub->string) != 0)
+					w++;
+				if (!windows[w]) {
+					census_unknown(out, at);
+					continue;
+				}
+				if (json_number(sub, "census", at, &u, e) != 0)
+					return -1;
+				if (u < 0 || u > 1)
+					return err_setc(e, ERR_INVALID,
+					                "census: %s: must be from 0 to 1, got %g",
+					                at, u);
+				snprintf(metric, sizeof metric, "census.mmu_%s", windows[w]);
+				metric_set_add(&out->metrics, metric, u);
+			}
+			continue;
+		}
+		while (i < sizeof map / sizeof map[0] && strcmp(map[i][0], item->string) != 0)
+			i++;
+		if (i == sizeof map / sizeof map[0]) {
+			census_unknown(out, path);
+			continue;
+		}
+		if (json_int(item, 0, JSON_INT_MAX, "census", path, &v, e) != 0)
+			return -1;
+		if (!map[i][1]) {
+			if (v > 0) {
+				char *w = xasprintf("the pause log dropped %lld pauses past its "
+				                    "cap: no pause quantiles or MMU for this run",
+				                    (long long)v);
+				strlist_push(&out->warnings, w);
+				free(w);
+			}
+			continue;
+		}
+		/* The collector's own total and max come first; the log's must agree (tests/abi). */
+		if (!metric_set_get(&out->metrics, map[i][1]))
+			metric_set_add(&out->metrics, map[i][1], (double)v);
+	}
+	return 0;
+}
+
+/* The "latency" section of a request-serving probe: latency.<member>, all integers. */
+static int census_latency(const cJSON *obj, struct census_report *out, struct err *e)
+{
+	static const char *const fields[] = {"requests",       "simple_p50_ns",
+	                                     "simple_p99_ns",  "simple_p999_ns",
+	                                     "simple_max_ns",  "metered_p50_ns",
+	                                     "metered_p99_ns", "metered_p999_ns",
+	                                     "metered_max_ns", NULL};
+
+	return census_counters(obj, "latency", fields, out, e);
+}
+
 /* The format tag and version come first: a census of another format says nothing else. */
 static int census_format(const cJSON *root, struct err *e)
 {
@@ -116,19 +244,10 @@ static int census_format(const cJSON *root, struct err *e)
  */
 static int census_extras(const cJSON *root, struct census_report *out, struct err *e)
 {
-	static const char *const top[] = {"format",
-	                                  "version",
-	                                  "probe",
-	                                  "size",
-	                                  "iterations",
-	                                  "collector",
-	                                  "collector_version",
-	                                  "capabilities",
-	                                  "checksum",
-	                                  "census",
-	                                  "memory",
-	                                  "premise",
-	                                  NULL};
+	static const char *const top[] = {
+	    "format",    "version",           "probe",        "size",     "iterations",
+	    "collector", "collector_version", "capabilities", "checksum", "census",
+	    "memory",    "premise",           "pauses",       "latency",  NULL};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "iterations"), *item;
 	int64_t n;
 	size_t i = 0;
@@ -194,6 +313,8 @@ static int census_parse_len(const char *text, size_t len, struct census_report *
 	                    census_fields, out, e) != 0 ||
 	    census_counters(cJSON_GetObjectItemCaseSensitive(root, "memory"), "memory",
 	                    memory_fields, out, e) != 0 ||
+	    census_pauses(cJSON_GetObjectItemCaseSensitive(root, "pauses"), out, e) != 0 ||
+	    census_latency(cJSON_GetObjectItemCaseSensitive(root, "latency"), out, e) != 0 ||
 	    census_extras(root, out, e) != 0)
 		goto out;
 	premise = cJSON_GetObjectItemCaseSensitive(root, "premise");

@@ -304,6 +304,25 @@ static char *check_why(const struct check_input *in)
 	return NULL;
 }
 
+/* The session's probes at the baseline's size that the baseline does not name, in run order. */
+static void check_unpinned(const struct check_input *in, struct check_result *res)
+{
+	const struct baseline *b = in->baseline;
+
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct store_run *r = &in->runs[i];
+		size_t p = 0;
+
+		if (r->warmup || strcmp(r->size, b->size) != 0 ||
+		    strlist_contains(&res->unpinned, r->probe))
+			continue;
+		while (p < b->nprobes && strcmp(b->probes[p].name, r->probe) != 0)
+			p++;
+		if (p == b->nprobes)
+			strlist_push(&res->unpinned, r->probe);
+	}
+}
+
 void check_judge(const struct check_input *in, struct check_result *out)
 {
 	memset(out, 0, sizeof *out);
@@ -312,6 +331,7 @@ void check_judge(const struct check_input *in, struct check_result *out)
 	check_sensitivity(in->baseline, &out->sensitivity);
 	for (size_t i = 0; i < in->baseline->nprobes; i++)
 		check_probe(in, in->baseline->probes[i].name, out);
+	check_unpinned(in, out);
 	out->why = check_why(in);
 	if (out->why)
 		out->verdict = CHECK_VERDICT_UNJUDGED;
@@ -329,6 +349,7 @@ void check_result_release(struct check_result *r)
 		free(r->rows[i].reason);
 	free(r->rows);
 	strlist_release(&r->stale);
+	strlist_release(&r->unpinned);
 	free(r->toolchain);
 	free(r->why);
 	memset(r, 0, sizeof *r);

@@ -113,6 +113,12 @@ struct check_result {
 	 * also stale.items[0], and every valgrind.* cell is unjudged. */
 	char *toolchain;
 	struct check_sensitivity sensitivity;
+	/*
+	 * Probes the session measured at the baseline's size of which the baseline pins nothing
+	 * (a probe added since the pin): not judged, and said, since silence would read as a
+	 * pass. They change no verdict; `baseline pin` adds them.
+	 */
+	struct strlist unpinned;
 	char *why; /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;
 };

@@ -121,9 +121,70 @@ static const struct metric_info metrics_table_[] = {
     METRIC("census.pause_max_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
            SHOW(25, 0)),
     /*
+     * The pause log's figures (the census "pauses" section, of a collector that keeps one):
+     * the collector's own clock, so behaviour like the rest of the census; the same losses
+     * measured from the mutator's side are latency.* below. All are wall clock: recorded
+     * only on shared_ci. pinned_host gates the p99 pause (25%, with a 1 ms floor) and MMU at
+     * 10 ms (higher is better: a drop of 10%, at least 0.05, is a regression), and those two
+     * decide an A/B within one design.
+     */
+    METRIC("census.pause_count", COUNT, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(0, 0),
+           SHOW(0, 0)),
+    METRIC("census.pause_span_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0),
+           SHOW(10, 0)),
+    METRIC("census.pause_p50_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_p90_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_p99_ns", NS, TIMED, LOWER, QUANTILE, BEHAVIOUR, 1, 0, SHOW(25, 0),
+           GATE(25, 1e6)),
+    METRIC("census.pause_cpu_total_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_cpu_max_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_cpu_p50_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_cpu_p90_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.pause_cpu_p99_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("census.mmu_1ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
+           SHOW(10, 0.05)),
+    METRIC("census.mmu_2ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
+           SHOW(10, 0.05)),
+    METRIC("census.mmu_5ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
+           SHOW(10, 0.05)),
+    METRIC("census.mmu_10ms", RATIO, TIMED, HIGHER, QUANTILE, BEHAVIOUR, 1, 0, SHOW(10, 0.05),
+           GATE(10, 0.05)),
+    METRIC("census.mmu_20ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
+           SHOW(10, 0.05)),
+    METRIC("census.mmu_50ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
+           SHOW(10, 0.05)),
+    METRIC("census.mmu_100ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
+           SHOW(10, 0.05)),
+    /*
+     * A request-serving probe's own latencies (the census "latency" section): measured by
+     * the probe, the same yardstick for every design, so costs. Wall clock: the p99s decide
+     * an A/B, nothing is gated by default.
+     */
+    METRIC("latency.requests", COUNT, TIMED, NEITHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0)),
+    METRIC("latency.simple_p50_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("latency.simple_p99_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("latency.simple_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("latency.simple_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("latency.metered_p50_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("latency.metered_p99_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(25, 0),
+           SHOW(25, 0)),
+    METRIC("latency.metered_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("latency.metered_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    /*
      * Any event libpfm4 encodes; `baseline pin` pins no perf cells. ".scale" is the share of
      * time the counter ran (1: never multiplexed): a property of the host, not a cost.
      */
+    /* The pause histogram: pauses of [2^k, 2^(k+1)) ns of wall time, drawn by the reports. */
+    METRIC("census.pause_hist_<k>", COUNT, TIMED, NEITHER, INFO, BEHAVIOUR, 0, 0, SHOW(0, 0),
+           SHOW(0, 0)),
     METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(0, 0), SHOW(0, 0)),
     METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0)),
 };
@@ -234,6 +295,11 @@ int metrics_is_known(const char *name)
 int metrics_is_census(const char *name)
 {
 	return strncmp(name, "census.", 7) == 0 && metrics_lookup(name) != NULL;
+}
+
+int metrics_is_bucket(const char *name)
+{
+	return strncmp(name, "census.pause_hist_", 18) == 0 && metrics_lookup(name) != NULL;
 }
 
 int metrics_is_behaviour(const char *name)

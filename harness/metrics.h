@@ -7,7 +7,8 @@
  *
  * Metric names are "<meter group>.<what>_<unit>" and are stable: they key rows in the
  * database and rules in baseline profiles. Census metrics are "census.<field>" for every field
- * of GCR_CENSUS_FIELDS in gcr.h; perf metrics are "perf.<event>" and "perf.<event>.scale" for
+ * of GCR_CENSUS_FIELDS in gcr.h, then the pause log's figures ("census.pause_p99_ns",
+ * "census.mmu_10ms", "census.pause_hist_<k>": docs/census-protocol.md); perf metrics are "perf.<event>" and "perf.<event>.scale" for
  * any event libpfm4 encodes.
  *
  * Invariants of the table:
@@ -112,6 +113,12 @@ int metrics_is_known(const char *name);
 int metrics_is_census(const char *name);
 /* 1 for a behaviour figure (see enum metric_nature); 0 for a cost or an unknown name. */
 int metrics_is_behaviour(const char *name);
+/*
+ * 1 for one bucket of a distribution ("census.pause_hist_<k>"): stored and exported like any
+ * sample, drawn as a whole by the reports, never an A/B cell of its own (a bucket that one
+ * run happens to use and its pair does not would leave the cell unpaired).
+ */
+int metrics_is_bucket(const char *name);
 /* 1 for a time the harness measures around the probe (time.*): what pinned_host gates. */
 int metrics_is_time(const char *name);
 /* The kind of run a metric is measured by; RUN_KIND_TIMED for an unknown name. */

@@ -218,7 +218,8 @@ static void compare_add_metrics(const struct store_run *r, struct strlist *metri
 	if (!r || !compare_is_ok(r))
 		return;
 	for (size_t i = 0; i < r->metrics.n; i++)
-		if (!strlist_contains(metrics, r->metrics.items[i].name))
+		if (!metrics_is_bucket(r->metrics.items[i].name) &&
+		    !strlist_contains(metrics, r->metrics.items[i].name))
 			strlist_push(metrics, r->metrics.items[i].name);
 }
 

@@ -181,6 +181,11 @@ char *report_check_text(const struct report_check *c)
 		          check_row_verdict_name(r), why ? ": " : "", why ? why : "");
 		free(why);
 	}
+	for (size_t i = 0; i < res->unpinned.n; i++)
+		sbuf_addf(&b,
+		          "\nnote: %s was measured, but the baseline pins no cell of it: not "
+		          "judged (`gcratchet baseline pin` adds it)",
+		          res->unpinned.items[i]);
 	sbuf_addf(&b, "\nverdict: %s ", check_verdict_name(res->verdict));
 	report_check_counts(res, &b);
 	sbuf_addf(&b, "\n");
@@ -256,6 +261,12 @@ char *report_check_md(const struct report_check *c)
 		sbuf_addf(&b, " |\n");
 		free(why);
 	}
+	for (size_t i = 0; i < res->unpinned.n; i++) {
+		sbuf_addf(&b, "\nNote: ");
+		escape_md(&b, res->unpinned.items[i]);
+		sbuf_addf(&b, " was measured, but the baseline pins no cell of it: not judged "
+		              "(`gcratchet baseline pin` adds it).\n");
+	}
 	sbuf_addf(&b, "\n**verdict: %s** ", check_verdict_name(res->verdict));
 	report_check_counts(res, &b);
 	sbuf_addf(&b, "\n");
@@ -306,6 +317,9 @@ char *report_check_json(const struct report_check *c)
 	stale = cJSON_AddArrayToObject(root, "stale");
 	for (size_t i = 0; i < res->stale.n; i++)
 		cJSON_AddItemToArray(stale, escape_json_string(res->stale.items[i]));
+	stale = cJSON_AddArrayToObject(root, "unpinned_probes");
+	for (size_t i = 0; i < res->unpinned.n; i++)
+		cJSON_AddItemToArray(stale, escape_json_string(res->unpinned.items[i]));
 	so = cJSON_AddObjectToObject(root, "sensitivity");
 	cJSON_AddNumberToObject(so, "time_cells", (double)sens->cells);
 	cJSON_AddNumberToObject(so, "widened", (double)sens->widened);
@@ -397,6 +411,10 @@ char *report_check_junit(const struct report_check *c)
 	for (size_t i = 0; i < res->stale.n; i++) {
 		sbuf_addf(&b, "  ");
 		report_check_xml_comment(&b, "STALE: ", res->stale.items[i]);
+	}
+	for (size_t i = 0; i < res->unpinned.n; i++) {
+		sbuf_addf(&b, "  ");
+		report_check_xml_comment(&b, "NOT PINNED (not judged): ", res->unpinned.items[i]);
 	}
 	/* A CI page lists testcases, not comments: the session's own error is one. */
 	if (res->why) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "pauses.h"
 #include "report_text.h"
 
 #define REPORT_HTML_WIDTH  560
@@ -415,6 +416,213 @@ static void report_html_identity(struct sbuf *b, const struct compare *c)
 	sbuf_addf(b, "</ul>\n");
 }
 
+/* ---- Pauses and MMU: one figure per probe, every arm overlaid ---------------------------- */
+
+/* The x of a window of `ms` on the MMU panel's log axis, 1 to 100 ms across [x0, x1]. */
+static double report_html_mmu_x(double ms, double x0, double x1)
+{
+	return x0 + (x1 - x0) * log10(ms) / 2;
+}
+
+/* The MMU curve (left) and the pause histogram (right) of one probe, the arms overlaid. */
+static void report_html_pause_svg(struct sbuf *b, const char *probe,
+                                  const struct report_pause_arm *arms, const char *const *labels,
+                                  size_t narms, size_t index)
+{
+	const double L0 = 46, L1 = 262, R0 = 318, R1 = 548;
+	int lo = REPORT_PAUSE_BUCKETS, hi = -1;
+	double top = 0;
+
+	sbuf_addf(b,
+	          "<svg class=\"pauseplot\" id=\"pauses-%zu\" xmlns=\"http://www.w3.org/2000/svg\" "
+	          "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
+	          index, REPORT_HTML_WIDTH, REPORT_HTML_HEIGHT, REPORT_HTML_WIDTH,
+	          REPORT_HTML_HEIGHT);
+	escape_xml(b, probe);
+	sbuf_addf(b,
+	          " MMU and pauses\">\n<text x=\"%.1f\" y=\"14\" font-weight=\"600\">minimum "
+	          "mutator utilisation</text>\n<text x=\"%.1f\" y=\"14\" font-weight=\"600\">"
+	          "pauses per run by length</text>\n",
+	          L0, R0);
+	/* Left: utilisation 0..1 against the window, 1 to 100 ms on a log axis. */
+	for (int t = 0; t <= 2; t++) {
+		double y = report_html_y(t / 2.0, 0, 1);
+
+		sbuf_addf(
+		    b,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>",
+		    L0, y, L1, y, L0 - 4, y + 3.5, t / 2.0);
+	}
+	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n",
+	          L0, REPORT_HTML_TOP, L0, REPORT_HTML_BOTTOM);
+	for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++)
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>",
+		          report_html_mmu_x(report_pause_windows[w].ms, L0, L1),
+		          REPORT_HTML_BOTTOM + 13, report_pause_windows[w].ms);
+	sbuf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">window (ms, log)</text>\n",
+	          (L0 + L1) / 2, REPORT_HTML_HEIGHT - 4);
+	for (size_t a = 0; a < narms; a++) {
+		const char *color = report_html_colors[a % REPORT_HTML_NCOLORS];
+		const char *sep = "";
+
+		/* An arm without a log has no curve, not a line along zero. */
+		if (arms[a].runs == 0)
+			continue;
+		sbuf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"",
+		          color);
+		for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
+			if (!isfinite(arms[a].mmu[w]))
+				continue;
+			sbuf_addf(b, "%s%.1f,%.1f", sep,
+			          report_html_mmu_x(report_pause_windows[w].ms, L0, L1),
+			          report_html_y(arms[a].mmu[w], 0, 1));
+			sep = " ";
+		}
+		sbuf_addf(b, "\"/>\n");
+		for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
+			double x = report_html_mmu_x(report_pause_windows[w].ms, L0, L1);
+
+			if (!isfinite(arms[a].mmu[w]))
+				continue;
+			report_html_marker(b, (int)(a % 2), x, report_html_y(arms[a].mmu[w], 0, 1),
+			                   color);
+			sbuf_addf(b, "<title>");
+			escape_xml(b, labels[a]);
+			sbuf_addf(b, ": MMU(%s) = %.3f</title>", report_pause_windows[w].label,
+			          arms[a].mmu[w]);
+			report_html_marker_end(b, (int)(a % 2));
+		}
+	}
+	/* Right: the buckets any arm used, one bar per arm in each. */
+	for (size_t a = 0; a < narms; a++) {
+		lo = arms[a].hist_lo < lo ? arms[a].hist_lo : lo;
+		hi = arms[a].hist_hi > hi ? arms[a].hist_hi : hi;
+		for (int k = arms[a].hist_lo; k <= arms[a].hist_hi; k++)
+			top = fmax(top, arms[a].hist[k]);
+	}
+	if (hi < lo) {
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"90\">no pause</text></svg>\n", R0);
+		return;
+	}
+	report_html_axis(b, R0, R1, 0, top, "census.pause_count", 0);
+	for (int k = lo; k <= hi; k++) {
+		double band = (R1 - R0 - 8) / (double)(hi - lo + 1);
+		double x = R0 + 8 + band * (k - lo), bar = band / (double)(narms + 1);
+		char edge[24];
+
+		report_pauses_bucket_label(k, edge, sizeof edge);
+		for (size_t a = 0; a < narms; a++) {
+			double y = report_html_y(arms[a].hist[k], 0, top);
+
+			sbuf_addf(b,
+			          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			          "fill=\"%s\"><title>",
+			          x + bar * ((double)a + 0.5), y, bar, REPORT_HTML_BOTTOM - y,
+			          report_html_colors[a % REPORT_HTML_NCOLORS]);
+			escape_xml(b, labels[a]);
+			sbuf_addf(b, ": %.2f pauses per run from %s</title></rect>",
+			          arms[a].hist[k], edge);
+		}
+		if (k == lo || k == hi || (hi - lo > 2 && k == (lo + hi) / 2))
+			sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+			          x + band / 2, REPORT_HTML_BOTTOM + 13, edge);
+	}
+	sbuf_addf(b,
+	          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">pause length (log2 "
+	          "buckets)</text></svg>\n",
+	          (R0 + R1) / 2, REPORT_HTML_HEIGHT - 4);
+}
+
+/* The figures behind one probe's plot, one column per arm. */
+static void report_html_pause_table(struct sbuf *b, const struct report_pause_arm *arms,
+                                    const char *const *labels, size_t narms)
+{
+	sbuf_addf(b, "<table class=\"pauses\"><tr><th class=\"l\">figure</th>");
+	for (size_t a = 0; a < narms; a++) {
+		sbuf_addf(b, "<th>");
+		escape_xml(b, labels[a]);
+		sbuf_addf(b, "</th>");
+	}
+	sbuf_addf(b, "</tr>\n");
+	for (size_t s = 0; s < REPORT_PAUSE_STATS; s++) {
+		sbuf_addf(b, "<tr><td class=\"l\">%s</td>", report_pause_stats[s].label);
+		for (size_t a = 0; a < narms; a++) {
+			char v[48];
+
+			metrics_format_value(report_pause_stats[s].metric, arms[a].stat[s], v,
+			                     sizeof v);
+			sbuf_addf(b, "<td>%s</td>", v);
+		}
+		sbuf_addf(b, "</tr>\n");
+	}
+	for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
+		sbuf_addf(b, "<tr><td class=\"l\">MMU %s</td>", report_pause_windows[w].label);
+		for (size_t a = 0; a < narms; a++) {
+			if (isfinite(arms[a].mmu[w]))
+				sbuf_addf(b, "<td>%.3f</td>", arms[a].mmu[w]);
+			else
+				sbuf_addf(b, "<td>-</td>");
+		}
+		sbuf_addf(b, "</tr>\n");
+	}
+	sbuf_addf(b, "</table>\n");
+}
+
+/*
+ * The section "Pauses and minimum mutator utilisation": for every probe where an arm kept a
+ * pause log, its MMU curve and pause histogram with the arms overlaid (medians over runs), and
+ * the figures. Nothing when no arm kept one.
+ */
+static void report_html_pauses(struct sbuf *b, const struct report_data *d, const int *arms,
+                               const char *const *labels, size_t narms)
+{
+	struct report_pause_arm *sum = xcalloc(narms, sizeof *sum);
+	int started = 0;
+
+	for (size_t p = 0; p < d->probes.n; p++) {
+		int any = 0;
+
+		for (size_t a = 0; a < narms; a++)
+			any |= report_pauses_arm(d, d->probes.items[p], arms[a], &sum[a]);
+		if (!any)
+			continue;
+		if (!started) {
+			sbuf_addf(
+			    b, "<h2>Pauses and minimum mutator utilisation</h2>\n<p "
+			       "class=\"meta\">From each collector's pause log (the census "
+			       "<code>pauses</code> section): MMU(w) is the smallest share of any "
+			       "window of w the program kept for itself; medians over runs, "
+			       "histogram bars are mean pauses per run. An arm without a pause "
+			       "log has no curve.</p>\n<p class=\"legend\">");
+			for (size_t a = 0; a < narms; a++) {
+				sbuf_addf(
+				    b, "<span><span class=\"sw\" style=\"background:%s\"></span>",
+				    report_html_colors[a % REPORT_HTML_NCOLORS]);
+				escape_xml(b, labels[a]);
+				sbuf_addf(b, "</span>");
+			}
+			sbuf_addf(b, "</p>\n<div class=\"grid\">\n");
+			started = 1;
+		}
+		sbuf_addf(b, "<figure id=\"pauses-fig-%zu\"><figcaption><b>", p);
+		escape_xml(b, d->probes.items[p]);
+		sbuf_addf(b, "</b> &middot; MMU and pause lengths (");
+		for (size_t a = 0; a < narms; a++) {
+			sbuf_addf(b, "%s", a ? ", " : "");
+			escape_xml(b, labels[a]);
+			sbuf_addf(b, " %zu run%s", sum[a].runs, sum[a].runs == 1 ? "" : "s");
+		}
+		sbuf_addf(b, ")</figcaption>\n");
+		report_html_pause_svg(b, d->probes.items[p], sum, labels, narms, p);
+		report_html_pause_table(b, sum, labels, narms);
+		sbuf_addf(b, "</figure>\n");
+	}
+	if (started)
+		sbuf_addf(b, "</div>\n");
+	free(sum);
+}
+
 char *report_html_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
@@ -526,6 +734,12 @@ char *report_html_ab(const struct compare *c)
 		sbuf_addf(&b, "</figure>\n");
 	}
 	sbuf_addf(&b, "</div>\n");
+	{
+		const int arms[2] = {d->builds[c->base].position, d->builds[c->fix].position};
+		const char *const labels[2] = {"BASE", "FIX"};
+
+		report_html_pauses(&b, d, arms, labels, 2);
+	}
 	report_html_tail(&b);
 	free(title);
 	free(rounds);
@@ -695,6 +909,18 @@ char *report_html_session(const struct report_data *d)
 		strlist_release(&metrics);
 	}
 	sbuf_addf(&b, "</div>\n");
+	{
+		int *arms = xcalloc(d->nbuilds ? d->nbuilds : 1, sizeof *arms);
+		const char **labels = xcalloc(d->nbuilds ? d->nbuilds : 1, sizeof *labels);
+
+		for (size_t i = 0; i < d->nbuilds; i++) {
+			arms[i] = d->builds[i].position;
+			labels[i] = d->builds[i].label;
+		}
+		report_html_pauses(&b, d, arms, labels, d->nbuilds);
+		free(arms);
+		free(labels);
+	}
 	report_html_tail(&b);
 	free(title);
 	return b.data;

@@ -8,6 +8,7 @@
 
 #include "escape.h"
 #include "json.h"
+#include "pauses.h"
 
 static void report_json_num(cJSON *o, const char *key, double v)
 {
@@ -257,6 +258,55 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	return o;
 }
 
+/*
+ * "pauses": per probe where an arm kept a pause log, each arm's medians over runs of the pause
+ * figures and MMU points, and its mean pauses per run in each log2 bucket ("k": [2^k, 2^(k+1))
+ * ns). A figure no run reported is null.
+ */
+static cJSON *report_json_pauses(const struct compare *c)
+{
+	const struct report_data *d = c->data;
+	const size_t idx[2] = {c->base, c->fix};
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t p = 0; p < d->probes.n; p++) {
+		struct report_pause_arm arm[2];
+		cJSON *po, *arms;
+
+		if (!(report_pauses_arm(d, d->probes.items[p], d->builds[c->base].position,
+		                        &arm[0]) |
+		      report_pauses_arm(d, d->probes.items[p], d->builds[c->fix].position,
+		                        &arm[1])))
+			continue;
+		po = cJSON_CreateObject();
+		report_json_str(po, "probe", d->probes.items[p]);
+		arms = cJSON_AddArrayToObject(po, "arms");
+		for (int k = 0; k < 2; k++) {
+			cJSON *ao = cJSON_CreateObject(), *o;
+
+			cJSON_AddStringToObject(ao, "arm", k ? "FIX" : "BASE");
+			report_json_str(ao, "label", d->builds[idx[k]].label);
+			cJSON_AddNumberToObject(ao, "runs", (double)arm[k].runs);
+			for (size_t s = 0; s < REPORT_PAUSE_STATS; s++)
+				report_json_num(ao, report_pause_stats[s].metric + 7,
+				                arm[k].stat[s]);
+			o = cJSON_AddObjectToObject(ao, "mmu");
+			for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++)
+				report_json_num(o, report_pause_windows[w].label, arm[k].mmu[w]);
+			o = cJSON_AddObjectToObject(ao, "histogram_log2_ns");
+			for (int b = arm[k].hist_lo; b <= arm[k].hist_hi; b++) {
+				char key[8];
+
+				snprintf(key, sizeof key, "%d", b);
+				report_json_num(o, key, arm[k].hist[b]);
+			}
+			cJSON_AddItemToArray(arms, ao);
+		}
+		cJSON_AddItemToArray(a, po);
+	}
+	return a;
+}
+
 char *report_json_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
@@ -351,5 +401,6 @@ char *report_json_ab(const struct compare *c)
 	a = cJSON_AddArrayToObject(cmp, "cells");
 	for (size_t i = 0; i < c->ncells; i++)
 		cJSON_AddItemToArray(a, report_json_cell(&c->cells[i]));
+	cJSON_AddItemToObject(cmp, "pauses", report_json_pauses(c));
 	return report_json_print(root);
 }

@@ -1,10 +1,12 @@
 #include "report_md.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
+#include "pauses.h"
 #include "report_text.h"
 
 static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
@@ -66,6 +68,66 @@ static void report_md_build(const struct store_build *sb, struct sbuf *b)
 	sbuf_addf(b, ", ");
 	escape_md(b, commit);
 	sbuf_addf(b, ")");
+}
+
+/*
+ * "Pauses and MMU": per probe where an arm kept a pause log, its pause figures and MMU curve,
+ * BASE and FIX side by side (medians over runs), and the histogram as a list of buckets.
+ */
+static void report_md_pauses(const struct compare *c, struct sbuf *b)
+{
+	const struct report_data *d = c->data;
+	int started = 0;
+
+	for (size_t p = 0; p < d->probes.n; p++) {
+		struct report_pause_arm arm[2];
+		int lo, hi;
+
+		if (!(report_pauses_arm(d, d->probes.items[p], d->builds[c->base].position,
+		                        &arm[0]) |
+		      report_pauses_arm(d, d->probes.items[p], d->builds[c->fix].position,
+		                        &arm[1])))
+			continue;
+		if (!started)
+			sbuf_addf(b, "\n**Pauses and minimum mutator utilisation** (from each "
+			             "collector's pause log; medians over runs; `-`: no log)\n");
+		started = 1;
+		sbuf_addf(b, "\n");
+		escape_md(b, d->probes.items[p]);
+		sbuf_addf(
+		    b, " (BASE %zu runs, FIX %zu runs)\n\n| figure | BASE | FIX |\n|:--|--:|--:|\n",
+		    arm[0].runs, arm[1].runs);
+		for (size_t s = 0; s < REPORT_PAUSE_STATS; s++) {
+			char x[48], y[48];
+
+			metrics_format_value(report_pause_stats[s].metric, arm[0].stat[s], x,
+			                     sizeof x);
+			metrics_format_value(report_pause_stats[s].metric, arm[1].stat[s], y,
+			                     sizeof y);
+			sbuf_addf(b, "| %s | %s | %s |\n", report_pause_stats[s].label, x, y);
+		}
+		for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
+			sbuf_addf(b, "| MMU %s |", report_pause_windows[w].label);
+			for (int a = 0; a < 2; a++) {
+				if (isfinite(arm[a].mmu[w]))
+					sbuf_addf(b, " %.3f |", arm[a].mmu[w]);
+				else
+					sbuf_addf(b, " - |");
+			}
+			sbuf_addf(b, "\n");
+		}
+		lo = arm[0].hist_lo < arm[1].hist_lo ? arm[0].hist_lo : arm[1].hist_lo;
+		hi = arm[0].hist_hi > arm[1].hist_hi ? arm[0].hist_hi : arm[1].hist_hi;
+		for (int k = lo; k <= hi; k++) {
+			char edge[24];
+
+			if (arm[0].hist[k] == 0 && arm[1].hist[k] == 0)
+				continue;
+			report_pauses_bucket_label(k, edge, sizeof edge);
+			sbuf_addf(b, "| pauses from %s (per run) | %.2f | %.2f |\n", edge,
+			          arm[0].hist[k], arm[1].hist[k]);
+		}
+	}
 }
 
 char *report_md_ab(const struct compare *c)
@@ -176,6 +238,7 @@ char *report_md_ab(const struct compare *c)
 	}
 	if (info_open)
 		sbuf_addf(&b, "\n</details>\n");
+	report_md_pauses(c, &b);
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "- ", escape_md);
 	report_text_counts(c, counts, sizeof counts);

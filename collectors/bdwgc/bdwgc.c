@@ -34,6 +34,7 @@
 #include "gcr.h"
 #include "heaplimit.h"
 #include "knob.h"
+#include "pauselog.h"
 #include "plant.h"
 
 #ifdef GCR_BDWGC_INCREMENTAL
@@ -60,8 +61,9 @@ static uint64_t bdw_used_after_full_bytes;
 static int bdw_used_after_full_known;
 static uint64_t bdw_pause_total_ns;
 static uint64_t bdw_pause_max_ns;
-static uint64_t bdw_pause_start_ns;
 static int bdw_pause_open;
+/* The collection counters when the open pause began: what it completed goes to the log. */
+static uint64_t bdw_pause_full0, bdw_pause_partial0;
 static int bdw_in_full_call; /* inside GC_try_to_collect_inner: between START and END */
 static int bdw_mark_done;    /* the current stopped mark reached MARK_END */
 
@@ -82,7 +84,9 @@ static void bdw_pause_begin(void)
 {
 	if (!bdw_pause_open) {
 		bdw_pause_open = 1;
-		bdw_pause_start_ns = gcr_now_ns();
+		bdw_pause_full0 = bdw_full_collections;
+		bdw_pause_partial0 = bdw_partial_collections;
+		gcr_pause_begin();
 	}
 }
 
@@ -93,7 +97,8 @@ static void bdw_pause_end(void)
 	if (!bdw_pause_open)
 		return;
 	bdw_pause_open = 0;
-	ns = gcr_now_ns() - bdw_pause_start_ns;
+	ns = gcr_pause_end(bdw_partial_collections - bdw_pause_partial0,
+	                   bdw_full_collections - bdw_pause_full0);
 	bdw_pause_total_ns += ns;
 	if (ns > bdw_pause_max_ns)
 		bdw_pause_max_ns = ns;
@@ -243,7 +248,7 @@ const char *gcr_version(void)
 
 unsigned gcr_capabilities(void)
 {
-	return GCR_CAP_COLLECTS;
+	return GCR_CAP_COLLECTS | GCR_CAP_PAUSE_LOG;
 }
 
 void *gcr_alloc(uint32_t nptrs, uint32_t nbytes)

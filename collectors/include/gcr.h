@@ -59,6 +59,7 @@ enum gcr_capability {
 	GCR_CAP_MOVING = 1u << 2,       /* may relocate objects */
 	GCR_CAP_GENERATIONAL = 1u << 3, /* has minor collections and promotion */
 	GCR_CAP_BARRIER = 1u << 4,      /* gcr_write records old-to-young stores */
+	GCR_CAP_PAUSE_LOG = 1u << 5,    /* marks every pause in the pause log (below) */
 };
 unsigned gcr_capabilities(void);
 
@@ -154,5 +155,18 @@ static inline void gcr_census_set(struct gcr_census *c, enum gcr_census_field f,
 
 /* Fills *c; may be called at any time. */
 void gcr_census(struct gcr_census *c);
+
+/*
+ * The pause log. A collector that claims GCR_CAP_PAUSE_LOG brackets every stop-the-world
+ * pause with gcr_pause_begin() and gcr_pause_end(minor, major) from collectors/common/
+ * pauselog.h, which every build links: the end says how many minor and major collections the
+ * pause completed (0 and 0 for one that completed none), and returns the pause's wall time,
+ * which the collector adds to pause_total_ns and pause_max_ns. So, for such a collector, at
+ * any census: the log's minor and major sums equal minor_collections and major_collections,
+ * and its wall total equals pause_total_ns (tests/abi checks both). The probe runtime turns
+ * the log into the census's "pauses" section: quantiles, a histogram and minimum mutator
+ * utilisation (docs/census-protocol.md). A collector that does not claim the capability has
+ * those figures absent, never zero.
+ */
 
 #endif /* GCR_H */

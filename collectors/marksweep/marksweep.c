@@ -47,6 +47,7 @@
 #include "gcr.h"
 #include "heaplimit.h"
 #include "knob.h"
+#include "pauselog.h"
 #include "plant.h"
 
 /*
@@ -589,12 +590,11 @@ static inline void ms_heap_check(void)
 
 static void ms_collect(void)
 {
-	uint64_t t0;
 	struct ms_live live = {0, 0};
 	uint64_t limit, room, pause;
 
 	gcr_plant_settle(ms_alloc_objects);
-	t0 = gcr_now_ns();
+	gcr_pause_begin();
 	ms_mark();
 	ms_sweep(&live);
 	limit = live.heap_bytes * MS_GROWTH;
@@ -625,7 +625,8 @@ static void ms_collect(void)
 	ms_collections++;
 	ms_used_after_full_bytes = live.requested_bytes;
 
-	pause = gcr_now_ns() - t0;
+	/* Every collection is full here, and one pause. */
+	pause = gcr_pause_end(0, 1);
 	ms_pause_total_ns += pause;
 	/*
 	 * A store on every collection, not a branch on the clock: the valgrind meter's Ir must
@@ -798,7 +799,7 @@ const char *gcr_version(void)
 
 unsigned gcr_capabilities(void)
 {
-	return GCR_CAP_COLLECTS | GCR_CAP_PRECISE;
+	return GCR_CAP_COLLECTS | GCR_CAP_PRECISE | GCR_CAP_PAUSE_LOG;
 }
 
 void *gcr_alloc(uint32_t nptrs, uint32_t nbytes)

@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "pauselog.h"
+#include "pausestats.h"
 
 #define PROBE_EXIT_OK    0
 #define PROBE_EXIT_USAGE 2
@@ -44,6 +48,18 @@ struct probe_verdict {
 	char text[512];
 };
 
+/* The run's span, for the pause figures: from before gcr_init to after the final collection. */
+struct probe_span {
+	uint64_t start_ns, end_ns;
+};
+
+/* What a request-serving probe handed over (probe_latency_record); n == 0: none. */
+static struct {
+	uint64_t *service_ns;
+	size_t n;
+	uint64_t span_ns;
+} probe_latency;
+
 /* /proc/self/status figures in bytes; a figure the kernel did not give is absent. */
 struct probe_memory {
 	bool have_hwm, have_rss_anon;
@@ -61,6 +77,22 @@ uint64_t probe_get_u64(void *obj, uint32_t nptrs, uint32_t offset)
 
 	memcpy(&v, gcr_raw(obj, nptrs) + offset, sizeof v);
 	return v;
+}
+
+uint64_t probe_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void probe_latency_record(uint64_t *service_ns, size_t n, uint64_t span_ns)
+{
+	free(probe_latency.service_ns);
+	probe_latency.service_ns = service_ns;
+	probe_latency.n = n;
+	probe_latency.span_ns = span_ns;
 }
 
 /* ---- Command line --------------------------------------------------------------------- */
@@ -309,7 +341,7 @@ static void probe_json_capabilities(FILE *f, unsigned caps)
 	} names[] = {
 	    {GCR_CAP_COLLECTS, "collects"}, {GCR_CAP_PRECISE, "precise"},
 	    {GCR_CAP_MOVING, "moving"},     {GCR_CAP_GENERATIONAL, "generational"},
-	    {GCR_CAP_BARRIER, "barrier"},
+	    {GCR_CAP_BARRIER, "barrier"},   {GCR_CAP_PAUSE_LOG, "pause_log"},
 	};
 	const char *sep = "";
 
@@ -342,11 +374,132 @@ static void probe_json_census(FILE *f, const struct gcr_census *c)
 	fputs(*sep ? "\n  }" : "}", f);
 }
 
+static uint64_t *probe_xmalloc_u64(size_t n)
+{
+	uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+
+	if (!v) {
+		fprintf(stderr, "probe: out of memory for %zu pause or latency figures\n", n);
+		abort();
+	}
+	return v;
+}
+
+/* p50, p90, p99 of n >= 1 values (sorted in place), as "<prefix>_pNN_ns" members. */
+static void probe_json_quantiles(FILE *f, const char *prefix, uint64_t *v, size_t n,
+                                 const unsigned *q, const char *const *qname, size_t nq)
+{
+	gcr_sort_u64(v, n);
+	for (size_t i = 0; i < nq; i++)
+		fprintf(f, ",\n    \"%s_%s_ns\": %" PRIu64, prefix, qname[i],
+		        gcr_quantile_sorted(v, n, q[i]));
+}
+
+/*
+ * The "pauses" section, from the pause log of a collector that keeps one: exact counts and
+ * totals always; quantiles and MMU only when every interval was kept and is well formed, since
+ * figures from part of the run would pass for the whole.
+ */
+static void probe_json_pauses(FILE *f, const char *probe_name, const struct probe_span *span)
+{
+	static const unsigned q[] = {5000, 9000, 9900};
+	static const char *const qname[] = {"p50", "p90", "p99"};
+	static const struct {
+		uint64_t ns;
+		const char *name;
+	} windows[] = {{1000000, "1ms"},    {2000000, "2ms"},   {5000000, "5ms"},
+	               {10000000, "10ms"},  {20000000, "20ms"}, {50000000, "50ms"},
+	               {100000000, "100ms"}};
+	const struct gcr_pause_log *l = gcr_pause_log();
+	const char *sep = "";
+	size_t bad;
+	int whole = l->dropped == 0;
+
+	fprintf(f,
+	        ",\n  \"pauses\": {\n    \"count\": %" PRIu64 ", \"dropped\": %" PRIu64
+	        ", \"span_ns\": %" PRIu64 ",\n    \"wall_total_ns\": %" PRIu64
+	        ", \"wall_max_ns\": %" PRIu64 ", \"cpu_total_ns\": %" PRIu64
+	        ", \"cpu_max_ns\": %" PRIu64,
+	        l->count, l->dropped, span->end_ns - span->start_ns, l->wall_total_ns,
+	        l->wall_max_ns, l->cpu_total_ns, l->cpu_max_ns);
+	if (whole &&
+	    gcr_pause_intervals_check(l->pauses, l->n, span->start_ns, span->end_ns, &bad) != 0) {
+		fprintf(stderr,
+		        "%s: pause %zu of the log is out of order or outside the run: no quantiles "
+		        "or MMU (a collector bug)\n",
+		        probe_name, bad);
+		whole = 0;
+	}
+	if (whole && l->n > 0) {
+		uint64_t *v = probe_xmalloc_u64(l->n);
+
+		for (size_t i = 0; i < l->n; i++)
+			v[i] = l->pauses[i].end_ns - l->pauses[i].start_ns;
+		probe_json_quantiles(f, "wall", v, l->n, q, qname, 3);
+		for (size_t i = 0; i < l->n; i++)
+			v[i] = l->pauses[i].cpu_ns;
+		probe_json_quantiles(f, "cpu", v, l->n, q, qname, 3);
+		free(v);
+	}
+	fputs(",\n    \"histogram_log2_ns\": {", f);
+	for (unsigned k = 0; k < GCR_PAUSE_HIST_BUCKETS; k++) {
+		if (l->hist_wall[k]) {
+			fprintf(f, "%s\"%u\": %" PRIu64, sep, k, l->hist_wall[k]);
+			sep = ", ";
+		}
+	}
+	fputc('}', f);
+	if (whole) {
+		sep = "";
+		fputs(",\n    \"mmu\": {", f);
+		for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+			fprintf(
+			    f, "%s\"%s\": %.6f", sep, windows[i].name,
+			    gcr_mmu(l->pauses, l->n, span->start_ns, span->end_ns, windows[i].ns));
+			sep = ", ";
+		}
+		fputc('}', f);
+	}
+	fputs("\n  }", f);
+}
+
+/*
+ * The "latency" section of a request-serving probe. Metered: request i arrives at
+ * i * span / n, the requests' own span spread evenly, and is served in order by one server
+ * for its measured service time: end_i = max(arrival_i, end_(i-1)) + service_i, latency
+ * end_i - arrival_i. A pause inside one request delays the ones queued behind it until the
+ * queue drains.
+ */
+static void probe_json_latency(FILE *f)
+{
+	static const unsigned q[] = {5000, 9900, 9990, 10000};
+	static const char *const qname[] = {"p50", "p99", "p999", "max"};
+	size_t n = probe_latency.n;
+	uint64_t *simple = probe_latency.service_ns, *metered = probe_xmalloc_u64(n);
+	uint64_t done = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t service = simple[i];
+		/* i * span / n, in floating point: the product can pass 2^64. */
+		uint64_t arrival =
+		    (uint64_t)((double)probe_latency.span_ns * (double)i / (double)n);
+		uint64_t start = done > arrival ? done : arrival;
+
+		done = start + service;
+		metered[i] = done - arrival;
+	}
+	fprintf(f, ",\n  \"latency\": {\n    \"requests\": %zu", n);
+	probe_json_quantiles(f, "simple", simple, n, q, qname, 4);
+	probe_json_quantiles(f, "metered", metered, n, q, qname, 4);
+	fputs("\n  }", f);
+	free(metered);
+}
+
 /* Formats the whole object; returns a malloc'd buffer and its length, or NULL if out of memory. */
 static char *probe_census_json(const struct probe_spec *spec, const struct probe_args *a,
                                uint64_t checksum, const struct gcr_census *c, unsigned caps,
                                const struct probe_memory *m, const struct probe_verdict *v,
-                               size_t *len)
+                               const struct probe_span *span, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -373,6 +526,10 @@ static char *probe_census_json(const struct probe_spec *spec, const struct probe
 	if (m->have_rss_anon)
 		fprintf(f, "%s \"rss_anon_bytes\": %" PRIu64, sep, m->rss_anon_bytes);
 	fputs(m->have_hwm || m->have_rss_anon ? " }" : "}", f);
+	if (caps & GCR_CAP_PAUSE_LOG)
+		probe_json_pauses(f, spec->name, span);
+	if (probe_latency.n > 0)
+		probe_json_latency(f);
 	if (v->judged) {
 		fprintf(f, ",\n  \"premise\": { \"met\": %s, \"text\": ",
 		        v->met == 1   ? "true"
@@ -465,6 +622,7 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec)
 	struct probe_verdict verdict;
 	struct probe_memory mem;
 	struct gcr_census census;
+	struct probe_span span;
 	unsigned caps;
 	uint64_t checksum;
 	char *json = NULL;
@@ -479,9 +637,11 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec)
 	if (probe_open_sink(spec->name, &sink) != 0)
 		return PROBE_EXIT_USAGE;
 
+	span.start_ns = probe_now_ns();
 	gcr_init();
 	checksum = spec->run(args.iterations);
 	gcr_collect(GCR_FULL);
+	span.end_ns = probe_now_ns();
 	memset(&census, 0, sizeof census);
 	gcr_census(&census);
 	caps = gcr_capabilities();
@@ -499,7 +659,8 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec)
 		fprintf(stderr, "premise not met: %s\n", verdict.text);
 	if (sink.fd < 0)
 		goto out;
-	json = probe_census_json(spec, &args, checksum, &census, caps, &mem, &verdict, &json_len);
+	json = probe_census_json(spec, &args, checksum, &census, caps, &mem, &verdict, &span,
+	                         &json_len);
 	if (!json) {
 		fprintf(stderr, "%s: out of memory formatting the census object\n", spec->name);
 		abort();
@@ -508,6 +669,7 @@ int probe_main(int argc, char **argv, const struct probe_spec *spec)
 		rc = PROBE_EXIT_USAGE;
 out:
 	free(json);
+	probe_latency_record(NULL, 0, 0);
 	return rc;
 }
 

@@ -81,6 +81,21 @@ static inline uint64_t probe_rand(uint64_t *state)
 	return x * UINT64_C(0x2545f4914f6cdd1d);
 }
 
+/* CLOCK_MONOTONIC in ns: for probes that time their own work (15_request_latency). */
+uint64_t probe_now_ns(void);
+
+/*
+ * For a probe that serves requests one after another: hands the runtime each request's
+ * service time (end - start, probe_now_ns), in the order served, and the span from the first
+ * start to the last end; the runtime owns the malloc'd array from then on. When it writes a
+ * census it adds the "latency" section (docs/census-protocol.md): p50, p99, p99.9 and max of
+ * the service time ("simple") and of the metered latency: requests arrive on a uniform
+ * schedule over the span (DaCapo Chopin's metering) and one server serves them in order for
+ * their service times, so a pause delays every request queued behind it. Runs without a
+ * census (valgrind) compute nothing: their instruction counts must not depend on clock values.
+ */
+void probe_latency_record(uint64_t *service_ns, size_t n, uint64_t span_ns);
+
 /* Stores and loads a 64-bit value in an object's raw bytes (unaligned-safe). */
 void probe_put_u64(void *obj, uint32_t nptrs, uint32_t offset, uint64_t v);
 uint64_t probe_get_u64(void *obj, uint32_t nptrs, uint32_t offset);

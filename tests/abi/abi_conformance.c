@@ -21,7 +21,11 @@
  *   "heap exhausted" on stderr; GCR_HEAP_MAX_MB=abc and =0 end with status 2, naming the knob;
  * - census, after every phase: counters only grow, a counter once known stays known,
  *   alloc_bytes and alloc_objects grow by exactly what was requested, and a collector without
- *   GCR_CAP_COLLECTS reports no collection and nothing freed.
+ *   GCR_CAP_COLLECTS reports no collection and nothing freed;
+ * - pause log, with every census: a collector claiming GCR_CAP_PAUSE_LOG knows its collection
+ *   counts and pause_total_ns, the log's minor and major sums equal those counts, its wall
+ *   total and max equal pause_total_ns and pause_max_ns, and its intervals are in order, do
+ *   not overlap and lie between gcr_init and now; one that does not claim it marks no pause.
  * Under GCR_ZEAL=N the sizes shrink so that collecting every N allocations stays affordable.
  *
  * The program respects the ABI's rules for moving collectors: no object pointer is held in an
@@ -41,6 +45,8 @@
 #include <unistd.h>
 
 #include "gcr.h"
+#include "pauselog.h"
+#include "pausestats.h"
 
 #define ABI_MIB             ((uint64_t)1 << 20)
 #define ABI_DEFAULT_SEED    UINT64_C(0x5eed)
@@ -60,6 +66,7 @@ static struct {
 	uint64_t rng;
 	uint64_t zeal;
 	uint64_t heap_mb;
+	uint64_t init_ns; /* CLOCK_MONOTONIC just before gcr_init: no pause starts earlier */
 	const char *phase;
 	/* Requested since the last census check, in the ABI's accounting (nptrs * 8 + nbytes). */
 	uint64_t req_bytes;
@@ -197,6 +204,47 @@ static uint64_t abi_collections(const struct gcr_census *c)
 	return c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 }
 
+/* The pause log against the census just taken (gcr.h, "The pause log"). */
+static void abi_check_pause_log(const struct gcr_census *c)
+{
+	const struct gcr_pause_log *l = gcr_pause_log();
+	uint64_t now;
+	struct timespec ts;
+	size_t bad;
+
+	if (!(abi.caps & GCR_CAP_PAUSE_LOG)) {
+		if (l->count != 0)
+			abi_fail("no PAUSE_LOG capability, yet %" PRIu64 " pauses in the log",
+			         l->count);
+		return;
+	}
+	if (!abi_known(c, GCR_C_MINOR_COLLECTIONS) || !abi_known(c, GCR_C_MAJOR_COLLECTIONS) ||
+	    !abi_known(c, GCR_C_PAUSE_TOTAL_NS) || !abi_known(c, GCR_C_PAUSE_MAX_NS))
+		abi_fail(
+		    "PAUSE_LOG claimed, but the census lacks collection counts or pause times");
+	if (l->minor != c->value[GCR_C_MINOR_COLLECTIONS] ||
+	    l->major != c->value[GCR_C_MAJOR_COLLECTIONS])
+		abi_fail("the pause log completed %" PRIu64 " minor and %" PRIu64
+		         " major collections, the census counts %" PRIu64 " and %" PRIu64,
+		         l->minor, l->major, c->value[GCR_C_MINOR_COLLECTIONS],
+		         c->value[GCR_C_MAJOR_COLLECTIONS]);
+	if (l->wall_total_ns != c->value[GCR_C_PAUSE_TOTAL_NS] ||
+	    l->wall_max_ns != c->value[GCR_C_PAUSE_MAX_NS])
+		abi_fail("the pause log's wall total and max are %" PRIu64 " and %" PRIu64
+		         " ns, the census says pause_total_ns %" PRIu64 ", pause_max_ns %" PRIu64,
+		         l->wall_total_ns, l->wall_max_ns, c->value[GCR_C_PAUSE_TOTAL_NS],
+		         c->value[GCR_C_PAUSE_MAX_NS]);
+	if (l->cpu_max_ns > l->cpu_total_ns)
+		abi_fail("the pause log's CPU max %" PRIu64 " exceeds its total %" PRIu64,
+		         l->cpu_max_ns, l->cpu_total_ns);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (gcr_pause_intervals_check(l->pauses, l->n, abi.init_ns, now, &bad) != 0)
+		abi_fail("pause %zu of the log [%" PRIu64 ", %" PRIu64
+		         "] is out of order, overlaps the one before, or lies outside the run",
+		         bad, l->pauses[bad].start_ns, l->pauses[bad].end_ns);
+}
+
 /* Takes a census and checks it against the previous one; returns it through *out. */
 static void abi_census(struct gcr_census *out)
 {
@@ -230,6 +278,7 @@ static void abi_census(struct gcr_census *out)
 	    c.value[GCR_C_PAUSE_MAX_NS] > c.value[GCR_C_PAUSE_TOTAL_NS])
 		abi_fail("pause_max_ns %" PRIu64 " exceeds pause_total_ns %" PRIu64,
 		         c.value[GCR_C_PAUSE_MAX_NS], c.value[GCR_C_PAUSE_TOTAL_NS]);
+	abi_check_pause_log(&c);
 	if (!(abi.caps & GCR_CAP_COLLECTS)) {
 		if (abi_collections(&c) != 0)
 			abi_fail("no COLLECTS capability, yet %" PRIu64 " collections",
@@ -265,7 +314,7 @@ static void abi_phase_identity(void)
 		abi_fail("gcr_name() is empty");
 	if (version == NULL || version[0] == '\0')
 		abi_fail("gcr_version() is empty");
-	if (abi.caps >> 5 != 0)
+	if (abi.caps >> 6 != 0)
 		abi_fail("gcr_capabilities() has unknown bits: %#x", abi.caps);
 	if ((abi.caps & (GCR_CAP_MOVING | GCR_CAP_GENERATIONAL)) && !(abi.caps & GCR_CAP_COLLECTS))
 		abi_fail("moving or generational without COLLECTS: %#x", abi.caps);
@@ -1115,6 +1164,12 @@ int main(void)
 	abi.phase = "gcr_init";
 	abi.collector = "?";
 
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		abi.init_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
 	gcr_init();
 	abi.collector = gcr_name();
 	abi.caps = gcr_capabilities();

@@ -32,6 +32,7 @@ iterations_of() {
 	12_large_live_set) echo 1000 ;;
 	13_memory_return) echo 1 ;; # MiB of small objects
 	14_grow_then_churn) echo 2000 ;;
+	15_request_latency) echo 2000 ;;
 	*) echo "" ;;
 	esac
 }

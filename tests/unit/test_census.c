@@ -178,6 +178,61 @@ static void test_check_run(void)
 	census_report_release(&r);
 }
 
+/* Issue 16: the "pauses" and "latency" sections become census.* and latency.* samples. */
+static void test_pauses(void)
+{
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{"
+	                        "\"pause_total_ns\":9000,\"pause_max_ns\":5000},\"pauses\":{"
+	                        "\"count\":3,\"dropped\":0,\"span_ns\":100000,"
+	                        "\"wall_total_ns\":9000,\"wall_max_ns\":5000,\"cpu_total_ns\":8000,"
+	                        "\"cpu_max_ns\":4000,\"wall_p50_ns\":3000,\"wall_p90_ns\":5000,"
+	                        "\"wall_p99_ns\":5000,\"cpu_p50_ns\":2000,\"cpu_p90_ns\":4000,"
+	                        "\"cpu_p99_ns\":4000,\"histogram_log2_ns\":{\"10\":1,\"12\":2},"
+	                        "\"mmu\":{\"1ms\":0,\"10ms\":0.5,\"100ms\":0.91}},\"latency\":{"
+	                        "\"requests\":10,\"simple_p99_ns\":700,\"metered_max_ns\":9000}}",
+	                   &r, &e) == 0);
+	CHECK(*metric_set_get(&r.metrics, "census.pause_count") == 3);
+	CHECK(*metric_set_get(&r.metrics, "census.pause_p99_ns") == 5000);
+	CHECK(*metric_set_get(&r.metrics, "census.pause_cpu_p50_ns") == 2000);
+	CHECK(*metric_set_get(&r.metrics, "census.pause_hist_12") == 2);
+	CHECK(*metric_set_get(&r.metrics, "census.mmu_10ms") == 0.5);
+	CHECK(*metric_set_get(&r.metrics, "census.mmu_100ms") == 0.91);
+	CHECK(*metric_set_get(&r.metrics, "latency.simple_p99_ns") == 700);
+	CHECK(*metric_set_get(&r.metrics, "latency.metered_max_ns") == 9000);
+	/* Absent stays absent: no window that was not sent, no bucket without pauses. */
+	CHECK(metric_set_get(&r.metrics, "census.mmu_2ms") == NULL);
+	CHECK(metric_set_get(&r.metrics, "census.pause_hist_11") == NULL);
+	CHECK(r.warnings.n == 0);
+	/* Every stored name is one the metric table knows. */
+	for (size_t i = 0; i < r.metrics.n; i++)
+		CHECK(metrics_is_known(r.metrics.items[i].name));
+	census_report_release(&r);
+
+	/* A utilisation is a share; a bucket is a small integer; both are named when wrong. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"pauses\":{\"mmu\":"
+	                        "{\"10ms\":1.5}}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "pauses.mmu.\"10ms\"") && strstr(e.msg, "from 0 to 1"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"pauses\":{"
+	                        "\"histogram_log2_ns\":{\"64\":1}}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "pauses.histogram_log2_ns.\"64\""));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"pauses\":{\"count\":-1}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "pauses.count"));
+	/* A log past its cap, an unknown window or member: warnings, not errors. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"pauses\":{\"count\":70000,"
+	                        "\"dropped\":4464,\"mmu\":{\"3ms\":0.5},\"p42_ns\":1}}",
+	                   &r, &e) == 0);
+	CHECK(r.warnings.n == 3);
+	CHECK(r.warnings.n == 3 && strstr(r.warnings.items[0], "dropped 4464 pauses"));
+	CHECK(metric_set_get(&r.metrics, "census.mmu_3ms") == NULL);
+	census_report_release(&r);
+}
+
 int main(void)
 {
 	struct census_report r;
@@ -241,6 +296,7 @@ int main(void)
 	test_strict();
 	test_read();
 	test_check_run();
+	test_pauses();
 	test_unknown_keys();
 	test_exact_integers();
 	test_check_build();

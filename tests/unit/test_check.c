@@ -613,6 +613,29 @@ static void test_quantile(void)
 	fixture_release(&f);
 }
 
+/* Issue 16: a probe the session measured and the baseline lacks is named, not judged. */
+static void test_unpinned(void)
+{
+	struct fixture f;
+	struct store_run *r;
+
+	fixture_init(&f);
+	fixture_judge(&f, 0);
+	CHECK(f.res.unpinned.n == 0);
+	r = add_run(&f.runs, "15_new", RUN_KIND_TIMED, RUN_STATUS_OK, "0x00000000000000cc");
+	metric_set_add(&r->metrics, "census.alloc_bytes", 1);
+	add_run(&f.runs, "15_new", RUN_KIND_VALGRIND, RUN_STATUS_OK, NULL);
+	/* A warm-up or another size of a probe the baseline lacks is nothing to say. */
+	add_run(&f.runs, "16_warm", RUN_KIND_TIMED, RUN_STATUS_OK, NULL)->warmup = 1;
+	free(add_run(&f.runs, "17_big", RUN_KIND_TIMED, RUN_STATUS_OK, NULL)->size);
+	f.runs.r[f.runs.n - 1].size = xstrdup("large");
+	fixture_judge(&f, 0);
+	CHECK(f.res.unpinned.n == 1 && strcmp(f.res.unpinned.items[0], "15_new") == 0);
+	/* It changes no verdict and adds no row. */
+	CHECK(f.res.verdict == CHECK_VERDICT_OK && f.res.nrows == 6);
+	fixture_release(&f);
+}
+
 int main(void)
 {
 	test_quantile();
@@ -625,5 +648,6 @@ int main(void)
 	test_toolchain();
 	test_sensitivity();
 	test_sensitivity_holds();
+	test_unpinned();
 	return unit_done("test_check");
 }

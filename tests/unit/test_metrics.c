@@ -56,6 +56,33 @@ static const struct expected_rule expected_rules[] = {
     {"census.barrier_recorded", BASELINE_INCREASE, {1, 0, 0}, {1, 0, 0}},
     {"census.pause_total_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
     {"census.pause_max_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    /* The pause log's figures and a request-serving probe's latencies (issue 16). */
+    {"census.pause_count", BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
+    {"census.pause_span_ns", BASELINE_INCREASE, {0, 10, 0}, {0, 10, 0}},
+    {"census.pause_p50_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_p90_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_p99_ns", BASELINE_INCREASE, {0, 25, 0}, {1, 25, 1e6}},
+    {"census.pause_cpu_total_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_cpu_max_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_cpu_p50_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_cpu_p90_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.pause_cpu_p99_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"census.mmu_1ms", BASELINE_DECREASE, {0, 10, 0.05}, {0, 10, 0.05}},
+    {"census.mmu_2ms", BASELINE_DECREASE, {0, 10, 0.05}, {0, 10, 0.05}},
+    {"census.mmu_5ms", BASELINE_DECREASE, {0, 10, 0.05}, {0, 10, 0.05}},
+    {"census.mmu_10ms", BASELINE_DECREASE, {0, 10, 0.05}, {1, 10, 0.05}},
+    {"census.mmu_20ms", BASELINE_DECREASE, {0, 10, 0.05}, {0, 10, 0.05}},
+    {"census.mmu_50ms", BASELINE_DECREASE, {0, 10, 0.05}, {0, 10, 0.05}},
+    {"census.mmu_100ms", BASELINE_DECREASE, {0, 10, 0.05}, {0, 10, 0.05}},
+    {"latency.requests", BASELINE_EITHER, {0, 0, 0}, {0, 0, 0}},
+    {"latency.simple_p50_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.simple_p99_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.simple_p999_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.simple_max_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.metered_p50_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.metered_p99_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.metered_p999_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
+    {"latency.metered_max_ns", BASELINE_INCREASE, {0, 25, 0}, {0, 25, 0}},
     {"perf.instructions:u", BASELINE_INCREASE, {0, 0, 0}, {0, 0, 0}},
     /*
      * The share of time a counter ran: less is worse. The old prefix table knew no perf
@@ -106,7 +133,7 @@ static void test_default_rules(void)
 			fprintf(stderr, "%s: no expected default rule\n", known[n]);
 		CHECK(listed);
 	}
-	CHECK(n == 30);
+	CHECK(n == 56);
 	check_rules("shared_ci", 0);
 	check_rules("pinned_host", 1);
 }
@@ -144,6 +171,28 @@ static void test_paired_policies(void)
 	    "memory.rss_anon_bytes",
 	    "census.pause_total_ns",
 	    "census.pause_max_ns",
+	    "census.pause_count",
+	    "census.pause_span_ns",
+	    "census.pause_p50_ns",
+	    "census.pause_p90_ns",
+	    "census.pause_cpu_total_ns",
+	    "census.pause_cpu_max_ns",
+	    "census.pause_cpu_p50_ns",
+	    "census.pause_cpu_p90_ns",
+	    "census.pause_cpu_p99_ns",
+	    "census.mmu_1ms",
+	    "census.mmu_2ms",
+	    "census.mmu_5ms",
+	    "census.mmu_20ms",
+	    "census.mmu_50ms",
+	    "census.mmu_100ms",
+	    "latency.requests",
+	    "latency.simple_p50_ns",
+	    "latency.simple_p999_ns",
+	    "latency.simple_max_ns",
+	    "latency.metered_p50_ns",
+	    "latency.metered_p999_ns",
+	    "latency.metered_max_ns",
 	    "perf.cycles:u.scale",
 	    "no.such_metric",
 	    NULL,
@@ -160,7 +209,8 @@ static void test_paired_policies(void)
 		if (p.decides == is_info)
 			fprintf(stderr, "%s: decides %d\n", known[i], p.decides);
 		CHECK(p.decides == !is_info);
-		CHECK(p.lower_better);
+		/* Utilisation is the one figure that is better higher. */
+		CHECK(p.lower_better == (strncmp(known[i], "census.mmu_", 11) != 0));
 		CHECK(p.deterministic == (expected_resolution(known[i]) != 0));
 		CHECK(p.resolution == expected_resolution(known[i]));
 	}
@@ -168,7 +218,8 @@ static void test_paired_policies(void)
 		paired_policy_for(info[k], &p);
 		CHECK(!p.decides && !p.deterministic);
 		/* Only a counter's running share is better higher; it never decides anyway. */
-		CHECK(p.lower_better == (strstr(info[k], ".scale") == NULL));
+		CHECK(p.lower_better == (strstr(info[k], ".scale") == NULL &&
+		                         strncmp(info[k], "census.mmu_", 11) != 0));
 	}
 	paired_policy_for("perf.instructions:u", &p);
 	CHECK(p.decides && p.lower_better && !p.deterministic && p.resolution == 0);
@@ -233,9 +284,13 @@ static void test_table(void)
 			CHECK(!m->ab_decides && !m->band[0].gated && !m->band[1].gated);
 		for (int k = 0; k < METRIC_PROFILE_COUNT; k++)
 			CHECK(m->band[k].pct >= 0 && m->band[k].abs >= 0);
-		if (strncmp(m->name, "census.", 7) == 0) {
-			CHECK(census[c] && strcmp(census[c], m->name) == 0);
+		/* gcr.h's fields in its order, then the pause log's figures. */
+		if (strncmp(m->name, "census.", 7) == 0 && census[c]) {
+			CHECK(strcmp(census[c], m->name) == 0);
 			c++;
+		} else if (strncmp(m->name, "census.", 7) == 0) {
+			CHECK(strncmp(m->name, "census.pause_", 13) == 0 ||
+			      strncmp(m->name, "census.mmu_", 11) == 0);
 		}
 	}
 	CHECK(census[c] == NULL);
@@ -297,6 +352,12 @@ static void test_nature(void)
 	/* A name the harness cannot produce is no behaviour: ab shows it as info anyway. */
 	CHECK(!metrics_is_behaviour("census.no_such_field"));
 	CHECK(!metrics_is_behaviour("no.such_metric"));
+	/* A histogram bucket is a sample, never an A/B cell of its own; nothing else is one. */
+	CHECK(metrics_is_bucket("census.pause_hist_17"));
+	CHECK(metrics_lookup("census.pause_hist_17") &&
+	      metrics_lookup("census.pause_hist_17")->unit == METRIC_UNIT_COUNT);
+	CHECK(!metrics_is_bucket("census.pause_p99_ns"));
+	CHECK(!metrics_is_bucket("census.pause_hist_"));
 	CHECK_STR(metrics_nature_name(METRIC_NATURE_COST), "cost");
 	CHECK_STR(metrics_nature_name(METRIC_NATURE_BEHAVIOUR), "behaviour");
 	CHECK_STR(metrics_nature_name((enum metric_nature)7), "?");
