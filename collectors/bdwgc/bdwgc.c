@@ -20,7 +20,11 @@
  * Hard limit (GCR_HEAP_MAX_MB, heaplimit.h): libgc's own GC_set_max_heap_size bounds its heap
  * (GC_get_heap_size, the figure heap_committed_peak_bytes samples). When libgc cannot grow
  * the heap for a request after collecting, it calls the out-of-memory handler, which ends
- * the run as exhausted.
+ * the run as exhausted. libgc 8.2 also adds the mark stacks it retires (when marking needs a
+ * bigger one) to its heap without checking that max: with the heap already at the max, the
+ * incremental build went 64 KiB past a 32 MiB limit (its first mark stack). So libgc's max is
+ * the limit less a reserve for them, bdw_libgc_max_bytes, and a heap that fits the limit by
+ * less than that reserve (1/32 of it, at least 128 KiB) is reported exhausted.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +50,8 @@
 
 /* GCR_HEAP_MAX_MB in bytes; 0: no limit. */
 static uint64_t bdw_max_bytes;
+/* What libgc is told: the limit less the reserve for its retired mark stacks (see above). */
+static uint64_t bdw_libgc_max_bytes;
 static uint64_t bdw_alloc_bytes;
 static uint64_t bdw_alloc_objects;
 
@@ -209,7 +215,12 @@ void gcr_init(void)
 #endif
 	/* Before GC_INIT, so that not even libgc's initial heap passes the limit. */
 	if (bdw_max_bytes != 0) {
-		GC_set_max_heap_size((GC_word)bdw_max_bytes);
+		uint64_t reserve = bdw_max_bytes / 32 > (UINT64_C(128) << 10) ? bdw_max_bytes / 32
+		                                                              : UINT64_C(128) << 10;
+
+		bdw_libgc_max_bytes =
+		    bdw_max_bytes > 2 * reserve ? bdw_max_bytes - reserve : bdw_max_bytes / 2;
+		GC_set_max_heap_size((GC_word)bdw_libgc_max_bytes);
 		GC_set_oom_fn(bdw_on_oom);
 	}
 	GC_INIT();
@@ -221,12 +232,21 @@ void gcr_init(void)
 		exit(2);
 	}
 #endif
+	/* The pause log's intervals are timestamps, not roots: a conservative scan skips them. */
+	{
+		void *log;
+		size_t len;
+
+		gcr_pause_log_storage(&log, &len);
+		GC_exclude_static_roots(log, (char *)log + len);
+	}
 	GC_set_start_callback(bdw_on_full_start);
 	GC_set_on_collection_event(bdw_on_event);
 	/* A budget above the hard limit is capped to it: the limit is the stronger promise. */
-	if (bdw_max_bytes != 0 && expand_bytes + GC_get_heap_size() > bdw_max_bytes)
-		expand_bytes =
-		    bdw_max_bytes > GC_get_heap_size() ? bdw_max_bytes - GC_get_heap_size() : 0;
+	if (bdw_max_bytes != 0 && expand_bytes + GC_get_heap_size() > bdw_libgc_max_bytes)
+		expand_bytes = bdw_libgc_max_bytes > GC_get_heap_size()
+		                   ? bdw_libgc_max_bytes - GC_get_heap_size()
+		                   : 0;
 	if (expand_bytes != 0 && !GC_expand_hp((size_t)expand_bytes)) {
 		fprintf(stderr, "%s: GCR_HEAP_MB=%llu: libgc could not grow its heap that far\n",
 		        BDW_NAME, (unsigned long long)heap_mb);

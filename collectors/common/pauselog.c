@@ -76,3 +76,9 @@ const struct gcr_pause_log *gcr_pause_log(void)
 	                                                            : GCR_PAUSE_LOG_CAP;
 	return &gcr_pause_log_;
 }
+
+void gcr_pause_log_storage(void **start, size_t *len)
+{
+	*start = gcr_pause_buf;
+	*len = sizeof gcr_pause_buf;
+}

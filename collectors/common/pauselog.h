@@ -60,6 +60,12 @@ void gcr_pause_begin(void);
 uint64_t gcr_pause_end(uint64_t minor, uint64_t major);
 /* The log so far; valid until the next gcr_pause_begin. */
 const struct gcr_pause_log *gcr_pause_log(void);
+/*
+ * Where the log keeps its intervals: [*start, *start + *len). They hold no pointers; a
+ * conservative collector that scans static data as roots excludes them (bdwgc does), or it
+ * would scan 1.5 MiB of timestamps at every collection.
+ */
+void gcr_pause_log_storage(void **start, size_t *len);
 
 /* The bucket of a duration: floor(log2(ns)), 0 for 0 and 1. */
 static inline unsigned gcr_pause_bucket(uint64_t ns)

@@ -53,6 +53,7 @@ cbuild() {
 echo "checksum 0x00000000000000aa"
 printf '{"format":"gcr-census","version":1,"probe":"01_p","size":"%s","collector":"$2","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":$3,"major_collections":2},"memory":{"vm_hwm_bytes":$4}}' "\$1" >&3
 SCRIPT
+	seal_manifest "$1"
 }
 MIB=1048576
 cbuild "$T/alpha" alpha 1000 $((8 * MIB))
