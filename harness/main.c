@@ -217,6 +217,28 @@ static const struct cli_command commands[] = {
      "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
      "checksum) or could not run, or the search was interrupted.\n",
      "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build"},
+    {"sweep", cmd_sweep,
+     "usage: gcratchet sweep [--collector NAME|--build DIR]... [--factors LIST]\n"
+     "                       [--reference NAME] [--limit-only] [--repeats N]\n"
+     "                       [--probes LIST] [--size ci|default|large] [--rounds N]\n"
+     "                       [--warmup N] [--meters LIST] [--seed N] [--timeout S]\n"
+     "                       [--db FILE] [--knob NAME=VALUE]...\n"
+     "\n"
+     "Measures every probe on every build at heap sizes that are multiples of the probe's\n"
+     "reference minimum heap: the smallest minimum among the builds swept (or --reference\n"
+     "NAME's), taken from the store's minheap answers for the same build, probe, size and\n"
+     "host, or searched as gcratchet minheap does (--repeats runs at the answer, default 3).\n"
+     "At factor F a probe runs with GCR_HEAP_MAX_MB = ceil(F x reference) and, unless\n"
+     "--limit-only, GCR_HEAP_MB the same (a fixed-size heap), so every build runs at the\n"
+     "same absolute sizes. --factors (default 1.25,1.5,2,3,4,6) are decimals from 1 to 1000.\n"
+     "One session whose arms are (build, factor) pairs, rounds interleaved as measure does\n"
+     "(default 1 round, no warm-up); a run out of heap is stored as heap_exhausted, a\n"
+     "missing point. Prints the sweep's table; gcratchet report --session N renders the\n"
+     "time-space curves and the lower-bound overhead (docs/sweeps.md).\n"
+     "\n"
+     "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
+     "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
+     "measure every probe at multiples of its minimum heap"},
     {NULL, NULL, NULL, NULL},
 };
 
