@@ -6,8 +6,10 @@
 #include <string.h>
 
 const char *const sweep_metric_names[SWEEP_NMETRICS] = {
-    [SWEEP_WALL] = "time.wall_ns", [SWEEP_CPU] = "time.cpu_ns",    [SWEEP_USER] = "time.user_ns",
-    [SWEEP_IR] = "valgrind.ir",    [SWEEP_RSS] = "rss.peak_bytes",
+    [SWEEP_WALL] = "time.wall_ns",
+    [SWEEP_USER] = "time.user_ns",
+    [SWEEP_IR] = "valgrind.ir",
+    [SWEEP_RSS] = "rss.peak_bytes",
 };
 
 static int sweep_cmp_double(const void *a, const void *b)
@@ -95,6 +97,7 @@ void sweep_table_init(struct sweep_table *t, size_t nprobes, size_t nbuilds, siz
 	t->lower = xcalloc(nprobes * SWEEP_NLBO + 1, sizeof *t->lower);
 	t->geo = xcalloc(nbuilds * nfactors * SWEEP_NMETRICS + 1, sizeof *t->geo);
 	t->geo_lbo = xcalloc(nbuilds * nfactors * SWEEP_NLBO + 1, sizeof *t->geo_lbo);
+	t->geo_n = xcalloc(nbuilds * nfactors + 1, sizeof *t->geo_n);
 }
 
 void sweep_table_release(struct sweep_table *t)
@@ -105,6 +108,7 @@ void sweep_table_release(struct sweep_table *t)
 	free(t->lower);
 	free(t->geo);
 	free(t->geo_lbo);
+	free(t->geo_n);
 	memset(t, 0, sizeof *t);
 }
 
@@ -187,6 +191,10 @@ void sweep_derive(struct sweep_table *t)
 	for (size_t b = 0; b < t->nbuilds; b++)
 		for (size_t f = 0; f < t->nfactors; f++) {
 			size_t cell = b * t->nfactors + f;
+			t->geo_n[cell] = 0;
+			for (size_t p = 0; p < t->nprobes; p++)
+				t->geo_n[cell] +=
+				    isfinite(sweep_point_at(t, p, b, f)->norm[SWEEP_WALL]);
 			for (int m = 0; m < SWEEP_NMETRICS; m++) {
 				for (size_t p = 0; p < t->nprobes; p++)
 					col[p] = sweep_point_at(t, p, b, f)->norm[m];

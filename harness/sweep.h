@@ -26,20 +26,19 @@
 /*
  * The costs a sweep draws, in this order in every array below. The first SWEEP_NLBO are the
  * ones the lower-bound overhead is computed for: the ones the collector's own GC time
- * (census.pause_total_ns, wall-clock time in pauses) can be taken from. CPU time is user plus
- * system: a pause's time is both (a collector maps and faults in memory), so user time less
- * the pauses would undercount the mutator and inflate the overhead.
+ * (census.pause_total_ns) can be taken from. That is wall-clock time in pauses, so only wall
+ * time: less it, CPU time would lose what the pauses spent preempted on a shared host, and
+ * the bound would fall towards zero (docs/sweeps.md).
  */
 enum sweep_metric {
 	SWEEP_WALL, /* time.wall_ns */
-	SWEEP_CPU,  /* time.user_ns + time.sys_ns */
 	SWEEP_USER, /* time.user_ns */
 	SWEEP_IR,   /* valgrind.ir: present only when the sweep ran the valgrind meter */
 	SWEEP_RSS,  /* rss.peak_bytes */
 	SWEEP_NMETRICS,
 };
-#define SWEEP_NLBO 2
-/* The metric names of enum sweep_metric, as in metrics.c; "time.cpu_ns" for SWEEP_CPU. */
+#define SWEEP_NLBO 1
+/* The metric names of enum sweep_metric, as in metrics.c. */
 extern const char *const sweep_metric_names[SWEEP_NMETRICS];
 
 #define SWEEP_FACTORS_MAX 32
@@ -80,6 +79,7 @@ struct sweep_table {
 	double *lower;   /* [probe][SWEEP_NLBO]: the lower bound of the cost without GC work */
 	double *geo;     /* [build][factor][metric]: geometric mean of norm over probes */
 	double *geo_lbo; /* [build][factor][SWEEP_NLBO]: geometric mean of lbo over probes */
+	size_t *geo_n;   /* [build][factor]: probes with a wall time there, of nprobes */
 };
 
 /* An empty table of that shape, every figure NAN; release with sweep_table_release. */
@@ -93,7 +93,7 @@ struct sweep_point *sweep_point_at(const struct sweep_table *t, size_t probe, si
  * - best[p][m]: the smallest value of metric m over the builds at the largest factor at
  *   which any build has one (a build that exhausted even there is left out);
  * - norm = value / best;
- * - lower[p][k] (wall and user time): the smallest over every build and factor of
+ * - lower[p][k] (wall time): the smallest over every build and factor of
  *   (value - gc_ns), counting only positive differences, and of an epsilon build's value;
  *   NAN when no build reported its GC time and no epsilon completed;
  * - lbo = value / lower;

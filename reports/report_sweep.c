@@ -13,25 +13,17 @@
 
 /* The short names of enum sweep_metric in tables and JSON keys. */
 static const char *const report_sweep_title[SWEEP_NMETRICS] = {
-    [SWEEP_WALL] = "wall time", [SWEEP_CPU] = "CPU time", [SWEEP_USER] = "user time",
-    [SWEEP_IR] = "Ir",          [SWEEP_RSS] = "peak RSS",
+    [SWEEP_WALL] = "wall time",
+    [SWEEP_USER] = "user time",
+    [SWEEP_IR] = "Ir",
+    [SWEEP_RSS] = "peak RSS",
 };
 
-/* Metric m of a run, or NULL; CPU time is user plus system time. */
-static const double *report_sweep_value(const struct store_run *run, int m, double *cpu)
+/* Metric m of a run (m < 0: the collector's GC time), or NULL. */
+static const double *report_sweep_value(const struct store_run *run, int m)
 {
-	const double *user, *sys;
-
-	if (m < 0)
-		return metric_set_get(&run->metrics, "census.pause_total_ns");
-	if (m != SWEEP_CPU)
-		return metric_set_get(&run->metrics, sweep_metric_names[m]);
-	user = metric_set_get(&run->metrics, "time.user_ns");
-	sys = metric_set_get(&run->metrics, "time.sys_ns");
-	if (!user || !sys)
-		return NULL;
-	*cpu = *user + *sys;
-	return cpu;
+	return metric_set_get(&run->metrics,
+	                      m < 0 ? "census.pause_total_ns" : sweep_metric_names[m]);
 }
 
 /* Where in the table an arm is; -1 when the arm is not in the sweep's cells. */
@@ -81,7 +73,6 @@ static void report_sweep_point(const struct report_sweep *r, const struct report
 
 	for (int m = -1; m < SWEEP_NMETRICS; m++) {
 		size_t n = 0;
-		double cpu;
 
 		for (size_t i = 0; i < d->nruns; i++) {
 			const struct store_run *run = &d->runs[i];
@@ -96,7 +87,7 @@ static void report_sweep_point(const struct report_sweep *r, const struct report
 				pt->ok += run->status == RUN_STATUS_OK;
 				pt->exhausted += run->status == RUN_STATUS_HEAP_EXHAUSTED;
 			}
-			if (run->status == RUN_STATUS_OK && (v = report_sweep_value(run, m, &cpu)))
+			if (run->status == RUN_STATUS_OK && (v = report_sweep_value(run, m)))
 				buf[n++] = *v;
 		}
 		if (n == 0)
@@ -231,13 +222,10 @@ static void report_sweep_ratio(double v, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
-/*
- * Which normalised costs a sweep shows: wall, user, Ir (when it ran valgrind) and RSS. CPU
- * time is there for its lower-bound overhead; as a curve it would repeat user time.
- */
+/* Which costs a sweep shows: Ir only when it ran valgrind. */
 static int report_sweep_shown(const struct report_sweep *r, int m)
 {
-	return m != SWEEP_CPU && (m != SWEEP_IR || r->has_ir);
+	return m != SWEEP_IR || r->has_ir;
 }
 
 /* ---- Markdown ------------------------------------------------------------------------------- */
@@ -264,7 +252,7 @@ char *report_sweep_md(const struct report_sweep *r)
 	for (int m = 0; m < SWEEP_NMETRICS; m++)
 		if (report_sweep_shown(r, m))
 			sbuf_addf(&b, " %s |", report_sweep_title[m]);
-	sbuf_addf(&b, " LBO wall | LBO CPU |\n| --- | ---: |");
+	sbuf_addf(&b, " LBO wall | probes |\n| --- | ---: |");
 	for (int m = 0; m < SWEEP_NMETRICS; m++)
 		if (report_sweep_shown(r, m))
 			sbuf_addf(&b, " ---: |");
@@ -285,7 +273,7 @@ char *report_sweep_md(const struct report_sweep *r)
 				report_sweep_ratio(t->geo_lbo[cell * SWEEP_NLBO + k], v, sizeof v);
 				sbuf_addf(&b, " %s |", v);
 			}
-			sbuf_addf(&b, "\n");
+			sbuf_addf(&b, " %zu/%zu |\n", t->geo_n[cell], t->nprobes);
 		}
 	sbuf_addf(&b,
 	          "\n\"-\": not every probe has the figure at that heap (a build ran out of heap "
@@ -324,11 +312,11 @@ char *report_sweep_md(const struct report_sweep *r)
 	for (int m = 0; m < SWEEP_NMETRICS; m++)
 		if (report_sweep_shown(r, m))
 			sbuf_addf(&b, " %s | /best |", report_sweep_title[m]);
-	sbuf_addf(&b, " GC time | LBO wall | LBO CPU |\n| --- | --- | --- | ---: | ---: | --- |");
+	sbuf_addf(&b, " GC time | LBO wall |\n| --- | --- | --- | ---: | ---: | --- |");
 	for (int m = 0; m < SWEEP_NMETRICS; m++)
 		if (report_sweep_shown(r, m))
 			sbuf_addf(&b, " ---: | ---: |");
-	sbuf_addf(&b, " ---: | ---: | ---: |\n");
+	sbuf_addf(&b, " ---: | ---: |\n");
 	for (size_t p = 0; p < t->nprobes; p++)
 		for (size_t bi = 0; bi < t->nbuilds; bi++)
 			for (size_t f = 0; f < t->nfactors; f++) {

@@ -12,14 +12,14 @@
 #include "sweep.h"
 #include "unit.h"
 
-static void set(struct sweep_table *t, size_t p, size_t b, size_t f, double wall, double cpu,
+static void set(struct sweep_table *t, size_t p, size_t b, size_t f, double wall, double user,
                 double gc)
 {
 	struct sweep_point *pt = sweep_point_at(t, p, b, f);
 
 	pt->runs = pt->ok = 1;
 	pt->value[SWEEP_WALL] = wall;
-	pt->value[SWEEP_CPU] = cpu;
+	pt->value[SWEEP_USER] = user;
 	pt->gc_ns = gc;
 }
 
@@ -68,7 +68,7 @@ static void test_derive(void)
 	set(&t, 0, 0, 0, 200, 190, 80);
 	set(&t, 0, 0, 1, 150, 140, 30);
 	sweep_point_at(&t, 0, 1, 0)->runs = sweep_point_at(&t, 0, 1, 0)->exhausted = 1;
-	set(&t, 0, 1, 1, 100, 40, 50); /* GC time above the CPU time: bounds nothing */
+	set(&t, 0, 1, 1, 100, 40, 50);
 	set(&t, 0, 2, 0, 90, 88, NAN);
 	set(&t, 0, 2, 1, 95, 93, NAN);
 	set(&t, 1, 0, 0, 40, 39, NAN);
@@ -84,15 +84,14 @@ static void test_derive(void)
 	CHECK(isnan(sweep_point_at(&t, 0, 1, 0)->norm[SWEEP_WALL]));
 	CHECK(isnan(sweep_point_at(&t, 0, 0, 0)->norm[SWEEP_IR]));
 
-	/* Lower bounds: wall min(120, 120, 50, 90, 95); CPU min(110, 110, 88, 93), B's -10 out. */
+	/* Lower bound: wall min(120, 120, 50, 90, 95). */
 	CHECK_NEAR(t.lower[0 * SWEEP_NLBO + SWEEP_WALL], 50, tol);
-	CHECK_NEAR(t.lower[0 * SWEEP_NLBO + SWEEP_CPU], 88, tol);
+	CHECK_NEAR(sweep_point_at(&t, 0, 1, 1)->norm[SWEEP_USER], 1, tol);
 	/* Probe 1: A reported no GC time, so only epsilon bounds it. */
 	CHECK_NEAR(t.lower[1 * SWEEP_NLBO + SWEEP_WALL], 30, tol);
 	CHECK_NEAR(sweep_point_at(&t, 0, 0, 0)->lbo[SWEEP_WALL], 4, tol);
 	CHECK_NEAR(sweep_point_at(&t, 0, 1, 1)->lbo[SWEEP_WALL], 2, tol);
 	CHECK_NEAR(sweep_point_at(&t, 0, 2, 0)->lbo[SWEEP_WALL], 1.8, tol);
-	CHECK_NEAR(sweep_point_at(&t, 0, 0, 1)->lbo[SWEEP_CPU], 140.0 / 88, tol);
 	CHECK_NEAR(sweep_point_at(&t, 1, 0, 0)->lbo[SWEEP_WALL], 40.0 / 30, tol);
 	CHECK(isnan(sweep_point_at(&t, 0, 1, 0)->lbo[SWEEP_WALL]));
 
@@ -103,6 +102,16 @@ static void test_derive(void)
 	CHECK_NEAR(t.geo[(2 * 2 + 0) * SWEEP_NMETRICS + SWEEP_WALL], sqrt(90.0 / 95 * 1), 1e-9);
 	CHECK(isnan(t.geo[(0 * 2 + 1) * SWEEP_NMETRICS + SWEEP_WALL])); /* probe 1 not run */
 	CHECK(isnan(t.geo[(1 * 2 + 0) * SWEEP_NMETRICS + SWEEP_WALL])); /* B exhausted */
+	CHECK(t.geo_n[0 * 2 + 0] == 2 && t.geo_n[0 * 2 + 1] == 1 && t.geo_n[1 * 2 + 0] == 0);
+	sweep_table_release(&t);
+
+	/* GC time above the cost bounds nothing (a clock that counted time preempted). */
+	sweep_table_init(&t, 1, 2, 1);
+	t.factors[0] = 2;
+	set(&t, 0, 0, 0, 100, 90, 150);
+	set(&t, 0, 1, 0, 100, 90, 20);
+	sweep_derive(&t);
+	CHECK_NEAR(t.lower[SWEEP_WALL], 80, tol);
 	sweep_table_release(&t);
 
 	/* Nobody reported GC time and there is no epsilon: no lower bound, no LBO. */
