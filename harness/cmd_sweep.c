@@ -373,6 +373,13 @@ int cmd_sweep(int argc, char **argv)
 			               o.knobs.items[i]);
 			goto out;
 		}
+	/*
+	 * The timed meters by default: with valgrind a sweep of three collectors at ci takes ten
+	 * minutes and more on a shared 2-core host, almost all of it in the Ir runs. Ir curves are
+	 * one --meters away.
+	 */
+	if (!o.meters)
+		o.meters = xstrdup("rusage,census,perf");
 	command = cli_command_line(argc, argv);
 	rc = sweep_run(cmd, &o, &so, command);
 out:

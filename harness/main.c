@@ -236,8 +236,10 @@ static const struct cli_command commands[] = {
      "same absolute sizes. --factors (default 1.25,1.5,2,3,4,6) are decimals from 1 to 1000.\n"
      "One session whose arms are (build, factor) pairs, rounds interleaved as measure does\n"
      "(default 1 round, no warm-up); a run out of heap is stored as heap_exhausted, a\n"
-     "missing point. Prints the sweep's table; gcratchet report --session N renders the\n"
-     "time-space curves and the lower-bound overhead (docs/sweeps.md).\n"
+     "missing point. Meters: rusage, census and perf unless --meters says (add valgrind for\n"
+     "the Ir curves: one more run per point, most of a sweep's time). Prints the sweep's\n"
+     "table; gcratchet report --session N renders the time-space curves and the lower-bound\n"
+     "overhead (docs/sweeps.md).\n"
      "\n"
      "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
      "probe has no reference minimum, or the sweep could not run or was interrupted.\n",

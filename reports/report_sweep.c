@@ -276,8 +276,8 @@ char *report_sweep_md(const struct report_sweep *r)
 			sbuf_addf(&b, " %zu/%zu |\n", t->geo_n[cell], t->nprobes);
 		}
 	sbuf_addf(&b,
-	          "\n\"-\": not every probe has the figure at that heap (a build ran out of heap "
-	          "on one, or no lower bound).\n\n");
+	          "\n\"-\": not every probe has the figure at that heap (`probes` says how many "
+	          "do): a mean over fewer probes would not compare with its neighbours.\n\n");
 
 	sbuf_addf(&b, "### Lower-bound overhead of wall time\n\n| probe | lower bound |");
 	for (size_t bi = 0; bi < t->nbuilds; bi++)
