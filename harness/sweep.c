@@ -121,10 +121,10 @@ struct sweep_point *sweep_point_at(const struct sweep_table *t, size_t probe, si
 /* The best value of metric m for probe p: the smallest at the largest factor that has one. */
 static double sweep_best(const struct sweep_table *t, size_t p, int m)
 {
-	for (size_t f = t->nfactors; f-- > 0;) {
+	for (size_t k = t->nfactors; k > 0; k--) {
 		double best = NAN;
 		for (size_t b = 0; b < t->nbuilds; b++) {
-			double v = sweep_point_at(t, p, b, f)->value[m];
+			double v = sweep_point_at(t, p, b, k - 1)->value[m];
 			if (isfinite(v) && v > 0 && !(v >= best))
 				best = v;
 		}
