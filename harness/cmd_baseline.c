@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
+#include "heapgate.h"
 #include "hostinfo.h"
 #include "metrics.h"
 #include "session_opts.h"
@@ -582,6 +583,13 @@ static int baseline_cmd_pool_runs(const char *cmd, struct store *st, const int64
 	return 0;
 }
 
+/*
+ * pin --minheap: also pin each probe's minimum heap for the build (heapgate.h), from the
+ * newest `gcratchet minheap` answers in the store. A flag rather than a parameter keeps the
+ * pin's signature as update shares it.
+ */
+static int baseline_pin_minheap;
+
 static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
                             const char *db, int64_t session, const char *build_name,
                             const char *out_path, const char *accept_noise, int vary_env,
@@ -594,6 +602,7 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	struct store_run *runs = NULL;
 	struct baseline b;
 	struct strlist metrics = {0};
+	struct heapgate_info hg = {0};
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
 	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector);
@@ -639,6 +648,22 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 	if (vary_env && baseline_cmd_pool_runs(cmd, st, vary_ids, (size_t)vary_env, session,
 	                                       collector, build_name, &runs, &nruns) != 0)
 		goto out;
+	if (baseline_pin_minheap) {
+		if (heapgate_annotate(st, &si, build, runs, nruns, &hg, &e) != 0) {
+			cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		if (hg.missing) {
+			cli_error(cmd,
+			          "--minheap: %zu probe%s of session %lld ha%s no minimum heap "
+			          "stored for build %s at size %s on this host: run gcratchet "
+			          "minheap --build %s --size %s first",
+			          hg.missing, hg.missing == 1 ? "" : "s", (long long)session,
+			          hg.missing == 1 ? "s" : "ve", build->name, si.size, build->dir,
+			          si.size);
+			goto out;
+		}
+	}
 	baseline_cmd_metrics(runs, nruns, &metrics);
 	if (baseline_cmd_cells(cmd, runs, nruns, &metrics, &b) != 0)
 		goto out;
@@ -648,6 +673,11 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		goto out;
 	}
 	b.nrules = metrics.n;
+	if (baseline_pin_minheap && heapgate_widen(b.rules, b.nrules, &hg))
+		printf("rule %s: band %g MiB: the minimum-heap search of %s was unsteady at %zu "
+		       "boundar%s\n",
+		       HEAPGATE_METRIC, hg.widest_mib > 1 ? hg.widest_mib : 1, build->name,
+		       hg.unsteady, hg.unsteady == 1 ? "y" : "ies");
 	baseline_cmd_noisy_overrides(&b);
 	format_utc(now_real_ns(), when, sizeof when);
 	b.profile = xstrdup(profile);
@@ -935,9 +965,11 @@ out:
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
-	    {"--build", 1},        {"--out", 1},       {"--accept", 1},  {"--ref", 1},
-	    {"--accept-noise", 1}, {"--vary-env", 1},  {"--meters", 1},  {NULL, 0},
+	    {"--profile", 1},  {"--collector", 1}, {"--session", 1},
+	    {"--db", 1},       {"--build", 1},     {"--out", 1},
+	    {"--accept", 1},   {"--ref", 1},       {"--accept-noise", 1},
+	    {"--vary-env", 1}, {"--meters", 1},    {"--minheap", 0},
+	    {NULL, 0},
 	};
 	const char *cmd = "baseline", *opt, *val, *profile = NULL,
 	           *collector = CLI_DEFAULT_COLLECTOR;
@@ -999,6 +1031,8 @@ int cmd_baseline(int argc, char **argv)
 			build_name = val;
 		} else if (strcmp(opt, "--out") == 0) {
 			out_path = val;
+		} else if (strcmp(opt, "--minheap") == 0) {
+			baseline_pin_minheap = 1;
 		}
 	}
 	if (r < 0)
@@ -1049,6 +1083,11 @@ int cmd_baseline(int argc, char **argv)
 			               accept_noise ? "--accept-noise"
 			               : vary_env   ? "--vary-env"
 			                            : "--meters");
+			goto out;
+		}
+		if (baseline_pin_minheap) {
+			rc = cli_error(cmd,
+			               "--minheap goes with pin: update keeps the pinned cells");
 			goto out;
 		}
 		rc = baseline_cmd_update(cmd, profile, collector, db, session, build_name, out_path,

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
+#include "heapgate.h"
 #include "report.h"
 #include "report_check.h"
 #include "store.h"
@@ -112,6 +113,14 @@ int cmd_check(int argc, char **argv)
 	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
+	}
+	/* The min-heap ratchet: the build's stored minimum heaps, for cells that pin them. */
+	{
+		struct heapgate_info hg;
+		if (heapgate_annotate(st, &si, build, runs, nruns, &hg, &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
 	}
 	/* The toolchain the build was made with, as its manifest recorded it when measured. */
 	where = xasprintf("the manifest of build %s in %s", build->name, cli_db_path(db));

@@ -282,6 +282,37 @@ static int minheap_register(struct session_setup *s, int64_t *host_id, int64_t *
 	return rc;
 }
 
+int minheap_find(struct session_setup *s, struct session_prober *prober, size_t arm,
+                 const char *probe, unsigned repeats, const char *command, uint64_t *min_mb,
+                 struct err *e)
+{
+	int64_t host_id = 0, *build_ids = xcalloc(s->narms, sizeof *build_ids);
+	char started_at[32];
+	struct minheap_row w;
+	int rc = -1;
+
+	*min_mb = 0;
+	format_utc(now_real_ns(), started_at, sizeof started_at);
+	if (minheap_register(s, &host_id, build_ids, e) != 0 ||
+	    minheap_cell(prober, &s->arms[arm], probe, repeats, &w, e) != 0)
+		goto out;
+	minheap_print_row(&w);
+	if (minheap_store(s->st, host_id, build_ids[arm], s->plan.size, started_at, command,
+	                  repeats, &w, e) != 0)
+		goto out;
+	if (w.res.outcome == MINHEAP_FOUND)
+		*min_mb = w.res.min_mb;
+	rc = 0;
+out:
+	free(build_ids);
+	return rc;
+}
+
+void minheap_find_header(void)
+{
+	minheap_print_header();
+}
+
 static int minheap_run(const char *cmd, const struct session_opts *o, const char *command,
                        const char *out_path, unsigned repeats)
 {

@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "report.h"
 #include "report_html.h"
+#include "report_sweep.h"
 #include "store.h"
 
 /* One build (or --single): no comparison, every build's samples by round. */
@@ -30,6 +31,40 @@ static int report_session_page(const char *cmd, struct store *st, int64_t sessio
 		       html_path);
 	free(html);
 	report_data_release(&d);
+	return rc;
+}
+
+/* A sweep (gcratchet sweep): its curves and tables, not a comparison of two arms. */
+static int report_sweep_pages(const char *cmd, struct store *st, int64_t session,
+                              const char *html_path, const char *md_path, const char *json_path)
+{
+	const char *paths[3] = {md_path, json_path, html_path};
+	struct report_sweep r;
+	struct err e;
+	int rc = EXIT_OK;
+
+	if (!md_path && !json_path && !html_path)
+		return cli_error(cmd, "nothing to write: give --html, --md or --json FILE");
+	if (report_sweep_load(st, session, &r, &e) != 0)
+		return cli_error(cmd, "%s", e.msg);
+	for (int i = 0; i < 3; i++) {
+		char *text;
+
+		if (!paths[i])
+			continue;
+		text = i == 0   ? report_sweep_md(&r)
+		       : i == 1 ? report_sweep_json(&r)
+		                : report_sweep_html(&r);
+		if (write_file_atomic(paths[i], text, strlen(text), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		else
+			printf("gcratchet %s: sweep session %lld (%zu builds x %zu factors, %zu "
+			       "probes): %s\n",
+			       cmd, (long long)session, r.t.nbuilds, r.t.nfactors, r.t.nprobes,
+			       paths[i]);
+		free(text);
+	}
+	report_sweep_release(&r);
 	return rc;
 }
 
@@ -97,6 +132,27 @@ int cmd_report(int argc, char **argv)
 		store_session_release(&si);
 		rc = cli_error(cmd, "session %lld has no builds recorded", (long long)session);
 		goto out;
+	}
+	{
+		struct store_sweep_cell *cells = NULL;
+		size_t ncells = 0;
+
+		if (store_sweep_load(st, session, &cells, &ncells, &e) != 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		store_sweep_release(cells, ncells);
+		if (ncells) {
+			if (base || fix || across != COMPARE_MODE_AUTO) {
+				rc = cli_error(cmd,
+				               "session %lld is a sweep: --base, --fix and "
+				               "--across do not apply",
+				               (long long)session);
+				goto out;
+			}
+			rc = report_sweep_pages(cmd, st, session, html, md, json);
+			goto out;
+		}
 	}
 	if (nbuilds == 1) {
 		if (md || json || base || fix || across != COMPARE_MODE_AUTO) {

@@ -5,7 +5,10 @@
 #ifndef CMDS_H
 #define CMDS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "util.h"
 
 int cmd_measure(int argc, char **argv);
 struct session_opts;
@@ -22,6 +25,20 @@ int cmd_ab(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_minheap(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+
+struct session_setup;
+struct session_prober;
+/*
+ * minheap's search for sweep: searches the minimum heap of arm `arm` of s for `probe`, prints
+ * its row of minheap's table (minheap_find_header prints the header) and stores the answer.
+ * 0 with *min_mb (0 when the search found none: the row says why), -1 with e when the
+ * harness failed or was interrupted.
+ */
+int minheap_find(struct session_setup *s, struct session_prober *prober, size_t arm,
+                 const char *probe, unsigned repeats, const char *command, uint64_t *min_mb,
+                 struct err *e);
+void minheap_find_header(void);
 
 struct store;
 /*

@@ -77,6 +77,7 @@ static const struct cli_command commands[] = {
      "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
      "                              [--build NAME] [--out FILE] [--db FILE]\n"
      "                              [--accept-noise \"reason\"] [--vary-env N] [--meters LIST]\n"
+     "                              [--minheap]\n"
      "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
      "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
      "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
@@ -93,6 +94,9 @@ static const struct cli_command commands[] = {
      "(i-1) * 4096 bytes and ASLR on for timed runs, pools their runs per cell, widens a cell\n"
      "whose pooled spread exceeds its band, and records the sessions in \"vary_env\".\n"
      "Each rule has a class: exact, banded, quantile (judged on the min of the runs) or info.\n"
+     "--minheap also pins each probe's minimum heap (minheap.min_heap_mib) from the newest\n"
+     "answers gcratchet minheap stored for the build; check then judges a probe that needs more\n"
+     "heap as REGRESSED (docs/sweeps.md, \"The min-heap ratchet\").\n"
      "update measures again (or takes --session) and judges every pinned cell: an improved\n"
      "cell is tightened to the new figures on its own; a regressed one is loosened only with\n"
      "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"
@@ -221,6 +225,30 @@ static const struct cli_command commands[] = {
      "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
      "checksum) or could not run, or the search was interrupted.\n",
      "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build"},
+    {"sweep", cmd_sweep,
+     "usage: gcratchet sweep [--collector NAME|--build DIR]... [--factors LIST]\n"
+     "                       [--reference NAME] [--limit-only] [--repeats N]\n"
+     "                       [--probes LIST] [--size ci|default|large] [--rounds N]\n"
+     "                       [--warmup N] [--meters LIST] [--seed N] [--timeout S]\n"
+     "                       [--db FILE] [--knob NAME=VALUE]...\n"
+     "\n"
+     "Measures every probe on every build at heap sizes that are multiples of the probe's\n"
+     "reference minimum heap: the smallest minimum among the builds swept (or --reference\n"
+     "NAME's), taken from the store's minheap answers for the same build, probe, size and\n"
+     "host, or searched as gcratchet minheap does (--repeats runs at the answer, default 3).\n"
+     "At factor F a probe runs with GCR_HEAP_MAX_MB = ceil(F x reference) and, unless\n"
+     "--limit-only, GCR_HEAP_MB the same (a fixed-size heap), so every build runs at the\n"
+     "same absolute sizes. --factors (default 1.25,1.5,2,3,4,6) are decimals from 1 to 1000.\n"
+     "One session whose arms are (build, factor) pairs, rounds interleaved as measure does\n"
+     "(default 1 round, no warm-up); a run out of heap is stored as heap_exhausted, a\n"
+     "missing point. Meters: rusage, census and perf unless --meters says (add valgrind for\n"
+     "the Ir curves: one more run per point, most of a sweep's time). Prints the sweep's\n"
+     "table; gcratchet report --session N renders the time-space curves and the lower-bound\n"
+     "overhead (docs/sweeps.md).\n"
+     "\n"
+     "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
+     "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
+     "measure every probe at multiples of its minimum heap"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -179,6 +179,15 @@ static const struct metric_info metrics_table_[] = {
     METRIC("latency.metered_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
     METRIC("latency.metered_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
     /*
+     * A probe's minimum heap for the build (gcratchet minheap's newest stored answer, added to
+     * the runs by heapgate.c, never measured by a session): the min-heap ratchet. Exact for a
+     * precise collector; baseline pin --minheap bands it for a build whose search was unsteady
+     * at its boundary. Gated in both profiles, so a pinned cell catches a probe that now needs
+     * more heap; only `baseline pin --minheap` pins it.
+     */
+    METRIC("minheap.min_heap_mib", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 0, 0, GATE(0, 0),
+           GATE(0, 0)),
+    /*
      * Any event libpfm4 encodes; `baseline pin` pins no perf cells. ".scale" is the share of
      * time the counter ran (1: never multiplexed): a property of the host, not a cost.
      */

@@ -573,6 +573,9 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
 	}
 	env = session_env_knobs(session_env(s->env_base, !valgrind, pad), arm->knobs);
+	for (size_t k = 0; arm->probe_knobs && k < plan->probes.n; k++)
+		if (strcmp(plan->probes.items[k], probe) == 0)
+			env = session_env_knobs(env, &arm->probe_knobs[k]);
 	req.argv = argv;
 	req.envp = env;
 	req.cpu = plan->pin_cpu ? plan->cpu : -1;

@@ -49,6 +49,12 @@ struct session_arm {
 	const struct buildinfo *build;
 	const char *label; /* unique in the session: reports and check --build name the arm so */
 	const struct strlist *knobs;
+	/*
+	 * NULL, or one list per probe of the plan (in plan->probes' order): knobs for that probe
+	 * alone, added after `knobs`. A sweep runs each probe at its own heap limit, a multiple
+	 * of that probe's minimum heap (docs/sweeps.md); the store has them in sweep_cells.
+	 */
+	const struct strlist *probe_knobs;
 };
 
 struct session_plan {

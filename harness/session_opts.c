@@ -35,6 +35,13 @@ static const struct session_opts_defaults {
     [SESSION_VERB_MINHEAP] = {"ci", 1, 0, 300, 3600, 300,
                               SESSION_OPT_PROBES | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC |
                                   SESSION_OPT_QUIET | SESSION_OPT_KNOB},
+    /*
+     * One round and no warm-up: a sweep is builds x factors arms (18 for three collectors at
+     * six factors), and the issue's bar is a ci sweep of three collectors in ten minutes.
+     */
+    [SESSION_VERB_SWEEP] = {"ci", 1, 0, 300, 3600, 300,
+                            SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC |
+                                SESSION_OPT_QUIET | SESSION_OPT_KNOB},
 };
 
 /*

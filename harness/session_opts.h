@@ -39,6 +39,7 @@ enum session_verb {
 	SESSION_VERB_PIN,      /* baseline pin and update measuring before they pin */
 	SESSION_VERB_PIN_TIME, /* the same for a profile that gates time (pinned_host) */
 	SESSION_VERB_MINHEAP,  /* minheap: single runs searching a heap limit, no rounds */
+	SESSION_VERB_SWEEP,    /* sweep: a session whose arms are builds at heap sizes */
 };
 
 /* Groups of shared options; a verb accepts some of them. */

@@ -80,10 +80,24 @@ static const char *const store_step_v4[] = {
     NULL,
 };
 
+static const char *const store_step_v5[] = {
+    /*
+     * Sweeps (gcratchet sweep): the heap each probe of each arm ran at. An arm of a sweep is
+     * a build at a factor; its heap limit differs per probe (a multiple of that probe's
+     * reference minimum), so it is kept per arm and probe, beside the runs it explains.
+     */
+    "CREATE TABLE sweep_cells(session_id INTEGER NOT NULL REFERENCES sessions(id),"
+    " arm INTEGER NOT NULL, probe TEXT NOT NULL, factor REAL NOT NULL,"
+    " heap_mb INTEGER NOT NULL, reference_build TEXT NOT NULL,"
+    " reference_mb INTEGER NOT NULL, PRIMARY KEY(session_id, arm, probe))",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
     store_step_v2,
     store_step_v3,
     store_step_v4,
+    store_step_v5,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -1073,4 +1087,89 @@ void store_minheaps_release(struct store_minheap *m, size_t n)
 		free(m[i].detail);
 	}
 	free(m);
+}
+
+/* ---- Sweeps -------------------------------------------------------------------------------- */
+
+int store_sweep_insert(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
+                       size_t n, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (store_begin(s, "storing a sweep's heap sizes", e) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (query_open(s, &q,
+		               "INSERT INTO sweep_cells(session_id, arm, probe, factor, heap_mb,"
+		               " reference_build, reference_mb) VALUES(?, ?, ?, ?, ?, ?, ?)",
+		               "storing a sweep's heap sizes", e) != 0)
+			goto out;
+		query_int64(&q, session_id);
+		query_int64(&q, c[i].arm);
+		query_text(&q, c[i].probe);
+		query_double(&q, c[i].factor);
+		query_int64(&q, c[i].heap_mb);
+		query_text(&q, c[i].reference_build);
+		query_int64(&q, c[i].reference_mb);
+		if (query_done(&q, e) != 0)
+			goto out;
+		query_close(&q);
+	}
+	rc = store_commit(s, "storing a sweep's heap sizes", e);
+out:
+	query_close(&q);
+	if (rc != 0)
+		s->eng->rollback(s->conn);
+	return rc;
+}
+
+int store_sweep_load(struct store *s, int64_t session_id, struct store_sweep_cell **out, size_t *n,
+                     struct err *e)
+{
+	struct store_query q = {0};
+	struct store_sweep_cell *rows = NULL;
+	size_t count = 0;
+	int r, rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (query_open(s, &q,
+	               "SELECT arm, probe, factor, heap_mb, reference_build, reference_mb"
+	               " FROM sweep_cells WHERE session_id = ? ORDER BY arm, probe",
+	               "reading a sweep's heap sizes", e) != 0)
+		goto out;
+	query_int64(&q, session_id);
+	while ((r = query_step(&q, e)) == 1) {
+		struct store_sweep_cell *c;
+
+		rows = xrealloc(rows, (count + 1) * sizeof *rows);
+		c = &rows[count++];
+		c->arm = (int)col_int64(&q, 0);
+		c->probe = col_text(&q, 1);
+		c->factor = col_double(&q, 2);
+		c->heap_mb = col_int64(&q, 3);
+		c->reference_build = col_text(&q, 4);
+		c->reference_mb = col_int64(&q, 5);
+	}
+	if (r < 0)
+		goto out;
+	*out = rows;
+	*n = count;
+	rows = NULL;
+	count = 0;
+	rc = 0;
+out:
+	query_close(&q);
+	store_sweep_release(rows, count);
+	return rc;
+}
+
+void store_sweep_release(struct store_sweep_cell *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].probe);
+		free(c[i].reference_build);
+	}
+	free(c);
 }

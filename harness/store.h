@@ -3,7 +3,8 @@
  * for a fleet plugs in behind the same functions; see store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
- * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches). docs/storage.md describes each column.
+ * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches),
+ * sweep_cells (the heap each probe of a sweep's arm ran at). docs/storage.md describes each column.
  *
  * A build is an identity (its manifest); an arm is what a session ran: a build, the knob
  * overrides its probes ran with, and a label. One build can be several arms of a session (an
@@ -30,7 +31,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 
@@ -208,5 +209,29 @@ struct store_minheap {
  */
 int store_minheap_list(struct store *s, struct store_minheap **out, size_t *n, struct err *e);
 void store_minheaps_release(struct store_minheap *m, size_t n);
+
+/* ---- Sweeps (gcratchet sweep) -------------------------------------------------------- */
+
+/*
+ * The heap one probe of one arm of a sweep ran at: GCR_HEAP_MAX_MB = heap_mb, which is
+ * ceil(factor * reference_mb), reference_mb being the probe's reference minimum heap (the
+ * smallest among the swept builds', or the named build's) found for reference_build. As
+ * inserted the strings are borrowed; as read back they are owned (store_sweep_release).
+ */
+struct store_sweep_cell {
+	int arm; /* the arm's position in the session */
+	char *probe;
+	double factor;
+	int64_t heap_mb;
+	char *reference_build;
+	int64_t reference_mb;
+};
+/* Stores a sweep's cells for a session, all or none, in one transaction. */
+int store_sweep_insert(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
+                       size_t n, struct err *e);
+/* A session's sweep cells by arm and probe; *n = 0 when the session is not a sweep. */
+int store_sweep_load(struct store *s, int64_t session_id, struct store_sweep_cell **out, size_t *n,
+                     struct err *e);
+void store_sweep_release(struct store_sweep_cell *c, size_t n);
 
 #endif /* STORE_H */

@@ -9,15 +9,14 @@
 #include "pauses.h"
 #include "report_text.h"
 
-#define REPORT_HTML_WIDTH  560
-#define REPORT_HTML_HEIGHT 200
-/* Plot area of each panel, in SVG units. */
-#define REPORT_HTML_TOP    26.0
-#define REPORT_HTML_BOTTOM 166.0
-
 static const char *const report_html_colors[] = {"#1f77b4", "#e8710a", "#2ca02c",
                                                  "#d62728", "#9467bd", "#8c564b"};
 #define REPORT_HTML_NCOLORS (sizeof report_html_colors / sizeof report_html_colors[0])
+
+const char *report_html_color(size_t i)
+{
+	return report_html_colors[i % REPORT_HTML_NCOLORS];
+}
 
 static const char report_html_style[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;"
@@ -44,7 +43,7 @@ static const char report_html_style[] =
     "vertical-align:-1px}"
     "code{font-size:12px;background:#f2f2f2;padding:0 3px;border-radius:3px}";
 
-static void report_html_head(struct sbuf *b, const char *title)
+void report_html_head(struct sbuf *b, const char *title)
 {
 	sbuf_addf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -53,21 +52,21 @@ static void report_html_head(struct sbuf *b, const char *title)
 	sbuf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n", report_html_style);
 }
 
-static void report_html_tail(struct sbuf *b)
+void report_html_tail(struct sbuf *b)
 {
 	sbuf_addf(b, "<p class=\"meta\">Written by gcratchet. Every sample is in the JSON report "
 	             "(<code>gcratchet export</code>).</p>\n</body>\n</html>\n");
 }
 
 /* Maps v in [lo, hi] to the panel's vertical range (higher values up). */
-static double report_html_y(double v, double lo, double hi)
+double report_html_y(double v, double lo, double hi)
 {
 	return REPORT_HTML_BOTTOM - (v - lo) / (hi - lo) * (REPORT_HTML_BOTTOM - REPORT_HTML_TOP);
 }
 
 /* Widens a value range a little (never below zero for positive values), and makes an empty
  * one visible. */
-static void report_html_pad(double *lo, double *hi)
+void report_html_pad(double *lo, double *hi)
 {
 	double span = *hi - *lo;
 	int nonneg = *lo > 0;
@@ -122,8 +121,8 @@ static void report_html_tick(const char *metric, double v, double span, char *bu
 	snprintf(buf, size, "%.*f%s", decimals, v / unit, suffix);
 }
 
-static void report_html_axis(struct sbuf *b, double x0, double x1, double lo, double hi,
-                             const char *metric, int pct)
+void report_html_axis(struct sbuf *b, double x0, double x1, double lo, double hi,
+                      const char *metric, int pct)
 {
 	for (int t = 0; t <= 2; t++) {
 		double v = lo + (hi - lo) * t / 2, y = report_html_y(v, lo, hi);
@@ -143,12 +142,12 @@ static void report_html_axis(struct sbuf *b, double x0, double x1, double lo, do
 }
 
 /* The x position of pair/point i of n across [x0, x1]. */
-static double report_html_x(size_t i, size_t n, double x0, double x1)
+double report_html_x(size_t i, size_t n, double x0, double x1)
 {
 	return n <= 1 ? (x0 + x1) / 2 : x0 + 12 + (x1 - x0 - 24) * (double)i / (double)(n - 1);
 }
 
-static void report_html_marker(struct sbuf *b, int shape, double x, double y, const char *color)
+void report_html_marker(struct sbuf *b, int shape, double x, double y, const char *color)
 {
 	if (shape == 0)
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.6\" fill=\"%s\">", x, y, color);
@@ -159,7 +158,7 @@ static void report_html_marker(struct sbuf *b, int shape, double x, double y, co
 		          x - 3.2, y - 3.2, color, x, y);
 }
 
-static void report_html_marker_end(struct sbuf *b, int shape)
+void report_html_marker_end(struct sbuf *b, int shape)
 {
 	sbuf_addf(b, shape == 0 ? "</circle>" : "</rect>");
 }

@@ -17,8 +17,35 @@
 #include "compare.h"
 #include "report.h"
 
+#define REPORT_HTML_WIDTH  560
+#define REPORT_HTML_HEIGHT 200
+/* Plot area of each panel, in SVG units. */
+#define REPORT_HTML_TOP    26.0
+#define REPORT_HTML_BOTTOM 166.0
+
 /* Newly allocated HTML text. */
 char *report_html_ab(const struct compare *c);
 char *report_html_session(const struct report_data *d);
+
+/*
+ * The pieces of these pages, for the other pages of reports/ (report_sweep.c): the page's
+ * head (title escaped) and tail, the palette, and a panel's axes and markers.
+ */
+void report_html_head(struct sbuf *b, const char *title);
+void report_html_tail(struct sbuf *b);
+/* Colour i of the palette (it repeats). */
+const char *report_html_color(size_t i);
+/* Maps v in [lo, hi] to the panel's vertical range (higher values up). */
+double report_html_y(double v, double lo, double hi);
+/* Widens a value range a little (never below zero for positive values). */
+void report_html_pad(double *lo, double *hi);
+/* Three horizontal grid lines with their labels (as `metric` values, or percentages). */
+void report_html_axis(struct sbuf *b, double x0, double x1, double lo, double hi,
+                      const char *metric, int pct);
+/* The x position of point i of n across [x0, x1]. */
+double report_html_x(size_t i, size_t n, double x0, double x1);
+/* A marker (0 circle, 1 diamond) left open for a <title>; close it with _marker_end. */
+void report_html_marker(struct sbuf *b, int shape, double x, double y, const char *color);
+void report_html_marker_end(struct sbuf *b, int shape);
 
 #endif /* REPORT_HTML_H */

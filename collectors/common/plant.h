@@ -17,6 +17,9 @@
  *                            in S interleaved passes (0, S, 2S, ..., then 1, S+1, ...), so
  *                            survivors promoted one after another land S cells apart: worse
  *                            locality for about the same instructions (gen_old_refill)
+ *   GCR_PLANT_HEAP_STEP_MB=N (gen only) the old generation maps N MiB chunks instead of 1:
+ *                            a growth policy that makes probes need more heap under
+ *                            GCR_HEAP_MAX_MB (the min-heap ratchet's plant, t099)
  *
  * GCR_PLANT_IR keeps no per-allocation counter: even one add and compare per allocation would
  * cost more than the ratchet's 1% edge on a probe that allocates every ~180 instructions. It

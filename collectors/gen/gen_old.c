@@ -25,9 +25,17 @@
 
 #include "gen.h"
 
-#define GEN_BLOCK_BYTES  ((size_t)64 << 10)
+#define GEN_BLOCK_BYTES ((size_t)64 << 10)
+#ifdef GCR_PLANT_HEAP_STEP_MB
+/*
+ * The planted growth-policy regression (plant.h): the old generation grows N MiB at a time,
+ * so a probe needs more heap under a hard limit, and the census counts the same work.
+ */
+#define GEN_CHUNK_BLOCKS (16u * (unsigned)(GCR_PLANT_HEAP_STEP_MB))
+#else
 #define GEN_CHUNK_BLOCKS 16u
-#define GEN_CHUNK_BYTES  (GEN_BLOCK_BYTES * GEN_CHUNK_BLOCKS)
+#endif
+#define GEN_CHUNK_BYTES (GEN_BLOCK_BYTES * GEN_CHUNK_BLOCKS)
 
 /* Cell sizes, header included: four classes per doubling keep rounding waste under 25%. */
 static const uint32_t gen_class_bytes[] = {

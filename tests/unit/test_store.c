@@ -392,9 +392,9 @@ static void test_newer_refused(void)
 
 	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
 	store_close(st);
-	CHECK(test_sql(path, "UPDATE meta SET value = '5' WHERE key = 'schema_version'") == 0);
+	CHECK(test_sql(path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'") == 0);
 	CHECK(store_open(path, STORE_WRITE, &st, &e) != 0 && st == NULL);
-	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 5 is newer") != NULL);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 99 is newer") != NULL);
 	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
 	CHECK(e.code == ERR_INVALID);
 	free(path);

@@ -1,0 +1,390 @@
+/*
+ * gcratchet sweep — every probe on every build at heap sizes that are multiples of the probe's
+ * reference minimum heap (docs/sweeps.md). The minimum heaps come from the store's minheap
+ * answers or from minheap's search; the measuring is one session whose arms are (build,
+ * factor) pairs, each probe of an arm at its own limit (session_arm.probe_knobs), so rounds
+ * interleave across builds and factors as measure's do, and report, export and ab read it
+ * like any session. The heap of every arm and probe goes to the store's sweep_cells.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "escape.h"
+#include "hostinfo.h"
+#include "report_sweep.h"
+#include "session.h"
+#include "session_opts.h"
+#include "store.h"
+#include "sweep.h"
+
+#define SWEEP_DEFAULT_FACTORS "1.25,1.5,2,3,4,6"
+#define SWEEP_REPEATS         3u
+#define SWEEP_REPEATS_MAX     100u
+
+struct sweep_opts {
+	double factors[SWEEP_FACTORS_MAX];
+	size_t nfactors;
+	const char *reference; /* a build name, or NULL: the smallest minimum */
+	int limit_only;        /* 1: GCR_HEAP_MAX_MB only, the initial budget left to the build */
+	unsigned repeats;
+};
+
+/* What the run is counting, for the exit status. */
+struct sweep_progress {
+	int exhausted, failed;
+};
+
+static void sweep_progress_line(void *vctx, const struct session_progress *p)
+{
+	struct sweep_progress *ctx = vctx;
+	const struct run_record *r = p->run;
+	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
+	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
+	char where[32], figures[96] = "", *safe;
+
+	session_setup_where(p, where, sizeof where);
+	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
+		ctx->exhausted++;
+	else if (r->status != RUN_STATUS_OK && r->status != RUN_STATUS_INTERRUPTED)
+		ctx->failed++;
+	if (r->status == RUN_STATUS_OK && ir)
+		snprintf(figures, sizeof figures, "Ir %.0f", *ir);
+	else if (r->status == RUN_STATUS_OK && wall)
+		snprintf(figures, sizeof figures, "%8.3f s", *wall / 1e9);
+	else if (r->status != RUN_STATUS_HEAP_EXHAUSTED)
+		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
+	/* The detail may quote the probe's stderr: made safe for the terminal. */
+	safe = escape_text(figures);
+	printf("[%3d/%d] %-11s %-24s %-20s %-14s %s\n", p->run_index, p->run_total, where, r->probe,
+	       p->arm->label, run_status_label(r->status), safe);
+	free(safe);
+	fflush(stdout);
+}
+
+/* The newest answer the store has for this host, build, probe and size; 0 when none. */
+static uint64_t sweep_stored_min(const struct store_minheap *m, size_t n, int64_t host_id,
+                                 int64_t build_id, const char *probe, const char *size)
+{
+	uint64_t found = 0;
+
+	/* Oldest first: the last match is the newest. */
+	for (size_t i = 0; i < n; i++)
+		if (m[i].host_id == host_id && m[i].build_id == build_id &&
+		    strcmp(m[i].probe, probe) == 0 && strcmp(m[i].size, size) == 0 &&
+		    strcmp(m[i].outcome, "found") == 0 && m[i].min_heap_mb > 0)
+			found = (uint64_t)m[i].min_heap_mb;
+	return found;
+}
+
+/*
+ * Fills min_mb[probe][build] for the builds the reference needs (all of them, or the one
+ * named): from the store when it has an answer, else by minheap's search. 0 stays where a
+ * search found none.
+ */
+static int sweep_minimums(const char *cmd, struct session_setup *s, const struct sweep_opts *so,
+                          const char *command, long ref, uint64_t *min_mb)
+{
+	struct store_minheap *stored = NULL;
+	struct session_prober *prober = NULL;
+	struct hostinfo host;
+	struct err e;
+	int64_t host_id, *build_ids = xcalloc(s->narms, sizeof *build_ids);
+	size_t nstored = 0, np = s->plan.probes.n;
+	char *facts;
+	int rc = -1, searched = 0;
+
+	hostinfo_read(&host);
+	facts = hostinfo_json(&host);
+	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, &e) != 0 ||
+	    store_minheap_list(s->st, &stored, &nstored, &e) != 0)
+		goto fail;
+	for (size_t b = 0; b < s->narms; b++) {
+		const struct buildinfo *build = s->arms[b].build;
+		struct store_build sb = {0};
+
+		sb.name = build->name;
+		sb.collector = build->collector;
+		sb.collector_version = build->version;
+		sb.git_commit = build->git_commit;
+		sb.dir = build->dir;
+		sb.manifest_hash = (char *)build->manifest_hash;
+		if (store_build_upsert(s->st, &sb, build->manifest_text, &build_ids[b], &e) != 0)
+			goto fail;
+	}
+	for (size_t p = 0; p < np; p++) {
+		for (size_t b = 0; b < s->narms; b++) {
+			const char *probe = s->plan.probes.items[p];
+			uint64_t *m = &min_mb[p * s->narms + b];
+
+			if (ref >= 0 && (long)b != ref)
+				continue;
+			*m = sweep_stored_min(stored, nstored, host_id, build_ids[b], probe,
+			                      s->plan.size);
+			if (*m) {
+				printf("minimum heap of %s on %s: %" PRIu64 " MiB (stored)\n",
+				       probe, s->arms[b].label, *m);
+				continue;
+			}
+			if (!prober && session_prober_open(&s->plan, &prober, &e) != 0)
+				goto fail;
+			if (!searched++)
+				minheap_find_header();
+			if (minheap_find(s, prober, b, probe, so->repeats, command, m, &e) != 0)
+				goto fail;
+		}
+	}
+	fflush(stdout);
+	rc = 0;
+	goto out;
+fail:
+	cli_error(cmd, "%s", e.msg);
+out:
+	session_prober_close(prober);
+	store_minheaps_release(stored, nstored);
+	free(facts);
+	free(build_ids);
+	return rc;
+}
+
+/*
+ * The arms (build-major, factor-minor) and their per-probe knobs: GCR_HEAP_MAX_MB, and
+ * GCR_HEAP_MB the same unless --limit-only. Fills the cells to store, arm by arm.
+ */
+static void sweep_arms(const struct session_setup *s, const struct sweep_opts *so,
+                       const uint64_t *ref_mb, char *const *ref_build, struct session_arm *arms,
+                       char **labels, struct strlist *pk, struct store_sweep_cell *cells)
+{
+	size_t np = s->plan.probes.n, a = 0;
+
+	for (size_t b = 0; b < s->narms; b++)
+		for (size_t f = 0; f < so->nfactors; f++, a++) {
+			labels[a] = xasprintf("%s x%g", s->arms[b].label, so->factors[f]);
+			arms[a] = s->arms[b];
+			arms[a].label = labels[a];
+			arms[a].probe_knobs = &pk[a * np];
+			for (size_t p = 0; p < np; p++) {
+				uint64_t mb = sweep_heap_mb(so->factors[f], ref_mb[p]);
+				char *k = xasprintf("GCR_HEAP_MAX_MB=%" PRIu64, mb);
+				struct store_sweep_cell *c = &cells[a * np + p];
+
+				strlist_push(&pk[a * np + p], k);
+				free(k);
+				if (!so->limit_only) {
+					k = xasprintf("GCR_HEAP_MB=%" PRIu64, mb);
+					strlist_push(&pk[a * np + p], k);
+					free(k);
+				}
+				c->arm = (int)a;
+				c->probe = s->plan.probes.items[p];
+				c->factor = so->factors[f];
+				c->heap_mb = (int64_t)mb;
+				c->reference_build = ref_build[p];
+				c->reference_mb = (int64_t)ref_mb[p];
+			}
+		}
+}
+
+/* The sweep's table, read back from the store as report renders it. */
+static int sweep_print(const char *cmd, struct store *st, int64_t session)
+{
+	struct report_sweep r;
+	struct err e;
+	char *md;
+
+	if (report_sweep_load(st, session, &r, &e) != 0)
+		return cli_error(cmd, "%s", e.msg);
+	md = report_sweep_md(&r);
+	fputs(md, stdout);
+	free(md);
+	report_sweep_release(&r);
+	return 0;
+}
+
+static int sweep_run(const char *cmd, const struct session_opts *o, const struct sweep_opts *so,
+                     const char *command)
+{
+	struct session_setup s;
+	struct session_outcome outcome;
+	struct sweep_progress prog = {0, 0};
+	struct session_arm *arms = NULL;
+	struct store_sweep_cell *cells = NULL;
+	struct strlist *pk = NULL;
+	uint64_t *min_mb = NULL, *ref_mb = NULL;
+	char **labels = NULL, **ref_build = NULL;
+	size_t np = 0, narms = 0;
+	long ref = -1;
+	struct err e;
+	int rc = EXIT_UNJUDGED;
+
+	session_setup_init(&s);
+	if (session_setup_begin(cmd, o, command, &s) != 0)
+		goto out;
+	np = s.plan.probes.n;
+	for (size_t b = 0; so->reference && b < s.narms; b++)
+		if (strcmp(s.arms[b].label, so->reference) == 0)
+			ref = (long)b;
+	if (so->reference && ref < 0) {
+		rc = cli_error(cmd, "--reference %s is not one of the builds swept", so->reference);
+		goto out;
+	}
+	printf("gcratchet sweep: %zu build%s x %zu factor%s x %zu probe%s, size %s, %d round%s "
+	       "+ %d warm-up, seed %llu; reference: %s\n",
+	       s.narms, s.narms == 1 ? "" : "s", so->nfactors, so->nfactors == 1 ? "" : "s", np,
+	       np == 1 ? "" : "s", s.plan.size, s.plan.rounds, s.plan.rounds == 1 ? "" : "s",
+	       s.plan.warmup, (unsigned long long)s.plan.seed,
+	       so->reference ? so->reference : "the smallest minimum heap of the builds");
+	fflush(stdout);
+
+	min_mb = xcalloc(np * s.narms, sizeof *min_mb);
+	if (sweep_minimums(cmd, &s, so, command, ref, min_mb) != 0)
+		goto out;
+	ref_mb = xcalloc(np, sizeof *ref_mb);
+	ref_build = xcalloc(np, sizeof *ref_build);
+	for (size_t p = 0; p < np; p++) {
+		for (size_t b = 0; b < s.narms; b++) {
+			uint64_t m = min_mb[p * s.narms + b];
+			if (m && (!ref_mb[p] || m < ref_mb[p])) {
+				ref_mb[p] = m;
+				ref_build[p] = s.labels[b];
+			}
+		}
+		if (!ref_mb[p]) {
+			rc = cli_error(cmd,
+			               "no minimum heap for %s on %s: the search found none (see "
+			               "its row above), so it has no heap sizes to run at",
+			               s.plan.probes.items[p],
+			               ref >= 0 ? s.labels[ref] : "any build swept");
+			goto out;
+		}
+		printf("reference minimum of %s: %" PRIu64 " MiB (%s)\n", s.plan.probes.items[p],
+		       ref_mb[p], ref_build[p]);
+	}
+
+	narms = s.narms * so->nfactors;
+	arms = xcalloc(narms, sizeof *arms);
+	labels = xcalloc(narms, sizeof *labels);
+	pk = xcalloc(narms * np, sizeof *pk);
+	cells = xcalloc(narms * np, sizeof *cells);
+	sweep_arms(&s, so, ref_mb, ref_build, arms, labels, pk, cells);
+	/* The setup keeps its own arms (one per build) for its tear-down; the session runs ours. */
+	s.plan.arms = arms;
+	s.plan.narms = narms;
+	fflush(stdout);
+	if (session_run(&s.plan, s.st, sweep_progress_line, &prog, &outcome, &e) != 0) {
+		rc = cli_error(cmd, "%s%s", e.msg,
+		               outcome.session_id ? " (runs stored so far are kept)" : "");
+		/* The heaps of the runs that were stored still explain them. */
+		if (outcome.session_id)
+			store_sweep_insert(s.st, outcome.session_id, cells, narms * np, &e);
+		goto out;
+	}
+	if (store_sweep_insert(s.st, outcome.session_id, cells, narms * np, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	printf("session %lld: %d run%s, %d out of heap, %d failed%s; stored in %s\n\n",
+	       (long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
+	       prog.exhausted, prog.failed,
+	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
+	       cli_db_path(o->db));
+	if (sweep_print(cmd, s.st, outcome.session_id) != 0)
+		goto out;
+	printf("\ncurves: gcratchet report --session %lld --html FILE\n",
+	       (long long)outcome.session_id);
+	rc = prog.failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
+out:
+	for (size_t i = 0; pk && i < narms * np; i++)
+		strlist_release(&pk[i]);
+	for (size_t i = 0; labels && i < narms; i++)
+		free(labels[i]);
+	free(pk);
+	free(labels);
+	free(cells);
+	free(arms);
+	free(ref_build);
+	free(ref_mb);
+	free(min_mb);
+	session_setup_end(&s);
+	return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	static const struct cli_opt own[] = {
+	    {"--factors", 1}, {"--reference", 1}, {"--limit-only", 0},
+	    {"--repeats", 1}, {"--help", 0},      {NULL, 0},
+	};
+	const char *cmd = "sweep", *opt, *val;
+	struct sweep_opts so;
+	struct session_opts o;
+	struct cli_opt *opts = NULL;
+	struct cli_iter it;
+	struct err e;
+	char *command = NULL;
+	int rc = EXIT_UNJUDGED, r;
+
+	memset(&so, 0, sizeof so);
+	so.repeats = SWEEP_REPEATS;
+	session_opts_init(&o, SESSION_VERB_SWEEP);
+	if (sweep_parse_factors("--factors", SWEEP_DEFAULT_FACTORS, so.factors, &so.nfactors, &e) !=
+	    0)
+		goto out;
+	opts = session_opts_table(&o, own);
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--factors") == 0) {
+			if (sweep_parse_factors(opt, val, so.factors, &so.nfactors, &e) != 0) {
+				rc = cli_error(cmd, "%s", e.msg);
+				goto out;
+			}
+		} else if (strcmp(opt, "--reference") == 0) {
+			so.reference = val;
+		} else if (strcmp(opt, "--limit-only") == 0) {
+			so.limit_only = 1;
+		} else if (strcmp(opt, "--repeats") == 0) {
+			uint64_t v;
+
+			if (parse_u64(val, &v) != 0 || v < 1 || v > SWEEP_REPEATS_MAX) {
+				rc = cli_error(cmd, "--repeats must be 1 to %u, got %s",
+				               SWEEP_REPEATS_MAX, val);
+				goto out;
+			}
+			so.repeats = (unsigned)v;
+		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
+			rc = cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+	/* The sweep owns the heap: a knob of its own would make its sizes a lie. */
+	for (size_t i = 0; i < o.knobs.n; i++)
+		if (strncmp(o.knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0 ||
+		    strncmp(o.knobs.items[i], "GCR_HEAP_MB=", 12) == 0) {
+			rc = cli_error(cmd, "--knob %s: the sweep sets the heap size itself",
+			               o.knobs.items[i]);
+			goto out;
+		}
+	/*
+	 * The timed meters by default: with valgrind a sweep of three collectors at ci takes ten
+	 * minutes and more on a shared 2-core host, almost all of it in the Ir runs. Ir curves are
+	 * one --meters away.
+	 */
+	if (!o.meters)
+		o.meters = xstrdup("rusage,census,perf");
+	command = cli_command_line(argc, argv);
+	rc = sweep_run(cmd, &o, &so, command);
+out:
+	free(command);
+	free(opts);
+	session_opts_release(&o);
+	return rc;
+}
