@@ -355,6 +355,47 @@ static void store_identify_host(struct store *s)
 	s->hostname[sizeof s->hostname - 1] = '\0';
 }
 
+/*
+ * A PostgreSQL URL as messages show it: the password of its user part and any password=
+ * parameter replaced by "***", so an error pasted into a bug report leaks nothing.
+ */
+char *store_url_redact(const char *url)
+{
+	const char *auth = strstr(url, "://"), *at, *colon, *end;
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (!auth) {
+		sbuf_addf(&b, "%s", url);
+		return sbuf_detach(&b);
+	}
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	at = memchr(auth, '@', (size_t)(end - auth));
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon) {
+		sbuf_add(&b, url, (size_t)(colon - url));
+		sbuf_addf(&b, ":***");
+		url = at;
+	}
+	while (*url) {
+		const char *p = strstr(url, "password=");
+		if (!p || (p != url && p[-1] != '?' && p[-1] != '&')) {
+			if (!p) {
+				sbuf_addf(&b, "%s", url);
+				break;
+			}
+			sbuf_add(&b, url, (size_t)(p - url) + 9);
+			url = p + 9;
+			continue;
+		}
+		sbuf_add(&b, url, (size_t)(p - url) + 9);
+		sbuf_addf(&b, "***");
+		url = p + 9 + strcspn(p + 9, "&#");
+	}
+	return sbuf_detach(&b);
+}
+
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e)
 {
 	struct store *s = xcalloc(1, sizeof *s);
@@ -364,26 +405,24 @@ int store_open(const char *target, enum store_mode mode, struct store **out, str
 	s->mode = mode;
 	store_identify_host(s);
 	if (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0) {
-		/* Never echo the URL: it may carry a password. */
-		err_setc(e, ERR_INVALID,
-		         "PostgreSQL databases (postgresql://...) are not supported by this build "
-		         "yet; use a SQLite file");
-		goto out;
-	}
-	if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
+		/* libpq reads the whole URL; messages name it without its password. */
+		s->eng = &store_engine_pg;
+		s->where = store_url_redact(target);
+	} else if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
 		err_setc(e, ERR_INVALID,
 		         "%s: unknown kind of database (a path, sqlite:PATH or postgresql://...)",
 		         target);
 		goto out;
+	} else {
+		if (strncmp(target, "sqlite:", 7) == 0)
+			rest = target + 7;
+		if (*rest == '\0') {
+			err_setc(e, ERR_INVALID, "\"%s\": the database path is empty", target);
+			goto out;
+		}
+		s->eng = &store_engine_sqlite;
+		s->where = xstrdup(rest);
 	}
-	if (strncmp(target, "sqlite:", 7) == 0)
-		rest = target + 7;
-	if (*rest == '\0') {
-		err_setc(e, ERR_INVALID, "\"%s\": the database path is empty", target);
-		goto out;
-	}
-	s->eng = &store_engine_sqlite;
-	s->where = xstrdup(rest);
 	if (s->eng->open(rest, mode, &s->conn, e) != 0) {
 		store_fail(s, e, "cannot open");
 		if (e && e->code == ERR_NOT_FOUND)

@@ -1,6 +1,6 @@
 /*
- * store.h — every sample of every run, in a database: SQLite on one host (a PostgreSQL engine
- * for a fleet plugs in behind the same functions; see store_engine.h).
+ * store.h — every sample of every run, in a database: a SQLite file on one host, or PostgreSQL
+ * for a fleet, behind the same functions (store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
  * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches). docs/storage.md describes each column.
@@ -40,14 +40,17 @@ enum store_mode {
 };
 
 /*
- * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite);
- * "postgresql://..." is recognised but not supported by this build yet (ERR_INVALID).
+ * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite), or a libpq
+ * URL "postgresql://..." / "postgres://..." (PostgreSQL; a writer creates a missing database
+ * on the server, as it creates a missing file).
  * STORE_READ fails with ERR_NOT_FOUND when the database does not exist, and with ERR_INVALID
  * when its schema is older than this harness's (a writing verb migrates it). Both modes refuse
  * a newer schema (ERR_INVALID). Messages name the database.
  */
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e);
 void store_close(struct store *s);
+/* A connection string as a message may show it: any password replaced by "***". Allocated. */
+char *store_url_redact(const char *url);
 
 /* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
 int store_host(struct store *s, const char *fingerprint, const char *hostname,

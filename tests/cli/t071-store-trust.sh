@@ -19,9 +19,10 @@ expect_grep "$T/typo/x.db" "$T/err"
 expect_status 2 "$GCR" report --session 1 --html "$T/r.html" --db "$T/typo/x.db"
 expect_grep "$T/typo/x.db" "$T/err"
 expect_eq "$(ls -d "$T/typo" 2>/dev/null || echo none)" none "no folder or database created"
-# Connection strings: a PostgreSQL URL is refused plainly, without echoing its password.
-expect_status 2 "$GCR" list sessions --db "postgresql://gcr:s3cret@db.example/gcr"
-expect_grep "not supported by this build yet" "$T/err"
+# Connection strings: a PostgreSQL server that cannot be reached is an error that names it
+# without echoing its password.
+expect_status 2 "$GCR" list sessions --db "postgresql://gcr:s3cret@/gcr?host=$T/nosocket"
+expect_grep "postgresql://gcr:\*\*\*@/gcr.*cannot connect" "$T/err"
 expect_no_grep "s3cret" "$T/err"
 expect_status 2 "$GCR" list sessions --db "mysql://db.example/gcr"
 expect_grep "unknown kind of database" "$T/err"
