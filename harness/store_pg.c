@@ -106,9 +106,17 @@ static void pg_message(const char *msg, char *buf, size_t size)
 	n = strlen(buf);
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = '\0';
-	for (char *p = buf; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
+	/* libpq's detail lines, indented with tabs, joined into one line. */
+	for (char *r = buf, *w = buf;; r++) {
+		if (isspace((unsigned char)*r)) {
+			if (w > buf && w[-1] != ' ')
+				*w++ = ' ';
+			continue;
+		}
+		*w++ = *r;
+		if (!*r)
+			break;
+	}
 }
 
 /* The class of an SQLSTATE as an err code (PostgreSQL's appendix A). */
@@ -238,10 +246,13 @@ static int pg_create_database(const char *target, struct err *e)
 	}
 	sql = xasprintf("CREATE DATABASE %s", ident);
 	res = PQexec(admin.pg, sql);
-	/* 42P04: another runner created it first, which is as good. */
+	/*
+	 * Another runner created it first, which is as good: 42P04 when its transaction had
+	 * committed, 23505 on the catalog's unique index when both were at it at once.
+	 */
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-		if (!state || strcmp(state, "42P04") != 0) {
+		if (!state || (strcmp(state, "42P04") != 0 && strcmp(state, "23505") != 0)) {
 			pg_fail(&admin, res, e);
 			goto out;
 		}
