@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sha256.h"
 #include "store_engine.h"
 
 struct store {
@@ -80,10 +81,23 @@ static const char *const store_step_v4[] = {
     NULL,
 };
 
+static const char *const store_step_v5[] = {
+    /*
+     * A session's identity across databases, for push and pull: ids are local to a
+     * database, and the natural key alone cannot tell two sessions of schema 1 (no pid)
+     * apart. Rows migrated here get a uuid derived from their natural key and id
+     * (store_fill_uuids), so a file copied and migrated twice names its sessions alike.
+     */
+    "ALTER TABLE sessions ADD COLUMN uuid TEXT",
+    "CREATE UNIQUE INDEX sessions_uuid ON sessions(uuid)",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
     store_step_v2,
     store_step_v3,
     store_step_v4,
+    store_step_v5,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -264,6 +278,94 @@ static int store_newer(struct store *s, int version, struct err *e)
 	                s->where, version, STORE_SCHEMA_VERSION);
 }
 
+/* 32 hex digits as a UUID of `version` (RFC 9562: its nibble, and the variant bits 10). */
+static void store_uuid_format(const char hex[32], char version, char out[37])
+{
+	static const char digits[] = "0123456789abcdef";
+	int k = 0;
+
+	for (int i = 0; i < 32; i++) {
+		char c = hex[i];
+		if (i == 12)
+			c = version;
+		else if (i == 16)
+			c = digits[8 + (strchr(digits, hex[i]) - digits) % 4];
+		if (i == 8 || i == 12 || i == 16 || i == 20)
+			out[k++] = '-';
+		out[k++] = c;
+	}
+	out[k] = '\0';
+}
+
+/* A random (version 4) UUID for a new session, from the kernel's generator. */
+static int store_uuid_random(char out[37], struct err *e)
+{
+	unsigned char raw[16];
+	char hex[33];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = f ? fread(raw, 1, sizeof raw, f) : 0;
+
+	if (f)
+		fclose(f);
+	if (got != sizeof raw)
+		return err_setc(e, ERR_IO, "cannot read /dev/urandom for the session's uuid");
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	store_uuid_format(hex, '4', out);
+	return 0;
+}
+
+/*
+ * The uuid of a session stored before schema 5: a hash of its natural key and its id
+ * (version 8, "custom"), so the same rows give the same uuid wherever they are migrated.
+ */
+static void store_uuid_derived(const char *fingerprint, const char *started_at, int64_t seed,
+                               int64_t pid, int64_t id, char out[37])
+{
+	char hex[SHA256_HEX_LEN + 1];
+	char *key =
+	    xasprintf("gcratchet-session\n%s\n%s\n%lld\n%lld\n%lld", fingerprint ? fingerprint : "",
+	              started_at ? started_at : "", (long long)seed, (long long)pid, (long long)id);
+
+	sha256_hex(key, strlen(key), hex);
+	free(key);
+	store_uuid_format(hex, '8', out);
+}
+
+/* Gives every session without a uuid its derived one; inside the migration's transaction. */
+static int store_fill_uuids(struct store *s, struct err *e)
+{
+	struct store_query q = {0}, set = {0};
+	char uuid[37];
+	int rc = -1, r;
+
+	if (query_open(s, &q,
+	               "SELECT s.id, h.fingerprint, s.started_at, s.seed, s.pid FROM sessions s"
+	               " JOIN hosts h ON h.id = s.host_id WHERE s.uuid IS NULL",
+	               "migrating schema 4 to 5", e) != 0 ||
+	    query_open(s, &set, "UPDATE sessions SET uuid = ? WHERE id = ?",
+	               "migrating schema 4 to 5", e) != 0)
+		goto out;
+	while ((r = query_step(&q, e)) > 0) {
+		int64_t id = col_int64(&q, 0);
+		store_uuid_derived(col_peek(&q, 1), col_peek(&q, 2), col_int64(&q, 3),
+		                   col_int64(&q, 4), id, uuid);
+		if (query_reset(&set, e) != 0)
+			goto out;
+		query_text(&set, uuid);
+		query_int64(&set, id);
+		if (query_done(&set, e) != 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	rc = 0;
+out:
+	query_close(&set);
+	query_close(&q);
+	return rc;
+}
+
 /* Climbs the ladder from `from` to STORE_SCHEMA_VERSION; inside the caller's transaction. */
 static int store_migrate(struct store *s, int from, struct err *e)
 {
@@ -276,6 +378,9 @@ static int store_migrate(struct store *s, int from, struct err *e)
 		for (const char *const *sql = store_ladder[v - 1]; *sql; sql++)
 			if (store_exec(s, *sql, what, e) != 0)
 				goto out;
+		/* The one step whose rows need computing that portable SQL cannot do. */
+		if (v + 1 == 5 && store_fill_uuids(s, e) != 0)
+			goto out;
 	}
 	snprintf(version, sizeof version, "%d", STORE_SCHEMA_VERSION);
 	if (query_open(s, &q,
@@ -512,14 +617,20 @@ out:
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id, struct err *e)
 {
 	struct store_query q = {0};
+	char uuid[37];
 	int rc = -1;
 
-	if (query_open(s, &q,
-	               "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
-	               " rounds, warmup, probes, meters, load_before, harness_version, facts,"
-	               " pid, boot_id)"
-	               " VALUES(?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-	               "recording the session", e) != 0)
+	if (store_uuid_random(uuid, e) != 0) {
+		store_fail(s, e, "recording the session");
+		goto out;
+	}
+	if (query_open(
+	        s, &q,
+	        "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
+	        " rounds, warmup, probes, meters, load_before, harness_version, facts,"
+	        " pid, boot_id, uuid)"
+	        " VALUES(?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	        "recording the session", e) != 0)
 		goto out;
 	query_int64(&q, si->host_id);
 	query_text(&q, si->command);
@@ -535,6 +646,7 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 	query_text(&q, si->facts);
 	query_int64(&q, (int64_t)getpid());
 	query_text(&q, s->boot_id[0] ? s->boot_id : NULL);
+	query_text(&q, uuid);
 	rc = query_id(&q, id, e);
 out:
 	query_close(&q);
@@ -589,7 +701,7 @@ out:
 #define STORE_SESSION_COLUMNS                                                               \
 	"s.id, s.host_id, h.fingerprint, s.command, s.started_at, s.finished_at, s.status," \
 	" s.seed, s.size, s.rounds, s.warmup, s.probes, s.meters, s.load_before,"           \
-	" s.load_after, s.harness_version, h.hostname, s.facts, s.pid, s.boot_id"           \
+	" s.load_after, s.harness_version, h.hostname, s.facts, s.pid, s.boot_id, s.uuid"   \
 	" FROM sessions s JOIN hosts h ON h.id = s.host_id"
 
 /* Sessions that measured a build of the collector bound next. */
@@ -641,6 +753,7 @@ static void store_session_row(struct store_query *q, struct store_session *o)
 	o->facts = col_text(q, 17);
 	o->pid = col_int64(q, 18);
 	o->boot_id = col_text(q, 19);
+	o->uuid = col_text(q, 20);
 	store_session_liveness(q->s, o);
 }
 
@@ -682,6 +795,7 @@ void store_session_release(struct store_session *si)
 	free(si->meters);
 	free(si->harness_version);
 	free(si->boot_id);
+	free(si->uuid);
 	memset(si, 0, sizeof *si);
 }
 
@@ -815,16 +929,13 @@ void store_builds_release(struct store_build *b, size_t n)
 	free(b);
 }
 
-int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
+/* A run and its samples, inside the caller's transaction. */
+static int store_run_write(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
 	struct store_query q = {0}, sample = {0};
 	char *premise = run_premise_join(r->premise, r->premise_text);
 	int rc = -1;
 
-	if (store_begin(s, "storing a run", e) != 0) {
-		free(premise);
-		return -1;
-	}
 	if (query_open(s, &q,
 	               "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
 	               " kind, status, detail, checksum, premise, stderr_tail, started_at, arm)"
@@ -860,14 +971,23 @@ int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, s
 		if (query_done(&sample, e) != 0)
 			goto out;
 	}
-	rc = store_commit(s, "storing a run", e);
+	rc = 0;
 out:
 	query_close(&sample);
 	query_close(&q);
-	if (rc != 0)
-		s->eng->rollback(s->conn);
 	free(premise);
 	return rc;
+}
+
+int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
+{
+	if (store_begin(s, "storing a run", e) != 0)
+		return -1;
+	if (store_run_write(s, r, id, e) != 0 || store_commit(s, "storing a run", e) != 0) {
+		s->eng->rollback(s->conn);
+		return -1;
+	}
+	return 0;
 }
 
 /* Reads the current row of a runs query into o; -1 for a kind or status not known here. */
@@ -1002,6 +1122,226 @@ int store_build_manifest(struct store *s, int64_t build_id, char **manifest, str
 {
 	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?", build_id, "build",
 	                        manifest, e);
+}
+
+/* ---- Copying sessions between databases (push, pull) ----------------------------------------- */
+
+const char *store_where(const struct store *s)
+{
+	return s->where;
+}
+
+/* The id of the session with this uuid in s; 0 when none. */
+static int store_session_by_uuid(struct store *s, const char *uuid, int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q, "SELECT id FROM sessions WHERE uuid = ?", "finding a session", e) ==
+	    0) {
+		query_text(&q, uuid);
+		rc = query_id(&q, id, e);
+	}
+	query_close(&q);
+	return rc;
+}
+
+/* The session row itself, as stored in the source; *id 0 when another copy won the race. */
+static int store_session_write_copy(struct store *s, const struct store_session *si,
+                                    int64_t host_id, int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q,
+	               "INSERT INTO sessions(host_id, command, started_at, finished_at, status,"
+	               " seed, size, rounds, warmup, probes, meters, load_before, load_after,"
+	               " harness_version, facts, pid, boot_id, uuid)"
+	               " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	               " ON CONFLICT(uuid) DO NOTHING RETURNING id",
+	               "copying a session", e) != 0)
+		goto out;
+	query_int64(&q, host_id);
+	query_text(&q, si->command);
+	query_text(&q, si->started_at);
+	query_text(&q, si->finished_at);
+	/* "abandoned" is computed at every read from a stored "running", never stored. */
+	query_text(&q, strcmp(si->status, "abandoned") == 0 ? "running" : si->status);
+	query_int64(&q, si->seed);
+	query_text(&q, si->size);
+	query_int64(&q, si->rounds);
+	query_int64(&q, si->warmup);
+	query_text(&q, si->probes);
+	query_text(&q, si->meters);
+	query_double(&q, si->load_before);
+	query_double(&q, si->load_after);
+	query_text(&q, si->harness_version);
+	query_text(&q, si->facts);
+	if (si->pid > 0)
+		query_int64(&q, si->pid);
+	else
+		query_text(&q, NULL);
+	query_text(&q, si->boot_id);
+	query_text(&q, si->uuid);
+	rc = query_id(&q, id, e);
+out:
+	query_close(&q);
+	return rc;
+}
+
+/* The host row, added when missing; an existing one keeps its newer name and facts. */
+static int store_host_copy(struct store *s, const struct store_session *si, const char *facts,
+                           int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q,
+	               "INSERT INTO hosts(fingerprint, hostname, facts) VALUES(?, ?, ?)"
+	               " ON CONFLICT(fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint"
+	               " RETURNING id",
+	               "copying the host", e) == 0) {
+		query_text(&q, si->host_fingerprint);
+		query_text(&q, si->hostname);
+		query_text(&q, facts);
+		rc = query_id(&q, id, e);
+	}
+	query_close(&q);
+	return rc;
+}
+
+/* What a copy reads from its source before it writes anything. */
+struct store_copy {
+	struct store *from;
+	int64_t session_id;
+	struct store_session si;
+	struct store_build *builds;
+	size_t nb;
+	struct store_run *runs;
+	size_t nr;
+	char *facts;
+};
+
+/*
+ * Writes c's session into `to`, inside the caller's transaction, unless `to` holds it already
+ * (*copied 0, and nothing written).
+ */
+static int store_copy_into(struct store *to, const struct store_copy *c, int64_t *to_id,
+                           int *copied, struct err *e)
+{
+	int64_t *build_ids = xcalloc(c->nb + 1, sizeof *build_ids), host_id, run_id;
+	int rc = -1;
+
+	if (store_session_by_uuid(to, c->si.uuid, to_id, e) != 0)
+		goto out;
+	if (*to_id != 0) {
+		rc = 0;
+		goto out;
+	}
+	if (store_host_copy(to, &c->si, c->facts, &host_id, e) != 0)
+		goto out;
+	for (size_t i = 0; i < c->nb; i++) {
+		char *manifest = NULL;
+		int r = store_build_manifest(c->from, c->builds[i].id, &manifest, e);
+		if (r == 0)
+			r = store_build_upsert(to, &c->builds[i], manifest, &build_ids[i], e);
+		free(manifest);
+		if (r != 0)
+			goto out;
+	}
+	if (store_session_write_copy(to, &c->si, host_id, to_id, e) != 0)
+		goto out;
+	/* No row: another copy of this session committed while this one waited on it. */
+	if (*to_id == 0) {
+		rc = store_session_by_uuid(to, c->si.uuid, to_id, e);
+		goto out;
+	}
+	for (size_t i = 0; i < c->nb; i++)
+		if (store_session_add_arm(to, *to_id, c->builds[i].position, build_ids[i],
+		                          c->builds[i].label, c->builds[i].knobs, e) != 0)
+			goto out;
+	for (size_t k = 0; k < c->nr; k++) {
+		const struct store_run *o = &c->runs[k];
+		struct run_record r = {0};
+		for (size_t i = 0; i < c->nb; i++)
+			if (c->builds[i].id == o->build_id)
+				r.build_id = build_ids[i];
+		if (r.build_id == 0) {
+			err_setc(e, ERR_CORRUPT,
+			         "%s: run %lld's build is not an arm of session %lld",
+			         c->from->where, (long long)o->id, (long long)c->session_id);
+			goto out;
+		}
+		r.session_id = *to_id;
+		r.probe = o->probe;
+		r.size = o->size;
+		r.round = o->round;
+		r.seq = o->seq;
+		r.arm = o->arm;
+		r.warmup = o->warmup;
+		r.kind = o->kind;
+		r.status = o->status;
+		r.detail = o->detail;
+		r.checksum = o->checksum;
+		r.premise = o->premise;
+		r.premise_text = o->premise_text;
+		r.stderr_tail = o->stderr_tail;
+		r.started_at = o->started_at;
+		r.metrics = &o->metrics;
+		if (store_run_write(to, &r, &run_id, e) != 0)
+			goto out;
+	}
+	*copied = 1;
+	rc = 0;
+out:
+	free(build_ids);
+	return rc;
+}
+
+int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                       int *copied, struct err *e)
+{
+	struct store_copy c = {.from = from, .session_id = session_id};
+	int rc = -1;
+
+	*to_id = 0;
+	*copied = 0;
+	if (store_session_get(from, session_id, &c.si, e) != 0)
+		goto out;
+	if (strcmp(c.si.status, "running") == 0 && !c.si.elsewhere) {
+		err_setc(e, ERR_BUSY,
+		         "%s: session %lld is still running (pid %lld): copy it once it ends",
+		         from->where, (long long)session_id, (long long)c.si.pid);
+		goto out;
+	}
+	if (!c.si.uuid) {
+		err_setc(e, ERR_CORRUPT, "%s: session %lld has no uuid", from->where,
+		         (long long)session_id);
+		goto out;
+	}
+	/* Everything is read before the destination's transaction opens, to keep it short. */
+	if (store_session_builds(from, session_id, &c.builds, &c.nb, e) != 0 ||
+	    store_runs_load(from, session_id, -1, &c.runs, &c.nr, e) != 0 ||
+	    store_host_facts(from, c.si.host_id, &c.facts, e) != 0)
+		goto out;
+	if (store_begin(to, "copying a session", e) != 0)
+		goto out;
+	/* A session lands whole or not at all, and one already there is left as it is. */
+	if (store_copy_into(to, &c, to_id, copied, e) != 0 ||
+	    (*copied && store_commit(to, "copying a session", e) != 0)) {
+		*copied = 0;
+		to->eng->rollback(to->conn);
+		goto out;
+	}
+	if (!*copied)
+		to->eng->rollback(to->conn);
+	rc = 0;
+out:
+	free(c.facts);
+	store_runs_release(c.runs, c.nr);
+	store_builds_release(c.builds, c.nb);
+	store_session_release(&c.si);
+	return rc;
 }
 
 /* ---- Minimum heaps ------------------------------------------------------------------------- */

@@ -30,7 +30,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 
@@ -100,6 +100,12 @@ struct store_session {
 	double load_before, load_after;
 	char *harness_version;
 	char *facts; /* host facts at the session's start, JSON (hostinfo_json) */
+	/*
+	 * The session's identity across databases (schema 5): 36 characters in UUID form,
+	 * random for a new session, derived from the natural key for one migrated from an older
+	 * schema. push and pull match on it, so a session copied twice is stored once.
+	 */
+	char *uuid;
 };
 /*
  * Records a running session from si (its id, status, pid, boot_id and finished_at are ignored:
@@ -108,6 +114,19 @@ struct store_session {
  */
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
                         struct err *e);
+/*
+ * Copies session `session_id` of `from` into `to` in one transaction of `to`: its host and
+ * builds (matched by fingerprint and manifest hash, added when missing), the session itself
+ * (stored status, times, pid, uuid), its arms, and every run with its samples. Idempotent:
+ * when `to` already holds a session with its uuid, nothing is written and *copied is 0.
+ * *to_id is the session's id in `to` either way. A session whose process is still running
+ * on this host is ERR_BUSY (it would be copied half done). Minimum-heap searches are not
+ * sessions and are not copied.
+ */
+int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                       int *copied, struct err *e);
+/* The connection string as messages name it (a path, a URL without its password). */
+const char *store_where(const struct store *s);
 /*
  * Adds arm number `position` (0-based, the interleaving order) to a session: build_id run
  * with `knobs` (a JSON object of NAME: VALUE strings, or NULL for none) under `label`. A
