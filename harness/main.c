@@ -217,6 +217,27 @@ static const struct cli_command commands[] = {
      "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
      "checksum) or could not run, or the search was interrupted.\n",
      "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build"},
+    {"push", cmd_push,
+     "usage: gcratchet push --to URL [--db FILE] [--session N|all]\n"
+     "\n"
+     "Copies sessions of --db (default: every session) into the database URL names\n"
+     "(postgresql://... or another file), each whole in one transaction, with their host,\n"
+     "builds, arms, runs and samples. A session is known by its uuid: one already there is\n"
+     "left as it is, so pushing twice stores it once. Session ids are the source's; each line\n"
+     "says the id the session has in URL. A session still running on this host is skipped.\n"
+     "\n"
+     "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
+     "or a copy failed (the sessions copied before it are kept).\n",
+     "copy sessions to another database (a fleet's PostgreSQL)"},
+    {"pull", cmd_pull,
+     "usage: gcratchet pull --from URL [--db FILE] [--session N|all]\n"
+     "\n"
+     "push the other way: copies sessions of URL (default: every session; N is URL's id) into\n"
+     "--db, for a local analysis. Idempotent like push.\n"
+     "\n"
+     "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
+     "or a copy failed.\n",
+     "copy sessions from another database into --db"},
     {NULL, NULL, NULL, NULL},
 };
 
