@@ -45,5 +45,6 @@ int cmd_doctor(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #endif /* CMDS_H */

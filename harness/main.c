@@ -238,6 +238,19 @@ static const struct cli_command commands[] = {
      "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
      "or a copy failed.\n",
      "copy sessions from another database into --db"},
+    {"history", cmd_history,
+     "usage: gcratchet history --collector C --probe P --metric M [--since DATE] [--size S]\n"
+     "                         [--format table|json] [--db FILE]\n"
+     "\n"
+     "One metric of one probe across sessions: for every session (and arm) that measured it\n"
+     "with a build of collector C, the median of its measured ok runs, with the commit, the\n"
+     "host, the build and the size. In commit order: each commit where it was first measured,\n"
+     "its sessions together in the order they started. --since keeps sessions started on or\n"
+     "after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC); --size keeps one size. json\n"
+     "(format gcratchet-history) adds every run's value.\n"
+     "\n"
+     "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
+     "one metric's session medians across commits and hosts"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1344,6 +1344,93 @@ out:
 	return rc;
 }
 
+/* ---- History ------------------------------------------------------------------------------ */
+
+int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
+                  const char *since, const char *size, struct store_history_point **out, size_t *n,
+                  struct err *e)
+{
+	struct store_query q = {0};
+	struct store_history_point *pts = NULL, *p = NULL;
+	size_t count = 0, cap = 0;
+	int64_t last_session = -1, last_arm = -1;
+	int rc = -1, r;
+
+	*out = NULL;
+	*n = 0;
+	/* From the collector's builds down: session_builds by build, runs by session, samples by run. */
+	if (query_open(s, &q,
+	               "SELECT s.id, sb.position, s.started_at, h.hostname, s.size, b.name,"
+	               " sb.label, b.git_commit, b.collector_version, x.value"
+	               " FROM builds b JOIN session_builds sb ON sb.build_id = b.id"
+	               " JOIN sessions s ON s.id = sb.session_id JOIN hosts h ON h.id = s.host_id"
+	               " JOIN runs r ON r.session_id = s.id AND r.arm = sb.position"
+	               " JOIN samples x ON x.run_id = r.id"
+	               " WHERE b.collector = ? AND r.probe = ? AND x.metric = ?"
+	               " AND r.status = 'ok' AND r.warmup = 0 AND r.kind IN ('timed', 'valgrind')"
+	               " AND (CAST(? AS TEXT) IS NULL OR s.started_at >= ?)"
+	               " AND (CAST(? AS TEXT) IS NULL OR s.size = ?)"
+	               " ORDER BY s.started_at, s.id, sb.position, r.id",
+	               "reading the history", e) != 0)
+		goto out;
+	query_text(&q, collector);
+	query_text(&q, probe);
+	query_text(&q, metric);
+	query_text(&q, since);
+	query_text(&q, since);
+	query_text(&q, size);
+	query_text(&q, size);
+	while ((r = query_step(&q, e)) > 0) {
+		int64_t session = col_int64(&q, 0), arm = col_int64(&q, 1);
+		if (session != last_session || arm != last_arm) {
+			if (count == cap) {
+				cap = cap ? cap * 2 : 32;
+				pts = xrealloc(pts, cap * sizeof *pts);
+			}
+			p = &pts[count++];
+			memset(p, 0, sizeof *p);
+			p->session_id = session;
+			p->started_at = col_text(&q, 2);
+			p->hostname = col_text(&q, 3);
+			p->size = col_text(&q, 4);
+			p->build = col_text(&q, 5);
+			p->label = col_text(&q, 6);
+			p->git_commit = col_text(&q, 7);
+			p->collector_version = col_text(&q, 8);
+			last_session = session;
+			last_arm = arm;
+		}
+		p->values = xrealloc(p->values, (p->n + 1) * sizeof *p->values);
+		p->values[p->n++] = col_double(&q, 9);
+	}
+	if (r < 0)
+		goto out;
+	*out = pts;
+	*n = count;
+	pts = NULL;
+	count = 0;
+	rc = 0;
+out:
+	query_close(&q);
+	store_history_release(pts, count);
+	return rc;
+}
+
+void store_history_release(struct store_history_point *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].started_at);
+		free(p[i].hostname);
+		free(p[i].size);
+		free(p[i].build);
+		free(p[i].label);
+		free(p[i].git_commit);
+		free(p[i].collector_version);
+		free(p[i].values);
+	}
+	free(p);
+}
+
 /* ---- Minimum heaps ------------------------------------------------------------------------- */
 
 int store_minheap_insert(struct store *s, const struct store_minheap_record *m, struct err *e)

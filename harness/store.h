@@ -195,6 +195,31 @@ int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err 
 /* The manifest.json text recorded for a build. Newly allocated. */
 int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e);
 
+/* ---- History across sessions (gcratchet history) ------------------------------------- */
+
+/*
+ * One arm of one session in a metric's history: where and what it measured, and the values
+ * of its measured (not warm-up) ok runs of the probe. Every string owned.
+ */
+struct store_history_point {
+	int64_t session_id;
+	char *started_at, *hostname, *size;
+	char *build, *label, *git_commit, *collector_version;
+	double *values;
+	size_t n;
+};
+/*
+ * Every arm that measured `probe` with a build of `collector` and has samples of `metric`
+ * from ok, measured timed or valgrind runs (the per-iteration kinds of --two-n are another
+ * quantity), in sessions started at or after `since` (an ISO date or time, or NULL) and of
+ * `size` (NULL: any). Oldest first by session start, then arm; an array of *n released by
+ * store_history_release.
+ */
+int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
+                  const char *since, const char *size, struct store_history_point **out, size_t *n,
+                  struct err *e);
+void store_history_release(struct store_history_point *p, size_t n);
+
 /* ---- Minimum heaps (gcratchet minheap) ------------------------------------------------ */
 
 /*
