@@ -472,7 +472,7 @@ char *store_url_redact(const char *url)
 	sbuf_init(&b);
 	if (!auth) {
 		sbuf_addf(&b, "%s", url);
-		return sbuf_detach(&b);
+		return b.data;
 	}
 	auth += 3;
 	end = auth + strcspn(auth, "/?#");
@@ -498,7 +498,7 @@ char *store_url_redact(const char *url)
 		sbuf_addf(&b, "***");
 		url = p + 9 + strcspn(p + 9, "&#");
 	}
-	return sbuf_detach(&b);
+	return b.data;
 }
 
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e)

@@ -42,7 +42,7 @@ struct store_conn {
 
 struct store_stmt {
 	struct store_conn *c;
-	const char *name; /* the prepared statement, owned by the connection */
+	char name[24]; /* the prepared statement's (the connection's array moves as it grows) */
 	int n_params;
 	char **values;  /* n_params, NULL for SQL NULL */
 	int bind_error; /* the position of the first bind out of range, 0 when none */
@@ -190,7 +190,7 @@ static char *pg_widen_integers(const char *sql)
 		}
 		sbuf_add(&b, p, 1);
 	}
-	return sbuf_detach(&b);
+	return b.data;
 }
 
 static int pg_exec(struct store_conn *c, const char *sql, struct err *e)
@@ -367,7 +367,7 @@ static char *pg_number_placeholders(const char *sql, int *n)
 		else
 			sbuf_add(&b, p, 1);
 	}
-	return sbuf_detach(&b);
+	return b.data;
 }
 
 static int pg_prepare(struct store_conn *c, const char *sql, struct store_stmt **out, struct err *e)
@@ -403,7 +403,7 @@ static int pg_prepare(struct store_conn *c, const char *sql, struct store_stmt *
 	free(numbered);
 	*out = xcalloc(1, sizeof **out);
 	(*out)->c = c;
-	(*out)->name = p->name;
+	snprintf((*out)->name, sizeof(*out)->name, "%s", p->name);
 	(*out)->n_params = n;
 	(*out)->values = xcalloc(n ? (size_t)n : 1, sizeof(char *));
 	return 0;
