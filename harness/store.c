@@ -929,6 +929,20 @@ void store_builds_release(struct store_build *b, size_t n)
 	free(b);
 }
 
+#define STORE_SAMPLES_PER_INSERT 64
+
+/* "INSERT INTO samples ... VALUES(?, ?, ?), ..." for `rows` rows; newly allocated. */
+static char *store_samples_insert_sql(size_t rows)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "INSERT INTO samples(run_id, metric, value) VALUES(?, ?, ?)");
+	for (size_t i = 1; i < rows; i++)
+		sbuf_addf(&b, ", (?, ?, ?)");
+	return b.data;
+}
+
 /* A run and its samples, inside the caller's transaction. */
 static int store_run_write(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
@@ -959,17 +973,25 @@ static int store_run_write(struct store *s, const struct run_record *r, int64_t 
 	query_int64(&q, r->arm);
 	if (query_id(&q, id, e) != 0)
 		goto out;
-	if (query_open(s, &sample, "INSERT INTO samples(run_id, metric, value) VALUES(?, ?, ?)",
-	               "storing a sample", e) != 0)
-		goto out;
-	for (size_t i = 0; r->metrics && i < r->metrics->n; i++) {
-		if (query_reset(&sample, e) != 0)
+	/*
+	 * A run's samples in statements of up to STORE_SAMPLES_PER_INSERT rows: to a server, each
+	 * statement is a round trip, and a push copies a million samples.
+	 */
+	for (size_t i = 0, n = r->metrics ? r->metrics->n : 0; i < n;) {
+		size_t rows = n - i < STORE_SAMPLES_PER_INSERT ? n - i : STORE_SAMPLES_PER_INSERT;
+		char *sql = store_samples_insert_sql(rows);
+		int opened = query_open(s, &sample, sql, "storing a sample", e);
+		free(sql);
+		if (opened != 0)
 			goto out;
-		query_int64(&sample, *id);
-		query_text(&sample, r->metrics->items[i].name);
-		query_double(&sample, r->metrics->items[i].value);
+		for (size_t k = 0; k < rows; k++, i++) {
+			query_int64(&sample, *id);
+			query_text(&sample, r->metrics->items[i].name);
+			query_double(&sample, r->metrics->items[i].value);
+		}
 		if (query_done(&sample, e) != 0)
 			goto out;
+		query_close(&sample);
 	}
 	rc = 0;
 out:
