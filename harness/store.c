@@ -1368,88 +1368,135 @@ out:
 
 /* ---- History ------------------------------------------------------------------------------ */
 
+static void store_history_point_release(struct store_history_point *p)
+{
+	free(p->started_at);
+	free(p->hostname);
+	free(p->size);
+	free(p->build);
+	free(p->label);
+	free(p->git_commit);
+	free(p->collector_version);
+	free(p->values);
+}
+
+/* The arms a history may draw from: FROM ... JOIN ... ARMS_JOIN ... ARMS_WHERE. */
+#define STORE_HISTORY_FROM                                            \
+	" FROM builds b JOIN session_builds sb ON sb.build_id = b.id" \
+	" JOIN sessions s ON s.id = sb.session_id"
+#define STORE_HISTORY_WHERE                                                         \
+	" WHERE b.collector = ? AND (CAST(? AS TEXT) IS NULL OR s.started_at >= ?)" \
+	" AND (CAST(? AS TEXT) IS NULL OR s.size = ?)"
+#define STORE_HISTORY_ORDER " ORDER BY s.started_at, s.id, sb.position"
+
+static void store_history_bind(struct store_query *q, const char *collector, const char *since,
+                               const char *size)
+{
+	query_text(q, collector);
+	query_text(q, since);
+	query_text(q, since);
+	query_text(q, size);
+	query_text(q, size);
+}
+
 int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
                   const char *since, const char *size, struct store_history_point **out, size_t *n,
                   struct err *e)
 {
-	struct store_query q = {0};
-	struct store_history_point *pts = NULL, *p = NULL;
-	size_t count = 0, cap = 0;
-	int64_t last_session = -1, last_arm = -1;
+	struct store_query arms = {0}, vals = {0};
+	struct store_history_point *pts = NULL;
+	int64_t *keys = NULL; /* each point's session id and arm position, in pairs */
+	size_t count = 0, cap = 0, k = 0, kept = 0;
 	int rc = -1, r;
 
 	*out = NULL;
 	*n = 0;
-	/* From the collector's builds down: session_builds by build, runs by session, samples by run. */
-	if (query_open(s, &q,
+	/*
+	 * Two queries in one order (session start, id, arm): the arms with what the table says
+	 * of them, then the values alone, so the many samples of a long history carry no text.
+	 */
+	if (query_open(s, &arms,
 	               "SELECT s.id, sb.position, s.started_at, h.hostname, s.size, b.name,"
-	               " sb.label, b.git_commit, b.collector_version, x.value"
-	               " FROM builds b JOIN session_builds sb ON sb.build_id = b.id"
-	               " JOIN sessions s ON s.id = sb.session_id JOIN hosts h ON h.id = s.host_id"
+	               " sb.label, b.git_commit, b.collector_version" STORE_HISTORY_FROM
+	               " JOIN hosts h ON h.id = s.host_id" STORE_HISTORY_WHERE STORE_HISTORY_ORDER,
+	               "reading the history", e) != 0 ||
+	    query_open(s, &vals,
+	               "SELECT s.id, sb.position, x.value" STORE_HISTORY_FROM
 	               " JOIN runs r ON r.session_id = s.id AND r.arm = sb.position"
-	               " JOIN samples x ON x.run_id = r.id"
-	               " WHERE b.collector = ? AND r.probe = ? AND x.metric = ?"
-	               " AND r.status = 'ok' AND r.warmup = 0 AND r.kind IN ('timed', 'valgrind')"
-	               " AND (CAST(? AS TEXT) IS NULL OR s.started_at >= ?)"
-	               " AND (CAST(? AS TEXT) IS NULL OR s.size = ?)"
-	               " ORDER BY s.started_at, s.id, sb.position, r.id",
+	               " JOIN samples x ON x.run_id = r.id" STORE_HISTORY_WHERE
+	               " AND r.probe = ? AND x.metric = ? AND r.status = 'ok' AND r.warmup = 0"
+	               " AND r.kind IN ('timed', 'valgrind')" STORE_HISTORY_ORDER ", r.id",
 	               "reading the history", e) != 0)
 		goto out;
-	query_text(&q, collector);
-	query_text(&q, probe);
-	query_text(&q, metric);
-	query_text(&q, since);
-	query_text(&q, since);
-	query_text(&q, size);
-	query_text(&q, size);
-	while ((r = query_step(&q, e)) > 0) {
-		int64_t session = col_int64(&q, 0), arm = col_int64(&q, 1);
-		if (session != last_session || arm != last_arm) {
-			if (count == cap) {
-				cap = cap ? cap * 2 : 32;
-				pts = xrealloc(pts, cap * sizeof *pts);
-			}
-			p = &pts[count++];
-			memset(p, 0, sizeof *p);
-			p->session_id = session;
-			p->started_at = col_text(&q, 2);
-			p->hostname = col_text(&q, 3);
-			p->size = col_text(&q, 4);
-			p->build = col_text(&q, 5);
-			p->label = col_text(&q, 6);
-			p->git_commit = col_text(&q, 7);
-			p->collector_version = col_text(&q, 8);
-			last_session = session;
-			last_arm = arm;
+	store_history_bind(&arms, collector, since, size);
+	while ((r = query_step(&arms, e)) > 0) {
+		struct store_history_point *p;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 32;
+			pts = xrealloc(pts, cap * sizeof *pts);
+			keys = xrealloc(keys, 2 * cap * sizeof *keys);
 		}
-		p->values = xrealloc(p->values, (p->n + 1) * sizeof *p->values);
-		p->values[p->n++] = col_double(&q, 9);
+		p = &pts[count];
+		memset(p, 0, sizeof *p);
+		keys[2 * count] = col_int64(&arms, 0);
+		keys[2 * count + 1] = col_int64(&arms, 1);
+		p->session_id = keys[2 * count];
+		p->started_at = col_text(&arms, 2);
+		p->hostname = col_text(&arms, 3);
+		p->size = col_text(&arms, 4);
+		p->build = col_text(&arms, 5);
+		p->label = col_text(&arms, 6);
+		p->git_commit = col_text(&arms, 7);
+		p->collector_version = col_text(&arms, 8);
+		count++;
 	}
 	if (r < 0)
 		goto out;
+	store_history_bind(&vals, collector, since, size);
+	query_text(&vals, probe);
+	query_text(&vals, metric);
+	while ((r = query_step(&vals, e)) > 0) {
+		int64_t session = col_int64(&vals, 0), arm = col_int64(&vals, 1);
+		struct store_history_point *p;
+		/* The same order: a value's arm is this point or a later one. */
+		while (k < count && (keys[2 * k] != session || keys[2 * k + 1] != arm))
+			k++;
+		if (k == count) {
+			err_setc(e, ERR_FAILED,
+			         "%s: reading the history: session %lld arm %lld out of order",
+			         s->where, (long long)session, (long long)arm);
+			goto out;
+		}
+		p = &pts[k];
+		p->values = xrealloc(p->values, (p->n + 1) * sizeof *p->values);
+		p->values[p->n++] = col_double(&vals, 2);
+	}
+	if (r < 0)
+		goto out;
+	/* Arms that never measured the probe's metric are not points. */
+	for (size_t i = 0; i < count; i++) {
+		if (pts[i].n == 0)
+			store_history_point_release(&pts[i]);
+		else
+			pts[kept++] = pts[i];
+	}
 	*out = pts;
-	*n = count;
+	*n = kept;
 	pts = NULL;
 	count = 0;
 	rc = 0;
 out:
-	query_close(&q);
+	query_close(&vals);
+	query_close(&arms);
 	store_history_release(pts, count);
+	free(keys);
 	return rc;
 }
 
 void store_history_release(struct store_history_point *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(p[i].started_at);
-		free(p[i].hostname);
-		free(p[i].size);
-		free(p[i].build);
-		free(p[i].label);
-		free(p[i].git_commit);
-		free(p[i].collector_version);
-		free(p[i].values);
-	}
+	for (size_t i = 0; i < n; i++)
+		store_history_point_release(&p[i]);
 	free(p);
 }
 
