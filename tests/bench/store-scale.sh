@@ -16,13 +16,13 @@ make_script_build "$B" 01_steady 02_other
 "$GCR" baseline pin --profile shared_ci --collector scripted --session 1 >/dev/null 2>&1 ||
 	{ echo "store-scale: pinning the seed session failed" >&2; exit 2; }
 per_run=$(sql "SELECT count(*) FROM samples WHERE run_id = (SELECT min(id) FROM runs WHERE probe = '01_steady')")
-# Copies of the seed session, each with RUNS runs of the seed run's samples, values jittered.
+# Copies of the seed session (started after it, so that check judges the last copy), each with RUNS runs of the seed run's samples, values jittered.
 sql "
 WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $SESSIONS)
 INSERT INTO sessions(host_id, command, started_at, finished_at, status, seed, size, rounds, warmup,
 	probes, meters, load_before, load_after, harness_version, facts, pid, boot_id, uuid)
-SELECT host_id, command, strftime('%Y-%m-%dT%H:%M:%SZ', '2026-01-01', '+' || i || ' hours'),
-	strftime('%Y-%m-%dT%H:%M:%SZ', '2026-01-01', '+' || i || ' hours', '+30 minutes'), 'complete',
+SELECT host_id, command, strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+' || i || ' hours'),
+	strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '+' || i || ' hours', '+30 minutes'), 'complete',
 	i, size, $RUNS / 2, 0, probes, meters, load_before, load_after, harness_version, facts,
 	1000000 + i, boot_id, lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||
 	substr(hex(randomblob(2)), 2) || '-8' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))

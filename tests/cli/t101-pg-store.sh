@@ -46,6 +46,15 @@ expect_status 0 "$GCR" export --session 2 --db "$PG" --out "$T/s2.json"
 got=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["runs"]), sorted(r["samples"]["census.alloc_bytes"] for r in d["runs"]))' "$T/s2.json")
 expect_eq "$got" "4 [1000, 1000, 1100, 1100]" "export from PostgreSQL"
 expect_status 0 "$GCR" report --session 2 --html "$T/s2.html" --db "$PG"
+# Messages name the database without the URL's password (libpq sends none to a trust server).
+SECRET="postgresql://gcr:s3cret@/fleet$PG_HOSTQ"
+expect_status 2 "$GCR" check --profile shared_ci --collector scripted --session 99 --db "$SECRET"
+expect_grep "postgresql://gcr:\*\*\*@/fleet.*no session 99" "$T/err"
+expect_no_grep "s3cret" "$T/err"
+expect_status 2 "$GCR" push --to "$(pg_url empty)" --session 99 # creates an empty database
+expect_status 2 "$GCR" export --db "postgresql://gcr:s3cret@/empty$PG_HOSTQ"
+expect_grep "no session in postgresql://gcr:\*\*\*@/empty" "$T/err"
+expect_no_grep "s3cret" "$T/err"
 # Readers create nothing on the server, and say which database is missing.
 expect_status 2 "$GCR" list sessions --db "$(pg_url nosuch)"
 expect_grep "postgresql://gcr@/nosuch.*no such database" "$T/err"
