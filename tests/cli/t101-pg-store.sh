@@ -46,6 +46,22 @@ expect_status 0 "$GCR" export --session 2 --db "$PG" --out "$T/s2.json"
 got=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["runs"]), sorted(r["samples"]["census.alloc_bytes"] for r in d["runs"]))' "$T/s2.json")
 expect_eq "$got" "4 [1000, 1000, 1100, 1100]" "export from PostgreSQL"
 expect_status 0 "$GCR" report --session 2 --html "$T/s2.html" --db "$PG"
+# ab: the same comparison whichever backend holds its session.
+F="$T/fix"
+BUILD_NAME=fix make_script_build "$F" 01_steady
+echo 1300 >"$F/alloc.01_steady"
+for db in "$GCR_DB" "$PG"; do
+	"$GCR" ab "$B" "$F" --size ci --probes 01 --rounds 3 --warmup 0 --meters rusage,census \
+		--seed 5 --db "$db" >"$T/ab.out" 2>"$T/ab.err"
+	echo "exit $?" >"$T/ab.$(basename "${db%%\?*}")"
+	grep -E 'census\.alloc_bytes' "$T/ab.out" >>"$T/ab.$(basename "${db%%\?*}")"
+done
+expect_grep "^exit 1$" "$T/ab.fleet" "ab on PostgreSQL finds FIX's extra allocation"
+expect_grep "census.alloc_bytes" "$T/ab.fleet"
+if cmp -s "$T/ab.results.db" "$T/ab.fleet"; then pass; else
+	fail "ab's verdict differs between SQLite and PostgreSQL"
+	diff "$T/ab.results.db" "$T/ab.fleet" >&2
+fi
 # Messages name the database without the URL's password (libpq sends none to a trust server).
 SECRET="postgresql://gcr:s3cret@/fleet$PG_HOSTQ"
 expect_status 2 "$GCR" check --profile shared_ci --collector scripted --session 99 --db "$SECRET"
