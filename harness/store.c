@@ -1047,39 +1047,54 @@ int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_r
                     struct err *e)
 {
 	struct store_query q = {0}, sample = {0};
-	size_t cap = 0;
-	int rc = -1, r, rs;
+	size_t cap = 0, k = 0;
+	int rc = -1, r;
 
 	*out = NULL;
 	*n = 0;
+	/*
+	 * The runs, then all their samples in one query in run order: one round trip to a
+	 * server for the samples of a whole session, not one per run.
+	 */
 	if (query_open(s, &q,
 	               "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
 	               " status, detail, checksum, premise, stderr_tail, started_at, arm FROM runs"
 	               " WHERE session_id = ? AND (? < 0 OR arm = ?) ORDER BY id",
 	               "reading runs", e) != 0 ||
-	    query_open(s, &sample, "SELECT metric, value FROM samples WHERE run_id = ?",
+	    query_open(s, &sample,
+	               "SELECT x.run_id, x.metric, x.value FROM samples x JOIN runs r"
+	               " ON r.id = x.run_id WHERE r.session_id = ? AND (? < 0 OR r.arm = ?)"
+	               " ORDER BY x.run_id, x.metric",
 	               "reading samples", e) != 0)
 		goto out;
 	query_int64(&q, session_id);
 	query_int64(&q, arm);
 	query_int64(&q, arm);
 	while ((r = query_step(&q, e)) > 0) {
-		struct store_run *o;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
-		o = &(*out)[(*n)++];
-		if (store_run_row(&q, o, e) != 0)
+		if (store_run_row(&q, &(*out)[(*n)++], e) != 0)
 			goto out;
-		if (query_reset(&sample, e) != 0)
+	}
+	if (r < 0)
+		goto out;
+	query_int64(&sample, session_id);
+	query_int64(&sample, arm);
+	query_int64(&sample, arm);
+	/* A sample that cannot be read fails the load: a verdict on fewer is no verdict. */
+	while ((r = query_step(&sample, e)) > 0) {
+		int64_t run_id = col_int64(&sample, 0);
+		while (k < *n && (*out)[k].id < run_id)
+			k++;
+		if (k == *n || (*out)[k].id != run_id) {
+			err_setc(e, ERR_FAILED,
+			         "%s: reading samples: run %lld is not among the runs read",
+			         s->where, (long long)run_id);
 			goto out;
-		query_int64(&sample, o->id);
-		/* A sample that cannot be read fails the load: a verdict on fewer is no verdict. */
-		while ((rs = query_step(&sample, e)) > 0)
-			metric_set_add(&o->metrics, col_peek(&sample, 0), col_double(&sample, 1));
-		if (rs < 0)
-			goto out;
+		}
+		metric_set_add(&(*out)[k].metrics, col_peek(&sample, 1), col_double(&sample, 2));
 	}
 	if (r < 0)
 		goto out;
