@@ -1356,6 +1356,13 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 		         (long long)session_id);
 		goto out;
 	}
+	/* Already there: nothing to read. Checked again in the transaction, against a race. */
+	if (store_session_by_uuid(to, c.si.uuid, to_id, e) != 0)
+		goto out;
+	if (*to_id != 0) {
+		rc = 0;
+		goto out;
+	}
 	/* Everything is read before the destination's transaction opens, to keep it short. */
 	if (store_session_builds(from, session_id, &c.builds, &c.nb, e) != 0 ||
 	    store_runs_load(from, session_id, -1, &c.runs, &c.nr, e) != 0 ||

@@ -75,6 +75,20 @@ expect_eq "$(samples "$T/p3.json")" "$(samples "$T/r1.json")" "a session pulled 
 expect_status 0 "$GCR" push --to "$T/copy.db" --db "$T/runner2.db"
 expect_grep "1 session copied to $T/copy.db" "$T/err"
 
+# Two pushes of the same sessions at once: both succeed, each session stored once.
+for k in 1 2; do
+	"$GCR" push --to "$(pg_url race)" >"$T/race.$k.out" 2>&1 &
+	eval "pid$k=\$!"
+done
+wait "$pid1"
+expect_eq "$?" 0 "the first of two concurrent pushes"
+wait "$pid2"
+expect_eq "$?" 0 "the second of two concurrent pushes"
+cat "$T/race.1.out" "$T/race.2.out" | grep -v '^session' >&2
+expect_eq "$(pg_sql race "SELECT count(*) FROM sessions") $(pg_sql race "SELECT count(*) FROM runs")" \
+	"$(sql "SELECT count(*) FROM sessions") $(sql "SELECT count(*) FROM runs")" \
+	"concurrent pushes store each session once"
+
 # Errors name what is wrong, and copy nothing.
 expect_status 2 "$GCR" push
 expect_grep "--to URL is required" "$T/err"
