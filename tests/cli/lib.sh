@@ -155,6 +155,9 @@ pg_start() {
 	# Its own folder under /tmp: the server's user must reach it, and a socket path is short.
 	PG_DIR=$(mktemp -d /tmp/gcrpg.XXXXXX)
 	trap 'pg_stop; rm -rf "$T"' EXIT
+	# A shell killed by a signal skips its EXIT trap (a reader of its output that quit
+	# early, Ctrl-C): exit instead, so that the server is stopped then too.
+	trap 'exit 2' HUP INT PIPE TERM
 	[ "$(id -u)" = 0 ] && chown gcrpg "$PG_DIR"
 	chmod 755 "$PG_DIR"
 	if ! pg_as "$PG_BIN/initdb" -D "$PG_DIR/data" -U gcr --auth=trust --no-locale -E UTF8 \
