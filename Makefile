@@ -30,7 +30,7 @@ CC ?= cc
 OPT ?= -O2 -g
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wformat=2 -Wvla -Werror
-PKGS := libcjson sqlite3
+PKGS := libcjson sqlite3 libpq
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS_H = -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -Ireports -Icollectors/include $(PKG_CFLAGS)

@@ -627,7 +627,7 @@ static int baseline_cmd_pin(const char *cmd, const char *profile, const char *co
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if (cli_find_session(cmd, st, cli_db_path(db), collector, "ci", &session) != 0)
+	if (cli_find_session(cmd, st, store_where(st), collector, "ci", &session) != 0)
 		goto out;
 	if (store_session_get(st, session, &si, &e) != 0 ||
 	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
@@ -835,7 +835,7 @@ static int baseline_cmd_update(const char *cmd, const char *profile, const char 
 	}
 	if (session < 0)
 		session = 0;
-	if (cli_find_session(cmd, st, cli_db_path(db), b.collector, b.size, &session) != 0)
+	if (cli_find_session(cmd, st, store_where(st), b.collector, b.size, &session) != 0)
 		goto out;
 	if (store_session_get(st, session, &si, &e) != 0 ||
 	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {

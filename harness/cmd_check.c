@@ -101,7 +101,7 @@ int cmd_check(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if (cli_find_session(cmd, st, cli_db_path(db), b.collector, b.size, &session) != 0)
+	if (cli_find_session(cmd, st, store_where(st), b.collector, b.size, &session) != 0)
 		goto out;
 	if (store_session_get(st, session, &si, &e) != 0 ||
 	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
@@ -123,7 +123,7 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	/* The toolchain the build was made with, as its manifest recorded it when measured. */
-	where = xasprintf("the manifest of build %s in %s", build->name, cli_db_path(db));
+	where = xasprintf("the manifest of build %s in %s", build->name, store_where(st));
 	if (store_build_manifest(st, build->id, &manifest, &e) != 0 ||
 	    toolchain_from_manifest(manifest, where, &tc, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);

@@ -57,7 +57,7 @@ int cmd_export(int argc, char **argv)
 		}
 		if (session == 0) {
 			rc = cli_error(cmd, "no session in %s: run gcratchet measure or ab first",
-			               cli_db_path(db));
+			               store_where(st));
 			goto out;
 		}
 	}

@@ -60,5 +60,8 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 int ab_parse_across(const char *cmd, const char *opt, int *mode);
 int cmd_doctor(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+int cmd_pull(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #endif /* CMDS_H */

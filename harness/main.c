@@ -249,6 +249,40 @@ static const struct cli_command commands[] = {
      "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
      "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
      "measure every probe at multiples of its minimum heap"},
+    {"push", cmd_push,
+     "usage: gcratchet push --to URL [--db FILE] [--session N|all]\n"
+     "\n"
+     "Copies sessions of --db (default: every session) into the database URL names\n"
+     "(postgresql://... or another file), each whole in one transaction, with their host,\n"
+     "builds, arms, runs and samples. A session is known by its uuid: one already there is\n"
+     "left as it is, so pushing twice stores it once. Session ids are the source's; each line\n"
+     "says the id the session has in URL. A session still running on this host is skipped.\n"
+     "\n"
+     "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
+     "or a copy failed (the sessions copied before it are kept).\n",
+     "copy sessions to another database (a fleet's PostgreSQL)"},
+    {"pull", cmd_pull,
+     "usage: gcratchet pull --from URL [--db FILE] [--session N|all]\n"
+     "\n"
+     "push the other way: copies sessions of URL (default: every session; N is URL's id) into\n"
+     "--db, for a local analysis. Idempotent like push.\n"
+     "\n"
+     "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
+     "or a copy failed.\n",
+     "copy sessions from another database into --db"},
+    {"history", cmd_history,
+     "usage: gcratchet history --collector C --probe P --metric M [--since DATE] [--size S]\n"
+     "                         [--format table|json] [--db FILE]\n"
+     "\n"
+     "One metric of one probe across sessions: for every session (and arm) that measured it\n"
+     "with a build of collector C, the median of its measured ok runs, with the commit, the\n"
+     "host, the build and the size. In commit order: each commit where it was first measured,\n"
+     "its sessions together in the order they started. --since keeps sessions started on or\n"
+     "after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC); --size keeps one size. json\n"
+     "(format gcratchet-history) adds every run's value.\n"
+     "\n"
+     "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
+     "one metric's session medians across commits and hosts"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sha256.h"
 #include "store_engine.h"
 
 struct store {
@@ -87,17 +88,26 @@ static const char *const store_step_v5[] = {
      * reference minimum), so it is kept per arm and probe, beside the runs it explains.
      */
     "CREATE TABLE sweep_cells(session_id INTEGER NOT NULL REFERENCES sessions(id),"
-    " arm INTEGER NOT NULL, probe TEXT NOT NULL, factor REAL NOT NULL,"
+    " arm INTEGER NOT NULL, probe TEXT NOT NULL, factor DOUBLE PRECISION NOT NULL,"
     " heap_mb INTEGER NOT NULL, reference_build TEXT NOT NULL,"
     " reference_mb INTEGER NOT NULL, PRIMARY KEY(session_id, arm, probe))",
     NULL,
 };
 
+static const char *const store_step_v6[] = {
+    /*
+     * A session's identity across databases, for push and pull: ids are local to a
+     * database, and the natural key alone cannot tell two sessions of schema 1 (no pid)
+     * apart. Rows migrated here get a uuid derived from their natural key and id
+     * (store_fill_uuids), so a file copied and migrated twice names its sessions alike.
+     */
+    "ALTER TABLE sessions ADD COLUMN uuid TEXT",
+    "CREATE UNIQUE INDEX sessions_uuid ON sessions(uuid)",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
-    store_step_v2,
-    store_step_v3,
-    store_step_v4,
-    store_step_v5,
+    store_step_v2, store_step_v3, store_step_v4, store_step_v5, store_step_v6,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -278,6 +288,94 @@ static int store_newer(struct store *s, int version, struct err *e)
 	                s->where, version, STORE_SCHEMA_VERSION);
 }
 
+/* 32 hex digits as a UUID of `version` (RFC 9562: its nibble, and the variant bits 10). */
+static void store_uuid_format(const char hex[32], char version, char out[37])
+{
+	static const char digits[] = "0123456789abcdef";
+	int k = 0;
+
+	for (int i = 0; i < 32; i++) {
+		char c = hex[i];
+		if (i == 12)
+			c = version;
+		else if (i == 16)
+			c = digits[8 + (strchr(digits, hex[i]) - digits) % 4];
+		if (i == 8 || i == 12 || i == 16 || i == 20)
+			out[k++] = '-';
+		out[k++] = c;
+	}
+	out[k] = '\0';
+}
+
+/* A random (version 4) UUID for a new session, from the kernel's generator. */
+static int store_uuid_random(char out[37], struct err *e)
+{
+	unsigned char raw[16];
+	char hex[33];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = f ? fread(raw, 1, sizeof raw, f) : 0;
+
+	if (f)
+		fclose(f);
+	if (got != sizeof raw)
+		return err_setc(e, ERR_IO, "cannot read /dev/urandom for the session's uuid");
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	store_uuid_format(hex, '4', out);
+	return 0;
+}
+
+/*
+ * The uuid of a session stored before schema 5: a hash of its natural key and its id
+ * (version 8, "custom"), so the same rows give the same uuid wherever they are migrated.
+ */
+static void store_uuid_derived(const char *fingerprint, const char *started_at, int64_t seed,
+                               int64_t pid, int64_t id, char out[37])
+{
+	char hex[SHA256_HEX_LEN + 1];
+	char *key =
+	    xasprintf("gcratchet-session\n%s\n%s\n%lld\n%lld\n%lld", fingerprint ? fingerprint : "",
+	              started_at ? started_at : "", (long long)seed, (long long)pid, (long long)id);
+
+	sha256_hex(key, strlen(key), hex);
+	free(key);
+	store_uuid_format(hex, '8', out);
+}
+
+/* Gives every session without a uuid its derived one; inside the migration's transaction. */
+static int store_fill_uuids(struct store *s, struct err *e)
+{
+	struct store_query q = {0}, set = {0};
+	char uuid[37];
+	int rc = -1, r;
+
+	if (query_open(s, &q,
+	               "SELECT s.id, h.fingerprint, s.started_at, s.seed, s.pid FROM sessions s"
+	               " JOIN hosts h ON h.id = s.host_id WHERE s.uuid IS NULL",
+	               "migrating schema 4 to 5", e) != 0 ||
+	    query_open(s, &set, "UPDATE sessions SET uuid = ? WHERE id = ?",
+	               "migrating schema 4 to 5", e) != 0)
+		goto out;
+	while ((r = query_step(&q, e)) > 0) {
+		int64_t id = col_int64(&q, 0);
+		store_uuid_derived(col_peek(&q, 1), col_peek(&q, 2), col_int64(&q, 3),
+		                   col_int64(&q, 4), id, uuid);
+		if (query_reset(&set, e) != 0)
+			goto out;
+		query_text(&set, uuid);
+		query_int64(&set, id);
+		if (query_done(&set, e) != 0)
+			goto out;
+	}
+	if (r < 0)
+		goto out;
+	rc = 0;
+out:
+	query_close(&set);
+	query_close(&q);
+	return rc;
+}
+
 /* Climbs the ladder from `from` to STORE_SCHEMA_VERSION; inside the caller's transaction. */
 static int store_migrate(struct store *s, int from, struct err *e)
 {
@@ -290,6 +388,9 @@ static int store_migrate(struct store *s, int from, struct err *e)
 		for (const char *const *sql = store_ladder[v - 1]; *sql; sql++)
 			if (store_exec(s, *sql, what, e) != 0)
 				goto out;
+		/* The one step whose rows need computing that portable SQL cannot do. */
+		if (v + 1 == 6 && store_fill_uuids(s, e) != 0)
+			goto out;
 	}
 	snprintf(version, sizeof version, "%d", STORE_SCHEMA_VERSION);
 	if (query_open(s, &q,
@@ -369,6 +470,47 @@ static void store_identify_host(struct store *s)
 	s->hostname[sizeof s->hostname - 1] = '\0';
 }
 
+/*
+ * A PostgreSQL URL as messages show it: the password of its user part and any password=
+ * parameter replaced by "***", so an error pasted into a bug report leaks nothing.
+ */
+char *store_url_redact(const char *url)
+{
+	const char *auth = strstr(url, "://"), *at, *colon, *end;
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (!auth) {
+		sbuf_addf(&b, "%s", url);
+		return b.data;
+	}
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	at = memchr(auth, '@', (size_t)(end - auth));
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon) {
+		sbuf_add(&b, url, (size_t)(colon - url));
+		sbuf_addf(&b, ":***");
+		url = at;
+	}
+	while (*url) {
+		const char *p = strstr(url, "password=");
+		if (!p || (p != url && p[-1] != '?' && p[-1] != '&')) {
+			if (!p) {
+				sbuf_addf(&b, "%s", url);
+				break;
+			}
+			sbuf_add(&b, url, (size_t)(p - url) + 9);
+			url = p + 9;
+			continue;
+		}
+		sbuf_add(&b, url, (size_t)(p - url) + 9);
+		sbuf_addf(&b, "***");
+		url = p + 9 + strcspn(p + 9, "&#");
+	}
+	return b.data;
+}
+
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e)
 {
 	struct store *s = xcalloc(1, sizeof *s);
@@ -378,26 +520,24 @@ int store_open(const char *target, enum store_mode mode, struct store **out, str
 	s->mode = mode;
 	store_identify_host(s);
 	if (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0) {
-		/* Never echo the URL: it may carry a password. */
-		err_setc(e, ERR_INVALID,
-		         "PostgreSQL databases (postgresql://...) are not supported by this build "
-		         "yet; use a SQLite file");
-		goto out;
-	}
-	if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
+		/* libpq reads the whole URL; messages name it without its password. */
+		s->eng = &store_engine_pg;
+		s->where = store_url_redact(target);
+	} else if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
 		err_setc(e, ERR_INVALID,
 		         "%s: unknown kind of database (a path, sqlite:PATH or postgresql://...)",
 		         target);
 		goto out;
+	} else {
+		if (strncmp(target, "sqlite:", 7) == 0)
+			rest = target + 7;
+		if (*rest == '\0') {
+			err_setc(e, ERR_INVALID, "\"%s\": the database path is empty", target);
+			goto out;
+		}
+		s->eng = &store_engine_sqlite;
+		s->where = xstrdup(rest);
 	}
-	if (strncmp(target, "sqlite:", 7) == 0)
-		rest = target + 7;
-	if (*rest == '\0') {
-		err_setc(e, ERR_INVALID, "\"%s\": the database path is empty", target);
-		goto out;
-	}
-	s->eng = &store_engine_sqlite;
-	s->where = xstrdup(rest);
 	if (s->eng->open(rest, mode, &s->conn, e) != 0) {
 		store_fail(s, e, "cannot open");
 		if (e && e->code == ERR_NOT_FOUND)
@@ -487,14 +627,20 @@ out:
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id, struct err *e)
 {
 	struct store_query q = {0};
+	char uuid[37];
 	int rc = -1;
 
-	if (query_open(s, &q,
-	               "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
-	               " rounds, warmup, probes, meters, load_before, harness_version, facts,"
-	               " pid, boot_id)"
-	               " VALUES(?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-	               "recording the session", e) != 0)
+	if (store_uuid_random(uuid, e) != 0) {
+		store_fail(s, e, "recording the session");
+		goto out;
+	}
+	if (query_open(
+	        s, &q,
+	        "INSERT INTO sessions(host_id, command, started_at, status, seed, size,"
+	        " rounds, warmup, probes, meters, load_before, harness_version, facts,"
+	        " pid, boot_id, uuid)"
+	        " VALUES(?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	        "recording the session", e) != 0)
 		goto out;
 	query_int64(&q, si->host_id);
 	query_text(&q, si->command);
@@ -510,6 +656,7 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 	query_text(&q, si->facts);
 	query_int64(&q, (int64_t)getpid());
 	query_text(&q, s->boot_id[0] ? s->boot_id : NULL);
+	query_text(&q, uuid);
 	rc = query_id(&q, id, e);
 out:
 	query_close(&q);
@@ -564,7 +711,7 @@ out:
 #define STORE_SESSION_COLUMNS                                                               \
 	"s.id, s.host_id, h.fingerprint, s.command, s.started_at, s.finished_at, s.status," \
 	" s.seed, s.size, s.rounds, s.warmup, s.probes, s.meters, s.load_before,"           \
-	" s.load_after, s.harness_version, h.hostname, s.facts, s.pid, s.boot_id"           \
+	" s.load_after, s.harness_version, h.hostname, s.facts, s.pid, s.boot_id, s.uuid"   \
 	" FROM sessions s JOIN hosts h ON h.id = s.host_id"
 
 /* Sessions that measured a build of the collector bound next. */
@@ -616,6 +763,7 @@ static void store_session_row(struct store_query *q, struct store_session *o)
 	o->facts = col_text(q, 17);
 	o->pid = col_int64(q, 18);
 	o->boot_id = col_text(q, 19);
+	o->uuid = col_text(q, 20);
 	store_session_liveness(q->s, o);
 }
 
@@ -657,6 +805,7 @@ void store_session_release(struct store_session *si)
 	free(si->meters);
 	free(si->harness_version);
 	free(si->boot_id);
+	free(si->uuid);
 	memset(si, 0, sizeof *si);
 }
 
@@ -790,16 +939,27 @@ void store_builds_release(struct store_build *b, size_t n)
 	free(b);
 }
 
-int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
+#define STORE_SAMPLES_PER_INSERT 64
+
+/* "INSERT INTO samples ... VALUES(?, ?, ?), ..." for `rows` rows; newly allocated. */
+static char *store_samples_insert_sql(size_t rows)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "INSERT INTO samples(run_id, metric, value) VALUES(?, ?, ?)");
+	for (size_t i = 1; i < rows; i++)
+		sbuf_addf(&b, ", (?, ?, ?)");
+	return b.data;
+}
+
+/* A run and its samples, inside the caller's transaction. */
+static int store_run_write(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
 	struct store_query q = {0}, sample = {0};
 	char *premise = run_premise_join(r->premise, r->premise_text);
 	int rc = -1;
 
-	if (store_begin(s, "storing a run", e) != 0) {
-		free(premise);
-		return -1;
-	}
 	if (query_open(s, &q,
 	               "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
 	               " kind, status, detail, checksum, premise, stderr_tail, started_at, arm)"
@@ -823,26 +983,43 @@ int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, s
 	query_int64(&q, r->arm);
 	if (query_id(&q, id, e) != 0)
 		goto out;
-	if (query_open(s, &sample, "INSERT INTO samples(run_id, metric, value) VALUES(?, ?, ?)",
-	               "storing a sample", e) != 0)
-		goto out;
-	for (size_t i = 0; r->metrics && i < r->metrics->n; i++) {
-		if (query_reset(&sample, e) != 0)
+	/*
+	 * A run's samples in statements of up to STORE_SAMPLES_PER_INSERT rows: to a server, each
+	 * statement is a round trip, and a push copies a million samples.
+	 */
+	for (size_t i = 0, n = r->metrics ? r->metrics->n : 0; i < n;) {
+		size_t rows = n - i < STORE_SAMPLES_PER_INSERT ? n - i : STORE_SAMPLES_PER_INSERT;
+		char *sql = store_samples_insert_sql(rows);
+		int opened = query_open(s, &sample, sql, "storing a sample", e);
+		free(sql);
+		if (opened != 0)
 			goto out;
-		query_int64(&sample, *id);
-		query_text(&sample, r->metrics->items[i].name);
-		query_double(&sample, r->metrics->items[i].value);
+		for (size_t k = 0; k < rows; k++, i++) {
+			query_int64(&sample, *id);
+			query_text(&sample, r->metrics->items[i].name);
+			query_double(&sample, r->metrics->items[i].value);
+		}
 		if (query_done(&sample, e) != 0)
 			goto out;
+		query_close(&sample);
 	}
-	rc = store_commit(s, "storing a run", e);
+	rc = 0;
 out:
 	query_close(&sample);
 	query_close(&q);
-	if (rc != 0)
-		s->eng->rollback(s->conn);
 	free(premise);
 	return rc;
+}
+
+int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
+{
+	if (store_begin(s, "storing a run", e) != 0)
+		return -1;
+	if (store_run_write(s, r, id, e) != 0 || store_commit(s, "storing a run", e) != 0) {
+		s->eng->rollback(s->conn);
+		return -1;
+	}
+	return 0;
 }
 
 /* Reads the current row of a runs query into o; -1 for a kind or status not known here. */
@@ -880,39 +1057,54 @@ int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_r
                     struct err *e)
 {
 	struct store_query q = {0}, sample = {0};
-	size_t cap = 0;
-	int rc = -1, r, rs;
+	size_t cap = 0, k = 0;
+	int rc = -1, r;
 
 	*out = NULL;
 	*n = 0;
+	/*
+	 * The runs, then all their samples in one query in run order: one round trip to a
+	 * server for the samples of a whole session, not one per run.
+	 */
 	if (query_open(s, &q,
 	               "SELECT id, session_id, build_id, probe, size, round, seq, warmup, kind,"
 	               " status, detail, checksum, premise, stderr_tail, started_at, arm FROM runs"
 	               " WHERE session_id = ? AND (? < 0 OR arm = ?) ORDER BY id",
 	               "reading runs", e) != 0 ||
-	    query_open(s, &sample, "SELECT metric, value FROM samples WHERE run_id = ?",
+	    query_open(s, &sample,
+	               "SELECT x.run_id, x.metric, x.value FROM samples x JOIN runs r"
+	               " ON r.id = x.run_id WHERE r.session_id = ? AND (? < 0 OR r.arm = ?)"
+	               " ORDER BY x.run_id, x.metric",
 	               "reading samples", e) != 0)
 		goto out;
 	query_int64(&q, session_id);
 	query_int64(&q, arm);
 	query_int64(&q, arm);
 	while ((r = query_step(&q, e)) > 0) {
-		struct store_run *o;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
-		o = &(*out)[(*n)++];
-		if (store_run_row(&q, o, e) != 0)
+		if (store_run_row(&q, &(*out)[(*n)++], e) != 0)
 			goto out;
-		if (query_reset(&sample, e) != 0)
+	}
+	if (r < 0)
+		goto out;
+	query_int64(&sample, session_id);
+	query_int64(&sample, arm);
+	query_int64(&sample, arm);
+	/* A sample that cannot be read fails the load: a verdict on fewer is no verdict. */
+	while ((r = query_step(&sample, e)) > 0) {
+		int64_t run_id = col_int64(&sample, 0);
+		while (k < *n && (*out)[k].id < run_id)
+			k++;
+		if (k == *n || (*out)[k].id != run_id) {
+			err_setc(e, ERR_FAILED,
+			         "%s: reading samples: run %lld is not among the runs read",
+			         s->where, (long long)run_id);
 			goto out;
-		query_int64(&sample, o->id);
-		/* A sample that cannot be read fails the load: a verdict on fewer is no verdict. */
-		while ((rs = query_step(&sample, e)) > 0)
-			metric_set_add(&o->metrics, col_peek(&sample, 0), col_double(&sample, 1));
-		if (rs < 0)
-			goto out;
+		}
+		metric_set_add(&(*out)[k].metrics, col_peek(&sample, 1), col_double(&sample, 2));
 	}
 	if (r < 0)
 		goto out;
@@ -977,6 +1169,376 @@ int store_build_manifest(struct store *s, int64_t build_id, char **manifest, str
 {
 	return store_text_by_id(s, "SELECT manifest FROM builds WHERE id = ?", build_id, "build",
 	                        manifest, e);
+}
+
+/* ---- Copying sessions between databases (push, pull) ----------------------------------------- */
+
+const char *store_where(const struct store *s)
+{
+	return s->where;
+}
+
+/* The id of the session with this uuid in s; 0 when none. */
+static int store_session_by_uuid(struct store *s, const char *uuid, int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q, "SELECT id FROM sessions WHERE uuid = ?", "finding a session", e) ==
+	    0) {
+		query_text(&q, uuid);
+		rc = query_id(&q, id, e);
+	}
+	query_close(&q);
+	return rc;
+}
+
+/* The session row itself, as stored in the source; *id 0 when another copy won the race. */
+static int store_session_write_copy(struct store *s, const struct store_session *si,
+                                    int64_t host_id, int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q,
+	               "INSERT INTO sessions(host_id, command, started_at, finished_at, status,"
+	               " seed, size, rounds, warmup, probes, meters, load_before, load_after,"
+	               " harness_version, facts, pid, boot_id, uuid)"
+	               " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	               " ON CONFLICT(uuid) DO NOTHING RETURNING id",
+	               "copying a session", e) != 0)
+		goto out;
+	query_int64(&q, host_id);
+	query_text(&q, si->command);
+	query_text(&q, si->started_at);
+	query_text(&q, si->finished_at);
+	/* "abandoned" is computed at every read from a stored "running", never stored. */
+	query_text(&q, strcmp(si->status, "abandoned") == 0 ? "running" : si->status);
+	query_int64(&q, si->seed);
+	query_text(&q, si->size);
+	query_int64(&q, si->rounds);
+	query_int64(&q, si->warmup);
+	query_text(&q, si->probes);
+	query_text(&q, si->meters);
+	query_double(&q, si->load_before);
+	query_double(&q, si->load_after);
+	query_text(&q, si->harness_version);
+	query_text(&q, si->facts);
+	if (si->pid > 0)
+		query_int64(&q, si->pid);
+	else
+		query_text(&q, NULL);
+	query_text(&q, si->boot_id);
+	query_text(&q, si->uuid);
+	rc = query_id(&q, id, e);
+out:
+	query_close(&q);
+	return rc;
+}
+
+/* The host row, added when missing; an existing one keeps its newer name and facts. */
+static int store_host_copy(struct store *s, const struct store_session *si, const char *facts,
+                           int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q,
+	               "INSERT INTO hosts(fingerprint, hostname, facts) VALUES(?, ?, ?)"
+	               " ON CONFLICT(fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint"
+	               " RETURNING id",
+	               "copying the host", e) == 0) {
+		query_text(&q, si->host_fingerprint);
+		query_text(&q, si->hostname);
+		query_text(&q, facts);
+		rc = query_id(&q, id, e);
+	}
+	query_close(&q);
+	return rc;
+}
+
+static int store_sweep_write(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
+                             size_t n, struct err *e);
+
+/* What a copy reads from its source before it writes anything. */
+struct store_copy {
+	struct store *from;
+	int64_t session_id;
+	struct store_session si;
+	struct store_build *builds;
+	size_t nb;
+	struct store_run *runs;
+	size_t nr;
+	struct store_sweep_cell *sweep; /* a sweep's heap per arm and probe; none: not a sweep */
+	size_t nsweep;
+	char *facts;
+};
+
+/*
+ * Writes c's session into `to`, inside the caller's transaction, unless `to` holds it already
+ * (*copied 0, and nothing written).
+ */
+static int store_copy_into(struct store *to, const struct store_copy *c, int64_t *to_id,
+                           int *copied, struct err *e)
+{
+	int64_t *build_ids = xcalloc(c->nb + 1, sizeof *build_ids), host_id, run_id;
+	int rc = -1;
+
+	if (store_session_by_uuid(to, c->si.uuid, to_id, e) != 0)
+		goto out;
+	if (*to_id != 0) {
+		rc = 0;
+		goto out;
+	}
+	if (store_host_copy(to, &c->si, c->facts, &host_id, e) != 0)
+		goto out;
+	for (size_t i = 0; i < c->nb; i++) {
+		char *manifest = NULL;
+		int r = store_build_manifest(c->from, c->builds[i].id, &manifest, e);
+		if (r == 0)
+			r = store_build_upsert(to, &c->builds[i], manifest, &build_ids[i], e);
+		free(manifest);
+		if (r != 0)
+			goto out;
+	}
+	if (store_session_write_copy(to, &c->si, host_id, to_id, e) != 0)
+		goto out;
+	/* No row: another copy of this session committed while this one waited on it. */
+	if (*to_id == 0) {
+		rc = store_session_by_uuid(to, c->si.uuid, to_id, e);
+		goto out;
+	}
+	for (size_t i = 0; i < c->nb; i++)
+		if (store_session_add_arm(to, *to_id, c->builds[i].position, build_ids[i],
+		                          c->builds[i].label, c->builds[i].knobs, e) != 0)
+			goto out;
+	for (size_t k = 0; k < c->nr; k++) {
+		const struct store_run *o = &c->runs[k];
+		struct run_record r = {0};
+		for (size_t i = 0; i < c->nb; i++)
+			if (c->builds[i].id == o->build_id)
+				r.build_id = build_ids[i];
+		if (r.build_id == 0) {
+			err_setc(e, ERR_CORRUPT,
+			         "%s: run %lld's build is not an arm of session %lld",
+			         c->from->where, (long long)o->id, (long long)c->session_id);
+			goto out;
+		}
+		r.session_id = *to_id;
+		r.probe = o->probe;
+		r.size = o->size;
+		r.round = o->round;
+		r.seq = o->seq;
+		r.arm = o->arm;
+		r.warmup = o->warmup;
+		r.kind = o->kind;
+		r.status = o->status;
+		r.detail = o->detail;
+		r.checksum = o->checksum;
+		r.premise = o->premise;
+		r.premise_text = o->premise_text;
+		r.stderr_tail = o->stderr_tail;
+		r.started_at = o->started_at;
+		r.metrics = &o->metrics;
+		if (store_run_write(to, &r, &run_id, e) != 0)
+			goto out;
+	}
+	if (store_sweep_write(to, *to_id, c->sweep, c->nsweep, e) != 0)
+		goto out;
+	*copied = 1;
+	rc = 0;
+out:
+	free(build_ids);
+	return rc;
+}
+
+int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                       int *copied, struct err *e)
+{
+	struct store_copy c = {.from = from, .session_id = session_id};
+	int rc = -1;
+
+	*to_id = 0;
+	*copied = 0;
+	if (store_session_get(from, session_id, &c.si, e) != 0)
+		goto out;
+	if (strcmp(c.si.status, "running") == 0 && !c.si.elsewhere) {
+		err_setc(e, ERR_BUSY,
+		         "%s: session %lld is still running (pid %lld): copy it once it ends",
+		         from->where, (long long)session_id, (long long)c.si.pid);
+		goto out;
+	}
+	if (!c.si.uuid) {
+		err_setc(e, ERR_CORRUPT, "%s: session %lld has no uuid", from->where,
+		         (long long)session_id);
+		goto out;
+	}
+	/* Already there: nothing to read. Checked again in the transaction, against a race. */
+	if (store_session_by_uuid(to, c.si.uuid, to_id, e) != 0)
+		goto out;
+	if (*to_id != 0) {
+		rc = 0;
+		goto out;
+	}
+	/* Everything is read before the destination's transaction opens, to keep it short. */
+	if (store_session_builds(from, session_id, &c.builds, &c.nb, e) != 0 ||
+	    store_runs_load(from, session_id, -1, &c.runs, &c.nr, e) != 0 ||
+	    store_sweep_load(from, session_id, &c.sweep, &c.nsweep, e) != 0 ||
+	    store_host_facts(from, c.si.host_id, &c.facts, e) != 0)
+		goto out;
+	if (store_begin(to, "copying a session", e) != 0)
+		goto out;
+	/* A session lands whole or not at all, and one already there is left as it is. */
+	if (store_copy_into(to, &c, to_id, copied, e) != 0 ||
+	    (*copied && store_commit(to, "copying a session", e) != 0)) {
+		*copied = 0;
+		to->eng->rollback(to->conn);
+		goto out;
+	}
+	if (!*copied)
+		to->eng->rollback(to->conn);
+	rc = 0;
+out:
+	free(c.facts);
+	store_sweep_release(c.sweep, c.nsweep);
+	store_runs_release(c.runs, c.nr);
+	store_builds_release(c.builds, c.nb);
+	store_session_release(&c.si);
+	return rc;
+}
+
+/* ---- History ------------------------------------------------------------------------------ */
+
+static void store_history_point_release(struct store_history_point *p)
+{
+	free(p->started_at);
+	free(p->hostname);
+	free(p->size);
+	free(p->build);
+	free(p->label);
+	free(p->git_commit);
+	free(p->collector_version);
+	free(p->values);
+}
+
+/* The arms a history may draw from: FROM ... JOIN ... ARMS_JOIN ... ARMS_WHERE. */
+#define STORE_HISTORY_FROM                                            \
+	" FROM builds b JOIN session_builds sb ON sb.build_id = b.id" \
+	" JOIN sessions s ON s.id = sb.session_id"
+#define STORE_HISTORY_WHERE                                                         \
+	" WHERE b.collector = ? AND (CAST(? AS TEXT) IS NULL OR s.started_at >= ?)" \
+	" AND (CAST(? AS TEXT) IS NULL OR s.size = ?)"
+#define STORE_HISTORY_ORDER " ORDER BY s.started_at, s.id, sb.position"
+
+static void store_history_bind(struct store_query *q, const char *collector, const char *since,
+                               const char *size)
+{
+	query_text(q, collector);
+	query_text(q, since);
+	query_text(q, since);
+	query_text(q, size);
+	query_text(q, size);
+}
+
+int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
+                  const char *since, const char *size, struct store_history_point **out, size_t *n,
+                  struct err *e)
+{
+	struct store_query arms = {0}, vals = {0};
+	struct store_history_point *pts = NULL;
+	int64_t *keys = NULL; /* each point's session id and arm position, in pairs */
+	size_t count = 0, cap = 0, k = 0, kept = 0;
+	int rc = -1, r;
+
+	*out = NULL;
+	*n = 0;
+	/*
+	 * Two queries in one order (session start, id, arm): the arms with what the table says
+	 * of them, then the values alone, so the many samples of a long history carry no text.
+	 */
+	if (query_open(s, &arms,
+	               "SELECT s.id, sb.position, s.started_at, h.hostname, s.size, b.name,"
+	               " sb.label, b.git_commit, b.collector_version" STORE_HISTORY_FROM
+	               " JOIN hosts h ON h.id = s.host_id" STORE_HISTORY_WHERE STORE_HISTORY_ORDER,
+	               "reading the history", e) != 0 ||
+	    query_open(s, &vals,
+	               "SELECT s.id, sb.position, x.value" STORE_HISTORY_FROM
+	               " JOIN runs r ON r.session_id = s.id AND r.arm = sb.position"
+	               " JOIN samples x ON x.run_id = r.id" STORE_HISTORY_WHERE
+	               " AND r.probe = ? AND x.metric = ? AND r.status = 'ok' AND r.warmup = 0"
+	               " AND r.kind IN ('timed', 'valgrind')" STORE_HISTORY_ORDER ", r.id",
+	               "reading the history", e) != 0)
+		goto out;
+	store_history_bind(&arms, collector, since, size);
+	while ((r = query_step(&arms, e)) > 0) {
+		struct store_history_point *p;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 32;
+			pts = xrealloc(pts, cap * sizeof *pts);
+			keys = xrealloc(keys, 2 * cap * sizeof *keys);
+		}
+		p = &pts[count];
+		memset(p, 0, sizeof *p);
+		keys[2 * count] = col_int64(&arms, 0);
+		keys[2 * count + 1] = col_int64(&arms, 1);
+		p->session_id = keys[2 * count];
+		p->started_at = col_text(&arms, 2);
+		p->hostname = col_text(&arms, 3);
+		p->size = col_text(&arms, 4);
+		p->build = col_text(&arms, 5);
+		p->label = col_text(&arms, 6);
+		p->git_commit = col_text(&arms, 7);
+		p->collector_version = col_text(&arms, 8);
+		count++;
+	}
+	if (r < 0)
+		goto out;
+	store_history_bind(&vals, collector, since, size);
+	query_text(&vals, probe);
+	query_text(&vals, metric);
+	while ((r = query_step(&vals, e)) > 0) {
+		int64_t session = col_int64(&vals, 0), arm = col_int64(&vals, 1);
+		struct store_history_point *p;
+		/* The same order: a value's arm is this point or a later one. */
+		while (k < count && (keys[2 * k] != session || keys[2 * k + 1] != arm))
+			k++;
+		if (k == count) {
+			err_setc(e, ERR_FAILED,
+			         "%s: reading the history: session %lld arm %lld out of order",
+			         s->where, (long long)session, (long long)arm);
+			goto out;
+		}
+		p = &pts[k];
+		p->values = xrealloc(p->values, (p->n + 1) * sizeof *p->values);
+		p->values[p->n++] = col_double(&vals, 2);
+	}
+	if (r < 0)
+		goto out;
+	/* Arms that never measured the probe's metric are not points. */
+	for (size_t i = 0; i < count; i++) {
+		if (pts[i].n == 0)
+			store_history_point_release(&pts[i]);
+		else
+			pts[kept++] = pts[i];
+	}
+	*out = pts;
+	*n = kept;
+	pts = NULL;
+	count = 0;
+	rc = 0;
+out:
+	query_close(&vals);
+	query_close(&arms);
+	store_history_release(pts, count);
+	free(keys);
+	return rc;
+}
+
+void store_history_release(struct store_history_point *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		store_history_point_release(&p[i]);
+	free(p);
 }
 
 /* ---- Minimum heaps ------------------------------------------------------------------------- */
@@ -1091,14 +1653,13 @@ void store_minheaps_release(struct store_minheap *m, size_t n)
 
 /* ---- Sweeps -------------------------------------------------------------------------------- */
 
-int store_sweep_insert(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
-                       size_t n, struct err *e)
+/* Writes a sweep's cells for a session, inside the caller's transaction. */
+static int store_sweep_write(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
+                             size_t n, struct err *e)
 {
 	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_begin(s, "storing a sweep's heap sizes", e) != 0)
-		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (query_open(s, &q,
 		               "INSERT INTO sweep_cells(session_id, arm, probe, factor, heap_mb,"
@@ -1116,12 +1677,23 @@ int store_sweep_insert(struct store *s, int64_t session_id, const struct store_s
 			goto out;
 		query_close(&q);
 	}
-	rc = store_commit(s, "storing a sweep's heap sizes", e);
+	rc = 0;
 out:
 	query_close(&q);
-	if (rc != 0)
-		s->eng->rollback(s->conn);
 	return rc;
+}
+
+int store_sweep_insert(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
+                       size_t n, struct err *e)
+{
+	if (store_begin(s, "storing a sweep's heap sizes", e) != 0)
+		return -1;
+	if (store_sweep_write(s, session_id, c, n, e) != 0 ||
+	    store_commit(s, "storing a sweep's heap sizes", e) != 0) {
+		s->eng->rollback(s->conn);
+		return -1;
+	}
+	return 0;
 }
 
 int store_sweep_load(struct store *s, int64_t session_id, struct store_sweep_cell **out, size_t *n,

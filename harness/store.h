@@ -1,6 +1,6 @@
 /*
- * store.h — every sample of every run, in a database: SQLite on one host (a PostgreSQL engine
- * for a fleet plugs in behind the same functions; see store_engine.h).
+ * store.h — every sample of every run, in a database: a SQLite file on one host, or PostgreSQL
+ * for a fleet, behind the same functions (store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
  * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches),
@@ -31,7 +31,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct store;
 
@@ -41,14 +41,17 @@ enum store_mode {
 };
 
 /*
- * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite);
- * "postgresql://..." is recognised but not supported by this build yet (ERR_INVALID).
+ * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite), or a libpq
+ * URL "postgresql://..." / "postgres://..." (PostgreSQL; a writer creates a missing database
+ * on the server, as it creates a missing file).
  * STORE_READ fails with ERR_NOT_FOUND when the database does not exist, and with ERR_INVALID
  * when its schema is older than this harness's (a writing verb migrates it). Both modes refuse
  * a newer schema (ERR_INVALID). Messages name the database.
  */
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e);
 void store_close(struct store *s);
+/* A connection string as a message may show it: any password replaced by "***". Allocated. */
+char *store_url_redact(const char *url);
 
 /* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
 int store_host(struct store *s, const char *fingerprint, const char *hostname,
@@ -98,6 +101,12 @@ struct store_session {
 	double load_before, load_after;
 	char *harness_version;
 	char *facts; /* host facts at the session's start, JSON (hostinfo_json) */
+	/*
+	 * The session's identity across databases (schema 5): 36 characters in UUID form,
+	 * random for a new session, derived from the natural key for one migrated from an older
+	 * schema. push and pull match on it, so a session copied twice is stored once.
+	 */
+	char *uuid;
 };
 /*
  * Records a running session from si (its id, status, pid, boot_id and finished_at are ignored:
@@ -106,6 +115,19 @@ struct store_session {
  */
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id,
                         struct err *e);
+/*
+ * Copies session `session_id` of `from` into `to` in one transaction of `to`: its host and
+ * builds (matched by fingerprint and manifest hash, added when missing), the session itself
+ * (stored status, times, pid, uuid), its arms, and every run with its samples. Idempotent:
+ * when `to` already holds a session with its uuid, nothing is written and *copied is 0.
+ * *to_id is the session's id in `to` either way. A session whose process is still running
+ * on this host is ERR_BUSY (it would be copied half done). Minimum-heap searches are not
+ * sessions and are not copied.
+ */
+int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                       int *copied, struct err *e);
+/* The connection string as messages name it (a path, a URL without its password). */
+const char *store_where(const struct store *s);
 /*
  * Adds arm number `position` (0-based, the interleaving order) to a session: build_id run
  * with `knobs` (a JSON object of NAME: VALUE strings, or NULL for none) under `label`. A
@@ -173,6 +195,31 @@ void store_runs_release(struct store_run *r, size_t n);
 int store_host_facts(struct store *s, int64_t host_id, char **facts, struct err *e);
 /* The manifest.json text recorded for a build. Newly allocated. */
 int store_build_manifest(struct store *s, int64_t build_id, char **manifest, struct err *e);
+
+/* ---- History across sessions (gcratchet history) ------------------------------------- */
+
+/*
+ * One arm of one session in a metric's history: where and what it measured, and the values
+ * of its measured (not warm-up) ok runs of the probe. Every string owned.
+ */
+struct store_history_point {
+	int64_t session_id;
+	char *started_at, *hostname, *size;
+	char *build, *label, *git_commit, *collector_version;
+	double *values;
+	size_t n;
+};
+/*
+ * Every arm that measured `probe` with a build of `collector` and has samples of `metric`
+ * from ok, measured timed or valgrind runs (the per-iteration kinds of --two-n are another
+ * quantity), in sessions started at or after `since` (an ISO date or time, or NULL) and of
+ * `size` (NULL: any). Oldest first by session start, then arm; an array of *n released by
+ * store_history_release.
+ */
+int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
+                  const char *since, const char *size, struct store_history_point **out, size_t *n,
+                  struct err *e);
+void store_history_release(struct store_history_point *p, size_t n);
 
 /* ---- Minimum heaps (gcratchet minheap) ------------------------------------------------ */
 

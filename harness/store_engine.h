@@ -9,8 +9,10 @@
  * (ids, floating point, clustered tables), and turning its failures into err codes: a damaged
  * database is ERR_CORRUPT, a lock held too long ERR_BUSY, a missing database ERR_NOT_FOUND.
  *
- * Adding an engine (PostgreSQL through libpq is next) means one more struct store_engine and
- * a scheme in store_open; no caller of store.h changes.
+ * Two engines: SQLite (store_sqlite.c) and PostgreSQL through libpq (store_pg.c). Another is
+ * one more struct store_engine and a scheme in store_open; no caller of store.h changes.
+ * In the portable SQL, INTEGER means a 64-bit integer (SQLite's); an engine whose INTEGER is
+ * narrower reads it as its 64-bit type in exec'd DDL.
  *
  * Invariants:
  * - The base schema is schema version 1 exactly as it shipped, and never changes: every later
@@ -32,9 +34,10 @@ struct store_conn;
 struct store_stmt;
 
 struct store_engine {
-	const char *name; /* "sqlite" */
+	const char *name; /* "sqlite", "postgresql" */
 	/*
-	 * Opens the database the connection string names (its scheme removed). STORE_READ
+	 * Opens the database the connection string names (SQLite: the path, its scheme removed;
+	 * PostgreSQL: the whole URL, which libpq reads). STORE_READ
 	 * creates and writes nothing, and a database that does not exist is ERR_NOT_FOUND;
 	 * STORE_WRITE creates it (and its folder) when missing.
 	 */
@@ -70,5 +73,6 @@ struct store_engine {
 };
 
 extern const struct store_engine store_engine_sqlite;
+extern const struct store_engine store_engine_pg;
 
 #endif /* STORE_ENGINE_H */

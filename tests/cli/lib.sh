@@ -129,3 +129,59 @@ finish() {
 	[ "$_failed" -eq 0 ]
 	exit $?
 }
+
+# ---- A throwaway PostgreSQL server (tests of the PostgreSQL store) ---------------------------
+# pg_start — initdb and start a cluster in a fresh folder, listening on a Unix socket only, as
+# an unprivileged user (the server refuses to run as root; as root the tests use the system
+# user gcrpg, created when missing). Sets PG_URL_BASE (append a database name: "${PG_URL_BASE}x"
+# is postgresql:///x?host=...) and stops the server on exit, whatever happens. Missing server
+# binaries fail the test: scripts/setup.sh installs them.
+PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
+PG_DIR=
+pg_as() {
+	if [ "$(id -u)" = 0 ]; then runuser -u gcrpg -- "$@"; else "$@"; fi
+}
+pg_start() {
+	if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/initdb" ] || [ ! -x "$PG_BIN/pg_ctl" ]; then
+		fail "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb): scripts/setup.sh installs them"
+		finish
+	fi
+	if [ "$(id -u)" = 0 ] && ! id gcrpg >/dev/null 2>&1; then
+		useradd --system --no-create-home --shell /usr/sbin/nologin gcrpg 2>/dev/null || id gcrpg >/dev/null 2>&1 || {
+			fail "cannot create the user gcrpg to run the PostgreSQL server"
+			finish
+		}
+	fi
+	# Its own folder under /tmp: the server's user must reach it, and a socket path is short.
+	PG_DIR=$(mktemp -d /tmp/gcrpg.XXXXXX)
+	trap 'pg_stop; rm -rf "$T"' EXIT
+	# A shell killed by a signal skips its EXIT trap (a reader of its output that quit
+	# early, Ctrl-C): exit instead, so that the server is stopped then too.
+	trap 'exit 2' HUP INT PIPE TERM
+	[ "$(id -u)" = 0 ] && chown gcrpg "$PG_DIR"
+	chmod 755 "$PG_DIR"
+	if ! pg_as "$PG_BIN/initdb" -D "$PG_DIR/data" -U gcr --auth=trust --no-locale -E UTF8 \
+		>"$T/pg-initdb.log" 2>&1; then
+		fail "initdb failed"
+		tail -n 20 "$T/pg-initdb.log" >&2
+		finish
+	fi
+	if ! pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
+		-o "-c listen_addresses='' -k $PG_DIR -c fsync=off" start >"$T/pg-start.log" 2>&1; then
+		fail "the PostgreSQL server did not start"
+		tail -n 20 "$T/pg-start.log" "$PG_DIR/server.log" >&2
+		finish
+	fi
+	PG_URL_BASE="postgresql://gcr@/"
+	PG_HOSTQ="?host=$PG_DIR"
+}
+# pg_url NAME — the URL of database NAME on the test server.
+pg_url() { echo "${PG_URL_BASE}$1${PG_HOSTQ}"; }
+# pg_sql NAME SQL — one query's rows, unaligned with | between columns.
+pg_sql() { "$PG_BIN/psql" -X -q -A -t -h "$PG_DIR" -U gcr -d "$1" -c "$2"; }
+pg_stop() {
+	[ -n "$PG_DIR" ] || return 0
+	pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop >/dev/null 2>&1
+	rm -rf "$PG_DIR"
+	PG_DIR=
+}

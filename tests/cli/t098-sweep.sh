@@ -27,6 +27,11 @@ expect_grep "^\| 01_nursery_churn \| [0-9]+ MiB \(marksweep\) \| gen \| 1.25 \| 
 
 # The store: one cell per arm and probe, the limit ceil(factor x the smallest minimum).
 expect_eq "$(sql "SELECT count(*) FROM sweep_cells WHERE session_id = 1")" 8 "8 sweep cells"
+# A pushed sweep is still a sweep: its heap sizes travel with its runs.
+expect_status 0 "$GCR" push --to "$T/fleet.db" --session 1
+expect_eq "$(sqlite3 -batch -noheader "$T/fleet.db" "SELECT count(*) || ' ' || sum(heap_mb) FROM sweep_cells")" \
+	"$(sql "SELECT count(*) || ' ' || sum(heap_mb) FROM sweep_cells WHERE session_id = 1")" \
+	"push copies the sweep's cells"
 expect_eq "$(sql "SELECT group_concat(label, ',') FROM (SELECT label FROM session_builds
 	WHERE session_id = 1 ORDER BY position)")" \
 	"marksweep x1.25,marksweep x2,gen x1.25,gen x2" "arms are (build, factor) pairs"

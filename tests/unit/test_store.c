@@ -310,6 +310,10 @@ static void test_migration(void)
 	/* Opening again finds the current version and leaves it. */
 	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
 	store_close(st);
+	/* Schema 5: every old session got a uuid, its own, derived (version 8) from its row. */
+	CHECK(test_sql_int(path, "SELECT count(DISTINCT uuid) FROM sessions WHERE length(uuid) = 36"
+	                         " AND substr(uuid, 15, 1) = '8'") ==
+	      test_sql_int(path, "SELECT count(*) FROM sessions"));
 	CHECK(test_sql_int(path, "SELECT value FROM meta WHERE key = 'schema_version'") ==
 	      STORE_SCHEMA_VERSION);
 	free(path);
@@ -392,9 +396,16 @@ static void test_newer_refused(void)
 
 	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
 	store_close(st);
-	CHECK(test_sql(path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'") == 0);
-	CHECK(store_open(path, STORE_WRITE, &st, &e) != 0 && st == NULL);
-	CHECK(e.code == ERR_INVALID && strstr(e.msg, "schema version 99 is newer") != NULL);
+	{
+		char *sql = xasprintf("UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
+		                      STORE_SCHEMA_VERSION + 1);
+		char *want = xasprintf("schema version %d is newer", STORE_SCHEMA_VERSION + 1);
+		CHECK(test_sql(path, sql) == 0);
+		CHECK(store_open(path, STORE_WRITE, &st, &e) != 0 && st == NULL);
+		CHECK(e.code == ERR_INVALID && strstr(e.msg, want) != NULL);
+		free(want);
+		free(sql);
+	}
 	CHECK(store_open(path, STORE_READ, &st, &e) != 0);
 	CHECK(e.code == ERR_INVALID);
 	free(path);
@@ -412,8 +423,11 @@ static void test_read_missing(void)
 	CHECK(e.code == ERR_NOT_FOUND);
 	CHECK(strstr(e.msg, path) != NULL);
 	CHECK(stat(folder, &sb) != 0);
-	CHECK(store_open("postgresql://u:secret@h/db", STORE_READ, &st, &e) != 0);
-	CHECK(strstr(e.msg, "not supported") != NULL && strstr(e.msg, "secret") == NULL);
+	/* A server that is not there: an error naming the URL without its password. */
+	CHECK(store_open("postgresql://u:secret@/db?host=/nonexistent-gcratchet", STORE_READ, &st,
+	                 &e) != 0);
+	CHECK(e.code == ERR_IO && strstr(e.msg, "cannot connect") != NULL);
+	CHECK(strstr(e.msg, "postgresql://u:***@/db") != NULL && strstr(e.msg, "secret") == NULL);
 	free(folder);
 	free(path);
 }
@@ -497,6 +511,130 @@ static void test_latest_and_liveness(void)
 	free(path);
 }
 
+/* Redaction: the password of the user part and of a password= parameter, nothing else. */
+static void test_url_redact(void)
+{
+	static const char *const cases[][2] = {
+	    {"postgresql://u:pw@h:5432/db", "postgresql://u:***@h:5432/db"},
+	    {"postgresql://u@h/db", "postgresql://u@h/db"},
+	    {"postgresql:///db?host=/tmp/x&password=pw&user=u",
+	     "postgresql:///db?host=/tmp/x&password=***&user=u"},
+	    {"postgres://h/db?password=pw", "postgres://h/db?password=***"},
+	    {"postgresql://h/db?oldpassword=x", "postgresql://h/db?oldpassword=x"},
+	    {"postgresql://u:p@ss@h/db", "postgresql://u:***@ss@h/db"},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = store_url_redact(cases[i][0]);
+		CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+}
+
+/*
+ * push and pull: a session copied into another database arrives whole (host, build, arms,
+ * runs, samples) under a new id with its uuid, and a second copy stores nothing.
+ */
+static void test_copy(void)
+{
+	char *a = test_path("copy-a.db"), *b = test_path("copy-b.db");
+	struct store *from = NULL, *to = NULL;
+	struct store_build bu = {0}, *arms = NULL;
+	struct store_run *runs = NULL;
+	struct store_session s1, s2;
+	struct err e = ERR_INIT;
+	int64_t host, build, session, other, id, to_id = 0, again = 0;
+	size_t n = 0, na = 0;
+	int copied = -1;
+	char here[256] = "";
+
+	/* This host's name, so that the running session below is known to be this process's. */
+	CHECK(gethostname(here, sizeof here - 1) == 0);
+	CHECK(store_open(a, STORE_WRITE, &from, &e) == 0);
+	CHECK(store_host(from, "00000000000000cc", here, "{\"cores\":2}", &host, &e) == 0);
+	bu.name = (char *)"gen";
+	bu.collector = (char *)"gen";
+	bu.manifest_hash = (char *)"hcopy";
+	CHECK(store_build_upsert(from, &bu, "{\"m\":1}", &build, &e) == 0);
+	session = test_session(from, host, "2026-02-01T00:00:00Z", 7);
+	other = test_session(from, host, "2026-02-02T00:00:00Z", 8);
+	CHECK(store_session_add_arm(from, session, 0, build, "gen", NULL, &e) == 0);
+	CHECK(store_session_add_arm(from, session, 1, build, "gen (2)", "{\"K\":\"1\"}", &e) == 0);
+	for (int k = 0; k < 4; k++) {
+		struct metric_set m = {0};
+		struct run_record r;
+		memset(&r, 0, sizeof r);
+		metric_set_add(&m, "census.alloc_bytes", 1000.0 + k);
+		metric_set_add(&m, "time.wall_ns", 0.1 * k);
+		r.session_id = session;
+		r.build_id = build;
+		r.probe = "01_a";
+		r.size = "ci";
+		r.round = k / 2;
+		r.seq = k + 1;
+		r.arm = k % 2;
+		r.status = k == 3 ? RUN_STATUS_CRASHED : RUN_STATUS_OK;
+		r.detail = k == 3 ? "SIGSEGV" : NULL;
+		r.checksum = "0x01";
+		r.stderr_tail = "";
+		r.started_at = "2026-02-01T00:00:01Z";
+		r.metrics = &m;
+		CHECK(store_run_insert(from, &r, &id, &e) == 0);
+		metric_set_release(&m);
+	}
+	CHECK(store_session_end(from, session, "complete", 0.5, &e) == 0);
+	/* The other session is this process's own, still running: not copied half done. */
+	CHECK(store_open(b, STORE_WRITE, &to, &e) == 0);
+	CHECK(store_session_copy(from, other, to, &to_id, &copied, &e) != 0);
+	CHECK(e.code == ERR_BUSY && strstr(e.msg, "still running") != NULL);
+	CHECK(store_session_end(from, other, "interrupted", 0.5, &e) == 0);
+	/* The destination's ids are its own: a session there first shifts them. */
+	CHECK(store_session_copy(from, other, to, &to_id, &copied, &e) == 0);
+	CHECK(copied == 1 && to_id == 1);
+	CHECK(store_session_copy(from, session, to, &to_id, &copied, &e) == 0);
+	CHECK(copied == 1 && to_id == 2);
+	CHECK(store_session_copy(from, session, to, &again, &copied, &e) == 0);
+	CHECK(copied == 0 && again == to_id);
+	CHECK(store_session_get(from, session, &s1, &e) == 0);
+	CHECK(store_session_get(to, to_id, &s2, &e) == 0);
+	CHECK(s1.uuid && strlen(s1.uuid) == 36 && s1.uuid[14] == '4');
+	CHECK_STR(s2.uuid, s1.uuid);
+	CHECK_STR(s2.status, "complete");
+	CHECK_STR(s2.hostname, here);
+	CHECK_STR(s2.started_at, s1.started_at);
+	CHECK_STR(s2.finished_at, s1.finished_at);
+	CHECK(s2.seed == 7 && s2.pid == s1.pid && s2.load_after == 0.5);
+	store_session_release(&s1);
+	store_session_release(&s2);
+	CHECK(store_session_builds(to, to_id, &arms, &na, &e) == 0);
+	CHECK(na == 2);
+	if (na == 2) {
+		CHECK(arms[0].id == arms[1].id && arms[1].position == 1);
+		CHECK_STR(arms[1].label, "gen (2)");
+		CHECK_STR(arms[1].knobs, "{\"K\":\"1\"}");
+		CHECK_STR(arms[0].manifest_hash, "hcopy");
+	}
+	store_builds_release(arms, na);
+	CHECK(store_runs_load(to, to_id, -1, &runs, &n, &e) == 0);
+	CHECK(n == 4);
+	for (size_t k = 0; k < n && n == 4; k++) {
+		const double *v = metric_set_get(&runs[k].metrics, "census.alloc_bytes");
+		CHECK(v && *v == 1000.0 + (double)k);
+		CHECK(runs[k].arm == (int)(k % 2) && runs[k].seq == (int)k + 1);
+	}
+	if (n == 4) {
+		CHECK(runs[3].status == RUN_STATUS_CRASHED);
+		CHECK_STR(runs[3].detail, "SIGSEGV");
+	}
+	store_runs_release(runs, n);
+	store_close(to);
+	store_close(from);
+	CHECK(test_sql_int(b, "SELECT count(*) FROM samples") == 8);
+	CHECK(test_sql_int(b, "SELECT count(*) FROM sessions") == 2);
+	free(b);
+	free(a);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -509,6 +647,8 @@ int main(void)
 	test_newer_refused();
 	test_read_missing();
 	test_latest_and_liveness();
+	test_url_redact();
+	test_copy();
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
 		if (system(cmd) != 0)

@@ -1,0 +1,142 @@
+/*
+ * gcratchet push and pull — copy sessions between two stores, idempotently: a CI runner
+ * measures into its own SQLite file and pushes to the fleet's PostgreSQL database; pull
+ * brings the fleet's sessions into a local file for analysis. One verb, two directions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "store.h"
+
+/*
+ * Copies session `session` (0: every session) of `from` into `to`, each in its own
+ * transaction, so a failure keeps the sessions copied before it. Prints one line per session.
+ */
+static int push_sessions(const char *cmd, struct store *from, struct store *to, int64_t session,
+                         struct err *e)
+{
+	struct store_session *all = NULL;
+	size_t n = 0, copied = 0, present = 0, skipped = 0;
+	int rc = -1;
+
+	if (session) {
+		all = xcalloc(1, sizeof *all);
+		if (store_session_get(from, session, &all[0], e) != 0)
+			goto out;
+		n = 1;
+	} else if (store_list_sessions(from, NULL, &all, &n, e) != 0) {
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t to_id;
+		int did;
+		struct err e2 = ERR_INIT;
+		/* With every session, one still being measured here is left for the next push. */
+		if (!session && strcmp(all[i].status, "running") == 0 && !all[i].elsewhere) {
+			printf("session %lld: still running, skipped\n", (long long)all[i].id);
+			skipped++;
+			continue;
+		}
+		if (store_session_copy(from, all[i].id, to, &to_id, &did, &e2) != 0) {
+			*e = e2;
+			goto out;
+		}
+		if (did)
+			printf("session %lld: stored as session %lld\n", (long long)all[i].id,
+			       (long long)to_id);
+		else
+			printf("session %lld: already there as session %lld\n",
+			       (long long)all[i].id, (long long)to_id);
+		copied += did ? 1 : 0;
+		present += did ? 0 : 1;
+	}
+	fprintf(stderr, "gcratchet %s: %zu session%s copied to %s, %zu already there", cmd, copied,
+	        copied == 1 ? "" : "s", store_where(to), present);
+	if (skipped)
+		fprintf(stderr, ", %zu still running", skipped);
+	fputc('\n', stderr);
+	rc = 0;
+out:
+	store_sessions_release(all, n);
+	return rc;
+}
+
+/* push --to URL [--db FILE]: from --db to URL; pull --from URL [--db FILE]: the other way. */
+static int push_or_pull(const char *cmd, int argc, char **argv)
+{
+	const int pull = strcmp(cmd, "pull") == 0;
+	const char *remote_opt = pull ? "--from" : "--to";
+	const struct cli_opt opts[] = {
+	    {remote_opt, 1},
+	    {"--db", 1},
+	    {"--session", 1},
+	    {NULL, 0},
+	};
+	const char *opt, *val, *db = NULL, *remote = NULL;
+	struct cli_iter it;
+	struct store *from = NULL, *to = NULL;
+	struct err e = ERR_INIT;
+	int64_t session = 0;
+	uint64_t v;
+	int rc = EXIT_UNJUDGED, r;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, remote_opt) == 0) {
+			remote = val;
+		} else if (strcmp(opt, "--db") == 0) {
+			db = val;
+		} else if (strcmp(opt, "--session") == 0) {
+			if (strcmp(val, "all") == 0)
+				session = 0;
+			else if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			else
+				session = (int64_t)v;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (!remote) {
+		rc = cli_error(
+		    cmd, "%s URL is required (the other database: postgresql://... or a file)",
+		    remote_opt);
+		goto out;
+	}
+	/* The source is only read; the destination is created and migrated like measure's. */
+	if (store_open(pull ? remote : cli_db_path(db), STORE_READ, &from, &e) != 0 ||
+	    store_open(pull ? cli_db_path(db) : remote, STORE_WRITE, &to, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (strcmp(store_where(from), store_where(to)) == 0) {
+		rc = cli_error(cmd, "%s is both the source and the destination", store_where(to));
+		goto out;
+	}
+	if (push_sessions(cmd, from, to, session, &e) != 0) {
+		fflush(stdout);
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	rc = fflush(stdout) == 0 ? EXIT_OK : cli_error(cmd, "writing to stdout failed");
+out:
+	store_close(to);
+	store_close(from);
+	return rc;
+}
+
+int cmd_push(int argc, char **argv)
+{
+	return push_or_pull("push", argc, argv);
+}
+
+int cmd_pull(int argc, char **argv)
+{
+	return push_or_pull("pull", argc, argv);
+}
