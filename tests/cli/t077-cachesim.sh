@@ -4,7 +4,7 @@
 # land on different cache lines) runs about the same instructions, but misses D1 far more.
 # Checked against a baseline pinned here from the unplanted gen, the plant is REGRESSED on
 # cachesim.d1_misses and cachesim.est_cycles and within its band on valgrind.ir. The cache
-# simulation is deterministic: two sessions of the same build give identical counts.
+# simulation is deterministic: two sessions of the same build give identical miss counts.
 . "$(dirname "$0")/lib.sh"
 
 PROBES="02_survivor_promotion 05_binary_trees"
@@ -40,8 +40,11 @@ counts() { # SESSION BUILD
 counts "$a" gen >"$T/ca"
 counts "$b" gen >"$T/cb"
 expect_eq "$(grep -c cachesim "$T/ca")" 8 "four cache metrics per probe"
-grep cachesim "$T/ca" >"$T/ca.sim"
-grep cachesim "$T/cb" >"$T/cb.sim"
+# The miss counts are exact. est_cycles adds Ir, which moves by some tens of instructions
+# (3e-8 of 05's) with the characters of the session's random scratch folder name
+# (/tmp/gcratchet.XXXXXX, the probe's path): within its band and ab's resolution, not equal.
+grep 'cachesim\.[a-z0-9]*_misses' "$T/ca" >"$T/ca.sim"
+grep 'cachesim\.[a-z0-9]*_misses' "$T/cb" >"$T/cb.sim"
 if cmp -s "$T/ca.sim" "$T/cb.sim"; then pass; else
 	fail "the cache simulation gave other counts in a second session"
 	diff "$T/ca.sim" "$T/cb.sim" >&2
