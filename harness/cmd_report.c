@@ -97,6 +97,7 @@ static void report_history_baseline(const char *profile, struct report_history *
 	}
 	h->has_value = 1;
 	h->value = baseline_cell_value(c, rule.cls);
+	h->direction = baseline_direction_name(rule.direction);
 	if (!rule.gated) {
 		*why = xasprintf("%s is not gated (%s): no band drawn.", h->metric,
 		                 baseline_class_name(rule.cls));
@@ -139,8 +140,8 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 	} else if (write_file_atomic(out_path, html, strlen(html), &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 	} else {
-		printf("gcratchet %s: history of %s of %s on %s (%zu sessions, %s): %s\n", cmd,
-		       q->metric, q->probe, q->collector, s.n,
+		printf("gcratchet %s: history of %s of %s on %s (%zu session%s, %s): %s\n", cmd,
+		       q->metric, q->probe, q->collector, s.n, s.n == 1 ? "" : "s",
 		       h.has_band ? "baseline band" : "no baseline band", out_path);
 	}
 	history_release(&s);

@@ -14,6 +14,16 @@
 /* Commit labels are drawn every this many points at most, so they never overlap. */
 #define REPORT_HISTORY_LABELS 24
 
+/* Which side of the band check fails, from the rule's direction. */
+static const char *report_history_beyond(const char *direction)
+{
+	if (direction && strcmp(direction, "increase") == 0)
+		return "an increase";
+	if (direction && strcmp(direction, "decrease") == 0)
+		return "a decrease";
+	return "a change either way";
+}
+
 static const char *report_history_host(const struct store_history_point *p)
 {
 	return p->hostname && *p->hostname ? p->hostname : "?";
@@ -162,7 +172,10 @@ char *report_history_html(const struct report_history *h)
 		sbuf_addf(&b, ": %s", v);
 		if (h->has_band) {
 			metrics_format_value(h->metric, h->allowance, v, sizeof v);
-			sbuf_addf(&b, " &#177; %s (the shaded band check allows)", v);
+			sbuf_addf(&b,
+			          " &#177; %s (shaded: within the allowance; %s beyond it fails "
+			          "check)",
+			          v, report_history_beyond(h->direction));
 		}
 		sbuf_addf(&b, ".");
 	}

@@ -22,11 +22,13 @@ struct report_history {
 	/*
 	 * The pinned baseline: has_band 1 with its value and allowance (band value +- allowance,
 	 * the range check passes); has_band 0 with no_band saying why (no file, no cell, the
-	 * cell not gated: value still drawn when has_value).
+	 * cell not gated: value still drawn when has_value). direction: the rule's bad direction
+	 * (baseline_direction_name), which side of the band fails check.
 	 */
 	const char *baseline_path;
 	int has_value, has_band;
 	double value, allowance;
+	const char *direction;
 	const char *no_band;
 };
 
