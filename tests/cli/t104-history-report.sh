@@ -73,6 +73,14 @@ expect_no_grep '<rect class="band"' "$T/nocell.html" "no band without a cell"
 expect_status 0 $R --profile pinned_host --out "$T/other.html"
 expect_grep "No pinned_host baseline of scripted is pinned" "$T/other.html" "--profile picks the file"
 
+# A fleet's PostgreSQL database draws the same lines, and the page names it without a password.
+pg_start
+expect_status 0 "$GCR" push --to "$(pg_url fleet)"
+expect_status 0 $R --metric rss.peak_bytes --db "$(pg_url fleet)" --out "$T/pg.html"
+expect_grep "from postgresql://gcr@/fleet" "$T/pg.html" "the page names the store"
+expect_eq "$(grep -o '<polyline class="host"[^>]*>' "$T/pg.html")" \
+	"$(grep -o '<polyline class="host"[^>]*>' "$T/h.html")" "the same lines as from the SQLite file"
+
 if [ -z "$CHROMIUM" ]; then
 	fail "chromium is not installed (scripts/setup.sh installs it)"
 else
