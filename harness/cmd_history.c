@@ -39,9 +39,11 @@ static int history_same_commit(const char *a, const char *b)
  * sessions together in the order they started. The store holds no commit graph, so two
  * branches measured in turn interleave by their first session.
  */
-static struct history_row *history_order(const struct store_history_point *pts, size_t n)
+static const struct store_history_point **history_order(const struct store_history_point *pts,
+                                                        size_t n)
 {
 	struct history_row *rows = xcalloc(n ? n : 1, sizeof *rows);
+	const struct store_history_point **order = xcalloc(n ? n : 1, sizeof *order);
 
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
@@ -52,7 +54,10 @@ static struct history_row *history_order(const struct store_history_point *pts, 
 		rows[i].index = i;
 	}
 	qsort(rows, n, sizeof *rows, history_row_cmp);
-	return rows;
+	for (size_t i = 0; i < n; i++)
+		order[i] = rows[i].p;
+	free(rows);
+	return order;
 }
 
 /* "2026-11-01" or "2026-11-01T12:00:00Z": what started_at is compared with. */
@@ -73,12 +78,12 @@ static const char *history_commit(const char *c)
 	return c && *c ? c : "unknown";
 }
 
-static void history_table(const struct history_row *rows, size_t n)
+static void history_table(const struct store_history_point *const *rows, size_t n)
 {
 	printf("%-12s  %-7s  %-20s  %-16s  %-20s  %-7s  %3s  %s\n", "commit", "session", "started",
 	       "host", "build", "size", "n", "median");
 	for (size_t i = 0; i < n; i++) {
-		const struct store_history_point *p = rows[i].p;
+		const struct store_history_point *p = rows[i];
 		printf("%-12.12s  %-7lld  %-20s  %-16s  %-20s  %-7s  %3zu  %.10g\n",
 		       history_commit(p->git_commit), (long long)p->session_id, p->started_at,
 		       p->hostname ? p->hostname : "?", p->label ? p->label : p->build, p->size,
@@ -87,7 +92,7 @@ static void history_table(const struct history_row *rows, size_t n)
 }
 
 static char *history_json(const char *collector, const char *probe, const char *metric,
-                          const struct history_row *rows, size_t n)
+                          const struct store_history_point *const *rows, size_t n)
 {
 	cJSON *root = cJSON_CreateObject(), *points = cJSON_CreateArray();
 	char *text;
@@ -99,7 +104,7 @@ static char *history_json(const char *collector, const char *probe, const char *
 	cJSON_AddStringToObject(root, "metric", metric);
 	cJSON_AddItemToObject(root, "points", points);
 	for (size_t i = 0; i < n; i++) {
-		const struct store_history_point *p = rows[i].p;
+		const struct store_history_point *p = rows[i];
 		cJSON *o = cJSON_CreateObject(),
 		      *values = cJSON_CreateDoubleArray(p->values, (int)p->n);
 		if (p->git_commit)
@@ -124,20 +129,81 @@ static char *history_json(const char *collector, const char *probe, const char *
 	return text;
 }
 
+int history_parse_opt(const char *opt, const char *val, struct history_query *q)
+{
+	const char **slot = strcmp(opt, "--collector") == 0 ? &q->collector
+	                    : strcmp(opt, "--probe") == 0   ? &q->probe
+	                    : strcmp(opt, "--metric") == 0  ? &q->metric
+	                    : strcmp(opt, "--since") == 0   ? &q->since
+	                    : strcmp(opt, "--size") == 0    ? &q->size
+	                    : strcmp(opt, "--db") == 0      ? &q->db
+	                                                    : NULL;
+
+	if (!slot)
+		return 0;
+	*slot = val;
+	return 1;
+}
+
+int history_load(const char *cmd, const struct history_query *q, struct history_series *out)
+{
+	struct store *st = NULL;
+	struct err e = ERR_INIT;
+	int rc = EXIT_UNJUDGED;
+
+	memset(out, 0, sizeof *out);
+	if (!q->collector || !q->probe || !q->metric)
+		return cli_error(cmd, "--collector, --probe and --metric are required");
+	if (!metrics_is_known(q->metric))
+		return cli_error(
+		    cmd, "--metric: unknown metric \"%s\" (see gcratchet list metrics)", q->metric);
+	if (q->since && !history_valid_since(q->since))
+		return cli_error(cmd,
+		                 "--since must be a date (2026-11-01) or a UTC time "
+		                 "(2026-11-01T12:00:00Z), got \"%s\"",
+		                 q->since);
+	if (store_open(cli_db_path(q->db), STORE_READ, &st, &e) != 0 ||
+	    store_history(st, q->collector, q->probe, q->metric, q->since, q->size, &out->points,
+	                  &out->n, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (out->n == 0) {
+		rc = cli_error(cmd,
+		               "%s: no session measured %s of probe %s with a build of %s%s%s (ok, "
+		               "measured runs)",
+		               store_where(st), q->metric, q->probe, q->collector,
+		               q->since ? " since " : "", q->since ? q->since : "");
+		goto out;
+	}
+	out->order = history_order(out->points, out->n);
+	out->where = xstrdup(store_where(st));
+	rc = EXIT_OK;
+out:
+	store_close(st);
+	if (rc != EXIT_OK)
+		history_release(out);
+	return rc;
+}
+
+void history_release(struct history_series *s)
+{
+	free(s->order);
+	free(s->where);
+	store_history_release(s->points, s->n);
+	memset(s, 0, sizeof *s);
+}
+
 int cmd_history(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--collector", 1}, {"--probe", 1},  {"--metric", 1}, {"--since", 1},
 	    {"--size", 1},      {"--format", 1}, {"--db", 1},     {NULL, 0},
 	};
-	const char *cmd = "history", *opt, *val, *db = NULL, *collector = NULL, *probe = NULL,
-	           *metric = NULL, *since = NULL, *size = NULL, *format = "table";
+	const char *cmd = "history", *opt, *val, *format = "table";
+	struct history_query q = {0};
+	struct history_series s = {0};
 	struct cli_iter it;
-	struct store *st = NULL;
-	struct store_history_point *pts = NULL;
-	struct history_row *rows = NULL;
-	struct err e = ERR_INIT;
-	size_t n = 0;
 	char *json = NULL;
 	int rc = EXIT_UNJUDGED, r;
 
@@ -146,69 +212,30 @@ int cmd_history(int argc, char **argv)
 		if (strcmp(opt, "--help") == 0) {
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
-		} else if (strcmp(opt, "--collector") == 0) {
-			collector = val;
-		} else if (strcmp(opt, "--probe") == 0) {
-			probe = val;
-		} else if (strcmp(opt, "--metric") == 0) {
-			metric = val;
-		} else if (strcmp(opt, "--since") == 0) {
-			since = val;
-		} else if (strcmp(opt, "--size") == 0) {
-			size = val;
 		} else if (strcmp(opt, "--format") == 0) {
 			format = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
+		} else {
+			history_parse_opt(opt, val, &q);
 		}
 	}
 	if (r < 0)
 		goto out;
-	if (!collector || !probe || !metric) {
-		rc = cli_error(cmd, "--collector, --probe and --metric are required");
-		goto out;
-	}
-	if (!metrics_is_known(metric)) {
-		rc = cli_error(cmd, "--metric: unknown metric \"%s\" (see gcratchet list metrics)",
-		               metric);
-		goto out;
-	}
-	if (since && !history_valid_since(since)) {
-		rc = cli_error(cmd,
-		               "--since must be a date (2026-11-01) or a UTC time "
-		               "(2026-11-01T12:00:00Z), got \"%s\"",
-		               since);
-		goto out;
-	}
+	/* Checked before the store is opened, as the other arguments are. */
 	if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0) {
 		rc = cli_error(cmd, "--format must be table or json, got \"%s\"", format);
 		goto out;
 	}
-	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0 ||
-	    store_history(st, collector, probe, metric, since, size, &pts, &n, &e) != 0) {
-		rc = cli_error(cmd, "%s", e.msg);
+	if ((rc = history_load(cmd, &q, &s)) != EXIT_OK)
 		goto out;
-	}
-	if (n == 0) {
-		rc = cli_error(cmd,
-		               "%s: no session measured %s of probe %s with a build of %s%s%s (ok, "
-		               "measured runs)",
-		               store_where(st), metric, probe, collector, since ? " since " : "",
-		               since ? since : "");
-		goto out;
-	}
-	rows = history_order(pts, n);
 	if (strcmp(format, "json") == 0) {
-		json = history_json(collector, probe, metric, rows, n);
+		json = history_json(q.collector, q.probe, q.metric, s.order, s.n);
 		printf("%s\n", json);
 	} else {
-		history_table(rows, n);
+		history_table(s.order, s.n);
 	}
 	rc = fflush(stdout) == 0 ? EXIT_OK : cli_error(cmd, "writing to stdout failed");
 out:
 	cJSON_free(json);
-	free(rows);
-	store_history_release(pts, n);
-	store_close(st);
+	history_release(&s);
 	return rc;
 }

@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "cli.h"
 #include "cmds.h"
 #include "compare.h"
 #include "report.h"
+#include "report_history.h"
 #include "report_html.h"
 #include "report_sweep.h"
 #include "store.h"
@@ -68,14 +70,103 @@ static int report_sweep_pages(const char *cmd, struct store *st, int64_t session
 	return rc;
 }
 
+/*
+ * The pinned baseline's figure and band for the page. A missing file or cell is said on the
+ * page, never an error: a history is worth seeing before anything is pinned. A file that is
+ * there but does not load is said too, with the loader's message.
+ */
+static void report_history_baseline(const char *profile, struct report_history *h,
+                                    struct baseline *b, char **why)
+{
+	struct err e = ERR_INIT;
+	const struct baseline_cell *c;
+	struct baseline_rule rule;
+
+	if (baseline_load(h->baseline_path, b, &e) != 0) {
+		*why = e.code == ERR_NOT_FOUND
+		           ? xasprintf("No %s baseline of %s is pinned (%s): no band drawn.",
+		                       profile, h->collector, h->baseline_path)
+		           : xasprintf("The baseline does not load, no band drawn: %s", e.msg);
+		return;
+	}
+	c = baseline_cell_find(b, h->probe, h->metric);
+	if (!c || baseline_cell_rule(b, h->probe, h->metric, &rule) != 0) {
+		*why = xasprintf("%s pins no cell for %s of %s: no band drawn.", h->baseline_path,
+		                 h->metric, h->probe);
+		return;
+	}
+	h->has_value = 1;
+	h->value = baseline_cell_value(c, rule.cls);
+	h->direction = baseline_direction_name(rule.direction);
+	if (!rule.gated) {
+		*why = xasprintf("%s is not gated (%s): no band drawn.", h->metric,
+		                 baseline_class_name(rule.cls));
+		return;
+	}
+	h->has_band = 1;
+	h->allowance = baseline_allowance(&rule, h->value);
+}
+
+/* report --history: one metric's history across sessions as trend lines per host. */
+static int report_history_page(const char *cmd, const struct history_query *q, const char *profile,
+                               const char *out_path)
+{
+	struct history_series s;
+	struct report_history h = {0};
+	struct baseline b = {0};
+	struct err e = ERR_INIT;
+	char *why = NULL, *html = NULL, *path = cli_baseline_path(profile, q->collector);
+	int rc;
+
+	if ((rc = history_load(cmd, q, &s)) != EXIT_OK)
+		goto out;
+	h = (struct report_history){
+	    .collector = q->collector,
+	    .probe = q->probe,
+	    .metric = q->metric,
+	    .since = q->since,
+	    .size = q->size,
+	    .where = s.where,
+	    .points = s.order,
+	    .n = s.n,
+	    .baseline_path = path,
+	};
+	report_history_baseline(profile, &h, &b, &why);
+	h.no_band = why;
+	html = report_history_html(&h);
+	if (!out_path) {
+		fputs(html, stdout);
+		rc = fflush(stdout) == 0 ? EXIT_OK : cli_error(cmd, "writing to stdout failed");
+	} else if (write_file_atomic(out_path, html, strlen(html), &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+	} else {
+		printf("gcratchet %s: history of %s of %s on %s (%zu session%s, %s): %s\n", cmd,
+		       q->metric, q->probe, q->collector, s.n, s.n == 1 ? "" : "s",
+		       h.has_band ? "baseline band" : "no baseline band", out_path);
+	}
+	history_release(&s);
+out:
+	baseline_release(&b);
+	free(html);
+	free(why);
+	free(path);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--session", 1}, {"--html", 1}, {"--md", 1},     {"--json", 1},      {"--base", 1},
-	    {"--fix", 1},     {"--db", 1},   {"--across", 0}, {"--no-across", 0}, {NULL, 0},
+	    {"--session", 1},   {"--html", 1},    {"--md", 1},        {"--json", 1},
+	    {"--base", 1},      {"--fix", 1},     {"--db", 1},        {"--across", 0},
+	    {"--no-across", 0}, {"--history", 0}, {"--collector", 1}, {"--probe", 1},
+	    {"--metric", 1},    {"--since", 1},   {"--size", 1},      {"--profile", 1},
+	    {"--out", 1},       {NULL, 0},
 	};
 	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
-	const char *base = NULL, *fix = NULL;
+	const char *base = NULL, *fix = NULL, *profile = "shared_ci", *out_path = NULL;
+	const char *history_only = NULL; /* the first option only --history takes */
+	struct history_query q = {0};
+	int history = 0;
 	struct cli_iter it;
 	struct store *st = NULL;
 	struct store_build *builds = NULL;
@@ -108,11 +199,35 @@ int cmd_report(int argc, char **argv)
 		} else if (strcmp(opt, "--fix") == 0) {
 			fix = val;
 		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
+			db = q.db = val;
+		} else if (strcmp(opt, "--history") == 0) {
+			history = 1;
+		} else if (strcmp(opt, "--profile") == 0) {
+			profile = val;
+			history_only = history_only ? history_only : opt;
+		} else if (strcmp(opt, "--out") == 0) {
+			out_path = val;
+			history_only = history_only ? history_only : opt;
+		} else if (history_parse_opt(opt, val, &q)) {
+			history_only = history_only ? history_only : opt;
 		}
 	}
 	if (r < 0)
 		goto out;
+	if (history) {
+		if (session || html || md || json || base || fix || across != COMPARE_MODE_AUTO) {
+			rc = cli_error(
+			    cmd, "--history takes --collector, --probe, --metric, --since, "
+			         "--size, --profile, --db and --out, not a session's options");
+			goto out;
+		}
+		rc = report_history_page(cmd, &q, profile, out_path);
+		goto out;
+	}
+	if (history_only) {
+		rc = cli_error(cmd, "%s applies to --history only", history_only);
+		goto out;
+	}
 	if (session == 0) {
 		rc = cli_error(cmd, "--session N is required (see gcratchet list sessions)");
 		goto out;

@@ -64,4 +64,28 @@ int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 
+/* What history and report --history select: NULL since, size or db is any or the default. */
+struct history_query {
+	const char *collector, *probe, *metric, *since, *size, *db;
+};
+/*
+ * A metric's history: the store's points, the same in commit order (borrowed), and the
+ * store's name for itself (a URL without its password).
+ */
+struct store_history_point;
+struct history_series {
+	char *where;
+	struct store_history_point *points;
+	const struct store_history_point **order;
+	size_t n;
+};
+/* Takes --collector, --probe, --metric, --since, --size and --db: 1 when opt was one. */
+int history_parse_opt(const char *opt, const char *val, struct history_query *q);
+/*
+ * Checks q and loads its series from the store: EXIT_OK, or EXIT_UNJUDGED with the message
+ * printed (a missing or unknown argument, a store error, or no point at all).
+ */
+int history_load(const char *cmd, const struct history_query *q, struct history_series *out);
+void history_release(struct history_series *s);
+
 #endif /* CMDS_H */

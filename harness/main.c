@@ -177,12 +177,19 @@ static const struct cli_command commands[] = {
      "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
      "                        [--base LABEL] [--fix LABEL] [--across | --no-across]\n"
      "                        [--db FILE]\n"
+     "       gcratchet report --history --collector C --probe P --metric M [--since DATE]\n"
+     "                        [--size S] [--profile P] [--db URL] [--out FILE]\n"
      "\n"
      "Renders a stored session. With two or more arms it is the A/B comparison of ab\n"
      "(BASE and FIX: the session's first two arms unless named by label), printed as a table and\n"
      "written as HTML, Markdown or JSON, with ab's exit status; --across and --no-across judge\n"
-     "the census as ab's do. With one build, --html writes a page with every sample by round.\n",
-     "render a stored session as HTML, Markdown or JSON"},
+     "the census as ab's do. With one build, --html writes a page with every sample by round.\n"
+     "\n"
+     "--history renders the series gcratchet history prints as an HTML page (to FILE, or\n"
+     "stdout): one trend line per host over the session medians in commit order, and the\n"
+     "value and band of the cell pinned in baselines/<profile>/<C>.json (profile default\n"
+     "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n",
+     "render a stored session, or a metric's history, as HTML, Markdown or JSON"},
     {"doctor", cmd_doctor,
      "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
      "\n"
