@@ -138,8 +138,10 @@ finish() {
 # binaries fail the test: scripts/setup.sh installs them.
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
 PG_DIR=
+# runuser and useradd live in /usr/sbin, which a minimal PATH (env -i PATH=/usr/bin:/bin) lacks.
+PG_SBIN_PATH=$PATH:/usr/sbin:/sbin
 pg_as() {
-	if [ "$(id -u)" = 0 ]; then runuser -u gcrpg -- "$@"; else "$@"; fi
+	if [ "$(id -u)" = 0 ]; then PATH=$PG_SBIN_PATH runuser -u gcrpg -- "$@"; else "$@"; fi
 }
 pg_start() {
 	if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/initdb" ] || [ ! -x "$PG_BIN/pg_ctl" ]; then
@@ -147,7 +149,7 @@ pg_start() {
 		finish
 	fi
 	if [ "$(id -u)" = 0 ] && ! id gcrpg >/dev/null 2>&1; then
-		useradd --system --no-create-home --shell /usr/sbin/nologin gcrpg 2>/dev/null || id gcrpg >/dev/null 2>&1 || {
+		PATH=$PG_SBIN_PATH useradd --system --no-create-home --shell /usr/sbin/nologin gcrpg 2>/dev/null || id gcrpg >/dev/null 2>&1 || {
 			fail "cannot create the user gcrpg to run the PostgreSQL server"
 			finish
 		}
