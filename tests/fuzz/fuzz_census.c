@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "census.h"
+#include "metrics.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -27,8 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(r.premise_state >= -1 && r.premise_state <= 1, "premise state");
 		for (size_t i = 0; i < r.metrics.n; i++) {
 			double v = r.metrics.items[i].value;
-			FUZZ_ASSERT(v >= 0 && v == floor(v) && v <= 9007199254740992.0,
-			            "a counter is not a whole number in [0, 2^53]");
+			const struct metric_info *m = metrics_lookup(r.metrics.items[i].name);
+
+			/* A share (MMU) is a ratio from 0 to 1; everything else the census counts. */
+			if (m && m->unit == METRIC_UNIT_RATIO)
+				FUZZ_ASSERT(v >= 0 && v <= 1, "a ratio is not from 0 to 1");
+			else
+				FUZZ_ASSERT(v >= 0 && v == floor(v) && v <= 9007199254740992.0,
+				            "a counter is not a whole number in [0, 2^53]");
 		}
 		census_report_release(&r);
 	}
