@@ -46,7 +46,8 @@ probes="01_nursery_churn:P01NurseryChurn 02_survivor_promotion:P02SurvivorPromot
 classes=$out_root/jvm/classes
 rm -rf "$classes"
 mkdir -p "$classes"
-"$javac_cmd" -Xlint:all -Werror --release 17 -d "$classes" "$root"/jvm/probes/*.java
+# -encoding: the sources are UTF-8 whatever the locale (LANG unset makes javac read ASCII).
+"$javac_cmd" -encoding UTF-8 -Xlint:all -Werror --release 17 -d "$classes" "$root"/jvm/probes/*.java
 # One digest for all the classes: javac's output is the same bytes for the same sources and
 # compiler, so it names what the wrappers run (the manifest hashes the wrappers).
 classes_sha=$(cd "$classes" && sha256sum -- *.class | sha256sum | cut -d' ' -f1)

@@ -24,6 +24,7 @@ esac
 echo "checksum 0x00000000000000aa"
 printf '{"format":"gcr-census","version":1,"probe":"01_p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"major_collections":%s,"heap_used_after_full_bytes":%s},"premise":{"met":%s,"text":"%s"}}' "\$1" \$gcs \$used \$met "\$why" >&3
 SCRIPT
+	seal_manifest "$1"
 }
 pbuild "$T/ok" ok
 pbuild "$T/inert" inert
