@@ -4,7 +4,7 @@
 # land on different cache lines) runs about the same instructions, but misses D1 far more.
 # Checked against a baseline pinned here from the unplanted gen, the plant is REGRESSED on
 # cachesim.d1_misses and cachesim.est_cycles and within its band on valgrind.ir. The cache
-# simulation is deterministic: two sessions of the same build give identical miss counts.
+# simulation repeats: two sessions of the same build agree within 10 ppm.
 . "$(dirname "$0")/lib.sh"
 
 PROBES="02_survivor_promotion 05_binary_trees"
@@ -40,16 +40,21 @@ counts() { # SESSION BUILD
 counts "$a" gen >"$T/ca"
 counts "$b" gen >"$T/cb"
 expect_eq "$(grep -c cachesim "$T/ca")" 8 "four cache metrics per probe"
-# The miss counts are exact. est_cycles adds Ir, which moves by some tens of instructions
-# (3e-8 of 05's) with the characters of the session's random scratch folder name
-# (/tmp/gcratchet.XXXXXX, the probe's path): within its band and ab's resolution, not equal.
-grep 'cachesim\.[a-z0-9]*_misses' "$T/ca" >"$T/ca.sim"
-grep 'cachesim\.[a-z0-9]*_misses' "$T/cb" >"$T/cb.sim"
-if cmp -s "$T/ca.sim" "$T/cb.sim"; then pass; else
-	fail "the cache simulation gave other counts in a second session"
+# The simulation repeats to a few misses in millions, not exactly: the session's random scratch
+# folder name (/tmp/gcratchet.XXXXXX, the probe's path) moves Ir by tens of instructions and
+# LL misses by a couple (2 in 1,897,545 on 02, seen here). So the two sessions must agree on
+# every miss count within 10 ppm, and on est_cycles too (it adds Ir); the plant moves D1
+# misses by 25-31%, ten thousand times that.
+grep 'cachesim\.' "$T/ca" >"$T/ca.sim"
+grep 'cachesim\.' "$T/cb" >"$T/cb.sim"
+awk '{print $1"/"$2, $3}' "$T/ca.sim" | sort >"$T/ca.key"
+awk '{print $1"/"$2, $3}' "$T/cb.sim" | sort >"$T/cb.key"
+far=$(join -j1 "$T/ca.key" "$T/cb.key" | awk '{ d = $2 - $3; if (d < 0) d = -d; if (d > 1e-5 * $2 + 2) print }')
+if [ "$(wc -l <"$T/ca.sim")" -eq 8 ] && [ "$(wc -l <"$T/cb.sim")" -eq 8 ] && [ -z "$far" ]; then pass; else
+	fail "the cache simulation gave counts more than 10 ppm apart in a second session: $far"
 	diff "$T/ca.sim" "$T/cb.sim" >&2
 fi
-echo "cachesim counts of gen, identical in sessions $a and $b:"
+echo "cachesim counts of gen, within 10 ppm in sessions $a and $b:"
 sed 's/^/  /' "$T/ca.sim"
 
 # A baseline pinned from the unplanted gen gates the cache metrics, and the same build passes.
