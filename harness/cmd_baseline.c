@@ -221,6 +221,7 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 		const struct baseline_rule *rule = baseline_rule_for(b, c->metric);
 		struct baseline_override *o;
 		double allowance, spread = baseline_cell_spread(b, c, &allowance), pct, from;
+		char pct_text[16];
 
 		if (!rule->gated || c->n < 2 || spread <= allowance)
 			continue;
@@ -237,17 +238,19 @@ static void baseline_cmd_noisy_overrides(struct baseline *b)
 		o->rule.band_abs = ceil(2 * spread);
 		if (o->rule.cls == BASELINE_CLASS_EXACT)
 			o->rule.cls = BASELINE_CLASS_BANDED;
-		o->rationale = xasprintf("pin: widened for noise: the pinning session's %lld runs "
-		                         "already spread %.3g%% (class %s), beyond the %s rule's "
-		                         "band of %g%%",
-		                         (long long)c->n, pct, baseline_class_name(o->rule.cls),
-		                         c->metric, rule->band_pct);
+		metrics_format_pct(pct, pct_text, sizeof pct_text);
+		o->rationale =
+		    xasprintf("pin: widened for noise: the pinning session's %lld runs "
+		              "already spread %s%% (class %s), beyond the %s rule's "
+		              "band of %g%%",
+		              (long long)c->n, pct_text, baseline_class_name(o->rule.cls),
+		              c->metric, rule->band_pct);
 		o->evidence_runs = c->n;
 		o->evidence_spread_pct = pct;
 		o->widened_for_noise = 1;
-		printf("override %s %s: %s band %g%% / %g (spread %.3g%% over %lld runs)\n",
-		       c->probe, c->metric, baseline_class_name(o->rule.cls), o->rule.band_pct,
-		       o->rule.band_abs, pct, (long long)c->n);
+		printf("override %s %s: %s band %g%% / %g (spread %s%% over %lld runs)\n", c->probe,
+		       c->metric, baseline_class_name(o->rule.cls), o->rule.band_pct,
+		       o->rule.band_abs, pct_text, (long long)c->n);
 	}
 }
 
@@ -336,11 +339,14 @@ static int baseline_cmd_time_noise(const char *cmd, struct baseline *b,
 	          "over the pinning runs, so their bands would have to be as wide; the "
 	          "noisiest:",
 	          b->profile, n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n && i < BASELINE_NOISY_SHOWN; i++)
-		fprintf(stderr, "  %-24s %-14s spread %.3g%% over %lld runs, band %g%%\n",
-		        noisy[i]->probe, noisy[i]->metric, noisy[i]->evidence_spread_pct,
+	for (size_t i = 0; i < n && i < BASELINE_NOISY_SHOWN; i++) {
+		char spread[16];
+		metrics_format_pct(noisy[i]->evidence_spread_pct, spread, sizeof spread);
+		fprintf(stderr, "  %-24s %-14s spread %s%% over %lld runs, band %g%%\n",
+		        noisy[i]->probe, noisy[i]->metric, spread,
 		        (long long)noisy[i]->evidence_runs,
 		        baseline_rule_for(b, noisy[i]->metric)->band_pct);
+	}
 	if (n > BASELINE_NOISY_SHOWN)
 		fprintf(stderr, "  ... and %zu more\n", n - BASELINE_NOISY_SHOWN);
 	hostinfo_read(&h);

@@ -464,3 +464,15 @@ void metrics_format_value(const char *metric, double v, char *buf, size_t size)
 		snprintf(buf, size, "%.4g", v);
 	}
 }
+
+void metrics_format_pct(double pct, char *buf, size_t size)
+{
+	if (pct == 0)
+		snprintf(buf, size, "0");
+	else if (fabs(pct) >= 999.5 || !isfinite(pct))
+		snprintf(buf, size, "%.0f", pct);
+	else if (fabs(pct) < 0.001)
+		snprintf(buf, size, "%.3f", pct);
+	else
+		snprintf(buf, size, "%.3g", pct);
+}

@@ -154,5 +154,11 @@ void metrics_format_value(const char *metric, double v, char *buf, size_t size);
  * exact or unknown metric. Axis labels use it to agree with the values.
  */
 enum metric_unit metrics_display_unit(const char *metric);
+/*
+ * A band or spread in percent, without its sign or "%": three significant digits, but every
+ * digit of the whole part from 1000 on (a band widened for a very noisy cell reads "1231", not
+ * "1.23e+03"). 16 bytes hold any output.
+ */
+void metrics_format_pct(double pct, char *buf, size_t size);
 
 #endif /* METRICS_H */

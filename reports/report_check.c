@@ -88,7 +88,7 @@ static char *report_check_reason_only(const struct report_check *c, const struct
  */
 static char *report_check_reason(const struct report_check *c, const struct check_row *r)
 {
-	char *why = report_check_reason_only(c, r), *both;
+	char *why = report_check_reason_only(c, r), *both, band[16];
 
 	if (r->kind == CHECK_ROW_CELL && r->cls == BASELINE_CLASS_QUANTILE) {
 		both = xasprintf("%s%squantile: min of %d run%s against the pinned min",
@@ -98,7 +98,8 @@ static char *report_check_reason(const struct report_check *c, const struct chec
 	}
 	if (r->kind != CHECK_ROW_CELL || !r->widened)
 		return why;
-	both = xasprintf("%s%sband %.3g%% widened %s", why ? why : "", why ? "; " : "", r->band_pct,
+	metrics_format_pct(r->band_pct, band, sizeof band);
+	both = xasprintf("%s%sband %s%% widened %s", why ? why : "", why ? "; " : "", band,
 	                 r->widened == 2 ? "for noise at pin" : "by an override");
 	free(why);
 	return both;
@@ -111,14 +112,16 @@ static char *report_check_reason(const struct report_check *c, const struct chec
 static char *report_check_sensitivity(const struct report_check *c)
 {
 	const struct check_sensitivity *s = &c->res->sensitivity;
-	char widened[64] = "";
+	char widened[64] = "", median[16], worst[16];
 
 	if (s->cells == 0)
 		return xstrdup("time is not gated by this baseline");
 	if (s->widened)
 		snprintf(widened, sizeof widened, " (%zu widened beyond their rule)", s->widened);
-	return xasprintf("time gated on %zu cell%s, bands median %.3g%%, worst %.3g%%%s%s%s%s",
-	                 s->cells, s->cells == 1 ? "" : "s", s->median_pct, s->worst_pct, widened,
+	metrics_format_pct(s->median_pct, median, sizeof median);
+	metrics_format_pct(s->worst_pct, worst, sizeof worst);
+	return xasprintf("time gated on %zu cell%s, bands median %s%%, worst %s%%%s%s%s%s",
+	                 s->cells, s->cells == 1 ? "" : "s", median, worst, widened,
 	                 c->baseline->noise.reason ? "; noise accepted at pin: \"" : "",
 	                 c->baseline->noise.reason ? c->baseline->noise.reason : "",
 	                 c->baseline->noise.reason ? "\"" : "");
@@ -128,13 +131,16 @@ static char *report_check_sensitivity(const struct report_check *c)
 static char *report_check_ungated(const struct report_check *c)
 {
 	const struct check_sensitivity *s = &c->res->sensitivity;
+	char median[16], worst[16];
 
 	if (!s->time_ungated)
 		return NULL;
-	return xasprintf("every gated time cell's band is wider than %.0f%% (median %.3g%%, "
-	                 "worst %.3g%%): time is effectively not gated, a slowdown that large "
+	metrics_format_pct(s->median_pct, median, sizeof median);
+	metrics_format_pct(s->worst_pct, worst, sizeof worst);
+	return xasprintf("every gated time cell's band is wider than %.0f%% (median %s%%, "
+	                 "worst %s%%): time is effectively not gated, a slowdown that large "
 	                 "passes as ok",
-	                 CHECK_TIME_UNGATED_PCT, s->median_pct, s->worst_pct);
+	                 CHECK_TIME_UNGATED_PCT, median, worst);
 }
 
 /* "(3 ok, 0 improved, 1 regressed, 0 could not judge, 2 not gated)" */

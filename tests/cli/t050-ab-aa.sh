@@ -8,21 +8,6 @@
 # exported SESSION FILTER — a fact of a stored session, read back through export.
 exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
-expect_status_in() { # "0 1" COMMAND...
-	want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	case " $want " in
-	*" $got "*) pass ;;
-	*)
-		fail "exit $got, expected one of $want: $*"
-		sed 's/^/  stdout: /' "$T/out" | tail -n 25 >&2
-		sed 's/^/  stderr: /' "$T/err" | tail -n 15 >&2
-		;;
-	esac
-}
-
 expect_status_in "0 1" "$GCR" ab marksweep marksweep --probes 01,02 --rounds 7 --size ci \
 	--meters rusage,census,valgrind --seed 50 --json "$T/aa.json" --md "$T/aa.md"
 expect_grep "^gcratchet ab: session 1, size ci, rounds complete 1-7 of 7" "$T/out"

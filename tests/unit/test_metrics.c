@@ -430,9 +430,29 @@ static void test_format(void)
 	CHECK_STR(tiny, "5431676");
 }
 
+static void test_format_pct(void)
+{
+	char buf[16];
+	const struct {
+		double pct;
+		const char *text;
+	} cases[] = {
+	    {0, "0"},         {0.0004, "0.000"},  {0.00125, "0.00125"}, {9.876, "9.88"},
+	    {10, "10"},       {51.5, "51.5"},     {999.4, "999"},       {999.5, "1000"},
+	    {1231.2, "1231"}, {123456, "123456"}, {-12.34, "-12.3"},
+	};
+
+	/* A band widened for a very noisy cell shows its whole part, never an exponent. */
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		metrics_format_pct(cases[i].pct, buf, sizeof buf);
+		CHECK_STR(buf, cases[i].text);
+	}
+}
+
 int main(void)
 {
 	test_format();
+	test_format_pct();
 	test_lookup();
 	test_table();
 	test_nature();
