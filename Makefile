@@ -2,8 +2,9 @@
 #
 #   make            the CLI (build/gcratchet), its launcher, and every probe built against
 #                   every shipped collector (build/collectors/<name>/)
-#   make ratchet    install missing dependencies, build, measure the default collector at the
-#                   ci size, check it against baselines/shared_ci/<collector>.json
+#   make ratchet    install missing dependencies, build, and run `gcratchet ratchet` on the
+#                   default collector: measure what baselines/shared_ci/<collector>.json
+#                   needs and check it (exit 0 ok, 1 regression, 2 could not judge)
 #   make test       install missing dependencies, check formatting, build, run the whole
 #                   suite (also under AddressSanitizer and UBSan, and each fuzzer for
 #                   FUZZ_TEST_SECONDS=15); ends with "N passed, N failed"
@@ -23,7 +24,6 @@
 
 COLLECTORS ?= epsilon marksweep gen bdwgc bdwgc-incremental
 DEFAULT_COLLECTOR ?= gen
-RATCHET_ROUNDS ?= 3
 PREFIX ?= /usr/local
 
 CC ?= cc
@@ -159,7 +159,7 @@ ratchet: deps
 	@$(MAKE) --no-print-directory check
 
 check: all
-	@sh scripts/ratchet.sh $(B)/gcratchet $(DEFAULT_COLLECTOR) $(RATCHET_ROUNDS)
+	@$(B)/gcratchet ratchet --profile shared_ci --collector $(DEFAULT_COLLECTOR)
 
 test: deps
 	@$(MAKE) --no-print-directory format-check

@@ -465,7 +465,7 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	command = xasprintf(
 	    "gcratchet measure --collector %s --size %s --rounds %d --warmup %d%s%s%s", collector,
 	    o.size, o.rounds, o.warmup, db ? " --db " : "", db ? db : "", env_pad ? pad : "");
-	rc = measure_session("measure", &o, command);
+	rc = measure_session("measure", &o, command, MEASURE_VIEW_RUNS, NULL);
 out:
 	free(command);
 	session_opts_release(&o);

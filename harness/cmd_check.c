@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "check.h"
@@ -12,19 +13,47 @@
 #include "report_check.h"
 #include "store.h"
 
-int cmd_check(int argc, char **argv)
+/* Colour on a terminal only, and never when NO_COLOR is set (no-color.org) or TERM is dumb. */
+static int check_colour(void)
 {
-	static const struct cli_opt opts[] = {
-	    {"--profile", 1},  {"--collector", 1}, {"--session", 1}, {"--format", 1}, {"--db", 1},
-	    {"--baseline", 1}, {"--build", 1},     {"--base", 1},    {"--strict", 0}, {NULL, 0},
-	};
-	const char *cmd = "check", *opt, *val, *profile = NULL, *collector = CLI_DEFAULT_COLLECTOR;
-	const char *format = "table", *db = NULL, *baseline_arg = NULL, *build_name = NULL;
-	const char *base_name = NULL;
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+}
+
+int check_parse_opt(struct check_opts *o, const char *opt, const char *val)
+{
+	if (strcmp(opt, "--profile") == 0)
+		o->profile = val;
+	else if (strcmp(opt, "--collector") == 0)
+		o->collector = val;
+	else if (strcmp(opt, "--db") == 0)
+		o->db = val;
+	else if (strcmp(opt, "--baseline") == 0)
+		o->baseline = val;
+	else if (strcmp(opt, "--build") == 0)
+		o->build = val;
+	else if (strcmp(opt, "--base") == 0)
+		o->base = val;
+	else if (strcmp(opt, "--strict") == 0)
+		o->strict = 1;
+	else if (strcmp(opt, "--all") == 0)
+		o->all = 1;
+	else
+		return 0;
+	return 1;
+}
+
+int check_session(const char *cmd, const struct check_opts *o)
+{
+	const char *profile = o->profile,
+	           *collector = o->collector ? o->collector : CLI_DEFAULT_COLLECTOR;
+	const char *format = o->format ? o->format : "table", *db = o->db,
+	           *baseline_arg = o->baseline;
+	const char *build_name = o->build, *base_name = o->base;
 	struct store_run *base_runs = NULL;
 	size_t nbase_runs = 0;
-	int strict = 0;
-	struct cli_iter it;
+	int strict = o->strict;
 	struct baseline b = {0};
 	struct check_input in = {0};
 	struct check_result res = {0};
@@ -38,46 +67,9 @@ int cmd_check(int argc, char **argv)
 	size_t nbuilds = 0, nruns = 0;
 	struct err e;
 	char *path = NULL, *text = NULL, *md = NULL, *manifest = NULL, *where = NULL;
-	int64_t session = 0;
-	uint64_t v;
-	int rc = EXIT_UNJUDGED, r;
+	int64_t session = o->session;
+	int rc = EXIT_UNJUDGED;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--profile") == 0) {
-			profile = val;
-		} else if (strcmp(opt, "--collector") == 0) {
-			collector = val;
-		} else if (strcmp(opt, "--session") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
-				goto out;
-			session = (int64_t)v;
-		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json") &&
-			    strcmp(val, "junit")) {
-				rc = cli_error(
-				    cmd, "--format must be table, md, json or junit, got \"%s\"",
-				    val);
-				goto out;
-			}
-			format = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
-		} else if (strcmp(opt, "--baseline") == 0) {
-			baseline_arg = val;
-		} else if (strcmp(opt, "--build") == 0) {
-			build_name = val;
-		} else if (strcmp(opt, "--base") == 0) {
-			base_name = val;
-		} else if (strcmp(opt, "--strict") == 0) {
-			strict = 1;
-		}
-	}
-	if (r < 0)
-		goto out;
 	if (!profile) {
 		rc = cli_error(cmd, "--profile is required (shared_ci or pinned_host)");
 		goto out;
@@ -160,6 +152,8 @@ int cmd_check(int argc, char **argv)
 	rep.baseline_path = path;
 	rep.session = session;
 	rep.build_name = build->label;
+	rep.all = o->all;
+	rep.colour = strcmp(format, "table") == 0 && check_colour();
 
 	text = strcmp(format, "json") == 0    ? report_check_json(&rep)
 	       : strcmp(format, "junit") == 0 ? report_check_junit(&rep)
@@ -189,4 +183,39 @@ out:
 	baseline_release(&b);
 	free(path);
 	return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+	    {"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--format", 1},
+	    {"--db", 1},      {"--baseline", 1},  {"--build", 1},   {"--base", 1},
+	    {"--strict", 0},  {"--all", 0},       {NULL, 0},
+	};
+	const char *cmd = "check", *opt, *val;
+	struct check_opts o = {0};
+	struct cli_iter it;
+	uint64_t v;
+	int r;
+
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0)
+			return cli_usage(cli_find_command(cmd), 0);
+		if (strcmp(opt, "--session") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				return EXIT_UNJUDGED;
+			o.session = (int64_t)v;
+		} else if (strcmp(opt, "--format") == 0) {
+			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json") &&
+			    strcmp(val, "junit"))
+				return cli_error(
+				    cmd, "--format must be table, md, json or junit, got \"%s\"",
+				    val);
+			o.format = val;
+		} else {
+			check_parse_opt(&o, opt, val);
+		}
+	}
+	return r < 0 ? EXIT_UNJUDGED : check_session(cmd, &o);
 }

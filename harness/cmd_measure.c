@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -44,16 +45,45 @@ static void measure_load_warning(struct store *st, int64_t session)
 	store_session_release(&si);
 }
 
+/* How the runs of a session are shown, and whether stdout is a terminal to show them on. */
+struct measure_show {
+	enum measure_view view;
+	int tty;
+	int transient; /* a line that overwrites itself is on the terminal */
+};
+
+/* Clears the line that overwrites itself, before anything that stays. */
+static void measure_clear_transient(struct measure_show *show)
+{
+	if (show->transient)
+		printf("\r\033[K");
+	show->transient = 0;
+}
+
 static void measure_progress(void *ctx, const struct session_progress *p)
 {
+	struct measure_show *show = ctx;
 	const struct run_record *r = p->run;
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
 	char where[32], figures[96] = "", *safe, *said = NULL;
+	int trouble = r->status != RUN_STATUS_OK || r->detail || r->premise == RUN_PREMISE_NOT_MET;
 
-	(void)ctx;
 	session_setup_where(p, where, sizeof where);
+	/* Quiet: a run that went well is only the line that overwrites itself, on a terminal. */
+	if (show->view == MEASURE_VIEW_QUIET && !trouble) {
+		if (show->tty) {
+			safe = escape_text(r->probe);
+			printf("\r[%3d/%d] %-15s %s\033[K", p->run_index, p->run_total, where,
+			       safe);
+			free(safe);
+			show->transient = 1;
+			fflush(stdout);
+		}
+		return;
+	}
+	measure_clear_transient(show);
 	if (r->status == RUN_STATUS_OK) {
 		if (ir)
 			snprintf(figures, sizeof figures, "Ir %.0f", *ir);
@@ -91,14 +121,18 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	fflush(stdout);
 }
 
-int measure_session(const char *cmd, const struct session_opts *o, const char *command)
+int measure_session(const char *cmd, const struct session_opts *o, const char *command,
+                    enum measure_view view, int64_t *session_id)
 {
 	struct session_setup s;
 	struct session_outcome outcome;
+	struct measure_show show = {view, isatty(STDOUT_FILENO), 0};
 	struct err e;
 	void *ballast = measure_ballast();
 	int rc = EXIT_UNJUDGED;
 
+	if (session_id)
+		*session_id = 0;
 	measure_inert = 0;
 	session_setup_init(&s);
 	if (session_setup_begin(cmd, o, command, &s) != 0)
@@ -126,11 +160,17 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	}
 	fflush(stdout);
 
-	if (session_run(&s.plan, s.st, measure_progress, NULL, &outcome, &e) != 0) {
+	if (session_run(&s.plan, s.st, measure_progress, &show, &outcome, &e) != 0) {
+		measure_clear_transient(&show);
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");
+		if (session_id)
+			*session_id = outcome.session_id;
 		goto out;
 	}
+	measure_clear_transient(&show);
+	if (session_id)
+		*session_id = outcome.session_id;
 	measure_load_warning(s.st, outcome.session_id);
 	printf("session %lld: %d run%s, %d failed%s; stored in %s\n", (long long)outcome.session_id,
 	       outcome.runs, outcome.runs == 1 ? "" : "s", outcome.runs_failed,
@@ -174,7 +214,7 @@ int cmd_measure(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	command = cli_command_line(argc, argv);
-	rc = measure_session(cmd, &o, command);
+	rc = measure_session(cmd, &o, command, MEASURE_VIEW_RUNS, NULL);
 out:
 	free(command);
 	free(opts);

@@ -22,7 +22,6 @@
 
 /* Granularity of the search: 1/64 of the current bound (minheap.h), never finer than 1 MiB. */
 #define MINHEAP_FRAC        64u
-#define MINHEAP_REPEATS     3u
 #define MINHEAP_REPEATS_MAX 100u
 /* The knob's own bound (collectors/common/heaplimit.h). */
 #define MINHEAP_MAX_MB      (UINT64_C(1) << 20)
@@ -313,8 +312,8 @@ void minheap_find_header(void)
 	minheap_print_header();
 }
 
-static int minheap_run(const char *cmd, const struct session_opts *o, const char *command,
-                       const char *out_path, unsigned repeats)
+int minheap_session(const char *cmd, const struct session_opts *o, const char *command,
+                    const char *out_path, unsigned repeats, enum measure_view view)
 {
 	struct session_setup s;
 	struct session_prober *prober = NULL;
@@ -347,7 +346,8 @@ static int minheap_run(const char *cmd, const struct session_opts *o, const char
 	       "bound (at least 1 MiB), %u run%s at each answer\n",
 	       s.narms, s.narms == 1 ? "" : "s", s.plan.probes.n, s.plan.probes.n == 1 ? "" : "s",
 	       s.plan.size, MINHEAP_FRAC, repeats, repeats == 1 ? "" : "s");
-	minheap_print_header();
+	if (view == MEASURE_VIEW_RUNS)
+		minheap_print_header();
 	for (size_t k = 0; k < s.plan.probes.n && !*s.plan.stop; k++) {
 		for (size_t b = 0; b < s.narms && !*s.plan.stop; b++) {
 			struct minheap_row w;
@@ -359,7 +359,9 @@ static int minheap_run(const char *cmd, const struct session_opts *o, const char
 				rc = cli_error(cmd, "%s", e.msg);
 				goto out;
 			}
-			minheap_print_row(&w);
+			/* Quiet: only a search that found no minimum, which check cannot judge. */
+			if (view == MEASURE_VIEW_RUNS || w.res.outcome != MINHEAP_FOUND)
+				minheap_print_row(&w);
 			incomplete += w.res.outcome != MINHEAP_FOUND;
 			cJSON_AddItemToArray(rows, minheap_row_json(&w, s.arms[b].build));
 			if (minheap_store(s.st, host_id, build_ids[b], s.plan.size, started_at,
@@ -438,7 +440,7 @@ int cmd_minheap(int argc, char **argv)
 	free(o.meters);
 	o.meters = xstrdup("rusage,census");
 	command = cli_command_line(argc, argv);
-	rc = minheap_run(cmd, &o, command, out_path, repeats);
+	rc = minheap_session(cmd, &o, command, out_path, repeats, MEASURE_VIEW_RUNS);
 out:
 	free(command);
 	free(opts);

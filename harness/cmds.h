@@ -13,12 +13,35 @@
 int cmd_measure(int argc, char **argv);
 struct session_opts;
 /*
- * What measure does once its options are parsed, for baseline pin and update too: sets up
- * the session o describes, runs it with measure's progress lines, and prints its outcome.
- * `command` is the command line recorded with the session. Returns measure's exit status.
+ * How measure_session shows the runs: each on a line of its own (measure, pin), or only the
+ * runs that failed, went inert or warned, plus one line that overwrites itself on a terminal
+ * (ratchet, whose verdict must fit on a screen).
  */
-int measure_session(const char *cmd, const struct session_opts *o, const char *command);
+enum measure_view { MEASURE_VIEW_RUNS, MEASURE_VIEW_QUIET };
+/*
+ * What measure does once its options are parsed, for baseline pin, update and ratchet too:
+ * sets up the session o describes, runs it showing its runs as `view` says, and prints its
+ * outcome. `command` is the command line recorded with the session. *session_id (when not
+ * NULL) is the stored session, 0 when none was opened. Returns measure's exit status.
+ */
+int measure_session(const char *cmd, const struct session_opts *o, const char *command,
+                    enum measure_view view, int64_t *session_id);
 int cmd_check(int argc, char **argv);
+int cmd_ratchet(int argc, char **argv);
+/* What check judges and how it prints it: check's options, for ratchet too. All borrowed. */
+struct check_opts {
+	const char *profile;   /* required */
+	const char *collector; /* NULL: CLI_DEFAULT_COLLECTOR */
+	const char *db, *baseline, *build, *base;
+	const char *format; /* NULL: table */
+	int64_t session;    /* 0: the newest session of the baseline's collector and size */
+	int strict, all;
+};
+/* Takes --profile, --collector, --db, --baseline, --build, --base, --strict, --all: 1 when
+ * opt was one of them. */
+int check_parse_opt(struct check_opts *o, const char *opt, const char *val);
+/* Judges the session o names against its baseline and prints the verdict; check's status. */
+int check_session(const char *cmd, const struct check_opts *o);
 int cmd_baseline(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
@@ -39,6 +62,14 @@ int minheap_find(struct session_setup *s, struct session_prober *prober, size_t 
                  const char *probe, unsigned repeats, const char *command, uint64_t *min_mb,
                  struct err *e);
 void minheap_find_header(void);
+/*
+ * What minheap does once its options are parsed, for ratchet too: searches the minimum heap
+ * of every probe of every build o names, prints the table (view MEASURE_VIEW_QUIET: only the
+ * rows that found none), stores the answers and writes out_path (NULL: none). minheap's status.
+ */
+#define MINHEAP_REPEATS 3u /* runs at each answer, by default */
+int minheap_session(const char *cmd, const struct session_opts *o, const char *command,
+                    const char *out_path, unsigned repeats, enum measure_view view);
 
 struct store;
 /*

@@ -88,8 +88,18 @@ static char *report_check_reason_only(const struct report_check *c, const struct
  */
 static char *report_check_reason(const struct report_check *c, const struct check_row *r)
 {
-	char *why = report_check_reason_only(c, r), *both, band[16];
+	char *why = report_check_reason_only(c, r), *both, band[16], past[32];
 
+	/* How far past its allowance a regressed cell went: what a fix must win back. */
+	if (r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED &&
+	    r->j.verdict == BASELINE_REGRESSED && !r->j.went_inert) {
+		metrics_format_value(r->metric, fabs(r->j.delta) - r->j.allowance, past,
+		                     sizeof past);
+		both =
+		    xasprintf("%s past the allowance%s%s", past, why ? "; " : "", why ? why : "");
+		free(why);
+		why = both;
+	}
 	if (r->kind == CHECK_ROW_CELL && r->cls == BASELINE_CLASS_QUANTILE) {
 		both = xasprintf("%s%squantile: min of %d run%s against the pinned min",
 		                 why ? why : "", why ? "; " : "", r->n, r->n == 1 ? "" : "s");
@@ -152,54 +162,197 @@ static void report_check_counts(const struct check_result *res, struct sbuf *b)
 
 /* ---- The terminal table ---------------------------------------------------------------- */
 
+/* SGR colours of the terminal table: what fails red, what moved for the better green. */
+#define REPORT_CHECK_RED    "31"
+#define REPORT_CHECK_GREEN  "32"
+#define REPORT_CHECK_YELLOW "33"
+
+/*
+ * Appends PLAIN made safe for the terminal, in colour SGR when the table is coloured (SGR
+ * NULL: none). Pieces are escaped one by one so that the colour codes themselves survive.
+ */
+static void report_check_paint(struct sbuf *out, const struct report_check *c, const char *sgr,
+                               const char *plain)
+{
+	char *safe = escape_text(plain);
+
+	if (c->colour && sgr)
+		sbuf_addf(out, "\033[%sm%s\033[0m", sgr, safe);
+	else
+		sbuf_addf(out, "%s", safe);
+	free(safe);
+}
+
+/* Appends the line in LINE (plain, reset after), in colour SGR or none. */
+static void report_check_line(struct sbuf *out, const struct report_check *c, const char *sgr,
+                              struct sbuf *line)
+{
+	report_check_paint(out, c, sgr, line->data ? line->data : "");
+	sbuf_release(line);
+	sbuf_init(line);
+}
+
+static const char *report_check_row_sgr(const struct check_row *r)
+{
+	if (r->kind == CHECK_ROW_PREMISE || r->state == CHECK_UNJUDGED)
+		return REPORT_CHECK_YELLOW;
+	return r->j.verdict == BASELINE_REGRESSED  ? REPORT_CHECK_RED
+	       : r->j.verdict == BASELINE_IMPROVED ? REPORT_CHECK_GREEN
+	                                           : NULL;
+}
+
+/* A row the short table shows: whatever is not ok or info. */
+static int report_check_row_shown(const struct check_row *r)
+{
+	return r->state == CHECK_UNJUDGED || r->kind != CHECK_ROW_CELL ||
+	       r->j.verdict == BASELINE_REGRESSED || r->j.verdict == BASELINE_IMPROVED;
+}
+
+static void report_check_row(struct sbuf *out, const struct report_check *c,
+                             const struct check_row *r)
+{
+	struct report_check_cells cells;
+	struct sbuf line;
+	char *why = report_check_reason(c, r), *verdict;
+
+	report_check_format_cells(r, &cells);
+	sbuf_init(&line);
+	sbuf_addf(&line, "%-24s %-34s %14s %14s %10s %14s %7s  ", r->probe, r->metric, cells.base,
+	          cells.cur, cells.delta, cells.allow, cells.used);
+	report_check_line(out, c, NULL, &line);
+	verdict = xasprintf("%s%s%s", check_row_verdict_name(r), why ? ": " : "", why ? why : "");
+	report_check_paint(out, c, report_check_row_sgr(r), verdict);
+	sbuf_addf(out, "\n");
+	free(verdict);
+	free(why);
+}
+
+static int report_check_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One line per probe, by name: how its rows came out (the rows that are not ok are above). */
+static void report_check_probe_lines(struct sbuf *out, const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	struct strlist probes = {0};
+	struct sbuf line;
+
+	for (size_t i = 0; i < res->nrows; i++)
+		if (!strlist_contains(&probes, res->rows[i].probe))
+			strlist_push(&probes, res->rows[i].probe);
+	qsort(probes.items, probes.n, sizeof *probes.items, report_check_name_cmp);
+	sbuf_init(&line);
+	sbuf_addf(&line, "%-24s %6s %10s %9s %16s %11s\n", "probe", "ok", "regressed", "improved",
+	          "could not judge", "not gated");
+	report_check_line(out, c, NULL, &line);
+	for (size_t k = 0; k < probes.n; k++) {
+		int ok = 0, regressed = 0, improved = 0, unjudged = 0, info = 0;
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct check_row *r = &res->rows[i];
+			if (strcmp(r->probe, probes.items[k]) != 0)
+				continue;
+			if (r->state == CHECK_UNJUDGED)
+				unjudged++;
+			else if (r->j.verdict == BASELINE_REGRESSED)
+				regressed++;
+			else if (r->j.verdict == BASELINE_IMPROVED)
+				improved++;
+			else if (r->j.verdict == BASELINE_INFO)
+				info++;
+			else
+				ok++;
+		}
+		sbuf_addf(&line, "%-24s %6d %10d %9d %16d %11d\n", probes.items[k], ok, regressed,
+		          improved, unjudged, info);
+		report_check_line(out, c,
+		                  regressed  ? REPORT_CHECK_RED
+		                  : unjudged ? REPORT_CHECK_YELLOW
+		                  : improved ? REPORT_CHECK_GREEN
+		                             : NULL,
+		                  &line);
+	}
+	strlist_release(&probes);
+}
+
 char *report_check_text(const struct report_check *c)
 {
 	const struct check_result *res = c->res;
 	const struct baseline *bl = c->baseline;
-	struct sbuf b;
-	char *text, *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c);
+	struct sbuf b, line;
+	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c);
+	size_t shown = 0;
 
 	sbuf_init(&b);
-	if (res->why)
-		sbuf_addf(&b, "COULD NOT JUDGE: %s\n", res->why);
+	sbuf_init(&line);
+	if (res->why) {
+		sbuf_addf(&line, "COULD NOT JUDGE: %s\n", res->why);
+		report_check_line(&b, c, REPORT_CHECK_YELLOW, &line);
+	}
 	/* A verdict on time that cannot see a slowdown says so before anything else. */
-	if (ungated)
-		sbuf_addf(&b, "TIME NOT GATED: %s\n", ungated);
+	if (ungated) {
+		sbuf_addf(&line, "TIME NOT GATED: %s\n", ungated);
+		report_check_line(&b, c, REPORT_CHECK_YELLOW, &line);
+	}
 	/* Staleness comes next: every figure below is read in its light. */
-	for (size_t i = 0; i < res->stale.n; i++)
-		sbuf_addf(&b, "STALE: %s\n", res->stale.items[i]);
+	for (size_t i = 0; i < res->stale.n; i++) {
+		sbuf_addf(&line, "STALE: %s\n", res->stale.items[i]);
+		report_check_line(&b, c, REPORT_CHECK_YELLOW, &line);
+	}
 	sbuf_addf(
-	    &b, "gcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
+	    &line,
+	    "gcratchet check: profile %s, collector %s %s, session %lld (build %s), size %s\n",
 	    bl->profile, bl->collector, bl->collector_version, (long long)c->session, c->build_name,
 	    bl->size);
-	sbuf_addf(&b, "baseline: %s (pinned %s on %s, session %lld)\n", c->baseline_path,
+	sbuf_addf(&line, "baseline: %s (pinned %s on %s, session %lld)\n", c->baseline_path,
 	          bl->pinned_at, bl->hostname, (long long)bl->session);
-	sbuf_addf(&b, "sensitivity: %s\n\n", sens);
-	sbuf_addf(&b, "%-24s %-34s %14s %14s %10s %14s %7s  %s\n", "probe", "metric", "baseline",
-	          "current", "delta", "allowance", "used", "verdict");
-	for (size_t i = 0; i < res->nrows; i++) {
-		const struct check_row *r = &res->rows[i];
-		struct report_check_cells cells;
-		char *why = report_check_reason(c, r);
-		report_check_format_cells(r, &cells);
-		sbuf_addf(&b, "%-24s %-34s %14s %14s %10s %14s %7s  %s%s%s\n", r->probe, r->metric,
-		          cells.base, cells.cur, cells.delta, cells.allow, cells.used,
-		          check_row_verdict_name(r), why ? ": " : "", why ? why : "");
-		free(why);
+	sbuf_addf(&line, "sensitivity: %s\n", sens);
+	report_check_line(&b, c, NULL, &line);
+	for (size_t i = 0; i < res->nrows; i++)
+		shown += c->all || report_check_row_shown(&res->rows[i]);
+	if (shown) {
+		sbuf_addf(&line, "\n%-24s %-34s %14s %14s %10s %14s %7s  %s\n", "probe", "metric",
+		          "baseline", "current", "delta", "allowance", "used", "verdict");
+		report_check_line(&b, c, NULL, &line);
+		for (size_t i = 0; i < res->nrows; i++)
+			if (c->all || report_check_row_shown(&res->rows[i]))
+				report_check_row(&b, c, &res->rows[i]);
 	}
-	for (size_t i = 0; i < res->unpinned.n; i++)
-		sbuf_addf(&b,
+	/* The short table: what each probe came to, since the rows above are only the few. */
+	if (!c->all && res->nrows) {
+		sbuf_addf(&b, "\n");
+		report_check_probe_lines(&b, c);
+	}
+	for (size_t i = 0; i < res->unpinned.n; i++) {
+		sbuf_addf(&line,
 		          "\nnote: %s was measured, but the baseline pins no cell of it: not "
 		          "judged (`gcratchet baseline pin` adds it)",
 		          res->unpinned.items[i]);
-	sbuf_addf(&b, "\nverdict: %s ", check_verdict_name(res->verdict));
-	report_check_counts(res, &b);
-	sbuf_addf(&b, "\n");
-	text = escape_text(b.data);
-	sbuf_release(&b);
+		report_check_line(&b, c, NULL, &line);
+	}
+	if (!c->all && res->nrows) {
+		sbuf_addf(&line,
+		          "\n%zu of %zu cells shown; every cell: the same command with --all; the "
+		          "session's samples: gcratchet report --session %lld --html FILE",
+		          shown, res->nrows, (long long)c->session);
+		report_check_line(&b, c, NULL, &line);
+	}
+	sbuf_addf(&line, "\nverdict: ");
+	report_check_line(&b, c, NULL, &line);
+	sbuf_addf(&line, "%s", check_verdict_name(res->verdict));
+	report_check_line(&b, c,
+	                  res->verdict == CHECK_VERDICT_OK           ? REPORT_CHECK_GREEN
+	                  : res->verdict == CHECK_VERDICT_REGRESSION ? REPORT_CHECK_RED
+	                                                             : REPORT_CHECK_YELLOW,
+	                  &line);
+	sbuf_addf(&line, " ");
+	report_check_counts(res, &line);
+	sbuf_addf(&line, "\n");
+	report_check_line(&b, c, NULL, &line);
 	free(ungated);
 	free(sens);
-	return text;
+	return sbuf_detach(&b);
 }
 
 /* ---- Markdown ---------------------------------------------------------------------------- */

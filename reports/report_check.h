@@ -28,6 +28,13 @@ struct report_check {
 	int64_t session;
 	const char *build_name;
 	const char *base_name; /* check --base, or NULL */
+	/*
+	 * The terminal table: every cell (--all), or by default only the rows that are not ok
+	 * or info, one line per probe and a footer saying how to see the rest; in colour (the
+	 * caller decides: a terminal, NO_COLOR unset).
+	 */
+	int all;
+	int colour;
 };
 
 /* Each newly allocated, ending in a newline. */

@@ -26,19 +26,28 @@ expect_grep "^verdict: ok" "$T/out"
 # Extra cost per allocation: Ir regresses on both probes; the census does not move.
 expect_status 1 "$GCR" check --profile shared_ci --collector marksweep --build marksweep-slow
 cp "$T/out" "$T/slow"
-expect_grep "^01_nursery_churn +valgrind.ir .* REGRESSED$" "$T/slow"
-expect_grep "^12_large_live_set +valgrind.ir .* REGRESSED$" "$T/slow"
+expect_grep "^01_nursery_churn +valgrind.ir .* REGRESSED: [0-9][^;]* past the allowance$" "$T/slow"
+expect_grep "^12_large_live_set +valgrind.ir .* REGRESSED: [0-9][^;]* past the allowance$" "$T/slow"
 expect_no_grep "census\..* REGRESSED" "$T/slow" "a CPU-only plant moves no census counter"
 expect_no_grep "(rss|memory)\..* REGRESSED" "$T/slow" "nor any memory figure"
 expect_grep "^verdict: REGRESSION" "$T/slow"
+# The short table: only the rows that are not ok, one line per probe with its counts (those
+# of the full table), and how to see the rest.
+expect_no_grep "^[0-9]{2}_[a-z_]+ +[a-z0-9_.:]+ .* (ok|info)(: .*)?$" "$T/slow" "an ok row in the short table"
+"$GCR" check --profile shared_ci --collector marksweep --build marksweep-slow --all >"$T/slow-all"
+oks=$(grep -cE "^01_nursery_churn +[a-z0-9_.:]+ .* ok(: .*)?$" "$T/slow-all")
+infos=$(grep -cE "^01_nursery_churn +[a-z0-9_.:]+ .* info(: .*)?$" "$T/slow-all")
+expect_grep "^01_nursery_churn +$oks +1 +0 +0 +$infos$" "$T/slow"
+expect_grep "^[0-9]+ of [0-9]+ cells shown; every cell: the same command with --all" "$T/slow"
+expect_grep "^01_nursery_churn +valgrind.ir .* REGRESSED: [0-9][^;]* past the allowance$" "$T/slow-all"
 
 # Retained memory: the heap after the final collection and both peak-RSS figures regress.
 expect_status 1 "$GCR" check --profile shared_ci --collector marksweep --build marksweep-retain
 cp "$T/out" "$T/retain"
 for p in 01_nursery_churn 12_large_live_set; do
-	expect_grep "^$p +census.heap_used_after_full_bytes .* REGRESSED$" "$T/retain"
-	expect_grep "^$p +rss.peak_bytes .* REGRESSED$" "$T/retain"
-	expect_grep "^$p +memory.vm_hwm_bytes .* REGRESSED$" "$T/retain"
+	expect_grep "^$p +census.heap_used_after_full_bytes .* REGRESSED: [0-9][^;]* past the allowance$" "$T/retain"
+	expect_grep "^$p +rss.peak_bytes .* REGRESSED: [0-9][^;]* past the allowance$" "$T/retain"
+	expect_grep "^$p +memory.vm_hwm_bytes .* REGRESSED: [0-9][^;]* past the allowance$" "$T/retain"
 done
 
 # The JSON form carries the same verdicts.
@@ -53,4 +62,9 @@ assert ("01_nursery_churn", "valgrind.ir") in bad
 PY
 expect_eq "$?" 0 "check --format json"
 cat "$T/py"
+# How far past: the regressed Ir cell's delta less its allowance, every digit (Ir is exact).
+# (A fraction shows one decimal, as every exact figure does.)
+past=$(jq -r '.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .delta - .allowance' "$T/out" |
+	awk '{ if ($1 == int($1)) printf "%d", $1; else printf "%.1f", $1 }')
+expect_grep "^01_nursery_churn +valgrind.ir .* REGRESSED: $past past the allowance$" "$T/slow"
 finish

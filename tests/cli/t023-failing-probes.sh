@@ -13,7 +13,7 @@ export GCR_BASELINE_DIR="$T/baselines"
 expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 2 --warmup 0 --meters rusage,census
 expect_eq "$(exported 1 '[.runs[] | select(.status == "ok")] | length')" 4 "ok runs"
 expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted --session latest
-expect_status 0 "$GCR" check --profile shared_ci --collector scripted
+expect_status 0 "$GCR" check --all --profile shared_ci --collector scripted
 expect_grep "^verdict: ok" "$T/out"
 
 # A crash: stored as crashed with its signal; the other probe still ran; check says exit 2.
@@ -23,7 +23,7 @@ expect_grep "02_flaky .* crashed +SIGSEGV" "$T/out"
 expect_grep "01_steady .* ok" "$T/out"
 expect_eq "$(exported 2 '[.runs[] | select(.status == "crashed" and .detail == "SIGSEGV" and .probe == "02_flaky")] | length')" 2 "crashed runs stored"
 expect_eq "$(exported 2 '[.runs[] | select(.status == "ok" and .probe == "01_steady")] | length')" 2 "the session went on"
-expect_status 2 "$GCR" check --profile shared_ci --collector scripted
+expect_status 2 "$GCR" check --all --profile shared_ci --collector scripted
 expect_grep "02_flaky .*COULD NOT JUDGE: 2 of 2 timed runs crashed \(SIGSEGV\)" "$T/out"
 expect_grep "01_steady .*census.alloc_bytes .* ok" "$T/out"
 expect_grep "^verdict: COULD NOT JUDGE" "$T/out"
@@ -33,7 +33,7 @@ expect_no_grep "02_flaky .* ok$" "$T/out" "a crashed probe's cells are never ok"
 echo hang >"$B/mode.02_flaky"
 expect_status 2 "$GCR" measure --build "$B" --probes 02 --size ci --rounds 1 --warmup 0 --meters rusage,census --timeout 1
 expect_eq "$(exported 3 '.runs[].status')" timeout "hung run"
-expect_status 2 "$GCR" check --profile shared_ci --collector scripted
+expect_status 2 "$GCR" check --all --profile shared_ci --collector scripted
 expect_grep "COULD NOT JUDGE: 1 of 1 timed runs timeout" "$T/out"
 
 # A non-zero exit keeps the last line of stderr as the reason.

@@ -47,25 +47,25 @@ assert entry["date"].endswith("Z"), entry
 PY
 expect_eq "$?" 0 "ledger entry"
 cat "$T/py"
-expect_status 0 "$GCR" check --profile shared_ci --collector scripted
+expect_status 0 "$GCR" check --all --profile shared_ci --collector scripted
 expect_status 0 "$GCR" baseline validate "$F"
 
 # Liveness: a counter that falls to zero regresses, although lower is "better".
 echo 0 >"$B/gcs.01_steady"
 m
-expect_status 1 "$GCR" check --profile shared_ci --collector scripted
+expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted
 expect_grep "census.major_collections .* REGRESSED: was 2, now 0: the probe no longer causes this" "$T/out"
 rm "$B/gcs.01_steady"
 m
 
 # Staleness: a baseline from another host says so on the first line; --strict exits 2.
 sed 's/"fingerprint": "[0-9a-f]*"/"fingerprint": "0000000000000000"/; s/"hostname": "[^"]*"/"hostname": "elsewhere"/' "$F" >"$T/stale.json"
-expect_status 0 "$GCR" check --profile shared_ci --collector scripted --baseline "$T/stale.json"
+expect_status 0 "$GCR" check --all --profile shared_ci --collector scripted --baseline "$T/stale.json"
 expect_eq "$(head -n 1 "$T/out" | cut -c1-41)" "STALE: the baseline was pinned on host el" "first line"
-expect_status 2 "$GCR" check --profile shared_ci --collector scripted --baseline "$T/stale.json" --strict
+expect_status 2 "$GCR" check --all --profile shared_ci --collector scripted --baseline "$T/stale.json" --strict
 expect_grep "^STALE: .*--strict: exit 2" "$T/out"
 sed 's/"version": "1.0", "git_commit"/"version": "0.9", "git_commit"/' "$F" >"$T/old.json"
-expect_status 2 "$GCR" check --profile shared_ci --collector scripted --baseline "$T/old.json" --strict
+expect_status 2 "$GCR" check --all --profile shared_ci --collector scripted --baseline "$T/old.json" --strict
 expect_grep "^STALE: the baseline was pinned on scripted 0.9; this session measured version 1.0" "$T/out"
 
 # Drift attribution: the base build, measured in the same session, already shows part of it.
@@ -74,8 +74,8 @@ BUILD_NAME=scripted-base make_script_build "$BASE" 01_steady
 echo 1200 >"$BASE/alloc.01_steady"
 echo 1300 >"$B/alloc.01_steady"
 expect_status 0 "$GCR" measure --build "$BASE" --build "$B" --size ci --rounds 2 --warmup 0 --meters rusage,census
-expect_status 1 "$GCR" check --profile shared_ci --collector scripted --build scripted --base scripted-base
-expect_grep "census.alloc_bytes .* REGRESSED: of \+200, \+100 is already in base scripted-base \(drift since the pin\), \+100 is the change" "$T/out"
+expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted --build scripted --base scripted-base
+expect_grep "census.alloc_bytes .* REGRESSED: 200 past the allowance; of \+200, \+100 is already in base scripted-base \(drift since the pin\), \+100 is the change" "$T/out"
 
 # JUnit XML that a standard parser reads: one testcase per cell, the regression a failure.
 expect_status 1 "$GCR" check --profile shared_ci --collector scripted --build scripted --format junit
@@ -94,7 +94,7 @@ expect_eq "$?" 0 "JUnit XML parses"
 cat "$T/py"
 
 # $GITHUB_STEP_SUMMARY gets the Markdown table.
-GITHUB_STEP_SUMMARY="$T/summary.md" expect_status 1 "$GCR" check --profile shared_ci --collector scripted --build scripted
+GITHUB_STEP_SUMMARY="$T/summary.md" expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted --build scripted
 expect_grep "^\| 01_steady \| census.alloc_bytes \|.*REGRESSED" "$T/summary.md"
 
 # Overrides need evidence.

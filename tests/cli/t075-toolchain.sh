@@ -20,7 +20,7 @@ expect_grep "^clang [0-9]" "$T/tc" "the manifest records the toolchain"
 expect_status 0 "$GCR" measure --build "$T/clang" --probes 01 --size ci --rounds 1 --warmup 0 \
 	--meters rusage,census,valgrind
 for strict in "" --strict; do
-	expect_status 2 "$GCR" check --profile shared_ci --collector epsilon --build epsilon $strict
+	expect_status 2 "$GCR" check --all --profile shared_ci --collector epsilon --build epsilon $strict
 	head -n 1 "$T/out" >"$T/first"
 	expect_grep "^STALE: built with clang [0-9.]+, the baseline with gcc 12\.2\.0" "$T/first" \
 		"the first line says STALE and names clang ($strict)"
@@ -41,7 +41,7 @@ expect_status 0 "$GCR" baseline pin --profile shared_ci --collector epsilon --se
 	--out "$T/clang.json"
 expect_grep '^  "toolchain": \{"compiler": "clang", "version": "[0-9.]+", "flags": "[^"]*-O2' \
 	"$T/clang.json" "pin records the toolchain"
-expect_status 0 "$GCR" check --profile shared_ci --collector epsilon --baseline "$T/clang.json"
+expect_status 0 "$GCR" check --all --profile shared_ci --collector epsilon --baseline "$T/clang.json"
 expect_no_grep "STALE" "$T/out" "one toolchain: nothing stale"
 
 # clang's own DWARF 5 (DWARF_FLAGS= turns off build.mk's -gdwarf-4): doctor names the fix

@@ -42,7 +42,7 @@ expect_grep '"probe": "02_jitter", "metric": "time.wall_ns", .*"widened_for_nois
 expect_status 0 "$GCR" baseline validate "$F"
 
 # check states the sensitivity in its header and every format; each widened cell its band.
-expect_status 0 "$GCR" check --profile pinned_host --collector scripted
+expect_status 0 "$GCR" check --all --profile pinned_host --collector scripted
 expect_grep "^sensitivity: time gated on 4 cells, bands median [0-9.]+%, worst [0-9.]+% \([1-4] widened beyond their rule\); noise accepted at pin: \"planted noise for t078\"" "$T/out"
 expect_grep "^02_jitter +time.wall_ns .* ok: band [0-9.]+% widened for noise at pin$" "$T/out"
 # The planted noise is far beyond 25% on 02_jitter; whether time is gated at all here depends
@@ -57,7 +57,7 @@ expect_eq "$(jq -r '.cells[] | select(.probe == "02_jitter" and .metric == "time
 pct3() { awk -v x="$1" 'BEGIN { if (x >= 999.5) printf "%.0f", x; else printf "%.3g", x }'; }
 worst=$(pct3 "$(jq -r '.sensitivity.worst_band_pct' "$T/check.json")")
 median=$(pct3 "$(jq -r '.sensitivity.median_band_pct' "$T/check.json")")
-expect_status 0 "$GCR" check --profile pinned_host --collector scripted
+expect_status 0 "$GCR" check --all --profile pinned_host --collector scripted
 if [ "$(jq -r '.sensitivity.time_gated' "$T/check.json")" = false ]; then
 	expect_grep "^TIME NOT GATED: every gated time cell's band is wider than 25% \(median $median%, worst $worst%\)" "$T/out"
 	head -n 1 "$T/out" | grep -q "^TIME NOT GATED" && pass || fail "TIME NOT GATED is not the first line"
@@ -83,7 +83,7 @@ band=$(jq -r '.cells[] | select(.metric == "time.wall_ns") | .band_pct' "$T/out"
 echo "t078: 01_steady pinned at $base ns with a band of $band%" >&2
 awk -v b="$base" -v p="$band" 'BEGIN { printf "%.3f\n", b / 1e9 * (1 + 2 * p / 100) + 0.02 }' >"$S/sleep.01_steady"
 expect_status 0 "$GCR" measure --build "$S" --rounds 3 --warmup 0 --meters rusage,census
-expect_status 1 "$GCR" check --profile pinned_host --collector scripted --baseline "$T/steady.json"
+expect_status 1 "$GCR" check --all --profile pinned_host --collector scripted --baseline "$T/steady.json"
 expect_grep "^01_steady +time.wall_ns .* REGRESSED" "$T/out"
 expect_grep "^sensitivity: time gated on 2 cells" "$T/out"
 

@@ -66,23 +66,27 @@ m() { # LABEL MEASURE-OPTIONS...
 	"$GCR" export >"$T/$label.export.json"
 }
 m bdwgc --collector bdwgc
-expect_status 0 "$GCR" check --profile shared_ci --collector bdwgc --build bdwgc \
+expect_status 0 "$GCR" check --all --profile shared_ci --collector bdwgc --build bdwgc \
 	--baseline "$T/bdwgc.json" --format json
 cp "$T/out" "$T/check.json"
+# What regressed, if anything did: the JSON above shows only its tail.
+jq -r '.cells[] | select(.verdict == "regressed" or .verdict == "could not judge")
+	| "unchanged bdwgc: \(.probe) \(.metric) \(.verdict): \(.baseline) -> \(.current) (allowance \(.allowance), class \(.class))"' \
+	"$T/check.json" >&2
 want=$(jq -r '[.runs[] | select(.probe == "13_memory_return" and .kind == "timed"
 	and (.warmup | not)) | .samples["census.heap_committed_peak_bytes"]] | min' \
 	"$T/bdwgc.export.json")
 expect_eq "$(jq -r '.cells[] | select(.probe == "13_memory_return"
 	and .metric == "census.heap_committed_peak_bytes") | "\(.class) \(.current)"' \
 	"$T/check.json")" "quantile $want" "13's committed peak: the min of the session's runs"
-"$GCR" check --profile shared_ci --collector bdwgc --build bdwgc --baseline "$T/bdwgc.json" \
+"$GCR" check --all --profile shared_ci --collector bdwgc --build bdwgc --baseline "$T/bdwgc.json" \
 	>"$T/check.txt" 2>&1
 expect_grep "13_memory_return +census.heap_committed_peak_bytes .*quantile: min of 5 runs against the pinned min" \
 	"$T/check.txt"
 
 # An 8 MiB retention: the committed heap and RSS see it.
 m retain --build "$T/bdwgc-retain"
-expect_status 1 "$GCR" check --profile shared_ci --collector bdwgc --build bdwgc-retain \
+expect_status 1 "$GCR" check --all --profile shared_ci --collector bdwgc --build bdwgc-retain \
 	--baseline "$T/bdwgc.json" --format json
 cp "$T/out" "$T/retain.json"
 echo "8 MiB retained on bdwgc:"

@@ -69,7 +69,7 @@ expect_eq "$(jq -r '.comparison.identity.failed' "$T/aa.json")" false "A/A ident
 
 # The committed baselines judge a fresh session: the census counters they gate hold exactly.
 for c in jvm-serial jvm-g1; do
-	expect_status 0 "$GCR" check --profile shared_ci --collector $c --session 1
+	expect_status 0 "$GCR" check --all --profile shared_ci --collector $c --session 1
 	expect_grep "^01_nursery_churn +census.alloc_bytes .* ok$" "$T/out" "$c: alloc_bytes gated and ok"
 	expect_grep "^verdict: ok " "$T/out" "$c passes its baseline"
 done

@@ -24,15 +24,15 @@ expect_eq "$(pg_sql fleet "SELECT count(*) FROM runs WHERE status = 'ok'")" 4 "4
 expect_eq "$(pg_sql fleet "SELECT count(*) FROM samples WHERE metric = 'census.alloc_bytes' AND value = 1000")" \
 	4 "their census samples"
 expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted --session latest
-expect_status 0 "$GCR" check --profile shared_ci --collector scripted
-expect_status 0 "$GCR" check --profile shared_ci --collector scripted --db "$PG"
+expect_status 0 "$GCR" check --all --profile shared_ci --collector scripted
+expect_status 0 "$GCR" check --all --profile shared_ci --collector scripted --db "$PG"
 expect_grep "01_steady +census.alloc_bytes" "$T/out"
 echo 1100 >"$B/alloc.01_steady"
 m "$GCR_DB"
 m "$PG"
-expect_status 1 "$GCR" check --profile shared_ci --collector scripted
+expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted
 grep -E 'census\.' "$T/out" >"$T/verdict.sqlite"
-expect_status 1 "$GCR" check --profile shared_ci --collector scripted --db "$PG"
+expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted --db "$PG"
 grep -E 'census\.' "$T/out" >"$T/verdict.pg"
 expect_grep "01_steady +census.alloc_bytes .*REGRESSED" "$T/verdict.pg"
 if cmp -s "$T/verdict.sqlite" "$T/verdict.pg"; then pass; else
@@ -64,7 +64,7 @@ if cmp -s "$T/ab.results.db" "$T/ab.fleet"; then pass; else
 fi
 # Messages name the database without the URL's password (libpq sends none to a trust server).
 SECRET="postgresql://gcr:s3cret@/fleet$PG_HOSTQ"
-expect_status 2 "$GCR" check --profile shared_ci --collector scripted --session 99 --db "$SECRET"
+expect_status 2 "$GCR" check --all --profile shared_ci --collector scripted --session 99 --db "$SECRET"
 expect_grep "postgresql://gcr:\*\*\*@/fleet.*no session 99" "$T/err"
 expect_no_grep "s3cret" "$T/err"
 expect_status 2 "$GCR" push --to "$(pg_url empty)" --session 99 # creates an empty database

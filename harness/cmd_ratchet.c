@@ -1,0 +1,210 @@
+/*
+ * gcratchet ratchet — the main job in one process: measure exactly what a committed baseline
+ * needs (its meters, size and probes, the rounds its profile prescribes), search the minimum
+ * heaps it gates, and check the session against it. Exit status as check's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "buildinfo.h"
+#include "cli.h"
+#include "cmds.h"
+#include "session_opts.h"
+
+/* Rounds per profile: shared_ci judges no time (3 medians of counts), pinned_host does. */
+#define RATCHET_ROUNDS_SHARED_CI 3
+#define RATCHET_WARMUP           1
+
+static int ratchet_gates_minheap(const struct baseline *b)
+{
+	for (size_t i = 0; i < b->ncells; i++)
+		if (strcmp(b->cells[i].metric, "minheap.min_heap_mib") == 0)
+			return 1;
+	return 0;
+}
+
+/* The probes of the baseline's cells of one metric ("" any): a --probes list, newly allocated. */
+static char *ratchet_probes(const struct baseline *b, const char *metric)
+{
+	struct strlist probes = {0};
+	char *list;
+
+	for (size_t i = 0; i < b->ncells; i++)
+		if ((!*metric || strcmp(b->cells[i].metric, metric) == 0) &&
+		    !strlist_contains(&probes, b->cells[i].probe))
+			strlist_push(&probes, b->cells[i].probe);
+	list = strlist_join(&probes, ",");
+	strlist_release(&probes);
+	return list;
+}
+
+/*
+ * The session options that measure what b needs, of the build given as --collector or
+ * --build; a refusal is printed (-1).
+ */
+static int ratchet_opts(const char *cmd, const struct baseline *b, const char *collector,
+                        const char *build_dir, const char *db, int rounds, int pinned,
+                        struct session_opts *o)
+{
+	struct err e;
+	int rc = -1;
+
+	session_opts_init(o, pinned ? SESSION_VERB_PIN_TIME : SESSION_VERB_MEASURE);
+	if (session_opts_set_size(o, b->size, &e) != 0) {
+		cli_error(cmd, "the baseline's size: %s", e.msg);
+		goto out;
+	}
+	if (build_dir)
+		strlist_push(&o->build_dirs, build_dir);
+	else
+		strlist_push(&o->collectors, collector);
+	o->db = db ? xstrdup(db) : NULL;
+	free(o->meters);
+	o->meters = strlist_join(&b->meters, ",");
+	o->probes = ratchet_probes(b, "");
+	if (rounds)
+		o->rounds = rounds;
+	else if (!pinned)
+		o->rounds = RATCHET_ROUNDS_SHARED_CI;
+	o->warmup = RATCHET_WARMUP;
+	rc = 0;
+out:
+	return rc;
+}
+
+/* The minimum-heap search the baseline's min-heap cells are judged on, for this build. */
+static int ratchet_minheap(const char *cmd, const struct baseline *b, const char *collector,
+                           const char *build_dir, const char *db, const char *command)
+{
+	struct session_opts o;
+	struct err e;
+	int rc = EXIT_UNJUDGED;
+
+	session_opts_init(&o, SESSION_VERB_MINHEAP);
+	if (session_opts_set_size(&o, b->size, &e) != 0) {
+		rc = cli_error(cmd, "the baseline's size: %s", e.msg);
+		goto out;
+	}
+	if (build_dir)
+		strlist_push(&o.build_dirs, build_dir);
+	else
+		strlist_push(&o.collectors, collector);
+	o.db = db ? xstrdup(db) : NULL;
+	o.probes = ratchet_probes(b, "minheap.min_heap_mib");
+	free(o.meters);
+	o.meters = xstrdup("rusage,census");
+	rc = minheap_session(cmd, &o, command, NULL, MINHEAP_REPEATS, MEASURE_VIEW_QUIET);
+out:
+	session_opts_release(&o);
+	return rc;
+}
+
+int cmd_ratchet(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+	    {"--profile", 1}, {"--collector", 1}, {"--build", 1},  {"--db", 1}, {"--baseline", 1},
+	    {"--rounds", 1},  {"--all", 0},       {"--strict", 0}, {NULL, 0},
+	};
+	const char *cmd = "ratchet", *opt, *val, *build_dir = NULL;
+	struct check_opts c = {0};
+	struct session_opts o = {0};
+	struct baseline b = {0};
+	struct buildinfo bi = {0};
+	struct cli_iter it;
+	struct err e;
+	char *path = NULL, *command = NULL, *collector = NULL;
+	int64_t session = 0;
+	uint64_t v;
+	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0;
+
+	c.profile = "shared_ci";
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--rounds") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+				goto out;
+			if (v > SESSION_OPTS_ROUNDS_MAX) {
+				rc = cli_error(cmd, "--rounds must be 1 to %d, got %s",
+				               SESSION_OPTS_ROUNDS_MAX, val);
+				goto out;
+			}
+			rounds = (int)v;
+		} else if (strcmp(opt, "--build") == 0) {
+			build_dir = val;
+		} else {
+			check_parse_opt(&c, opt, val);
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (strcmp(c.profile, "shared_ci") != 0 && strcmp(c.profile, "pinned_host") != 0) {
+		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
+		               c.profile);
+		goto out;
+	}
+	if (build_dir && c.collector) {
+		rc = cli_error(cmd, "--collector and --build name the build twice: give one");
+		goto out;
+	}
+	/* A build folder is judged against the baseline of the collector its manifest names. */
+	if (build_dir) {
+		if (buildinfo_load(build_dir, &bi, &e) != 0) {
+			rc = cli_error(cmd, "--build %s: %s", build_dir, e.msg);
+			goto out;
+		}
+		have_bi = 1;
+		collector = xstrdup(bi.collector);
+	} else {
+		collector = xstrdup(c.collector ? c.collector : CLI_DEFAULT_COLLECTOR);
+	}
+	c.collector = collector;
+	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_path(c.profile, collector);
+	if (baseline_load(path, &b, &e) != 0) {
+		if (!c.baseline && e.code == ERR_NOT_FOUND)
+			rc = cli_error(cmd,
+			               "%s\n  pin one with: gcratchet baseline pin --profile %s "
+			               "--collector %s",
+			               e.msg, c.profile, collector);
+		else
+			rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (strcmp(b.profile, c.profile) != 0) {
+		rc =
+		    cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, c.profile);
+		goto out;
+	}
+	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
+	                 strcmp(c.profile, "pinned_host") == 0, &o) != 0)
+		goto out;
+	command = cli_command_line(argc, argv);
+	measured = measure_session(cmd, &o, command, MEASURE_VIEW_QUIET, &session);
+	if (session == 0) {
+		rc = measured;
+		goto out;
+	}
+	if (measured == EXIT_OK && ratchet_gates_minheap(&b))
+		measured = ratchet_minheap(cmd, &b, collector, build_dir, c.db, command);
+	printf("\n");
+	fflush(stdout);
+	/* The session just measured, never an older one: what this build did is what is judged. */
+	c.session = session;
+	rc = check_session(cmd, &c);
+	/* A failed run the check could still pass on (a probe it pins nothing of) fails it. */
+	if (rc == EXIT_OK && measured != EXIT_OK)
+		rc = measured;
+out:
+	free(command);
+	session_opts_release(&o);
+	baseline_release(&b);
+	if (have_bi)
+		buildinfo_release(&bi);
+	free(path);
+	free(collector);
+	return rc;
+}
