@@ -72,6 +72,14 @@ $(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
 
+# The commit the harness is built from, for `gcratchet --version`: the stamp is rewritten only
+# when it changes (scripts/version-stamp.sh), so only cmd_version.o follows a new commit.
+$(B)/obj/commit.h: FORCE
+	@mkdir -p $(B)/obj
+	@sh scripts/version-stamp.sh $@
+$(B)/obj/cmd_version.o: harness/cmd_version.c $(HARNESS_HDRS) $(B)/obj/.flags $(B)/obj/commit.h
+	$(CC) $(CFLAGS_H) -include $(B)/obj/commit.h -c $< -o $@
+
 $(B)/gcratchet: $(CLI_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(LIBS_H)
 

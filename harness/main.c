@@ -290,6 +290,15 @@ static const struct cli_command commands[] = {
      "\n"
      "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
      "one metric's session medians across commits and hosts"},
+    {"version", cmd_version,
+     "usage: gcratchet version   (or gcratchet --version)\n"
+     "\n"
+     "Prints the harness's version and the git commit it was built from, with \", with\n"
+     "uncommitted changes\" when harness/, reports/, collectors/include/ or the Makefile then\n"
+     "differed from it; a build from a tree without .git (a tarball) says \"commit unknown\".\n"
+     "\n"
+     "Exit status: 0 printed; 2 bad arguments.\n",
+     "the version and the commit this gcratchet was built from"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -320,10 +329,8 @@ int main(int argc, char **argv)
 		return main_usage(stderr);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return main_usage(stdout);
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("gcratchet %s\n", GCRATCHET_VERSION);
-		return EXIT_OK;
-	}
+	if (strcmp(argv[1], "--version") == 0)
+		return cmd_version(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0) {
 		if (argc < 3)
 			return main_usage(stdout);
