@@ -115,7 +115,7 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 	struct report_history h = {0};
 	struct baseline b = {0};
 	struct err e = ERR_INIT;
-	char *why = NULL, *html = NULL, *path = cli_baseline_path(profile, q->collector);
+	char *why = NULL, *html = NULL, *path = cli_baseline_find(profile, q->collector);
 	int rc;
 
 	if ((rc = history_load(cmd, q, &s)) != EXIT_OK)
