@@ -10,7 +10,7 @@
 #                   FUZZ_TEST_SECONDS=15); ends with "N passed, N failed"
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local (DESTDIR too); make uninstall PREFIX=... removes it
 #   make format-check   clang-format on project code, changing nothing
 #   make collector COLLECTOR_DIR=DIR [NAME=N] [OUT=DIR]
 #                   every probe against the collector in DIR, anywhere (default NAME: DIR's
@@ -51,7 +51,7 @@ CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all harness collectors collector-% ratchet check test test-build deps install \
-        format-check clean asan fuzz fuzz-build FORCE
+        uninstall format-check clean asan fuzz fuzz-build FORCE
 # `make` alone builds everything, whatever rule comes first.
 .DEFAULT_GOAL := all
 FORCE:
@@ -71,6 +71,14 @@ $(B)/obj/%.o: harness/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 $(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
+
+# The commit the harness is built from, for `gcratchet --version`: the stamp is rewritten only
+# when it changes (scripts/version-stamp.sh), so only cmd_version.o follows a new commit.
+$(B)/obj/commit.h: FORCE
+	@mkdir -p $(B)/obj
+	@sh scripts/version-stamp.sh $@
+$(B)/obj/cmd_version.o: harness/cmd_version.c $(HARNESS_HDRS) $(B)/obj/.flags $(B)/obj/commit.h
+	$(CC) $(CFLAGS_H) -include $(B)/obj/commit.h -c $< -o $@
 
 $(B)/gcratchet: $(CLI_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(LIBS_H)
@@ -166,11 +174,13 @@ test: deps
 	@$(MAKE) --no-print-directory test-build asan fuzz-build
 	@GCR_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) sh tests/run.sh
 
+# PREFIX/lib/gcratchet/ gets the CLI, its launcher, the build folders and the committed
+# baselines, PREFIX/bin/gcratchet a link to it, and lib/gcratchet/install-manifest the list of
+# every file written, which uninstall removes (scripts/install.sh). DESTDIR stages a package.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/gcratchet $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(B)/gcratchet $(B)/gcratchet-launch $(DESTDIR)$(PREFIX)/lib/gcratchet/
-	cp -R $(B)/collectors $(DESTDIR)$(PREFIX)/lib/gcratchet/
-	ln -sf ../lib/gcratchet/gcratchet $(DESTDIR)$(PREFIX)/bin/gcratchet
+	@sh scripts/install.sh install '$(B)' '$(DESTDIR)' '$(PREFIX)'
+uninstall:
+	@sh scripts/install.sh uninstall '$(DESTDIR)' '$(PREFIX)'
 
 FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
                collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \

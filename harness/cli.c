@@ -124,6 +124,24 @@ char *cli_baseline_path(const char *profile, const char *collector)
 	return xasprintf("%s/%s/%s.json", cli_baseline_dir(), profile, collector);
 }
 
+char *cli_baseline_find(const char *profile, const char *collector)
+{
+	const char *env = getenv("GCR_BASELINE_DIR");
+	char *own = cli_baseline_path(profile, collector), *root, *installed;
+
+	if ((env && *env) || access(own, F_OK) == 0)
+		return own;
+	root = buildinfo_root();
+	installed = xasprintf("%s/baselines/%s/%s.json", root, profile, collector);
+	free(root);
+	if (access(installed, F_OK) == 0) {
+		free(own);
+		return installed;
+	}
+	free(installed);
+	return own;
+}
+
 const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available)
 {
 	const char *found = NULL;

@@ -72,8 +72,16 @@ int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow
 const char *cli_db_path(const char *opt);
 /* $GCR_BASELINE_DIR, else baselines/ under the working directory. */
 const char *cli_baseline_dir(void);
-/* baselines/<profile>/<collector>.json; newly allocated. */
+/* baselines/<profile>/<collector>.json; newly allocated. Where pin and update write. */
 char *cli_baseline_path(const char *profile, const char *collector);
+/*
+ * Where check, validate and report read a baseline: cli_baseline_path when $GCR_BASELINE_DIR
+ * is set or the file is there; else the copy `make install` put beside the build root
+ * (<root>/baselines/<profile>/<collector>.json), when there is one, so an installed gcratchet
+ * finds the committed baselines from any directory; else cli_baseline_path, whose absence
+ * the caller reports. Newly allocated.
+ */
+char *cli_baseline_find(const char *profile, const char *collector);
 
 /*
  * Resolves a user's probe name ("01", "1", "01_nursery_churn") against the available names.

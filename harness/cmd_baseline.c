@@ -31,7 +31,7 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 			strlist_release(&paths);
 			return cli_error(cmd, "validate needs --profile P or file names");
 		}
-		p = cli_baseline_path(profile, collector);
+		p = cli_baseline_find(profile, collector);
 		strlist_push(&paths, p);
 		free(p);
 	}

@@ -74,7 +74,7 @@ int check_session(const char *cmd, const struct check_opts *o)
 		rc = cli_error(cmd, "--profile is required (shared_ci or pinned_host)");
 		goto out;
 	}
-	path = baseline_arg ? xstrdup(baseline_arg) : cli_baseline_path(profile, collector);
+	path = baseline_arg ? xstrdup(baseline_arg) : cli_baseline_find(profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
 		if (!baseline_arg && e.code == ERR_NOT_FOUND)
 			rc = cli_error(cmd,

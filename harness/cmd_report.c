@@ -115,7 +115,7 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 	struct report_history h = {0};
 	struct baseline b = {0};
 	struct err e = ERR_INIT;
-	char *why = NULL, *html = NULL, *path = cli_baseline_path(profile, q->collector);
+	char *why = NULL, *html = NULL, *path = cli_baseline_find(profile, q->collector);
 	int rc;
 
 	if ((rc = history_load(cmd, q, &s)) != EXIT_OK)
@@ -166,7 +166,7 @@ int cmd_report(int argc, char **argv)
 	const char *base = NULL, *fix = NULL, *profile = "shared_ci", *out_path = NULL;
 	const char *history_only = NULL; /* the first option only --history takes */
 	struct history_query q = {0};
-	int history = 0;
+	int history = 0, latest = 0;
 	struct cli_iter it;
 	struct store *st = NULL;
 	struct store_build *builds = NULL;
@@ -185,9 +185,14 @@ int cmd_report(int argc, char **argv)
 			if (r < 0)
 				goto out;
 		} else if (strcmp(opt, "--session") == 0) {
+			if (strcmp(val, "latest") == 0) {
+				latest = 1;
+				continue;
+			}
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
 			session = (int64_t)v;
+			latest = 0;
 		} else if (strcmp(opt, "--html") == 0) {
 			html = val;
 		} else if (strcmp(opt, "--md") == 0) {
@@ -215,7 +220,8 @@ int cmd_report(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (history) {
-		if (session || html || md || json || base || fix || across != COMPARE_MODE_AUTO) {
+		if (session || latest || html || md || json || base || fix ||
+		    across != COMPARE_MODE_AUTO) {
 			rc = cli_error(
 			    cmd, "--history takes --collector, --probe, --metric, --since, "
 			         "--size, --profile, --db and --out, not a session's options");
@@ -228,12 +234,26 @@ int cmd_report(int argc, char **argv)
 		rc = cli_error(cmd, "%s applies to --history only", history_only);
 		goto out;
 	}
-	if (session == 0) {
-		rc = cli_error(cmd, "--session N is required (see gcratchet list sessions)");
+	if (session == 0 && !latest) {
+		rc = cli_error(cmd, "--session N is required, or --session latest (see gcratchet "
+		                    "list sessions)");
 		goto out;
 	}
-	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0 ||
-	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	/* latest: the newest session that got going, as export's default (a CI job's own). */
+	if (latest && store_latest_session(st, NULL, &session, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (session == 0) {
+		rc = cli_error(cmd, "no session in %s: run gcratchet measure or ab first",
+		               store_where(st));
+		goto out;
+	}
+	if (store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

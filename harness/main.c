@@ -195,16 +195,17 @@ static const struct cli_command commands[] = {
      "every sample it stored.\n",
      "write the JSON census report of a session"},
     {"report", cmd_report,
-     "usage: gcratchet report --session N [--html FILE] [--md FILE] [--json FILE]\n"
+     "usage: gcratchet report --session N|latest [--html FILE] [--md FILE] [--json FILE]\n"
      "                        [--base LABEL] [--fix LABEL] [--across | --no-across]\n"
      "                        [--db FILE]\n"
      "       gcratchet report --history --collector C --probe P --metric M [--since DATE]\n"
      "                        [--size S] [--profile P] [--db URL] [--out FILE]\n"
      "\n"
-     "Renders a stored session. With two or more arms it is the A/B comparison of ab\n"
-     "(BASE and FIX: the session's first two arms unless named by label), printed as a table and\n"
-     "written as HTML, Markdown or JSON, with ab's exit status; --across and --no-across judge\n"
-     "the census as ab's do. With one build, --html writes a page with every sample by round.\n"
+     "Renders a stored session (latest: the newest one stored). With two or more arms it is\n"
+     "the A/B comparison of ab (BASE and FIX: the session's first two arms unless named by\n"
+     "label), printed as a table and written as HTML, Markdown or JSON, with ab's exit status;\n"
+     "--across and --no-across judge the census as ab's do. With one build, --html writes a\n"
+     "page with every sample by round.\n"
      "\n"
      "--history renders the series gcratchet history prints as an HTML page (to FILE, or\n"
      "stdout): one trend line per host over the session medians in commit order, and the\n"
@@ -311,6 +312,15 @@ static const struct cli_command commands[] = {
      "\n"
      "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
      "one metric's session medians across commits and hosts"},
+    {"version", cmd_version,
+     "usage: gcratchet version   (or gcratchet --version)\n"
+     "\n"
+     "Prints the harness's version and the git commit it was built from, with \", with\n"
+     "uncommitted changes\" when harness/, reports/, collectors/include/ or the Makefile then\n"
+     "differed from it; a build from a tree without .git (a tarball) says \"commit unknown\".\n"
+     "\n"
+     "Exit status: 0 printed; 2 bad arguments.\n",
+     "the version and the commit this gcratchet was built from"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -341,10 +351,8 @@ int main(int argc, char **argv)
 		return main_usage(stderr);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return main_usage(stdout);
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("gcratchet %s\n", GCRATCHET_VERSION);
-		return EXIT_OK;
-	}
+	if (strcmp(argv[1], "--version") == 0)
+		return cmd_version(argc - 1, argv + 1);
 	if (strcmp(argv[1], "help") == 0) {
 		if (argc < 3)
 			return main_usage(stdout);

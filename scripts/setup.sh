@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the one command to run and exits 2.
 set -eu
 
-PACKAGES="gcc clang make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev postgresql libgc-dev valgrind sqlite3 python3 chromium clang-format libxml2-utils jq"
+PACKAGES="gcc clang make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev postgresql libgc-dev valgrind sqlite3 python3 python3-yaml chromium clang-format libxml2-utils jq"
 # clang's sanitizer and libFuzzer runtimes, for make asan and make fuzz.
 PACKAGES="$PACKAGES libclang-rt-dev"
 # The JVM's collectors as build folders (make jvm, docs/jvm.md): java and javac 17.

@@ -1,0 +1,101 @@
+#!/bin/sh
+# install.sh install BUILD DESTDIR PREFIX | install.sh uninstall DESTDIR PREFIX
+#
+# What `make install` and `make uninstall` run. install copies, under DESTDIR/PREFIX:
+#     lib/gcratchet/gcratchet, lib/gcratchet/gcratchet-launch   the CLI and its launcher
+#     lib/gcratchet/collectors/<name>/                           every build folder of BUILD
+#                                                                (its objects left out)
+#     lib/gcratchet/baselines/<profile>/<collector>.json         the committed baselines
+#     bin/gcratchet -> ../lib/gcratchet/gcratchet
+# The CLI finds its launcher and build folders beside its own executable (/proc/self/exe, the
+# link resolved) and reads a baseline from there when the working directory has none, so the
+# installed gcratchet runs from any directory; the baselines sit beside the builds they were
+# pinned for.
+#
+# Every file and link written is listed, relative to PREFIX, in lib/gcratchet/install-manifest;
+# uninstall removes exactly those (bin/gcratchet only while it is still our link), then the
+# folders under lib/gcratchet left empty, and never PREFIX, bin/ or lib/ themselves. An install
+# over an earlier one first uninstalls that one, so a build folder since removed does not
+# linger. DESTDIR stages a package: the manifest's paths stay relative to PREFIX.
+set -eu
+
+die() {
+	echo "make ${mode:-install}: $*" >&2
+	exit 2
+}
+
+# uninstall ROOT — ROOT is DESTDIR/PREFIX.
+uninstall() {
+	root=$1
+	lib=$root/lib/gcratchet
+	manifest=$lib/install-manifest
+	[ -f "$manifest" ] || die "nothing to uninstall at ${root:-/}: $manifest, which make install writes, does not exist"
+	bad=$(grep -v '^#' "$manifest" | grep -Ev '^(lib/gcratchet/.+|bin/gcratchet)$' | head -n 1) || true
+	if [ -z "$bad" ]; then
+		bad=$(grep -v '^#' "$manifest" | grep -E '(^|/)\.\.(/|$)' | head -n 1) || true
+	fi
+	[ -z "$bad" ] || die "$manifest: refusing the path \"$bad\": not under lib/gcratchet or bin/gcratchet"
+	grep -v '^#' "$manifest" | grep '^lib/gcratchet/' | (cd "$root" && tr '\n' '\0' | xargs -0 rm -f --)
+	# Only our link: something else installed at bin/gcratchet since is not ours to remove.
+	if grep -qx bin/gcratchet "$manifest" &&
+		[ "$(readlink "$root/bin/gcratchet" 2>/dev/null)" = ../lib/gcratchet/gcratchet ]; then
+		rm -f "$root/bin/gcratchet"
+	fi
+	rm -f "$manifest"
+	# Deepest first; a folder still holding something that is not ours stays, and is named.
+	find "$lib" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+	if [ -d "$lib" ]; then
+		echo "make $mode: $lib still holds files make install did not write; left in place:" >&2
+		find "$lib" ! -type d | sed 's/^/    /' >&2
+	fi
+}
+
+# install BUILD ROOT
+install_all() {
+	build=$1 root=$2
+	lib=$root/lib/gcratchet
+	[ -x "$build/gcratchet" ] && [ -x "$build/gcratchet-launch" ] ||
+		die "$build/gcratchet or $build/gcratchet-launch is missing: run make first"
+	[ -d "$build/collectors" ] || die "$build/collectors is missing: run make first"
+	if [ -f "$lib/install-manifest" ]; then
+		uninstall "$root"
+	fi
+	list=$(mktemp)
+	trap 'rm -f "$list" "$list.c" "$list.b"' EXIT
+	mkdir -p "$lib" "$root/bin"
+	install -m 755 "$build/gcratchet" "$build/gcratchet-launch" "$lib/"
+	echo lib/gcratchet/gcratchet >>"$list"
+	echo lib/gcratchet/gcratchet-launch >>"$list"
+	# Build folders as they are (probes, wrappers, a JVM build's classes), but not the objects
+	# they were linked from; then the baselines.
+	(cd "$build" && find collectors -path 'collectors/*/obj' -prune -o ! -type d -print) >"$list.c"
+	(cd "$build" && tar -cf - -T "$list.c") | (cd "$lib" && tar -xpf - --no-same-owner)
+	(cd "$src" && find baselines -type f -name '*.json') >"$list.b"
+	(cd "$src" && tar -cf - -T "$list.b") | (cd "$lib" && tar -xf - --no-same-owner)
+	sed 's|^|lib/gcratchet/|' "$list.c" "$list.b" >>"$list"
+	ln -sfn ../lib/gcratchet/gcratchet "$root/bin/gcratchet"
+	echo bin/gcratchet >>"$list"
+	{
+		echo "# Written by make install (scripts/install.sh): every file it wrote under PREFIX."
+		echo "# make uninstall PREFIX=... removes them."
+		cat "$list"
+	} >"$lib/install-manifest"
+	echo "installed $(wc -l <"$list") files under ${root:-/}: run ${root}/bin/gcratchet"
+}
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-}
+case $mode in
+install)
+	[ $# -eq 4 ] || die "usage: install.sh install BUILD DESTDIR PREFIX"
+	[ -n "$4" ] || die "PREFIX is empty"
+	install_all "$2" "$3$4"
+	;;
+uninstall)
+	[ $# -eq 3 ] || die "usage: install.sh uninstall DESTDIR PREFIX"
+	[ -n "$3" ] || die "PREFIX is empty"
+	uninstall "$2$3"
+	echo "uninstalled gcratchet from ${2}${3}"
+	;;
+*) die "usage: install.sh install BUILD DESTDIR PREFIX | install.sh uninstall DESTDIR PREFIX" ;;
+esac
