@@ -13,9 +13,40 @@
 #include "cmds.h"
 #include "session_opts.h"
 
-/* Rounds per profile: shared_ci judges no time (3 medians of counts), pinned_host does. */
+/*
+ * Rounds per profile: shared_ci judges no time (the medians of 3 runs of counts); pinned_host
+ * gates time, judged from as many runs as it is pinned from (SESSION_VERB_PIN_TIME).
+ */
 #define RATCHET_ROUNDS_SHARED_CI 3
 #define RATCHET_WARMUP           1
+
+/*
+ * The session options ratchet passes on as given: how the runs are made, never what is
+ * measured (probes, size, meters and rounds are the baseline's).
+ */
+static const struct cli_opt ratchet_session_opts[] = {
+    {"--timeout", 1},      {"--seed", 1},       {"--cpu", 1},          {"--no-aslr", 0},
+    {"--lock-timeout", 1}, {"--idle-below", 1}, {"--idle-timeout", 1}, {NULL, 0},
+};
+
+static int ratchet_is_session_opt(const char *opt)
+{
+	for (const struct cli_opt *o = ratchet_session_opts; o->name; o++)
+		if (strcmp(o->name, opt) == 0)
+			return 1;
+	return 0;
+}
+
+static int ratchet_time_rounds(void)
+{
+	struct session_opts o;
+	int rounds;
+
+	session_opts_init(&o, SESSION_VERB_PIN_TIME);
+	rounds = o.rounds;
+	session_opts_release(&o);
+	return rounds;
+}
 
 static int ratchet_gates_minheap(const struct baseline *b)
 {
@@ -46,12 +77,20 @@ static char *ratchet_probes(const struct baseline *b, const char *metric)
  */
 static int ratchet_opts(const char *cmd, const struct baseline *b, const char *collector,
                         const char *build_dir, const char *db, int rounds, int pinned,
-                        struct session_opts *o)
+                        const struct strlist *passed, struct session_opts *o)
 {
 	struct err e;
 	int rc = -1;
 
-	session_opts_init(o, pinned ? SESSION_VERB_PIN_TIME : SESSION_VERB_MEASURE);
+	session_opts_init(o, SESSION_VERB_MEASURE);
+	/* passed: option, value ("" for a flag), option, value... */
+	for (size_t i = 0; i + 1 < passed->n; i += 2)
+		if (session_opts_parse(o, passed->items[i],
+		                       *passed->items[i + 1] ? passed->items[i + 1] : NULL,
+		                       &e) < 0) {
+			cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
 	if (session_opts_set_size(o, b->size, &e) != 0) {
 		cli_error(cmd, "the baseline's size: %s", e.msg);
 		goto out;
@@ -64,10 +103,7 @@ static int ratchet_opts(const char *cmd, const struct baseline *b, const char *c
 	free(o->meters);
 	o->meters = strlist_join(&b->meters, ",");
 	o->probes = ratchet_probes(b, "");
-	if (rounds)
-		o->rounds = rounds;
-	else if (!pinned)
-		o->rounds = RATCHET_ROUNDS_SHARED_CI;
+	o->rounds = rounds ? rounds : pinned ? ratchet_time_rounds() : RATCHET_ROUNDS_SHARED_CI;
 	o->warmup = RATCHET_WARMUP;
 	rc = 0;
 out:
@@ -103,11 +139,15 @@ out:
 
 int cmd_ratchet(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
+	static const struct cli_opt own[] = {
 	    {"--profile", 1}, {"--collector", 1}, {"--build", 1},  {"--db", 1}, {"--baseline", 1},
 	    {"--rounds", 1},  {"--all", 0},       {"--strict", 0}, {NULL, 0},
 	};
 	const char *cmd = "ratchet", *opt, *val, *build_dir = NULL;
+	struct cli_opt opts[sizeof own / sizeof own[0] +
+	                    sizeof ratchet_session_opts / sizeof ratchet_session_opts[0]];
+	struct strlist passed = {0};
+	size_t nopts = 0;
 	struct check_opts c = {0};
 	struct session_opts o = {0};
 	struct baseline b = {0};
@@ -120,6 +160,11 @@ int cmd_ratchet(int argc, char **argv)
 	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0;
 
 	c.profile = "shared_ci";
+	for (size_t i = 0; own[i].name; i++)
+		opts[nopts++] = own[i];
+	for (size_t i = 0; ratchet_session_opts[i].name; i++)
+		opts[nopts++] = ratchet_session_opts[i];
+	opts[nopts] = (struct cli_opt){NULL, 0};
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
@@ -136,6 +181,9 @@ int cmd_ratchet(int argc, char **argv)
 			rounds = (int)v;
 		} else if (strcmp(opt, "--build") == 0) {
 			build_dir = val;
+		} else if (ratchet_is_session_opt(opt)) {
+			strlist_push(&passed, opt);
+			strlist_push(&passed, val ? val : "");
 		} else {
 			check_parse_opt(&c, opt, val);
 		}
@@ -163,7 +211,7 @@ int cmd_ratchet(int argc, char **argv)
 		collector = xstrdup(c.collector ? c.collector : CLI_DEFAULT_COLLECTOR);
 	}
 	c.collector = collector;
-	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_path(c.profile, collector);
+	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_find(c.profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
 		if (!c.baseline && e.code == ERR_NOT_FOUND)
 			rc = cli_error(cmd,
@@ -180,7 +228,7 @@ int cmd_ratchet(int argc, char **argv)
 		goto out;
 	}
 	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
-	                 strcmp(c.profile, "pinned_host") == 0, &o) != 0)
+	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
 		goto out;
 	command = cli_command_line(argc, argv);
 	measured = measure_session(cmd, &o, command, MEASURE_VIEW_QUIET, &session);
@@ -200,6 +248,7 @@ int cmd_ratchet(int argc, char **argv)
 		rc = measured;
 out:
 	free(command);
+	strlist_release(&passed);
 	session_opts_release(&o);
 	baseline_release(&b);
 	if (have_bi)

@@ -58,6 +58,8 @@ static const struct cli_command commands[] = {
     {"ratchet", cmd_ratchet,
      "usage: gcratchet ratchet [--profile shared_ci|pinned_host] [--collector NAME | --build DIR]\n"
      "                         [--rounds N] [--baseline FILE] [--all] [--strict] [--db FILE]\n"
+     "                         [--timeout SEC] [--seed N] [--cpu N] [--no-aslr]\n"
+     "                         [--lock-timeout SEC] [--idle-below LOAD] [--idle-timeout SEC]\n"
      "\n"
      "The main job in one command: measures exactly what the committed baseline\n"
      "baselines/<profile>/<collector>.json needs (its meters, size and probes; 3 rounds and a\n"
@@ -67,7 +69,8 @@ static const struct cli_command commands[] = {
      "; --build DIR is judged against the baseline of the\n"
      "collector its manifest names. Only the runs that failed, went inert or warned are\n"
      "printed (on a terminal, one line shows the run in progress), then check's verdict: the\n"
-     "cells that are not ok, one line per probe, the verdict line (--all: every cell).\n"
+     "cells that are not ok, one line per probe, the verdict line (--all: every cell). The\n"
+     "options of the second group are measure's: how the runs are made, not what is measured.\n"
      "\n"
      "Exit status: as check's: 0 ok; 1 a regression; 2 could not judge (a failed run, a\n"
      "missing or bad baseline, bad arguments).\n",
