@@ -163,7 +163,12 @@ jvm:
 deps:
 	@sh scripts/setup.sh
 
+# The build the main job and the suite wait for uses every core (26 s instead of 36 s for
+# `all` on this 2-core VM).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 ratchet: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@$(MAKE) --no-print-directory check
 
 check: all
@@ -171,7 +176,7 @@ check: all
 
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory test-build asan fuzz-build
+	@$(MAKE) --no-print-directory -j$(NPROC) test-build asan fuzz-build
 	@GCR_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) sh tests/run.sh
 
 # PREFIX/lib/gcratchet/ gets the CLI, its launcher, the build folders and the committed
