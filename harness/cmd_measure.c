@@ -2,10 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
+#include "progress.h"
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
@@ -44,15 +46,25 @@ static void measure_load_warning(struct store *st, int64_t session)
 	store_session_release(&si);
 }
 
-static void measure_progress(void *ctx, const struct session_progress *p)
+/* What the progress lines need: the estimate, and whether stdout is a terminal to show it on. */
+struct measure_progress_ctx {
+	struct progress *estimate;
+	int tty;
+};
+
+static void measure_progress(void *vctx, const struct session_progress *p)
 {
+	struct measure_progress_ctx *ctx = vctx;
 	const struct run_record *r = p->run;
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", *safe, *said = NULL;
+	char where[32], figures[96] = "", left[48] = "", *safe, *said = NULL;
 
-	(void)ctx;
+	progress_report(ctx->estimate, p);
+	/* On a terminal only: logs and the tests read the lines as they were. */
+	if (ctx->tty)
+		progress_left_text(ctx->estimate, left, sizeof left);
 	session_setup_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_OK) {
 		if (ir)
@@ -65,8 +77,9 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->arm->label, run_status_label(r->status), safe);
+	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s%s%s\n", p->run_index, p->run_total, where,
+	       r->probe, p->arm->label, run_status_label(r->status), safe, left[0] ? "  " : "",
+	       left);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: its first line
@@ -95,6 +108,7 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 {
 	struct session_setup s;
 	struct session_outcome outcome;
+	struct measure_progress_ctx ctx = {NULL, 0};
 	struct err e;
 	void *ballast = measure_ballast();
 	int rc = EXIT_UNJUDGED;
@@ -116,7 +130,10 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		sbuf_release(&m);
 	}
 	if (s.plan.meters & SESSION_METER_VALGRIND)
-		printf("        (one valgrind run per probe and build, after the timed rounds)\n");
+		printf(
+		    "        (one valgrind run per probe and build, after the timed rounds; up to "
+		    "%d at once: --jobs %d)\n",
+		    s.plan.jobs, s.plan.jobs);
 	for (size_t b = 0; b < s.narms; b++) {
 		char *knobs = strlist_join(&s.knobs[b], " ");
 		printf("build %zu: %s (%s %s, %s) %s%s%s\n", b + 1, s.labels[b],
@@ -126,7 +143,9 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	}
 	fflush(stdout);
 
-	if (session_run(&s.plan, s.st, measure_progress, NULL, &outcome, &e) != 0) {
+	ctx.estimate = progress_new(&s.plan);
+	ctx.tty = isatty(1);
+	if (session_run(&s.plan, s.st, measure_progress, &ctx, &outcome, &e) != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");
 		goto out;
@@ -142,6 +161,7 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		       measure_inert, measure_inert == 1 ? "" : "s");
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:
+	progress_free(ctx.estimate);
 	session_setup_end(&s);
 	free(ballast);
 	return rc;
