@@ -16,7 +16,8 @@
  * runs go one at a time and alone, and the valgrind batch starts only after the last of them.
  *
  * Invariants:
- * - Every run is committed on its own (store_run_insert) before the next starts, so an
+ * - Every run is committed on its own (store_run_insert): a timed run before the next starts,
+ *   a valgrind run as soon as it and those before it in the schedule have finished. So an
  *   interrupted session keeps all finished runs; the session row then says "interrupted".
  *   Valgrind runs that go at once are committed in the order of the schedule, with the ids and
  *   seqs they would get one at a time, so a session's rows do not depend on --jobs.
