@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "compare.h"
+#include "progress.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_json.h"
@@ -19,9 +20,6 @@
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
-
-/* Until a valgrind run has been timed, guess it costs this many timed runs. */
-#define AB_VALGRIND_GUESS 40
 
 /* ---- Naming a side: a build folder, a shipped collector, or a git revision ------------- */
 
@@ -172,50 +170,23 @@ out:
 
 struct ab_progress {
 	int tty;
-	int64_t last_ns;
-	int64_t timed_ns, valgrind_ns; /* time spent so far in each kind */
-	int timed_runs, valgrind_runs;
-	int timed_total, valgrind_total;
+	struct progress *estimate;
 };
-
-static void ab_format_eta(double s, char *buf, size_t size)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		snprintf(buf, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-	else
-		snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
-}
 
 static void ab_on_progress(void *ctx, const struct session_progress *p)
 {
 	struct ab_progress *pr = ctx;
-	int64_t now = now_mono_ns(), dt = now - pr->last_ns;
-	double timed_mean, vg_mean, eta;
-	char where[48], eta_text[24];
+	char where[48], left[48];
 
-	pr->last_ns = now;
-	if (p->round == 0) {
-		pr->valgrind_ns += dt;
-		pr->valgrind_runs++;
-	} else {
-		pr->timed_ns += dt;
-		pr->timed_runs++;
-	}
+	progress_report(pr->estimate, p);
 	if (!pr->tty)
 		return;
-	timed_mean = pr->timed_runs ? (double)pr->timed_ns / pr->timed_runs / 1e9 : 0;
-	vg_mean = pr->valgrind_runs ? (double)pr->valgrind_ns / pr->valgrind_runs / 1e9
-	                            : timed_mean * AB_VALGRIND_GUESS;
-	eta = (pr->timed_total - pr->timed_runs) * timed_mean +
-	      (pr->valgrind_total - pr->valgrind_runs) * vg_mean;
-	ab_format_eta(eta, eta_text, sizeof eta_text);
+	progress_left_text(pr->estimate, left, sizeof left);
 	session_setup_where(p, where, sizeof where);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
-	fprintf(stderr, "\r\033[K%s  run %d/%d  %.30s on %.24s  %s  ETA %s", where, p->run_index,
-	        p->run_total, p->run->probe, p->arm->label, run_status_label(p->run->status),
-	        eta_text);
+	fprintf(stderr, "\r" PROGRESS_CLEAR_EOL "%s  run %d/%d  %.30s on %.24s  %s%s%s", where,
+	        p->run_index, p->run_total, p->run->probe, p->arm->label,
+	        run_status_label(p->run->status), left[0] ? "  " : "", left);
 	fflush(stderr);
 }
 
@@ -449,13 +420,10 @@ int cmd_ab(int argc, char **argv)
 		        "arms, %s and %s\n",
 		        cmd, s.labels[0], s.labels[1]);
 	progress.tty = isatty(2);
-	progress.last_ns = now_mono_ns();
-	progress.timed_total = (int)s.plan.probes.n * 2 * (s.plan.rounds + s.plan.warmup);
-	progress.valgrind_total =
-	    s.plan.meters & SESSION_METER_VALGRIND ? (int)s.plan.probes.n * 2 : 0;
+	progress.estimate = progress_new(&s.plan);
 	r = session_run(&s.plan, s.st, ab_on_progress, &progress, &outcome, &e);
 	if (progress.tty)
-		fprintf(stderr, "\r\033[K");
+		fprintf(stderr, "\r" PROGRESS_CLEAR_EOL);
 	if (r != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");
@@ -469,6 +437,7 @@ int cmd_ab(int argc, char **argv)
 	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, md_path,
 	                       json_path, html_path, 1);
 out:
+	progress_free(progress.estimate);
 	session_setup_end(&s);
 	session_opts_release(&o);
 	strlist_release(&sides);

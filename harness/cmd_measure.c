@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
+#include "progress.h"
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
@@ -45,10 +46,14 @@ static void measure_load_warning(struct store *st, int64_t session)
 	store_session_release(&si);
 }
 
-/* How the runs of a session are shown, and whether stdout is a terminal to show them on. */
+/*
+ * How the runs of a session are shown: the view, the estimate of the time left, and whether
+ * stdout is a terminal to show them on.
+ */
 struct measure_show {
 	enum measure_view view;
-	int tty;
+	struct progress *estimate;
+	int tty, width;
 	int transient; /* a line that overwrites itself is on the terminal */
 };
 
@@ -56,7 +61,7 @@ struct measure_show {
 static void measure_clear_transient(struct measure_show *show)
 {
 	if (show->transient)
-		printf("\r\033[K");
+		printf("\r" PROGRESS_CLEAR_EOL);
 	show->transient = 0;
 }
 
@@ -67,16 +72,21 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", *safe, *said = NULL;
+	char where[32], figures[96] = "", left[48] = "", *safe, *said = NULL;
 	int trouble = r->status != RUN_STATUS_OK || r->detail || r->premise == RUN_PREMISE_NOT_MET;
 
+	progress_report(show->estimate, p);
+	/* On a terminal only: logs and the tests read the lines as they were. */
+	if (show->tty)
+		progress_left_text(show->estimate, left, sizeof left);
 	session_setup_where(p, where, sizeof where);
 	/* Quiet: a run that went well is only the line that overwrites itself, on a terminal. */
 	if (show->view == MEASURE_VIEW_QUIET && !trouble) {
 		if (show->tty) {
-			safe = escape_text(r->probe);
-			printf("\r[%3d/%d] %-15s %s\033[K", p->run_index, p->run_total, where,
-			       safe);
+			char line[160];
+			progress_status_line(show->estimate, p, show->width, line, sizeof line);
+			safe = escape_text(line);
+			printf("\r%s" PROGRESS_CLEAR_EOL, safe);
 			free(safe);
 			show->transient = 1;
 			fflush(stdout);
@@ -95,8 +105,9 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->arm->label, run_status_label(r->status), safe);
+	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s%s%s\n", p->run_index, p->run_total, where,
+	       r->probe, p->arm->label, run_status_label(r->status), safe, left[0] ? "  " : "",
+	       left);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: its first line
@@ -126,7 +137,7 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 {
 	struct session_setup s;
 	struct session_outcome outcome;
-	struct measure_show show = {view, isatty(STDOUT_FILENO), 0};
+	struct measure_show show = {view, NULL, isatty(STDOUT_FILENO), 0, 0};
 	struct err e;
 	void *ballast = measure_ballast();
 	int rc = EXIT_UNJUDGED;
@@ -150,7 +161,10 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		sbuf_release(&m);
 	}
 	if (s.plan.meters & SESSION_METER_VALGRIND)
-		printf("        (one valgrind run per probe and build, after the timed rounds)\n");
+		printf(
+		    "        (one valgrind run per probe and build, after the timed rounds; up to "
+		    "%d at once: --jobs %d)\n",
+		    s.plan.jobs, s.plan.jobs);
 	for (size_t b = 0; b < s.narms; b++) {
 		char *knobs = strlist_join(&s.knobs[b], " ");
 		printf("build %zu: %s (%s %s, %s) %s%s%s\n", b + 1, s.labels[b],
@@ -160,6 +174,8 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	}
 	fflush(stdout);
 
+	show.estimate = progress_new(&s.plan);
+	show.width = show.tty ? progress_term_width(STDOUT_FILENO) : 0;
 	if (session_run(&s.plan, s.st, measure_progress, &show, &outcome, &e) != 0) {
 		measure_clear_transient(&show);
 		rc = cli_error(cmd, "%s%s", e.msg,
@@ -182,6 +198,7 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		       measure_inert, measure_inert == 1 ? "" : "s");
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:
+	progress_free(show.estimate);
 	session_setup_end(&s);
 	free(ballast);
 	return rc;

@@ -25,8 +25,9 @@
  * measured (probes, size, meters and rounds are the baseline's).
  */
 static const struct cli_opt ratchet_session_opts[] = {
-    {"--timeout", 1},      {"--seed", 1},       {"--cpu", 1},          {"--no-aslr", 0},
-    {"--lock-timeout", 1}, {"--idle-below", 1}, {"--idle-timeout", 1}, {NULL, 0},
+    {"--jobs", 1},       {"--timeout", 1},      {"--seed", 1},
+    {"--cpu", 1},        {"--no-aslr", 0},      {"--lock-timeout", 1},
+    {"--idle-below", 1}, {"--idle-timeout", 1}, {NULL, 0},
 };
 
 static int ratchet_is_session_opt(const char *opt)

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,18 @@ static void session_classify(const struct session_plan *plan, const struct build
 	free(last);
 }
 
+/*
+ * Where runs happen: a private scratch folder (the runs' working directory, probe links,
+ * valgrind's files) and the launcher whose probes run in it. Lane 0 runs every timed run;
+ * valgrind runs that go at once each have a lane, so no two share a link or an output file.
+ * Every scratch path has the same length (see "Hermetic runs"), so a run's Ir does not depend
+ * on its lane.
+ */
+struct session_lane {
+	char *scratch;
+	struct runner *runner;
+};
+
 struct session_state {
 	const struct session_plan *plan;
 	struct store *st;
@@ -477,9 +490,8 @@ struct session_state {
 	struct session_outcome *out;
 	int64_t *build_ids; /* the build row of each arm */
 	char **env_base;    /* what every run shares (session_base_env) */
-	char *
-	    scratch; /* a private folder: the runs' working directory, probe links, valgrind's files */
-	struct runner *runner;
+	struct session_lane *lanes;
+	size_t nlanes; /* lanes opened so far, from lanes[0] */
 	struct perf_event_attr events[METER_PERF_MAX_EVENTS]; /* the available ones, in order */
 	size_t nevents;
 	/*
@@ -525,24 +537,114 @@ static void session_wrapper_floor(struct session_state *s, size_t b, const char 
 }
 
 /*
- * One run of one probe on one arm, stored. With iterations > 0 the probe runs that many
- * iterations instead of its size; when `keep` is given, an ok run's metrics are copied there.
+ * One run of one probe on one arm, from when it is scheduled until it is stored. What to run
+ * is set by the scheduler; session_launch, on whichever thread runs it, fills in what happened;
+ * session_store, always on the session's thread, classifies and stores it.
  */
-static int session_one(struct session_state *s, size_t b, const char *probe, int round, int warmup,
-                       int valgrind, uint64_t iterations, struct metric_set *keep, struct err *e)
+struct session_job {
+	size_t b; /* the arm */
+	const char *probe;
+	int round, warmup, valgrind;
+	uint64_t iterations; /* > 0: that many iterations instead of the size */
+	int seq;             /* the seq the run is stored with: its padding and file names */
+	/* Set by session_launch */
+	int rc;       /* 0: res holds the run's result; -1: e says why no launcher took it */
+	struct err e; /* when rc is -1 */
+	struct run_result res;
+	char *cg_out; /* valgrind's output file, removed with the job */
+	char size[32], when[32];
+	int64_t elapsed_ns;
+};
+
+static void session_job_release(struct session_job *j)
+{
+	if (j->cg_out)
+		meter_valgrind_remove(j->cg_out);
+	free(j->cg_out);
+	j->cg_out = NULL;
+	if (j->rc == 0)
+		run_result_release(&j->res);
+	j->rc = -1;
+}
+
+/*
+ * Runs a job in a lane: links the probe, builds its command line and environment, and waits
+ * for the launcher's result. Reads only what does not change during a session (the plan, the
+ * base environment, the perf events) and writes only the job and the lane's folder, so jobs in
+ * different lanes may run on different threads.
+ */
+static void session_launch(const struct session_state *s, const struct session_lane *lane,
+                           struct session_job *j)
 {
 	const struct session_plan *plan = s->plan;
-	const struct session_arm *arm = &plan->arms[b];
+	const struct session_arm *arm = &plan->arms[j->b];
 	const struct buildinfo *build = arm->build;
-	char *target = session_probe_target(build, probe);
-	char *exe = xasprintf("%s/%s", s->scratch, probe);
+	char *target = session_probe_target(build, j->probe);
+	char *exe = xasprintf("%s/%s", lane->scratch, j->probe);
 	/* The manifest's template, or `EXE SIZE` / `EXE --iterations N` (buildinfo.h). */
-	char **probe_argv = buildinfo_probe_argv(build, probe, exe, plan->size, iterations),
-	     size[32];
-	char **argv = probe_argv, **vg_argv = NULL, **env = NULL, *cg_out = NULL, when[32];
+	char **probe_argv = buildinfo_probe_argv(build, j->probe, exe, plan->size, j->iterations);
+	char **argv = probe_argv, **vg_argv = NULL, **env = NULL;
 	size_t pad = 0;
 	struct runner_request req;
-	struct run_result res;
+	int64_t start_ns;
+
+	j->rc = -1;
+	/* The same executable path length on every host: see "Hermetic runs" above. */
+	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
+		err_set(&j->e, "%s: cannot link the probe %s there: %s", lane->scratch, target,
+		        strerror(errno));
+		goto out;
+	}
+	snprintf(j->size, sizeof j->size, "%s", plan->size);
+	if (j->iterations)
+		snprintf(j->size, sizeof j->size, "n=%llu", (unsigned long long)j->iterations);
+	if (j->valgrind) {
+		j->cg_out = xasprintf("%s/cg.%d.out", lane->scratch, j->seq);
+		vg_argv = meter_valgrind_argv(plan->valgrind, j->cg_out,
+		                              (plan->meters & SESSION_METER_CACHESIM) != 0,
+		                              buildinfo_probe_wrapper(build, j->probe), probe_argv);
+		argv = vg_argv;
+	}
+	if (plan->env_offset) {
+		uint64_t state = plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)j->seq);
+		pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
+	}
+	env = session_env_knobs(session_env(s->env_base, !j->valgrind, pad), arm->knobs);
+	for (size_t k = 0; arm->probe_knobs && k < plan->probes.n; k++)
+		if (strcmp(plan->probes.items[k], j->probe) == 0)
+			env = session_env_knobs(env, &arm->probe_knobs[k]);
+	memset(&req, 0, sizeof req);
+	req.argv = argv;
+	req.envp = env;
+	req.cpu = plan->pin_cpu ? plan->cpu : -1;
+	/* valgrind is ~50x slower: its limit scales with it. */
+	req.timeout_ms = j->valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
+	req.no_aslr = j->valgrind || plan->no_aslr;
+	req.events = s->events;
+	req.nevents = j->valgrind ? 0 : s->nevents;
+	req.stop = plan->stop;
+	format_utc(now_real_ns(), j->when, sizeof j->when);
+	start_ns = now_mono_ns();
+	if (runner_run(lane->runner, &req, &j->res, &j->e) == 0)
+		j->rc = 0;
+	j->elapsed_ns = now_mono_ns() - start_ns;
+out:
+	meter_valgrind_argv_free(vg_argv);
+	session_env_free(env);
+	free(exe);
+	free(target);
+	buildinfo_argv_free(probe_argv);
+}
+
+/*
+ * Classifies a launched job's result and stores it as the session's next run, then reports
+ * it. When `keep` is given, an ok run's metrics are copied there. Releases the job either way.
+ */
+static int session_store(struct session_state *s, struct session_job *j, struct metric_set *keep,
+                         struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	const struct session_arm *arm = &plan->arms[j->b];
 	struct session_fields f;
 	struct run_record r;
 	struct session_progress p;
@@ -551,64 +653,29 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 
 	memset(&f, 0, sizeof f);
 	memset(&r, 0, sizeof r);
-	/* The same executable path length on every host: see "Hermetic runs" above. */
-	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
-		err_set(e, "%s: cannot link the probe %s there: %s", s->scratch, target,
-		        strerror(errno));
+	if (j->rc != 0) {
+		*e = j->e;
 		goto out;
 	}
-	snprintf(size, sizeof size, "%s", plan->size);
-	if (iterations)
-		snprintf(size, sizeof size, "n=%llu", (unsigned long long)iterations);
-	if (valgrind) {
-		cg_out = xasprintf("%s/cg.%d.out", s->scratch, s->seq);
-		vg_argv = meter_valgrind_argv(plan->valgrind, cg_out,
-		                              (plan->meters & SESSION_METER_CACHESIM) != 0,
-		                              buildinfo_probe_wrapper(build, probe), probe_argv);
-		argv = vg_argv;
-	}
-	if (plan->env_offset) {
-		uint64_t state =
-		    plan->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(s->seq + 1));
-		pad = (size_t)(session_next(&state) % (plan->env_offset + 1));
-	}
-	env = session_env_knobs(session_env(s->env_base, !valgrind, pad), arm->knobs);
-	for (size_t k = 0; arm->probe_knobs && k < plan->probes.n; k++)
-		if (strcmp(plan->probes.items[k], probe) == 0)
-			env = session_env_knobs(env, &arm->probe_knobs[k]);
-	req.argv = argv;
-	req.envp = env;
-	req.cpu = plan->pin_cpu ? plan->cpu : -1;
-	/* valgrind is ~50x slower: its limit scales with it. */
-	req.timeout_ms = valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
-	req.no_aslr = valgrind || plan->no_aslr;
-	req.events = s->events;
-	req.nevents = valgrind ? 0 : s->nevents;
-	req.stop = plan->stop;
-	format_utc(now_real_ns(), when, sizeof when);
-	if (runner_run(s->runner, &req, &res, e) != 0)
-		goto out;
-
-	session_classify(plan, build, &res, valgrind, cg_out, probe, size, &f);
-	run_result_release(&res);
+	session_classify(plan, arm->build, &j->res, j->valgrind, j->cg_out, j->probe, j->size, &f);
 	if (f.status == RUN_STATUS_OK)
-		session_wrapper_floor(s, b, probe, size, valgrind, &f);
+		session_wrapper_floor(s, j->b, j->probe, j->size, j->valgrind, &f);
 	r.session_id = s->out->session_id;
-	r.build_id = s->build_ids[b];
-	r.probe = probe;
-	r.size = size;
-	r.round = round;
+	r.build_id = s->build_ids[j->b];
+	r.probe = j->probe;
+	r.size = j->size;
+	r.round = j->round;
 	r.seq = ++s->seq;
-	r.arm = (int)b;
-	r.warmup = warmup;
-	r.kind = valgrind ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
+	r.arm = (int)j->b;
+	r.warmup = j->warmup;
+	r.kind = j->valgrind ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
 	r.status = f.status;
 	r.detail = f.detail;
 	r.checksum = f.checksum;
 	r.premise = f.premise;
 	r.premise_text = f.premise_text;
 	r.stderr_tail = f.stderr_tail;
-	r.started_at = when;
+	r.started_at = j->when;
 	r.metrics = &f.metrics;
 	if (store_run_insert(s->st, &r, &run_id, e) != 0)
 		goto out;
@@ -620,28 +687,41 @@ static int session_one(struct session_state *s, size_t b, const char *probe, int
 		for (size_t i = 0; i < f.metrics.n; i++)
 			metric_set_add(keep, f.metrics.items[i].name, f.metrics.items[i].value);
 	if (s->progress) {
+		memset(&p, 0, sizeof p);
 		p.run_index = ++s->run_index;
 		p.run_total = s->run_total;
-		p.round = round;
+		p.round = j->round;
 		p.rounds = plan->warmup + plan->rounds;
 		p.warmups = plan->warmup;
-		p.warmup = warmup;
+		p.warmup = j->warmup;
 		p.arm = arm;
 		p.run = &r;
+		p.elapsed_ns = j->elapsed_ns;
+		p.jobs = plan->jobs > 0 ? plan->jobs : 1;
 		s->progress(s->ctx, &p);
 	}
 	rc = 0;
 out:
-	if (cg_out)
-		meter_valgrind_remove(cg_out);
 	session_fields_release(&f);
-	meter_valgrind_argv_free(vg_argv);
-	session_env_free(env);
-	free(cg_out);
-	free(exe);
-	free(target);
-	buildinfo_argv_free(probe_argv);
+	session_job_release(j);
 	return rc;
+}
+
+/* One timed run, in lane 0, stored before it returns. */
+static int session_one(struct session_state *s, size_t b, const char *probe, int round, int warmup,
+                       uint64_t iterations, struct metric_set *keep, struct err *e)
+{
+	struct session_job j;
+
+	memset(&j, 0, sizeof j);
+	j.b = b;
+	j.probe = probe;
+	j.round = round;
+	j.warmup = warmup;
+	j.iterations = iterations;
+	j.seq = s->seq + 1;
+	session_launch(s, &s->lanes[0], &j);
+	return session_store(s, &j, keep, e);
 }
 
 /*
@@ -665,37 +745,33 @@ static void session_meters_text(const struct session_plan *plan, char *buf, size
 }
 
 /*
- * One cell of the schedule: a run at the session's size, or with --two-n a run at each of the
- * two iteration counts and a derived "per_iteration" run holding (m(N2) - m(N1)) / (N2 - N1)
- * for every metric both runs have, so that start-up cost cancels out.
+ * With --two-n, the derived "per_iteration" run of a cell: (m(N2) - m(N1)) / (N2 - N1) for
+ * every metric both runs have, so that start-up cost cancels out. Nothing is stored when either
+ * run failed (m1 or m2 empty): the failed run is stored as such, and there is nothing to derive.
  */
-static int session_cell(struct session_state *s, size_t b, const char *probe, int round, int warmup,
-                        int valgrind, struct err *e)
+static int session_derive(struct session_state *s, size_t b, const char *probe, int round,
+                          int warmup, int valgrind, const struct metric_set *m1,
+                          const struct metric_set *m2, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
-	struct metric_set m1 = {0}, m2 = {0}, derived = {0};
+	struct metric_set derived = {0};
 	struct run_record d;
 	char size[64], when[32];
 	double dn;
 	int64_t id;
-	int rc = -1;
+	int rc;
 
-	if (!plan->two_n[0])
-		return session_one(s, b, probe, round, warmup, valgrind, 0, NULL, e);
-	if (session_one(s, b, probe, round, warmup, valgrind, plan->two_n[0], &m1, e) != 0 ||
-	    session_one(s, b, probe, round, warmup, valgrind, plan->two_n[1], &m2, e) != 0)
-		goto out;
-	rc = 0;
-	if (m1.n == 0 || m2.n == 0)
-		goto out; /* a failed run is stored as such; there is nothing to derive */
+	if (m1->n == 0 || m2->n == 0)
+		return 0;
 	memset(&d, 0, sizeof d);
 	dn = (double)plan->two_n[1] - (double)plan->two_n[0];
-	for (size_t i = 0; i < m2.n; i++) {
-		const double *v1 = metric_set_get(&m1, m2.items[i].name);
-		const struct metric_info *info = metrics_lookup(m2.items[i].name);
+	for (size_t i = 0; i < m2->n; i++) {
+		const double *v1 = metric_set_get(m1, m2->items[i].name);
+		const struct metric_info *info = metrics_lookup(m2->items[i].name);
 		/* A ratio (perf's multiplexing scale) has no per-iteration cost. */
 		if (v1 && !(info && info->unit == METRIC_UNIT_RATIO))
-			metric_set_add(&derived, m2.items[i].name, (m2.items[i].value - *v1) / dn);
+			metric_set_add(&derived, m2->items[i].name,
+			               (m2->items[i].value - *v1) / dn);
 	}
 	snprintf(size, sizeof size, "n=%llu,%llu", (unsigned long long)plan->two_n[0],
 	         (unsigned long long)plan->two_n[1]);
@@ -714,9 +790,209 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 	d.metrics = &derived;
 	rc = store_run_insert(s->st, &d, &id, e);
 	metric_set_release(&derived);
-out:
+	return rc;
+}
+
+/*
+ * One timed cell of the schedule: a run at the session's size, or with --two-n a run at each
+ * of the two iteration counts and the derived run (session_derive).
+ */
+static int session_cell(struct session_state *s, size_t b, const char *probe, int round, int warmup,
+                        struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	struct metric_set m1 = {0}, m2 = {0};
+	int rc = -1;
+
+	if (!plan->two_n[0])
+		return session_one(s, b, probe, round, warmup, 0, NULL, e);
+	if (session_one(s, b, probe, round, warmup, plan->two_n[0], &m1, e) == 0 &&
+	    session_one(s, b, probe, round, warmup, plan->two_n[1], &m2, e) == 0)
+		rc = session_derive(s, b, probe, round, warmup, 0, &m1, &m2, e);
 	metric_set_release(&m1);
 	metric_set_release(&m2);
+	return rc;
+}
+
+/* ---- The valgrind batch: up to plan->jobs runs at once ----------------------------------- */
+
+enum session_job_state { SESSION_JOB_WAITING, SESSION_JOB_TAKEN, SESSION_JOB_DONE };
+
+/*
+ * The batch's jobs, in the schedule's order, and who runs which. A worker takes the next cell
+ * (one job, or with --two-n the cell's two, run one after the other) and runs it in its own
+ * lane; the session's thread stores the jobs in the schedule's order as they are done. No
+ * worker takes a cell once the user has interrupted or the session's thread has given up
+ * (`abort`), and every cell a worker took, it finishes: a job taken is a job done.
+ */
+struct session_batch {
+	struct session_state *s;
+	struct session_job *jobs;
+	enum session_job_state *state; /* one per job; guarded by mu, as are the fields below */
+	size_t njobs, per_cell, ncells, next_cell;
+	int running; /* workers that have not returned */
+	int abort;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+struct session_worker {
+	struct session_batch *batch;
+	const struct session_lane *lane;
+	pthread_t thread;
+	int started;
+};
+
+static void *session_worker_main(void *arg)
+{
+	struct session_worker *w = arg;
+	struct session_batch *bt = w->batch;
+
+	pthread_mutex_lock(&bt->mu);
+	while (!bt->abort && !*bt->s->plan->stop && bt->next_cell < bt->ncells) {
+		size_t first = bt->next_cell++ * bt->per_cell;
+		for (size_t k = first; k < first + bt->per_cell; k++)
+			bt->state[k] = SESSION_JOB_TAKEN;
+		for (size_t k = first; k < first + bt->per_cell; k++) {
+			pthread_mutex_unlock(&bt->mu);
+			session_launch(bt->s, w->lane, &bt->jobs[k]);
+			pthread_mutex_lock(&bt->mu);
+			bt->state[k] = SESSION_JOB_DONE;
+			pthread_cond_broadcast(&bt->cv);
+		}
+	}
+	bt->running--;
+	pthread_cond_broadcast(&bt->cv);
+	pthread_mutex_unlock(&bt->mu);
+	return NULL;
+}
+
+/* A lane of its own: a scratch folder and a launcher working in it. */
+static int session_lane_open(const struct session_plan *plan, struct session_lane *lane,
+                             struct err *e)
+{
+	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
+	char tmpl[] = "/tmp/gcratchet.XXXXXX";
+
+	memset(lane, 0, sizeof *lane);
+	if (!mkdtemp(tmpl))
+		return err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
+	lane->scratch = xstrdup(tmpl);
+	return runner_open(plan->launcher, lane->scratch, &lane->runner, e);
+}
+
+/*
+ * Waits until job i is done (1), or will never be taken (0): every worker has returned, as
+ * they do after an interrupt, without taking it.
+ */
+static int session_batch_wait(struct session_batch *bt, size_t i)
+{
+	int done;
+
+	pthread_mutex_lock(&bt->mu);
+	while (bt->state[i] != SESSION_JOB_DONE &&
+	       (bt->state[i] == SESSION_JOB_TAKEN || bt->running > 0))
+		pthread_cond_wait(&bt->cv, &bt->mu);
+	done = bt->state[i] == SESSION_JOB_DONE;
+	pthread_mutex_unlock(&bt->mu);
+	return done;
+}
+
+/*
+ * The valgrind runs: one per probe (in the order of round 0's shuffle) and arm, two with
+ * --two-n, run plan->jobs at once and stored in that order with the seqs they would get one at
+ * a time. Timed runs are over before this starts, and none starts again before it ends.
+ */
+static int session_valgrind_batch(struct session_state *s, const size_t *order, struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	struct session_batch bt;
+	struct session_worker *workers = NULL;
+	struct metric_set m[2] = {{0}, {0}};
+	size_t nworkers, i = 0;
+	int seq = s->seq, rc = -1;
+
+	memset(&bt, 0, sizeof bt);
+	bt.s = s;
+	bt.per_cell = plan->two_n[0] ? 2 : 1;
+	bt.ncells = plan->probes.n * plan->narms;
+	bt.njobs = bt.ncells * bt.per_cell;
+	bt.jobs = xcalloc(bt.njobs, sizeof *bt.jobs);
+	bt.state = xcalloc(bt.njobs, sizeof *bt.state);
+	for (size_t k = 0; k < plan->probes.n; k++)
+		for (size_t b = 0; b < plan->narms; b++)
+			for (size_t t = 0; t < bt.per_cell; t++) {
+				struct session_job *j = &bt.jobs[i++];
+				j->b = b;
+				j->probe = plan->probes.items[order[k]];
+				j->valgrind = 1;
+				j->iterations = plan->two_n[t];
+				j->seq = ++seq;
+				j->rc = -1;
+				/* The derived run after the cell's second takes a seq too. */
+				seq += t == 1;
+			}
+	pthread_mutex_init(&bt.mu, NULL);
+	pthread_cond_init(&bt.cv, NULL);
+
+	nworkers = (size_t)(plan->jobs > 1 ? plan->jobs : 1);
+	if (nworkers > bt.ncells)
+		nworkers = bt.ncells;
+	workers = xcalloc(nworkers ? nworkers : 1, sizeof *workers);
+	for (; s->nlanes < nworkers && !*plan->stop; s->nlanes++)
+		if (session_lane_open(plan, &s->lanes[s->nlanes], e) != 0) {
+			s->nlanes++; /* half open: closed with the others */
+			goto out;
+		}
+	for (size_t w = 0; w < s->nlanes && w < nworkers; w++) {
+		int err;
+		workers[w].batch = &bt;
+		workers[w].lane = &s->lanes[w];
+		pthread_mutex_lock(&bt.mu);
+		bt.running++;
+		pthread_mutex_unlock(&bt.mu);
+		if ((err = pthread_create(&workers[w].thread, NULL, session_worker_main,
+		                          &workers[w])) != 0) {
+			pthread_mutex_lock(&bt.mu);
+			bt.running--;
+			pthread_mutex_unlock(&bt.mu);
+			err_set(e, "cannot start a thread for valgrind runs: %s", strerror(err));
+			goto out;
+		}
+		workers[w].started = 1;
+	}
+	for (i = 0; i < bt.njobs; i++) {
+		size_t t = i % bt.per_cell;
+		struct session_job *j = &bt.jobs[i];
+		if (!session_batch_wait(&bt, i))
+			break;
+		if (session_store(s, j, bt.per_cell == 2 ? &m[t] : NULL, e) != 0)
+			goto out;
+		if (t == 1) {
+			if (session_derive(s, j->b, j->probe, 0, 0, 1, &m[0], &m[1], e) != 0)
+				goto out;
+			metric_set_release(&m[0]);
+			metric_set_release(&m[1]);
+		}
+	}
+	rc = 0;
+out:
+	/* The runs that are going finish; the rest are not taken. Nothing after a failure is stored. */
+	pthread_mutex_lock(&bt.mu);
+	bt.abort = 1;
+	pthread_mutex_unlock(&bt.mu);
+	for (size_t w = 0; w < nworkers; w++)
+		if (workers[w].started)
+			pthread_join(workers[w].thread, NULL);
+	for (size_t k = 0; k < bt.njobs; k++)
+		session_job_release(&bt.jobs[k]);
+	metric_set_release(&m[0]);
+	metric_set_release(&m[1]);
+	pthread_cond_destroy(&bt.cv);
+	pthread_mutex_destroy(&bt.mu);
+	free(workers);
+	free(bt.state);
+	free(bt.jobs);
 	return rc;
 }
 
@@ -724,13 +1000,15 @@ out:
  * The session's facts: the host's, plus the environment every probe ran with (without the
  * census pipe), so a session says which knobs and passed variables its figures depend on.
  */
-static char *session_facts(const char *host_facts, char *const *probe_env)
+static char *session_facts(const char *host_facts, char *const *probe_env, int jobs)
 {
 	cJSON *root = cJSON_Parse(host_facts), *env;
 	char *text;
 
 	if (!root)
 		root = cJSON_CreateObject();
+	/* How many valgrind runs went at once: their counts do not depend on it, their time does. */
+	cJSON_AddNumberToObject(root, "jobs", jobs);
 	env = cJSON_AddArrayToObject(root, "probe_env");
 	for (size_t i = 0; probe_env[i]; i++)
 		cJSON_AddItemToArray(env, cJSON_CreateString(probe_env[i]));
@@ -751,7 +1029,7 @@ static int session_register(struct session_state *s, struct err *e)
 
 	hostinfo_read(&host);
 	facts = hostinfo_json(&host);
-	session_facts_text = session_facts(facts, s->env_base);
+	session_facts_text = session_facts(facts, s->env_base, plan->jobs > 0 ? plan->jobs : 1);
 	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, e) != 0)
 		goto out;
 	session_meters_text(plan, meters, sizeof meters);
@@ -829,22 +1107,15 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.out = out;
 	s.build_ids = xcalloc(plan->narms, sizeof *s.build_ids);
 	s.env_base = session_base_env(plan);
+	s.lanes = xcalloc((size_t)(plan->jobs > 1 ? plan->jobs : 1), sizeof *s.lanes);
 	s.run_total = (int)(plan->probes.n * plan->narms) *
 	              (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
 	              (plan->two_n[0] ? 2 : 1);
-	{
-		/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-		char tmpl[] = "/tmp/gcratchet.XXXXXX";
-		if (!mkdtemp(tmpl)) {
-			err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
-			goto out;
-		}
-		s.scratch = xstrdup(tmpl);
-	}
 	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n; i++)
 		if (plan->perf->events[i].available)
 			s.events[s.nevents++] = plan->perf->events[i].attr;
-	if (runner_open(plan->launcher, s.scratch, &s.runner, e) != 0)
+	s.nlanes = 1;
+	if (session_lane_open(plan, &s.lanes[0], e) != 0)
 		goto out;
 	if (session_register(&s, e) != 0)
 		goto out;
@@ -855,18 +1126,15 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 			for (size_t j = 0; j < plan->narms && !*plan->stop; j++) {
 				size_t b = round % 2 ? j : plan->narms - 1 - j;
 				if (session_cell(&s, b, plan->probes.items[order[k]], round,
-				                 round <= plan->warmup, 0, e) != 0)
+				                 round <= plan->warmup, e) != 0)
 					goto out;
 			}
 		}
 	}
-	if (plan->meters & SESSION_METER_VALGRIND) {
+	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop) {
 		session_shuffle(plan->seed, 0, plan->probes.n, order);
-		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++)
-			for (size_t b = 0; b < plan->narms && !*plan->stop; b++)
-				if (session_cell(&s, b, plan->probes.items[order[k]], 0, 0, 1, e) !=
-				    0)
-					goto out;
+		if (session_valgrind_batch(&s, order, e) != 0)
+			goto out;
 	}
 	out->interrupted = *plan->stop != 0;
 	rc = 0;
@@ -879,10 +1147,13 @@ out:
 		                      rc != 0 ? &e2 : e) != 0)
 			rc = -1;
 	}
-	runner_close(s.runner);
-	if (s.scratch)
-		session_scratch_remove(s.scratch, &plan->probes);
-	free(s.scratch);
+	for (size_t i = 0; i < s.nlanes; i++) {
+		runner_close(s.lanes[i].runner);
+		if (s.lanes[i].scratch)
+			session_scratch_remove(s.lanes[i].scratch, &plan->probes);
+		free(s.lanes[i].scratch);
+	}
+	free(s.lanes);
 	session_env_free(s.env_base);
 	free(s.build_ids);
 	metric_set_release(&s.user_ns);

@@ -11,11 +11,16 @@
  * and for each probe the arms run back to back, in order on odd rounds and reversed on even
  * ones (ABBA for two arms), so drift on the host hits every arm alike. Valgrind runs, when
  * that meter is on, come after the timed rounds: one per probe and arm, since Ir is
- * deterministic.
+ * deterministic. Because it is, and does not depend on load, up to plan->jobs valgrind runs go
+ * at once (each in a scratch folder and launcher of its own, threads waiting on them); timed
+ * runs go one at a time and alone, and the valgrind batch starts only after the last of them.
  *
  * Invariants:
- * - Every run is committed on its own (store_run_insert) before the next starts, so an
+ * - Every run is committed on its own (store_run_insert): a timed run before the next starts,
+ *   a valgrind run as soon as it and those before it in the schedule have finished. So an
  *   interrupted session keeps all finished runs; the session row then says "interrupted".
+ *   Valgrind runs that go at once are committed in the order of the schedule, with the ids and
+ *   seqs they would get one at a time, so a session's rows do not depend on --jobs.
  * - A probe that fails never stops the session: its run is stored with its status.
  * - This module never prints: progress goes to the caller's callback.
  */
@@ -63,6 +68,7 @@ struct session_plan {
 	struct strlist probes;
 	const char *size;
 	int rounds, warmup;
+	int jobs; /* valgrind runs at once, from 1; 0 is taken as 1 */
 	/* When two_n[0] > 0: run each probe at two_n[0] and two_n[1] iterations (see session.c) */
 	uint64_t two_n[2];
 	unsigned meters;
@@ -77,7 +83,10 @@ struct session_plan {
 	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
 	const struct meter_perf *perf;         /* when SESSION_METER_PERF */
 	const char *command;                   /* the command line, for the record */
-	/* Interrupts, counted asynchronously: 1 stops after this run, 2 kills the running probe */
+	/*
+	 * Interrupts, counted asynchronously: 1 stops after the running runs, 2 kills the running
+	 * probes. Runs that finished are stored either way.
+	 */
 	volatile sig_atomic_t *stop;
 };
 
@@ -88,6 +97,9 @@ struct session_progress {
 	int warmup;
 	const struct session_arm *arm;
 	const struct run_record *run; /* the stored run, with its kind, status and metrics */
+	/* How long the run took, start to result, as the harness saw it: what estimates use */
+	int64_t elapsed_ns;
+	int jobs; /* how many valgrind runs go at once (plan->jobs, at least 1) */
 };
 
 struct session_outcome {
@@ -96,6 +108,10 @@ struct session_outcome {
 	int interrupted;
 };
 
+/*
+ * Called once per stored run, as it is stored (so valgrind runs that went at once report in the
+ * schedule's order), always on the thread that called session_run.
+ */
 typedef void (*session_progress_fn)(void *ctx, const struct session_progress *p);
 
 /*

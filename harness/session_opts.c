@@ -63,6 +63,7 @@ static const struct session_opts_entry {
     {"--events", 1, SESSION_OPT_ROUNDS, 0, 0, NULL},
     /* The store keeps the seed as a signed 64-bit integer. */
     {"--seed", 1, SESSION_OPT_ROUNDS, 0, INT64_MAX, ""},
+    {"--jobs", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_JOBS_MAX, " valgrind runs at once"},
     {"--timeout", 1, SESSION_OPT_PROBES, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
     {"--db", 1, SESSION_OPT_PROBES, 0, 0, NULL},
     {"--pass-env", 1, SESSION_OPT_PROBES, 0, 0, NULL},
@@ -80,6 +81,17 @@ static const struct session_opts_entry {
 };
 #define SESSION_OPTS_NENTRIES (sizeof session_opts_entries / sizeof session_opts_entries[0])
 
+/*
+ * Deterministic meters do not depend on load, so by default the valgrind runs of a session use
+ * every online CPU (docs/meters.md, "Parallel valgrind runs"); timed runs never run beside them.
+ */
+static int session_opts_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > SESSION_OPTS_JOBS_MAX ? SESSION_OPTS_JOBS_MAX : (int)n;
+}
+
 void session_opts_init(struct session_opts *o, enum session_verb verb)
 {
 	const struct session_opts_defaults *d = &session_opts_defaults[verb];
@@ -89,6 +101,7 @@ void session_opts_init(struct session_opts *o, enum session_verb verb)
 	snprintf(o->size, sizeof o->size, "%s", d->size);
 	o->rounds = d->rounds;
 	o->warmup = d->warmup;
+	o->jobs = session_opts_default_jobs();
 	o->timeout_ms = (int64_t)d->timeout_s * 1000;
 	o->lock_timeout_s = d->lock_timeout_s;
 	o->idle_timeout_s = d->idle_timeout_s;
@@ -264,6 +277,8 @@ int session_opts_parse(struct session_opts *o, const char *opt, const char *val,
 		session_opts_string(&o->meters, val);
 	} else if (strcmp(opt, "--events") == 0) {
 		session_opts_string(&o->events, val);
+	} else if (strcmp(opt, "--jobs") == 0) {
+		o->jobs = (int)v;
 	} else if (strcmp(opt, "--seed") == 0) {
 		o->seed = v;
 		o->have_seed = 1;
@@ -499,6 +514,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->size = o->size;
 	plan->rounds = o->rounds;
 	plan->warmup = o->warmup;
+	plan->jobs = o->jobs;
 	plan->two_n[0] = o->two_n[0];
 	plan->two_n[1] = o->two_n[1];
 	plan->seed = o->have_seed ? o->seed : cli_default_seed();

@@ -45,7 +45,7 @@ enum session_verb {
 /* Groups of shared options; a verb accepts some of them. */
 enum session_opt_group {
 	SESSION_OPT_PROBES = 1u << 6, /* --probes --size --timeout --db --pass-env */
-	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed */
+	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed --jobs */
 	SESSION_OPT_RUN = SESSION_OPT_PROBES | SESSION_OPT_ROUNDS,
 	SESSION_OPT_BUILDS = 1u << 1,   /* --collector --build */
 	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
@@ -58,6 +58,8 @@ enum session_opt_group {
 #define SESSION_OPTS_ROUNDS_MAX     10000
 #define SESSION_OPTS_WARMUP_MAX     1000
 #define SESSION_OPTS_ENV_OFFSET_MAX 65536
+/* --jobs: valgrind runs at once; far above any host we measure on, low enough for threads */
+#define SESSION_OPTS_JOBS_MAX       64
 /*
  * 30 days, for --timeout, --lock-timeout and --idle-timeout. The runner, the launcher and the
  * bench lock compute deadlines as int64 nanoseconds from now, and a valgrind run gets 100
@@ -73,6 +75,7 @@ struct session_opts {
 	char size[48];             /* ci, default, large, or "n=N1,N2" with --two-n */
 	uint64_t two_n[2];         /* --two-n; two_n[0] == 0: a size instead */
 	int rounds, warmup;        /* measured and warm-up rounds */
+	int jobs;                  /* --jobs: valgrind runs at once; default the online CPUs */
 	char *meters, *events;     /* --meters, --events; NULL: the defaults */
 	uint64_t seed;             /* --seed, when have_seed */
 	int have_seed;             /* 0: a fresh seed at session_setup_begin */

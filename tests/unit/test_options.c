@@ -49,6 +49,10 @@ static int64_t get_idle_timeout(const struct session_opts *o)
 {
 	return o->idle_timeout_s;
 }
+static int64_t get_jobs(const struct session_opts *o)
+{
+	return o->jobs;
+}
 
 static const struct bound bounds[] = {
     {"--rounds", SESSION_VERB_MEASURE, 1, SESSION_OPTS_ROUNDS_MAX, get_rounds},
@@ -62,6 +66,9 @@ static const struct bound bounds[] = {
     {"--env-offset", SESSION_VERB_MEASURE, 0, SESSION_OPTS_ENV_OFFSET_MAX, get_env_offset},
     {"--lock-timeout", SESSION_VERB_MEASURE, 0, SESSION_OPTS_WAIT_MAX_S, get_lock_timeout},
     {"--idle-timeout", SESSION_VERB_MEASURE, 0, SESSION_OPTS_WAIT_MAX_S, get_idle_timeout},
+    {"--jobs", SESSION_VERB_MEASURE, 1, SESSION_OPTS_JOBS_MAX, get_jobs},
+    {"--jobs", SESSION_VERB_AB, 1, SESSION_OPTS_JOBS_MAX, get_jobs},
+    {"--jobs", SESSION_VERB_SWEEP, 1, SESSION_OPTS_JOBS_MAX, get_jobs},
 };
 
 /* Parses one option into fresh options of the verb; returns parse's result, e filled. */
@@ -286,6 +293,14 @@ static void test_verbs(void)
 	CHECK(p.rounds == 5 && p.warmup == 1);
 	CHECK(m.lock_timeout_s == 3600 && a.lock_timeout_s == 3600);
 	CHECK(!m.have_seed && m.idle_below == 0);
+	/* --jobs: every online CPU by default (within the bound), for every verb, pin's too. */
+	{
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		int want = ncpu < 1                       ? 1
+		           : ncpu > SESSION_OPTS_JOBS_MAX ? SESSION_OPTS_JOBS_MAX
+		                                          : (int)ncpu;
+		CHECK(m.jobs == want && a.jobs == want && p.jobs == want);
+	}
 
 	/* ab takes the run options, not measure's build, hermetic or quiet ones. */
 	CHECK(session_opts_parse(&a, "--collector", "gen", &e) == 0);
@@ -302,12 +317,12 @@ static void test_verbs(void)
 	CHECK_STR(t[0].name, "--md");
 	while (t[n].name)
 		n++;
-	CHECK(n == 1 + 10);
+	CHECK(n == 1 + 11);
 	free(t);
 	t = session_opts_table(&m, NULL);
 	for (n = 0; t[n].name;)
 		n++;
-	CHECK(n == 21);
+	CHECK(n == 22);
 	free(t);
 
 	/* --knob: measure's, for every arm; names [A-Z][A-Z0-9_]*, one of a name: the last. */

@@ -1,0 +1,219 @@
+#include "progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "stats.h"
+#include "util.h"
+
+enum { PROGRESS_TIMED, PROGRESS_VALGRIND, PROGRESS_KINDS };
+
+/* Wall times of finished runs, in ns. */
+struct progress_times {
+	double *ns;
+	size_t n, cap;
+};
+
+struct progress {
+	struct strlist probes;
+	size_t narms;
+	int jobs;
+	int planned[PROGRESS_KINDS]; /* runs of each kind per probe and arm */
+	/* cells[(probe * narms + arm) * PROGRESS_KINDS + kind] */
+	struct progress_times *cells;
+	struct progress_times kinds[PROGRESS_KINDS]; /* every run of a kind, known probe or not */
+	const struct session_arm *arms;              /* only to turn a report's arm into an index */
+};
+
+static void progress_times_add(struct progress_times *t, double ns)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 8;
+		t->ns = xrealloc(t->ns, t->cap * sizeof *t->ns);
+	}
+	t->ns[t->n++] = ns;
+}
+
+struct progress *progress_new(const struct session_plan *plan)
+{
+	struct progress *pr = xcalloc(1, sizeof *pr);
+	int per_cell = plan->two_n[0] ? 2 : 1;
+
+	for (size_t i = 0; i < plan->probes.n; i++)
+		strlist_push(&pr->probes, plan->probes.items[i]);
+	pr->narms = plan->narms;
+	pr->arms = plan->arms;
+	pr->jobs = plan->jobs > 1 ? plan->jobs : 1;
+	pr->planned[PROGRESS_TIMED] = (plan->warmup + plan->rounds) * per_cell;
+	pr->planned[PROGRESS_VALGRIND] = plan->meters & SESSION_METER_VALGRIND ? per_cell : 0;
+	pr->cells = xcalloc(pr->probes.n * pr->narms * PROGRESS_KINDS + 1, sizeof *pr->cells);
+	return pr;
+}
+
+void progress_free(struct progress *pr)
+{
+	if (!pr)
+		return;
+	for (size_t i = 0; i < pr->probes.n * pr->narms * PROGRESS_KINDS; i++)
+		free(pr->cells[i].ns);
+	for (int k = 0; k < PROGRESS_KINDS; k++)
+		free(pr->kinds[k].ns);
+	free(pr->cells);
+	strlist_release(&pr->probes);
+	free(pr);
+}
+
+static struct progress_times *progress_cell(const struct progress *pr, size_t probe, size_t arm,
+                                            int kind)
+{
+	return &pr->cells[(probe * pr->narms + arm) * PROGRESS_KINDS + (size_t)kind];
+}
+
+void progress_add(struct progress *pr, const char *probe, size_t arm, int valgrind, int64_t wall_ns)
+{
+	int kind = valgrind ? PROGRESS_VALGRIND : PROGRESS_TIMED;
+	double ns = wall_ns > 0 ? (double)wall_ns : 0;
+
+	progress_times_add(&pr->kinds[kind], ns);
+	if (arm >= pr->narms)
+		return;
+	for (size_t i = 0; i < pr->probes.n; i++)
+		if (strcmp(pr->probes.items[i], probe) == 0) {
+			progress_times_add(progress_cell(pr, i, arm, kind), ns);
+			return;
+		}
+}
+
+void progress_report(struct progress *pr, const struct session_progress *p)
+{
+	size_t arm = pr->narms;
+
+	for (size_t b = 0; b < pr->narms; b++)
+		if (p->arm == &pr->arms[b])
+			arm = b;
+	progress_add(pr, p->run->probe, arm, p->round == 0, p->elapsed_ns);
+}
+
+static double progress_median(const struct progress_times *t)
+{
+	return stats_median(t->ns, t->n);
+}
+
+/* The median of a probe's runs of a kind on every arm; -1 when there are none. */
+static double progress_probe_median(const struct progress *pr, size_t probe, int kind)
+{
+	struct progress_times all = {0};
+	double m = -1;
+
+	for (size_t b = 0; b < pr->narms; b++) {
+		const struct progress_times *t = progress_cell(pr, probe, b, kind);
+		for (size_t i = 0; i < t->n; i++)
+			progress_times_add(&all, t->ns[i]);
+	}
+	if (all.n)
+		m = progress_median(&all);
+	free(all.ns);
+	return m;
+}
+
+/* What one more run of the cell should take, by the rules in progress.h. */
+static double progress_guess(const struct progress *pr, size_t probe, size_t arm, int kind)
+{
+	const struct progress_times *t = progress_cell(pr, probe, arm, kind);
+	const struct progress_times *other = &pr->kinds[1 - kind];
+	double m;
+
+	if (t->n)
+		return progress_median(t);
+	if ((m = progress_probe_median(pr, probe, kind)) >= 0)
+		return m;
+	if (pr->kinds[kind].n)
+		return progress_median(&pr->kinds[kind]);
+	m = progress_median(other);
+	return kind == PROGRESS_VALGRIND ? m * PROGRESS_VALGRIND_GUESS : m;
+}
+
+int64_t progress_left_ns(const struct progress *pr)
+{
+	double left[PROGRESS_KINDS] = {0, 0};
+	int count[PROGRESS_KINDS] = {0, 0}, lanes;
+	double total;
+
+	if (pr->kinds[PROGRESS_TIMED].n + pr->kinds[PROGRESS_VALGRIND].n == 0)
+		return -1;
+	for (size_t p = 0; p < pr->probes.n; p++)
+		for (size_t b = 0; b < pr->narms; b++)
+			for (int k = 0; k < PROGRESS_KINDS; k++) {
+				int done = (int)progress_cell(pr, p, b, k)->n;
+				int todo = pr->planned[k] - done;
+				if (todo <= 0)
+					continue;
+				left[k] += todo * progress_guess(pr, p, b, k);
+				count[k] += todo;
+			}
+	/* The valgrind runs go jobs at once: the batch takes about its sum over the lanes. */
+	lanes = count[PROGRESS_VALGRIND] < pr->jobs ? count[PROGRESS_VALGRIND] : pr->jobs;
+	total = left[PROGRESS_TIMED] + (lanes > 0 ? left[PROGRESS_VALGRIND] / lanes : 0);
+	return total < 9e18 ? (int64_t)total : INT64_MAX;
+}
+
+void progress_format_duration(int64_t ns, char *buf, size_t size)
+{
+	long long s;
+
+	if (ns < 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	s = (long long)((ns + 500000000) / 1000000000);
+	if (s < 60)
+		snprintf(buf, size, "%llds", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(buf, size, "%lldh%02lldm", s / 3600, s / 60 % 60);
+}
+
+void progress_left_text(const struct progress *pr, char *buf, size_t size)
+{
+	int64_t left = progress_left_ns(pr);
+	char d[32];
+
+	if (left <= 0) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
+	if (left < 500000000) {
+		snprintf(buf, size, "<1s left");
+		return;
+	}
+	progress_format_duration(left, d, sizeof d);
+	snprintf(buf, size, "~%s left", d);
+}
+
+void progress_status_line(const struct progress *pr, const struct session_progress *p, int width,
+                          char *buf, size_t size)
+{
+	char left[48];
+	size_t len;
+
+	progress_left_text(pr, left, sizeof left);
+	snprintf(buf, size, "[%3d/%d] %s%s%s", p->run_index, p->run_total, p->run->probe,
+	         left[0] ? "  " : "", left);
+	/* One column short of the edge: some terminals wrap a line that fills the last one. */
+	len = strlen(buf);
+	if (width > 1 && len > (size_t)width - 1)
+		buf[width - 1] = '\0';
+}
+
+int progress_term_width(int fd)
+{
+	struct winsize ws;
+
+	if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0)
+		return 0;
+	return ws.ws_col;
+}

@@ -1,0 +1,82 @@
+/*
+ * progress.h — how far a session is, and how long the rest of it will take.
+ *
+ * A struct progress learns the session's schedule from its plan (so many timed runs and
+ * valgrind runs of each probe on each arm) and the wall time of each run as it is reported
+ * (session_progress.elapsed_ns). The time left is a sum over the runs not reported yet: each
+ * is expected to take the median wall time of the finished runs most like it, the first of
+ * these that has any:
+ *   1. the same probe, arm and kind (timed or valgrind);
+ *   2. the same probe and kind, on any arm;
+ *   3. the same kind;
+ *   4. any run: for a valgrind run, a timed median times PROGRESS_VALGRIND_GUESS, since a
+ *      probe under cachegrind takes tens of times as long as it does alone.
+ * Medians, not means: one run slowed by a disturbance should not move the estimate. The
+ * valgrind runs go plan->jobs at once, so their share of the time left is divided by jobs (or
+ * by the number of them left, when that is fewer).
+ *
+ * The caller prints (the cli layer decides where, and only on a terminal); this module only
+ * computes and formats. Not thread-safe: feed it from the thread session_run reports on.
+ */
+#ifndef PROGRESS_H
+#define PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+/* Until a valgrind run has finished, one is guessed to take this many times a timed run. */
+#define PROGRESS_VALGRIND_GUESS 40
+
+/* Clears the rest of a terminal line (ANSI "erase in line"): "\r" LINE PROGRESS_CLEAR_EOL
+ * rewrites a progress line in place, however long the line it replaces was. */
+#define PROGRESS_CLEAR_EOL "\033[K"
+
+struct progress;
+
+/*
+ * An estimator for the session `plan` will run: its probes, arms, rounds and warm-ups, --two-n
+ * (two runs per cell), whether valgrind runs, and jobs. Borrows nothing from plan after it
+ * returns. Free with progress_free.
+ */
+struct progress *progress_new(const struct session_plan *plan);
+void progress_free(struct progress *pr); /* NULL is fine */
+
+/*
+ * Records a finished run: probe, arm (index into plan->arms), valgrind or timed, and how long
+ * it took. A probe or arm the plan does not have is counted in the fallbacks only.
+ */
+void progress_add(struct progress *pr, const char *probe, size_t arm, int valgrind,
+                  int64_t wall_ns);
+/* Records the run a session_progress report is about (its arm must be one of plan->arms). */
+void progress_report(struct progress *pr, const struct session_progress *p);
+
+/*
+ * The time the runs not yet recorded should take, in ns: 0 when none is left, -1 when no run
+ * has finished yet (there is nothing to estimate from).
+ */
+int64_t progress_left_ns(const struct progress *pr);
+
+/* A duration for people, rounded to the second: "7s", "1m05s", "2h03m" (hours round down
+ * the seconds away). A negative one is "?". */
+void progress_format_duration(int64_t ns, char *buf, size_t size);
+
+/* "~1m05s left" ("<1s left" below half a second) for the runs not yet recorded, or "" when
+ * progress_left_ns is -1 or 0. */
+void progress_left_text(const struct progress *pr, char *buf, size_t size);
+
+/*
+ * A one-line status for a terminal, "[ 12/84] 05_binary_trees  ~35s left", after the report
+ * `p` (already given to progress_report): its count, its probe and the time left, cut to
+ * `width` columns (0: no limit) so that it never wraps, which would stop "\r" from rewriting
+ * it. To show it in place on a terminal, write "\r", the line and PROGRESS_CLEAR_EOL; when the
+ * session ends, "\r" PROGRESS_CLEAR_EOL clears it.
+ */
+void progress_status_line(const struct progress *pr, const struct session_progress *p, int width,
+                          char *buf, size_t size);
+
+/* The width of the terminal on descriptor fd, in columns; 0 when fd is not one or says none. */
+int progress_term_width(int fd);
+
+#endif /* PROGRESS_H */
