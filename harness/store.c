@@ -1259,6 +1259,8 @@ static int store_host_copy(struct store *s, const struct store_session *si, cons
 
 static int store_sweep_write(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
                              size_t n, struct err *e);
+static int store_minheap_copy(struct store *s, const struct store_minheap *m, int64_t host_id,
+                              int64_t build_id, struct err *e);
 
 /* What a copy reads from its source before it writes anything. */
 struct store_copy {
@@ -1271,6 +1273,9 @@ struct store_copy {
 	size_t nr;
 	struct store_sweep_cell *sweep; /* a sweep's heap per arm and probe; none: not a sweep */
 	size_t nsweep;
+	/* The source's minimum-heap answers; those for this host and an arm's build go along */
+	struct store_minheap *minheap;
+	size_t nminheap;
 	char *facts;
 };
 
@@ -1345,6 +1350,18 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 	}
 	if (store_sweep_write(to, *to_id, c->sweep, c->nsweep, e) != 0)
 		goto out;
+	/*
+	 * check judges a build's minimum heap by the newest answer stored for its host (heapgate),
+	 * so the answers travel with the session, or the fleet's check could not judge the cells
+	 * the runner's judged.
+	 */
+	for (size_t k = 0; k < c->nminheap; k++) {
+		const struct store_minheap *m = &c->minheap[k];
+		for (size_t i = 0; i < c->nb; i++)
+			if (m->host_id == c->si.host_id && m->build_id == c->builds[i].id &&
+			    store_minheap_copy(to, m, host_id, build_ids[i], e) != 0)
+				goto out;
+	}
 	*copied = 1;
 	rc = 0;
 out:
@@ -1384,6 +1401,7 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 	if (store_session_builds(from, session_id, &c.builds, &c.nb, e) != 0 ||
 	    store_runs_load(from, session_id, -1, &c.runs, &c.nr, e) != 0 ||
 	    store_sweep_load(from, session_id, &c.sweep, &c.nsweep, e) != 0 ||
+	    store_minheap_list(from, &c.minheap, &c.nminheap, e) != 0 ||
 	    store_host_facts(from, c.si.host_id, &c.facts, e) != 0)
 		goto out;
 	if (store_begin(to, "copying a session", e) != 0)
@@ -1400,6 +1418,7 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 	rc = 0;
 out:
 	free(c.facts);
+	store_minheaps_release(c.minheap, c.nminheap);
 	store_sweep_release(c.sweep, c.nsweep);
 	store_runs_release(c.runs, c.nr);
 	store_builds_release(c.builds, c.nb);
@@ -1543,13 +1562,13 @@ void store_history_release(struct store_history_point *p, size_t n)
 
 /* ---- Minimum heaps ------------------------------------------------------------------------- */
 
-int store_minheap_insert(struct store *s, const struct store_minheap_record *m, struct err *e)
+/* Writes one search's answer, inside the caller's transaction. */
+static int store_minheap_write(struct store *s, const struct store_minheap_record *m,
+                               struct err *e)
 {
 	struct store_query q = {0};
 	int rc = -1;
 
-	if (store_begin(s, "storing a minimum heap", e) != 0)
-		return -1;
 	if (query_open(s, &q,
 	               "INSERT INTO minheap(host_id, build_id, probe, size, started_at, command,"
 	               " outcome, min_heap_mb, lo_mb, step_mb, repeats, runs, unlimited_peak_bytes,"
@@ -1574,13 +1593,67 @@ int store_minheap_insert(struct store *s, const struct store_minheap_record *m, 
 		query_text(&q, NULL);
 	query_text(&q, m->checksum);
 	query_text(&q, m->detail);
-	if (query_done(&q, e) != 0)
-		goto out;
-	rc = store_commit(s, "storing a minimum heap", e);
+	rc = query_done(&q, e);
 out:
 	query_close(&q);
-	if (rc != 0)
+	return rc;
+}
+
+int store_minheap_insert(struct store *s, const struct store_minheap_record *m, struct err *e)
+{
+	if (store_begin(s, "storing a minimum heap", e) != 0)
+		return -1;
+	if (store_minheap_write(s, m, e) != 0 || store_commit(s, "storing a minimum heap", e) != 0) {
 		s->eng->rollback(s->conn);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Copies a search's answer read from another store, for the host and build ids it has here,
+ * inside the caller's transaction, unless this store holds it already (the same host, build,
+ * probe, size and start): pushing twice stores it once.
+ */
+static int store_minheap_copy(struct store *s, const struct store_minheap *m, int64_t host_id,
+                              int64_t build_id, struct err *e)
+{
+	struct store_query q = {0};
+	struct store_minheap_record r = {
+	    .host_id = host_id,
+	    .build_id = build_id,
+	    .probe = m->probe,
+	    .size = m->size,
+	    .started_at = m->started_at,
+	    .command = m->command,
+	    .outcome = m->outcome,
+	    .min_heap_mb = m->min_heap_mb,
+	    .lo_mb = m->lo_mb,
+	    .step_mb = m->step_mb,
+	    .repeats = m->repeats,
+	    .runs = m->runs,
+	    .unlimited_peak_bytes = m->unlimited_peak_bytes,
+	    .checksum = m->checksum,
+	    .detail = m->detail,
+	};
+	int64_t there = 0;
+	int rc = -1;
+
+	if (query_open(s, &q,
+	               "SELECT count(*) FROM minheap WHERE host_id = ? AND build_id = ?"
+	               " AND probe = ? AND size = ? AND started_at = ?",
+	               "copying a minimum heap", e) != 0)
+		goto out;
+	query_int64(&q, host_id);
+	query_int64(&q, build_id);
+	query_text(&q, m->probe);
+	query_text(&q, m->size);
+	query_text(&q, m->started_at);
+	if (query_id(&q, &there, e) != 0)
+		goto out;
+	rc = there ? 0 : store_minheap_write(s, &r, e);
+out:
+	query_close(&q);
 	return rc;
 }
 

@@ -186,8 +186,10 @@ static int sqlite_open_ro(struct store_conn *c, struct err *e)
 	}
 	uri = sqlite_ro_uri(c->path, 0);
 	r = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	if (r == SQLITE_OK)
+	if (r == SQLITE_OK) {
+		sqlite3_busy_timeout(c->db, SQLITE_BUSY_TIMEOUT_MS);
 		r = sqlite3_exec(c->db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+	}
 	wal = xasprintf("%s-wal", c->path);
 	/*
 	 * A WAL database needs its -shm file, and a reader that may not create one (a read-only
@@ -201,9 +203,11 @@ static int sqlite_open_ro(struct store_conn *c, struct err *e)
 		free(uri);
 		uri = sqlite_ro_uri(c->path, 1);
 		r = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-		if (r == SQLITE_OK)
+		if (r == SQLITE_OK) {
+			sqlite3_busy_timeout(c->db, SQLITE_BUSY_TIMEOUT_MS);
 			r = sqlite3_exec(c->db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL,
 			                 NULL);
+		}
 	}
 	if (r != SQLITE_OK) {
 		sqlite_fail(c, r, NULL, e);
@@ -225,6 +229,11 @@ static int sqlite_open_rw(struct store_conn *c, struct err *e)
 	r = sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (r != SQLITE_OK)
 		return sqlite_fail(c, r, NULL, e);
+	/*
+	 * Waits from the first statement on: two processes opening one file at once (two pushes
+	 * from one runner's store) met "database is locked" on switching it to WAL or reading it.
+	 */
+	sqlite3_busy_timeout(c->db, SQLITE_BUSY_TIMEOUT_MS);
 	return sqlite_exec(c,
 	                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 	                   "PRAGMA foreign_keys=ON;",
@@ -248,9 +257,7 @@ static int sqlite_open(const char *target, enum store_mode mode, struct store_co
 
 	c->path = xstrdup(target);
 	rc = mode == STORE_READ ? sqlite_open_ro(c, e) : sqlite_open_rw(c, e);
-	if (rc == 0)
-		sqlite3_busy_timeout(c->db, SQLITE_BUSY_TIMEOUT_MS);
-	else {
+	if (rc != 0) {
 		sqlite_close(c);
 		c = NULL;
 	}

@@ -89,6 +89,33 @@ expect_eq "$(pg_sql race "SELECT count(*) FROM sessions") $(pg_sql race "SELECT 
 	"$(sql "SELECT count(*) FROM sessions") $(sql "SELECT count(*) FROM runs")" \
 	"concurrent pushes store each session once"
 
+# A minimum heap answered on the runner travels with the session: check judges a build's
+# minheap.min_heap_mib cells by the answers stored for its host, and the fleet's check must
+# judge them as the runner's did (the shipped epsilon baseline gates them), not say it could
+# not. Pushing again stores no answer twice.
+H="$T/heap.db"
+expect_status 0 "$GCR" measure --collector epsilon --size ci --probes 01 --rounds 1 --warmup 0 \
+	--meters rusage,census --db "$H"
+expect_status 0 "$GCR" minheap --collector epsilon --size ci --probes 01 --repeats 1 --db "$H"
+heapcells() { # check's min-heap cells of probe 01 on the store $1: "verdict value"
+	GCR_BASELINE_DIR="$TOP/baselines" "$GCR" check --profile shared_ci --collector epsilon \
+		--db "$1" --format json >"$T/heap.json" 2>"$T/err"
+	jq -r '[.cells[] | select(.metric == "minheap.min_heap_mib" and .probe == "01_nursery_churn") |
+		"\(.verdict) \(.current)"] | join(",")' "$T/heap.json"
+}
+home=$(heapcells "$H")
+expect_eq "$(echo "$home" | cut -d' ' -f1)" ok "01's minimum heap judged on the runner"
+expect_status 0 "$GCR" push --to "$(pg_url heapfleet)" --db "$H"
+expect_eq "$(heapcells "$(pg_url heapfleet)")" "$home" "01's minimum heap judged alike in the fleet"
+expect_status 0 "$GCR" push --to "$T/heapcopy.db" --db "$H"
+expect_eq "$(heapcells "$T/heapcopy.db")" "$home" "... and in a SQLite copy"
+expect_status 0 "$GCR" minheap --collector epsilon --size ci --probes 01 --repeats 1 --db "$H"
+expect_status 0 "$GCR" measure --collector epsilon --size ci --probes 01 --rounds 1 --warmup 0 \
+	--meters rusage,census --db "$H"
+expect_status 0 "$GCR" push --to "$(pg_url heapfleet)" --db "$H"
+expect_eq "$(pg_sql heapfleet "SELECT count(*) FROM minheap")" 2 \
+	"two answers in the fleet after the second push, each once"
+
 # Errors name what is wrong, and copy nothing.
 expect_status 2 "$GCR" push
 expect_grep "--to URL is required" "$T/err"
