@@ -62,7 +62,7 @@ fi
 #   -XX:TieredStopAtLevel=1  C1 only: every `new` allocates, as gcr_alloc does. C2 removes
 #                          allocations (escape analysis, and unused objects even with
 #                          -XX:-DoEscapeAnalysis) at moments that vary run to run: 02's
-#                          alloc_bytes spread 34.4-35.7 MB under C2, 53,071,152 every time
+#                          alloc_bytes spread 34.4-35.7 MB under C2, 52,801,928 every time
 #                          under C1 (and under -Xint)
 #   -XX:-UsePerfData       no hsperfdata file in /tmp, no shared-memory counters
 #   -Xshare:auto           the JDK's class-data archive (the default, said out loud)
@@ -89,6 +89,22 @@ for c in "$@"; do
 		heap_ci='-Xms64m -Xmx1g' heap_default='-Xms64m -Xmx4g' heap_large='-Xms64m -Xmx20g'
 	else
 		heap_ci='-Xms64m -Xmx64m' heap_default='-Xms512m -Xmx512m' heap_large='-Xms4g -Xmx4g'
+	fi
+	# The ABI's hard heap limit (GCR_HEAP_MAX_MB, gcr.h) is -Xmx, and the heap stays fixed
+	# (-Xms the same) but for Epsilon's, which commits as it goes. Below the smallest -Xmx a
+	# probe starts in (OpenJDK 17.0.15 here: G1, Shenandoah and ZGC 3 MiB, the others 2; ZGC
+	# starts in 2 but throws OutOfMemoryError loading the probe, before its handler is set)
+	# it cannot run at all: heap exhausted, as a C collector whose first request does not fit.
+	case $c in
+	g1 | shenandoah | zgc) floor_mb=3 ;;
+	*) floor_mb=2 ;;
+	esac
+	# Epsilon turns ExitOnOutOfMemoryError on (a message without "heap exhausted", status 3):
+	# off, the probe's own handler says it (jvm/probes/Probe.java).
+	if [ "$c" = epsilon ]; then
+		limited='-Xms$((n < 64 ? n : 64))m -Xmx${n}m -XX:-ExitOnOutOfMemoryError'
+	else
+		limited='-Xms${n}m -Xmx${n}m'
 	fi
 	name=jvm-$c
 	dir=$out_root/collectors/$name
@@ -120,6 +136,22 @@ ci) heap='$heap_ci' ;;
 large) heap='$heap_large' ;;
 *) heap='$heap_default' ;;
 esac
+n=\${GCR_HEAP_MAX_MB:-}
+if [ -n "\$n" ]; then
+	case \$n in
+	*[!0-9]* | 0*) n=bad ;;
+	*) [ \${#n} -le 7 ] && [ "\$n" -le 1048576 ] || n=bad ;;
+	esac
+	if [ "\$n" = bad ]; then
+		echo "$name: GCR_HEAP_MAX_MB='\$GCR_HEAP_MAX_MB': expected a whole number of MiB from 1 to 1048576" >&2
+		exit 2
+	fi
+	if [ "\$n" -lt $floor_mb ]; then
+		echo "$name: heap exhausted: the VM does not start with a heap under $floor_mb MiB (GCR_HEAP_MAX_MB=\$n)" >&2
+		exit 3
+	fi
+	heap="$limited"
+fi
 unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS
 dir=\$(dirname "\$(readlink -f "\$0")")
 # shellcheck disable=SC2086

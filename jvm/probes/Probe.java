@@ -25,6 +25,7 @@
  * uint64_t bit for bit.
  */
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.IOException;
@@ -146,6 +147,25 @@ public abstract class Probe {
 	/* ---- The run ----------------------------------------------------------------------- */
 
 	public static void main(String[] argv, Probe p) {
+		/*
+		 * The ABI's heap exhaustion (gcr.h): status 3 and "heap exhausted", so the harness
+		 * stores heap_exhausted, not a crash. Written before the run, because when the heap
+		 * is exhausted the probe's live data may still be reachable (from p) and a message
+		 * built then would throw OutOfMemoryError itself.
+		 */
+		byte[] exhausted = (p.name() + ": heap exhausted: java.lang.OutOfMemoryError: limit "
+		                    + Runtime.getRuntime().maxMemory() + " bytes (-Xmx)\n")
+		                       .getBytes(StandardCharsets.US_ASCII);
+		FileOutputStream stderr = new FileOutputStream(FileDescriptor.err);
+		/*
+		 * halt() loads java.lang.Shutdown on its first call, which allocates: under Epsilon,
+		 * whose heap never frees, that threw from the handler and the JVM exited 1.
+		 */
+		try {
+			Class.forName("java.lang.Shutdown");
+		} catch (ClassNotFoundException e) {
+			throw new IllegalStateException(e);
+		}
 		int rc;
 		try {
 			rc = p.runMain(argv);
@@ -153,6 +173,14 @@ public abstract class Probe {
 			System.err.println(p.name() + ": " + e.getMessage());
 			System.err.flush();
 			Runtime.getRuntime().halt(134);
+			return;
+		} catch (OutOfMemoryError e) {
+			try {
+				stderr.write(exhausted);
+			} catch (IOException | OutOfMemoryError ignored) {
+				/* The status alone still says it. */
+			}
+			Runtime.getRuntime().halt(3);
 			return;
 		}
 		System.exit(rc);

@@ -30,8 +30,8 @@ for c in serial g1; do
 	done
 done
 
-# One round on both builds, the meters the JVM builds are measured with (no valgrind: the
-# wrapper execs java, which Ir would not follow).
+# One round on both builds, the meters the JVM builds are measured with (no valgrind: Ir of a
+# JVM is neither cheap nor repeatable, docs/jvm.md).
 expect_status 0 "$GCR" measure --build "$J/jvm-serial" --build "$J/jvm-g1" --size ci --rounds 1 \
 	--warmup 0 --meters rusage,census --seed 96
 expect_eq "$(exported 1 '[.runs[] | select(.status != "ok")] | length')" 0 "every JVM run ok"
@@ -73,4 +73,24 @@ for c in jvm-serial jvm-g1; do
 	expect_grep "^01_nursery_churn +census.alloc_bytes .* ok$" "$T/out" "$c: alloc_bytes gated and ok"
 	expect_grep "^verdict: ok " "$T/out" "$c passes its baseline"
 done
+
+# The ABI's heap limit: GCR_HEAP_MAX_MB is -Xmx, and an OutOfMemoryError is heap exhausted
+# (status 3), stored as such, so minheap finds a JVM probe's minimum heap instead of 1 MiB.
+expect_status 0 "$GCR" minheap --build "$J/jvm-serial" --probes 12 --size ci --repeats 1
+mb=$(sql "SELECT min_heap_mb FROM minheap WHERE outcome = 'found'")
+expect_eq "$([ "${mb:-0}" -ge 4 ] && [ "$mb" -le 64 ] && echo between)" between \
+	"12's minimum heap on jvm-serial at ci ($mb MiB) between 4 and 64 MiB (live set ~10 MB)"
+# Below it the session could not be judged (2), as for a C collector (t097), never a crash.
+expect_status 2 "$GCR" measure --build "$J/jvm-serial" --probes 12 --size ci --rounds 1 \
+	--warmup 0 --meters rusage,census --knob GCR_HEAP_MAX_MB=$((mb - 1))
+expect_grep "12_large_live_set +jvm-serial +heap exhausted +exited 3: 12_large_live_set: heap exhausted" \
+	"$T/out" "a run below the minimum is heap exhausted"
+expect_eq "$(sql "SELECT status FROM runs WHERE session_id = (SELECT max(id) FROM sessions)")" \
+	heap_exhausted "stored as heap_exhausted, not a failure"
+GCR_HEAP_MAX_MB=1 "$J/jvm-g1/01_nursery_churn" ci >/dev/null 2>"$T/err" 3>/dev/null
+expect_eq "$?" 3 "jvm-g1 under its smallest startable heap: status 3"
+expect_grep "^jvm-g1: heap exhausted: the VM does not start with a heap under 3 MiB" "$T/err"
+GCR_HEAP_MAX_MB=abc "$J/jvm-g1/01_nursery_churn" ci >/dev/null 2>"$T/err" 3>/dev/null
+expect_eq "$?" 2 "a bad GCR_HEAP_MAX_MB is a knob error"
+expect_grep "GCR_HEAP_MAX_MB='abc': expected a whole number of MiB from 1 to 1048576" "$T/err"
 finish
