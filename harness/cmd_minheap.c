@@ -66,7 +66,22 @@ static int minheap_oracle(void *vctx, uint64_t limit_mb, enum minheap_verdict *v
 	switch (r.status) {
 	case RUN_STATUS_OK:
 		if (r.checksum && strcmp(r.checksum, ctx->checksum) == 0) {
+			const double *peak =
+			    metric_set_get(&r.metrics, "census.heap_committed_peak_bytes");
 			*v = MINHEAP_FITS;
+			/*
+			 * A collector that honours the limit commits at most N MiB, or (gen) N plus
+			 * one nursery's survivors during the pause that then ends the run: never
+			 * twice N. More is a build that ignores GCR_HEAP_MAX_MB, whose "minimum"
+			 * would be the search's floor, 1 MiB.
+			 */
+			if (peak && *peak > 2.0 * (double)(limit_mb << 20)) {
+				*v = MINHEAP_BROKEN;
+				snprintf(detail, detail_size,
+				         "at %" PRIu64 " MiB the run committed %.1f MiB: the build ignores"
+				         " GCR_HEAP_MAX_MB (gcr.h)",
+				         limit_mb, *peak / 1048576.0);
+			}
 		} else {
 			*v = MINHEAP_BROKEN;
 			snprintf(detail, detail_size,

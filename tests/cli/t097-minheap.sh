@@ -59,4 +59,21 @@ expect_status 2 "$GCR" minheap --collector marksweep --rounds 3
 expect_grep "rounds" "$T/err" "--rounds means nothing to a search"
 expect_status 2 "$GCR" minheap --collector marksweep --timeout abc
 expect_grep "--timeout must be" "$T/err" "--timeout goes through the shared parser"
+
+# A build that ignores GCR_HEAP_MAX_MB completes at any limit: its "minimum" would be the
+# search's floor, 1 MiB. Its census gives it away (100 MiB committed under a limit of a quarter of that): the
+# search fails saying so, and check cannot judge the cell, rather than pinning 1 MiB.
+B="$T/ignores"
+make_script_build "$B" 01_nolimit
+cat >"$B/01_nolimit" <<'SCRIPT'
+#!/bin/sh
+echo "checksum 0x00000000000000aa"
+printf '{"format":"gcr-census","version":1,"probe":"01_nolimit","size":"ci","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"heap_committed_peak_bytes":104857600}}' >&3
+SCRIPT
+seal_manifest "$B"
+expect_status 2 "$GCR" minheap --build "$B" --probes 01 --size ci --repeats 1
+expect_grep "01_nolimit .*at [0-9]+ MiB the run committed 100.0 MiB: the build ignores GCR_HEAP_MAX_MB" \
+	"$T/out" "a build that ignores the limit is named"
+expect_eq "$(sql "SELECT outcome FROM minheap m JOIN builds b ON b.id = m.build_id WHERE b.name = 'scripted'")" \
+	failed "stored as a failed search, not a 1 MiB minimum"
 finish
