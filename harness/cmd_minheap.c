@@ -78,7 +78,8 @@ static int minheap_oracle(void *vctx, uint64_t limit_mb, enum minheap_verdict *v
 			if (peak && *peak > 2.0 * (double)(limit_mb << 20)) {
 				*v = MINHEAP_BROKEN;
 				snprintf(detail, detail_size,
-				         "at %" PRIu64 " MiB the run committed %.1f MiB: the build ignores"
+				         "at %" PRIu64
+				         " MiB the run committed %.1f MiB: the build ignores"
 				         " GCR_HEAP_MAX_MB (gcr.h)",
 				         limit_mb, *peak / 1048576.0);
 			}

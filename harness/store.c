@@ -326,7 +326,7 @@ static int store_uuid_random(char out[37], struct err *e)
 }
 
 /*
- * The uuid of a session stored before schema 5: a hash of its natural key and its id
+ * The uuid of a session stored before schema 6: a hash of its natural key and its id
  * (version 8, "custom"), so the same rows give the same uuid wherever they are migrated.
  */
 static void store_uuid_derived(const char *fingerprint, const char *started_at, int64_t seed,
@@ -352,9 +352,9 @@ static int store_fill_uuids(struct store *s, struct err *e)
 	if (query_open(s, &q,
 	               "SELECT s.id, h.fingerprint, s.started_at, s.seed, s.pid FROM sessions s"
 	               " JOIN hosts h ON h.id = s.host_id WHERE s.uuid IS NULL",
-	               "migrating schema 4 to 5", e) != 0 ||
+	               "migrating schema 5 to 6", e) != 0 ||
 	    query_open(s, &set, "UPDATE sessions SET uuid = ? WHERE id = ?",
-	               "migrating schema 4 to 5", e) != 0)
+	               "migrating schema 5 to 6", e) != 0)
 		goto out;
 	while ((r = query_step(&q, e)) > 0) {
 		int64_t id = col_int64(&q, 0);
@@ -1563,8 +1563,7 @@ void store_history_release(struct store_history_point *p, size_t n)
 /* ---- Minimum heaps ------------------------------------------------------------------------- */
 
 /* Writes one search's answer, inside the caller's transaction. */
-static int store_minheap_write(struct store *s, const struct store_minheap_record *m,
-                               struct err *e)
+static int store_minheap_write(struct store *s, const struct store_minheap_record *m, struct err *e)
 {
 	struct store_query q = {0};
 	int rc = -1;
@@ -1603,7 +1602,8 @@ int store_minheap_insert(struct store *s, const struct store_minheap_record *m, 
 {
 	if (store_begin(s, "storing a minimum heap", e) != 0)
 		return -1;
-	if (store_minheap_write(s, m, e) != 0 || store_commit(s, "storing a minimum heap", e) != 0) {
+	if (store_minheap_write(s, m, e) != 0 ||
+	    store_commit(s, "storing a minimum heap", e) != 0) {
 		s->eng->rollback(s->conn);
 		return -1;
 	}

@@ -102,7 +102,7 @@ struct store_session {
 	char *harness_version;
 	char *facts; /* host facts at the session's start, JSON (hostinfo_json) */
 	/*
-	 * The session's identity across databases (schema 5): 36 characters in UUID form,
+	 * The session's identity across databases (schema 6): 36 characters in UUID form,
 	 * random for a new session, derived from the natural key for one migrated from an older
 	 * schema. push and pull match on it, so a session copied twice is stored once.
 	 */
@@ -121,8 +121,9 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
  * (stored status, times, pid, uuid), its arms, and every run with its samples. Idempotent:
  * when `to` already holds a session with its uuid, nothing is written and *copied is 0.
  * *to_id is the session's id in `to` either way. A session whose process is still running
- * on this host is ERR_BUSY (it would be copied half done). Minimum-heap searches are not
- * sessions and are not copied.
+ * on this host is ERR_BUSY (it would be copied half done). The source's minimum-heap answers
+ * for the session's host and builds go with it, each stored once: check judges min-heap cells
+ * by them.
  */
 int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
                        int *copied, struct err *e);

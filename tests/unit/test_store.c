@@ -310,7 +310,7 @@ static void test_migration(void)
 	/* Opening again finds the current version and leaves it. */
 	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
 	store_close(st);
-	/* Schema 5: every old session got a uuid, its own, derived (version 8) from its row. */
+	/* Schema 6: every old session got a uuid, its own, derived (version 8) from its row. */
 	CHECK(test_sql_int(path, "SELECT count(DISTINCT uuid) FROM sessions WHERE length(uuid) = 36"
 	                         " AND substr(uuid, 15, 1) = '8'") ==
 	      test_sql_int(path, "SELECT count(*) FROM sessions"));
