@@ -2,7 +2,8 @@
 # The PostgreSQL store, against a throwaway server: measure, check, export and list work on
 # postgresql:// as on a SQLite file, with the same verdicts on the same data; two runners write
 # one database at once without colliding; a runner that loses the server mid-session fails
-# it with exit 2 and keeps every run that had finished.
+# it with exit 2 and keeps every run that had finished. baseline pin and update, ratchet,
+# report, minheap and sweep read and write postgresql:// too.
 . "$(dirname "$0")/lib.sh"
 pg_start
 export GCR_BASELINE_DIR="$T/baselines"
@@ -94,6 +95,35 @@ expect_eq "$(pg_sql race "SELECT count(DISTINCT id) || ' ' || string_agg(status,
 expect_eq "$(pg_sql race "SELECT count(*) FROM runs")" 16 "2 x 4 rounds x 2 probes"
 expect_eq "$(pg_sql race "SELECT count(DISTINCT session_id) FROM runs GROUP BY probe, round, seq LIMIT 1")" 2 \
 	"every run belongs to its own session"
+
+# ---- The other verbs that take --db: pin, update, ratchet, minheap, sweep, report -----------
+V=$(pg_url verbs)
+echo 1000 >"$B/alloc.01_steady"
+expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 2 --warmup 0 --meters rusage,census \
+	--db "$V"
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector scripted --session latest \
+	--db "$V" --out "$T/verbs.json"
+expect_eq "$(jq -r '[.cells[] | select(.metric == "census.alloc_bytes")] | map(.median) | join(",")' "$T/verbs.json")" \
+	"1000,1000" "pin from PostgreSQL"
+mkdir -p "$T/vb/shared_ci"
+cp "$T/verbs.json" "$T/vb/shared_ci/scripted.json"
+expect_status 0 env GCR_BASELINE_DIR="$T/vb" "$GCR" ratchet --build "$B" --db "$V"
+expect_grep "^verdict: ok" "$T/out" "ratchet on PostgreSQL"
+expect_eq "$(pg_sql verbs "SELECT count(*) FROM sessions")" 2 "ratchet stored its session there"
+echo 900 >"$B/alloc.01_steady"
+expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 2 --warmup 0 --meters rusage,census \
+	--db "$V"
+expect_status 0 env GCR_BASELINE_DIR="$T/vb" "$GCR" baseline update --profile shared_ci \
+	--collector scripted --session latest --db "$V"
+expect_eq "$(jq -r '.cells[] | select(.metric == "census.alloc_bytes" and .probe == "01_steady") | .median' "$T/vb/shared_ci/scripted.json")" \
+	900 "update from PostgreSQL tightens the improved cell"
+expect_status 0 "$GCR" report --session latest --html "$T/verbs.html" --db "$V"
+expect_grep "01_steady" "$T/verbs.html" "report from PostgreSQL"
+expect_status 0 "$GCR" minheap --collector marksweep --probes 01 --size ci --repeats 1 --db "$V"
+expect_eq "$(pg_sql verbs "SELECT outcome FROM minheap")" found "minheap stores its answer there"
+expect_status 0 "$GCR" sweep --collector marksweep --probes 01 --factors 2 --size ci \
+	--meters rusage,census --db "$V"
+expect_eq "$(pg_sql verbs "SELECT count(*) FROM sweep_cells")" 1 "sweep stores its heaps there"
 
 # ---- A lost connection fails the session (exit 2) and keeps its finished runs -------------
 LOST=$(pg_url lost)
