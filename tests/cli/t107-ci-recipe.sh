@@ -133,8 +133,9 @@ cat >"$T/gl/ci.sh" <<EOF
 export CI=true GITLAB_CI=true CI_PROJECT_DIR='$C'
 unset GITHUB_STEP_SUMMARY
 EOF
+# GCR_FLEET_URL is what the repository's secret (GitLab: its variable) would set.
 cat >"$T/fast.sh" <<EOF
-export HOME='$T/home' COLLECTOR=epsilon GCR_BASELINE_DIR='$T/baselines'
+export HOME='$T/home' COLLECTOR=epsilon GCR_BASELINE_DIR='$T/baselines' GCR_FLEET_URL='$T/fleet.db'
 unset GCR_DB
 EOF
 mkdir -p "$T/home"
@@ -184,6 +185,7 @@ expect_eq "$(grep -c '^\*\*verdict: ok\*\*' "$T/summary.md" 2>/dev/null)" 1 \
 the_artifacts "$T/gh"
 the_junit "$C/gcratchet-junit.xml" 0
 expect_grep '<html' "$C/gcratchet-report.html"
+expect_eq "$(sqlite3 "$T/fleet.db" "SELECT count(*) FROM sessions")" 1 "the GitHub job pushed its session to the fleet"
 echo "github job: $(($(date +%s) - start)) s"
 
 # ---- GitLab CI, in the clone made clean again, on a regression --------------------------
@@ -204,6 +206,7 @@ the_junit "$C/$(cat "$T/gl/junit")" 1
 expect_grep '^\*\*verdict: REGRESSION\*\*' "$C/gcratchet-summary.md"
 expect_grep 'census.alloc_bytes.*REGRESSED' "$C/gcratchet-summary.md"
 [ ! -e "$T/summary.md" ] && pass || fail "the GitLab job wrote a GitHub step summary"
+expect_eq "$(sqlite3 "$T/fleet.db" "SELECT count(*) FROM sessions")" 2 "the GitLab job pushed its session too"
 echo "gitlab job: $(($(date +%s) - start)) s"
 
 finish
