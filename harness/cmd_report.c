@@ -10,28 +10,43 @@
 #include "report.h"
 #include "report_history.h"
 #include "report_html.h"
+#include "report_json.h"
+#include "report_md.h"
 #include "report_sweep.h"
 #include "store.h"
 
-/* One build (or --single): no comparison, every build's samples by round. */
+/*
+ * One build: no comparison. The HTML page draws every sample by round; Markdown and JSON
+ * carry each probe's medians and the pause figures (JSON with every run, as export's).
+ */
 static int report_session_page(const char *cmd, struct store *st, int64_t session,
-                               const char *html_path)
+                               const char *html_path, const char *md_path, const char *json_path)
 {
+	const char *paths[3] = {md_path, json_path, html_path};
 	struct report_data d;
 	struct err e;
-	char *html;
 	int rc = EXIT_OK;
 
+	if (!md_path && !json_path && !html_path)
+		return cli_error(cmd, "nothing to write: give --html, --md or --json FILE");
 	if (report_data_load(st, session, &d, &e) != 0)
 		return cli_error(cmd, "%s", e.msg);
-	html = report_html_session(&d);
-	if (write_file_atomic(html_path, html, strlen(html), &e) != 0)
-		rc = cli_error(cmd, "%s", e.msg);
-	else
-		printf("gcratchet %s: session %lld (%zu build%s, %zu runs): %s\n", cmd,
-		       (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns,
-		       html_path);
-	free(html);
+	for (int i = 0; i < 3; i++) {
+		char *text;
+
+		if (!paths[i])
+			continue;
+		text = i == 0   ? report_md_session(&d)
+		       : i == 1 ? report_json_session_summary(&d)
+		                : report_html_session(&d);
+		if (write_file_atomic(paths[i], text, strlen(text), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		else
+			printf("gcratchet %s: session %lld (%zu build%s, %zu runs): %s\n", cmd,
+			       (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns,
+			       paths[i]);
+		free(text);
+	}
 	report_data_release(&d);
 	return rc;
 }
@@ -290,18 +305,15 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (nbuilds == 1) {
-		if (md || json || base || fix || across != COMPARE_MODE_AUTO) {
-			rc = cli_error(cmd,
-			               "session %lld measured one build: only --html applies (use "
-			               "gcratchet export for its JSON)",
-			               (long long)session);
+		if (base || fix || across != COMPARE_MODE_AUTO) {
+			rc =
+			    cli_error(cmd,
+			              "session %lld measured one build: --base, --fix and --across "
+			              "compare two",
+			              (long long)session);
 			goto out;
 		}
-		if (!html) {
-			rc = cli_error(cmd, "nothing to write: give --html FILE");
-			goto out;
-		}
-		rc = report_session_page(cmd, st, session, html);
+		rc = report_session_page(cmd, st, session, html, md, json);
 		goto out;
 	}
 	rc = ab_report_session(cmd, st, session, base, fix, across, md, json, html, 0);

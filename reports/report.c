@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 int report_data_load(struct store *st, int64_t id, struct report_data *out, struct err *e)
 {
 	int rc = -1;
@@ -102,4 +104,84 @@ int report_step_summary(const char *md, struct err *e)
 	if (fclose(f) != 0 && rc == 0)
 		rc = err_setc(e, ERR_IO, "GITHUB_STEP_SUMMARY=%s: %s", path, strerror(errno));
 	return rc;
+}
+
+/* The metric's values over the probe's measured, successful runs of the arm. */
+static size_t report_summary_values(const struct report_data *d, const char *probe, int arm,
+                                    const char *metric, double *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		const double *v;
+
+		if (r->arm != arm || r->warmup || r->status != RUN_STATUS_OK ||
+		    strcmp(r->probe, probe) != 0 || !(v = metric_set_get(&r->metrics, metric)))
+			continue;
+		out[n++] = *v;
+	}
+	return n;
+}
+
+struct report_summary *report_summary_load(const struct report_data *d)
+{
+	struct report_summary *s = xcalloc(1, sizeof *s);
+	double *vals = xcalloc(d->nruns ? d->nruns : 1, sizeof *vals);
+	int arm = d->nbuilds ? d->builds[0].position : 0;
+
+	s->probes = xcalloc(d->probes.n ? d->probes.n : 1, sizeof *s->probes);
+	for (size_t p = 0; p < d->probes.n; p++) {
+		struct report_summary_probe *sp = &s->probes[s->nprobes++];
+		struct strlist seen = {0};
+
+		sp->probe = d->probes.items[p];
+		for (size_t i = 0; i < d->nruns; i++) {
+			const struct store_run *r = &d->runs[i];
+
+			if (r->arm != arm || r->warmup || strcmp(r->probe, sp->probe) != 0)
+				continue;
+			sp->runs++;
+			if (r->status != RUN_STATUS_OK)
+				continue;
+			sp->ok++;
+			if (!sp->checksum)
+				sp->checksum = r->checksum;
+			/* Metrics in the order the runs carry them, each once. */
+			for (size_t m = 0; m < r->metrics.n; m++) {
+				const char *name = r->metrics.items[m].name;
+				struct report_summary_cell *c;
+				size_t n;
+
+				if (strlist_contains(&seen, name))
+					continue;
+				strlist_push(&seen, name);
+				n = report_summary_values(d, sp->probe, arm, name, vals);
+				sp->cells =
+				    xrealloc(sp->cells, (sp->ncells + 1) * sizeof *sp->cells);
+				c = &sp->cells[sp->ncells++];
+				c->metric = name;
+				c->n = n;
+				c->median = stats_median(vals, n);
+				c->min = c->max = vals[0];
+				for (size_t k = 1; k < n; k++) {
+					c->min = vals[k] < c->min ? vals[k] : c->min;
+					c->max = vals[k] > c->max ? vals[k] : c->max;
+				}
+			}
+		}
+		strlist_release(&seen);
+	}
+	free(vals);
+	return s;
+}
+
+void report_summary_release(struct report_summary *s)
+{
+	if (!s)
+		return;
+	for (size_t p = 0; p < s->nprobes; p++)
+		free(s->probes[p].cells);
+	free(s->probes);
+	free(s);
 }

@@ -36,6 +36,31 @@ long report_data_arm_index(const struct report_data *d, int arm);
 long report_data_arm_named(const struct report_data *d, const char *label);
 
 /*
+ * A one-build session summarised per probe, for report --md/--json: every metric's median,
+ * min and max over the measured runs that succeeded (timed runs for their metrics, valgrind
+ * runs for theirs), and the probe's checksum. Strings are borrowed from the report_data.
+ */
+struct report_summary_cell {
+	const char *metric;
+	double median, min, max;
+	size_t n;
+};
+struct report_summary_probe {
+	const char *probe;
+	const char *checksum; /* the first ok run's; NULL when none */
+	size_t runs, ok;      /* measured runs, and those that succeeded */
+	struct report_summary_cell *cells;
+	size_t ncells;
+};
+struct report_summary {
+	struct report_summary_probe *probes;
+	size_t nprobes;
+};
+/* The arm at d->builds[0]'s position; released by report_summary_release. */
+struct report_summary *report_summary_load(const struct report_data *d);
+void report_summary_release(struct report_summary *s);
+
+/*
  * A value's human form is metrics_format_value (metrics.h); this is the same with a sign
  * always shown ("+1.20 ms", "-3", "0"), and "-" when not finite.
  */

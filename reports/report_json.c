@@ -261,30 +261,31 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 /*
  * "pauses": per probe where an arm kept a pause log, each arm's medians over runs of the pause
  * figures and MMU points, and its mean pauses per run in each log2 bucket ("k": [2^k, 2^(k+1))
- * ns). A figure no run reported is null.
+ * ns). A figure no run reported is null. idx are the arms' indexes in d->builds, names what
+ * each arm is called ("BASE", "FIX"; a session's one arm, its label).
  */
-static cJSON *report_json_pauses(const struct compare *c)
+static cJSON *report_json_pause_arms(const struct report_data *d, const size_t *idx,
+                                     const char *const *names, int narms)
 {
-	const struct report_data *d = c->data;
-	const size_t idx[2] = {c->base, c->fix};
 	cJSON *a = cJSON_CreateArray();
 
 	for (size_t p = 0; p < d->probes.n; p++) {
 		struct report_pause_arm arm[2];
 		cJSON *po, *arms;
+		int any = 0;
 
-		if (!(report_pauses_arm(d, d->probes.items[p], d->builds[c->base].position,
-		                        &arm[0]) |
-		      report_pauses_arm(d, d->probes.items[p], d->builds[c->fix].position,
-		                        &arm[1])))
+		for (int k = 0; k < narms; k++)
+			any |= report_pauses_arm(d, d->probes.items[p], d->builds[idx[k]].position,
+			                         &arm[k]);
+		if (!any)
 			continue;
 		po = cJSON_CreateObject();
 		report_json_str(po, "probe", d->probes.items[p]);
 		arms = cJSON_AddArrayToObject(po, "arms");
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < narms; k++) {
 			cJSON *ao = cJSON_CreateObject(), *o;
 
-			cJSON_AddStringToObject(ao, "arm", k ? "FIX" : "BASE");
+			report_json_str(ao, "arm", names[k]);
 			report_json_str(ao, "label", d->builds[idx[k]].label);
 			cJSON_AddNumberToObject(ao, "runs", (double)arm[k].runs);
 			for (size_t s = 0; s < REPORT_PAUSE_STATS; s++)
@@ -305,6 +306,14 @@ static cJSON *report_json_pauses(const struct compare *c)
 		cJSON_AddItemToArray(a, po);
 	}
 	return a;
+}
+
+static cJSON *report_json_pauses(const struct compare *c)
+{
+	const size_t idx[2] = {c->base, c->fix};
+	const char *const names[2] = {"BASE", "FIX"};
+
+	return report_json_pause_arms(c->data, idx, names, 2);
 }
 
 char *report_json_ab(const struct compare *c)
@@ -402,5 +411,39 @@ char *report_json_ab(const struct compare *c)
 	for (size_t i = 0; i < c->ncells; i++)
 		cJSON_AddItemToArray(a, report_json_cell(&c->cells[i]));
 	cJSON_AddItemToObject(cmp, "pauses", report_json_pauses(c));
+	return report_json_print(root);
+}
+
+char *report_json_session_summary(const struct report_data *d)
+{
+	const size_t idx[1] = {0};
+	const char *const names[1] = {"session"};
+	cJSON *root = report_json_root(d, REPORT_JSON_SESSION_FORMAT), *sum, *a;
+	struct report_summary *rs = report_summary_load(d);
+
+	sum = cJSON_AddObjectToObject(root, "summary");
+	a = cJSON_AddArrayToObject(sum, "probes");
+	for (size_t p = 0; p < rs->nprobes; p++) {
+		const struct report_summary_probe *sp = &rs->probes[p];
+		cJSON *po = cJSON_CreateObject(), *mo;
+
+		report_json_str(po, "probe", sp->probe);
+		report_json_str(po, "checksum", sp->checksum);
+		cJSON_AddNumberToObject(po, "runs", (double)sp->runs);
+		cJSON_AddNumberToObject(po, "ok", (double)sp->ok);
+		mo = cJSON_AddObjectToObject(po, "metrics");
+		for (size_t k = 0; k < sp->ncells; k++) {
+			const struct report_summary_cell *c = &sp->cells[k];
+			cJSON *co = cJSON_AddObjectToObject(mo, c->metric);
+
+			report_json_num(co, "median", c->median);
+			report_json_num(co, "min", c->min);
+			report_json_num(co, "max", c->max);
+			cJSON_AddNumberToObject(co, "n", (double)c->n);
+		}
+		cJSON_AddItemToArray(a, po);
+	}
+	cJSON_AddItemToObject(sum, "pauses", report_json_pause_arms(d, idx, names, 1));
+	report_summary_release(rs);
 	return report_json_print(root);
 }

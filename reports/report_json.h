@@ -23,6 +23,12 @@
 
 /* Newly allocated JSON text, ending in a newline. */
 char *report_json_session(const struct report_data *d);
+/*
+ * The session JSON of a one-build session plus "summary": per probe its checksum, runs, and
+ * each metric's median, min, max and n over the measured runs that succeeded, and "pauses" as
+ * the A/B's, with the one arm called "session" (report --session N --json).
+ */
+char *report_json_session_summary(const struct report_data *d);
 char *report_json_ab(const struct compare *c);
 
 #endif /* REPORT_JSON_H */

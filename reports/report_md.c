@@ -72,21 +72,22 @@ static void report_md_build(const struct store_build *sb, struct sbuf *b)
 
 /*
  * "Pauses and MMU": per probe where an arm kept a pause log, its pause figures and MMU curve,
- * BASE and FIX side by side (medians over runs), and the histogram as a list of buckets.
+ * the arms side by side (medians over runs), and the histogram as a list of buckets. idx are
+ * the arms' indexes in d->builds, names their column heads (BASE, FIX; or the build's label).
  */
-static void report_md_pauses(const struct compare *c, struct sbuf *b)
+static void report_md_pause_tables(const struct report_data *d, const size_t *idx,
+                                   const char *const *names, int narms, struct sbuf *b)
 {
-	const struct report_data *d = c->data;
 	int started = 0;
 
 	for (size_t p = 0; p < d->probes.n; p++) {
 		struct report_pause_arm arm[2];
-		int lo, hi;
+		int lo = REPORT_PAUSE_BUCKETS, hi = -1, any = 0;
 
-		if (!(report_pauses_arm(d, d->probes.items[p], d->builds[c->base].position,
-		                        &arm[0]) |
-		      report_pauses_arm(d, d->probes.items[p], d->builds[c->fix].position,
-		                        &arm[1])))
+		for (int a = 0; a < narms; a++)
+			any |= report_pauses_arm(d, d->probes.items[p], d->builds[idx[a]].position,
+			                         &arm[a]);
+		if (!any)
 			continue;
 		if (!started)
 			sbuf_addf(b, "\n**Pauses and minimum mutator utilisation** (from each "
@@ -94,21 +95,33 @@ static void report_md_pauses(const struct compare *c, struct sbuf *b)
 		started = 1;
 		sbuf_addf(b, "\n");
 		escape_md(b, d->probes.items[p]);
-		sbuf_addf(
-		    b, " (BASE %zu runs, FIX %zu runs)\n\n| figure | BASE | FIX |\n|:--|--:|--:|\n",
-		    arm[0].runs, arm[1].runs);
+		sbuf_addf(b, " (");
+		for (int a = 0; a < narms; a++) {
+			sbuf_addf(b, "%s", a ? ", " : "");
+			escape_md(b, names[a]);
+			sbuf_addf(b, " %zu runs", arm[a].runs);
+		}
+		sbuf_addf(b, ")\n\n| figure |");
+		for (int a = 0; a < narms; a++) {
+			sbuf_addf(b, " ");
+			escape_md(b, names[a]);
+			sbuf_addf(b, " |");
+		}
+		sbuf_addf(b, "\n|:--|%s\n", narms == 2 ? "--:|--:|" : "--:|");
 		for (size_t s = 0; s < REPORT_PAUSE_STATS; s++) {
-			char x[48], y[48];
+			sbuf_addf(b, "| %s |", report_pause_stats[s].label);
+			for (int a = 0; a < narms; a++) {
+				char x[48];
 
-			metrics_format_value(report_pause_stats[s].metric, arm[0].stat[s], x,
-			                     sizeof x);
-			metrics_format_value(report_pause_stats[s].metric, arm[1].stat[s], y,
-			                     sizeof y);
-			sbuf_addf(b, "| %s | %s | %s |\n", report_pause_stats[s].label, x, y);
+				metrics_format_value(report_pause_stats[s].metric, arm[a].stat[s],
+				                     x, sizeof x);
+				sbuf_addf(b, " %s |", x);
+			}
+			sbuf_addf(b, "\n");
 		}
 		for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
 			sbuf_addf(b, "| MMU %s |", report_pause_windows[w].label);
-			for (int a = 0; a < 2; a++) {
+			for (int a = 0; a < narms; a++) {
 				if (isfinite(arm[a].mmu[w]))
 					sbuf_addf(b, " %.3f |", arm[a].mmu[w]);
 				else
@@ -116,18 +129,33 @@ static void report_md_pauses(const struct compare *c, struct sbuf *b)
 			}
 			sbuf_addf(b, "\n");
 		}
-		lo = arm[0].hist_lo < arm[1].hist_lo ? arm[0].hist_lo : arm[1].hist_lo;
-		hi = arm[0].hist_hi > arm[1].hist_hi ? arm[0].hist_hi : arm[1].hist_hi;
+		for (int a = 0; a < narms; a++) {
+			lo = arm[a].hist_lo < lo ? arm[a].hist_lo : lo;
+			hi = arm[a].hist_hi > hi ? arm[a].hist_hi : hi;
+		}
 		for (int k = lo; k <= hi; k++) {
 			char edge[24];
+			int nonzero = 0;
 
-			if (arm[0].hist[k] == 0 && arm[1].hist[k] == 0)
+			for (int a = 0; a < narms; a++)
+				nonzero |= arm[a].hist[k] != 0;
+			if (!nonzero)
 				continue;
 			report_pauses_bucket_label(k, edge, sizeof edge);
-			sbuf_addf(b, "| pauses from %s (per run) | %.2f | %.2f |\n", edge,
-			          arm[0].hist[k], arm[1].hist[k]);
+			sbuf_addf(b, "| pauses from %s (per run) |", edge);
+			for (int a = 0; a < narms; a++)
+				sbuf_addf(b, " %.2f |", arm[a].hist[k]);
+			sbuf_addf(b, "\n");
 		}
 	}
+}
+
+static void report_md_pauses(const struct compare *c, struct sbuf *b)
+{
+	const size_t idx[2] = {c->base, c->fix};
+	const char *const names[2] = {"BASE", "FIX"};
+
+	report_md_pause_tables(c->data, idx, names, 2, b);
 }
 
 char *report_md_ab(const struct compare *c)
@@ -244,5 +272,51 @@ char *report_md_ab(const struct compare *c)
 	report_text_counts(c, counts, sizeof counts);
 	sbuf_addf(&b, "\n**%s**.\n", counts);
 	free(rounds);
+	return b.data;
+}
+
+char *report_md_session(const struct report_data *d)
+{
+	const size_t idx[1] = {0};
+	const char *const names[1] = {d->builds[0].label};
+	struct report_summary *sum = report_summary_load(d);
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "### gcratchet session %lld: ", (long long)d->session.id);
+	report_md_build(&d->builds[0], &b);
+	sbuf_addf(&b, "\n\non ");
+	escape_md(&b, d->session.hostname ? d->session.hostname : "?");
+	sbuf_addf(&b, ", size ");
+	escape_md(&b, d->session.size);
+	sbuf_addf(&b,
+	          ", %lld rounds + %lld warm-up, seed %lld; medians over the measured runs "
+	          "that succeeded\n",
+	          (long long)d->session.rounds, (long long)d->session.warmup,
+	          (long long)d->session.seed);
+	for (size_t p = 0; p < sum->nprobes; p++) {
+		const struct report_summary_probe *sp = &sum->probes[p];
+
+		sbuf_addf(&b, "\n");
+		escape_md(&b, sp->probe);
+		sbuf_addf(&b, ": checksum `%s`, %zu runs ok of %zu\n\n",
+		          sp->checksum ? sp->checksum : "-", sp->ok, sp->runs);
+		if (!sp->ncells)
+			continue;
+		sbuf_addf(&b, "| metric | median | min | max | runs |\n|---|--:|--:|--:|--:|\n");
+		for (size_t k = 0; k < sp->ncells; k++) {
+			const struct report_summary_cell *c = &sp->cells[k];
+			char med[48], lo[48], hi[48];
+
+			metrics_format_value(c->metric, c->median, med, sizeof med);
+			metrics_format_value(c->metric, c->min, lo, sizeof lo);
+			metrics_format_value(c->metric, c->max, hi, sizeof hi);
+			sbuf_addf(&b, "| ");
+			escape_md(&b, c->metric);
+			sbuf_addf(&b, " | %s | %s | %s | %zu |\n", med, lo, hi, c->n);
+		}
+	}
+	report_md_pause_tables(d, idx, names, 1, &b);
+	report_summary_release(sum);
 	return b.data;
 }

@@ -10,5 +10,11 @@
 
 /* Newly allocated Markdown text. */
 char *report_md_ab(const struct compare *c);
+/*
+ * A one-build session as Markdown (report --session N --md): per probe its checksum and a
+ * table of each metric's median, min and max over the measured runs that succeeded, then
+ * the pause figures and MMU where the collector kept a pause log.
+ */
+char *report_md_session(const struct report_data *d);
 
 #endif /* REPORT_MD_H */

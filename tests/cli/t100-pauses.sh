@@ -100,6 +100,22 @@ expect_status 0 "$GCR" report --session 3 --html "$T/s3.html"
 chrome --dump-dom "file://$T/s3.html" >"$T/s3.dom"
 expect_eq "$(count '<svg class="pauseplot"' "$T/s3.dom")" 1 "the session page draws the pause plot"
 expect_grep 'gen: MMU\(100ms\) = [01]\.[0-9]{3}' "$T/s3.dom" "its curve is gen's"
+# ... and its Markdown and JSON carry the numbers: each metric's median over the runs, the
+# pause figures and the MMU curve, as the store has them.
+expect_status 0 "$GCR" report --session 3 --md "$T/s3.md" --json "$T/s3.json"
+mmu10=$("$GCR" export --session 3 | jq '[.runs[] | select(.warmup == false and .kind == "timed" and .status == "ok") | .samples["census.mmu_10ms"]] | sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end')
+expect_eq "$(jq --argjson m "$mmu10" '(.summary.pauses[0].arms[0].mmu["10ms"] - $m) | fabs < 1e-6' "$T/s3.json")" true \
+	"the JSON's MMU 10 ms is the median of the runs' ($mmu10)"
+expect_eq "$(jq '.summary.probes[0].metrics["census.pause_count"].n' "$T/s3.json")" 2 \
+	"the JSON counts the runs behind each median"
+expect_eq "$(jq '.runs | length' "$T/s3.json")" "$("$GCR" export --session 3 | jq '.runs | length')" \
+	"the JSON keeps every run, as export's"
+expect_grep '^\| MMU 10ms \| [01]\.[0-9]{3} \|$' "$T/s3.md" "the Markdown's MMU row"
+expect_grep '^\| census\.pause_p99_ns \| [0-9.]+ [mu]?s \| ' "$T/s3.md" "the Markdown's p99 pause row"
+expect_status 2 "$GCR" report --session 3
+expect_grep "nothing to write: give --html, --md or --json FILE" "$T/err"
+expect_status 2 "$GCR" report --session 3 --md "$T/x.md" --base gen
+expect_grep "measured one build: --base, --fix and --across compare two" "$T/err"
 
 # ---- check against a baseline pinned before probe 15 existed: it says so -----------------
 # A baseline of probe 14 alone, pinned here (not the shipped ones), stands for one pinned
