@@ -15,72 +15,90 @@
 #include "report_sweep.h"
 #include "store.h"
 
+/* Renders one format (REPORT_MD, REPORT_JSON, REPORT_HTML) of what ctx holds. */
+enum report_format { REPORT_MD, REPORT_JSON, REPORT_HTML, REPORT_FORMATS };
+typedef char *(*report_render_fn)(const void *ctx, enum report_format f);
+
+/*
+ * Writes each format whose path is given (md, json, html), saying each file with `what`; a
+ * file that cannot be written is said and the others are still written.
+ */
+static int report_write_formats(const char *cmd, const char *const paths[REPORT_FORMATS],
+                                report_render_fn render, const void *ctx, const char *what)
+{
+	int rc = EXIT_OK;
+
+	if (!paths[REPORT_MD] && !paths[REPORT_JSON] && !paths[REPORT_HTML])
+		return cli_error(cmd, "nothing to write: give --html, --md or --json FILE");
+	for (int i = 0; i < REPORT_FORMATS; i++) {
+		struct err e;
+		char *text;
+
+		if (!paths[i])
+			continue;
+		text = render(ctx, (enum report_format)i);
+		if (write_file_atomic(paths[i], text, strlen(text), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		else
+			printf("gcratchet %s: %s: %s\n", cmd, what, paths[i]);
+		free(text);
+	}
+	return rc;
+}
+
+static char *report_render_session(const void *ctx, enum report_format f)
+{
+	const struct report_data *d = ctx;
+
+	return f == REPORT_MD     ? report_md_session(d)
+	       : f == REPORT_JSON ? report_json_session_summary(d)
+	                          : report_html_session(d);
+}
+
+static char *report_render_sweep(const void *ctx, enum report_format f)
+{
+	const struct report_sweep *r = ctx;
+
+	return f == REPORT_MD     ? report_sweep_md(r)
+	       : f == REPORT_JSON ? report_sweep_json(r)
+	                          : report_sweep_html(r);
+}
+
 /*
  * One build: no comparison. The HTML page draws every sample by round; Markdown and JSON
  * carry each probe's medians and the pause figures (JSON with every run, as export's).
  */
 static int report_session_page(const char *cmd, struct store *st, int64_t session,
-                               const char *html_path, const char *md_path, const char *json_path)
+                               const char *const paths[REPORT_FORMATS])
 {
-	const char *paths[3] = {md_path, json_path, html_path};
 	struct report_data d;
 	struct err e;
-	int rc = EXIT_OK;
+	char what[128];
+	int rc;
 
-	if (!md_path && !json_path && !html_path)
-		return cli_error(cmd, "nothing to write: give --html, --md or --json FILE");
 	if (report_data_load(st, session, &d, &e) != 0)
 		return cli_error(cmd, "%s", e.msg);
-	for (int i = 0; i < 3; i++) {
-		char *text;
-
-		if (!paths[i])
-			continue;
-		text = i == 0   ? report_md_session(&d)
-		       : i == 1 ? report_json_session_summary(&d)
-		                : report_html_session(&d);
-		if (write_file_atomic(paths[i], text, strlen(text), &e) != 0)
-			rc = cli_error(cmd, "%s", e.msg);
-		else
-			printf("gcratchet %s: session %lld (%zu build%s, %zu runs): %s\n", cmd,
-			       (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns,
-			       paths[i]);
-		free(text);
-	}
+	snprintf(what, sizeof what, "session %lld (%zu build%s, %zu runs)", (long long)session,
+	         d.nbuilds, d.nbuilds == 1 ? "" : "s", d.nruns);
+	rc = report_write_formats(cmd, paths, report_render_session, &d, what);
 	report_data_release(&d);
 	return rc;
 }
 
 /* A sweep (gcratchet sweep): its curves and tables, not a comparison of two arms. */
 static int report_sweep_pages(const char *cmd, struct store *st, int64_t session,
-                              const char *html_path, const char *md_path, const char *json_path)
+                              const char *const paths[REPORT_FORMATS])
 {
-	const char *paths[3] = {md_path, json_path, html_path};
 	struct report_sweep r;
 	struct err e;
-	int rc = EXIT_OK;
+	char what[160];
+	int rc;
 
-	if (!md_path && !json_path && !html_path)
-		return cli_error(cmd, "nothing to write: give --html, --md or --json FILE");
 	if (report_sweep_load(st, session, &r, &e) != 0)
 		return cli_error(cmd, "%s", e.msg);
-	for (int i = 0; i < 3; i++) {
-		char *text;
-
-		if (!paths[i])
-			continue;
-		text = i == 0   ? report_sweep_md(&r)
-		       : i == 1 ? report_sweep_json(&r)
-		                : report_sweep_html(&r);
-		if (write_file_atomic(paths[i], text, strlen(text), &e) != 0)
-			rc = cli_error(cmd, "%s", e.msg);
-		else
-			printf("gcratchet %s: sweep session %lld (%zu builds x %zu factors, %zu "
-			       "probes): %s\n",
-			       cmd, (long long)session, r.t.nbuilds, r.t.nfactors, r.t.nprobes,
-			       paths[i]);
-		free(text);
-	}
+	snprintf(what, sizeof what, "sweep session %lld (%zu builds x %zu factors, %zu probes)",
+	         (long long)session, r.t.nbuilds, r.t.nfactors, r.t.nprobes);
+	rc = report_write_formats(cmd, paths, report_render_sweep, &r, what);
 	report_sweep_release(&r);
 	return rc;
 }
@@ -180,6 +198,7 @@ int cmd_report(int argc, char **argv)
 	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
 	const char *base = NULL, *fix = NULL, *profile = "shared_ci", *out_path = NULL;
 	const char *history_only = NULL; /* the first option only --history takes */
+	const char *paths[REPORT_FORMATS] = {NULL};
 	struct history_query q = {0};
 	int history = 0, latest = 0;
 	struct cli_iter it;
@@ -283,6 +302,9 @@ int cmd_report(int argc, char **argv)
 		rc = cli_error(cmd, "session %lld has no builds recorded", (long long)session);
 		goto out;
 	}
+	paths[REPORT_MD] = md;
+	paths[REPORT_JSON] = json;
+	paths[REPORT_HTML] = html;
 	{
 		struct store_sweep_cell *cells = NULL;
 		size_t ncells = 0;
@@ -300,7 +322,7 @@ int cmd_report(int argc, char **argv)
 				               (long long)session);
 				goto out;
 			}
-			rc = report_sweep_pages(cmd, st, session, html, md, json);
+			rc = report_sweep_pages(cmd, st, session, paths);
 			goto out;
 		}
 	}
@@ -313,7 +335,7 @@ int cmd_report(int argc, char **argv)
 			              (long long)session);
 			goto out;
 		}
-		rc = report_session_page(cmd, st, session, html, md, json);
+		rc = report_session_page(cmd, st, session, paths);
 		goto out;
 	}
 	rc = ab_report_session(cmd, st, session, base, fix, across, md, json, html, 0);
