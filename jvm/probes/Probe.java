@@ -25,12 +25,18 @@
  * uint64_t bit for bit.
  */
 import java.io.BufferedReader;
+import java.io.DataInputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.FileReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 
 public abstract class Probe {
 	static final int EXIT_OK = 0;
@@ -271,20 +277,93 @@ public abstract class Probe {
 	}
 
 	/*
-	 * Loads and initialises the probe's own classes before the allocation count starts: the
-	 * class loader allocates on this thread, and what it allocates grows with the classpath's
-	 * length, so a build folder at a longer path would otherwise count more alloc_bytes
-	 * (+528 bytes on 02 when the folder moved).
+	 * Loads, links and initialises before the allocation count starts every class that the
+	 * probe's classes (this one, its nested classes, Probe, JvmCensus, JvmPauseLog: all that
+	 * its constant pools reach in this folder) name, the JDK's as well as its own, so that no
+	 * class is loaded for the main thread while it is counted.
+	 *
+	 * The class loader allocates on the thread that asks: what grows with the classpath's
+	 * length (a build folder at a longer path counted 528 more bytes on 02), and the first
+	 * time one of these classes names a JDK class (java.lang.Math in 12's loop), a call to the
+	 * application class loader's loadClass, which adds the name to that loader's map of
+	 * per-class locks (a ConcurrentHashMap). The pause log's listener does the same on the
+	 * JVM's notification thread at the first collection, so the two threads raced for the map:
+	 * whichever grew its table, or helped the other grow it, allocated the new table, and
+	 * 11's count moved by 688 bytes between runs. Class.forName with this class loader makes
+	 * it the class's initiating loader, so a constant-pool reference later finds the class
+	 * without calling loadClass.
 	 */
 	private void preload() {
 		ClassLoader loader = getClass().getClassLoader();
+		ArrayDeque<Class<?>> todo = new ArrayDeque<>();
+		HashSet<String> seen = new HashSet<>();
+		todo.add(getClass());
+		seen.add(getClass().getName());
 		try {
-			for (Class<?> c : getClass().getDeclaredClasses())
-				Class.forName(c.getName(), true, loader);
-			Class.forName(Corrupt.class.getName(), true, loader);
-		} catch (ClassNotFoundException e) {
-			throw new IllegalStateException("a probe class went missing: " + e.getMessage(), e);
+			while (!todo.isEmpty()) {
+				Class<?> k = todo.remove();
+				for (String name : classNames(k)) {
+					if (!seen.add(name))
+						continue;
+					Class<?> c = Class.forName(name, true, loader);
+					if (c.getClassLoader() == loader && !c.isArray())
+						todo.add(c);
+				}
+			}
+		} catch (ClassNotFoundException | IOException e) {
+			throw new IllegalStateException("a probe class could not be loaded: " + e.getMessage(),
+			                                e);
 		}
+	}
+
+	/*
+	 * The classes a class file names (its CONSTANT_Class entries, JVMS 4.4.1) as
+	 * Class.forName takes them: java.lang.Math, [J, [LP12LargeLiveSet$Node;.
+	 */
+	private static List<String> classNames(Class<?> k) throws IOException {
+		String file = k.getName().replace('.', '/') + ".class";
+		List<String> names = new ArrayList<>();
+		try (InputStream raw = k.getClassLoader().getResourceAsStream(file)) {
+			if (raw == null)
+				throw new IOException(file + " not found beside the classes");
+			DataInputStream in = new DataInputStream(raw);
+			if (in.readInt() != 0xCAFEBABE)
+				throw new IOException(file + " is not a class file");
+			in.readInt();
+			int n = in.readUnsignedShort();
+			String[] utf8 = new String[n];
+			int[] classAt = new int[n];
+			int classes = 0;
+			for (int i = 1; i < n; i++) {
+				int tag = in.readUnsignedByte();
+				switch (tag) {
+				case 1:
+					utf8[i] = in.readUTF();
+					break;
+				case 7:
+					classAt[classes++] = in.readUnsignedShort();
+					break;
+				case 8: case 16: case 19: case 20:
+					in.skipBytes(2);
+					break;
+				case 15:
+					in.skipBytes(3);
+					break;
+				case 3: case 4: case 9: case 10: case 11: case 12: case 17: case 18:
+					in.skipBytes(4);
+					break;
+				case 5: case 6:
+					in.skipBytes(8);
+					i++;
+					break;
+				default:
+					throw new IOException(file + ": constant pool tag " + tag + " at " + i);
+				}
+			}
+			for (int j = 0; j < classes; j++)
+				names.add(utf8[classAt[j]].replace('/', '.'));
+		}
+		return names;
 	}
 
 	/* The census descriptor, or null when GCR_CENSUS_FD is unset. */
