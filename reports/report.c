@@ -151,23 +151,22 @@ struct report_summary *report_summary_load(const struct report_data *d)
 			for (size_t m = 0; m < r->metrics.n; m++) {
 				const char *name = r->metrics.items[m].name;
 				struct report_summary_cell *c;
-				size_t n;
+				struct stats_summary st;
 
 				if (strlist_contains(&seen, name))
 					continue;
 				strlist_push(&seen, name);
-				n = report_summary_values(d, sp->probe, arm, name, vals);
+				stats_summarize(
+				    vals, report_summary_values(d, sp->probe, arm, name, vals),
+				    &st);
 				sp->cells =
 				    xrealloc(sp->cells, (sp->ncells + 1) * sizeof *sp->cells);
 				c = &sp->cells[sp->ncells++];
 				c->metric = name;
-				c->n = n;
-				c->median = stats_median(vals, n);
-				c->min = c->max = vals[0];
-				for (size_t k = 1; k < n; k++) {
-					c->min = vals[k] < c->min ? vals[k] : c->min;
-					c->max = vals[k] > c->max ? vals[k] : c->max;
-				}
+				c->n = st.n;
+				c->median = st.median;
+				c->min = st.min;
+				c->max = st.max;
 			}
 		}
 		strlist_release(&seen);

@@ -107,7 +107,10 @@ static void report_md_pause_tables(const struct report_data *d, const size_t *id
 			escape_md(b, names[a]);
 			sbuf_addf(b, " |");
 		}
-		sbuf_addf(b, "\n|:--|%s\n", narms == 2 ? "--:|--:|" : "--:|");
+		sbuf_addf(b, "\n|:--|");
+		for (int a = 0; a < narms; a++)
+			sbuf_addf(b, "--:|");
+		sbuf_addf(b, "\n");
 		for (size_t s = 0; s < REPORT_PAUSE_STATS; s++) {
 			sbuf_addf(b, "| %s |", report_pause_stats[s].label);
 			for (int a = 0; a < narms; a++) {
