@@ -66,8 +66,6 @@ esac
 for c in marksweep gen bdwgc bdwgc-incremental; do
 	probes="01_nursery_churn 12_large_live_set"
 	case $c in bdwgc*) probes="$probes 06_fragmentation" ;; esac
-	build_variant "$c" "$TOP/collectors/$c" "$T/clang-$c" "" $probes
-	# build_variant builds with the default CC: rebuild the same folder with clang.
 	if ! make --no-print-directory -s -C "$TOP" -f collectors/build.mk NAME="$c" CC=clang \
 		COLLECTOR_DIR="$TOP/collectors/$c" OUT="$T/clang-$c" \
 		PROBE_SRCS="$(for p in $probes; do printf '%s ' "$TOP/probes/$p.c"; done)" >"$T/build.log" 2>&1; then
