@@ -169,7 +169,9 @@ static int baseline_collector_time_paced(const char *collector)
  * "banded"). 1,000 is ten times that, and far below 1% of any probe (the smallest, 10 at ci,
  * runs 8 million).
  */
-#define BASELINE_IR_ABS 1000.0
+#define BASELINE_IR_ABS              1000.0
+/* shared_ci's Ir band for a conservative collector (bdwgc): the precise collectors' is 1%. */
+#define BASELINE_IR_CONSERVATIVE_PCT 2.0
 
 static int baseline_metric_is_rss(const char *metric)
 {
@@ -207,10 +209,12 @@ static void baseline_rule_classify(struct baseline_rule *r, enum metric_profile 
 	if (p == METRIC_PROFILE_SHARED_CI && strcmp(r->metric, "valgrind.ir") == 0) {
 		if (r->band_abs < BASELINE_IR_ABS)
 			r->band_abs = BASELINE_IR_ABS;
-		/* What a conservative collector scans depends on the stack's layout: a clone in
-		 * another folder moved bdwgc's Ir on probe 10 by 1.8%. */
-		if (conservative && r->band_pct < 5)
-			r->band_pct = 5;
+		/* What a conservative collector retains depends on stale words it scans: bdwgc's
+		 * Ir on 11_collect_at_depth spreads 0.25% over 24 identical runs, and one run in
+		 * about twenty lands 1.2 to 1.4% below the rest. 2% holds both, pinned from either
+		 * mode (docs/baselines.md, "banded"). */
+		if (conservative && r->band_pct < BASELINE_IR_CONSERVATIVE_PCT)
+			r->band_pct = BASELINE_IR_CONSERVATIVE_PCT;
 	}
 	r->cls = baseline_class_derive(r);
 	if (!r->gated || alloc)

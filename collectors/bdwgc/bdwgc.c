@@ -65,8 +65,6 @@ static int bdw_full_pending;
 static uint64_t bdw_committed_peak_bytes;
 static uint64_t bdw_used_after_full_bytes;
 static int bdw_used_after_full_known;
-static uint64_t bdw_pause_total_ns;
-static uint64_t bdw_pause_max_ns;
 static int bdw_pause_open;
 /* The collection counters when the open pause began: what it completed goes to the log. */
 static uint64_t bdw_pause_full0, bdw_pause_partial0;
@@ -98,16 +96,12 @@ static void bdw_pause_begin(void)
 
 static void bdw_pause_end(void)
 {
-	uint64_t ns;
-
 	if (!bdw_pause_open)
 		return;
 	bdw_pause_open = 0;
-	ns = gcr_pause_end(bdw_partial_collections - bdw_pause_partial0,
-	                   bdw_full_collections - bdw_pause_full0);
-	bdw_pause_total_ns += ns;
-	if (ns > bdw_pause_max_ns)
-		bdw_pause_max_ns = ns;
+	/* The totals stay in the log, out of the roots: its wall total and max are the census's. */
+	gcr_pause_end(bdw_partial_collections - bdw_pause_partial0,
+	              bdw_full_collections - bdw_pause_full0);
 }
 
 /* libgc calls this at the start of every full collection (never for a partial one). */
@@ -232,7 +226,10 @@ void gcr_init(void)
 		exit(2);
 	}
 #endif
-	/* The pause log's intervals are timestamps, not roots: a conservative scan skips them. */
+	/*
+	 * The pause log's clock values are not roots: a conservative scan skips them, or they
+	 * would retain what they happen to look like a pointer into (pauselog.h).
+	 */
 	{
 		void *log;
 		size_t len;
@@ -326,6 +323,6 @@ void gcr_census(struct gcr_census *c)
 	gcr_census_set(c, GCR_C_HEAP_COMMITTED_PEAK_BYTES, bdw_committed_peak_bytes);
 	if (bdw_used_after_full_known)
 		gcr_census_set(c, GCR_C_HEAP_USED_AFTER_FULL_BYTES, bdw_used_after_full_bytes);
-	gcr_census_set(c, GCR_C_PAUSE_TOTAL_NS, bdw_pause_total_ns);
-	gcr_census_set(c, GCR_C_PAUSE_MAX_NS, bdw_pause_max_ns);
+	gcr_census_set(c, GCR_C_PAUSE_TOTAL_NS, gcr_pause_log()->wall_total_ns);
+	gcr_census_set(c, GCR_C_PAUSE_MAX_NS, gcr_pause_log()->wall_max_ns);
 }

@@ -641,7 +641,7 @@ static void test_default_classes(void)
 	CHECK(r[7].cls == BASELINE_CLASS_QUANTILE && r[7].band_abs == 4096);
 	CHECK(r[2].cls == BASELINE_CLASS_QUANTILE && r[3].cls == BASELINE_CLASS_QUANTILE);
 	CHECK(r[3].band_live_pct == 0);
-	CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 5);
+	CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 2 && r[4].band_abs == 1000);
 	CHECK(r[6].cls == BASELINE_CLASS_EXACT);
 	for (size_t i = 0; i < n; i++)
 		free(r[i].metric);
