@@ -83,7 +83,6 @@ void sweep_table_init(struct sweep_table *t, size_t nprobes, size_t nbuilds, siz
 	t->nprobes = nprobes;
 	t->nbuilds = nbuilds;
 	t->nfactors = nfactors < SWEEP_FACTORS_MAX ? nfactors : SWEEP_FACTORS_MAX;
-	t->epsilon = xcalloc(nbuilds ? nbuilds : 1, sizeof *t->epsilon);
 	t->points = xcalloc(npoints ? npoints : 1, sizeof *t->points);
 	for (size_t i = 0; i < npoints; i++) {
 		struct sweep_point *p = &t->points[i];
@@ -91,7 +90,7 @@ void sweep_table_init(struct sweep_table *t, size_t nprobes, size_t nbuilds, siz
 			p->value[m] = p->norm[m] = NAN;
 		for (int k = 0; k < SWEEP_NLBO; k++)
 			p->lbo[k] = NAN;
-		p->gc_ns = NAN;
+		p->gc_ns = p->collections = NAN;
 	}
 	t->best = xcalloc(nprobes * SWEEP_NMETRICS + 1, sizeof *t->best);
 	t->lower = xcalloc(nprobes * SWEEP_NLBO + 1, sizeof *t->lower);
@@ -102,7 +101,6 @@ void sweep_table_init(struct sweep_table *t, size_t nprobes, size_t nbuilds, siz
 
 void sweep_table_release(struct sweep_table *t)
 {
-	free(t->epsilon);
 	free(t->points);
 	free(t->best);
 	free(t->lower);
@@ -136,7 +134,8 @@ static double sweep_best(const struct sweep_table *t, size_t p, int m)
 
 /*
  * The lower bound of probe p's cost k without GC work: the smallest over every build and
- * factor of the cost less the build's own GC time, and of an epsilon build's cost.
+ * factor of the cost less the build's own GC time, and of the cost of a point that counted
+ * no collection (epsilon's, jvm-epsilon's: a collecting build's runs count their final full collection).
  */
 static double sweep_lower(const struct sweep_table *t, size_t p, int k)
 {
@@ -146,7 +145,7 @@ static double sweep_lower(const struct sweep_table *t, size_t p, int k)
 		for (size_t f = 0; f < t->nfactors; f++) {
 			const struct sweep_point *pt = sweep_point_at(t, p, b, f);
 			double v = pt->value[k];
-			double c = t->epsilon[b] ? v : v - pt->gc_ns;
+			double c = pt->collections == 0 ? v : v - pt->gc_ns;
 			/* GC time above the cost (a clock that counts other threads) bounds nothing. */
 			if (isfinite(c) && c > 0 && !(c >= lower))
 				lower = c;

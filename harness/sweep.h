@@ -64,6 +64,9 @@ struct sweep_point {
 	int64_t heap_mb;              /* the limit it ran at */
 	double value[SWEEP_NMETRICS]; /* medians over the completed runs; NAN when none */
 	double gc_ns;                 /* median census.pause_total_ns; NAN when not reported */
+	/* The most collections (minor + major) a completed run counted, the final full one
+	 * included; NAN when a run did not report both counts. 0: no GC work at all. */
+	double collections;
 	/* Derived by sweep_derive: */
 	double norm[SWEEP_NMETRICS]; /* value / the probe's best value at the largest heap */
 	double lbo[SWEEP_NLBO];      /* value / the probe's lower bound; NAN without one */
@@ -72,7 +75,6 @@ struct sweep_point {
 struct sweep_table {
 	size_t nprobes, nbuilds, nfactors;
 	double factors[SWEEP_FACTORS_MAX];
-	int *epsilon; /* per build: 1 when it never collects, so its cost is a lower bound */
 	struct sweep_point *points; /* [probe][build][factor] */
 	/* Derived by sweep_derive: */
 	double *best;    /* [probe][metric]: the smallest value at the largest heap */
@@ -94,8 +96,9 @@ struct sweep_point *sweep_point_at(const struct sweep_table *t, size_t probe, si
  *   which any build has one (a build that exhausted even there is left out);
  * - norm = value / best;
  * - lower[p][k] (wall time): the smallest over every build and factor of
- *   (value - gc_ns), counting only positive differences, and of an epsilon build's value;
- *   NAN when no build reported its GC time and no epsilon completed;
+ *   (value - gc_ns), counting only positive differences, and of the value of a point whose
+ *   runs counted no collection at all (an epsilon build's, whose GC time is not reported);
+ *   NAN when no build reported its GC time and no point went without collections;
  * - lbo = value / lower;
  * - geo and geo_lbo: per build and factor, the geometric mean over probes, NAN unless every
  *   probe has the figure (a mean over fewer probes would not compare with its neighbours).

@@ -64,7 +64,21 @@ static int report_sweep_factors(const struct store_sweep_cell *c, size_t n, doub
 	return 0;
 }
 
-/* The medians of one point's runs. */
+/*
+ * The most collections a completed run of the point counted (minor + major); NAN when a run
+ * did not report both.
+ */
+static double report_sweep_collections(const struct store_run *run, double most)
+{
+	const double *minor = metric_set_get(&run->metrics, "census.minor_collections");
+	const double *major = metric_set_get(&run->metrics, "census.major_collections");
+
+	if (!minor || !major)
+		return NAN;
+	return isnan(most) || *minor + *major > most ? *minor + *major : most;
+}
+
+/* The medians of one point's runs, and the most collections one counted. */
 static void report_sweep_point(const struct report_sweep *r, const struct report_sweep_arm *arms,
                                const char *probe, size_t b, size_t f, struct sweep_point *pt,
                                double *buf)
@@ -86,6 +100,11 @@ static void report_sweep_point(const struct report_sweep *r, const struct report
 				pt->runs++;
 				pt->ok += run->status == RUN_STATUS_OK;
 				pt->exhausted += run->status == RUN_STATUS_HEAP_EXHAUSTED;
+				if (run->status == RUN_STATUS_OK)
+					pt->collections =
+					    pt->ok == 1 || !isnan(pt->collections)
+					        ? report_sweep_collections(run, pt->collections)
+					        : NAN;
 			}
 			if (run->status == RUN_STATUS_OK && (v = report_sweep_value(run, m)))
 				buf[n++] = *v;
@@ -129,8 +148,6 @@ int report_sweep_load(struct store *st, int64_t id, struct report_sweep *out, st
 				out->collectors[b] = out->d.builds[i].collector;
 	sweep_table_init(t, out->d.probes.n, out->builds.n, nf);
 	memcpy(t->factors, factors, nf * sizeof *factors);
-	for (size_t b = 0; b < out->builds.n; b++)
-		t->epsilon[b] = out->collectors[b] && strcmp(out->collectors[b], "epsilon") == 0;
 
 	arms = xcalloc(out->d.nbuilds + 1, sizeof *arms);
 	for (size_t i = 0; i < out->d.nbuilds; i++)
@@ -353,6 +370,23 @@ char *report_sweep_md(const struct report_sweep *r)
 	return b.data;
 }
 
+/* Whether build b counted no collection in any completed run at any point (epsilon). */
+static int report_sweep_never_collects(const struct sweep_table *t, size_t b)
+{
+	int seen = 0;
+
+	for (size_t p = 0; p < t->nprobes; p++)
+		for (size_t f = 0; f < t->nfactors; f++) {
+			const struct sweep_point *pt = sweep_point_at(t, p, b, f);
+			if (pt->ok == 0)
+				continue;
+			if (pt->collections != 0)
+				return 0;
+			seen = 1;
+		}
+	return seen;
+}
+
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
 static void report_sweep_json_num(cJSON *o, const char *key, double v)
@@ -392,7 +426,7 @@ char *report_sweep_json(const struct report_sweep *r)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddItemToObject(o, "name", escape_json_string(r->builds.items[b]));
 		cJSON_AddItemToObject(o, "collector", escape_json_string(r->collectors[b]));
-		cJSON_AddBoolToObject(o, "never_collects", t->epsilon[b]);
+		cJSON_AddBoolToObject(o, "never_collects", report_sweep_never_collects(t, b));
 		cJSON_AddItemToArray(a, o);
 	}
 	a = cJSON_AddArrayToObject(root, "probes");

@@ -74,6 +74,8 @@ python3 -c 'import json, math, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "gcratchet-sweep" and d["factors"] == [1.25, 2], d["factors"]
 assert [b["name"] for b in d["builds"]] == ["marksweep", "gen"]
+# Both collect (every run counts its final full collection): neither is a no-GC bound.
+assert [b["never_collects"] for b in d["builds"]] == [False, False], d["builds"]
 for p in d["probes"]:
     assert len(p["points"]) == 4, p
     for q in p["points"]:

@@ -1,8 +1,8 @@
 /*
  * The arithmetic of a heap-size sweep on synthetic tables with known answers: factor lists,
  * heap limits, normalisation to the best at the largest heap (with the fallback when nobody
- * fitted there), the lower bound without GC work (GC time subtracted, epsilon as is, GC time
- * above the cost ignored), the lower-bound overhead and the geometric means over probes
+ * fitted there), the lower bound without GC work (GC time subtracted, a point that counted no
+ * collection as is, whatever its build is called, GC time above the cost ignored), the lower-bound overhead and the geometric means over probes
  * (missing wherever a probe is).
  */
 #include <math.h>
@@ -21,6 +21,7 @@ static void set(struct sweep_table *t, size_t p, size_t b, size_t f, double wall
 	pt->value[SWEEP_WALL] = wall;
 	pt->value[SWEEP_USER] = user;
 	pt->gc_ns = gc;
+	pt->collections = 3;
 }
 
 static void test_factors(void)
@@ -52,7 +53,7 @@ static void test_factors(void)
 }
 
 /*
- * Two probes, builds A, B and an epsilon E, factors 1.5 and 3.
+ * Two probes, builds A, B and an epsilon E (no collection counted), factors 1.5 and 3.
  * Probe 0: A 200 (GC 80) and 150 (GC 30); B exhausted at 1.5, 100 (GC 50) at 3; E 90, 95.
  * Probe 1: A 40 at 1.5 (no census), not run at 3; E 30 at 1.5; nobody at 3.
  */
@@ -64,7 +65,6 @@ static void test_derive(void)
 	sweep_table_init(&t, 2, 3, 2);
 	t.factors[0] = 1.5;
 	t.factors[1] = 3;
-	t.epsilon[2] = 1;
 	set(&t, 0, 0, 0, 200, 190, 80);
 	set(&t, 0, 0, 1, 150, 140, 30);
 	sweep_point_at(&t, 0, 1, 0)->runs = sweep_point_at(&t, 0, 1, 0)->exhausted = 1;
@@ -73,6 +73,8 @@ static void test_derive(void)
 	set(&t, 0, 2, 1, 95, 93, NAN);
 	set(&t, 1, 0, 0, 40, 39, NAN);
 	set(&t, 1, 2, 0, 30, 29, NAN);
+	sweep_point_at(&t, 0, 2, 0)->collections = sweep_point_at(&t, 0, 2, 1)->collections = 0;
+	sweep_point_at(&t, 1, 2, 0)->collections = 0;
 	sweep_derive(&t);
 
 	/* Best at the largest heap; for probe 1 nobody ran at 3, so at 1.5. */
@@ -114,7 +116,21 @@ static void test_derive(void)
 	CHECK_NEAR(t.lower[SWEEP_WALL], 80, tol);
 	sweep_table_release(&t);
 
-	/* Nobody reported GC time and there is no epsilon: no lower bound, no LBO. */
+	/* A build that collected and reported no GC time bounds nothing; one that counted no
+	 * collection bounds as is, whatever its name (jvm-epsilon); unknown counts do not. */
+	sweep_table_init(&t, 1, 3, 1);
+	t.factors[0] = 2;
+	set(&t, 0, 0, 0, 90, 85, NAN);
+	set(&t, 0, 1, 0, 70, 65, NAN);
+	sweep_point_at(&t, 0, 1, 0)->collections = 0;
+	set(&t, 0, 2, 0, 40, 35, NAN);
+	sweep_point_at(&t, 0, 2, 0)->collections = NAN;
+	sweep_derive(&t);
+	CHECK_NEAR(t.lower[SWEEP_WALL], 70, tol);
+	CHECK_NEAR(sweep_point_at(&t, 0, 0, 0)->lbo[SWEEP_WALL], 90.0 / 70, tol);
+	sweep_table_release(&t);
+
+	/* Nobody reported GC time and nothing went without collecting: no lower bound, no LBO. */
 	sweep_table_init(&t, 1, 1, 1);
 	t.factors[0] = 2;
 	set(&t, 0, 0, 0, 10, 9, NAN);
