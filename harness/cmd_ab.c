@@ -39,51 +39,20 @@ static char *ab_script_path(const char *root)
  */
 static int ab_run_build_rev(const char *script, const char *rev, const char *collector, char **out)
 {
-	int fd[2], status = 0;
-	pid_t pid;
+	char *argv[] = {(char *)"sh", (char *)script, (char *)rev, (char *)collector, NULL};
 	struct sbuf b;
-	char buf[4096];
-	ssize_t n;
+	char *last;
+	int st;
 
-	*out = NULL;
-	if (pipe(fd) != 0)
-		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		char *argv[] = {(char *)"sh", (char *)script, (char *)rev, (char *)collector, NULL};
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		execvp("sh", argv);
-		_exit(127);
-	}
-	close(fd[1]);
 	sbuf_init(&b);
-	while ((n = read(fd[0], buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		sbuf_add(&b, buf, (size_t)n);
-	}
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	st = run_capture(argv, 0, &b);
 	/* The folder is the last line the script printed. */
 	while (b.len > 0 && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
 		b.data[--b.len] = '\0';
-	{
-		char *last = strrchr(b.data, '\n');
-		*out = xstrdup(last ? last + 1 : b.data);
-	}
+	last = strrchr(b.data, '\n');
+	*out = xstrdup(last ? last + 1 : b.data);
 	sbuf_release(&b);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return st;
 }
 
 static int ab_looks_like_path(const char *s)

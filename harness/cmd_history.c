@@ -1,7 +1,9 @@
 /*
  * gcratchet history — one metric of one probe across sessions: the median of every session
  * (and arm) that measured it, in commit order, with the host it ran on. On a fleet's database
- * this is the drift across commits and hosts; on one host's file, that host's own.
+ * this is the drift across commits and hosts; on one host's file, that host's own. Commit
+ * order is git's (rev-list --topo-order) where a repository is at hand, else the order in
+ * which each commit was first measured.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -14,19 +16,117 @@
 #include "stats.h"
 #include "store.h"
 
-/* A point and where its commit first appears in the series, to sort by. */
+/*
+ * A point, its commit's place in the git history (-1: not in it), where its commit first
+ * appears in the series, and its own place there, to sort by.
+ */
 struct history_row {
 	const struct store_history_point *p;
+	long git_pos;
 	size_t first_seen, index;
 };
 
+static int history_cmp_size(size_t a, size_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Commits in the git history first, in its order; then the others by first measurement. */
 static int history_row_cmp(const void *a, const void *b)
 {
 	const struct history_row *x = a, *y = b;
 
+	if ((x->git_pos < 0) != (y->git_pos < 0))
+		return x->git_pos < 0 ? 1 : -1;
+	if (x->git_pos != y->git_pos)
+		return x->git_pos < y->git_pos ? -1 : 1;
 	if (x->first_seen != y->first_seen)
-		return x->first_seen < y->first_seen ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+		return history_cmp_size(x->first_seen, y->first_seen);
+	return history_cmp_size(x->index, y->index);
+}
+
+/* A commit of the git history and its place there (0: the oldest). */
+struct history_commit {
+	const char *hash;
+	long pos;
+};
+
+static int history_commit_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct history_commit *)a)->hash,
+	              ((const struct history_commit *)b)->hash);
+}
+
+/* What `git -C DIR rev-list` printed, and its commits sorted by hash. */
+struct history_git {
+	struct sbuf text;
+	struct history_commit *commits;
+	size_t n;
+};
+
+/*
+ * Reads DIR's git history, every ref's, oldest first and parents before children (git
+ * rev-list --topo-order --reverse --all). 0, or -1 when DIR is not a repository, has no
+ * commit, or git is missing.
+ */
+static int history_git_read(const char *dir, struct history_git *g)
+{
+	char *argv[] = {
+	    (char *)"git",          (char *)"-C",        (char *)dir,     (char *)"rev-list",
+	    (char *)"--topo-order", (char *)"--reverse", (char *)"--all", NULL};
+	size_t cap = 0;
+
+	memset(g, 0, sizeof *g);
+	sbuf_init(&g->text);
+	if (run_capture(argv, 1, &g->text) != 0)
+		return -1;
+	for (char *line = g->text.data, *end; *line; line = end) {
+		end = strchr(line, '\n');
+		end = end ? (*end = '\0', end + 1) : line + strlen(line);
+		if (!*line)
+			continue;
+		if (g->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			g->commits = xrealloc(g->commits, cap * sizeof *g->commits);
+		}
+		g->commits[g->n].hash = line;
+		g->commits[g->n].pos = (long)g->n;
+		g->n++;
+	}
+	if (g->n == 0)
+		return -1;
+	qsort(g->commits, g->n, sizeof *g->commits, history_commit_cmp);
+	return 0;
+}
+
+static void history_git_release(struct history_git *g)
+{
+	sbuf_release(&g->text);
+	free(g->commits);
+	memset(g, 0, sizeof *g);
+}
+
+/*
+ * Where commit c is in the history: a full hash, or an abbreviation of at least 7 characters
+ * that names one commit only; -1 when it is not there.
+ */
+static long history_git_pos(const struct history_git *g, const char *c)
+{
+	size_t len = c ? strlen(c) : 0, lo = 0, hi = g ? g->n : 0;
+
+	if (!g || len < 7)
+		return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(g->commits[mid].hash, c) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == g->n || strncmp(g->commits[lo].hash, c, len) != 0 ||
+	    (lo + 1 < g->n && strncmp(g->commits[lo + 1].hash, c, len) == 0))
+		return -1;
+	return g->commits[lo].pos;
 }
 
 static int history_same_commit(const char *a, const char *b)
@@ -35,12 +135,14 @@ static int history_same_commit(const char *a, const char *b)
 }
 
 /*
- * Commit order as the store can know it: each commit where it was first measured, and its
- * sessions together in the order they started. The store holds no commit graph, so two
- * branches measured in turn interleave by their first session.
+ * Commit order: the git history's where it has the commit (g may be NULL); otherwise as the
+ * store can know it, each commit where it was first measured (the store holds no commit
+ * graph, so two branches measured in turn interleave by their first session). A commit's
+ * sessions stay together in the order they started. *in_git: the points whose commit g has.
  */
 static const struct store_history_point **history_order(const struct store_history_point *pts,
-                                                        size_t n)
+                                                        size_t n, const struct history_git *g,
+                                                        size_t *in_git)
 {
 	struct history_row *rows = xcalloc(n ? n : 1, sizeof *rows);
 	const struct store_history_point **order = xcalloc(n ? n : 1, sizeof *order);
@@ -50,8 +152,10 @@ static const struct store_history_point **history_order(const struct store_histo
 		while (!history_same_commit(pts[k].git_commit, pts[i].git_commit))
 			k++;
 		rows[i].p = &pts[i];
+		rows[i].git_pos = history_git_pos(g, pts[i].git_commit);
 		rows[i].first_seen = k;
 		rows[i].index = i;
+		*in_git += rows[i].git_pos >= 0;
 	}
 	qsort(rows, n, sizeof *rows, history_row_cmp);
 	for (size_t i = 0; i < n; i++)
@@ -92,9 +196,12 @@ static void history_table(const struct store_history_point *const *rows, size_t 
 }
 
 static char *history_json(const char *collector, const char *probe, const char *metric,
-                          const struct store_history_point *const *rows, size_t n)
+                          const struct history_series *s)
 {
-	cJSON *root = cJSON_CreateObject(), *points = cJSON_CreateArray();
+	cJSON *root = cJSON_CreateObject(), *points = cJSON_CreateArray(),
+	      *order = cJSON_CreateObject();
+	const struct store_history_point *const *rows = s->order;
+	size_t n = s->n;
 	char *text;
 
 	cJSON_AddStringToObject(root, "format", "gcratchet-history");
@@ -102,6 +209,14 @@ static char *history_json(const char *collector, const char *probe, const char *
 	cJSON_AddStringToObject(root, "collector", collector);
 	cJSON_AddStringToObject(root, "probe", probe);
 	cJSON_AddStringToObject(root, "metric", metric);
+	/* How the points were ordered: by a git history (its repository, and how many points'
+	 * commits it has), or by when each commit was first measured. */
+	cJSON_AddStringToObject(order, "by", s->git ? "git" : "first measured");
+	if (s->git) {
+		cJSON_AddStringToObject(order, "repository", s->git);
+		cJSON_AddNumberToObject(order, "in_history", (double)s->in_git);
+	}
+	cJSON_AddItemToObject(root, "order", order);
 	cJSON_AddItemToObject(root, "points", points);
 	for (size_t i = 0; i < n; i++) {
 		const struct store_history_point *p = rows[i];
@@ -137,6 +252,7 @@ int history_parse_opt(const char *opt, const char *val, struct history_query *q)
 	                    : strcmp(opt, "--since") == 0   ? &q->since
 	                    : strcmp(opt, "--size") == 0    ? &q->size
 	                    : strcmp(opt, "--db") == 0      ? &q->db
+	                    : strcmp(opt, "--git") == 0     ? &q->git
 	                                                    : NULL;
 
 	if (!slot)
@@ -149,9 +265,11 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 {
 	struct store *st = NULL;
 	struct err e = ERR_INIT;
-	int rc = EXIT_UNJUDGED;
+	struct history_git g;
+	int rc = EXIT_UNJUDGED, have_git = 1;
 
 	memset(out, 0, sizeof *out);
+	memset(&g, 0, sizeof g);
 	if (!q->collector || !q->probe || !q->metric)
 		return cli_error(cmd, "--collector, --probe and --metric are required");
 	if (!metrics_is_known(q->metric))
@@ -176,10 +294,32 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 		               q->since ? " since " : "", q->since ? q->since : "");
 		goto out;
 	}
-	out->order = history_order(out->points, out->n);
+	/* Without --git, the current directory's repository orders them when it is one. */
+	if (history_git_read(q->git ? q->git : ".", &g) != 0) {
+		if (q->git) {
+			rc =
+			    cli_error(cmd,
+			              "--git %s: not a git repository with a commit, or git is not "
+			              "installed",
+			              q->git);
+			goto out;
+		}
+		history_git_release(&g);
+		have_git = 0;
+	}
+	out->order = history_order(out->points, out->n, have_git ? &g : NULL, &out->in_git);
 	out->where = xstrdup(store_where(st));
+	if (have_git && (q->git || out->in_git > 0)) {
+		out->git = xstrdup(q->git ? q->git : ".");
+		fprintf(stderr,
+		        "gcratchet %s: commit order from the git history of %s (rev-list "
+		        "--topo-order --all): %zu of %zu point%s; the rest follow in the order "
+		        "their commit was first measured\n",
+		        cmd, out->git, out->in_git, out->n, out->n == 1 ? "" : "s");
+	}
 	rc = EXIT_OK;
 out:
+	history_git_release(&g);
 	store_close(st);
 	if (rc != EXIT_OK)
 		history_release(out);
@@ -190,6 +330,7 @@ void history_release(struct history_series *s)
 {
 	free(s->order);
 	free(s->where);
+	free(s->git);
 	store_history_release(s->points, s->n);
 	memset(s, 0, sizeof *s);
 }
@@ -197,8 +338,8 @@ void history_release(struct history_series *s)
 int cmd_history(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--collector", 1}, {"--probe", 1},  {"--metric", 1}, {"--since", 1},
-	    {"--size", 1},      {"--format", 1}, {"--db", 1},     {NULL, 0},
+	    {"--collector", 1}, {"--probe", 1}, {"--metric", 1}, {"--since", 1}, {"--size", 1},
+	    {"--format", 1},    {"--db", 1},    {"--git", 1},    {NULL, 0},
 	};
 	const char *cmd = "history", *opt, *val, *format = "table";
 	struct history_query q = {0};
@@ -228,7 +369,7 @@ int cmd_history(int argc, char **argv)
 	if ((rc = history_load(cmd, &q, &s)) != EXIT_OK)
 		goto out;
 	if (strcmp(format, "json") == 0) {
-		json = history_json(q.collector, q.probe, q.metric, s.order, s.n);
+		json = history_json(q.collector, q.probe, q.metric, &s);
 		printf("%s\n", json);
 	} else {
 		history_table(s.order, s.n);

@@ -193,7 +193,7 @@ int cmd_report(int argc, char **argv)
 	    {"--base", 1},      {"--fix", 1},     {"--db", 1},        {"--across", 0},
 	    {"--no-across", 0}, {"--history", 0}, {"--collector", 1}, {"--probe", 1},
 	    {"--metric", 1},    {"--since", 1},   {"--size", 1},      {"--profile", 1},
-	    {"--out", 1},       {NULL, 0},
+	    {"--out", 1},       {"--git", 1},     {NULL, 0},
 	};
 	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
 	const char *base = NULL, *fix = NULL, *profile = "shared_ci", *out_path = NULL;
@@ -257,8 +257,9 @@ int cmd_report(int argc, char **argv)
 		if (session || latest || html || md || json || base || fix ||
 		    across != COMPARE_MODE_AUTO) {
 			rc = cli_error(
-			    cmd, "--history takes --collector, --probe, --metric, --since, "
-			         "--size, --profile, --db and --out, not a session's options");
+			    cmd,
+			    "--history takes --collector, --probe, --metric, --since, "
+			    "--size, --git, --profile, --db and --out, not a session's options");
 			goto out;
 		}
 		rc = report_history_page(cmd, &q, profile, out_path);

@@ -99,10 +99,13 @@ int cmd_version(int argc, char **argv);
 /* What history and report --history select: NULL since, size or db is any or the default. */
 struct history_query {
 	const char *collector, *probe, *metric, *since, *size, *db;
+	const char *git; /* --git DIR: the repository whose history orders the commits */
 };
 /*
  * A metric's history: the store's points, the same in commit order (borrowed), and the
- * store's name for itself (a URL without its password).
+ * store's name for itself (a URL without its password). Commit order is the git history of
+ * `git` when one was read (NULL otherwise): `in_git` of the n points have a commit in it and
+ * come first, in its order; the rest follow in the order their commit was first measured.
  */
 struct store_history_point;
 struct history_series {
@@ -110,8 +113,10 @@ struct history_series {
 	struct store_history_point *points;
 	const struct store_history_point **order;
 	size_t n;
+	char *git;
+	size_t in_git;
 };
-/* Takes --collector, --probe, --metric, --since, --size and --db: 1 when opt was one. */
+/* Takes --collector, --probe, --metric, --since, --size, --git and --db: 1 when opt was one. */
 int history_parse_opt(const char *opt, const char *val, struct history_query *q);
 /*
  * Checks q and loads its series from the store: EXIT_OK, or EXIT_UNJUDGED with the message

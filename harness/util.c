@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -382,4 +383,48 @@ size_t utf8_len(const unsigned char *p, size_t avail)
 		if (p[i] < 0x80 || p[i] > 0xbf)
 			return 0;
 	return n;
+}
+
+int run_capture(char *const argv[], int quiet, struct sbuf *out)
+{
+	int fd[2], status = 0;
+	pid_t pid;
+	char buf[4096];
+	ssize_t n;
+
+	if (pipe(fd) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			if (quiet)
+				dup2(null, 2);
+		}
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		sbuf_add(out, buf, (size_t)n);
+	}
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

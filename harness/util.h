@@ -117,6 +117,13 @@ size_t utf8_len(const unsigned char *p, size_t avail);
 uint64_t hash_fnv1a(const void *data, size_t len, uint64_t h);
 #define HASH_FNV1A_SEED UINT64_C(0xcbf29ce484222325)
 
+/*
+ * Runs argv[0] (looked up on PATH) with stdin from /dev/null, appends its stdout to *out, and
+ * passes its stderr through (to /dev/null when quiet). Returns its exit status, 127 when the
+ * program was not found, or -1 when it could not be started or did not exit normally.
+ */
+int run_capture(char *const argv[], int quiet, struct sbuf *out);
+
 /* CLOCK_MONOTONIC and CLOCK_REALTIME in nanoseconds. */
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);

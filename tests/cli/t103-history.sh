@@ -1,6 +1,7 @@
 #!/bin/sh
 # history: a metric's session medians in commit order with the host, the same on a SQLite
-# file and on PostgreSQL after a push; --since, --size and --format json; clear errors.
+# file and on PostgreSQL after a push; --since, --size and --format json; clear errors; the
+# order of a git history (--git, or the current directory's repository) where it has them.
 . "$(dirname "$0")/lib.sh"
 pg_start
 B="$T/scripted"
@@ -73,4 +74,45 @@ expect_status 2 "$GCR" history --collector scripted --metric census.alloc_bytes
 expect_grep "--probe and --metric are required" "$T/err"
 expect_status 2 $H --format csv
 expect_grep "--format must be table or json" "$T/err"
+
+# Commit order from git: three commits of a repository, measured newest first. In commit
+# order (--git, or run from inside the repository) they come oldest first, and a commit the
+# repository lacks (bbbb...) follows them; outside any repository, the order first measured.
+R="$T/repo"
+git init -q "$R"
+for i in 1 2 3; do
+	git -C "$R" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "c$i"
+done
+c1=$(git -C "$R" rev-parse HEAD~2) c2=$(git -C "$R" rev-parse HEAD~1) c3=$(git -C "$R" rev-parse HEAD)
+G="$T/git.db"
+commit "$c3"
+m 3000 "$G"
+commit bbbbbbbbbbbbbbbb
+m 2500 "$G"
+commit "$c1"
+m 1000 "$G"
+commit "$c2"
+m 2000 "$G"
+commit "$(echo "$c1" | cut -c1-12)" # an abbreviation names the same commit
+m 1001 "$G"
+expect_status 0 $H --db "$G" --git "$R"
+expect_eq "$(awk 'NR > 1 { print $8 }' "$T/out" | tr '\n' ' ')" "1000 1001 2000 3000 2500 " \
+	"--git: oldest commit first, an abbreviated one with its commit, one not in git last"
+expect_grep "commit order from the git history of $R .*4 of 5 points" "$T/err" \
+	"stderr says git ordered 4 of the 5 points"
+(cd "$R" && $H --db "$G" >"$T/out2" 2>"$T/err2")
+expect_eq "$(awk 'NR > 1 { print $8 }' "$T/out2" | tr '\n' ' ')" "1000 1001 2000 3000 2500 " \
+	"inside the repository: the same order without --git"
+(cd "$T" && $H --db "$G" >"$T/out3" 2>"$T/err3")
+# (without git the abbreviation is a commit of its own, first measured last)
+expect_eq "$(awk 'NR > 1 { print $8 }' "$T/out3" | tr '\n' ' ')" "3000 2500 1000 2000 1001 " \
+	"outside any repository: the order each commit was first measured"
+expect_eq "$(cat "$T/err3")" "" "and nothing said about git"
+expect_status 0 $H --db "$G" --git "$R" --format json
+expect_eq "$(jq -c '[.order.by, .order.in_history, [.points[].median]]' "$T/out")" \
+	'["git",4,[1000,1001,2000,3000,2500]]' "json: the order and how it was made"
+(cd "$T" && $H --db "$G" --format json >"$T/out3")
+expect_eq "$(jq -c .order "$T/out3")" '{"by":"first measured"}' "json outside a repository"
+expect_status 2 $H --db "$G" --git "$T/nope"
+expect_grep "--git $T/nope: not a git repository with a commit" "$T/err"
 finish
