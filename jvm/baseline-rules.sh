@@ -67,7 +67,7 @@ for line in text.splitlines():
             if name in info:
                 rule["gated"] = False
             elif band_used and name == USED:
-                rule.update(band_pct=5, band_abs=262144)
+                rule.update(band_pct=5, band_abs=262144, **{"class": "banded"})
                 rule.pop("band_live_pct", None)
             if name in RSS:
                 rule.update(band_pct=RSS_PCT, band_abs=RSS_ABS)

@@ -56,12 +56,20 @@
  * and end (the log read 0 to 3 ms more in 30 runs at ci).
  * ZGC, Shenandoah (pauses that read 0 ms) and Epsilon (no collection) send no section, nor
  * does G1 in a run where its concurrent marker ran (Remark and Cleanup are in no JDK 17 bean).
+ *
+ * The "latency" section of a request-serving probe (probe_latency_record and
+ * probe_json_latency in probes/runtime/probe.c, the same members, quantiles and metering):
+ * the probe hands over each request's service time (System.nanoTime(), end - start) and the
+ * loop's span (latencyRecord), and the figures are computed only when the census is written.
+ * The array stays reachable through the final System.gc(), so its 8 bytes a request are in
+ * heap_used_after_full_bytes, as the C probe's malloc'd array is in its resident memory.
  */
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 final class JvmCensus {
@@ -81,6 +89,9 @@ final class JvmCensus {
 	private static final String[] PAUSE_ONLY = {"ZGC Pauses", "Shenandoah Pauses",
 	                                            "Epsilon Heap"};
 	private static final String[] NOT_PAUSES = {"ZGC Cycles", "Shenandoah Cycles"};
+	/* The latency section's quantiles, per 10000, and their names (probe_json_latency's). */
+	private static final int[] LATENCY_Q = {5000, 9900, 9990, 10000};
+	private static final String[] LATENCY_QNAME = {"p50", "p99", "p999", "max"};
 
 	private static long allocAtStart = -1;
 	/* Bytes the census's own calls allocated on this thread inside run(). */
@@ -90,6 +101,9 @@ final class JvmCensus {
 	private static JvmPauseLog pauseLog;
 	/* The "pauses" member (JvmPauseLog.finish), or null: absent. */
 	private static String pauses;
+	/* What a request-serving probe handed over (latencyRecord); null: none. */
+	private static long[] latencyServiceNs;
+	private static long latencySpanNs;
 
 	String collector = "jvm-unknown";
 	String version = System.getProperty("java.vm.version", "unknown");
@@ -179,6 +193,16 @@ final class JvmCensus {
 		}
 		allocByCensus += allocatedNow() - before;
 		return used;
+	}
+
+	/*
+	 * For a probe that serves requests one after another: every request's service time in
+	 * ns, in the order served, and the span from the first start to the last end. The census
+	 * owns the array from then on. Allocates nothing, so it may be called inside run().
+	 */
+	static void latencyRecord(long[] serviceNs, long spanNs) {
+		latencyServiceNs = serviceNs;
+		latencySpanNs = spanNs;
 	}
 
 	/* Called just after run(): ends the allocation count, runs the final full collection. */
@@ -299,6 +323,41 @@ final class JvmCensus {
 			out.add("\"" + name + "\": " + v);
 	}
 
+	/* p50, p99, p99.9 and max of v (sorted in place), as "<prefix>_pNN_ns" members. */
+	private static void latencyQuantiles(StringBuilder b, String prefix, long[] v) {
+		Arrays.sort(v);
+		for (int i = 0; i < LATENCY_Q.length; i++)
+			b.append(",\n    \"").append(prefix).append('_').append(LATENCY_QNAME[i])
+			    .append("_ns\": ").append(JvmPauseLog.quantile(v, LATENCY_Q[i]));
+	}
+
+	/*
+	 * The "latency" section, as probe_json_latency writes it. Metered: request i arrives at
+	 * i * span / n, the requests' own span spread evenly, and is served in order by one
+	 * server for its measured service time: end_i = max(arrival_i, end_(i-1)) + service_i,
+	 * latency end_i - arrival_i. A pause inside one request delays the ones queued behind it
+	 * until the queue drains. Every figure is a difference of nanoTime() readings, so none is
+	 * negative and the signed sort orders them as C's unsigned one does.
+	 */
+	private static void latencyJson(StringBuilder b) {
+		long[] simple = latencyServiceNs, metered = new long[simple.length];
+		int n = simple.length;
+		long done = 0;
+
+		for (int i = 0; i < n; i++) {
+			/* i * span / n, in floating point as in C: the product can overflow. */
+			long arrival = (long)((double)latencySpanNs * (double)i / (double)n);
+			long start = Math.max(done, arrival);
+
+			done = start + simple[i];
+			metered[i] = done - arrival;
+		}
+		b.append(",\n  \"latency\": {\n    \"requests\": ").append(n);
+		latencyQuantiles(b, "simple", simple);
+		latencyQuantiles(b, "metered", metered);
+		b.append("\n  }");
+	}
+
 	/* The census object (docs/census-protocol.md, format version 1). */
 	String json(String probe, String size, long iterations, String checksum, Integer met,
 	            String why) {
@@ -333,6 +392,8 @@ final class JvmCensus {
 		b.append(",\n  \"memory\": {").append(m.isEmpty() ? "}" : " " + String.join(", ", m) + " }");
 		if (pauses != null)
 			b.append(",\n  ").append(pauses);
+		if (latencyServiceNs != null && latencyServiceNs.length > 0)
+			latencyJson(b);
 		if (met != null) {
 			b.append(",\n  \"premise\": { \"met\": ")
 			    .append(met == 1 ? "true" : met == 0 ? "false" : "null")
