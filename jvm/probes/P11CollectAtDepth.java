@@ -175,14 +175,8 @@ public final class P11CollectAtDepth extends Probe {
 	}
 
 	Integer premiseMet(JvmCensus c, StringBuilder why) {
-		if (!c.collects) {
-			why.append("the collector does not collect");
+		if (collectionsCounted(c, countsKnown, why) != 0)
 			return -1;
-		}
-		if (!countsKnown) {
-			why.append("the census lacks minor/major collection counts");
-			return -1;
-		}
 		if (collectionsDeep == 0) {
 			why.append("no collection happened with the stack deep (" + descents
 			           + " descents of up to " + DEPTH_MAX + " frames)");

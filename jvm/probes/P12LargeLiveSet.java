@@ -182,14 +182,8 @@ public final class P12LargeLiveSet extends Probe {
 	}
 
 	Integer premiseMet(JvmCensus c, StringBuilder why) {
-		if (!c.collects) {
-			why.append("the collector does not collect");
+		if (collectionsCounted(c, countsKnown, why) != 0)
 			return -1;
-		}
-		if (!countsKnown || c.minor < 0 || c.major < 0) {
-			why.append("the census lacks minor/major collection counts");
-			return -1;
-		}
 		long n = c.minor + c.major - collectionsAtBuilt;
 		if (n <= 1) {
 			why.append("the " + payloadBytes + "-byte live set was traced by " + n

@@ -225,14 +225,8 @@ public final class P15RequestLatency extends Probe {
 	}
 
 	Integer premiseMet(JvmCensus c, StringBuilder why) {
-		if (!c.collects) {
-			why.append("the collector does not collect");
+		if (collectionsCounted(c, countsKnown, why) != 0)
 			return -1;
-		}
-		if (!countsKnown) {
-			why.append("the census lacks minor/major collection counts");
-			return -1;
-		}
 		long during = collectionsAfter - collectionsBefore;
 		if (during == 0) {
 			why.append("no collection while requests were in flight");

@@ -94,19 +94,30 @@ public abstract class Probe {
 	}
 
 	/*
+	 * Whether a premise about collections can be judged at all: -1 with the reason when the
+	 * collector does not collect, or when the census or the probe's own readings of the counts
+	 * (countsKnown false) lack them; 0 when it can.
+	 */
+	static int collectionsCounted(JvmCensus c, boolean countsKnown, StringBuilder why) {
+		if (!c.collects) {
+			why.append("the collector does not collect");
+			return -1;
+		}
+		if (!countsKnown || c.minor < 0 || c.major < 0) {
+			why.append("the census lacks minor/major collection counts");
+			return -1;
+		}
+		return 0;
+	}
+
+	/*
 	 * The start most premises share (probe_collected in C): a collector that collects must
 	 * have collected during the run, more than the final full collection. Returns -1 (does not
 	 * collect, or no counts), 0 (no collection during the run) or 1 with out[0] = minor + major.
 	 */
 	static int collected(JvmCensus c, long[] out, StringBuilder why) {
-		if (!c.collects) {
-			why.append("the collector does not collect");
+		if (collectionsCounted(c, true, why) != 0)
 			return -1;
-		}
-		if (c.minor < 0 || c.major < 0) {
-			why.append("the census lacks minor/major collection counts");
-			return -1;
-		}
 		out[0] = c.minor + c.major;
 		if (out[0] <= 1) {
 			why.append("no collection during the run (" + out[0]
