@@ -108,13 +108,13 @@ static void history_git_release(struct history_git *g)
 
 /*
  * Where commit c is in the history: a full hash, or an abbreviation of at least 7 characters
- * that names one commit only; -1 when it is not there.
+ * that names one commit only; -1 when it is not there (always, for an empty history).
  */
 static long history_git_pos(const struct history_git *g, const char *c)
 {
-	size_t len = c ? strlen(c) : 0, lo = 0, hi = g ? g->n : 0;
+	size_t len = c ? strlen(c) : 0, lo = 0, hi = g->n;
 
-	if (!g || len < 7)
+	if (len < 7)
 		return -1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -135,7 +135,7 @@ static int history_same_commit(const char *a, const char *b)
 }
 
 /*
- * Commit order: the git history's where it has the commit (g may be NULL); otherwise as the
+ * Commit order: the git history's where it has the commit (g may be empty); otherwise as the
  * store can know it, each commit where it was first measured (the store holds no commit
  * graph, so two branches measured in turn interleave by their first session). A commit's
  * sessions stay together in the order they started. *in_git: the points whose commit g has.
@@ -266,7 +266,7 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 	struct store *st = NULL;
 	struct err e = ERR_INIT;
 	struct history_git g;
-	int rc = EXIT_UNJUDGED, have_git = 1;
+	int rc = EXIT_UNJUDGED;
 
 	memset(out, 0, sizeof *out);
 	memset(&g, 0, sizeof g);
@@ -305,11 +305,10 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 			goto out;
 		}
 		history_git_release(&g);
-		have_git = 0;
 	}
-	out->order = history_order(out->points, out->n, have_git ? &g : NULL, &out->in_git);
+	out->order = history_order(out->points, out->n, &g, &out->in_git);
 	out->where = xstrdup(store_where(st));
-	if (have_git && (q->git || out->in_git > 0)) {
+	if (g.n > 0 && (q->git || out->in_git > 0)) {
 		out->git = xstrdup(q->git ? q->git : ".");
 		fprintf(stderr,
 		        "gcratchet %s: commit order from the git history of %s (rev-list "

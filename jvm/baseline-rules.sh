@@ -67,14 +67,15 @@ for line in text.splitlines():
             if name in info:
                 rule["gated"] = False
             elif band_used and name == USED:
-                rule.update(band_pct=5, band_abs=262144, **{"class": "banded"})
+                rule.update(band_pct=5, band_abs=262144)
+                rule["class"] = "banded"
                 rule.pop("band_live_pct", None)
             if name in RSS:
                 rule.update(band_pct=RSS_PCT, band_abs=RSS_ABS)
                 rule.pop("band_live_pct", None)
             if not rule["gated"]:
                 rule["class"] = "info"
-            rule["class"] = rule.pop("class")
+            rule["class"] = rule.pop("class")  # last, where pin writes it
             line = f'    "{name}": {dump(rule)}{comma}'
     if line == '  "overrides": [':
         overrides = []

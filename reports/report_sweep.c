@@ -64,18 +64,13 @@ static int report_sweep_factors(const struct store_sweep_cell *c, size_t n, doub
 	return 0;
 }
 
-/*
- * The most collections a completed run of the point counted (minor + major); NAN when a run
- * did not report both.
- */
-static double report_sweep_collections(const struct store_run *run, double most)
+/* The collections (minor + major) a run counted; NAN when it did not report both. */
+static double report_sweep_collections(const struct store_run *run)
 {
 	const double *minor = metric_set_get(&run->metrics, "census.minor_collections");
 	const double *major = metric_set_get(&run->metrics, "census.major_collections");
 
-	if (!minor || !major)
-		return NAN;
-	return isnan(most) || *minor + *major > most ? *minor + *major : most;
+	return minor && major ? *minor + *major : NAN;
 }
 
 /* The medians of one point's runs, and the most collections one counted. */
@@ -100,11 +95,12 @@ static void report_sweep_point(const struct report_sweep *r, const struct report
 				pt->runs++;
 				pt->ok += run->status == RUN_STATUS_OK;
 				pt->exhausted += run->status == RUN_STATUS_HEAP_EXHAUSTED;
-				if (run->status == RUN_STATUS_OK)
-					pt->collections =
-					    pt->ok == 1 || !isnan(pt->collections)
-					        ? report_sweep_collections(run, pt->collections)
-					        : NAN;
+				if (run->status == RUN_STATUS_OK) {
+					/* The most over the runs; once one did not report them, NAN. */
+					double c = report_sweep_collections(run);
+					if (pt->ok == 1 || isnan(c) || c > pt->collections)
+						pt->collections = c;
+				}
 			}
 			if (run->status == RUN_STATUS_OK && (v = report_sweep_value(run, m)))
 				buf[n++] = *v;
