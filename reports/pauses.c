@@ -82,6 +82,29 @@ int report_pauses_arm(const struct report_data *d, const char *probe, int arm,
 	return n > 0;
 }
 
+void report_pauses_row_label(size_t r, char *buf, size_t size)
+{
+	if (r < REPORT_PAUSE_STATS)
+		snprintf(buf, size, "%s", report_pause_stats[r].label);
+	else
+		snprintf(buf, size, "MMU %s", report_pause_windows[r - REPORT_PAUSE_STATS].label);
+}
+
+void report_pauses_cell(const struct report_pause_arm *arm, size_t r, char *buf, size_t size)
+{
+	double mmu;
+
+	if (r < REPORT_PAUSE_STATS) {
+		metrics_format_value(report_pause_stats[r].metric, arm->stat[r], buf, size);
+		return;
+	}
+	mmu = arm->mmu[r - REPORT_PAUSE_STATS];
+	if (isfinite(mmu))
+		snprintf(buf, size, "%.3f", mmu);
+	else
+		snprintf(buf, size, "-");
+}
+
 void report_pauses_bucket_label(int k, char *buf, size_t size)
 {
 	double ns = ldexp(1.0, k);

@@ -45,6 +45,14 @@ struct report_pause_arm {
  */
 int report_pauses_arm(const struct report_data *d, const char *probe, int arm,
                       struct report_pause_arm *out);
+/*
+ * The rows of a pause-figures table, the same in every format: the quantile rows, then MMU at
+ * each window. Row r's label ("p99 pause", "MMU 10ms") and one arm's cell in it (the figure
+ * in its unit, an MMU to 3 decimals; "-" where the arm has none).
+ */
+#define REPORT_PAUSE_ROWS (REPORT_PAUSE_STATS + REPORT_PAUSE_WINDOWS)
+void report_pauses_row_label(size_t r, char *buf, size_t size);
+void report_pauses_cell(const struct report_pause_arm *arm, size_t r, char *buf, size_t size);
 /* "1 us", "16 ms": the lower edge of bucket k, 2^k ns, short. */
 void report_pauses_bucket_label(int k, char *buf, size_t size);
 

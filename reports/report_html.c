@@ -544,24 +544,14 @@ static void report_html_pause_table(struct sbuf *b, const struct report_pause_ar
 		sbuf_addf(b, "</th>");
 	}
 	sbuf_addf(b, "</tr>\n");
-	for (size_t s = 0; s < REPORT_PAUSE_STATS; s++) {
-		sbuf_addf(b, "<tr><td class=\"l\">%s</td>", report_pause_stats[s].label);
-		for (size_t a = 0; a < narms; a++) {
-			char v[48];
+	for (size_t r = 0; r < REPORT_PAUSE_ROWS; r++) {
+		char v[48];
 
-			metrics_format_value(report_pause_stats[s].metric, arms[a].stat[s], v,
-			                     sizeof v);
-			sbuf_addf(b, "<td>%s</td>", v);
-		}
-		sbuf_addf(b, "</tr>\n");
-	}
-	for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
-		sbuf_addf(b, "<tr><td class=\"l\">MMU %s</td>", report_pause_windows[w].label);
+		report_pauses_row_label(r, v, sizeof v);
+		sbuf_addf(b, "<tr><td class=\"l\">%s</td>", v);
 		for (size_t a = 0; a < narms; a++) {
-			if (isfinite(arms[a].mmu[w]))
-				sbuf_addf(b, "<td>%.3f</td>", arms[a].mmu[w]);
-			else
-				sbuf_addf(b, "<td>-</td>");
+			report_pauses_cell(&arms[a], r, v, sizeof v);
+			sbuf_addf(b, "<td>%s</td>", v);
 		}
 		sbuf_addf(b, "</tr>\n");
 	}

@@ -111,24 +111,14 @@ static void report_md_pause_tables(const struct report_data *d, const size_t *id
 		for (int a = 0; a < narms; a++)
 			sbuf_addf(b, "--:|");
 		sbuf_addf(b, "\n");
-		for (size_t s = 0; s < REPORT_PAUSE_STATS; s++) {
-			sbuf_addf(b, "| %s |", report_pause_stats[s].label);
-			for (int a = 0; a < narms; a++) {
-				char x[48];
+		for (size_t r = 0; r < REPORT_PAUSE_ROWS; r++) {
+			char x[48];
 
-				metrics_format_value(report_pause_stats[s].metric, arm[a].stat[s],
-				                     x, sizeof x);
-				sbuf_addf(b, " %s |", x);
-			}
-			sbuf_addf(b, "\n");
-		}
-		for (size_t w = 0; w < REPORT_PAUSE_WINDOWS; w++) {
-			sbuf_addf(b, "| MMU %s |", report_pause_windows[w].label);
+			report_pauses_row_label(r, x, sizeof x);
+			sbuf_addf(b, "| %s |", x);
 			for (int a = 0; a < narms; a++) {
-				if (isfinite(arm[a].mmu[w]))
-					sbuf_addf(b, " %.3f |", arm[a].mmu[w]);
-				else
-					sbuf_addf(b, " - |");
+				report_pauses_cell(&arm[a], r, x, sizeof x);
+				sbuf_addf(b, " %s |", x);
 			}
 			sbuf_addf(b, "\n");
 		}
