@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gcr.h"
+#include "caps.h"
 #include "json.h"
 
 #define CENSUS_FORMAT  "gcr-census"
@@ -250,21 +251,23 @@ static int census_extras(const cJSON *root, struct census_report *out, struct er
 	    "memory",    "premise",           "pauses",       "latency",  NULL};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "iterations"), *item;
 	int64_t n;
-	size_t i = 0;
 
 	if (v && json_int(v, 0, JSON_INT_MAX, "census", "iterations", &n, e) != 0)
 		return -1;
 	v = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
-	if (v && !cJSON_IsArray(v))
-		return err_setc(e, ERR_INVALID,
-		                "census: capabilities: must be an array of strings");
-	cJSON_ArrayForEach(item, v)
-	{
-		const char *s;
-		char at[48];
-		json_path_index(at, sizeof at, "capabilities", i++);
-		if (json_string(item, "census", at, &s, e) != 0)
+	if (v) {
+		char first[64];
+		if (caps_parse(v, "census", &out->caps, first, sizeof first, e) != 0)
 			return -1;
+		/* A capability of a later protocol version: the rules cannot use it, and say so. */
+		if (out->caps.unknown) {
+			char *w =
+			    xasprintf("unknown capability \"%s\"%s (not one of this protocol's: "
+			              "docs/census-protocol.md)",
+			              first, out->caps.unknown > 1 ? " and others" : "");
+			strlist_push(&out->warnings, w);
+			free(w);
+		}
 	}
 	cJSON_ArrayForEach(item, root)
 	{

@@ -10,6 +10,7 @@
 #ifndef CENSUS_H
 #define CENSUS_H
 
+#include "caps.h"
 #include "metrics.h"
 #include "util.h"
 
@@ -23,6 +24,7 @@ struct census_report {
 	char *premise_text;        /* NULL when the probe declared none */
 	struct metric_set metrics; /* census.* and memory.* */
 	struct strlist warnings;   /* what the run keeps as a warning: unknown keys, by path */
+	struct caps caps;          /* "capabilities"; caps.known 0 when the census has none */
 };
 
 /*

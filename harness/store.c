@@ -106,8 +106,19 @@ static const char *const store_step_v6[] = {
     NULL,
 };
 
+static const char *const store_step_v7[] = {
+    /*
+     * What a build says it does (its census "capabilities", or its manifest's for a build
+     * that sends no census), as a JSON array of strings: the facts baseline pin and check
+     * derive a rule from (precise, clock_paced), recorded with the build when a session first
+     * hears them. NULL: never heard, unknown.
+     */
+    "ALTER TABLE builds ADD COLUMN capabilities TEXT",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
-    store_step_v2, store_step_v3, store_step_v4, store_step_v5, store_step_v6,
+    store_step_v2, store_step_v3, store_step_v4, store_step_v5, store_step_v6, store_step_v7,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -624,6 +635,36 @@ out:
 	return rc;
 }
 
+int store_build_capabilities(struct store *s, int64_t build_id, const char *capabilities,
+                             char **recorded, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	*recorded = NULL;
+	if (query_open(s, &q,
+	               "UPDATE builds SET capabilities = COALESCE(capabilities, ?) WHERE id = ?"
+	               " RETURNING capabilities",
+	               "recording a build's capabilities", e) != 0)
+		goto out;
+	query_text(&q, capabilities);
+	query_int64(&q, build_id);
+	if ((rc = query_step(&q, e)) > 0) {
+		*recorded = col_text(&q, 0);
+		/* Finish the statement now: a RETURNING row still pending would hold the transaction. */
+		rc = query_reset(&q, e);
+	} else if (rc == 0) {
+		rc = err_setc(e, ERR_NOT_FOUND, "%s: no build %lld", s->where, (long long)build_id);
+	}
+out:
+	query_close(&q);
+	if (rc != 0) {
+		free(*recorded);
+		*recorded = NULL;
+	}
+	return rc;
+}
+
 int store_session_begin(struct store *s, const struct store_session *si, int64_t *id, struct err *e)
 {
 	struct store_query q = {0};
@@ -887,7 +928,8 @@ int store_session_builds(struct store *s, int64_t session_id, struct store_build
 	*n = 0;
 	if (query_open(s, &q,
 	               "SELECT b.id, b.name, b.collector, b.collector_version, b.git_commit, b.dir,"
-	               " b.manifest_hash, sb.label, sb.knobs, sb.position FROM session_builds sb"
+	               " b.manifest_hash, sb.label, sb.knobs, sb.position, b.capabilities"
+	               " FROM session_builds sb"
 	               " JOIN builds b ON b.id = sb.build_id WHERE sb.session_id = ?"
 	               " ORDER BY sb.position",
 	               "reading a session's builds", e) != 0)
@@ -910,6 +952,7 @@ int store_session_builds(struct store *s, int64_t session_id, struct store_build
 		b->label = col_text(&q, 7);
 		b->knobs = col_text(&q, 8);
 		b->position = (int)col_int64(&q, 9);
+		b->capabilities = col_text(&q, 10);
 	}
 	if (r < 0)
 		goto out;
@@ -935,6 +978,7 @@ void store_builds_release(struct store_build *b, size_t n)
 		free(b[i].manifest_hash);
 		free(b[i].label);
 		free(b[i].knobs);
+		free(b[i].capabilities);
 	}
 	free(b);
 }
@@ -1303,6 +1347,13 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		if (r == 0)
 			r = store_build_upsert(to, &c->builds[i], manifest, &build_ids[i], e);
 		free(manifest);
+		/* What the build said of itself goes with it, where the target has not heard it. */
+		if (r == 0 && c->builds[i].capabilities) {
+			char *recorded = NULL;
+			r = store_build_capabilities(to, build_ids[i], c->builds[i].capabilities,
+			                             &recorded, e);
+			free(recorded);
+		}
 		if (r != 0)
 			goto out;
 	}

@@ -31,7 +31,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 
@@ -73,10 +73,20 @@ struct store_build {
 	 */
 	int position;
 	char *label, *knobs;
+	/* What the build says it does (schema 7): a JSON array of strings, or NULL: unknown. */
+	char *capabilities;
 };
 /* Returns the id of the build whose manifest hash matches, inserting it if new. */
 int store_build_upsert(struct store *s, const struct store_build *b, const char *manifest_text,
                        int64_t *id, struct err *e);
+
+/*
+ * Records what a build says it does (`capabilities`, a JSON array of strings) unless the store
+ * already has it; *recorded (owned by the caller) is what the store holds afterwards, the
+ * earlier record when there was one, so a caller can tell a build that changed its claims.
+ */
+int store_build_capabilities(struct store *s, int64_t build_id, const char *capabilities,
+                             char **recorded, struct err *e);
 
 struct store_session {
 	int64_t id;

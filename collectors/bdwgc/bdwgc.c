@@ -263,9 +263,17 @@ const char *gcr_version(void)
 	return GCR_COLLECTOR_VERSION;
 }
 
+/*
+ * Conservative: not precise, so a stale word on the stack can keep a chain alive. The
+ * incremental build does a slice of marking per allocation within GC_time_limit, a clock.
+ */
 unsigned gcr_capabilities(void)
 {
+#ifdef GCR_BDWGC_INCREMENTAL
+	return GCR_CAP_COLLECTS | GCR_CAP_PAUSE_LOG | GCR_CAP_CLOCK_PACED;
+#else
 	return GCR_CAP_COLLECTS | GCR_CAP_PAUSE_LOG;
+#endif
 }
 
 void *gcr_alloc(uint32_t nptrs, uint32_t nbytes)

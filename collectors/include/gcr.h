@@ -60,6 +60,13 @@ enum gcr_capability {
 	GCR_CAP_GENERATIONAL = 1u << 3, /* has minor collections and promotion */
 	GCR_CAP_BARRIER = 1u << 4,      /* gcr_write records old-to-young stores */
 	GCR_CAP_PAUSE_LOG = 1u << 5,    /* marks every pause in the pause log (below) */
+	/*
+	 * Starts or paces collections by a clock (a time limit per increment, a pause-time goal,
+	 * concurrent threads), not by allocation alone: its collection counts and what it holds at
+	 * a moment move with the host's speed. The harness then judges those figures by their
+	 * spread, never exactly (docs/baselines.md, "Rules from facts").
+	 */
+	GCR_CAP_CLOCK_PACED = 1u << 6,
 };
 unsigned gcr_capabilities(void);
 

@@ -339,9 +339,10 @@ static void probe_json_capabilities(FILE *f, unsigned caps)
 		unsigned bit;
 		const char *name;
 	} names[] = {
-	    {GCR_CAP_COLLECTS, "collects"}, {GCR_CAP_PRECISE, "precise"},
-	    {GCR_CAP_MOVING, "moving"},     {GCR_CAP_GENERATIONAL, "generational"},
-	    {GCR_CAP_BARRIER, "barrier"},   {GCR_CAP_PAUSE_LOG, "pause_log"},
+	    {GCR_CAP_COLLECTS, "collects"},       {GCR_CAP_PRECISE, "precise"},
+	    {GCR_CAP_MOVING, "moving"},           {GCR_CAP_GENERATIONAL, "generational"},
+	    {GCR_CAP_BARRIER, "barrier"},         {GCR_CAP_PAUSE_LOG, "pause_log"},
+	    {GCR_CAP_CLOCK_PACED, "clock_paced"},
 	};
 	const char *sep = "";
 
