@@ -54,6 +54,10 @@ BUILD_CFLAGS := -std=c17 $(strip $(OPT) $(DWARF_FLAGS)) $(WARN) -D_GNU_SOURCE -I
 # warnings, include paths or the build's own configuration (a planted cost is a -D).
 TOOLCHAIN_FLAGS = $(filter-out -D% -I% -W%,$(BUILD_CFLAGS))
 
+# The knobs every build reads: the ABI's hard heap limit (collectors/common/heaplimit.c) and the
+# Ir plant's rate (plant.c), then the collector's own. A name is [A-Z][A-Z0-9_]*, safe unquoted.
+BUILD_KNOBS := $(sort GCR_HEAP_MAX_MB GCR_PLANT_IR $(COLLECTOR_KNOBS))
+
 PROBE_SRCS := $(sort $(wildcard $(ROOT)/probes/[0-9][0-9]_*.c))
 PROBES := $(notdir $(PROBE_SRCS:.c=))
 RUNTIME_SRCS := $(wildcard $(ROOT)/probes/runtime/*.c)
@@ -90,7 +94,7 @@ $(OUT)/%: $(OBJ)/p_%.o $(LIB_OBJS)
 	$(CC) $(OPT) -o $@ $^ $(COLLECTOR_LIBS)
 
 $(OUT)/manifest.json: $(addprefix $(OUT)/,$(PROBES)) $(ROOT)/scripts/manifest.sh $(OBJ)/flags
-	CC='$(CC)' TOOLCHAIN_FLAGS='$(TOOLCHAIN_FLAGS)' sh $(ROOT)/scripts/manifest.sh '$(NAME)' '$(COLLECTOR_NAME)' '$(COLLECTOR_VERSION)' \
+	CC='$(CC)' TOOLCHAIN_FLAGS='$(TOOLCHAIN_FLAGS)' BUILD_KNOBS='$(BUILD_KNOBS)' sh $(ROOT)/scripts/manifest.sh '$(NAME)' '$(COLLECTOR_NAME)' '$(COLLECTOR_VERSION)' \
 	   '$(CC) $(BUILD_CFLAGS)' '$(COLLECTOR_LIBS)' $(OUT) $(PROBES) > $@.tmp
 	mv $@.tmp $@
 

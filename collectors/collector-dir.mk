@@ -13,6 +13,9 @@
 #   COLLECTOR_CFLAGS   compile flags for every source of the build, probes included (default
 #                      none)
 #   COLLECTOR_LIBS     link flags, after every object (default none)
+#   COLLECTOR_KNOBS    the environment variables it reads as knobs (GCR_HEAP_MB ...), besides
+#                      the ones every build reads (GCR_HEAP_MAX_MB, GCR_PLANT_IR): only declared
+#                      knobs reach its probes from the caller's environment (default none)
 #   COLLECTOR_WERROR   added to the warnings on the collector's own sources: -Werror for a
 #                      folder under collectors/, nothing for one outside (its warnings show,
 #                      its build goes on); set it to -Werror to hold yours to ours
@@ -37,6 +40,7 @@ COLLECTOR_NAME = $(notdir $(abspath $(COLLECTOR_DIR)))
 COLLECTOR_VERSION := 0
 COLLECTOR_CFLAGS :=
 COLLECTOR_LIBS :=
+COLLECTOR_KNOBS :=
 COLLECTOR_SRCS := $(wildcard $(COLLECTOR_DIR)/*.c)
 COLLECTOR_WERROR := $(if $(filter $(abspath $(ROOT)/collectors)/%,$(abspath $(COLLECTOR_DIR))),-Werror)
 -include $(COLLECTOR_DIR)/collector.mk

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "gcr.h"
 #include "json.h"
 #include "sha256.h"
@@ -169,7 +170,7 @@ static int buildinfo_wrapper(const cJSON *probe, const char *path, const char *i
  * would otherwise be measured, and stored, as the build the manifest names.
  */
 static int buildinfo_verify(const cJSON *probe, const char *path, const char *item, const char *exe,
-                            struct err *e)
+                            struct strlist *digests, struct err *e)
 {
 	const cJSON *v;
 	const char *want;
@@ -196,7 +197,118 @@ static int buildinfo_verify(const cJSON *probe, const char *path, const char *it
 		                "if the change is meant, rewrite its manifest with `gcratchet "
 		                "manifest DIR --force` (a new build)",
 		                path, exe, want, got);
+	strlist_push(digests, got);
 	return 0;
+}
+
+static int buildinfo_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The digest of a folder's *.class files as jvm/build.sh writes it: the sha256 of what
+ * `sha256sum -- *.class` prints there (one "HEX  NAME" line per file, names in byte order).
+ */
+static int buildinfo_classes_digest(const char *dir, char hex[SHA256_HEX_LEN + 1], struct err *e)
+{
+	struct strlist names = {0};
+	struct sha256 all;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = -1;
+
+	if (!d)
+		return err_set(e, "%s: cannot read the folder: %s", dir, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		if (len > 6 && strcmp(de->d_name + len - 6, ".class") == 0)
+			strlist_push(&names, de->d_name);
+	}
+	closedir(d);
+	qsort(names.items, names.n, sizeof *names.items, buildinfo_name_cmp);
+	sha256_init(&all);
+	for (size_t i = 0; i < names.n; i++) {
+		char one[SHA256_HEX_LEN + 1], *path = xasprintf("%s/%s", dir, names.items[i]);
+		int r = sha256_file(path, one, e);
+		free(path);
+		if (r != 0)
+			goto out;
+		sha256_update(&all, one, strlen(one));
+		sha256_update(&all, "  ", 2);
+		sha256_update(&all, names.items[i], strlen(names.items[i]));
+		sha256_update(&all, "\n", 1);
+	}
+	sha256_final_hex(&all, hex);
+	rc = 0;
+out:
+	strlist_release(&names);
+	return rc;
+}
+
+/*
+ * "classes_sha256", optional: the digest of the classes/ folder a wrapper runs (a JVM build).
+ * The wrappers are the probes the manifest digests; what they run must be what it says too.
+ */
+static int buildinfo_classes(const cJSON *root, const char *path, struct buildinfo *out,
+                             struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "classes_sha256");
+	char *dir, got[SHA256_HEX_LEN + 1];
+	int rc;
+
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsString(v) || !sha256_hex_valid(v->valuestring))
+		return err_setc(e, ERR_INVALID,
+		                "%s: classes_sha256: must be a sha256 (64 lowercase hex digits)",
+		                path);
+	dir = xasprintf("%s/classes", out->dir);
+	rc = buildinfo_classes_digest(dir, got, e);
+	if (rc == 0 && strcmp(got, v->valuestring) != 0)
+		rc = err_setc(
+		    e, ERR_INVALID,
+		    "%s: the classes in %s changed after the manifest was written: it says "
+		    "classes_sha256 %s, they are %s; rebuild the folder (make jvm)",
+		    path, dir, v->valuestring, got);
+	free(dir);
+	if (rc == 0)
+		out->classes_sha256 = xstrdup(got);
+	return rc;
+}
+
+int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err *e)
+{
+	char got[SHA256_HEX_LEN + 1], *exe;
+	size_t i = 0;
+	int rc = 0;
+
+	while (i < b->probes.n && strcmp(b->probes.items[i], probe) != 0)
+		i++;
+	if (i == b->probes.n || i >= b->probe_sha256.n)
+		return 0;
+	exe = buildinfo_probe_path(b, probe);
+	if (sha256_file(exe, got, e) != 0)
+		rc = -1;
+	else if (strcmp(got, b->probe_sha256.items[i]) != 0)
+		rc = err_setc(e, ERR_INVALID,
+		              "%s changed during the session (sha256 %s, %s when the session "
+		              "began): its figures are not the build's",
+		              exe, got, b->probe_sha256.items[i]);
+	free(exe);
+	if (rc == 0 && b->classes_sha256) {
+		char *dir = xasprintf("%s/classes", b->dir);
+		if (buildinfo_classes_digest(dir, got, e) != 0)
+			rc = -1;
+		else if (strcmp(got, b->classes_sha256) != 0)
+			rc = err_setc(
+			    e, ERR_INVALID,
+			    "%s changed during the session (classes sha256 %s, %s when the "
+			    "session began): its figures are not the build's",
+			    dir, got, b->classes_sha256);
+		free(dir);
+	}
+	return rc;
 }
 
 /*
@@ -238,6 +350,69 @@ static int buildinfo_meters_off(const cJSON *root, const char *path, struct buil
 		strlist_push(&out->meters_off, m->string);
 		strlist_push(&out->meters_off_why, m->valuestring);
 	}
+	return 0;
+}
+
+/*
+ * "knobs": ["GCR_HEAP_MB", ...], optional: the environment variables the build's probes read
+ * as knobs. Only these reach its probes from the caller's environment (session.c, "Hermetic
+ * runs"); a manifest without the field declares none. Each a name of [A-Z][A-Z0-9_]*, once.
+ */
+static int buildinfo_knobs(const cJSON *root, const char *path, struct buildinfo *out,
+                           struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "knobs"), *k;
+	size_t i = 0;
+
+	if (v == NULL)
+		return 0;
+	if (!cJSON_IsArray(v))
+		return err_setc(
+		    e, ERR_INVALID,
+		    "%s: knobs: must be an array of variable names [\"GCR_HEAP_MB\", ...]", path);
+	cJSON_ArrayForEach(k, v)
+	{
+		const char *name;
+		char where[48];
+		size_t len;
+
+		json_path_index(where, sizeof where, "knobs", i++);
+		if (json_string(k, path, where, &name, e) != 0)
+			return -1;
+		len = strlen(name);
+		if (len == 0 || name[0] < 'A' || name[0] > 'Z' ||
+		    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+			return err_setc(e, ERR_INVALID,
+			                "%s: %s: \"%s\" is not a variable name ([A-Z][A-Z0-9_]*)",
+			                path, where, name);
+		if (strlist_contains(&out->knobs, name))
+			return err_setc(e, ERR_INVALID, "%s: %s: %s is listed twice", path, where,
+			                name);
+		strlist_push(&out->knobs, name);
+	}
+	out->knobs_declared = 1;
+	return 0;
+}
+
+/*
+ * "capabilities": [...], optional: what a build that sends no census does (the census's own
+ * list wins where there is one). A name the protocol does not define is refused: a manifest
+ * is written by hand, and a typo'd "precise" would quietly make a build conservative.
+ */
+static int buildinfo_caps(const cJSON *root, const char *path, struct buildinfo *out, struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
+	char first[64];
+
+	if (v == NULL)
+		return 0;
+	if (caps_parse(v, path, &out->caps, first, sizeof first, e) != 0)
+		return -1;
+	if (out->caps.unknown)
+		return err_setc(e, ERR_INVALID,
+		                "%s: capabilities: \"%s\" is not a capability (collects, precise, "
+		                "moving, generational, barrier, pause_log, clock_paced)",
+		                path, first);
 	return 0;
 }
 
@@ -285,7 +460,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	    buildinfo_string(root, path, "git_commit", &out->git_commit, e) != 0 ||
 	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
 	                    &out->toolchain, e) != 0 ||
-	    buildinfo_meters_off(root, path, out, e) != 0)
+	    buildinfo_meters_off(root, path, out, e) != 0 ||
+	    buildinfo_knobs(root, path, out, e) != 0 || buildinfo_caps(root, path, out, e) != 0)
 		goto out;
 	v = buildinfo_field(root, path, "probes", NULL, "an array of probe objects", e);
 	if (!v)
@@ -332,7 +508,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 			free(exe);
 			goto out;
 		}
-		rc = buildinfo_verify(probe, path, item, exe, e);
+		rc = buildinfo_verify(probe, path, item, exe, &out->probe_sha256, e);
 		free(exe);
 		if (rc != 0) {
 			rc = -1;
@@ -340,6 +516,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		}
 		rc = -1;
 	}
+	if (buildinfo_classes(root, path, out, e) != 0)
+		goto out;
 	out->manifest_text = text;
 	text = NULL;
 	hash = hash_fnv1a(out->manifest_text, strlen(out->manifest_text), HASH_FNV1A_SEED);
@@ -377,6 +555,9 @@ void buildinfo_release(struct buildinfo *b)
 	free(b->wrapper);
 	strlist_release(&b->meters_off);
 	strlist_release(&b->meters_off_why);
+	strlist_release(&b->knobs);
+	strlist_release(&b->probe_sha256);
+	free(b->classes_sha256);
 	strlist_release(&b->probes);
 	toolchain_release(&b->toolchain);
 	memset(b, 0, sizeof *b);

@@ -16,14 +16,15 @@
  * protocol) this harness speaks, every probe it lists is an executable file in the folder
  * whose sha256 is the one the manifest gives (so the manifest's hash, the build's id, stands
  * for these bytes), and every argv template starts with {exe} and uses only the
- * placeholders its kind of run has. The digests are checked when the build is loaded: a
- * file changed after that, during the session, is not caught.
+ * placeholders its kind of run has. The digests are checked when the build is loaded, and a
+ * session checks them again after every run (buildinfo_unchanged).
  */
 #ifndef BUILDINFO_H
 #define BUILDINFO_H
 
 #include <stdint.h>
 
+#include "caps.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -48,6 +49,17 @@ struct buildinfo {
 	 * meters_off.items[i] ("valgrind", "cachesim" or "perf") and why, meters_off_why.items[i].
 	 */
 	struct strlist meters_off, meters_off_why;
+	/*
+	 * "knobs": the environment variables its probes read as knobs (knobs_declared 0: the
+	 * manifest lists none); only these reach them from the caller's environment.
+	 */
+	struct strlist knobs;
+	int knobs_declared;
+	/* "capabilities": what the build does, for one that sends no census; unknown if absent */
+	struct caps caps;
+	/* What was verified at load: each probe's sha256 (probes' order), the classes' digest */
+	struct strlist probe_sha256;
+	char *classes_sha256; /* NULL: the manifest names no classes folder */
 	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
 	struct strlist *argv, *argv_iterations;
 };
@@ -62,6 +74,12 @@ struct buildinfo {
 /* Loads dir/manifest.json; errors name the file and field. */
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e);
 void buildinfo_release(struct buildinfo *b);
+/*
+ * 0 when a probe's file (and the classes a JVM wrapper runs) still has the digest verified when
+ * the build was loaded; -1 with e naming the file and both digests when it changed since (a
+ * probe rebuilt during a session: its runs would be stored under the old build's id).
+ */
+int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err *e);
 /* Path of a probe's executable in the build; newly allocated. */
 char *buildinfo_probe_path(const struct buildinfo *b, const char *probe);
 /*

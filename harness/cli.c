@@ -392,9 +392,21 @@ char *cli_command_line(int argc, char **argv)
 	return b.data;
 }
 
+/*
+ * From the clock to the nanosecond and the pid, mixed: one process may start several sessions
+ * within a second (pin measures three), and a session's natural key holds its seed.
+ */
+UTIL_WRAPS_ON_PURPOSE
 uint64_t cli_default_seed(void)
 {
-	return ((uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid()) & INT64_MAX;
+	uint64_t x = (uint64_t)now_real_ns() ^ ((uint64_t)getpid() << 32);
+
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x & INT64_MAX;
 }
 
 void cli_waiting(void *ctx, const char *why)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "census.h"
 #include "hostinfo.h"
 #include "metrics.h"
@@ -106,9 +107,11 @@ void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
  * the pinning host turned an unchanged epsilon into +11% Ir on probe 10, and a bdwgc heap
  * figure moved by a page under `make`. So every run gets the same environment, the same
  * argv[0] and executable path length, and the same working directory on every host:
- * - the fixed variables below, then the GCR_* collector knobs the caller set (sorted, so the
- *   caller's order does not matter), then the variables named by --pass-env; never the
- *   harness's own settings (their values are paths that differ between hosts);
+ * - the fixed variables below, then the variables named by --pass-env, then the arm's knobs:
+ *   those of the caller's GCR_* variables its build declares as knobs (its manifest's
+ *   "knobs"), under the session's and the arm's own --knob; never the harness's own settings
+ *   (their values are paths that differ between hosts), nor a GCR_* variable no build reads:
+ *   sixteen stray ones moved epsilon's Ir on probe 10 by +1.08%;
  * - the executable is run through a link in the session's scratch folder, whose path has the
  *   same length everywhere (/tmp/gcratchet.XXXXXX/<probe>), which is also the working
  *   directory of every run;
@@ -125,7 +128,7 @@ static const char *const session_harness_vars[] = {
     "GCR_CENSUS_FD",  "GCR_ENV_PAD",     NULL,
 };
 
-static int session_is_knob(const char *var)
+int session_env_knob_candidate(const char *var)
 {
 	size_t len = strcspn(var, "=");
 
@@ -136,11 +139,6 @@ static int session_is_knob(const char *var)
 		    strncmp(var, session_harness_vars[i], len) == 0)
 			return 0;
 	return 1;
-}
-
-static int session_env_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /*
@@ -169,19 +167,12 @@ static char **session_env_put(char **env, size_t *n, char *var)
  */
 static char **session_base_env(const struct session_plan *plan)
 {
-	size_t n = 0, k = 0, knobs;
+	size_t k = 0;
 	char **env;
 
-	while (environ[n])
-		n++;
-	env = xcalloc(n + 16, sizeof *env);
+	env = xcalloc(sizeof session_fixed_env / sizeof *session_fixed_env + 1, sizeof *env);
 	for (size_t i = 0; session_fixed_env[i]; i++)
 		env[k++] = xstrdup(session_fixed_env[i]);
-	knobs = k;
-	for (size_t i = 0; i < n; i++)
-		if (session_is_knob(environ[i]))
-			env[k++] = xstrdup(environ[i]);
-	qsort(env + knobs, k - knobs, sizeof *env, session_env_cmp);
 	env[k] = NULL;
 	for (size_t i = 0; plan->pass_env && i < plan->pass_env->n; i++) {
 		const char *value = getenv(plan->pass_env->items[i]);
@@ -312,6 +303,7 @@ struct session_fields {
 	char *detail, *checksum, *premise_text, *stderr_tail;
 	enum run_premise premise;
 	struct metric_set metrics;
+	struct caps caps; /* what the census said the build does; caps.known 0: it said nothing */
 };
 
 static void session_fields_release(struct session_fields *f)
@@ -417,6 +409,20 @@ static void session_classify(const struct session_plan *plan, const struct build
 			for (size_t i = 0; i < census.warnings.n; i++)
 				strlist_push(&warnings, census.warnings.items[i]);
 			r->checksum = xstrdup(census.checksum);
+			r->caps = census.caps;
+			/* Where both say what the build does, they must agree: the rules read it. */
+			if (census.caps.known && build->caps.known &&
+			    census.caps.flags != build->caps.flags) {
+				char *said = caps_describe(&census.caps);
+				char *declared = caps_describe(&build->caps);
+				char *w = xasprintf("the census says the build does \"%s\", its "
+				                    "manifest \"%s\" (the census's are recorded)",
+				                    said, declared);
+				strlist_push(&warnings, w);
+				free(w);
+				free(said);
+				free(declared);
+			}
 			if (census.premise_text) {
 				r->premise = census.premise_state == 1   ? RUN_PREMISE_MET
 				             : census.premise_state == 0 ? RUN_PREMISE_NOT_MET
@@ -499,6 +505,8 @@ struct session_state {
 	 * valgrind run's Ir is checked (meter_valgrind_wrapper_suspect). Timed runs come first.
 	 */
 	struct metric_set user_ns;
+	/* Per arm: the capabilities its census said this session, once recorded; NULL: none yet */
+	char **caps_seen;
 	int run_index, run_total, seq;
 };
 
@@ -637,6 +645,40 @@ out:
 }
 
 /*
+ * The first census of an arm's build in a session records what it says the build does (the
+ * store keeps the first record of a build); a run whose census says otherwise than the record
+ * keeps a warning: the rules derived from it (baseline pin, check) would not hold for it.
+ */
+static int session_record_caps(struct session_state *s, size_t b, struct session_fields *f,
+                               struct err *e)
+{
+	char *json = caps_json(&f->caps), *recorded = NULL;
+	int rc = 0;
+
+	if (s->caps_seen[b] && strcmp(s->caps_seen[b], json) == 0)
+		goto out;
+	if (store_build_capabilities(s->st, s->build_ids[b], json, &recorded, e) != 0) {
+		rc = -1;
+		goto out;
+	}
+	if (recorded && strcmp(recorded, json) != 0) {
+		char *d =
+		    xasprintf("%s%sthe census says capabilities %s, the store recorded %s for "
+		              "this build before",
+		              f->detail ? f->detail : "", f->detail ? "; " : "", json, recorded);
+		free(f->detail);
+		f->detail = d;
+	} else if (!s->caps_seen[b]) {
+		s->caps_seen[b] = json;
+		json = NULL;
+	}
+out:
+	free(recorded);
+	free(json);
+	return rc;
+}
+
+/*
  * Classifies a launched job's result and stores it as the session's next run, then reports
  * it. When `keep` is given, an ok run's metrics are copied there. Releases the job either way.
  */
@@ -648,6 +690,7 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 	struct session_fields f;
 	struct run_record r;
 	struct session_progress p;
+	struct err changed;
 	int64_t run_id;
 	int rc = -1;
 
@@ -658,8 +701,18 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 		goto out;
 	}
 	session_classify(plan, arm->build, &j->res, j->valgrind, j->cg_out, j->probe, j->size, &f);
+	/* A probe rebuilt or edited mid-session: what ran is not the build the session records. */
+	if (buildinfo_unchanged(arm->build, j->probe, &changed) != 0) {
+		f.status = RUN_STATUS_FAILED;
+		free(f.detail);
+		f.detail = xstrdup(changed.msg);
+		metric_set_release(&f.metrics);
+		f.caps.known = 0;
+	}
 	if (f.status == RUN_STATUS_OK)
 		session_wrapper_floor(s, j->b, j->probe, j->size, j->valgrind, &f);
+	if (f.caps.known && session_record_caps(s, j->b, &f, e) != 0)
+		goto out;
 	r.session_id = s->out->session_id;
 	r.build_id = s->build_ids[j->b];
 	r.probe = j->probe;
@@ -899,11 +952,25 @@ static int session_batch_wait(struct session_batch *bt, size_t i)
 }
 
 /*
- * The valgrind runs: one per probe (in the order of round 0's shuffle) and arm, two with
- * --two-n, run plan->jobs at once and stored in that order with the seqs they would get one at
- * a time. Timed runs are over before this starts, and none starts again before it ends.
+ * The valgrind runs of the cells cells[0..ncells) (each a probe of the plan and an arm), in that
+ * order, two for each with --two-n, run plan->jobs at once and stored in that order with the
+ * seqs they would get one at a time. Each ok run's Ir is noted in seen[probe * narms + arm].
+ * Timed runs are over before this starts, and none starts again before it ends.
  */
-static int session_valgrind_batch(struct session_state *s, const size_t *order, struct err *e)
+struct session_vg_cell {
+	size_t probe; /* index into plan->probes */
+	size_t b;     /* the arm */
+};
+
+/* Whether a probe's Ir repeated on an arm, over the runs so far. */
+struct session_vg_seen {
+	int n;
+	double first;
+	int differs;
+};
+
+static int session_valgrind_batch(struct session_state *s, const struct session_vg_cell *cells,
+                                  size_t ncells, struct session_vg_seen *seen, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	struct session_batch bt;
@@ -915,23 +982,22 @@ static int session_valgrind_batch(struct session_state *s, const size_t *order, 
 	memset(&bt, 0, sizeof bt);
 	bt.s = s;
 	bt.per_cell = plan->two_n[0] ? 2 : 1;
-	bt.ncells = plan->probes.n * plan->narms;
+	bt.ncells = ncells;
 	bt.njobs = bt.ncells * bt.per_cell;
-	bt.jobs = xcalloc(bt.njobs, sizeof *bt.jobs);
-	bt.state = xcalloc(bt.njobs, sizeof *bt.state);
-	for (size_t k = 0; k < plan->probes.n; k++)
-		for (size_t b = 0; b < plan->narms; b++)
-			for (size_t t = 0; t < bt.per_cell; t++) {
-				struct session_job *j = &bt.jobs[i++];
-				j->b = b;
-				j->probe = plan->probes.items[order[k]];
-				j->valgrind = 1;
-				j->iterations = plan->two_n[t];
-				j->seq = ++seq;
-				j->rc = -1;
-				/* The derived run after the cell's second takes a seq too. */
-				seq += t == 1;
-			}
+	bt.jobs = xcalloc(bt.njobs ? bt.njobs : 1, sizeof *bt.jobs);
+	bt.state = xcalloc(bt.njobs ? bt.njobs : 1, sizeof *bt.state);
+	for (size_t c = 0; c < ncells; c++)
+		for (size_t t = 0; t < bt.per_cell; t++) {
+			struct session_job *j = &bt.jobs[i++];
+			j->b = cells[c].b;
+			j->probe = plan->probes.items[cells[c].probe];
+			j->valgrind = 1;
+			j->iterations = plan->two_n[t];
+			j->seq = ++seq;
+			j->rc = -1;
+			/* The derived run after the cell's second takes a seq too. */
+			seq += t == 1;
+		}
 	pthread_mutex_init(&bt.mu, NULL);
 	pthread_cond_init(&bt.cv, NULL);
 
@@ -963,11 +1029,24 @@ static int session_valgrind_batch(struct session_state *s, const size_t *order, 
 	}
 	for (i = 0; i < bt.njobs; i++) {
 		size_t t = i % bt.per_cell;
+		const struct session_vg_cell *cell = &cells[i / bt.per_cell];
 		struct session_job *j = &bt.jobs[i];
+		struct metric_set one = {0};
+		const double *v;
 		if (!session_batch_wait(&bt, i))
 			break;
-		if (session_store(s, j, bt.per_cell == 2 ? &m[t] : NULL, e) != 0)
+		if (session_store(s, j, bt.per_cell == 2 ? &m[t] : &one, e) != 0) {
+			metric_set_release(&one);
 			goto out;
+		}
+		if (bt.per_cell == 1 && (v = metric_set_get(&one, "valgrind.ir"))) {
+			struct session_vg_seen *x = &seen[cell->probe * plan->narms + cell->b];
+			if (x->n++ == 0)
+				x->first = *v;
+			else if (*v != x->first)
+				x->differs = 1;
+		}
+		metric_set_release(&one);
 		if (t == 1) {
 			if (session_derive(s, j->b, j->probe, 0, 0, 1, &m[0], &m[1], e) != 0)
 				goto out;
@@ -993,6 +1072,49 @@ out:
 	free(workers);
 	free(bt.state);
 	free(bt.jobs);
+	return rc;
+}
+
+/*
+ * The valgrind runs of the session: plan->valgrind_runs of each probe (in the order of round
+ * 0's shuffle) and arm, the arms alternating. Then, when plan->valgrind_runs_max is more, the
+ * probes whose Ir did not repeat on some arm get runs up to that many on every arm: Ir is
+ * judged exactly only where each arm repeats itself, and by its spread elsewhere, which needs
+ * a few runs to be seen (paired.h).
+ */
+static int session_valgrind_runs(struct session_state *s, size_t *order, struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	int runs = plan->valgrind_runs > 0 ? plan->valgrind_runs : 1;
+	int more = plan->valgrind_runs_max > runs ? plan->valgrind_runs_max - runs : 0;
+	size_t ncells = 0, n = plan->probes.n * plan->narms;
+	struct session_vg_cell *cells = xcalloc(n * (size_t)(runs + more) + 1, sizeof *cells);
+	struct session_vg_seen *seen = xcalloc(n + 1, sizeof *seen);
+	int rc = -1;
+
+	session_shuffle(plan->seed, 0, plan->probes.n, order);
+	for (size_t k = 0; k < plan->probes.n; k++)
+		for (int r = 0; r < runs; r++)
+			for (size_t b = 0; b < plan->narms; b++)
+				cells[ncells++] = (struct session_vg_cell){order[k], b};
+	if (session_valgrind_batch(s, cells, ncells, seen, e) != 0)
+		goto out;
+	ncells = 0;
+	for (size_t k = 0; more && !plan->two_n[0] && k < plan->probes.n; k++) {
+		int differs = 0;
+		for (size_t b = 0; b < plan->narms; b++)
+			differs |= seen[order[k] * plan->narms + b].differs;
+		for (int r = 0; differs && r < more; r++)
+			for (size_t b = 0; b < plan->narms; b++)
+				cells[ncells++] = (struct session_vg_cell){order[k], b};
+	}
+	s->run_total += (int)ncells;
+	if (ncells && !*plan->stop && session_valgrind_batch(s, cells, ncells, seen, e) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(seen);
+	free(cells);
 	return rc;
 }
 
@@ -1106,10 +1228,13 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	s.ctx = ctx;
 	s.out = out;
 	s.build_ids = xcalloc(plan->narms, sizeof *s.build_ids);
+	s.caps_seen = xcalloc(plan->narms, sizeof *s.caps_seen);
 	s.env_base = session_base_env(plan);
 	s.lanes = xcalloc((size_t)(plan->jobs > 1 ? plan->jobs : 1), sizeof *s.lanes);
 	s.run_total = (int)(plan->probes.n * plan->narms) *
-	              (total_rounds + (plan->meters & SESSION_METER_VALGRIND ? 1 : 0)) *
+	              (total_rounds + (plan->meters & SESSION_METER_VALGRIND
+	                                   ? (plan->valgrind_runs > 0 ? plan->valgrind_runs : 1)
+	                                   : 0)) *
 	              (plan->two_n[0] ? 2 : 1);
 	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n; i++)
 		if (plan->perf->events[i].available)
@@ -1131,11 +1256,9 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 			}
 		}
 	}
-	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop) {
-		session_shuffle(plan->seed, 0, plan->probes.n, order);
-		if (session_valgrind_batch(&s, order, e) != 0)
-			goto out;
-	}
+	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop &&
+	    session_valgrind_runs(&s, order, e) != 0)
+		goto out;
 	out->interrupted = *plan->stop != 0;
 	rc = 0;
 out:
@@ -1156,6 +1279,9 @@ out:
 	free(s.lanes);
 	session_env_free(s.env_base);
 	free(s.build_ids);
+	for (size_t i = 0; i < plan->narms; i++)
+		free(s.caps_seen[i]);
+	free(s.caps_seen);
 	metric_set_release(&s.user_ns);
 	free(order);
 	return rc;

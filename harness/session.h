@@ -10,8 +10,9 @@
  * round the probe order is a fresh shuffle drawn from the session seed and the round number,
  * and for each probe the arms run back to back, in order on odd rounds and reversed on even
  * ones (ABBA for two arms), so drift on the host hits every arm alike. Valgrind runs, when
- * that meter is on, come after the timed rounds: one per probe and arm, since Ir is
- * deterministic. Because it is, and does not depend on load, up to plan->jobs valgrind runs go
+ * that meter is on, come after the timed rounds: plan->valgrind_runs per probe and arm (one
+ * by default: Ir is deterministic for most builds; more where a verb must see whether it
+ * repeats). Because it does not depend on load, up to plan->jobs valgrind runs go
  * at once (each in a scratch folder and launcher of its own, threads waiting on them); timed
  * runs go one at a time and alone, and the valgrind batch starts only after the last of them.
  *
@@ -69,6 +70,11 @@ struct session_plan {
 	const char *size;
 	int rounds, warmup;
 	int jobs; /* valgrind runs at once, from 1; 0 is taken as 1 */
+	/*
+	 * Valgrind runs of each probe and arm (0 is taken as 1); with valgrind_runs_max above it,
+	 * a probe whose Ir did not repeat on some arm gets that many on every arm.
+	 */
+	int valgrind_runs, valgrind_runs_max;
 	/* When two_n[0] > 0: run each probe at two_n[0] and two_n[1] iterations (see session.c) */
 	uint64_t two_n[2];
 	unsigned meters;
@@ -150,6 +156,12 @@ void session_prober_close(struct session_prober *p);
  * itself (GCR_CENSUS_FD, GCR_ENV_PAD). -1 with e (ERR_INVALID) saying why, naming `opt`.
  */
 int session_knob_check(const char *opt, const char *knob, struct err *e);
+/*
+ * 1 when an environment entry ("NAME=value") is a GCR_* variable that may be a collector's knob:
+ * not one of gcratchet's own settings (GCR_DB, GCR_LOCK_FILE, ...) nor a test hook (GCR_TEST_*).
+ * Such a variable reaches a probe only when its build declares it (buildinfo.h, "knobs").
+ */
+int session_env_knob_candidate(const char *var);
 /* Adds a checked knob to a list; a knob of a name already there replaces it. */
 void session_knob_set(struct strlist *knobs, const char *knob);
 /* The knobs as a JSON object of strings, {"GCR_NURSERY_KB":"16384"}, newly allocated; NULL

@@ -15,31 +15,37 @@
 static const struct session_opts_defaults {
 	const char *size;
 	int rounds, warmup;
+	/*
+	 * Valgrind runs per probe and arm at least, and at most where Ir did not repeat. ab needs
+	 * to see whether each arm repeats itself before it compares Ir exactly: two runs, and three
+	 * where they differ, from which a spread can be judged (paired.h); everyone else one.
+	 */
+	int valgrind_runs, valgrind_runs_max;
 	int timeout_s, lock_timeout_s, idle_timeout_s;
 	unsigned accept;
 } session_opts_defaults[] = {
-    [SESSION_VERB_MEASURE] = {"default", 5, 1, 300, 3600, 300,
+    [SESSION_VERB_MEASURE] = {"default", 5, 1, 1, 1, 300, 3600, 300,
                               SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N |
                                   SESSION_OPT_HERMETIC | SESSION_OPT_QUIET | SESSION_OPT_KNOB},
     /* Seven rounds: an exact signed-rank test needs six pairs to reach p < 0.05 at all. */
-    [SESSION_VERB_AB] = {"ci", 7, 1, 300, 3600, 300, SESSION_OPT_RUN},
+    [SESSION_VERB_AB] = {"ci", 7, 1, 2, 3, 300, 3600, 300, SESSION_OPT_RUN},
     /* pin fills the struct itself and parses nothing: ci size, 5 rounds after a warm-up. */
-    [SESSION_VERB_PIN] = {"ci", 5, 1, 300, 3600, 300, 0},
+    [SESSION_VERB_PIN] = {"ci", 5, 1, 1, 1, 300, 3600, 300, 0},
     /*
      * A profile that gates time pins each time cell from 11 runs: the median of 11 moves little
      * when two of them are disturbed, and max - min over 11 shows the host's noise, which 5
      * runs often hide. baseline pin refuses to pin gated time from fewer.
      */
-    [SESSION_VERB_PIN_TIME] = {"ci", 11, 1, 300, 3600, 300, 0},
+    [SESSION_VERB_PIN_TIME] = {"ci", 11, 1, 1, 1, 300, 3600, 300, 0},
     /* One run per limit tried: rounds, meters and seeds mean nothing to a search. */
-    [SESSION_VERB_MINHEAP] = {"ci", 1, 0, 300, 3600, 300,
+    [SESSION_VERB_MINHEAP] = {"ci", 1, 0, 1, 1, 300, 3600, 300,
                               SESSION_OPT_PROBES | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC |
                                   SESSION_OPT_QUIET | SESSION_OPT_KNOB},
     /*
      * One round and no warm-up: a sweep is builds x factors arms (18 for three collectors at
      * six factors), and the issue's bar is a ci sweep of three collectors in ten minutes.
      */
-    [SESSION_VERB_SWEEP] = {"ci", 1, 0, 300, 3600, 300,
+    [SESSION_VERB_SWEEP] = {"ci", 1, 0, 1, 1, 300, 3600, 300,
                             SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC |
                                 SESSION_OPT_QUIET | SESSION_OPT_KNOB},
 };
@@ -64,6 +70,8 @@ static const struct session_opts_entry {
     /* The store keeps the seed as a signed 64-bit integer. */
     {"--seed", 1, SESSION_OPT_ROUNDS, 0, INT64_MAX, ""},
     {"--jobs", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_JOBS_MAX, " valgrind runs at once"},
+    {"--valgrind-runs", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_VALGRIND_RUNS_MAX,
+     " valgrind runs per probe and arm"},
     {"--timeout", 1, SESSION_OPT_PROBES, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
     {"--db", 1, SESSION_OPT_PROBES, 0, 0, NULL},
     {"--pass-env", 1, SESSION_OPT_PROBES, 0, 0, NULL},
@@ -102,6 +110,8 @@ void session_opts_init(struct session_opts *o, enum session_verb verb)
 	o->rounds = d->rounds;
 	o->warmup = d->warmup;
 	o->jobs = session_opts_default_jobs();
+	o->valgrind_runs = d->valgrind_runs;
+	o->valgrind_runs_max = d->valgrind_runs_max;
 	o->timeout_ms = (int64_t)d->timeout_s * 1000;
 	o->lock_timeout_s = d->lock_timeout_s;
 	o->idle_timeout_s = d->idle_timeout_s;
@@ -279,6 +289,10 @@ int session_opts_parse(struct session_opts *o, const char *opt, const char *val,
 		session_opts_string(&o->events, val);
 	} else if (strcmp(opt, "--jobs") == 0) {
 		o->jobs = (int)v;
+	} else if (strcmp(opt, "--valgrind-runs") == 0) {
+		/* At least that many; a verb that adds runs where Ir did not repeat still does. */
+		o->valgrind_runs_max += (int)v - o->valgrind_runs;
+		o->valgrind_runs = (int)v;
 	} else if (strcmp(opt, "--seed") == 0) {
 		o->seed = v;
 		o->have_seed = 1;
@@ -369,21 +383,73 @@ void session_setup_add_arm(struct session_setup *s, struct buildinfo *b,
 }
 
 /*
- * Every arm gets the session's knobs beneath its own, and a label: its build's name, or for
- * the second arm of one name "NAME (2)", so that every label names one arm.
+ * The caller's GCR_* variables that may be knobs (session_env_knob_candidate), each given to
+ * the arms whose build declares it and, in `dropped`, named once when no arm's build does: a
+ * stray variable must not reach a probe (sixteen moved epsilon's Ir by +1.08%), and a knob the
+ * session ran with is part of what check compares, so it is recorded with the arm.
  */
-static void session_setup_arms(const struct session_opts *o, struct session_setup *s)
+static void session_setup_env_knobs(const struct session_setup *s, size_t arm,
+                                    struct strlist *knobs, struct strlist *dropped)
 {
+	for (size_t v = 0; environ[v]; v++) {
+		const char *var = environ[v];
+		char *name;
+		int taken = 0;
+
+		if (!session_env_knob_candidate(var) || !strchr(var, '='))
+			continue;
+		name = xasprintf("%.*s", (int)strcspn(var, "="), var);
+		if (strlist_contains(&s->builds[arm].knobs, name))
+			session_knob_set(knobs, var);
+		for (size_t a = 0; a < s->narms; a++)
+			taken |= strlist_contains(&s->builds[a].knobs, name);
+		if (!taken && !strlist_contains(dropped, name))
+			strlist_push(dropped, name);
+		free(name);
+	}
+}
+
+/*
+ * Every arm gets, from the bottom up, the caller's variables its build declares as knobs, the
+ * session's --knob, then its own; and a label: its build's name, or for the second arm of one
+ * name "NAME (2)", so that every label names one arm. The variables no build declares are
+ * named once on stderr. A --knob a build that lists its knobs does not read is refused (-1,
+ * printed): a typo'd GCR_NURSRY_KB would measure the default and say nothing.
+ */
+static int session_setup_arms(const char *cmd, const struct session_opts *o,
+                              struct session_setup *s)
+{
+	struct strlist dropped = {0};
+	int rc = 0;
+
 	s->arms = xcalloc(s->narms, sizeof *s->arms);
 	for (size_t i = 0; i < s->narms; i++) {
 		struct strlist own = s->knobs[i];
 		int same = 0;
 		memset(&s->knobs[i], 0, sizeof s->knobs[i]);
+		session_setup_env_knobs(s, i, &s->knobs[i], &dropped);
 		for (size_t k = 0; k < o->knobs.n; k++)
-			strlist_push(&s->knobs[i], o->knobs.items[k]);
+			session_knob_set(&s->knobs[i], o->knobs.items[k]);
 		for (size_t k = 0; k < own.n; k++)
 			session_knob_set(&s->knobs[i], own.items[k]);
 		strlist_release(&own);
+		for (size_t k = 0; rc == 0 && s->builds[i].knobs_declared && k < s->knobs[i].n;
+		     k++) {
+			const char *knob = s->knobs[i].items[k];
+			char *name = xasprintf("%.*s", (int)strcspn(knob, "="), knob);
+			if (!strlist_contains(&s->builds[i].knobs, name)) {
+				char *known = strlist_join(&s->builds[i].knobs, ", ");
+				rc =
+				    cli_error(cmd,
+				              "--knob %s: build %s does not read %s (the knobs its "
+				              "manifest declares: %s)",
+				              knob, s->builds[i].name, name,
+				              s->builds[i].knobs.n ? known : "none");
+				rc = -1;
+				free(known);
+			}
+			free(name);
+		}
 		for (size_t j = 0; j < i; j++)
 			same += strcmp(s->builds[j].name, s->builds[i].name) == 0;
 		s->labels[i] = same ? xasprintf("%s (%d)", s->builds[i].name, same + 1)
@@ -392,6 +458,16 @@ static void session_setup_arms(const struct session_opts *o, struct session_setu
 		s->arms[i].label = s->labels[i];
 		s->arms[i].knobs = &s->knobs[i];
 	}
+	if (dropped.n) {
+		char *names = strlist_join(&dropped, ", ");
+		fprintf(stderr,
+		        "gcratchet %s: not passed to the probes: %s (no build of this session "
+		        "declares %s as a knob in its manifest)\n",
+		        cmd, names, dropped.n == 1 ? "it" : "them");
+		free(names);
+	}
+	strlist_release(&dropped);
+	return rc;
 }
 
 static int session_setup_dir(const char *cmd, struct session_setup *s, const char *dir,
@@ -501,7 +577,8 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	if (session_setup_builds(cmd, o, s) != 0)
 		return -1;
 	session_setup_meters_off(cmd, o, s);
-	session_setup_arms(o, s);
+	if (session_setup_arms(cmd, o, s) != 0)
+		return -1;
 	if (cli_plan_probes(cmd, s->builds, s->narms, o->probes, plan) != 0)
 		return -1;
 	s->launcher = xasprintf("%s/gcratchet-launch", s->root);
@@ -515,6 +592,8 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->rounds = o->rounds;
 	plan->warmup = o->warmup;
 	plan->jobs = o->jobs;
+	plan->valgrind_runs = o->valgrind_runs;
+	plan->valgrind_runs_max = o->valgrind_runs_max;
 	plan->two_n[0] = o->two_n[0];
 	plan->two_n[1] = o->two_n[1];
 	plan->seed = o->have_seed ? o->seed : cli_default_seed();

@@ -45,7 +45,8 @@ enum session_verb {
 /* Groups of shared options; a verb accepts some of them. */
 enum session_opt_group {
 	SESSION_OPT_PROBES = 1u << 6, /* --probes --size --timeout --db --pass-env */
-	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed --jobs */
+	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed --jobs
+	                                 --valgrind-runs */
 	SESSION_OPT_RUN = SESSION_OPT_PROBES | SESSION_OPT_ROUNDS,
 	SESSION_OPT_BUILDS = 1u << 1,   /* --collector --build */
 	SESSION_OPT_TWO_N = 1u << 2,    /* --two-n */
@@ -55,17 +56,19 @@ enum session_opt_group {
 };
 
 /* Bounds, in the units the options take. */
-#define SESSION_OPTS_ROUNDS_MAX     10000
-#define SESSION_OPTS_WARMUP_MAX     1000
-#define SESSION_OPTS_ENV_OFFSET_MAX 65536
+#define SESSION_OPTS_ROUNDS_MAX        10000
+#define SESSION_OPTS_WARMUP_MAX        1000
+#define SESSION_OPTS_ENV_OFFSET_MAX    65536
 /* --jobs: valgrind runs at once; far above any host we measure on, low enough for threads */
-#define SESSION_OPTS_JOBS_MAX       64
+#define SESSION_OPTS_JOBS_MAX          64
+/* --valgrind-runs: a spread needs a few; beyond this, measure more sessions instead */
+#define SESSION_OPTS_VALGRIND_RUNS_MAX 20
 /*
  * 30 days, for --timeout, --lock-timeout and --idle-timeout. The runner, the launcher and the
  * bench lock compute deadlines as int64 nanoseconds from now, and a valgrind run gets 100
  * times --timeout: 30 days keeps all of them far from overflow, and no probe should run longer.
  */
-#define SESSION_OPTS_WAIT_MAX_S     (30 * 24 * 3600)
+#define SESSION_OPTS_WAIT_MAX_S        (30 * 24 * 3600)
 
 struct session_opts {
 	unsigned accept;           /* the enum session_opt_group bits this verb takes */
@@ -76,19 +79,21 @@ struct session_opts {
 	uint64_t two_n[2];         /* --two-n; two_n[0] == 0: a size instead */
 	int rounds, warmup;        /* measured and warm-up rounds */
 	int jobs;                  /* --jobs: valgrind runs at once; default the online CPUs */
-	char *meters, *events;     /* --meters, --events; NULL: the defaults */
-	uint64_t seed;             /* --seed, when have_seed */
-	int have_seed;             /* 0: a fresh seed at session_setup_begin */
-	int64_t timeout_ms;        /* 0: no limit */
-	char *db;                  /* --db; NULL: $GCR_DB or the default */
-	int pin_cpu, cpu;          /* --cpu N */
-	int no_aslr;               /* --no-aslr (--clean-env is accepted: every run is hermetic) */
-	struct strlist pass_env;   /* --pass-env: the caller's variables a probe also gets */
-	unsigned env_offset;       /* --env-offset, bytes */
-	int lock_timeout_s;        /* --lock-timeout; 0: do not wait for the bench lock */
-	double idle_below;         /* --idle-below; 0: no idleness gate */
-	int idle_timeout_s;        /* --idle-timeout */
-	struct strlist knobs;      /* --knob NAME=VALUE, each name once, for every arm */
+	/* --valgrind-runs N: runs per probe and arm; up to _max where Ir did not repeat */
+	int valgrind_runs, valgrind_runs_max;
+	char *meters, *events;   /* --meters, --events; NULL: the defaults */
+	uint64_t seed;           /* --seed, when have_seed */
+	int have_seed;           /* 0: a fresh seed at session_setup_begin */
+	int64_t timeout_ms;      /* 0: no limit */
+	char *db;                /* --db; NULL: $GCR_DB or the default */
+	int pin_cpu, cpu;        /* --cpu N */
+	int no_aslr;             /* --no-aslr (--clean-env is accepted: every run is hermetic) */
+	struct strlist pass_env; /* --pass-env: the caller's variables a probe also gets */
+	unsigned env_offset;     /* --env-offset, bytes */
+	int lock_timeout_s;      /* --lock-timeout; 0: do not wait for the bench lock */
+	double idle_below;       /* --idle-below; 0: no idleness gate */
+	int idle_timeout_s;      /* --idle-timeout */
+	struct strlist knobs;    /* --knob NAME=VALUE, each name once, for every arm */
 };
 
 /* The verb's defaults and accepted groups; release with session_opts_release. */

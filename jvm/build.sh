@@ -189,6 +189,9 @@ WRAPPER
 		# interpreter and JIT, 36-78 s a run at ci and 1.2% apart (docs/jvm.md).
 		printf '  "meters_off": {"valgrind": "%s"},\n' \
 			"a JVM under valgrind takes about a minute a run at ci and its Ir is not repeatable (docs/jvm.md)"
+		# The one knob the wrappers read (-Xmx): only declared knobs reach a probe from the
+		# caller's environment.
+		printf '  "knobs": ["GCR_HEAP_MAX_MB"],\n'
 		printf '  "probes": ['
 		sep=
 		for pc in $probes; do

@@ -38,6 +38,15 @@ printf '  "toolchain": {"cc": "%s", "cc_version": "%s", "compiler": "%s", "versi
 	"$(esc "$cc")" "$(esc "$cc_line")" "$(esc "${cc_id:-unknown}")" "$(esc "${cc_version:-unknown}")"
 printf '    "flags": "%s", "valgrind": %s},\n' "$(esc "${TOOLCHAIN_FLAGS:-}")" \
 	"$(if [ -n "$vg" ]; then printf '"%s"' "$(esc "$vg")"; else printf null; fi)"
+# The environment variables its probes read as knobs ($BUILD_KNOBS, collectors/build.mk): only
+# these reach them from the caller's environment.
+printf '  "knobs": ['
+sep=
+for k in ${BUILD_KNOBS:-}; do
+	printf '%s"%s"' "$sep" "$(esc "$k")"
+	sep=', '
+done
+printf '],\n'
 printf '  "cflags": "%s",\n  "libs": "%s",\n  "probes": [' "$(esc "$cflags")" "$(esc "$libs")"
 sep=
 for p in "$@"; do

@@ -8,3 +8,6 @@ endif
 COLLECTOR_VERSION := $(BDWGC_ADAPTER_VERSION)+gc$(BDWGC_LIBGC_VERSION)
 COLLECTOR_CFLAGS := $(shell pkg-config --cflags bdw-gc)
 COLLECTOR_LIBS := $(shell pkg-config --libs bdw-gc)
+
+# The knobs bdwgc.c reads: GCR_HEAP_MB (GC_expand_hp) and GCR_ZEAL (validated, ignored).
+COLLECTOR_KNOBS := GCR_HEAP_MB GCR_ZEAL

@@ -3,3 +3,6 @@
 # collector changes. The name defaults to this folder's; say it, so a copy keeps it.
 COLLECTOR_NAME := tinyms
 COLLECTOR_VERSION := 0.1
+# The environment variables tinyms.c reads as knobs: only declared ones reach its probes from
+# the caller's environment (GCR_HEAP_MAX_MB, the ABI's hard limit, every build gets).
+COLLECTOR_KNOBS := GCR_HEAP_MB GCR_ZEAL

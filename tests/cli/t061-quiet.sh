@@ -42,6 +42,8 @@ exit 1
 SCRIPT
 chmod +x "$B/03_env"
 sed 's/"probes":\[/"probes":[{"name":"03_env","file":"03_env","sha256":"-"},/' "$B/manifest.json" >"$B/m" && mv "$B/m" "$B/manifest.json"
+# The build reads GCR_HEAP_MB as a knob: only a declared knob reaches its probes.
+jq -c '.knobs = ["GCR_HEAP_MB"]' "$B/manifest.json" >"$B/m" && mv "$B/m" "$B/manifest.json"
 seal_manifest "$B"
 MARKER=here GCR_HEAP_MB=7 expect_status 2 "$GCR" measure --build "$B" --probes 03 --rounds 1 --warmup 0 \
 	--meters rusage,census --cpu 1 --no-aslr --clean-env

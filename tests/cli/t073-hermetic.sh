@@ -19,6 +19,8 @@ cat >"$B/01_env" <<'SCRIPT'
 exit 1
 SCRIPT
 chmod +x "$B/01_env"
+# The build reads GCR_HEAP_MB as a knob: only a knob its manifest declares reaches a probe.
+jq -c '.knobs = ["GCR_HEAP_MB"]' "$B/manifest.json" >"$B/m" && mv "$B/m" "$B/manifest.json"
 seal_manifest "$B"
 
 # report WHAT: the stderr tail of the newest run, without the lines that change per session.
@@ -52,10 +54,14 @@ for v in manyvars deepcwd longpath; do
 done
 expect_grep "marker=unset knob=unset db=unset" "$T/plain" "no caller variable, no harness setting"
 
-# A knob passes and is recorded in the session's facts; a variable passes only when named.
-GCR_HEAP_MB=7 MARKER=here run
+# A declared knob passes and is recorded with the arm; a stray GCR_ variable does not pass and
+# is named; a variable passes only when named.
+GCR_HEAP_MB=7 GCR_STRAY=1 MARKER=here "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 \
+	--meters rusage,census >"$T/out" 2>"$T/err"
 report knob
 expect_grep "marker=unset knob=7 db=unset" "$T/knob"
+expect_grep "not passed to the probes: GCR_STRAY " "$T/err"
+expect_eq "$("$GCR" export | jq -c '.arms[0].knobs')" '{"GCR_HEAP_MB":"7"}' "the knob is on the arm's record"
 MARKER=here run --pass-env MARKER
 report passed
 expect_grep "marker=here knob=unset" "$T/passed"

@@ -317,12 +317,12 @@ static void test_verbs(void)
 	CHECK_STR(t[0].name, "--md");
 	while (t[n].name)
 		n++;
-	CHECK(n == 1 + 11);
+	CHECK(n == 1 + 12);
 	free(t);
 	t = session_opts_table(&m, NULL);
 	for (n = 0; t[n].name;)
 		n++;
-	CHECK(n == 22);
+	CHECK(n == 23);
 	free(t);
 
 	/* --knob: measure's, for every arm; names [A-Z][A-Z0-9_]*, one of a name: the last. */
