@@ -23,8 +23,7 @@ void paired_policy_for(const char *metric, struct paired_policy *out)
 	 * a cost, so that an exact change of it still reads as a difference.
 	 */
 	out->lower_better = m->better != METRIC_BETTER_HIGHER;
-	/* An exact metric of runs of its own is measured once per arm (valgrind Ir). */
-	out->deterministic = m->cls == METRIC_CLASS_EXACT && run_kind_is_valgrind(m->kind);
+	out->exact = m->cls == METRIC_CLASS_EXACT;
 	out->resolution = m->resolution;
 }
 
@@ -276,6 +275,17 @@ int paired_bimodal(const double *x, size_t n, double *gap_out)
 	return found;
 }
 
+static double paired_range(const double *x, size_t n)
+{
+	double lo = x[0], hi = x[0];
+
+	for (size_t i = 1; i < n; i++) {
+		lo = fmin(lo, x[i]);
+		hi = fmax(hi, x[i]);
+	}
+	return hi - lo;
+}
+
 static int paired_constant(const double *x, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
@@ -315,13 +325,20 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 	    out->base_median != 0 ? 100 * out->delta_median / fabs(out->base_median) : NAN;
 	paired_median_interval(d, n, 0.95, &out->ci);
 	paired_signed_rank(d, n, &out->test);
-	/* One run per arm proves nothing about spread unless the metric is deterministic. */
-	out->deterministic =
-	    (pol->deterministic || n >= 2) && paired_constant(base, n) && paired_constant(fix, n);
-	if (out->deterministic)
+	/*
+	 * Deterministic is measured, never declared: each arm repeated itself over two runs at
+	 * least. One run proves nothing (bdwgc's Ir moves by 0.003 to 0.024% between runs).
+	 */
+	(void)pol;
+	out->deterministic = n >= 2 && paired_constant(base, n) && paired_constant(fix, n);
+	out->spread = NAN;
+	if (out->deterministic) {
 		out->p = d[0] == 0 ? 1 : 0;
-	else
+	} else {
 		out->p = out->test.p_two_sided;
+		if (n >= 2)
+			out->spread = fmax(paired_range(base, n), paired_range(fix, n));
+	}
 	out->bimodal_base = paired_bimodal(base, n, NULL);
 	out->bimodal_fix = paired_bimodal(fix, n, NULL);
 out:
@@ -350,6 +367,15 @@ size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols,
 		} else if (c->deterministic) {
 			double delta = c->fix_median - c->base_median;
 			if (fabs(delta) <= pols[i].resolution * fabs(c->base_median))
+				c->verdict = PAIRED_SAME;
+			else
+				c->verdict = paired_direction(delta > 0, &pols[i]);
+		} else if (pols[i].exact && c->n < PAIRED_SPREAD_MIN) {
+			c->verdict = PAIRED_FEW;
+		} else if (pols[i].exact) {
+			double delta = c->fix_median - c->base_median;
+			if (fabs(delta) <= PAIRED_SPREAD_K * c->spread ||
+			    fabs(delta) <= pols[i].resolution * fabs(c->base_median))
 				c->verdict = PAIRED_SAME;
 			else
 				c->verdict = paired_direction(delta > 0, &pols[i]);

@@ -19,8 +19,9 @@
  *   programming over the (doubled, hence integer) ranks, conditional on the ties, for
  *   n <= PAIRED_EXACT_MAX; above that a normal approximation with tie correction is used;
  * - the sign count;
- * - deterministic cells (every value of each arm identical) are decided by exact comparison,
- *   not by a test: the delta is then certain;
+ * - deterministic cells (two values or more in each arm, each arm's identical) are decided
+ *   by exact comparison, not by a test: the delta is then certain; an exact metric whose arms
+ *   did not repeat is decided by its spread (PAIRED_SPREAD_K), never by a rank test;
  * - a bimodality warning from a gap test calibrated on Gaussian samples (paired_bimodal).
  * The verdict over all cells of a session (paired_judge) controls the false-discovery rate
  * with Benjamini–Hochberg among the stochastic cells of metrics that decide.
@@ -31,17 +32,33 @@
 #include <stddef.h>
 
 /* Above this many non-zero deltas the signed-rank p-value comes from the normal approximation. */
-#define PAIRED_EXACT_MAX 400
+#define PAIRED_EXACT_MAX  400
 /* The false-discovery rate ab controls across the cells of a session. */
-#define PAIRED_FDR_Q     0.05
+#define PAIRED_FDR_Q      0.05
 /* Below this many pairs no stochastic cell can reach p < 0.05 two-sided (2/2^5 = 0.0625). */
-#define PAIRED_MIN_PAIRS 6
+#define PAIRED_MIN_PAIRS  6
+/*
+ * An exact metric whose arms did not repeat themselves (a conservative collector's Ir, a JIT's
+ * collection counts) is judged by its spread: a difference of the medians counts only beyond
+ * PAIRED_SPREAD_K times the wider arm's range, from PAIRED_SPREAD_MIN values per arm. Over
+ * simulated A/A pairs of three runs a side the rule flags one cell in about a thousand with
+ * Gaussian noise, and as rarely with bdwgc's noise on 11_collect_at_depth (0.05% and one run
+ * in twenty 1.3% low); at two a side it flagged 3% (docs/ab.md, "Exact metrics that do not
+ * repeat").
+ */
+#define PAIRED_SPREAD_K   3.0
+#define PAIRED_SPREAD_MIN 3
 
 struct paired_policy {
 	int decides;       /* 1: the cell gets better/worse/same and can fail ab; 0: info only */
 	int lower_better;  /* direction of "better" */
 	double resolution; /* relative: deterministic deltas within it count as "same" */
-	int deterministic; /* 1: one sample per arm by design (valgrind Ir): compare exactly */
+	/*
+	 * 1: the metric repeats exactly for a build that is deterministic (valgrind Ir, the census
+	 * counters): compared exactly where each arm repeated itself, by its spread where not,
+	 * never by a test of its ranks.
+	 */
+	int exact;
 };
 /* The policy of a metric by name, from its metrics_lookup entry; unknown ones are info-only costs. */
 void paired_policy_for(const char *metric, struct paired_policy *out);
@@ -105,7 +122,8 @@ struct paired_cell {
 	double delta_pct;               /* 100 * delta_median / |base_median|; NAN if base is 0 */
 	struct paired_interval ci;      /* for delta_median */
 	int n_lower, n_higher, n_equal; /* rounds where FIX was lower, higher, equal */
-	int deterministic;              /* every value of each arm identical (or by policy) */
+	int deterministic; /* n >= 2 and every value of each arm identical: measured, not declared */
+	double spread;     /* not deterministic: the wider arm's max - min (NAN when n < 2) */
 	struct paired_wilcoxon test;
 	double p;      /* the test's two-sided p; 0 or 1 when deterministic */
 	double q;      /* BH-adjusted p within the family; NAN outside it */
@@ -123,7 +141,8 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 
 /*
  * Verdicts for all m cells of a session (pols[i] is cell i's metric policy): deterministic
- * cells by exact comparison within their resolution; stochastic cells of deciding metrics
+ * cells by exact comparison within their resolution; exact metrics that did not repeat by
+ * their spread (few: fewer than PAIRED_SPREAD_MIN values); stochastic cells of deciding metrics
  * with at least PAIRED_MIN_PAIRS pairs form one family for Benjamini–Hochberg at level q;
  * the rest are info, few or unjudged. Returns the family size.
  */

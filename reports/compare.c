@@ -69,10 +69,15 @@ static int compare_is_valgrind(const char *metric)
 	return run_kind_is_valgrind(metrics_run_kind(metric));
 }
 
-/* The runs of one probe on one arm, by measured round (timed) plus its valgrind run. */
+/*
+ * The runs of one probe on one arm, by measured round (timed) plus its ok valgrind runs, in
+ * the order they ran (ab makes two or three of each; a measure session one).
+ */
+#define COMPARE_VALGRIND_MAX 64
 struct compare_arm {
 	const struct store_run **by_round; /* [1..rounds], NULL where none */
-	const struct store_run *valgrind;
+	const struct store_run *valgrind[COMPARE_VALGRIND_MAX];
+	size_t nvalgrind;
 };
 
 static void compare_arm_fill(const struct report_data *d, const char *probe, int position,
@@ -81,14 +86,14 @@ static void compare_arm_fill(const struct report_data *d, const char *probe, int
 	int warmup = (int)d->session.warmup;
 
 	arm->by_round = xcalloc((size_t)rounds + 1, sizeof *arm->by_round);
-	arm->valgrind = NULL;
+	arm->nvalgrind = 0;
 	for (size_t i = 0; i < d->nruns; i++) {
 		const struct store_run *r = &d->runs[i];
 		if (r->arm != position || strcmp(r->probe, probe) != 0 || r->warmup)
 			continue;
 		if (r->kind == RUN_KIND_VALGRIND) {
-			if (!arm->valgrind || (!compare_is_ok(arm->valgrind) && compare_is_ok(r)))
-				arm->valgrind = r;
+			if (compare_is_ok(r) && arm->nvalgrind < COMPARE_VALGRIND_MAX)
+				arm->valgrind[arm->nvalgrind++] = r;
 		} else if (r->round - warmup >= 1 && r->round - warmup <= rounds) {
 			arm->by_round[r->round - warmup] = r;
 		}
@@ -255,8 +260,10 @@ static void compare_probe_cells(struct compare *c, const struct compare_probe *p
 		compare_add_metrics(a->by_round[k], &in_a);
 		compare_add_metrics(b->by_round[k], &in_b);
 	}
-	compare_add_metrics(a->valgrind, &in_a);
-	compare_add_metrics(b->valgrind, &in_b);
+	for (size_t i = 0; i < a->nvalgrind; i++)
+		compare_add_metrics(a->valgrind[i], &in_a);
+	for (size_t i = 0; i < b->nvalgrind; i++)
+		compare_add_metrics(b->valgrind[i], &in_b);
 	for (size_t i = 0; i < in_a.n; i++)
 		strlist_push(&metrics, in_a.items[i]);
 	for (size_t i = 0; i < in_b.n; i++)
@@ -266,7 +273,7 @@ static void compare_probe_cells(struct compare *c, const struct compare_probe *p
 	for (size_t m = 0; m < metrics.n; m++) {
 		struct compare_cell *cell = &c->cells[c->ncells++];
 		const char *name = metrics.items[m];
-		size_t cap = c->ncomplete + 1, n = 0;
+		size_t cap = c->ncomplete + COMPARE_VALGRIND_MAX + 1, n = 0;
 
 		memset(cell, 0, sizeof *cell);
 		cell->probe = probe;
@@ -298,17 +305,16 @@ static void compare_probe_cells(struct compare *c, const struct compare_probe *p
 		cell->fix = xcalloc(cap, sizeof *cell->fix);
 		cell->rounds = xcalloc(cap, sizeof *cell->rounds);
 		if (compare_is_valgrind(name)) {
-			const double *x = a->valgrind && compare_is_ok(a->valgrind)
-			                      ? metric_set_get(&a->valgrind->metrics, name)
-			                      : NULL;
-			const double *y = b->valgrind && compare_is_ok(b->valgrind)
-			                      ? metric_set_get(&b->valgrind->metrics, name)
-			                      : NULL;
-			if (x && y) {
-				cell->base[0] = *x;
-				cell->fix[0] = *y;
-				cell->rounds[0] = 0;
-				n = 1;
+			/* The i-th valgrind run of each arm pair: they ran back to back. */
+			for (size_t i = 0; i < a->nvalgrind && i < b->nvalgrind; i++) {
+				const double *x = metric_set_get(&a->valgrind[i]->metrics, name);
+				const double *y = metric_set_get(&b->valgrind[i]->metrics, name);
+				if (!x || !y)
+					continue;
+				cell->base[n] = *x;
+				cell->fix[n] = *y;
+				cell->rounds[n] = 0;
+				n++;
 			}
 		} else {
 			for (size_t i = 0; i < c->ncomplete; i++) {
@@ -517,7 +523,11 @@ void compare_signs_text(const struct compare_cell *cell, char *buf, size_t size)
 	else if (s->n == 0)
 		snprintf(buf, size, "-");
 	else if (s->deterministic)
-		snprintf(buf, size, s->n == 1 ? "exact" : "exact (%zu)", s->n);
+		snprintf(buf, size, "exact (%zu)", s->n);
+	else if (cell->pol.exact && s->n < PAIRED_SPREAD_MIN)
+		snprintf(buf, size, s->n == 1 ? "1 run: repeats?" : "%zu runs: differ", s->n);
+	else if (cell->pol.exact)
+		snprintf(buf, size, "by spread (%zu)", s->n);
 	else if (s->n_equal == (int)s->n)
 		snprintf(buf, size, "%zu equal", s->n);
 	else if (s->n_higher >= s->n_lower)

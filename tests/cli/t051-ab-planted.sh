@@ -17,7 +17,7 @@ fi
 
 expect_status 1 "$GCR" ab marksweep "$T/ms-slow" --probes 01 --rounds 7 --size ci \
 	--meters rusage,census,valgrind --seed 51 --json "$T/ab.json" --md "$T/ab.md" --html "$T/ab.html"
-expect_grep "^01_nursery_churn +valgrind\.ir +[0-9]+ +[0-9]+ +\+[0-9]+ +\+[0-9.]+% +exact +- +exact +- +- +WORSE$" "$T/out"
+expect_grep "^01_nursery_churn +valgrind\.ir +[0-9]+ +[0-9]+ +\+[0-9]+ +\+[0-9.]+% +exact +- +exact \([0-9]+\) +- +- +WORSE$" "$T/out"
 expect_grep "^  01_nursery_churn +checksum 0x[0-9a-f]{16} in both" "$T/out"
 expect_grep "^  census: [0-9]+ deterministic counters compared exactly, all equal" "$T/out"
 expect_grep "^verdict: FIX is WORSE on [0-9]+ cell" "$T/out"

@@ -273,7 +273,9 @@ static void test_cells(void)
 	const double fix7[] = {103, 104, 104, 102, 106, 102, 104};
 	const double same_census[] = {42, 42, 42, 42, 42, 42, 42};
 	const double more_census[] = {43, 43, 43, 43, 43, 43, 43};
-	const double ir_base[] = {326057476}, ir_near[] = {326057477}, ir_slow[] = {335055889};
+	/* ab runs Ir twice per arm: each arm repeating itself is what makes it exact. */
+	const double ir_base[] = {326057476, 326057476}, ir_near[] = {326057477, 326057477},
+	             ir_slow[] = {335055889, 335055889};
 	struct paired_policy time_pol, census_pol, ir_pol, info_pol;
 	struct paired_cell cells[6];
 	struct paired_policy pols[6];
@@ -282,8 +284,9 @@ static void test_cells(void)
 	paired_policy_for("census.major_collections", &census_pol);
 	paired_policy_for("valgrind.ir", &ir_pol);
 	paired_policy_for("os.minor_faults", &info_pol);
-	CHECK(time_pol.decides && time_pol.lower_better && !time_pol.deterministic);
-	CHECK(census_pol.decides && ir_pol.decides && ir_pol.deterministic && !info_pol.decides);
+	CHECK(time_pol.decides && time_pol.lower_better);
+	CHECK(census_pol.decides && ir_pol.decides && ir_pol.exact && census_pol.exact &&
+	      !time_pol.exact && !info_pol.decides);
 
 	paired_analyze(base7, fix7, 7, &time_pol, &cells[0]);
 	CHECK(cells[0].n_higher == 7 && cells[0].n_lower == 0);
@@ -305,9 +308,9 @@ static void test_cells(void)
 	CHECK(cells[1].deterministic && cells[2].deterministic);
 	CHECK_NEAR(cells[2].p, 0, 0);
 	/* Ir: 1 instruction in 326 million is within the 10 ppm resolution; 2.8% is not. */
-	paired_analyze(ir_base, ir_near, 1, &ir_pol, &cells[3]);
+	paired_analyze(ir_base, ir_near, 2, &ir_pol, &cells[3]);
 	pols[3] = ir_pol;
-	paired_analyze(ir_base, ir_slow, 1, &ir_pol, &cells[4]);
+	paired_analyze(ir_base, ir_slow, 2, &ir_pol, &cells[4]);
 	pols[4] = ir_pol;
 	/* FIX lower on an info metric: shown, never judged. */
 	paired_analyze(fix7, base7, 7, &info_pol, &cells[5]);
@@ -336,6 +339,44 @@ static void test_cells(void)
 	paired_judge(cells, pols, 2, PAIRED_FDR_Q);
 	CHECK(cells[0].verdict == PAIRED_FEW);
 	CHECK(cells[1].verdict == PAIRED_UNJUDGED);
+}
+
+/*
+ * Issue 24: an exact metric is exact only where each arm repeats itself. One run proves
+ * nothing; runs that differ are judged by their spread (PAIRED_SPREAD_K times the wider arm's
+ * range), never by a rank test that calls +24 bytes on 3 MB worse.
+ */
+static void test_exact_measured(void)
+{
+	/* bdwgc's Ir on 11 between identical runs: 0.003 to 0.024%. */
+	const double base[] = {419151614, 419530201, 420217090};
+	const double same[] = {419402000, 420001555, 419288001};
+	const double slow[] = {427600000, 428000000, 427900000}; /* +2% */
+	/* A JIT's allocated bytes, 7 rounds, jitter of about 1.5 KB; FIX +24 bytes. */
+	const double jit_a[] = {3000000, 3001400, 2999900, 3000700, 3001500, 3000100, 3000900};
+	const double jit_b[] = {3000024, 3001424, 2999924, 3000724, 3001524, 3000124, 3000924};
+	struct paired_policy ir, alloc;
+	struct paired_cell cells[5];
+	struct paired_policy pols[5];
+
+	paired_policy_for("valgrind.ir", &ir);
+	paired_policy_for("census.alloc_bytes", &alloc);
+	paired_analyze(base, base, 1, &ir, &cells[0]); /* one run a side */
+	paired_analyze(base, same, 2, &ir, &cells[1]); /* two a side, differing */
+	paired_analyze(base, same, 3, &ir, &cells[2]);
+	paired_analyze(base, slow, 3, &ir, &cells[3]);
+	paired_analyze(jit_a, jit_b, 7, &alloc, &cells[4]);
+	pols[0] = pols[1] = pols[2] = pols[3] = ir;
+	pols[4] = alloc;
+	CHECK(!cells[0].deterministic && !cells[2].deterministic);
+	CHECK_NEAR(cells[2].spread, 1065476, 0);
+	paired_judge(cells, pols, 5, PAIRED_FDR_Q);
+	CHECK(cells[0].verdict == PAIRED_FEW && cells[1].verdict == PAIRED_FEW);
+	CHECK(cells[2].verdict == PAIRED_SAME && !cells[2].in_family);
+	CHECK(cells[3].verdict == PAIRED_WORSE);
+	/* The signed-rank test alone would call this worse: all 7 deltas are +24. */
+	CHECK(cells[4].test.p_two_sided < 0.05);
+	CHECK(cells[4].verdict == PAIRED_SAME && !cells[4].in_family);
 }
 
 /* A/A on noise: with 7 rounds a cell's two-sided p is below 0.05 about 1 time in 13. */
@@ -382,6 +423,7 @@ int main(int argc, char **argv)
 	test_bh();
 	test_bimodal();
 	test_cells();
+	test_exact_measured();
 	test_aa_noise();
 	return unit_done("test_paired");
 }
