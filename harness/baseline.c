@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "census.h"
+#include "heapgate.h"
 #include "json.h"
 #include "metrics.h"
 
@@ -132,52 +134,23 @@ enum baseline_class baseline_class_derive(const struct baseline_rule *r)
 	return BASELINE_CLASS_BANDED;
 }
 
-/*
- * Collectors whose census is not deterministic, by name: the harness records no collector
- * capabilities with a build (known debt: a new conservative collector must be named here).
- * bdwgc scans the stack conservatively, so a stale word keeps a dropped chain alive in one run
- * and not the next; bdwgc-incremental also paces its marking by a clock.
- */
-static int baseline_collector_conservative(const char *collector)
-{
-	return collector &&
-	       (strcmp(collector, "bdwgc") == 0 || strcmp(collector, "bdwgc-incremental") == 0);
-}
-
-static int baseline_collector_time_paced(const char *collector)
-{
-	return collector && strcmp(collector, "bdwgc-incremental") == 0;
-}
-
 /* A page: the granularity of every heap and RSS figure. */
-#define BASELINE_PAGE_BYTES 4096.0
-
+#define BASELINE_PAGE_BYTES    4096.0
 /*
- * shared_ci's resident-memory rule: 2% of the figure, at least 512 KiB, and at least 10% of
- * the probe's live set. The within-session spread of gen's RSS cells at ci is 0 to 170 KiB
- * (docs/baselines.md, "banded"), so 512 KiB holds it three times over, while a 1 MiB retention
- * on a 6 MB process is beyond it; the flat 4 MiB of before hid that.
+ * The RSS floor of a clock-paced build: it collects at other points when the host is busy, and
+ * bdwgc-incremental's RssAnon on 04 came out +530 KiB in a 3-run check against a 3-session pin.
  */
-#define BASELINE_RSS_PCT       2.0
-#define BASELINE_RSS_ABS       (512.0 * 1024)
-#define BASELINE_RSS_LIVE_PCT  10.0
 #define BASELINE_RSS_PACED_ABS (2048.0 * 1024)
 
-/*
- * shared_ci's Ir floor. With hermetic runs the same build's Ir moves from one checkout to
- * another only by the build folder's name: 8 to 99 instructions per probe (docs/baselines.md,
- * "banded"). 1,000 is ten times that, and far below 1% of any probe (the smallest, 10 at ci,
- * runs 8 million).
- */
-#define BASELINE_IR_ABS              1000.0
-/* shared_ci's Ir band for a conservative collector (bdwgc): the precise collectors' is 1%. */
-#define BASELINE_IR_CONSERVATIVE_PCT 2.0
+static const char *const baseline_rss_metrics[] = {"rss.peak_bytes", "memory.vm_hwm_bytes",
+                                                   "memory.rss_anon_bytes", NULL};
 
-static int baseline_metric_is_rss(const char *metric)
+static int baseline_name_in(const char *metric, const char *const *names)
 {
-	return strcmp(metric, "rss.peak_bytes") == 0 ||
-	       strcmp(metric, "memory.vm_hwm_bytes") == 0 ||
-	       strcmp(metric, "memory.rss_anon_bytes") == 0;
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(metric, names[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static int baseline_metric_is_heap(const char *metric)
@@ -186,75 +159,130 @@ static int baseline_metric_is_heap(const char *metric)
 	       strcmp(metric, "census.heap_used_after_full_bytes") == 0;
 }
 
-/*
- * The class of one default rule, and the shared_ci bands the class brings (docs/baselines.md):
- * census counters of a precise collector are exact; alloc_bytes and alloc_objects are exact
- * for every collector (what the probe asked for); a conservative collector's heap and RSS
- * figures and collection counts are quantile (all census counters of a time-paced one);
- * resident memory is banded with a live floor; time is info on shared_ci.
- */
-static void baseline_rule_classify(struct baseline_rule *r, enum metric_profile p,
-                                   const char *collector)
+static int baseline_metric_is_alloc(const char *metric)
 {
-	int census = metrics_is_census(r->metric);
-	int alloc = strcmp(r->metric, "census.alloc_bytes") == 0 ||
-	            strcmp(r->metric, "census.alloc_objects") == 0;
-	int conservative = baseline_collector_conservative(collector);
+	return strcmp(metric, "census.alloc_bytes") == 0 ||
+	       strcmp(metric, "census.alloc_objects") == 0;
+}
 
-	if (p == METRIC_PROFILE_SHARED_CI && baseline_metric_is_rss(r->metric) && r->gated) {
-		r->band_pct = BASELINE_RSS_PCT;
-		r->band_abs = BASELINE_RSS_ABS;
-		r->band_live_pct = BASELINE_RSS_LIVE_PCT;
+/*
+ * The rules from facts (docs/baselines.md, "Rules from facts"): what a build says it does
+ * changes the class of the figures that fact makes move, never a collector's name. In order;
+ * each row applies to the metrics it names when the build has its fact.
+ */
+enum baseline_fact {
+	BASELINE_FACT_INEXACT_RETENTION, /* collects, not precise (or never said): stale words */
+	BASELINE_FACT_CLOCK_PACED,       /* collects at points a clock sets */
+};
+
+static const struct baseline_fact_rule {
+	enum baseline_fact fact;
+	const char *what; /* the metrics it applies to (baseline_fact_applies), for a reader */
+	enum baseline_class cls; /* BASELINE_CLASS_INFO: recorded, never gated */
+	const char *why;
+} baseline_fact_rules[] = {
+    {BASELINE_FACT_INEXACT_RETENTION, "census.heap_used_after_full_bytes", BASELINE_CLASS_INFO,
+     "what its last full collection kept is what it found on the stack: its modes change from "
+     "session to session (bdwgc's on 02: 8 KiB in 8 of 15 runs, 8.4 MB in all 3 of the next)"},
+    {BASELINE_FACT_INEXACT_RETENTION, "heap, RSS and collection counts", BASELINE_CLASS_QUANTILE,
+     "a stale word keeps a dropped chain alive in one run and not the next: the smallest run "
+     "of a session is compared with the pinned smallest"},
+    {BASELINE_FACT_CLOCK_PACED, "every census counter but alloc_*, and RSS",
+     BASELINE_CLASS_QUANTILE,
+     "it collects when a clock says: its counts and what it holds move with the host's speed"},
+};
+
+static int baseline_fact_applies(size_t row, const char *metric)
+{
+	int census = metrics_is_census(metric),
+	    rss = baseline_name_in(metric, baseline_rss_metrics);
+
+	switch (row) {
+	case 0:
+		return strcmp(metric, "census.heap_used_after_full_bytes") == 0;
+	case 1:
+		return rss || baseline_metric_is_heap(metric) ||
+		       strcmp(metric, "census.minor_collections") == 0 ||
+		       strcmp(metric, "census.major_collections") == 0;
+	case 2:
+		return rss || (census && !baseline_metric_is_alloc(metric));
 	}
-	if (p == METRIC_PROFILE_SHARED_CI && strcmp(r->metric, "valgrind.ir") == 0) {
-		if (r->band_abs < BASELINE_IR_ABS)
-			r->band_abs = BASELINE_IR_ABS;
-		/* What a conservative collector retains depends on stale words it scans: bdwgc's
-		 * Ir on 11_collect_at_depth spreads 0.25% over 24 identical runs, and one run in
-		 * about twenty lands 1.2 to 1.4% below the rest. 2% holds both, pinned from either
-		 * mode (docs/baselines.md, "banded"). */
-		if (conservative && r->band_pct < BASELINE_IR_CONSERVATIVE_PCT)
-			r->band_pct = BASELINE_IR_CONSERVATIVE_PCT;
+	return 0;
+}
+
+static int baseline_has_fact(const struct caps *caps, enum baseline_fact f)
+{
+	switch (f) {
+	case BASELINE_FACT_INEXACT_RETENTION:
+		return !caps_exact_retention(caps);
+	case BASELINE_FACT_CLOCK_PACED:
+		return caps_clock_paced(caps);
 	}
+	return 0;
+}
+
+size_t baseline_fact_rules_count(void)
+{
+	return sizeof baseline_fact_rules / sizeof baseline_fact_rules[0];
+}
+
+void baseline_fact_rule_text(size_t i, const char **fact, const char **metrics, const char **cls,
+                             const char **why)
+{
+	const struct baseline_fact_rule *r = &baseline_fact_rules[i];
+
+	*fact = r->fact == BASELINE_FACT_CLOCK_PACED ? "clock_paced"
+	                                             : "collects, not precise (or unknown)";
+	*metrics = r->what;
+	*cls = baseline_class_name(r->cls);
+	*why = r->why;
+}
+
+/*
+ * One default rule from the metric table's band for the profile, then the facts: a figure a
+ * fact makes move is recorded (info) or compared by its smallest run (quantile: no live floor,
+ * since a conservative collector's live set is what it found, not what the probe keeps; at
+ * least a page for a heap figure; 2 MiB for the RSS of a clock-paced build). The first row
+ * that applies decides.
+ */
+static void baseline_rule_classify(struct baseline_rule *r, const struct metric_band *band,
+                                   const struct caps *caps)
+{
+	r->gated = band->gated;
+	r->band_pct = band->pct;
+	r->band_abs = band->abs;
+	r->band_live_pct = band->live_pct;
 	r->cls = baseline_class_derive(r);
-	if (!r->gated || alloc)
+	if (!r->gated)
 		return;
-	/*
-	 * What a conservative collector's last full collection left is what it happened to find
-	 * on the stack, and the mix of modes changes from session to session: bdwgc's on 02 was
-	 * 8 KiB in 8 of 15 pinning runs and 8.4 MB in all 3 runs of a later session. Recorded, not
-	 * gated: its retention is gated by the committed peak and RSS (quantile).
-	 */
-	if (conservative && strcmp(r->metric, "census.heap_used_after_full_bytes") == 0) {
-		r->gated = 0;
-		r->cls = BASELINE_CLASS_INFO;
-		return;
-	}
-	if ((conservative &&
-	     (baseline_metric_is_rss(r->metric) || baseline_metric_is_heap(r->metric) ||
-	      strcmp(r->metric, "census.major_collections") == 0)) ||
-	    (census && baseline_collector_time_paced(collector))) {
-		r->cls = BASELINE_CLASS_QUANTILE;
-		/* A collector paced by a clock collects at other points when the host is busy:
-		 * bdwgc-incremental's RssAnon on 04 came out +530 KiB in a 3-run check against
-		 * a 3-session pin. Its RSS floor is 2 MiB, the precise collectors' 512 KiB. */
-		if (baseline_collector_time_paced(collector) && baseline_metric_is_rss(r->metric) &&
-		    r->band_abs < BASELINE_RSS_PACED_ABS)
-			r->band_abs = BASELINE_RSS_PACED_ABS;
-		/* A heap figure moves by pages at least: its floor is one. The live set of a
-		 * conservative collector is what it happened to find, not what the probe keeps:
-		 * no live floor. */
+	for (size_t i = 0; i < baseline_fact_rules_count(); i++) {
+		const struct baseline_fact_rule *f = &baseline_fact_rules[i];
+		if (!baseline_has_fact(caps, f->fact) || !baseline_fact_applies(i, r->metric))
+			continue;
+		if (f->cls == BASELINE_CLASS_INFO) {
+			r->gated = 0;
+			r->cls = BASELINE_CLASS_INFO;
+			return;
+		}
+		r->cls = f->cls;
 		r->band_live_pct = 0;
 		if (baseline_metric_is_heap(r->metric) && r->band_abs < BASELINE_PAGE_BYTES)
 			r->band_abs = BASELINE_PAGE_BYTES;
-	} else if (census && baseline_metric_is_heap(r->metric) && r->band_abs == 0 &&
-	           r->band_pct == 0) {
-		r->cls = BASELINE_CLASS_EXACT;
+		if (caps_clock_paced(caps) && baseline_name_in(r->metric, baseline_rss_metrics) &&
+		    r->band_abs < BASELINE_RSS_PACED_ABS)
+			r->band_abs = BASELINE_RSS_PACED_ABS;
+		return;
 	}
 }
 
-/* The bands themselves are in the metric table (metrics.c), with why each is what it is. */
-int baseline_default_rules(const char *profile, const char *collector, const char *const *metrics,
+int baseline_metric_layout_sensitive(const char *metric)
+{
+	return strcmp(metric, HEAPGATE_METRIC) == 0 ||
+	       baseline_name_in(metric, baseline_rss_metrics) ||
+	       (metrics_is_census(metric) && !baseline_metric_is_alloc(metric));
+}
+
+int baseline_default_rules(const char *profile, const struct caps *caps, const char *const *metrics,
                            size_t n, struct baseline_rule **out, struct err *e)
 {
 	enum metric_profile p;
@@ -272,11 +300,8 @@ int baseline_default_rules(const char *profile, const char *collector, const cha
 		r->cls = BASELINE_CLASS_INFO;
 		if (!m)
 			continue;
-		r->gated = m->band[p].gated;
 		r->direction = baseline_direction_of(m->better);
-		r->band_pct = m->band[p].pct;
-		r->band_abs = m->band[p].abs;
-		baseline_rule_classify(r, p, collector);
+		baseline_rule_classify(r, &m->band[p], caps);
 	}
 	return 0;
 }
@@ -464,6 +489,11 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 		      x->min <= x->median && x->median <= x->max))
 			return err_setc(e, ERR_INVALID,
 			                "%s: needs min <= median <= max, all finite", where);
+		if (x->sessions < 0 || x->sessions > x->n)
+			return err_setc(e, ERR_INVALID,
+			                "%s.sessions: must be from 1 to n (%lld), the runs it "
+			                "counts come from that many sessions",
+			                where, (long long)x->n);
 		if (x->has_min_spread && !(isfinite(x->min_spread) && x->min_spread >= 0 &&
 		                           x->min_spread <= x->max - x->min))
 			return err_setc(e, ERR_INVALID,
@@ -583,6 +613,60 @@ static int baseline_bad(struct baseline_ctx *c, const char *jpath, const char *e
 	return err_set(c->e, "%s: %s: %s", c->path, jpath, expected);
 }
 
+/*
+ * Every key of object `obj` (at JSON path `jpath`, "" for the top) is one of `keys`: a key this
+ * harness does not read would be a setting that silently does nothing (".strict",
+ * ".rules[...].band_pct_max"), so it is refused, naming it.
+ */
+static int baseline_only_keys(struct baseline_ctx *c, const cJSON *obj, const char *jpath,
+                              const char *const *keys)
+{
+	const cJSON *k;
+
+	cJSON_ArrayForEach(k, obj)
+	{
+		size_t i = 0;
+		char where[320];
+		while (keys[i] && strcmp(keys[i], k->string) != 0)
+			i++;
+		if (keys[i])
+			continue;
+		json_path_key(where, sizeof where, jpath, k->string);
+		return baseline_bad(c, where,
+		                    "unknown key (a baseline has only the keys docs/baselines.md "
+		                    "lists: a misspelt setting would do nothing)");
+	}
+	return 0;
+}
+
+/*
+ * A knob object {"GCR_NURSERY_KB": "2048"} at `jpath` into NAME=VALUE strings, in the file's
+ * order (a name is a JSON key: once). Names are [A-Z][A-Z0-9_]*, values strings.
+ */
+static int baseline_parse_knobs(struct baseline_ctx *c, const cJSON *o, const char *jpath,
+                                struct strlist *out)
+{
+	const cJSON *k;
+
+	if (!cJSON_IsObject(o))
+		return baseline_bad(c, jpath, "must be an object of knob name -> value (strings)");
+	cJSON_ArrayForEach(k, o)
+	{
+		char where[320], *kv;
+		size_t len = strlen(k->string);
+		json_path_key(where, sizeof where, jpath, k->string);
+		if (len == 0 || k->string[0] < 'A' || k->string[0] > 'Z' ||
+		    strspn(k->string, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+			return baseline_bad(c, where, "a knob name must match [A-Z][A-Z0-9_]*");
+		if (!cJSON_IsString(k))
+			return baseline_bad(c, where, "must be the knob's value, a string");
+		kv = xasprintf("%s=%s", k->string, k->valuestring);
+		strlist_push(out, kv);
+		free(kv);
+	}
+	return 0;
+}
+
 static const cJSON *baseline_member(const cJSON *obj, const char *key, const char *parent,
                                     char *where, size_t size)
 {
@@ -696,10 +780,14 @@ static int baseline_parse_rules(struct baseline_ctx *c, const cJSON *rules, stru
 		struct baseline_rule *rule = &b->rules[i++];
 		char jpath[320];
 
+		static const char *const keys[] = {
+		    "gated", "direction", "band_pct", "band_abs", "band_live_pct", "class", NULL};
 		json_path_key(jpath, sizeof jpath, "rules", r->string);
 		rule->metric = xstrdup(r->string);
 		if (!cJSON_IsObject(r))
 			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_only_keys(c, r, jpath, keys) != 0)
+			return -1;
 		if (baseline_get_bool(c, cJSON_GetObjectItemCaseSensitive(r, "gated"), jpath,
 		                      "gated", &rule->gated) != 0 ||
 		    baseline_get_direction(c, cJSON_GetObjectItemCaseSensitive(r, "direction"),
@@ -726,12 +814,21 @@ static int baseline_parse_probes(struct baseline_ctx *c, const cJSON *probes, st
 	{
 		char jpath[320];
 
+		static const char *const keys[] = {"checksum", "knobs", NULL};
+		const cJSON *knobs;
 		json_path_key(jpath, sizeof jpath, "probes", p->string);
 		b->probes[i].name = xstrdup(p->string);
 		if (!cJSON_IsObject(p))
 			return baseline_bad(c, jpath, "must be an object {\"checksum\": ...}");
-		if (baseline_get_string(c, p, "checksum", jpath, &b->probes[i].checksum) != 0)
+		if (baseline_only_keys(c, p, jpath, keys) != 0 ||
+		    baseline_get_string(c, p, "checksum", jpath, &b->probes[i].checksum) != 0)
 			return -1;
+		if ((knobs = cJSON_GetObjectItemCaseSensitive(p, "knobs"))) {
+			char where[320];
+			json_path_key(where, sizeof where, jpath, "knobs");
+			if (baseline_parse_knobs(c, knobs, where, &b->probes[i].knobs) != 0)
+				return -1;
+		}
 		i++;
 	}
 	return 0;
@@ -751,15 +848,22 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 		struct baseline_cell *x = &b->cells[i];
 		char jpath[64];
 
+		static const char *const keys[] = {"probe", "metric",     "median",   "min", "max",
+		                                   "n",     "min_spread", "sessions", NULL};
 		json_path_index(jpath, sizeof jpath, "cells", i++);
 		if (!cJSON_IsObject(cell))
 			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_only_keys(c, cell, jpath, keys) != 0)
+			return -1;
 		if (baseline_get_string(c, cell, "probe", jpath, &x->probe) != 0 ||
 		    baseline_get_string(c, cell, "metric", jpath, &x->metric) != 0 ||
 		    baseline_get_number(c, cell, "median", jpath, &x->median) != 0 ||
 		    baseline_get_number(c, cell, "min", jpath, &x->min) != 0 ||
 		    baseline_get_number(c, cell, "max", jpath, &x->max) != 0 ||
 		    baseline_get_int(c, cell, "n", jpath, 1, &x->n) != 0)
+			return -1;
+		if (cJSON_GetObjectItemCaseSensitive(cell, "sessions") &&
+		    baseline_get_int(c, cell, "sessions", jpath, 1, &x->sessions) != 0)
 			return -1;
 		if (cJSON_GetObjectItemCaseSensitive(cell, "min_spread")) {
 			if (baseline_get_number(c, cell, "min_spread", jpath, &x->min_spread) != 0)
@@ -788,9 +892,16 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 		const cJSON *ev, *v;
 		char jpath[64], where[96];
 
+		static const char *const keys[] = {
+		    "probe",         "metric", "gated",     "direction", "band_pct",
+		    "band_abs",      "class",  "rationale", "evidence",  "widened_for_noise",
+		    "band_live_pct", NULL};
+		static const char *const ev_keys[] = {"runs", "spread_pct", NULL};
 		json_path_index(jpath, sizeof jpath, "overrides", i++);
 		if (!cJSON_IsObject(o))
 			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_only_keys(c, o, jpath, keys) != 0)
+			return -1;
 		if (baseline_get_string(c, o, "probe", jpath, &x->probe) != 0 ||
 		    baseline_get_string(c, o, "metric", jpath, &x->metric) != 0)
 			return -1;
@@ -821,7 +932,8 @@ static int baseline_parse_overrides(struct baseline_ctx *c, const cJSON *arr, st
 			    c, where,
 			    "is missing: an override needs the runs and observed spread that "
 			    "justify it, {\"runs\": N, \"spread_pct\": X}");
-		if (baseline_get_int(c, ev, "runs", where, 2, &x->evidence_runs) != 0 ||
+		if (baseline_only_keys(c, ev, where, ev_keys) != 0 ||
+		    baseline_get_int(c, ev, "runs", where, 2, &x->evidence_runs) != 0 ||
 		    baseline_get_number(c, ev, "spread_pct", where, &x->evidence_spread_pct) != 0)
 			return -1;
 	}
@@ -844,9 +956,13 @@ static int baseline_parse_ledger(struct baseline_ctx *c, const cJSON *arr, struc
 		struct baseline_ledger_entry *x = &b->ledger[i];
 		char jpath[64];
 
+		static const char *const keys[] = {"probe", "metric", "old", "new", "reason",
+		                                   "ref",   "date",   "who", NULL};
 		json_path_index(jpath, sizeof jpath, "ledger", i++);
 		if (!cJSON_IsObject(o))
 			return baseline_bad(c, jpath, "must be an object");
+		if (baseline_only_keys(c, o, jpath, keys) != 0)
+			return -1;
 		if (baseline_get_string(c, o, "probe", jpath, &x->probe) != 0 ||
 		    baseline_get_string(c, o, "metric", jpath, &x->metric) != 0 ||
 		    baseline_get_number(c, o, "old", jpath, &x->old_value) != 0 ||
@@ -866,8 +982,12 @@ static int baseline_parse_noise(struct baseline_ctx *c, const cJSON *o, struct b
 {
 	if (!o)
 		return 0;
+	static const char *const keys[] = {"reason", "date", "who", NULL};
+
 	if (!cJSON_IsObject(o))
 		return baseline_bad(c, "noise_accepted", "must be an object {reason, date, who}");
+	if (baseline_only_keys(c, o, "noise_accepted", keys) != 0)
+		return -1;
 	if (baseline_get_string(c, o, "reason", "noise_accepted", &b->noise.reason) != 0 ||
 	    baseline_get_string(c, o, "date", "noise_accepted", &b->noise.date) != 0 ||
 	    baseline_get_string(c, o, "who", "noise_accepted", &b->noise.who) != 0)
@@ -902,8 +1022,12 @@ static int baseline_parse_vary_env(struct baseline_ctx *c, const cJSON *o, struc
 
 	if (!o)
 		return 0;
+	static const char *const keys[] = {"sessions", "pad_step_bytes", NULL};
+
 	if (!cJSON_IsObject(o))
 		return baseline_bad(c, "vary_env", "must be an object {sessions, pad_step_bytes}");
+	if (baseline_only_keys(c, o, "vary_env", keys) != 0)
+		return -1;
 	arr = cJSON_GetObjectItemCaseSensitive(o, "sessions");
 	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 2)
 		return baseline_bad(c, "vary_env.sessions", "must be an array of 2 or more ids");
@@ -917,6 +1041,41 @@ static int baseline_parse_vary_env(struct baseline_ctx *c, const cJSON *o, struc
 			return -1;
 	}
 	return baseline_get_int(c, o, "pad_step_bytes", "vary_env", 0, &b->vary_env.pad_step_bytes);
+}
+
+/*
+ * What the pinned cells depend on besides the code (each optional, unknown when absent): the
+ * knobs the pinning runs had ("knobs"), the transparent huge page condition ("thp": "off" or
+ * "host"), and what the pinned build said it does ("capabilities").
+ */
+static int baseline_parse_facts(struct baseline_ctx *c, const cJSON *root, struct baseline *b)
+{
+	const cJSON *v;
+
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "knobs"))) {
+		if (baseline_parse_knobs(c, v, "knobs", &b->knobs) != 0)
+			return -1;
+		b->knobs_known = 1;
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "thp"))) {
+		if (!cJSON_IsString(v) ||
+		    (strcmp(v->valuestring, "off") != 0 && strcmp(v->valuestring, "host") != 0))
+			return baseline_bad(
+			    c, "thp",
+			    "must be \"off\" (THP disabled for the probes) or \"host\" "
+			    "(as the host was configured)");
+		b->thp = xstrdup(v->valuestring);
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "capabilities"))) {
+		char first[64];
+		if (caps_parse(v, c->path, &b->caps, first, sizeof first, c->e) != 0)
+			return -1;
+		if (b->caps.unknown)
+			return baseline_bad(
+			    c, "capabilities",
+			    "names a capability the census protocol does not define");
+	}
+	return 0;
 }
 
 static int baseline_parse_len(const char *text, size_t len, const char *path, struct baseline *out,
@@ -977,8 +1136,33 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 	    baseline_parse_noise(&c, cJSON_GetObjectItemCaseSensitive(root, "noise_accepted"),
 	                         out) != 0 ||
 	    baseline_parse_vary_env(&c, cJSON_GetObjectItemCaseSensitive(root, "vary_env"), out) !=
-	        0)
+	        0 ||
+	    baseline_parse_facts(&c, root, out) != 0)
 		goto out;
+	{
+		static const char *const top[] = {
+		    "format",         "version",   "profile",   "collector",
+		    "host",           "toolchain", "pinned_at", "session",
+		    "size",           "meters",    "repeats",   "rules",
+		    "probes",         "cells",     "overrides", "ledger",
+		    "noise_accepted", "vary_env",  "knobs",     "thp",
+		    "capabilities",   NULL};
+		static const char *const collector[] = {"name", "version", "git_commit", NULL};
+		static const char *const host[] = {"fingerprint", "hostname", NULL};
+		static const char *const toolchain[] = {"compiler", "version", "flags", "valgrind",
+		                                        NULL};
+		if (baseline_only_keys(&c, root, "", top) != 0)
+			goto out;
+		if ((v = cJSON_GetObjectItemCaseSensitive(root, "collector")) &&
+		    cJSON_IsObject(v) && baseline_only_keys(&c, v, "collector", collector) != 0)
+			goto out;
+		if ((v = cJSON_GetObjectItemCaseSensitive(root, "host")) && cJSON_IsObject(v) &&
+		    baseline_only_keys(&c, v, "host", host) != 0)
+			goto out;
+		if ((v = cJSON_GetObjectItemCaseSensitive(root, "toolchain")) &&
+		    cJSON_IsObject(v) && baseline_only_keys(&c, v, "toolchain", toolchain) != 0)
+			goto out;
+	}
 	if (baseline_check(out, e) != 0) {
 		char why[ERR_MSG_MAX];
 		snprintf(why, sizeof why, "%s", e->msg);
@@ -1031,7 +1215,10 @@ void baseline_release(struct baseline *b)
 	for (size_t i = 0; i < b->nprobes; i++) {
 		free(b->probes[i].name);
 		free(b->probes[i].checksum);
+		strlist_release(&b->probes[i].knobs);
 	}
+	strlist_release(&b->knobs);
+	free(b->thp);
 	free(b->probes);
 	for (size_t i = 0; i < b->ncells; i++) {
 		free(b->cells[i].probe);
@@ -1080,20 +1267,21 @@ const struct baseline_rule *baseline_rule_for_cell(const struct baseline *b, con
 	return baseline_rule_for(b, metric);
 }
 
-void baseline_ledger_add(struct baseline *b, const struct baseline_ledger_entry *entry)
+void baseline_ledger_add(struct baseline *b, const struct baseline_cell *cell, double new_value,
+                         const char *reason, const char *ref, const char *date, const char *who)
 {
 	struct baseline_ledger_entry *x;
 
 	b->ledger = xrealloc(b->ledger, (b->nledger + 1) * sizeof *b->ledger);
 	x = &b->ledger[b->nledger++];
-	x->probe = xstrdup(entry->probe);
-	x->metric = xstrdup(entry->metric);
-	x->old_value = entry->old_value;
-	x->new_value = entry->new_value;
-	x->reason = xstrdup(entry->reason);
-	x->ref = entry->ref ? xstrdup(entry->ref) : NULL;
-	x->date = xstrdup(entry->date);
-	x->who = xstrdup(entry->who);
+	x->probe = xstrdup(cell->probe);
+	x->metric = xstrdup(cell->metric);
+	x->old_value = cell->median;
+	x->new_value = new_value;
+	x->reason = xstrdup(reason);
+	x->ref = ref ? xstrdup(ref) : NULL;
+	x->date = xstrdup(date);
+	x->who = xstrdup(who);
 }
 
 const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric)
@@ -1123,6 +1311,22 @@ static void baseline_add_string(struct sbuf *out, const char *s)
 	sbuf_add(out, text, strlen(text));
 	cJSON_free(text);
 	cJSON_Delete(item);
+}
+
+/* NAME=VALUE strings as a JSON object, in their order. */
+static void baseline_add_knobs(struct sbuf *out, const struct strlist *knobs)
+{
+	sbuf_addf(out, "{");
+	for (size_t i = 0; i < knobs->n; i++) {
+		const char *kv = knobs->items[i], *eq = strchr(kv, '=');
+		char *name = xasprintf("%.*s", (int)(eq - kv), kv);
+		sbuf_addf(out, "%s", i ? ", " : "");
+		baseline_add_string(out, name);
+		sbuf_addf(out, ": ");
+		baseline_add_string(out, eq + 1);
+		free(name);
+	}
+	sbuf_addf(out, "}");
 }
 
 /* Integers print exactly; anything else with enough digits to round-trip. */
@@ -1175,7 +1379,23 @@ char *baseline_serialize(const struct baseline *b)
 		sbuf_addf(&out, "%s", i ? ", " : "");
 		baseline_add_string(&out, b->meters.items[i]);
 	}
-	sbuf_addf(&out, "],\n  \"repeats\": %lld,\n  \"rules\": {", (long long)b->repeats);
+	sbuf_addf(&out, "],\n  \"repeats\": %lld,\n", (long long)b->repeats);
+	if (b->knobs_known) {
+		sbuf_addf(&out, "  \"knobs\": ");
+		baseline_add_knobs(&out, &b->knobs);
+		sbuf_addf(&out, ",\n");
+	}
+	if (b->thp) {
+		sbuf_addf(&out, "  \"thp\": ");
+		baseline_add_string(&out, b->thp);
+		sbuf_addf(&out, ",\n");
+	}
+	if (b->caps.known) {
+		char *caps = caps_json(&b->caps);
+		sbuf_addf(&out, "  \"capabilities\": %s,\n", caps);
+		free(caps);
+	}
+	sbuf_addf(&out, "  \"rules\": {");
 	for (size_t i = 0; i < b->nrules; i++) {
 		const struct baseline_rule *r = &b->rules[i];
 		sbuf_addf(&out, "%s\n    ", i ? "," : "");
@@ -1197,6 +1417,10 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_string(&out, b->probes[i].name);
 		sbuf_addf(&out, ": {\"checksum\": ");
 		baseline_add_string(&out, b->probes[i].checksum);
+		if (b->probes[i].knobs.n) {
+			sbuf_addf(&out, ", \"knobs\": ");
+			baseline_add_knobs(&out, &b->probes[i].knobs);
+		}
 		sbuf_addf(&out, "}");
 	}
 	sbuf_addf(&out, "\n  },\n  \"cells\": [");
@@ -1213,6 +1437,8 @@ char *baseline_serialize(const struct baseline *b)
 		sbuf_addf(&out, ", \"max\": ");
 		baseline_add_number(&out, x->max);
 		sbuf_addf(&out, ", \"n\": %lld", (long long)x->n);
+		if (x->sessions > 0)
+			sbuf_addf(&out, ", \"sessions\": %lld", (long long)x->sessions);
 		if (x->has_min_spread) {
 			sbuf_addf(&out, ", \"min_spread\": ");
 			baseline_add_number(&out, x->min_spread);
@@ -1358,6 +1584,19 @@ int baseline_check_spread(const struct baseline *b, struct err *e)
 		double allowance, spread;
 		if (baseline_cell_rule(b, c->probe, c->metric, &r) != 0 || !r.gated)
 			continue;
+		/* Exact says the figure repeats: runs that differ say it does not. */
+		if (r.cls == BASELINE_CLASS_EXACT && c->max != c->min) {
+			char lo[32], hi[32];
+			metrics_format_value(c->metric, c->min, lo, sizeof lo);
+			metrics_format_value(c->metric, c->max, hi, sizeof hi);
+			return err_setc(
+			    e, ERR_INVALID,
+			    "cells[%zu] (%s %s): class exact, but its %lld pinning runs "
+			    "differ (%s to %s): the figure is not deterministic; re-pin "
+			    "it (pin bands it by its spread), or give it a banded "
+			    "override with its evidence",
+			    i, c->probe, c->metric, (long long)c->n, lo, hi);
+		}
 		spread = baseline_cell_spread(b, c, &allowance);
 		if (spread > allowance) {
 			char reach[32], from[32], allow[32];

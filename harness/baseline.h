@@ -18,7 +18,8 @@
  * perf, valgrind), each once; session and repeats are >= 1; every rule names a known metric,
  * once, with band_pct >= 0 and band_abs >= 0; every probe has a checksum of "0x" and 16
  * lowercase hex digits; every cell is pinned once, has a rule and a probe entry, n >= 1 and
- * min <= median <= max, and a min_spread, when there is one, from 0 to max - min; every override
+ * min <= median <= max, and a min_spread, when there is one, from 0 to max - min, sessions, when
+ * recorded, from 1 to n; every override
  * names a pinned cell, once, has a rationale and
  * evidence (runs >= 2, spread >= 0); every ledger entry names a pinned cell and has values,
  * a reason, a date and who; an accepted noise has a reason, a date and who. "overrides",
@@ -36,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "caps.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -80,6 +82,8 @@ struct baseline_rule {
 struct baseline_probe {
 	char *name;
 	char *checksum;
+	/* Knobs this probe's pinning runs had beyond the baseline's (a sweep arm's heap limit) */
+	struct strlist knobs;
 };
 
 struct baseline_cell {
@@ -94,6 +98,8 @@ struct baseline_cell {
 	 */
 	int has_min_spread;
 	double min_spread;
+	/* How many sessions the cell's n runs come from (its evidence); 0: not recorded. */
+	int64_t sessions;
 };
 
 /*
@@ -162,6 +168,15 @@ struct baseline {
 	size_t noverrides;
 	struct baseline_ledger_entry *ledger;
 	size_t nledger;
+	/*
+	 * What the cells depend on besides the code, each unknown when the file does not say:
+	 * the knobs the pinning runs had (NAME=VALUE; knobs_known 0: not recorded), the THP
+	 * condition ("off", "host"; NULL: not recorded), what the build said it does.
+	 */
+	struct strlist knobs;
+	int knobs_known;
+	char *thp;
+	struct caps caps;
 	struct baseline_noise noise;       /* "noise_accepted" */
 	struct baseline_vary_env vary_env; /* "vary_env", absent when pinned from one session */
 };
@@ -204,18 +219,37 @@ const struct baseline_rule *baseline_rule_for_cell(const struct baseline *b, con
                                                    const char *metric);
 struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *probe,
                                          const char *metric);
-/* Appends an entry to the ledger; the strings are copied. */
-void baseline_ledger_add(struct baseline *b, const struct baseline_ledger_entry *entry);
+/*
+ * Appends an entry to the ledger: `cell` loosened from its median to new_value, accepted for
+ * `reason` (ref may be NULL) on `date` by `who`; the strings are copied.
+ */
+void baseline_ledger_add(struct baseline *b, const struct baseline_cell *cell, double new_value,
+                         const char *reason, const char *ref, const char *date, const char *who);
 const char *baseline_probe_checksum(const struct baseline *b, const char *probe);
 
 /*
  * The default rules of a named profile ("shared_ci", "pinned_host") for the given metric
- * names, in that order, for a collector (its name: bdwgc and bdwgc-incremental are
- * conservative, the second also paced by a clock, and their heap figures get the quantile
- * class; any other is precise). -1 with a message naming the valid profiles when unknown.
+ * names, in that order, for a build that does what `caps` says: the metric table's band for
+ * the profile (metrics.c), then the rules from facts (below). -1 with a message naming the
+ * valid profiles when the profile is unknown.
  */
-int baseline_default_rules(const char *profile, const char *collector, const char *const *metrics,
+int baseline_default_rules(const char *profile, const struct caps *caps, const char *const *metrics,
                            size_t n, struct baseline_rule **out, struct err *e);
+/*
+ * The rules from facts, for a reader (`gcratchet list metrics`): row i's fact ("clock_paced"),
+ * the metrics it applies to, the class they then get and why. Static strings.
+ */
+size_t baseline_fact_rules_count(void);
+void baseline_fact_rule_text(size_t i, const char **fact, const char **metrics, const char **cls,
+                             const char **why);
+/*
+ * 1 for a figure that depends on where things lie in memory as much as on what the collector
+ * does: RSS, the heap, collection counts and every census counter but alloc_*, and the minimum
+ * heap. For a build whose retention is not exact (caps_exact_retention), another compiler or
+ * flags move it as they move Ir (bdwgc built by clang: probe 11's committed heap +33.5%), so
+ * under another toolchain it is not comparable.
+ */
+int baseline_metric_layout_sensitive(const char *metric);
 
 /* The class a rule's fields imply: info when not gated, exact with a zero band, else banded. */
 enum baseline_class baseline_class_derive(const struct baseline_rule *r);

@@ -5,8 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "metrics.h"
 #include "stats.h"
+
+static int check_metric_is_rss(const char *metric)
+{
+	return strcmp(metric, "rss.peak_bytes") == 0 ||
+	       strcmp(metric, "memory.vm_hwm_bytes") == 0 ||
+	       strcmp(metric, "memory.rss_anon_bytes") == 0;
+}
+
+/* 1 when another toolchain moves this figure of the judged build (check.h, "Toolchain"). */
+static int check_layout_moves(const struct check_input *in, const char *metric)
+{
+	static const struct caps unknown = {0};
+
+	return !caps_exact_retention(in->caps ? in->caps : &unknown) &&
+	       baseline_metric_layout_sensitive(metric);
+}
+
+/* What the judged build says it does, for a reason: "collects, pause_log", "unknown". */
+static char *check_caps_text(const struct check_input *in)
+{
+	return in->caps ? caps_describe(in->caps) : xstrdup("unknown");
+}
 
 /* A run that counts towards a probe's figures at the baseline's size: not a warm-up. */
 static int check_run_counts(const struct store_run *r, const char *probe, const char *size)
@@ -206,6 +229,18 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		if (res->toolchain && metrics_run_kind(cell->metric) == RUN_KIND_VALGRIND) {
 			row.state = CHECK_UNJUDGED;
 			row.reason = xasprintf("not comparable: %s", res->toolchain);
+		} else if (res->toolchain && check_layout_moves(in, cell->metric)) {
+			/* A conservative scan sees the stack frames the compiler made. */
+			char *caps = check_caps_text(in);
+			row.state = CHECK_UNJUDGED;
+			row.reason = xasprintf("not comparable: %s, and the build's retention is "
+			                       "not exact (capabilities: %s): another compiler's "
+			                       "stack frames move what its scan finds",
+			                       res->toolchain, caps);
+			free(caps);
+		} else if (res->thp && check_metric_is_rss(cell->metric)) {
+			row.state = CHECK_UNJUDGED;
+			row.reason = xasprintf("not comparable: %s", res->thp);
 		} else if (bad) {
 			row.state = CHECK_UNJUDGED;
 			row.reason = xstrdup(bad);
@@ -222,6 +257,7 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		} else {
 			row.state = CHECK_JUDGED;
 			row.n = (int)nv;
+			res->widened += row.widened == 2;
 			baseline_judge(&rule, row.base, row.current, &row.j);
 			if (row.j.went_inert)
 				row.reason = xasprintf(
@@ -235,6 +271,12 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 	}
 	free(timed_bad);
 	free(vg_bad);
+}
+
+/* "off" -> "off for the probes", "host" -> "as the host has them". */
+static const char *check_thp_text(const char *cond)
+{
+	return strcmp(cond, "off") == 0 ? "off for the probes" : "as the host has them";
 }
 
 /* The baseline was pinned on another host or collector version: every figure reads in that
@@ -262,6 +304,22 @@ static void check_staleness(const struct check_input *in, struct check_result *r
 		free(n);
 	}
 
+	if (b->thp && in->thp && strcmp(b->thp, in->thp) != 0) {
+		res->thp = xasprintf("the baseline was pinned with transparent huge pages %s, this "
+		                     "session ran with them %s: RSS is counted in other pages",
+		                     check_thp_text(b->thp), check_thp_text(in->thp));
+		strlist_push(&res->stale, res->thp);
+	}
+	if (b->caps.known && in->caps && in->caps->known && b->caps.flags != in->caps->flags) {
+		char *then = caps_describe(&b->caps), *says = caps_describe(in->caps);
+		n = xasprintf("the baseline was pinned from a build that said it does \"%s\"; "
+		              "this one says \"%s\": its rules were derived from the first",
+		              then, says);
+		strlist_push(&res->stale, n);
+		free(n);
+		free(then);
+		free(says);
+	}
 	if (strcmp(si->host_fingerprint ? si->host_fingerprint : "", b->host_fingerprint) != 0) {
 		n = xasprintf("the baseline was pinned on host %s (%s); this session ran on %s "
 		              "(%s): host drift may show%s",
@@ -279,8 +337,71 @@ static void check_staleness(const struct check_input *in, struct check_result *r
 	}
 }
 
+/* NAME=VALUE's value in a sorted or unsorted list, or NULL. */
+static const char *check_knob_value(const struct strlist *knobs, const char *name, size_t len)
+{
+	for (size_t i = 0; i < knobs->n; i++)
+		if (strncmp(knobs->items[i], name, len) == 0 && knobs->items[i][len] == '=')
+			return knobs->items[i] + len + 1;
+	return NULL;
+}
+
+/* knobs, then extra's (replacing one of the same name): one probe's effective knobs. */
+static void check_knobs_merge(const struct strlist *knobs, const struct strlist *extra,
+                              struct strlist *out)
+{
+	for (size_t i = 0; i < knobs->n; i++) {
+		size_t len = strcspn(knobs->items[i], "=");
+		if (!extra || !check_knob_value(extra, knobs->items[i], len))
+			strlist_push(out, knobs->items[i]);
+	}
+	for (size_t i = 0; extra && i < extra->n; i++)
+		strlist_push(out, extra->items[i]);
+}
+
+/*
+ * How each probe's knobs differ from the baseline's, once per difference: what the session
+ * set that the pin did not, set otherwise, or left unset.
+ */
+static void check_knobs(const struct check_input *in, struct check_result *res)
+{
+	const struct baseline *b = in->baseline;
+
+	if (!in->knobs || !b->knobs_known)
+		return;
+	for (size_t p = 0; p < b->nprobes; p++) {
+		struct strlist now = {0}, then = {0};
+		const struct strlist *extra = NULL;
+		for (size_t k = 0; k < in->nprobe_knobs; k++)
+			if (strcmp(in->probe_knobs[k].probe, b->probes[p].name) == 0)
+				extra = &in->probe_knobs[k].knobs;
+		check_knobs_merge(in->knobs, extra, &now);
+		check_knobs_merge(&b->knobs, &b->probes[p].knobs, &then);
+		for (int side = 0; side < 2; side++) {
+			const struct strlist *a = side ? &then : &now, *o = side ? &now : &then;
+			for (size_t i = 0; i < a->n; i++) {
+				size_t len = strcspn(a->items[i], "=");
+				const char *other = check_knob_value(o, a->items[i], len);
+				char *d;
+				if (other && (side || strcmp(other, a->items[i] + len + 1) == 0))
+					continue;
+				d = side    ? xasprintf("%.*s unset (pinned with %s)", (int)len,
+				                        a->items[i], a->items[i])
+				    : other ? xasprintf("%s (pinned with %.*s=%s)", a->items[i],
+				                        (int)len, a->items[i], other)
+				            : xasprintf("%s (pinned without it)", a->items[i]);
+				if (!strlist_contains(&res->knobs, d))
+					strlist_push(&res->knobs, d);
+				free(d);
+			}
+		}
+		strlist_release(&now);
+		strlist_release(&then);
+	}
+}
+
 /* Why the session or the baseline as a whole cannot pass, or NULL. */
-static char *check_why(const struct check_input *in)
+static char *check_why(const struct check_input *in, const struct check_result *res)
 {
 	const struct baseline *b = in->baseline;
 	const struct store_session *si = in->session;
@@ -301,6 +422,15 @@ static char *check_why(const struct check_input *in)
 		return xasprintf(
 		    "session %lld measured none of the baseline's %zu probe%s at size %s",
 		    (long long)si->id, b->nprobes, b->nprobes == 1 ? "" : "s", b->size);
+	if (res->knobs.n) {
+		char *list = strlist_join(&res->knobs, "; ");
+		char *why =
+		    xasprintf("the probes ran with other knobs than the baseline was pinned "
+		              "with: %s (measure without them, or pin a baseline with them)",
+		              list);
+		free(list);
+		return why;
+	}
 	return NULL;
 }
 
@@ -332,7 +462,8 @@ void check_judge(const struct check_input *in, struct check_result *out)
 	for (size_t i = 0; i < in->baseline->nprobes; i++)
 		check_probe(in, in->baseline->probes[i].name, out);
 	check_unpinned(in, out);
-	out->why = check_why(in);
+	check_knobs(in, out);
+	out->why = check_why(in, out);
 	if (out->why)
 		out->verdict = CHECK_VERDICT_UNJUDGED;
 	else if (out->regressed)
@@ -350,6 +481,8 @@ void check_result_release(struct check_result *r)
 	free(r->rows);
 	strlist_release(&r->stale);
 	strlist_release(&r->unpinned);
+	strlist_release(&r->knobs);
+	free(r->thp);
 	free(r->toolchain);
 	free(r->why);
 	memset(r, 0, sizeof *r);

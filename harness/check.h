@@ -20,8 +20,16 @@
  * Toolchain: Ir counts what the compiler emitted, so a build made by another compiler, major
  * version, flags or valgrind than the baseline's (toolchain.h) is stale first of all, and
  * every valgrind.* cell is unjudged as not comparable, never regressed, whatever --strict
- * says. The census counters stay judged: what a collector does does not depend on the
- * compiler. Nothing is compared when either toolchain is unknown.
+ * says. The census counters of a build whose retention is exact stay judged: what a precise
+ * collector does does not depend on the compiler. A conservative one's (caps.h) does: the scan
+ * sees other stack frames, so its layout-sensitive cells (baseline_metric_layout_sensitive)
+ * are not comparable either. Nothing is compared when either toolchain is unknown.
+ *
+ * Conditions: a session whose probes ran with other knobs than the baseline was pinned with
+ * (a GCR_NURSERY_KB in the CI environment, a sweep arm's heap limit) cannot be judged against
+ * it at all: the whole check is CHECK_VERDICT_UNJUDGED, naming the knobs. One measured under
+ * another transparent huge page condition is stale, and its RSS cells are not comparable
+ * (THP backs memory in 2 MiB pages).
  */
 #ifndef CHECK_H
 #define CHECK_H
@@ -74,6 +82,12 @@ enum check_verdict {
 	CHECK_VERDICT_UNJUDGED,   /* exit 2 */
 };
 
+/* One probe's knobs beyond its arm's (a sweep arm's heap limit): NAME=VALUE strings. */
+struct check_probe_knobs {
+	char *probe;
+	struct strlist knobs;
+};
+
 struct check_input {
 	const struct baseline *baseline;
 	const struct store_session *session; /* its id, status and host */
@@ -86,6 +100,16 @@ struct check_input {
 	const struct store_run *base_runs;
 	size_t nbase_runs;
 	int strict; /* a stale baseline cannot pass */
+	/* What the build says it does, or NULL: unknown (taken for not precise, caps.h). */
+	const struct caps *caps;
+	/*
+	 * The knobs the arm's probes ran with (NAME=VALUE, sorted), and per probe beyond them;
+	 * NULL: not known, nothing compared.
+	 */
+	const struct strlist *knobs;
+	const struct check_probe_knobs *probe_knobs;
+	size_t nprobe_knobs;
+	const char *thp; /* the session's THP condition ("off", "host"), or NULL: unknown */
 };
 
 /*
@@ -119,6 +143,14 @@ struct check_result {
 	 * pass. They change no verdict; `baseline pin` adds them.
 	 */
 	struct strlist unpinned;
+	/* How the arm's knobs differ from the baseline's ("GCR_NURSERY_KB=2048 (pinned
+	 * without it)"), one entry per difference; a difference makes the check unjudged. */
+	struct strlist knobs;
+	/* The THP condition differs from the baseline's (owned), or NULL: then RSS cells are
+	 * unjudged as not comparable. */
+	char *thp;
+	/* Cells pin widened for the spread of their pinning runs, among those judged. */
+	size_t widened;
 	char *why; /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;
 };

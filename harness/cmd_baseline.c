@@ -11,9 +11,10 @@
 #include "cmds.h"
 #include "heapgate.h"
 #include "hostinfo.h"
+#include "judge.h"
 #include "metrics.h"
+#include "pin.h"
 #include "session_opts.h"
-#include "stats.h"
 #include "store.h"
 
 static int baseline_cmd_validate(const char *cmd, const char *profile, const char *collector,
@@ -58,200 +59,6 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 	}
 	strlist_release(&paths);
 	return rc;
-}
-
-/* The metric names seen in the runs, in the harness's canonical order. */
-static void baseline_cmd_metrics(const struct store_run *runs, size_t n, struct strlist *out)
-{
-	const char *const *known = metrics_known();
-
-	for (size_t k = 0; known[k]; k++)
-		for (size_t i = 0; i < n; i++)
-			if (!runs[i].warmup && runs[i].status == RUN_STATUS_OK &&
-			    metric_set_get(&runs[i].metrics, known[k])) {
-				strlist_push(out, known[k]);
-				break;
-			}
-}
-
-/*
- * When the runs come from more than one session (--vary-env): how far the sessions' own mins of
- * one cell lie above the smallest (min), which a quantile cell is held to. One session: none.
- */
-static void baseline_cmd_min_spread(const struct store_run *runs, size_t n, const char *probe,
-                                    const char *metric, enum run_kind kind, double min,
-                                    struct baseline_cell *cell)
-{
-	int64_t sessions = 0, first = 0;
-	double highest = min;
-
-	for (size_t i = 0; i < n; i++) {
-		int64_t sid = runs[i].session_id;
-		double smin = INFINITY;
-		const double *v;
-		if (runs[i].warmup || runs[i].kind != kind || strcmp(runs[i].probe, probe) != 0 ||
-		    !metric_set_get(&runs[i].metrics, metric))
-			continue;
-		/* Each session once: at its first run in the array. */
-		{
-			size_t j = 0;
-			while (j < i &&
-			       (runs[j].session_id != sid || runs[j].warmup ||
-			        runs[j].kind != kind || strcmp(runs[j].probe, probe) != 0 ||
-			        !metric_set_get(&runs[j].metrics, metric)))
-				j++;
-			if (j < i)
-				continue;
-		}
-		if (sessions++ == 0)
-			first = sid;
-		for (size_t j = i; j < n; j++)
-			if (runs[j].session_id == sid && !runs[j].warmup && runs[j].kind == kind &&
-			    strcmp(runs[j].probe, probe) == 0 &&
-			    (v = metric_set_get(&runs[j].metrics, metric)) && *v < smin)
-				smin = *v;
-		highest = smin > highest ? smin : highest;
-	}
-	(void)first;
-	if (sessions > 1) {
-		cell->has_min_spread = 1;
-		cell->min_spread = highest - min;
-	}
-}
-
-/* Fills b's probes and cells from the runs; -1 (printed) when the runs disagree or failed. */
-static int baseline_cmd_cells(const char *cmd, const struct store_run *runs, size_t n,
-                              const struct strlist *metrics, struct baseline *b)
-{
-	struct strlist probes = {0};
-	double *vals = xcalloc(n ? n : 1, sizeof *vals);
-	int rc = -1;
-
-	for (size_t i = 0; i < n; i++) {
-		if (runs[i].warmup)
-			continue;
-		if (runs[i].status != RUN_STATUS_OK) {
-			cli_error(cmd,
-			          "run %lld (%s, %s round %d) %s%s%s: a baseline is pinned only "
-			          "from a session whose runs all succeeded",
-			          (long long)runs[i].id, runs[i].probe, run_kind_name(runs[i].kind),
-			          runs[i].round, run_status_name(runs[i].status),
-			          runs[i].detail ? ": " : "", runs[i].detail ? runs[i].detail : "");
-			goto out;
-		}
-		if (!strlist_contains(&probes, runs[i].probe))
-			strlist_push(&probes, runs[i].probe);
-	}
-	if (probes.n == 0) {
-		cli_error(cmd, "the session has no measured runs for this build");
-		goto out;
-	}
-	b->probes = xcalloc(probes.n, sizeof *b->probes);
-	for (size_t p = 0; p < probes.n; p++) {
-		const char *probe = probes.items[p], *sum = NULL;
-		for (size_t i = 0; i < n; i++) {
-			if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 ||
-			    !runs[i].checksum)
-				continue;
-			if (sum && strcmp(sum, runs[i].checksum) != 0) {
-				cli_error(cmd,
-				          "probe %s printed two checksums in one session (%s and "
-				          "%s): it is not deterministic, refusing to pin",
-				          probe, sum, runs[i].checksum);
-				goto out;
-			}
-			sum = runs[i].checksum;
-		}
-		if (!sum) {
-			cli_error(cmd, "probe %s reported no checksum: cannot pin its result",
-			          probe);
-			goto out;
-		}
-		b->probes[b->nprobes].name = xstrdup(probe);
-		b->probes[b->nprobes++].checksum = xstrdup(sum);
-		for (size_t m = 0; m < metrics->n; m++) {
-			const char *metric = metrics->items[m];
-			enum run_kind kind = metrics_run_kind(metric);
-			struct stats_summary sum_stats;
-			size_t nv = 0;
-			for (size_t i = 0; i < n; i++) {
-				const double *v;
-				if (runs[i].warmup || strcmp(runs[i].probe, probe) != 0 ||
-				    runs[i].kind != kind)
-					continue;
-				if ((v = metric_set_get(&runs[i].metrics, metric)))
-					vals[nv++] = *v;
-			}
-			if (nv == 0)
-				continue;
-			stats_summarize(vals, nv, &sum_stats);
-			b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
-			memset(&b->cells[b->ncells], 0, sizeof b->cells[b->ncells]);
-			baseline_cmd_min_spread(runs, n, probe, metric, kind, sum_stats.min,
-			                        &b->cells[b->ncells]);
-			b->cells[b->ncells].probe = xstrdup(probe);
-			b->cells[b->ncells].metric = xstrdup(metric);
-			b->cells[b->ncells].median = sum_stats.median;
-			b->cells[b->ncells].min = sum_stats.min;
-			b->cells[b->ncells].max = sum_stats.max;
-			b->cells[b->ncells].n = (int64_t)nv;
-			b->ncells++;
-		}
-	}
-	rc = 0;
-out:
-	free(vals);
-	strlist_release(&probes);
-	return rc;
-}
-
-/*
- * A gated cell that already moved more than its rule allows across the pinning session's own
- * runs would fail the next check by chance. Such a cell gets an override whose band is twice
- * the spread observed, with that evidence recorded, and pin says so: a collector whose census
- * is not deterministic (bdwgc-incremental's collection counts) is pinned honestly, not with a
- * band it cannot meet. The spread is the one its class is judged on (baseline_cell_spread: a
- * quantile cell's median above its min); an exact cell that spread is no longer exact, and its
- * override is banded.
- */
-static void baseline_cmd_noisy_overrides(struct baseline *b)
-{
-	for (size_t i = 0; i < b->ncells; i++) {
-		const struct baseline_cell *c = &b->cells[i];
-		const struct baseline_rule *rule = baseline_rule_for(b, c->metric);
-		struct baseline_override *o;
-		double allowance, spread = baseline_cell_spread(b, c, &allowance), pct, from;
-		char pct_text[16];
-
-		if (!rule->gated || c->n < 2 || spread <= allowance)
-			continue;
-		from = baseline_cell_value(c, rule->cls);
-		pct = from != 0 ? 100.0 * spread / fabs(from) : 0;
-		b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
-		o = &b->overrides[b->noverrides++];
-		memset(o, 0, sizeof *o);
-		o->probe = xstrdup(c->probe);
-		o->metric = xstrdup(c->metric);
-		o->rule = *rule;
-		o->rule.metric = o->metric;
-		o->rule.band_pct = ceil(2 * pct);
-		o->rule.band_abs = ceil(2 * spread);
-		if (o->rule.cls == BASELINE_CLASS_EXACT)
-			o->rule.cls = BASELINE_CLASS_BANDED;
-		metrics_format_pct(pct, pct_text, sizeof pct_text);
-		o->rationale =
-		    xasprintf("pin: widened for noise: the pinning session's %lld runs "
-		              "already spread %s%% (class %s), beyond the %s rule's "
-		              "band of %g%%",
-		              (long long)c->n, pct_text, baseline_class_name(o->rule.cls),
-		              c->metric, rule->band_pct);
-		o->evidence_runs = c->n;
-		o->evidence_spread_pct = pct;
-		o->widened_for_noise = 1;
-		printf("override %s %s: %s band %g%% / %g (spread %s%% over %lld runs)\n", c->probe,
-		       c->metric, baseline_class_name(o->rule.cls), o->rule.band_pct,
-		       o->rule.band_abs, pct_text, (long long)c->n);
-	}
 }
 
 /* A profile that gates time pins it from at least this many runs per cell. */
@@ -439,8 +246,9 @@ static int baseline_cmd_gates_time(const char *profile)
  * profile's needs: the ci size (update: the baseline's), 5 rounds after a warm-up (11 for a
  * profile that gates time), every meter the host has.
  */
-static int baseline_cmd_measure(const char *profile, const char *collector, const char *size,
-                                const char *db, const char *meters, unsigned env_pad)
+static int baseline_cmd_measure(const char *profile, const char *collector, const char *build_dir,
+                                const char *size, const char *db, const char *meters,
+                                unsigned env_pad)
 {
 	struct session_opts o;
 	struct err e;
@@ -453,7 +261,10 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 		rc = cli_error("measure", "%s", e.msg);
 		goto out;
 	}
-	strlist_push(&o.collectors, collector);
+	if (build_dir)
+		strlist_push(&o.build_dirs, build_dir);
+	else
+		strlist_push(&o.collectors, collector);
 	o.db = db ? xstrdup(db) : NULL;
 	o.env_offset = env_pad;
 	if (meters) {
@@ -462,47 +273,16 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	}
 	/* The session records the measure command that would repeat it. */
 	snprintf(pad, sizeof pad, " --env-offset %u", env_pad);
-	command = xasprintf(
-	    "gcratchet measure --collector %s --size %s --rounds %d --warmup %d%s%s%s", collector,
-	    o.size, o.rounds, o.warmup, db ? " --db " : "", db ? db : "", env_pad ? pad : "");
+	command = xasprintf("gcratchet measure %s %s --size %s --rounds %d --warmup %d%s%s%s",
+	                    build_dir ? "--build" : "--collector",
+	                    build_dir ? build_dir : collector, o.size, o.rounds, o.warmup,
+	                    db ? " --db " : "", db ? db : "", env_pad ? pad : "");
 	rc = measure_session("measure", &o, command, MEASURE_VIEW_RUNS, NULL);
 out:
 	free(command);
 	session_opts_release(&o);
 	return rc;
 }
-
-/*
- * The toolchain a baseline records: the build's compiler and flags from its stored manifest,
- * and the valgrind the session measured with. Unknown for a build whose manifest records none.
- */
-static int baseline_cmd_toolchain(const char *cmd, struct store *st,
-                                  const struct store_build *build, const struct store_session *si,
-                                  struct toolchain *out)
-{
-	struct toolchain tc;
-	struct err e;
-	char *manifest = NULL, *where = xasprintf("the manifest of build %s", build->name);
-	int rc = -1;
-
-	if (store_build_manifest(st, build->id, &manifest, &e) != 0 ||
-	    toolchain_from_manifest(manifest, where, &tc, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	toolchain_set_valgrind_from_meters(&tc, si->meters);
-	/* A baseline keeps what identifies the code, not how the compiler was invoked. */
-	free(tc.cc);
-	free(tc.cc_version);
-	tc.cc = tc.cc_version = NULL;
-	*out = tc;
-	rc = 0;
-out:
-	free(manifest);
-	free(where);
-	return rc;
-}
-static char *baseline_cmd_who(void);
 
 /*
  * --vary-env: each sub-session pads every run's environment by up to this many bytes more than
@@ -513,10 +293,13 @@ static char *baseline_cmd_who(void);
  */
 #define BASELINE_VARY_PAD_STEP 4096u
 #define BASELINE_VARY_MAX      16
+/* What pin measures when no session is given: enough sessions to see each cell's spread. */
+#define BASELINE_VARY_DEFAULT  3
 
 /* Measures `n` sub-sessions (see above); their ids in ids[0..n). -1 (printed) on a failure. */
 static int baseline_cmd_vary_measure(const char *cmd, const char *profile, const char *collector,
-                                     const char *db, const char *meters, int n, int64_t *ids)
+                                     const char *build_dir, const char *db, const char *meters,
+                                     int n, int64_t *ids)
 {
 	for (int i = 0; i < n; i++) {
 		struct store *st = NULL;
@@ -526,7 +309,7 @@ static int baseline_cmd_vary_measure(const char *cmd, const char *profile, const
 		printf("vary-env %d/%d: environment padded by up to %u bytes\n", i + 1, n,
 		       (unsigned)i * BASELINE_VARY_PAD_STEP);
 		fflush(stdout);
-		if (baseline_cmd_measure(profile, collector, "ci", db, meters,
+		if (baseline_cmd_measure(profile, collector, build_dir, "ci", db, meters,
 		                         (unsigned)i * BASELINE_VARY_PAD_STEP) != EXIT_OK)
 			return cli_error(cmd,
 			                 "sub-session %d of --vary-env did not succeed: nothing "
@@ -589,160 +372,6 @@ static int baseline_cmd_pool_runs(const char *cmd, struct store *st, const int64
 	return 0;
 }
 
-/*
- * pin --minheap: also pin each probe's minimum heap for the build (heapgate.h), from the
- * newest `gcratchet minheap` answers in the store. A flag rather than a parameter keeps the
- * pin's signature as update shares it.
- */
-static int baseline_pin_minheap;
-
-static int baseline_cmd_pin(const char *cmd, const char *profile, const char *collector,
-                            const char *db, int64_t session, const char *build_name,
-                            const char *out_path, const char *accept_noise, int vary_env,
-                            const char *meters)
-{
-	struct store *st = NULL;
-	struct store_session si = {0};
-	struct store_build *builds = NULL;
-	const struct store_build *build;
-	struct store_run *runs = NULL;
-	struct baseline b;
-	struct strlist metrics = {0};
-	struct heapgate_info hg = {0};
-	size_t nbuilds = 0, nruns = 0;
-	struct err e;
-	char *path = out_path ? xstrdup(out_path) : cli_baseline_path(profile, collector);
-	char when[32], *who = NULL;
-	int64_t vary_ids[BASELINE_VARY_MAX];
-	int rc = EXIT_UNJUDGED;
-
-	memset(&b, 0, sizeof b);
-	if (vary_env) {
-		if (baseline_cmd_vary_measure(cmd, profile, collector, db, meters, vary_env,
-		                              vary_ids) != 0)
-			goto out;
-		session = vary_ids[vary_env - 1];
-	} else if (session == 0 &&
-	           baseline_cmd_measure(profile, collector, "ci", db, meters, 0) != EXIT_OK) {
-		cli_error(cmd, "the measuring session did not succeed: nothing pinned");
-		goto out;
-	}
-	if (session < 0)
-		session = 0;
-	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (cli_find_session(cmd, st, store_where(st), collector, "ci", &session) != 0)
-		goto out;
-	if (store_session_get(st, session, &si, &e) != 0 ||
-	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (strcmp(si.status, "complete") != 0) {
-		cli_error(cmd, "session %lld is %s: pin only from a complete session",
-		          (long long)session, si.status);
-		goto out;
-	}
-	if (cli_pick_build(cmd, builds, nbuilds, collector, build_name, session, &build) != 0)
-		goto out;
-	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (vary_env && baseline_cmd_pool_runs(cmd, st, vary_ids, (size_t)vary_env, session,
-	                                       collector, build_name, &runs, &nruns) != 0)
-		goto out;
-	if (baseline_pin_minheap) {
-		if (heapgate_annotate(st, &si, build, runs, nruns, &hg, &e) != 0) {
-			cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-		if (hg.missing) {
-			cli_error(cmd,
-			          "--minheap: %zu probe%s of session %lld ha%s no minimum heap "
-			          "stored for build %s at size %s on this host: run gcratchet "
-			          "minheap --build %s --size %s first",
-			          hg.missing, hg.missing == 1 ? "" : "s", (long long)session,
-			          hg.missing == 1 ? "s" : "ve", build->name, si.size, build->dir,
-			          si.size);
-			goto out;
-		}
-	}
-	baseline_cmd_metrics(runs, nruns, &metrics);
-	if (baseline_cmd_cells(cmd, runs, nruns, &metrics, &b) != 0)
-		goto out;
-	if (baseline_default_rules(profile, build->collector, (const char *const *)metrics.items,
-	                           metrics.n, &b.rules, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	b.nrules = metrics.n;
-	if (baseline_pin_minheap && heapgate_widen(b.rules, b.nrules, &hg))
-		printf("rule %s: band %g MiB: the minimum-heap search of %s was unsteady at %zu "
-		       "boundar%s\n",
-		       HEAPGATE_METRIC, hg.widest_mib > 1 ? hg.widest_mib : 1, build->name,
-		       hg.unsteady, hg.unsteady == 1 ? "y" : "ies");
-	baseline_cmd_noisy_overrides(&b);
-	format_utc(now_real_ns(), when, sizeof when);
-	b.profile = xstrdup(profile);
-	b.collector = xstrdup(build->collector);
-	b.collector_version = xstrdup(build->collector_version ? build->collector_version : "");
-	b.git_commit = xstrdup(build->git_commit ? build->git_commit : "unknown");
-	b.host_fingerprint = xstrdup(si.host_fingerprint);
-	b.hostname = xstrdup(si.hostname ? si.hostname : "unknown");
-	if (baseline_cmd_toolchain(cmd, st, build, &si, &b.toolchain) != 0)
-		goto out;
-	b.pinned_at = xstrdup(when);
-	b.session = session;
-	b.size = xstrdup(si.size);
-	b.repeats = si.rounds;
-	if (vary_env) {
-		b.vary_env.nsessions = (size_t)vary_env;
-		b.vary_env.sessions = xcalloc((size_t)vary_env, sizeof *b.vary_env.sessions);
-		memcpy(b.vary_env.sessions, vary_ids, (size_t)vary_env * sizeof *vary_ids);
-		b.vary_env.pad_step_bytes = BASELINE_VARY_PAD_STEP;
-	}
-	{
-		struct strlist parts = {0};
-		strlist_split(&parts, si.meters);
-		for (size_t i = 0; i < parts.n; i++) {
-			parts.items[i][strcspn(parts.items[i], ":")] = '\0';
-			if (!strlist_contains(&b.meters, parts.items[i]))
-				strlist_push(&b.meters, parts.items[i]);
-		}
-		strlist_release(&parts);
-	}
-	who = baseline_cmd_who();
-	if (baseline_cmd_time_runs(cmd, &b) != 0 ||
-	    baseline_cmd_time_noise(cmd, &b, &si, accept_noise, who, when) != 0)
-		goto out;
-	if (baseline_cmd_mkdir(cmd, path) != 0 || baseline_cmd_write(cmd, path, &b) != 0)
-		goto out;
-	printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, %zu "
-	       "cells\n",
-	       path, profile, b.collector, b.collector_version, (long long)session, b.size,
-	       b.nprobes, b.ncells);
-	if (vary_env) {
-		printf("pooled from %d sessions in varied environments:", vary_env);
-		for (int i = 0; i < vary_env; i++)
-			printf(" %lld", (long long)vary_ids[i]);
-		printf(" (%zu cells widened beyond the profile's band)\n", b.noverrides);
-	}
-	rc = EXIT_OK;
-out:
-	free(who);
-	strlist_release(&metrics);
-	baseline_release(&b);
-	store_runs_release(runs, nruns);
-	store_builds_release(builds, nbuilds);
-	store_session_release(&si);
-	store_close(st);
-	free(path);
-	return rc;
-}
-
 /* Who accepted a regression or a noise: $GCR_WHO, else git's user.name, else $USER. */
 static char *baseline_cmd_who(void)
 {
@@ -765,204 +394,354 @@ static char *baseline_cmd_who(void)
 	return xstrdup(env && *env ? env : "unknown");
 }
 
-/* Sets a cell's pinned figures to the session's for that cell. */
-static void baseline_cmd_repin_cell(struct baseline_cell *cell, const struct store_run *runs,
-                                    size_t n, const char *size)
+/* 1 when `arg` is a folder holding a manifest.json: a build folder, not an arm's label. */
+static int baseline_cmd_is_build_dir(const char *arg)
 {
-	enum run_kind kind = metrics_run_kind(cell->metric);
-	double *vals = xcalloc(n ? n : 1, sizeof *vals);
-	struct stats_summary sum;
-	size_t nv = 0;
+	char *path = xasprintf("%s/manifest.json", arg);
+	struct stat sb;
+	int yes = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 
-	for (size_t i = 0; i < n; i++) {
-		const double *v;
-		if (runs[i].warmup || strcmp(runs[i].probe, cell->probe) ||
-		    strcmp(runs[i].size, size) || runs[i].kind != kind ||
-		    runs[i].status != RUN_STATUS_OK)
-			continue;
-		if ((v = metric_set_get(&runs[i].metrics, cell->metric)))
-			vals[nv++] = *v;
-	}
-	if (nv) {
-		stats_summarize(vals, nv, &sum);
-		cell->median = sum.median;
-		cell->min = sum.min;
-		cell->max = sum.max;
-		cell->n = (int64_t)nv;
-	}
-	free(vals);
+	free(path);
+	return yes;
+}
+
+/* What pin and update take from the command line. */
+struct baseline_cmd_opts {
+	const char *profile, *collector, *db, *build_name, *out_path;
+	/* --build DIR naming a build folder (not an arm's label): what pin and update measure */
+	const char *build_dir;
+	const char *accept, *ref, *accept_noise, *meters;
+	int64_t session;  /* 0: measure first; -1: the latest */
+	int vary_env;     /* sessions pin measures, in varied environments */
+	int minheap;      /* pin the stored minimum heaps too */
+	int heap_limited; /* pin a sweep arm that ran at heap limits, on purpose */
+};
+
+/*
+ * The session and arm to judge or pin: `session` (0: the newest complete one of the collector
+ * at `size`), the arm of `collector` labelled `build_name` (any when NULL). Printed, -1.
+ */
+static int baseline_cmd_load(const char *cmd, struct store *st, const char *collector,
+                             const char *size, const char *build_name, int64_t session,
+                             struct judge_inputs *in)
+{
+	const struct store_build *build;
+	struct err e;
+
+	if (session < 0)
+		session = 0;
+	if (cli_find_session(cmd, st, store_where(st), collector, size, &session) != 0)
+		return -1;
+	if (judge_open(st, session, in, &e) != 0)
+		return cli_error(cmd, "%s", e.msg);
+	if (cli_pick_build(cmd, in->builds, in->nbuilds, collector, build_name, session, &build) !=
+	    0)
+		return -1;
+	if (judge_load_arm(st, in, build, NULL, &e) != 0)
+		return cli_error(cmd, "%s", e.msg);
+	return 0;
+}
+
+/* 1 when the arm ran at a heap limit: a sweep's arm, or GCR_HEAP_MAX_MB among its knobs. */
+static int baseline_cmd_heap_limited(const struct judge_inputs *in)
+{
+	if (in->nprobe_knobs)
+		return 1;
+	for (size_t i = 0; i < in->knobs.n; i++)
+		if (strncmp(in->knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0)
+			return 1;
+	return 0;
 }
 
 /*
- * update: judges every pinned cell on a new session as check does; improved cells are
- * tightened on their own, regressed ones are loosened only with --accept (each then gets a
- * ledger entry), and nothing is written while a regression is refused. What check could not
- * judge as a whole (a session that is not complete, a baseline that gates nothing, a session
- * that measured none of its probes) updates nothing.
+ * pin: measures (o->vary_env sessions in varied environments) unless a session is given, loads
+ * the arm, and pins what pin.h derives from its runs; the file records the knobs, THP condition,
+ * toolchain and capabilities its cells depend on.
  */
-static int baseline_cmd_update(const char *cmd, const char *profile, const char *collector,
-                               const char *db, int64_t session, const char *build_name,
-                               const char *path_arg, const char *accept, const char *ref)
+static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 {
 	struct store *st = NULL;
-	struct store_session si = {0};
-	struct store_build *builds = NULL;
-	const struct store_build *build;
-	struct store_run *runs = NULL;
+	struct judge_inputs in = {0};
 	struct baseline b;
-	struct check_input in = {0};
-	struct check_result res = {0};
-	struct sbuf diff;
-	size_t nbuilds = 0, nruns = 0, unmeasured = 0;
+	struct pin_input pi = {0};
+	struct strlist notes = {0};
 	struct err e;
-	char *path = path_arg ? xstrdup(path_arg) : cli_baseline_path(profile, collector);
-	char *who = NULL, when[32];
-	int rc = EXIT_UNJUDGED, refused = 0, changed = 0;
+	char *path =
+	    o->out_path ? xstrdup(o->out_path) : cli_baseline_path(o->profile, o->collector);
+	char when[32], *who = NULL;
+	int64_t vary_ids[BASELINE_VARY_MAX], session = o->session;
+	int rc = EXIT_UNJUDGED, vary = 0;
 
-	sbuf_init(&diff);
+	memset(&b, 0, sizeof b);
+	if (session == 0) {
+		vary = o->vary_env;
+		if (baseline_cmd_vary_measure(cmd, o->profile, o->collector, o->build_dir, o->db,
+		                              o->meters, vary, vary_ids) != 0)
+			goto out;
+		session = vary_ids[vary - 1];
+	}
+	if (store_open(cli_db_path(o->db), STORE_READ, &st, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (baseline_cmd_load(cmd, st, o->collector, "ci", o->build_name, session, &in) != 0)
+		goto out;
+	session = in.session.id;
+	if (strcmp(in.session.status, "complete") != 0) {
+		cli_error(cmd, "session %lld is %s: pin only from a complete session",
+		          (long long)session, in.session.status);
+		goto out;
+	}
+	if (baseline_cmd_heap_limited(&in) && !o->heap_limited) {
+		cli_error(cmd,
+		          "session %lld ran %s at heap limits (a sweep's arm, or GCR_HEAP_MAX_MB): "
+		          "its cells are not a plain measurement; pin it on purpose with "
+		          "--heap-limited, or pin from a session without limits",
+		          (long long)session, in.build->label);
+		goto out;
+	}
+	if (vary > 1 &&
+	    baseline_cmd_pool_runs(cmd, st, vary_ids, (size_t)vary, session, o->collector,
+	                           o->build_name, &in.runs, &in.nruns) != 0)
+		goto out;
+	if (o->minheap && in.heapgate.missing) {
+		cli_error(
+		    cmd,
+		    "--minheap: %zu probe%s of session %lld ha%s no minimum heap stored for "
+		    "build %s at size %s on this host: run gcratchet minheap --build %s --size "
+		    "%s first",
+		    in.heapgate.missing, in.heapgate.missing == 1 ? "" : "s", (long long)session,
+		    in.heapgate.missing == 1 ? "s" : "ve", in.build->name, in.session.size,
+		    in.build->dir, in.session.size);
+		goto out;
+	}
+	/* Without --minheap the figure heapgate added is not pinned: drop it from the runs. */
+	if (!o->minheap)
+		for (size_t i = 0; i < in.nruns; i++)
+			metric_set_remove(&in.runs[i].metrics, HEAPGATE_METRIC);
+	pi.profile = o->profile;
+	pi.caps = &in.caps;
+	pi.runs = in.runs;
+	pi.nruns = in.nruns;
+	pi.minheap = o->minheap ? &in.heapgate : NULL;
+	if (pin_derive(&pi, &b, &notes, &e) != 0) {
+		cli_error(cmd, "session %lld: %s", (long long)session, e.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < notes.n; i++)
+		printf("%s\n", notes.items[i]);
+	format_utc(now_real_ns(), when, sizeof when);
+	b.profile = xstrdup(o->profile);
+	b.collector = xstrdup(in.build->collector);
+	b.collector_version =
+	    xstrdup(in.build->collector_version ? in.build->collector_version : "");
+	b.git_commit = xstrdup(in.build->git_commit ? in.build->git_commit : "unknown");
+	b.host_fingerprint = xstrdup(in.session.host_fingerprint);
+	b.hostname = xstrdup(in.session.hostname ? in.session.hostname : "unknown");
+	/* A baseline keeps what identifies the code, not how the compiler was invoked. */
+	toolchain_copy(&b.toolchain, &in.toolchain);
+	free(b.toolchain.cc);
+	free(b.toolchain.cc_version);
+	b.toolchain.cc = b.toolchain.cc_version = NULL;
+	b.pinned_at = xstrdup(when);
+	b.session = session;
+	b.size = xstrdup(in.session.size);
+	b.repeats = in.session.rounds;
+	b.knobs_known = 1;
+	for (size_t i = 0; i < in.knobs.n; i++)
+		strlist_push(&b.knobs, in.knobs.items[i]);
+	for (size_t i = 0; i < in.nprobe_knobs; i++)
+		for (size_t p = 0; p < b.nprobes; p++)
+			if (strcmp(b.probes[p].name, in.probe_knobs[i].probe) == 0)
+				for (size_t k = 0; k < in.probe_knobs[i].knobs.n; k++)
+					strlist_push(&b.probes[p].knobs,
+					             in.probe_knobs[i].knobs.items[k]);
+	b.thp = xstrdup(in.thp);
+	b.caps = in.caps;
+	b.caps.unknown = 0;
+	if (vary > 1) {
+		b.vary_env.nsessions = (size_t)vary;
+		b.vary_env.sessions = xcalloc((size_t)vary, sizeof *b.vary_env.sessions);
+		memcpy(b.vary_env.sessions, vary_ids, (size_t)vary * sizeof *vary_ids);
+		b.vary_env.pad_step_bytes = BASELINE_VARY_PAD_STEP;
+	}
+	{
+		struct strlist parts = {0};
+		strlist_split(&parts, in.session.meters);
+		for (size_t i = 0; i < parts.n; i++) {
+			parts.items[i][strcspn(parts.items[i], ":")] = '\0';
+			if (!strlist_contains(&b.meters, parts.items[i]))
+				strlist_push(&b.meters, parts.items[i]);
+		}
+		strlist_release(&parts);
+	}
+	who = baseline_cmd_who();
+	if (baseline_cmd_time_runs(cmd, &b) != 0 ||
+	    baseline_cmd_time_noise(cmd, &b, &in.session, o->accept_noise, who, when) != 0)
+		goto out;
+	if (baseline_cmd_mkdir(cmd, path) != 0 || baseline_cmd_write(cmd, path, &b) != 0)
+		goto out;
+	{
+		char *caps = caps_describe(&in.caps);
+		printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, "
+		       "%zu cells (capabilities: %s)\n",
+		       path, o->profile, b.collector, b.collector_version, (long long)session,
+		       b.size, b.nprobes, b.ncells, caps);
+		free(caps);
+	}
+	if (vary > 1) {
+		printf("pooled from %d sessions in varied environments:", vary);
+		for (int i = 0; i < vary; i++)
+			printf(" %lld", (long long)vary_ids[i]);
+		printf(" (%zu cells widened for the spread of their runs)\n", b.noverrides);
+	} else {
+		printf("pinned from one session: the spread across environments was not measured "
+		       "(pin without --session measures %d)\n",
+		       BASELINE_VARY_DEFAULT);
+	}
+	rc = EXIT_OK;
+out:
+	free(who);
+	strlist_release(&notes);
+	/* b.caps was copied by value: nothing of it to free. */
+	baseline_release(&b);
+	judge_release(&in);
+	store_close(st);
+	free(path);
+	return rc;
+}
+
+/*
+ * update: judges every pinned cell on a new session as check does (judge.h: the same toolchain,
+ * capabilities, knobs and THP comparison), then carries out pin.h's plan: improved cells are
+ * tightened on their own, regressed ones loosened only with --accept (each then gets a ledger
+ * entry), nothing is written while a regression is refused, and a cell check could not judge
+ * is left as it is. What check could not judge as a whole updates nothing.
+ */
+static int baseline_cmd_update(const char *cmd, const struct baseline_cmd_opts *o)
+{
+	struct store *st = NULL;
+	struct judge_inputs in = {0};
+	struct baseline b;
+	struct check_input ci;
+	struct check_result res = {0};
+	struct pin_update_plan plan = {0};
+	struct err e;
+	char *path =
+	    o->out_path ? xstrdup(o->out_path) : cli_baseline_path(o->profile, o->collector);
+	char *who = NULL, when[32];
+	int rc = EXIT_UNJUDGED;
+	size_t changed;
+
 	if (baseline_load(path, &b, &e) != 0) {
 		cli_error(cmd, "%s%s", e.msg,
 		          e.code == ERR_NOT_FOUND ? " (pin one first: gcratchet baseline pin)"
 		                                  : "");
 		goto out;
 	}
-	if (strcmp(b.profile, profile) != 0) {
-		cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
+	if (strcmp(b.profile, o->profile) != 0) {
+		cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, o->profile);
 		goto out;
 	}
-	if (session == 0 &&
-	    baseline_cmd_measure(profile, b.collector, b.size, db, NULL, 0) != EXIT_OK) {
+	if (o->session == 0 && baseline_cmd_measure(o->profile, b.collector, o->build_dir, b.size,
+	                                            o->db, NULL, 0) != EXIT_OK) {
 		cli_error(cmd, "the measuring session did not succeed: nothing updated");
 		goto out;
 	}
-	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
+	if (store_open(cli_db_path(o->db), STORE_READ, &st, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if (session < 0)
-		session = 0;
-	if (cli_find_session(cmd, st, store_where(st), b.collector, b.size, &session) != 0)
+	if (baseline_cmd_load(cmd, st, b.collector, b.size, o->build_name,
+	                      o->session > 0 ? o->session : 0, &in) != 0)
 		goto out;
-	if (store_session_get(st, session, &si, &e) != 0 ||
-	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (cli_pick_build(cmd, builds, nbuilds, b.collector, build_name, session, &build) != 0)
-		goto out;
-	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
-		cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	in.baseline = &b;
-	in.session = &si;
-	in.build = build;
-	in.runs = runs;
-	in.nruns = nruns;
-	check_judge(&in, &res);
+	judge_check_input(&in, &b, 0, &ci);
+	check_judge(&ci, &res);
 	if (res.why) {
 		cli_error(cmd, "%s; %s is unchanged", res.why, path);
 		goto out;
 	}
-	for (size_t i = 0; i < nruns; i++) {
-		if (!runs[i].warmup && strcmp(runs[i].size, b.size) == 0 &&
-		    runs[i].status != RUN_STATUS_OK) {
-			cli_error(cmd,
-			          "run %lld (%s) %s: a baseline is updated only from a session "
-			          "whose runs all succeeded",
-			          (long long)runs[i].id, runs[i].probe,
-			          run_status_name(runs[i].status));
+	for (size_t i = 0; i < in.nruns; i++) {
+		const struct store_run *r = &in.runs[i];
+		const char *want = baseline_probe_checksum(&b, r->probe);
+		if (!r->warmup && strcmp(r->size, b.size) == 0 && r->status != RUN_STATUS_OK) {
+			cli_error(
+			    cmd,
+			    "run %lld (%s) %s: a baseline is updated only from a session whose "
+			    "runs all succeeded",
+			    (long long)r->id, r->probe, run_status_name(r->status));
 			goto out;
 		}
-		if (!runs[i].warmup && runs[i].checksum &&
-		    baseline_probe_checksum(&b, runs[i].probe) &&
-		    strcmp(baseline_probe_checksum(&b, runs[i].probe), runs[i].checksum) != 0) {
-			cli_error(cmd,
-			          "probe %s now prints %s, the baseline says %s: a changed result "
-			          "is re-pinned deliberately (gcratchet baseline pin)",
-			          runs[i].probe, runs[i].checksum,
-			          baseline_probe_checksum(&b, runs[i].probe));
+		if (!r->warmup && r->checksum && want && strcmp(want, r->checksum) != 0) {
+			cli_error(
+			    cmd,
+			    "probe %s now prints %s, the baseline says %s: a changed result is "
+			    "re-pinned deliberately (gcratchet baseline pin)",
+			    r->probe, r->checksum, want);
 			goto out;
 		}
 	}
-
-	who = baseline_cmd_who();
-	format_utc(now_real_ns(), when, sizeof when);
-	for (size_t i = 0; i < res.nrows; i++) {
-		const struct check_row *row = &res.rows[i];
-		struct baseline_cell *cell;
+	for (size_t i = 0; i < res.stale.n; i++)
+		printf("STALE: %s\n", res.stale.items[i]);
+	pin_update_plan(&res, &b, o->accept != NULL, &plan);
+	for (size_t i = 0; i < plan.n; i++) {
+		const struct pin_update_cell *c = &plan.cells[i];
 		char was[32], now[32];
-
-		if (row->kind != CHECK_ROW_CELL)
-			continue;
-		if (row->state != CHECK_JUDGED) {
-			unmeasured++;
-			continue;
-		}
-		cell = baseline_cell_find(&b, row->probe, row->metric);
-		metrics_format_value(cell->metric, cell->median, was, sizeof was);
-		metrics_format_value(cell->metric, row->current, now, sizeof now);
-		if (row->j.verdict == BASELINE_IMPROVED) {
-			sbuf_addf(&diff, "  tightened %s %s: %s -> %s (%+.2f%%)\n", cell->probe,
-			          cell->metric, was, now, row->j.delta_pct);
-			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
-			changed++;
-		} else if (row->j.verdict == BASELINE_REGRESSED && accept) {
-			struct baseline_ledger_entry le = {
-			    cell->probe,    cell->metric, cell->median, row->current,
-			    (char *)accept, (char *)ref,  when,         who};
-			sbuf_addf(&diff, "  loosened  %s %s: %s -> %s (%+.2f%%), ledger: %s\n",
-			          cell->probe, cell->metric, was, now, row->j.delta_pct, accept);
-			baseline_ledger_add(&b, &le);
-			baseline_cmd_repin_cell(cell, runs, nruns, b.size);
-			changed++;
-		} else if (row->j.verdict == BASELINE_REGRESSED) {
+		metrics_format_value(c->metric, c->was, was, sizeof was);
+		metrics_format_value(c->metric, c->now, now, sizeof now);
+		if (c->action == PIN_UPDATE_TIGHTEN)
+			printf("  tightened %s %s: %s -> %s (%+.2f%%)\n", c->probe, c->metric, was,
+			       now, c->delta_pct);
+		else if (c->action == PIN_UPDATE_LOOSEN)
+			printf("  loosened  %s %s: %s -> %s (%+.2f%%), ledger: %s\n", c->probe,
+			       c->metric, was, now, c->delta_pct, o->accept);
+		else if (c->action == PIN_UPDATE_REFUSE)
 			fprintf(stderr,
 			        "gcratchet %s: %s %s regressed: %s -> %s (%+.2f%%, allowance used "
 			        "%.0f%%)\n",
-			        cmd, cell->probe, cell->metric, was, now, row->j.delta_pct,
-			        100.0 * row->j.used);
-			refused++;
-		}
+			        cmd, c->probe, c->metric, was, now, c->delta_pct, 100.0 * c->used);
 	}
-	if (refused) {
+	if (plan.refused) {
 		cli_error(cmd,
-		          "refusing to loosen %d regressed cell%s without --accept \"reason\"; %s "
+		          "refusing to loosen %zu regressed cell%s without --accept \"reason\"; %s "
 		          "is unchanged",
-		          refused, refused == 1 ? "" : "s", path);
+		          plan.refused, plan.refused == 1 ? "" : "s", path);
 		rc = EXIT_REGRESSION;
 		goto out;
 	}
-	/* "Every cell within its band" only when every cell was measured to say so. */
-	if (!changed && unmeasured) {
-		printf("%s: %zu of %zu cells within their band, %zu not measured in session %lld; "
-		       "nothing to tighten, nothing written\n",
-		       path, b.ncells - unmeasured, b.ncells, unmeasured, (long long)session);
-		rc = EXIT_OK;
-		goto out;
-	}
+	who = baseline_cmd_who();
+	format_utc(now_real_ns(), when, sizeof when);
+	changed = pin_update_apply(&plan, &b, in.runs, in.nruns, o->accept, o->ref, when, who);
 	if (!changed) {
-		printf("%s: every cell within its band; nothing to tighten, nothing written\n",
-		       path);
+		/* "Every cell within its band" only when every cell was judged to say so. */
+		if (plan.unjudged)
+			printf(
+			    "%s: %zu of %zu cells within their band, %zu not judged in session "
+			    "%lld (not measured, or not comparable); nothing to tighten, nothing "
+			    "written\n",
+			    path, plan.n - plan.unjudged, plan.n, plan.unjudged,
+			    (long long)in.session.id);
+		else
+			printf(
+			    "%s: every cell within its band; nothing to tighten, nothing written\n",
+			    path);
 		rc = EXIT_OK;
 		goto out;
 	}
 	free(b.pinned_at);
 	b.pinned_at = xstrdup(when);
-	b.session = session;
+	b.session = in.session.id;
 	if (baseline_cmd_write(cmd, path, &b) != 0)
 		goto out;
-	printf("updated %s from session %lld (%d cell%s):\n%s", path, (long long)session, changed,
-	       changed == 1 ? "" : "s", diff.data);
+	printf("updated %s from session %lld (%zu cell%s)\n", path, (long long)in.session.id,
+	       changed, changed == 1 ? "" : "s");
 	rc = EXIT_OK;
 out:
 	free(who);
+	pin_update_plan_release(&plan);
 	check_result_release(&res);
-	sbuf_release(&diff);
 	baseline_release(&b);
-	store_runs_release(runs, nruns);
-	store_builds_release(builds, nbuilds);
-	store_session_release(&si);
+	judge_release(&in);
 	store_close(st);
 	free(path);
 	return rc;
@@ -971,55 +750,49 @@ out:
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--profile", 1},  {"--collector", 1}, {"--session", 1},
-	    {"--db", 1},       {"--build", 1},     {"--out", 1},
-	    {"--accept", 1},   {"--ref", 1},       {"--accept-noise", 1},
-	    {"--vary-env", 1}, {"--meters", 1},    {"--minheap", 0},
-	    {NULL, 0},
+	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
+	    {"--build", 1},        {"--out", 1},       {"--accept", 1},  {"--ref", 1},
+	    {"--accept-noise", 1}, {"--vary-env", 1},  {"--meters", 1},  {"--minheap", 0},
+	    {"--heap-limited", 0}, {NULL, 0},
 	};
-	const char *cmd = "baseline", *opt, *val, *profile = NULL,
-	           *collector = CLI_DEFAULT_COLLECTOR;
-	const char *db = NULL, *build_name = NULL, *out_path = NULL, *action;
-	const char *accept = NULL, *ref = NULL, *accept_noise = NULL, *meters = NULL;
+	const char *cmd = "baseline", *opt, *val, *action;
+	struct baseline_cmd_opts o = {0};
 	struct strlist pos = {0};
+	struct buildinfo bi = {0};
 	struct cli_iter it;
-	int64_t session = 0;
 	uint64_t v;
-	int rc = EXIT_UNJUDGED, r, vary_env = 0;
+	int rc = EXIT_UNJUDGED, r, vary_given = 0, collector_given = 0, have_bi = 0;
 
+	o.collector = CLI_DEFAULT_COLLECTOR;
+	o.vary_env = BASELINE_VARY_DEFAULT;
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--profile") == 0) {
-			profile = val;
+			o.profile = val;
 		} else if (strcmp(opt, "--collector") == 0) {
-			collector = val;
+			o.collector = val;
+			collector_given = 1;
 		} else if (strcmp(opt, "--session") == 0) {
 			/* "latest": the newest session of the collector, without measuring again. */
 			if (strcmp(val, "latest") == 0) {
-				session = -1;
+				o.session = -1;
 				continue;
 			}
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
-			session = (int64_t)v;
-		} else if (strcmp(opt, "--accept") == 0) {
+			o.session = (int64_t)v;
+		} else if (strcmp(opt, "--accept") == 0 || strcmp(opt, "--accept-noise") == 0) {
 			if (!*val) {
-				rc = cli_error(cmd, "--accept needs a reason");
+				rc = cli_error(cmd, "%s needs a reason", opt);
 				goto out;
 			}
-			accept = val;
-		} else if (strcmp(opt, "--accept-noise") == 0) {
-			if (!*val) {
-				rc = cli_error(cmd, "--accept-noise needs a reason");
-				goto out;
-			}
-			accept_noise = val;
+			*(strcmp(opt, "--accept") == 0 ? &o.accept : &o.accept_noise) = val;
 		} else if (strcmp(opt, "--meters") == 0) {
 			/* What pin measures with: bdwgc-incremental cannot run under valgrind. */
-			meters = val;
+			o.meters = val;
 		} else if (strcmp(opt, "--vary-env") == 0) {
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
@@ -1028,21 +801,47 @@ int cmd_baseline(int argc, char **argv)
 				               BASELINE_VARY_MAX, (unsigned long long)v);
 				goto out;
 			}
-			vary_env = (int)v;
+			o.vary_env = (int)v;
+			vary_given = 1;
 		} else if (strcmp(opt, "--ref") == 0) {
-			ref = val;
+			o.ref = val;
 		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
+			o.db = val;
 		} else if (strcmp(opt, "--build") == 0) {
-			build_name = val;
+			o.build_name = val;
 		} else if (strcmp(opt, "--out") == 0) {
-			out_path = val;
+			o.out_path = val;
 		} else if (strcmp(opt, "--minheap") == 0) {
-			baseline_pin_minheap = 1;
+			o.minheap = 1;
+		} else if (strcmp(opt, "--heap-limited") == 0) {
+			o.heap_limited = 1;
 		}
 	}
 	if (r < 0)
 		goto out;
+	/*
+	 * --build takes a build folder, as on every other verb, or an arm's label in a stored
+	 * session: a folder is measured, and its manifest names the collector keyed by.
+	 */
+	if (o.build_name && baseline_cmd_is_build_dir(o.build_name)) {
+		struct err e;
+		if (buildinfo_load(o.build_name, &bi, &e) != 0) {
+			rc = cli_error(cmd, "--build %s: %s", o.build_name, e.msg);
+			goto out;
+		}
+		have_bi = 1;
+		if (collector_given && strcmp(o.collector, bi.collector) != 0) {
+			rc =
+			    cli_error(cmd,
+			              "--build %s is a build of collector %s, --collector says %s: "
+			              "give one",
+			              o.build_name, bi.collector, o.collector);
+			goto out;
+		}
+		o.build_dir = o.build_name;
+		o.collector = bi.collector;
+		o.build_name = bi.name;
+	}
 	if (pos.n == 0) {
 		rc = cli_error(cmd, "missing action (valid: pin, update, validate)");
 		goto out;
@@ -1052,56 +851,54 @@ int cmd_baseline(int argc, char **argv)
 		struct strlist files = {0};
 		for (size_t i = 1; i < pos.n; i++)
 			strlist_push(&files, pos.items[i]);
-		rc = baseline_cmd_validate(cmd, profile, collector, &files);
+		rc = baseline_cmd_validate(cmd, o.profile, o.collector, &files);
 		strlist_release(&files);
 	} else if (strcmp(action, "pin") == 0) {
 		if (pos.n > 1) {
 			rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[1]);
 			goto out;
 		}
-		if (!profile) {
+		if (!o.profile) {
 			rc = cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
 			goto out;
 		}
-		if (meters && session != 0) {
+		if (o.meters && o.session != 0) {
 			rc = cli_error(cmd, "--meters says what pin measures with: it does not go "
 			                    "with --session");
 			goto out;
 		}
-		if (vary_env && session != 0) {
+		if (vary_given && o.session != 0) {
 			rc = cli_error(cmd, "--vary-env measures its own sessions: it does not go "
 			                    "with --session");
 			goto out;
 		}
-		rc = baseline_cmd_pin(cmd, profile, collector, db, session, build_name, out_path,
-		                      accept_noise, vary_env, meters);
+		rc = baseline_cmd_pin(cmd, &o);
 	} else if (strcmp(action, "update") == 0) {
-		if (!profile) {
+		if (!o.profile) {
 			rc = cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
 			goto out;
 		}
-		if (ref && !accept) {
+		if (o.ref && !o.accept) {
 			rc = cli_error(cmd, "--ref goes with --accept \"reason\"");
 			goto out;
 		}
-		if (accept_noise || vary_env || meters) {
-			rc = cli_error(cmd, "%s goes with pin: update keeps the pinned bands",
-			               accept_noise ? "--accept-noise"
-			               : vary_env   ? "--vary-env"
-			                            : "--meters");
-			goto out;
-		}
-		if (baseline_pin_minheap) {
+		if (o.accept_noise || vary_given || o.meters || o.minheap || o.heap_limited) {
 			rc = cli_error(cmd,
-			               "--minheap goes with pin: update keeps the pinned cells");
+			               "%s goes with pin: update keeps the pinned bands and cells",
+			               o.accept_noise ? "--accept-noise"
+			               : vary_given   ? "--vary-env"
+			               : o.meters     ? "--meters"
+			               : o.minheap    ? "--minheap"
+			                              : "--heap-limited");
 			goto out;
 		}
-		rc = baseline_cmd_update(cmd, profile, collector, db, session, build_name, out_path,
-		                         accept, ref);
+		rc = baseline_cmd_update(cmd, &o);
 	} else {
 		rc = cli_error(cmd, "unknown action \"%s\" (valid: pin, update, validate)", action);
 	}
 out:
+	if (have_bi)
+		buildinfo_release(&bi);
 	strlist_release(&pos);
 	return rc;
 }

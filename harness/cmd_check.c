@@ -8,7 +8,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
-#include "heapgate.h"
+#include "judge.h"
 #include "report.h"
 #include "report_check.h"
 #include "store.h"
@@ -48,25 +48,16 @@ int check_session(const char *cmd, const struct check_opts *o)
 {
 	const char *profile = o->profile,
 	           *collector = o->collector ? o->collector : CLI_DEFAULT_COLLECTOR;
-	const char *format = o->format ? o->format : "table", *db = o->db,
-	           *baseline_arg = o->baseline;
-	const char *build_name = o->build, *base_name = o->base;
-	struct store_run *base_runs = NULL;
-	size_t nbase_runs = 0;
-	int strict = o->strict;
+	const char *format = o->format ? o->format : "table";
 	struct baseline b = {0};
-	struct check_input in = {0};
+	struct judge_inputs in = {0};
+	struct check_input ci;
 	struct check_result res = {0};
-	struct toolchain tc = {0};
 	struct report_check rep = {0};
 	struct store *st = NULL;
-	struct store_session si = {0};
-	struct store_build *builds = NULL;
-	const struct store_build *build = NULL;
-	struct store_run *runs = NULL;
-	size_t nbuilds = 0, nruns = 0;
+	const struct store_build *build = NULL, *base = NULL;
 	struct err e;
-	char *path = NULL, *text = NULL, *md = NULL, *manifest = NULL, *where = NULL;
+	char *path = NULL, *text = NULL, *md = NULL;
 	int64_t session = o->session;
 	int rc = EXIT_UNJUDGED;
 
@@ -74,9 +65,9 @@ int check_session(const char *cmd, const struct check_opts *o)
 		rc = cli_error(cmd, "--profile is required (shared_ci or pinned_host)");
 		goto out;
 	}
-	path = baseline_arg ? xstrdup(baseline_arg) : cli_baseline_find(profile, collector);
+	path = o->baseline ? xstrdup(o->baseline) : cli_baseline_find(profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
-		if (!baseline_arg && e.code == ERR_NOT_FOUND)
+		if (!o->baseline && e.code == ERR_NOT_FOUND)
 			rc = cli_error(cmd,
 			               "%s\n  pin one with: gcratchet baseline pin --profile %s "
 			               "--collector %s",
@@ -89,64 +80,33 @@ int check_session(const char *cmd, const struct check_opts *o)
 		rc = cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
 		goto out;
 	}
-	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
+	if (store_open(cli_db_path(o->db), STORE_READ, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
 	if (cli_find_session(cmd, st, store_where(st), b.collector, b.size, &session) != 0)
 		goto out;
-	if (store_session_get(st, session, &si, &e) != 0 ||
-	    store_session_builds(st, session, &builds, &nbuilds, &e) != 0) {
+	if (judge_open(st, session, &in, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if (cli_pick_build(cmd, builds, nbuilds, b.collector, build_name, session, &build) != 0)
+	if (cli_pick_build(cmd, in.builds, in.nbuilds, b.collector, o->build, session, &build) != 0)
 		goto out;
-	if (store_runs_load(st, session, build->position, &runs, &nruns, &e) != 0) {
-		rc = cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	/* The min-heap ratchet: the build's stored minimum heaps, for cells that pin them. */
-	{
-		struct heapgate_info hg;
-		if (heapgate_annotate(st, &si, build, runs, nruns, &hg, &e) != 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	/* The toolchain the build was made with, as its manifest recorded it when measured. */
-	where = xasprintf("the manifest of build %s in %s", build->name, store_where(st));
-	if (store_build_manifest(st, build->id, &manifest, &e) != 0 ||
-	    toolchain_from_manifest(manifest, where, &tc, &e) != 0) {
-		rc = cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-
-	in.baseline = &b;
-	in.toolchain = &tc;
-	in.session = &si;
-	in.build = build;
-	in.runs = runs;
-	in.nruns = nruns;
-	in.strict = strict;
-	if (base_name) {
-		const struct store_build *base = NULL;
-		if (cli_pick_build(cmd, builds, nbuilds, NULL, base_name, session, &base) != 0)
+	if (o->base) {
+		if (cli_pick_build(cmd, in.builds, in.nbuilds, NULL, o->base, session, &base) != 0)
 			goto out;
 		if (base->position == build->position) {
-			rc = cli_error(cmd, "--base %s is the arm being checked", base_name);
+			rc = cli_error(cmd, "--base %s is the arm being checked", o->base);
 			goto out;
 		}
-		if (store_runs_load(st, session, base->position, &base_runs, &nbase_runs, &e) !=
-		    0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-		in.base_runs = base_runs;
-		in.nbase_runs = nbase_runs;
 		rep.base_name = base->label;
 	}
-	check_judge(&in, &res);
+	if (judge_load_arm(st, &in, build, base, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	judge_check_input(&in, &b, o->strict, &ci);
+	check_judge(&ci, &res);
 	rep.res = &res;
 	rep.baseline = &b;
 	rep.baseline_path = path;
@@ -172,13 +132,7 @@ out:
 	free(md);
 	free(text);
 	check_result_release(&res);
-	toolchain_release(&tc);
-	free(where);
-	free(manifest);
-	store_runs_release(base_runs, nbase_runs);
-	store_runs_release(runs, nruns);
-	store_builds_release(builds, nbuilds);
-	store_session_release(&si);
+	judge_release(&in);
 	store_close(st);
 	baseline_release(&b);
 	free(path);

@@ -6,7 +6,9 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
+#include "baseline.h"
 #include "metrics.h"
+#include "pin.h"
 #include "store.h"
 
 static int list_collectors(const char *cmd, const char *root)
@@ -129,22 +131,27 @@ out:
 }
 
 /*
- * A default band as the table shows it: "gate max(20%, 4.00 MiB)", "gate 0%" (any rise
- * regresses), "info 10%" (recorded, never decides).
+ * A default rule as `baseline pin` writes it, its class first: "banded max(2%, 512.0 KiB, 10%
+ * live)", "exact 0%" (any rise regresses), "info 10%" (recorded, never decides).
  */
 static void list_band(const struct metric_info *m, const struct metric_band *b, char *buf,
                       size_t size)
 {
-	const char *role = b->gated ? "gate" : "info";
-	char abs[24];
+	/* The class the rule gets (baseline_class_derive): info, exact with no band, banded. */
+	const char *role = !b->gated                                    ? "info"
+	                   : b->pct == 0 && b->abs == 0 && !b->live_pct ? "exact"
+	                                                                : "banded";
+	char abs[24], live[24] = "";
 
 	metrics_format_value(m->name, b->abs, abs, sizeof abs);
+	if (b->live_pct > 0)
+		snprintf(live, sizeof live, ", %g%% live", b->live_pct);
 	if (b->pct > 0 && b->abs > 0)
-		snprintf(buf, size, "%s max(%g%%, %s)", role, b->pct, abs);
+		snprintf(buf, size, "%s max(%g%%, %s%s)", role, b->pct, abs, live);
 	else if (b->abs > 0)
-		snprintf(buf, size, "%s %s", role, abs);
+		snprintf(buf, size, "%s %s%s", role, abs, live);
 	else
-		snprintf(buf, size, "%s %g%%", role, b->pct);
+		snprintf(buf, size, "%s %g%%%s", role, b->pct, live);
 }
 
 static int list_metrics(void)
@@ -153,19 +160,32 @@ static int list_metrics(void)
 	size_t n;
 	const struct metric_info *t = metrics_table(&n);
 
-	printf("%-34s %-13s %-9s %-8s %-9s %-10s %-8s %-24s %s\n", "metric", "unit", "run",
+	printf("%-34s %-13s %-9s %-8s %-9s %-10s %-8s %-37s %s\n", "metric", "unit", "run",
 	       "better", "class", "is", "ab", profiles[METRIC_PROFILE_SHARED_CI],
 	       profiles[METRIC_PROFILE_PINNED_HOST]);
 	for (size_t i = 0; i < n; i++) {
 		char shared[64], pinned[64];
 		list_band(&t[i], &t[i].band[METRIC_PROFILE_SHARED_CI], shared, sizeof shared);
 		list_band(&t[i], &t[i].band[METRIC_PROFILE_PINNED_HOST], pinned, sizeof pinned);
-		printf("%-34s %-13s %-9s %-8s %-9s %-10s %-8s %-24s %s\n", t[i].name,
+		printf("%-34s %-13s %-9s %-8s %-9s %-10s %-8s %-37s %s\n", t[i].name,
 		       metrics_unit_name(t[i].unit), run_kind_name(t[i].kind),
 		       metrics_direction_name(t[i].better), metrics_class_name(t[i].cls),
 		       metrics_nature_name(t[i].nature), t[i].ab_decides ? "decides" : "info",
 		       shared, pinned);
 	}
+	/* The same rules baseline pin writes, changed by what a build says it does. */
+	printf("\nThe bands above are those of a build that is precise and repeats itself. What a "
+	       "build says\nit does (its census's capabilities) changes them, whatever it is "
+	       "called:\n");
+	for (size_t i = 0; i < baseline_fact_rules_count(); i++) {
+		const char *fact, *which, *cls, *why;
+		baseline_fact_rule_text(i, &fact, &which, &cls, &why);
+		printf("  %s: %s -> %s (%s)\n", fact, which, cls, why);
+	}
+	printf("Then baseline pin widens every gated cell whose pinning runs spread: its band "
+	       "holds %g times\ntheir max - min (an exact one becomes banded), and the file "
+	       "keeps the evidence.\n",
+	       PIN_WIDEN_K);
 	return EXIT_OK;
 }
 

@@ -39,6 +39,8 @@ struct metric_set {
 void metric_set_add(struct metric_set *s, const char *name, double value);
 /* Pointer to the value, or NULL when absent. */
 const double *metric_set_get(const struct metric_set *s, const char *name);
+/* Removes every value of `name` (none: nothing happens). */
+void metric_set_remove(struct metric_set *s, const char *name);
 void metric_set_release(struct metric_set *s);
 
 /* Adds the external meters' figures of a finished run: time.*, rss.peak_bytes, os.*. */
@@ -88,6 +90,7 @@ struct metric_band {
 	int gated; /* 0: recorded, never decides a check */
 	double pct;
 	double abs;
+	double live_pct; /* > 0: the floor is also this percent of the probe's pinned live set */
 };
 
 struct metric_info {

@@ -308,6 +308,12 @@ char *report_check_text(const struct report_check *c)
 	sbuf_addf(&line, "baseline: %s (pinned %s on %s, session %lld)\n", c->baseline_path,
 	          bl->pinned_at, bl->hostname, (long long)bl->session);
 	sbuf_addf(&line, "sensitivity: %s\n", sens);
+	if (res->widened)
+		sbuf_addf(&line,
+		          "widened: %zu judged cell%s pinned with a band for the spread of their "
+		          "pinning runs (the rows say \"widened for noise at pin\"; --all lists "
+		          "each, the baseline's overrides give the evidence)\n",
+		          res->widened, res->widened == 1 ? "" : "s");
 	report_check_line(&b, c, NULL, &line);
 	for (size_t i = 0; i < res->nrows; i++)
 		shown += c->all || report_check_row_shown(&res->rows[i]);
@@ -398,6 +404,11 @@ char *report_check_md(const struct report_check *c)
 	escape_md(&b, bl->hostname);
 	sbuf_addf(&b, ", session %lld)\n>\n> sensitivity: ", (long long)bl->session);
 	escape_md(&b, sens);
+	if (res->widened)
+		sbuf_addf(&b,
+		          "\n>\n> widened: %zu judged cell%s pinned with a band for the spread "
+		          "of their pinning runs",
+		          res->widened, res->widened == 1 ? "" : "s");
 	sbuf_addf(&b, "\n\n");
 	sbuf_addf(&b,
 	          "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
@@ -482,6 +493,7 @@ char *report_check_json(const struct report_check *c)
 	so = cJSON_AddObjectToObject(root, "sensitivity");
 	cJSON_AddNumberToObject(so, "time_cells", (double)sens->cells);
 	cJSON_AddNumberToObject(so, "widened", (double)sens->widened);
+	cJSON_AddNumberToObject(root, "widened_cells", (double)res->widened);
 	if (sens->cells && isfinite(sens->median_pct) && isfinite(sens->worst_pct)) {
 		cJSON_AddNumberToObject(so, "median_band_pct", sens->median_pct);
 		cJSON_AddNumberToObject(so, "worst_band_pct", sens->worst_pct);

@@ -79,13 +79,13 @@ expect_status 1 "$GCR" check --profile shared_ci --collector scripted
 expect_grep 'census\.alloc_bytes +1000 +1110 +\+11\.00% .* REGRESSED' "$T/out"
 
 # Item 5: numbers are exact integers, range-checked before conversion.
-bad 's/"n": [0-9]*}/"n": 1e300}/' 'cells\[0\]\.n: must be an integer from 1 to 2\^53-1, got 1e\+300'
-bad 's/"n": [0-9]*}/"n": 1.5}/' 'cells\[0\]\.n: must be an integer from 1 to 2\^53-1, got 1\.5'
+bad 's/"n": [0-9]*\([,}]\)/"n": 1e300\1/' 'cells\[0\]\.n: must be an integer from 1 to 2\^53-1, got 1e\+300'
+bad 's/"n": [0-9]*\([,}]\)/"n": 1.5\1/' 'cells\[0\]\.n: must be an integer from 1 to 2\^53-1, got 1\.5'
 bad 's/"session": [0-9]*/"session": 1e300/' 'scripted.json: session: must be an integer from 1 to 2\^53-1'
 bad 's/"repeats": [0-9]*/"repeats": 1e300/' 'scripted.json: repeats: must be an integer from 1 to 2\^53-1'
-bad 's/"n": [0-9]*}/"n": 1e999}/' 'scripted.json:[0-9]+:[0-9]+: not valid JSON: 1e999 is beyond the range of a double'
+bad 's/"n": [0-9]*\([,}]\)/"n": 1e999\1/' 'scripted.json:[0-9]+:[0-9]+: not valid JSON: 1e999 is beyond the range of a double'
 # update used to write n as -9223372036854775808; now it refuses, and the file is untouched.
-sed 's/"n": [0-9]*}/"n": 1e300}/' "$T/good.json" >"$F"
+sed 's/"n": [0-9]*\([,}]\)/"n": 1e300\1/' "$T/good.json" >"$F"
 cp "$F" "$T/before.json"
 expect_status 2 "$GCR" baseline update --profile shared_ci --collector scripted --session latest
 expect_grep 'cells\[0\]\.n: must be an integer' "$T/err"

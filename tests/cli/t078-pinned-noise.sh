@@ -38,7 +38,7 @@ expect_status 0 "$GCR" baseline pin --profile pinned_host --collector scripted -
 expect_grep "^accepted noise: [0-9]+ gated time cells? widened" "$T/out"
 F="$T/baselines/pinned_host/scripted.json"
 expect_grep '"noise_accepted": \{"reason": "planted noise for t078", "date": ' "$F"
-expect_grep '"probe": "02_jitter", "metric": "time.wall_ns", .*"widened_for_noise": true, "rationale": "pin: widened for noise' "$F"
+expect_grep '"probe": "02_jitter", "metric": "time.wall_ns", .*"widened_for_noise": true, "rationale": "pin: widened for the spread of its pinning runs' "$F"
 expect_status 0 "$GCR" baseline validate "$F"
 
 # check states the sensitivity in its header and every format; each widened cell its band.

@@ -284,10 +284,10 @@ static void test_check(void)
 	    {(char *)"census.alloc_bytes", 1, BASELINE_INCREASE, 0, 0, BASELINE_CLASS_EXACT, 0},
 	    {(char *)"rss.peak_bytes", 1, BASELINE_INCREASE, 20, 4194304, BASELINE_CLASS_BANDED, 0},
 	};
-	struct baseline_probe probes[] = {{(char *)"01_a", (char *)"0x0123456789abcdef"}};
+	struct baseline_probe probes[] = {{(char *)"01_a", (char *)"0x0123456789abcdef", {0}}};
 	struct baseline_cell cells[] = {
-	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3, 0, 0},
-	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3, 0, 0},
+	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3, 0, 0, 0},
+	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3, 0, 0, 0},
 	};
 	struct baseline_override over = {
 	    (char *)"01_a",
@@ -421,6 +421,13 @@ static void test_check(void)
 	CHECK(baseline_check(&b, &e) == 0);
 }
 
+/* What the shipped collectors say they do (their gcr_capabilities). */
+static const struct caps precise_caps = {1, CAPS_COLLECTS | CAPS_PRECISE | CAPS_MOVING, 0};
+static const struct caps conservative_caps = {1, CAPS_COLLECTS | CAPS_PAUSE_LOG, 0};
+static const struct caps paced_caps = {1, CAPS_COLLECTS | CAPS_PAUSE_LOG | CAPS_CLOCK_PACED, 0};
+static const struct caps keeps_all_caps = {1, 0, 0}; /* epsilon: never collects */
+static const struct caps unknown_caps = {0, 0, 0};
+
 static void test_defaults(void)
 {
 	const char *metrics[] = {"census.alloc_bytes", "census.pause_max_ns", "time.wall_ns",
@@ -428,7 +435,7 @@ static void test_defaults(void)
 	struct baseline_rule *r;
 	struct err e;
 
-	CHECK(baseline_default_rules("shared_ci", "gen", metrics, 5, &r, &e) == 0);
+	CHECK(baseline_default_rules("shared_ci", &precise_caps, metrics, 5, &r, &e) == 0);
 	CHECK(r[0].gated && r[0].band_pct == 0 && r[0].band_abs == 0);
 	CHECK(!r[1].gated); /* pauses are time */
 	CHECK(!r[2].gated); /* shared machines: time is not gated */
@@ -438,13 +445,13 @@ static void test_defaults(void)
 		free(r[i].metric);
 	free(r);
 
-	CHECK(baseline_default_rules("pinned_host", "gen", metrics, 5, &r, &e) == 0);
+	CHECK(baseline_default_rules("pinned_host", &precise_caps, metrics, 5, &r, &e) == 0);
 	CHECK(r[2].gated); /* one quiet host: time is gated */
 	for (int i = 0; i < 5; i++)
 		free(r[i].metric);
 	free(r);
 
-	CHECK(baseline_default_rules("nightly", "gen", metrics, 5, &r, &e) != 0);
+	CHECK(baseline_default_rules("nightly", &precise_caps, metrics, 5, &r, &e) != 0);
 	CHECK(strstr(e.msg, "shared_ci") && strstr(e.msg, "pinned_host"));
 }
 
@@ -621,7 +628,7 @@ static void test_default_classes(void)
 	struct baseline_rule *r;
 	struct err e;
 
-	CHECK(baseline_default_rules("shared_ci", "gen", metrics, n, &r, &e) == 0);
+	CHECK(baseline_default_rules("shared_ci", &precise_caps, metrics, n, &r, &e) == 0);
 	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[1].cls == BASELINE_CLASS_EXACT);
 	CHECK(r[2].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_EXACT);
 	CHECK(r[3].cls == BASELINE_CLASS_BANDED && r[3].band_pct == 2 && r[3].band_abs == 524288 &&
@@ -632,23 +639,39 @@ static void test_default_classes(void)
 		free(r[i].metric);
 	free(r);
 
-	/* Conservative: heap, RSS and collection counts are quantile, what was asked stays exact. */
-	CHECK(baseline_default_rules("shared_ci", "bdwgc", metrics, n, &r, &e) == 0);
-	CHECK(r[0].cls == BASELINE_CLASS_EXACT);
-	/* What its last collection happened to keep is recorded; retention is gated by the
-	 * committed peak (a page at least) and RSS. */
-	CHECK(r[1].cls == BASELINE_CLASS_INFO && !r[1].gated);
-	CHECK(r[7].cls == BASELINE_CLASS_QUANTILE && r[7].band_abs == 4096);
-	CHECK(r[2].cls == BASELINE_CLASS_QUANTILE && r[3].cls == BASELINE_CLASS_QUANTILE);
-	CHECK(r[3].band_live_pct == 0);
-	CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 2 && r[4].band_abs == 1000);
-	CHECK(r[6].cls == BASELINE_CLASS_EXACT);
+	/*
+	 * Conservative (collects, not precise): heap, RSS and collection counts are quantile,
+	 * what was asked stays exact; Ir keeps the profile's band (its spread widens it at pin).
+	 * A build that never said what it does is taken for one, whatever it is called.
+	 */
+	for (int k = 0; k < 2; k++) {
+		CHECK(baseline_default_rules("shared_ci", k ? &unknown_caps : &conservative_caps,
+		                             metrics, n, &r, &e) == 0);
+		CHECK(r[0].cls == BASELINE_CLASS_EXACT);
+		/* What its last collection happened to keep is recorded; retention is gated by
+		 * the committed peak (a page at least) and RSS. */
+		CHECK(r[1].cls == BASELINE_CLASS_INFO && !r[1].gated);
+		CHECK(r[7].cls == BASELINE_CLASS_QUANTILE && r[7].band_abs == 4096);
+		CHECK(r[2].cls == BASELINE_CLASS_QUANTILE && r[3].cls == BASELINE_CLASS_QUANTILE);
+		CHECK(r[6].cls == BASELINE_CLASS_QUANTILE);
+		CHECK(r[3].band_live_pct == 0);
+		CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 1 &&
+		      r[4].band_abs == 1000);
+		for (size_t i = 0; i < n; i++)
+			free(r[i].metric);
+		free(r);
+	}
+
+	/* One that never collects keeps everything it was given: its census is exact. */
+	CHECK(baseline_default_rules("shared_ci", &keeps_all_caps, metrics, n, &r, &e) == 0);
+	CHECK(r[1].cls == BASELINE_CLASS_EXACT && r[2].cls == BASELINE_CLASS_EXACT &&
+	      r[7].cls == BASELINE_CLASS_EXACT && r[3].cls == BASELINE_CLASS_BANDED);
 	for (size_t i = 0; i < n; i++)
 		free(r[i].metric);
 	free(r);
 
 	/* Time-paced: every census counter but what was asked is quantile. */
-	CHECK(baseline_default_rules("shared_ci", "bdwgc-incremental", metrics, n, &r, &e) == 0);
+	CHECK(baseline_default_rules("shared_ci", &paced_caps, metrics, n, &r, &e) == 0);
 	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_QUANTILE);
 	CHECK(r[3].cls == BASELINE_CLASS_QUANTILE && r[3].band_abs == 2097152);
 	for (size_t i = 0; i < n; i++) {
