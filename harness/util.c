@@ -472,7 +472,8 @@ static int write_file_replace(const char *path, const char *target, const struct
 	}
 	if (old) {
 		if (write_file_fault() || fchmod(fd, old->st_mode & 0777) != 0) {
-			err_setc(e, ERR_IO, "%s: cannot set its mode: %s", tmp, strerror(errno));
+			err_setc(e, ERR_IO, "%s: cannot give its temporary file the old mode: %s",
+			         path, strerror(errno));
 			goto out;
 		}
 		/* Root rewriting someone's report leaves it theirs; anyone else cannot, and need not. */
