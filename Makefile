@@ -39,6 +39,8 @@ PFM_LIBS = $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
 LIBS_H = $(PKG_LIBS) $(PFM_LIBS) -lm
 
 B := build
+# gcr_shq: a value quoted for a recipe's shell; gcr_path_check: a path make cannot carry refused.
+include collectors/quote.mk
 # Core modules: every harness/*.c but the subcommands, main and the launcher; renderers
 # from reports/ link in like core modules.
 CORE := $(filter-out main launch cmd_%,$(patsubst harness/%.c,%,$(wildcard harness/*.c)))
@@ -97,12 +99,13 @@ collector-%: FORCE
 # command line by themselves; build.mk and tests/abi/ check the folder and name what is wrong.
 .PHONY: collector abi-check
 collector:
-	@$(MAKE) --no-print-directory -f collectors/build.mk COLLECTOR_DIR='$(COLLECTOR_DIR)' summary
+	@$(MAKE) --no-print-directory -f collectors/build.mk COLLECTOR_DIR=$(call gcr_shq,$(value COLLECTOR_DIR)) summary
 abi-check:
-	@test -n '$(COLLECTOR_DIR)' || { echo 'make abi-check: COLLECTOR_DIR is not set:' \
+	@test -n $(call gcr_shq,$(COLLECTOR_DIR)) || { echo 'make abi-check: COLLECTOR_DIR is not set:' \
 	   'make abi-check COLLECTOR_DIR=<folder holding your collector>' >&2; exit 2; }
-	@sh tests/abi/run.sh '$(abspath $(COLLECTOR_DIR))' && \
-	 sh tests/abi/run.sh --sanitize '$(abspath $(COLLECTOR_DIR))'
+	@: $(call gcr_path_check,COLLECTOR_DIR)
+	@sh tests/abi/run.sh $(call gcr_shq,$(abspath $(COLLECTOR_DIR))) && \
+	 sh tests/abi/run.sh --sanitize $(call gcr_shq,$(abspath $(COLLECTOR_DIR)))
 
 # ---- Unit tests: each tests/unit/test_<module>.c links the core objects ------------------
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
@@ -183,9 +186,9 @@ test: deps
 # baselines, PREFIX/bin/gcratchet a link to it, and lib/gcratchet/install-manifest the list of
 # every file written, which uninstall removes (scripts/install.sh). DESTDIR stages a package.
 install: all
-	@sh scripts/install.sh install '$(B)' '$(DESTDIR)' '$(PREFIX)'
+	@sh scripts/install.sh install $(call gcr_shq,$(B)) $(call gcr_shq,$(DESTDIR)) $(call gcr_shq,$(PREFIX))
 uninstall:
-	@sh scripts/install.sh uninstall '$(DESTDIR)' '$(PREFIX)'
+	@sh scripts/install.sh uninstall $(call gcr_shq,$(DESTDIR)) $(call gcr_shq,$(PREFIX))
 
 FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/common/*.[ch] \
                collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \

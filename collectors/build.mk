@@ -33,6 +33,7 @@ endif
 endif
 endif
 OUT ?= build/collectors/$(NAME)
+$(call gcr_path_check,OUT)
 OBJ := $(OUT)/obj
 
 CC ?= cc
@@ -47,9 +48,11 @@ DWARF_FLAGS := $(shell $(CC) -v 2>&1 | grep -q 'clang version' && valgrind --ver
 endif
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wformat=2 -Wvla -Werror
-BUILD_CFLAGS := -std=c17 $(strip $(OPT) $(DWARF_FLAGS)) $(WARN) -D_GNU_SOURCE -I$(ROOT)/collectors/include \
-        -I$(ROOT)/collectors/common -I$(ROOT)/probes/runtime \
-        -DGCR_COLLECTOR_VERSION='"$(COLLECTOR_VERSION)"' $(COLLECTOR_CFLAGS) $(EXTRA_CFLAGS)
+# Shell text, as every recipe line: the paths in it quoted (collectors/quote.mk).
+BUILD_CFLAGS := -std=c17 $(strip $(OPT) $(DWARF_FLAGS)) $(WARN) -D_GNU_SOURCE \
+        $(addprefix -I,$(call gcr_shqs,$(ROOT)/collectors/include $(ROOT)/collectors/common \
+        $(ROOT)/probes/runtime)) \
+        -DGCR_COLLECTOR_VERSION=$(call gcr_shq,"$(COLLECTOR_VERSION)") $(COLLECTOR_CFLAGS) $(EXTRA_CFLAGS)
 # What the manifest records as the toolchain's flags: those that change the code, not the
 # warnings, include paths or the build's own configuration (a planted cost is a -D).
 TOOLCHAIN_FLAGS = $(filter-out -D% -I% -W%,$(BUILD_CFLAGS))
@@ -71,37 +74,43 @@ HEADERS := $(wildcard $(ROOT)/collectors/include/*.h $(ROOT)/collectors/common/*
 
 all: $(OUT)/manifest.json
 
+BUILD_FLAGS_TEXT = $(call gcr_shq,$(CC) $(BUILD_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS))
 $(OBJ)/flags: FORCE
-	@mkdir -p $(OBJ)
-	@echo '$(CC) $(BUILD_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' | cmp -s - $@ || \
-	 echo '$(CC) $(BUILD_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' > $@
+	@mkdir -p $(call gcr_shq,$(OBJ))
+	@echo $(BUILD_FLAGS_TEXT) | cmp -s - $(call gcr_shq,$@) || \
+	 echo $(BUILD_FLAGS_TEXT) > $(call gcr_shq,$@)
 
 # Collector sources may live outside COLLECTOR_DIR (a variant sharing another's code). Our
 # warnings apply to them, as errors only where COLLECTOR_WERROR says so.
 define collector_object
 $(OBJ)/c_$(notdir $(1:.c=.o)): $(1) $(HEADERS) $(wildcard $(dir $(1))*.h) $(OBJ)/flags
-	$$(CC) $$(filter-out -Werror,$$(BUILD_CFLAGS)) $$(COLLECTOR_WERROR) -I$(dir $(1)) -c $$< -o $$@
+	$$(CC) $$(filter-out -Werror,$$(BUILD_CFLAGS)) $$(COLLECTOR_WERROR) \
+	   -I$$(call gcr_shq,$(dir $(1))) -c $$(call gcr_shq,$$<) -o $$(call gcr_shq,$$@)
 endef
 $(foreach src,$(COLLECTOR_SRCS),$(eval $(call collector_object,$(src))))
 $(OBJ)/common_%.o: $(ROOT)/collectors/common/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(BUILD_CFLAGS) -c $< -o $@
+	$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 $(OBJ)/rt_%.o: $(ROOT)/probes/runtime/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(BUILD_CFLAGS) -c $< -o $@
+	$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 $(OBJ)/p_%.o: $(ROOT)/probes/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(BUILD_CFLAGS) -c $< -o $@
+	$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 
 $(OUT)/%: $(OBJ)/p_%.o $(LIB_OBJS)
-	$(CC) $(OPT) -o $@ $^ $(COLLECTOR_LIBS)
+	$(CC) $(OPT) -o $(call gcr_shq,$@) $(call gcr_shqs,$^) $(COLLECTOR_LIBS)
 
 $(OUT)/manifest.json: $(addprefix $(OUT)/,$(PROBES)) $(ROOT)/scripts/manifest.sh $(OBJ)/flags
-	CC='$(CC)' TOOLCHAIN_FLAGS='$(TOOLCHAIN_FLAGS)' BUILD_KNOBS='$(BUILD_KNOBS)' sh $(ROOT)/scripts/manifest.sh '$(NAME)' '$(COLLECTOR_NAME)' '$(COLLECTOR_VERSION)' \
-	   '$(CC) $(BUILD_CFLAGS)' '$(COLLECTOR_LIBS)' $(OUT) $(PROBES) > $@.tmp
-	mv $@.tmp $@
+	CC=$(call gcr_shq,$(CC)) TOOLCHAIN_FLAGS=$(call gcr_shq,$(TOOLCHAIN_FLAGS)) \
+	   BUILD_KNOBS=$(call gcr_shq,$(BUILD_KNOBS)) \
+	   sh $(call gcr_shq,$(ROOT)/scripts/manifest.sh) $(call gcr_shq,$(NAME)) \
+	   $(call gcr_shq,$(COLLECTOR_NAME)) $(call gcr_shq,$(COLLECTOR_VERSION)) \
+	   $(call gcr_shq,$(CC) $(BUILD_CFLAGS)) $(call gcr_shq,$(COLLECTOR_LIBS)) $(call gcr_shq,$(OUT)) \
+	   $(PROBES) > $(call gcr_shq,$@.tmp)
+	mv $(call gcr_shq,$@.tmp) $(call gcr_shq,$@)
 
 # What `make collector` prints last: where the build is and how to measure it.
 summary: $(OUT)/manifest.json
-	@echo '$(OUT): $(words $(PROBES)) probes built against $(COLLECTOR_NAME) $(COLLECTOR_VERSION) ($(COLLECTOR_DIR))'
-	@echo 'measure it: gcratchet measure --build $(OUT) --size ci'
+	@echo $(call gcr_shq,$(OUT): $(words $(PROBES)) probes built against $(COLLECTOR_NAME) $(COLLECTOR_VERSION) ($(COLLECTOR_DIR)))
+	@echo $(call gcr_shq,measure it: gcratchet measure --build $(OUT) --size ci)
 
 FORCE:
 .PHONY: all summary FORCE

@@ -26,15 +26,18 @@ $(error COLLECTOR_DIR is not set: make collector COLLECTOR_DIR=<folder holding y
 endif
 COLLECTOR_DIR := $(COLLECTOR_DIR_DEFAULT)
 endif
-ifneq ($(words $(COLLECTOR_DIR)),1)
-$(error COLLECTOR_DIR=$(COLLECTOR_DIR): make cannot handle a path with blanks; move or link the folder)
-endif
+include $(ROOT)/collectors/quote.mk
+$(call gcr_path_check,ROOT)
+$(call gcr_path_check,COLLECTOR_DIR)
 ifeq ($(wildcard $(COLLECTOR_DIR)/.),)
-$(error COLLECTOR_DIR=$(COLLECTOR_DIR): no such folder)
+$(error COLLECTOR_DIR=$(COLLECTOR_DIR): no such folder$(if $(findstring $(gcr_dollar),$(value \
+  COLLECTOR_DIR)), (make read the $(gcr_dollar) in $(value COLLECTOR_DIR) as a reference to a \
+  variable; a $(gcr_dollar) in a path is $(gcr_dollar)$(gcr_dollar), which make refuses too)))
 endif
 ifeq ($(strip $(NAME)),)
 NAME := $(notdir $(abspath $(COLLECTOR_DIR)))
 endif
+$(call gcr_path_check,NAME)
 
 COLLECTOR_NAME = $(notdir $(abspath $(COLLECTOR_DIR)))
 COLLECTOR_VERSION := 0
@@ -48,6 +51,7 @@ COLLECTOR_WERROR := $(if $(filter $(abspath $(ROOT)/collectors)/%,$(abspath $(CO
 ifeq ($(strip $(COLLECTOR_SRCS)),)
 $(error $(COLLECTOR_DIR): no collector sources: no *.c file there$(if $(wildcard $(COLLECTOR_DIR)/collector.mk), and $(COLLECTOR_DIR)/collector.mk sets no COLLECTOR_SRCS))
 endif
+$(call gcr_paths_check,COLLECTOR_SRCS)
 COLLECTOR_MISSING_SRCS := $(filter-out $(wildcard $(COLLECTOR_SRCS)),$(COLLECTOR_SRCS))
 ifneq ($(COLLECTOR_MISSING_SRCS),)
 $(error $(firstword $(COLLECTOR_MISSING_SRCS)): no such file (COLLECTOR_SRCS, in $(COLLECTOR_DIR)/collector.mk))
@@ -55,7 +59,8 @@ endif
 # A collector implements the ABI; one that never includes it would meet the linker's or
 # -Wmissing-prototypes' words for it first, with no hint of what is missing.
 COLLECTOR_ABI_USERS := $(shell grep -l '^[[:space:]]*\#[[:space:]]*include[[:space:]]*["<]gcr\.h[">]' \
-        $(COLLECTOR_SRCS) $(wildcard $(addsuffix *.h,$(sort $(dir $(COLLECTOR_SRCS))))) 2>/dev/null)
+        $(call gcr_shqs,$(COLLECTOR_SRCS) $(wildcard $(addsuffix *.h,$(sort $(dir $(COLLECTOR_SRCS)))))) \
+        2>/dev/null)
 ifeq ($(COLLECTOR_ABI_USERS),)
 $(error $(COLLECTOR_DIR): no source includes "gcr.h": a collector implements the ABI declared in $(abspath $(ROOT)/collectors/include/gcr.h) (docs/out-of-tree.md))
 endif

@@ -73,7 +73,8 @@ int cmd_export(int argc, char **argv)
 			goto out;
 		}
 		fprintf(stderr, "gcratchet %s: session %lld (%zu runs) written to %s\n", cmd,
-		        (long long)session, d.nruns, out_path);
+		        (long long)session, d.nruns,
+		        write_file_is_stdout(out_path) ? "stdout" : out_path);
 	} else if (fputs(json, stdout) < 0 || fflush(stdout) != 0) {
 		rc = cli_error(cmd, "writing to stdout failed");
 		goto out;

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "escape.h"
 #include "metrics.h"
 #include "stats.h"
 #include "store.h"
@@ -182,17 +183,59 @@ static const char *history_commit(const char *c)
 	return c && *c ? c : "unknown";
 }
 
+/*
+ * Appends s as one cell of the text table: on one line (a newline or tab, which a commit
+ * string from another host's manifest may hold, as a space), as valid UTF-8 with no control
+ * character (escape_text's rules, and the C1 controls U+0080-U+009F too, which some
+ * terminals obey), cut after `cut` characters when cut is not 0 (never inside one), and
+ * padded with spaces to `width` characters.
+ */
+static void history_cell(struct sbuf *b, const char *s, size_t width, size_t cut)
+{
+	char *safe = escape_text(s);
+	const unsigned char *p = (const unsigned char *)safe;
+	size_t chars = 0;
+
+	while (*p && (cut == 0 || chars < cut)) {
+		size_t n = utf8_len(p, SIZE_MAX);
+		if (n == 0) /* escape_text left none; a byte is a character, to be sure */
+			n = 1;
+		if (*p == '\n' || *p == '\t')
+			sbuf_add(b, " ", 1);
+		else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+			sbuf_addf(b, ESCAPE_REPLACEMENT);
+		else
+			sbuf_add(b, p, n);
+		p += n;
+		chars++;
+	}
+	for (; chars < width; chars++)
+		sbuf_add(b, " ", 1);
+	free(safe);
+}
+
 static void history_table(const struct store_history_point *const *rows, size_t n)
 {
-	printf("%-12s  %-7s  %-20s  %-16s  %-20s  %-7s  %3s  %s\n", "commit", "session", "started",
-	       "host", "build", "size", "n", "median");
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "%-12s  %-7s  %-20s  %-16s  %-20s  %-7s  %3s  %s\n", "commit", "session",
+	          "started", "host", "build", "size", "n", "median");
 	for (size_t i = 0; i < n; i++) {
 		const struct store_history_point *p = rows[i];
-		printf("%-12.12s  %-7lld  %-20s  %-16s  %-20s  %-7s  %3zu  %.10g\n",
-		       history_commit(p->git_commit), (long long)p->session_id, p->started_at,
-		       p->hostname ? p->hostname : "?", p->label ? p->label : p->build, p->size,
-		       p->n, stats_median(p->values, p->n));
+		history_cell(&b, history_commit(p->git_commit), 12, 12);
+		sbuf_addf(&b, "  %-7lld  ", (long long)p->session_id);
+		history_cell(&b, p->started_at, 20, 0);
+		sbuf_addf(&b, "  ");
+		history_cell(&b, p->hostname ? p->hostname : "?", 16, 0);
+		sbuf_addf(&b, "  ");
+		history_cell(&b, p->label ? p->label : p->build, 20, 0);
+		sbuf_addf(&b, "  ");
+		history_cell(&b, p->size, 7, 0);
+		sbuf_addf(&b, "  %3zu  %.10g\n", p->n, stats_median(p->values, p->n));
 	}
+	fputs(b.data, stdout);
+	sbuf_release(&b);
 }
 
 static char *history_json(const char *collector, const char *probe, const char *metric,
@@ -222,18 +265,19 @@ static char *history_json(const char *collector, const char *probe, const char *
 		const struct store_history_point *p = rows[i];
 		cJSON *o = cJSON_CreateObject(),
 		      *values = cJSON_CreateDoubleArray(p->values, (int)p->n);
-		if (p->git_commit)
-			cJSON_AddStringToObject(o, "commit", p->git_commit);
-		else
-			cJSON_AddNullToObject(o, "commit");
+		/* Text another host stored is made valid UTF-8, or the whole document is not JSON. */
+		cJSON_AddItemToObject(o, "commit", escape_json_string(p->git_commit));
 		cJSON_AddNumberToObject(o, "session", (double)p->session_id);
-		cJSON_AddStringToObject(o, "started_at", p->started_at);
-		cJSON_AddStringToObject(o, "host", p->hostname ? p->hostname : "");
-		cJSON_AddStringToObject(o, "build", p->build);
-		cJSON_AddStringToObject(o, "label", p->label ? p->label : p->build);
+		cJSON_AddItemToObject(o, "started_at", escape_json_string(p->started_at));
+		cJSON_AddItemToObject(o, "host",
+		                      escape_json_string(p->hostname ? p->hostname : ""));
+		cJSON_AddItemToObject(o, "build", escape_json_string(p->build));
+		cJSON_AddItemToObject(o, "label",
+		                      escape_json_string(p->label ? p->label : p->build));
 		if (p->collector_version)
-			cJSON_AddStringToObject(o, "collector_version", p->collector_version);
-		cJSON_AddStringToObject(o, "size", p->size);
+			cJSON_AddItemToObject(o, "collector_version",
+			                      escape_json_string(p->collector_version));
+		cJSON_AddItemToObject(o, "size", escape_json_string(p->size));
 		cJSON_AddNumberToObject(o, "n", (double)p->n);
 		cJSON_AddNumberToObject(o, "median", stats_median(p->values, p->n));
 		cJSON_AddItemToObject(o, "values", values);

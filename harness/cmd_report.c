@@ -39,6 +39,8 @@ static int report_write_formats(const char *cmd, const char *const paths[REPORT_
 		text = render(ctx, (enum report_format)i);
 		if (write_file_atomic(paths[i], text, strlen(text), &e) != 0)
 			rc = cli_error(cmd, "%s", e.msg);
+		else if (write_file_is_stdout(paths[i]))
+			fprintf(stderr, "gcratchet %s: %s: stdout\n", cmd, what);
 		else
 			printf("gcratchet %s: %s: %s\n", cmd, what, paths[i]);
 		free(text);
@@ -173,9 +175,11 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 	} else if (write_file_atomic(out_path, html, strlen(html), &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 	} else {
-		printf("gcratchet %s: history of %s of %s on %s (%zu session%s, %s): %s\n", cmd,
-		       q->metric, q->probe, q->collector, s.n, s.n == 1 ? "" : "s",
-		       h.has_band ? "baseline band" : "no baseline band", out_path);
+		fprintf(write_file_is_stdout(out_path) ? stderr : stdout,
+		        "gcratchet %s: history of %s of %s on %s (%zu session%s, %s): %s\n", cmd,
+		        q->metric, q->probe, q->collector, s.n, s.n == 1 ? "" : "s",
+		        h.has_band ? "baseline band" : "no baseline band",
+		        write_file_is_stdout(out_path) ? "stdout" : out_path);
 	}
 	history_release(&s);
 out:

@@ -13,6 +13,7 @@
 #include "hostinfo.h"
 #include "metrics.h"
 #include "runner.h"
+#include "scratch.h"
 #include "version.h"
 
 extern char **environ;
@@ -924,13 +925,10 @@ static void *session_worker_main(void *arg)
 static int session_lane_open(const struct session_plan *plan, struct session_lane *lane,
                              struct err *e)
 {
-	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-	char tmpl[] = "/tmp/gcratchet.XXXXXX";
-
 	memset(lane, 0, sizeof *lane);
-	if (!mkdtemp(tmpl))
-		return err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
-	lane->scratch = xstrdup(tmpl);
+	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
+	if (scratch_create(SCRATCH_ROOT, &lane->scratch, e) != 0)
+		return -1;
 	return runner_open(plan->launcher, lane->scratch, &lane->runner, e);
 }
 
@@ -1201,17 +1199,6 @@ out:
 	return rc;
 }
 
-/* Removes the probe links and the scratch folder; what a probe left there stays, and so does it. */
-static void session_scratch_remove(const char *scratch, const struct strlist *probes)
-{
-	for (size_t i = 0; i < probes->n; i++) {
-		char *link = xasprintf("%s/%s", scratch, probes->items[i]);
-		unlink(link);
-		free(link);
-	}
-	rmdir(scratch);
-}
-
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
                 void *ctx, struct session_outcome *out, struct err *e)
 {
@@ -1240,6 +1227,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		if (plan->perf->events[i].available)
 			s.events[s.nevents++] = plan->perf->events[i].attr;
 	s.nlanes = 1;
+	/* What killed sessions left in /tmp goes before this one adds its own (scratch.h). */
+	scratch_sweep(SCRATCH_ROOT);
 	if (session_lane_open(plan, &s.lanes[0], e) != 0)
 		goto out;
 	if (session_register(&s, e) != 0)
@@ -1273,7 +1262,7 @@ out:
 	for (size_t i = 0; i < s.nlanes; i++) {
 		runner_close(s.lanes[i].runner);
 		if (s.lanes[i].scratch)
-			session_scratch_remove(s.lanes[i].scratch, &plan->probes);
+			scratch_remove(s.lanes[i].scratch, &plan->probes);
 		free(s.lanes[i].scratch);
 	}
 	free(s.lanes);
@@ -1300,17 +1289,15 @@ struct session_prober {
 int session_prober_open(const struct session_plan *plan, struct session_prober **out, struct err *e)
 {
 	struct session_prober *p = xcalloc(1, sizeof *p);
-	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-	char tmpl[] = "/tmp/gcratchet.XXXXXX";
 
 	*out = NULL;
 	p->plan = plan;
-	if (!mkdtemp(tmpl)) {
-		err_set(e, "cannot create a scratch folder in /tmp: %s", strerror(errno));
+	scratch_sweep(SCRATCH_ROOT);
+	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
+	if (scratch_create(SCRATCH_ROOT, &p->scratch, e) != 0) {
 		session_prober_close(p);
 		return -1;
 	}
-	p->scratch = xstrdup(tmpl);
 	p->env_base = session_base_env(plan);
 	if (runner_open(plan->launcher, p->scratch, &p->runner, e) != 0) {
 		session_prober_close(p);
@@ -1383,7 +1370,7 @@ void session_prober_close(struct session_prober *p)
 		return;
 	runner_close(p->runner);
 	if (p->scratch)
-		session_scratch_remove(p->scratch, &p->links);
+		scratch_remove(p->scratch, &p->links);
 	free(p->scratch);
 	session_env_free(p->env_base);
 	strlist_release(&p->links);

@@ -86,14 +86,35 @@ static enum err_code sqlite_err_code(int rc)
 	}
 }
 
-/* The path as a shell word, for a command the user can paste. */
+/*
+ * The path as one word of a POSIX shell, for a command the user can paste: as it is when it
+ * needs no quoting, else in single quotes with each ' in it as '\'' (a quote left as it was
+ * ended the quoting, and pasting ran the rest of the path); ./ before a relative path that
+ * starts with -, which sqlite3 would take for an option. FILE when the word does not fit.
+ */
 static void sqlite_shell_word(const char *s, char *buf, size_t size)
 {
-	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") ==
-	    strlen(s))
-		snprintf(buf, size, "%s", s);
-	else
-		snprintf(buf, size, "'%s'", s);
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (s[0] == '-')
+		sbuf_addf(&b, "./");
+	if (*s &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") ==
+	        strlen(s)) {
+		sbuf_addf(&b, "%s", s);
+	} else {
+		sbuf_addf(&b, "'");
+		for (const char *p = s; *p; p++) {
+			if (*p == '\'')
+				sbuf_addf(&b, "'\\''");
+			else
+				sbuf_add(&b, p, 1);
+		}
+		sbuf_addf(&b, "'");
+	}
+	snprintf(buf, size, "%s", b.len < size ? b.data : "FILE");
+	sbuf_release(&b);
 }
 
 /*

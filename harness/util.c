@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,68 +235,357 @@ out:
 }
 
 /*
- * Removes the PATH.tmp.PID siblings of path whose writer no longer runs. A writer killed
- * between creating its temporary file and renaming it (an interrupted `baseline update`)
- * leaves the file behind, and nothing else would ever remove it. A pid that still runs, or
- * that we may not signal (EPERM: it runs), keeps its file. Best effort: a folder that cannot
- * be read only means nothing is swept, and the write itself reports its own errors.
+ * Test hook: GCR_TEST_WRITE_FAIL=N makes the Nth I/O step of this process's file writes fail
+ * with EIO, counting every step of every write_file_atomic call in turn: creating the
+ * temporary file, setting its mode, each write, fsync, close and rename (or opening and each
+ * write for a target written through). While it is set, data goes out in pieces of at most
+ * WRITE_FILE_TEST_CHUNK bytes, so that a failure can land inside a file. This is how the tests
+ * show that a write that fails at any step leaves its target as it was (tests/cli/t114). The
+ * writers run on the main thread only, so the counter needs no lock.
  */
-static void write_file_sweep(const char *path)
+#define WRITE_FILE_TEST_CHUNK 4096
+static long write_file_steps;
+
+/* GCR_TEST_WRITE_FAIL's N, read once; 0 when it is not set. */
+static long write_file_fail_at(void)
 {
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	char *dir = slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup(".");
+	static long at = -1;
+
+	if (at < 0) {
+		const char *env = getenv("GCR_TEST_WRITE_FAIL");
+		uint64_t n;
+		at = env && parse_u64(env, &n) == 0 && n <= LONG_MAX ? (long)n : 0;
+	}
+	return at;
+}
+
+static int write_file_fault(void)
+{
+	if (write_file_fail_at() == 0 || ++write_file_steps != write_file_fail_at())
+		return 0;
+	errno = EIO;
+	return 1;
+}
+
+/* Writes all of data to fd; -1 with errno set when a write fails. */
+static int write_file_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = len - off;
+		ssize_t w;
+
+		if (write_file_fail_at() > 0 && n > WRITE_FILE_TEST_CHUNK)
+			n = WRITE_FILE_TEST_CHUNK;
+		if (write_file_fault())
+			return -1;
+		w = write(fd, data + off, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* The folder path is in ("." for a bare name), newly allocated. */
+static char *write_file_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xasprintf("%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Whether the link at path, whose lstat is sb, may be followed: not when it sits in a sticky
+ * folder anyone may write (/tmp) and belongs neither to us nor to the folder's owner, the rule
+ * of the kernel's fs.protected_symlinks, which this resolution by hand would otherwise
+ * bypass: another user's link planted at a report's path in /tmp must not make root write
+ * the file it names.
+ */
+static int write_file_link_trusted(const char *path, const struct stat *sb, struct err *e)
+{
+	char *dir = write_file_dir(path);
+	struct stat db;
+	int rc = 0;
+
+	if (stat(dir, &db) != 0) {
+		rc = err_setc(e, ERR_IO, "%s: cannot read its folder %s: %s", path, dir,
+		              strerror(errno));
+	} else if ((db.st_mode & S_ISVTX) && (db.st_mode & S_IWOTH) && sb->st_uid != geteuid() &&
+	           sb->st_uid != db.st_uid) {
+		rc = err_setc(e, ERR_INVALID,
+		              "%s: a link of another user's (uid %ld) in the shared folder %s: not "
+		              "followed; remove it or write elsewhere",
+		              path, (long)sb->st_uid, dir);
+	}
+	free(dir);
+	return rc;
+}
+
+/*
+ * The path a write to path lands on: path itself, or where its chain of links ends (a name
+ * that need not exist yet), so that a link stays a link and the file it names is written.
+ * Newly allocated in *out.
+ */
+static int write_file_resolve(const char *path, char **out, struct err *e)
+{
+	char *cur = xstrdup(path);
+
+	for (int hops = 0;; hops++) {
+		struct stat sb;
+		char *target, *dir, *next;
+		size_t cap = 256;
+		ssize_t n;
+
+		if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
+			*out = cur;
+			return 0;
+		}
+		if (hops == 40) {
+			err_setc(e, ERR_INVALID, "%s: more than 40 links in a row", path);
+			break;
+		}
+		if (write_file_link_trusted(cur, &sb, e) != 0)
+			break;
+		target = xmalloc(cap);
+		while ((n = readlink(cur, target, cap)) >= 0 && (size_t)n == cap)
+			target = xrealloc(target, cap *= 2);
+		if (n < 0) {
+			err_setc(e, ERR_IO, "%s: cannot read the link: %s", cur, strerror(errno));
+			free(target);
+			break;
+		}
+		target[n] = '\0';
+		dir = write_file_dir(cur);
+		next = target[0] == '/' ? xstrdup(target) : xasprintf("%s/%s", dir, target);
+		free(dir);
+		free(target);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return -1;
+}
+
+/*
+ * Removes the temporary files beside base in dir whose writer no longer runs: BASE.tmp.PID.X
+ * (and BASE.tmp.PID, the name earlier versions used). A writer killed between creating its
+ * temporary file and renaming it (an interrupted `baseline update`) leaves the file behind,
+ * and nothing else would ever remove it. Only a regular file of our own goes: a link or
+ * another user's file of that name is left alone. A pid that still runs, or that we may not
+ * signal (EPERM: it runs), keeps its file. Best effort: a folder that cannot be read only
+ * means nothing is swept, and the write itself reports its own errors.
+ */
+static void write_file_sweep(const char *dir, const char *base)
+{
 	size_t blen = strlen(base);
 	struct dirent *ent;
-	DIR *d = opendir(*dir ? dir : "/");
+	DIR *d = opendir(dir);
 
 	if (!d)
-		goto out;
+		return;
 	while ((ent = readdir(d))) {
+		char pidtext[24];
+		const char *p = ent->d_name + blen + 5;
+		size_t plen = strcspn(p, ".");
 		uint64_t pid;
+		struct stat sb;
+
 		if (strncmp(ent->d_name, base, blen) != 0 ||
-		    strncmp(ent->d_name + blen, ".tmp.", 5) != 0 ||
-		    parse_u64(ent->d_name + blen + 5, &pid) != 0 || pid == 0 || pid > INT_MAX)
+		    strncmp(ent->d_name + blen, ".tmp.", 5) != 0 || plen == 0 ||
+		    plen >= sizeof pidtext)
+			continue;
+		memcpy(pidtext, p, plen);
+		pidtext[plen] = '\0';
+		if (parse_u64(pidtext, &pid) != 0 || pid == 0 || pid > INT_MAX)
+			continue;
+		if (fstatat(dirfd(d), ent->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
 			continue;
 		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 			unlinkat(dirfd(d), ent->d_name, 0);
 	}
 	closedir(d);
+}
+
+/* Six characters no one can guess, for a temporary file's name. */
+static void write_file_suffix(char out[7])
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static uint64_t count;
+	unsigned char r[6];
+
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		uint64_t h = hash_fnv1a(&count, sizeof count, (uint64_t)now_mono_ns());
+		count++;
+		for (size_t i = 0; i < sizeof r; i++, h >>= 8)
+			r[i] = (unsigned char)h;
+	}
+	for (size_t i = 0; i < sizeof r; i++)
+		out[i] = set[r[i] % (sizeof set - 1)];
+	out[6] = '\0';
+}
+
+/*
+ * Replaces the regular file (or new name) target: a temporary file beside it, created
+ * exclusively (O_EXCL|O_NOFOLLOW: a name planted there, a link above all, is never opened
+ * but skipped), then fsync and rename, so that a reader sees the old file or the new one,
+ * never half of one. old: the file replaced (NULL for a new one), whose permission bits, and
+ * as root its owner, the new one keeps.
+ */
+static int write_file_replace(const char *path, const char *target, const struct stat *old,
+                              const char *data, size_t len, struct err *e)
+{
+	char *dir = write_file_dir(target), *tmp = NULL;
+	const char *base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	int rc = -1, fd = -1;
+
+	write_file_sweep(dir, base);
+	for (int tries = 0; fd < 0; tries++) {
+		char suffix[7];
+
+		write_file_suffix(suffix);
+		free(tmp);
+		tmp = xasprintf("%s.tmp.%ld.%s", target, (long)getpid(), suffix);
+		if (write_file_fault())
+			fd = -1;
+		else
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && (errno != EEXIST || tries == 100)) {
+			err_setc(e, ERR_IO, "%s: cannot create a temporary file in %s: %s", path,
+			         dir, strerror(errno));
+			free(tmp);
+			tmp = NULL;
+			goto out;
+		}
+	}
+	if (old) {
+		if (write_file_fault() || fchmod(fd, old->st_mode & 0777) != 0) {
+			err_setc(e, ERR_IO, "%s: cannot give its temporary file the old mode: %s",
+			         path, strerror(errno));
+			goto out;
+		}
+		/* Root rewriting someone's report leaves it theirs; anyone else cannot, and need not. */
+		if (geteuid() == 0 && (old->st_uid != geteuid() || old->st_gid != getegid()) &&
+		    fchown(fd, old->st_uid, old->st_gid) != 0) {
+			/* Best effort: a file system that refuses (NFS's root squash) gets it as root's. */
+		}
+	}
+	if (write_file_all(fd, data, len) != 0) {
+		err_setc(e, ERR_IO, "%s: write failed: %s", path, strerror(errno));
+		goto out;
+	}
+	if (write_file_fault() || fsync(fd) != 0) {
+		err_setc(e, ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
+		goto out;
+	}
+	{
+		int failed = write_file_fault(), closed = close(fd);
+		fd = -1;
+		if (failed || closed != 0) {
+			err_setc(e, ERR_IO, "%s: close failed: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	if (write_file_fault() || rename(tmp, target) != 0) {
+		err_setc(e, ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
 out:
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0) {
+		if (tmp)
+			unlink(tmp);
+		/* Nothing touched the target before the rename: say so, a user's first question. */
+		if (e)
+			snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
+			         " (%s is as it was)", path);
+	}
+	free(tmp);
 	free(dir);
+	return rc;
+}
+
+/*
+ * Writes into what is not a regular file (a character device such as /dev/null, a FIFO, a
+ * terminal) as `>` in a shell does: opened as it is, never created, replaced or truncated.
+ * Neither atomic nor undone on failure, which only a regular file can be.
+ */
+static int write_file_through(const char *path, const char *target, const char *data, size_t len,
+                              struct err *e)
+{
+	struct stat sb;
+	int rc = -1, fd;
+
+	if (write_file_fault())
+		fd = -1;
+	else
+		fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return err_setc(e, ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+	/* Swapped for a regular file since it was looked at: opened without O_TRUNC, so stop. */
+	if (fstat(fd, &sb) != 0 || S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
+		err_setc(e, ERR_IO, "%s: changed while it was being opened: try again", path);
+		goto out;
+	}
+	if (write_file_all(fd, data, len) != 0) {
+		err_setc(e, ERR_IO, "%s: write failed: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (close(fd) != 0 && rc == 0)
+		rc = err_setc(e, ERR_IO, "%s: close failed: %s", path, strerror(errno));
+	return rc;
+}
+
+int write_file_is_stdout(const char *path)
+{
+	return strcmp(path, "-") == 0;
 }
 
 int write_file_atomic(const char *path, const char *data, size_t len, struct err *e)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	size_t off = 0;
-	int rc = 0, fd;
+	char *target = NULL;
+	struct stat sb;
+	int rc;
 
-	write_file_sweep(path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = err_set(e, "%s: cannot create: %s", tmp, strerror(errno));
-		goto out;
+	if (write_file_is_stdout(path)) {
+		/* After whatever stdio holds, in order. */
+		if (fflush(stdout) != 0 || write_file_all(STDOUT_FILENO, data, len) != 0)
+			return err_setc(e, ERR_IO, "writing to stdout failed: %s", strerror(errno));
+		return 0;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = err_set(e, "%s: write failed: %s", tmp, strerror(errno));
-			break;
-		}
-		off += (size_t)w;
+	if (!*path)
+		return err_setc(e, ERR_INVALID, "an empty file name");
+	if (write_file_resolve(path, &target, e) != 0)
+		return -1;
+	if (stat(target, &sb) != 0) {
+		if (errno == ENOENT)
+			rc = write_file_replace(path, target, NULL, data, len, e);
+		else
+			rc = err_setc(e, ERR_IO, "%s: %s", path, strerror(errno));
+	} else if (S_ISDIR(sb.st_mode)) {
+		rc = err_setc(e, ERR_INVALID, "%s: is a folder: give a file name", path);
+	} else if (S_ISREG(sb.st_mode)) {
+		rc = write_file_replace(path, target, &sb, data, len, e);
+	} else {
+		rc = write_file_through(path, target, data, len, e);
 	}
-	if (rc == 0 && fsync(fd) != 0)
-		rc = err_set(e, "%s: fsync failed: %s", tmp, strerror(errno));
-	if (close(fd) != 0 && rc == 0)
-		rc = err_set(e, "%s: close failed: %s", tmp, strerror(errno));
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = err_set(e, "%s: cannot rename into place: %s", path, strerror(errno));
-	if (rc != 0)
-		unlink(tmp);
-out:
-	free(tmp);
+	free(target);
 	return rc;
 }
 

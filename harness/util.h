@@ -83,12 +83,31 @@ char *strlist_join(const struct strlist *l, const char *sep);
 /* Reads a whole file; NUL-terminated. Errors name the path. */
 int read_file(const char *path, char **out, size_t *len, struct err *e);
 /*
- * Writes data to path atomically: a temporary file PATH.tmp.PID in the same folder, then
- * rename. Temporary files of earlier writers to path that were killed before their rename
- * (their pid no longer runs) are removed first, so an interrupted write leaves nothing behind
- * after the next one.
+ * The one writer of every output file (--out, --md, --json, --html, baselines, manifests).
+ * What path is decides how it is written, and path stays what it was:
+ * - "-" is stdout (after what stdio holds for it);
+ * - a regular file, or a name that does not exist yet, is replaced atomically: a temporary
+ *   file PATH.tmp.PID.XXXXXX in the same folder, created exclusively and never through a link
+ *   (O_EXCL|O_NOFOLLOW: a name planted there is skipped, not opened), written, fsynced and
+ *   renamed over path. The new file keeps the old one's permission bits (as root, its owner
+ *   too); a new one is 0644 less the umask. On failure path is as it was and the temporary
+ *   file is gone;
+ * - a link is followed to the file it names, which is written as above, and stays a link
+ *   (not one another user planted in a sticky folder anyone may write, such as /tmp: the
+ *   kernel's protected_symlinks rule);
+ * - anything else but a folder (a character device such as /dev/null, a FIFO, a terminal) is
+ *   written through, never created, replaced or truncated; a failure there cannot be undone.
+ * Temporary files of earlier writers to path that were killed before their rename (their pid
+ * no longer runs; regular files of ours only) are removed first, so an interrupted write
+ * leaves nothing behind after the next one. The message of an error names path.
+ * GCR_TEST_WRITE_FAIL=N (a test hook, util.c) fails the Nth I/O step.
  */
 int write_file_atomic(const char *path, const char *data, size_t len, struct err *e);
+/*
+ * Whether path is "-", which write_file_atomic writes to stdout: a caller then says where its
+ * file went on stderr, not in the middle of it.
+ */
+int write_file_is_stdout(const char *path);
 
 /* Parses a non-negative decimal integer that fills the whole string. */
 int parse_u64(const char *s, uint64_t *out);

@@ -68,7 +68,10 @@ fi
 #   -XX:-UsePerfData       no hsperfdata file in /tmp, no shared-memory counters
 #   -Xshare:auto           the JDK's class-data archive (the default, said out loud)
 #   -Xlog:...              the JVM's own warnings on stderr: stdout carries only the checksum
-common='-XX:-UsePerfData -Xshare:auto -XX:TieredStopAtLevel=1 -Xlog:disable -Xlog:all=warning:stderr'
+#   -XX:+ErrorFileToStderr a crash's report (hs_err) on stderr, whose tail the run keeps, not
+#                          an hs_err_pid*.log in the working directory: that is the session's
+#                          scratch folder, and a file left there kept the folder in /tmp
+common='-XX:-UsePerfData -Xshare:auto -XX:TieredStopAtLevel=1 -Xlog:disable -Xlog:all=warning:stderr -XX:+ErrorFileToStderr'
 
 for c in "$@"; do
 	case $c in

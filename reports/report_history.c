@@ -37,13 +37,20 @@ static void report_history_hosts(const struct report_history *h, struct strlist 
 			strlist_push(hosts, report_history_host(h->points[i]));
 }
 
+/* The commit's first len characters (never a part of one: a cut sequence showed as U+FFFD). */
 static void report_history_commit(struct sbuf *b, const struct store_history_point *p, size_t len)
 {
-	char c[41];
+	const char *c = p->git_commit && *p->git_commit ? p->git_commit : "unknown";
+	size_t end = 0;
+	char *cut;
 
-	snprintf(c, sizeof c, "%.*s", (int)len,
-	         p->git_commit && *p->git_commit ? p->git_commit : "unknown");
-	escape_xml(b, c);
+	for (size_t chars = 0; c[end] && chars < len; chars++) {
+		size_t n = utf8_len((const unsigned char *)c + end, SIZE_MAX);
+		end += n ? n : 1;
+	}
+	cut = xasprintf("%.*s", (int)end, c);
+	escape_xml(b, cut);
+	free(cut);
 }
 
 static void report_history_plot(struct sbuf *b, const struct report_history *h,

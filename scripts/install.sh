@@ -14,7 +14,9 @@
 #
 # Every file and link written is listed, relative to PREFIX, in lib/gcratchet/install-manifest;
 # uninstall removes exactly those (bin/gcratchet only while it is still our link), then the
-# folders under lib/gcratchet left empty, and never PREFIX, bin/ or lib/ themselves. An install
+# folders under lib/gcratchet left empty, and never PREFIX, bin/ or lib/ themselves, nor a file
+# whose path crosses a link at or below lib/gcratchet (install makes none: it is someone
+# else's, and so is what it leads to), which it names instead. An install
 # over an earlier one first uninstalls that one, so a build folder since removed does not
 # linger. DESTDIR stages a package: the manifest's paths stay relative to PREFIX.
 set -eu
@@ -22,6 +24,24 @@ set -eu
 die() {
 	echo "make ${mode:-install}: $*" >&2
 	exit 2
+}
+
+# crossed_link ROOT PATH — prints the first link among the folders PATH (relative to ROOT,
+# under lib/gcratchet/) goes through, from ROOT/lib/gcratchet down, and succeeds; fails when
+# there is none. The last component may be a link: removing it removes the link only.
+crossed_link() {
+	at=$1/lib rest=${2#lib/}
+	while :; do
+		case $rest in
+		*/*) ;;
+		*) return 1 ;;
+		esac
+		at=$at/${rest%%/*} rest=${rest#*/}
+		if [ -L "$at" ]; then
+			printf '%s\n' "$at"
+			return 0
+		fi
+	done
 }
 
 # uninstall ROOT — ROOT is DESTDIR/PREFIX.
@@ -35,13 +55,38 @@ uninstall() {
 		bad=$(grep -v '^#' "$manifest" | grep -E '(^|/)\.\.(/|$)' | head -n 1) || true
 	fi
 	[ -z "$bad" ] || die "$manifest: refusing the path \"$bad\": not under lib/gcratchet or bin/gcratchet"
-	grep -v '^#' "$manifest" | grep '^lib/gcratchet/' | (cd "$root" && tr '\n' '\0' | xargs -0 rm -f --)
+	# A path that crosses a link at or below lib/gcratchet is not removed: install makes only
+	# real folders there, so the link is someone else's, and what lies beyond it too (a
+	# baselines/ replaced by a link to a repository's baselines lost 11 of its 12 files).
+	paths=$(mktemp)
+	trap 'rm -f "$paths" "$paths.links"' EXIT
+	grep -v '^#' "$manifest" | grep '^lib/gcratchet/' >"$paths" || true
+	: >"$paths.links"
+	while IFS= read -r p; do
+		if link=$(crossed_link "$root" "$p"); then
+			echo "$link" >>"$paths.links"
+		else
+			rm -f -- "$root/$p"
+		fi
+	done <"$paths"
+	skipped=$(wc -l <"$paths.links")
+	if [ "$skipped" -gt 0 ]; then
+		echo "make $mode: left $skipped installed files in place: their paths cross a link make install did not make, and removing them would remove what the link leads to:" >&2
+		sort "$paths.links" | uniq -c | while read -r n link; do
+			echo "    $link -> $(readlink "$link") ($n files)" >&2
+		done
+	fi
+	rm -f "$paths" "$paths.links"
 	# Only our link: something else installed at bin/gcratchet since is not ours to remove.
 	if grep -qx bin/gcratchet "$manifest" &&
 		[ "$(readlink "$root/bin/gcratchet" 2>/dev/null)" = ../lib/gcratchet/gcratchet ]; then
 		rm -f "$root/bin/gcratchet"
 	fi
-	rm -f "$manifest"
+	if crossed_link "$root" lib/gcratchet/install-manifest >/dev/null; then
+		echo "make $mode: $manifest is beyond a link too: left in place" >&2
+	else
+		rm -f "$manifest"
+	fi
 	# Deepest first; a folder still holding something that is not ours stays, and is named.
 	find "$lib" -depth -type d -exec rmdir {} \; 2>/dev/null || true
 	if [ -d "$lib" ]; then

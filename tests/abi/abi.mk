@@ -15,6 +15,7 @@ ROOT := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/../..
 COLLECTOR_DIR_DEFAULT = $(ROOT)/collectors/$(NAME)
 include $(ROOT)/collectors/collector-dir.mk
 OUT ?= build/abi/$(NAME)/abi_conformance
+$(call gcr_path_check,OUT)
 OBJ := $(OUT).obj
 
 CC ?= cc
@@ -23,9 +24,10 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototyp
         -Wwrite-strings -Wformat=2 -Wvla -Werror
 COMMON_SRCS := $(wildcard $(ROOT)/collectors/common/*.c)
 TEST_SRC := $(ROOT)/tests/abi/abi_conformance.c
-ABI_CFLAGS := -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -I$(ROOT)/collectors/include \
-        -I$(ROOT)/collectors/common \
-        -DGCR_COLLECTOR_VERSION='"$(COLLECTOR_VERSION)"' $(COLLECTOR_CFLAGS) $(EXTRA_CFLAGS)
+# Shell text, as every recipe line: the paths in it quoted (collectors/quote.mk).
+ABI_CFLAGS := -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE \
+        $(addprefix -I,$(call gcr_shqs,$(ROOT)/collectors/include $(ROOT)/collectors/common)) \
+        -DGCR_COLLECTOR_VERSION=$(call gcr_shq,"$(COLLECTOR_VERSION)") $(COLLECTOR_CFLAGS) $(EXTRA_CFLAGS)
 HEADERS := $(wildcard $(ROOT)/collectors/include/*.h $(ROOT)/collectors/common/*.h \
             $(sort $(addsuffix *.h,$(dir $(COLLECTOR_SRCS)))))
 OBJS := $(OBJ)/abi_conformance.o $(addprefix $(OBJ)/common_,$(notdir $(COMMON_SRCS:.c=.o))) \
@@ -34,28 +36,30 @@ OBJS := $(OBJ)/abi_conformance.o $(addprefix $(OBJ)/common_,$(notdir $(COMMON_SR
 all: $(OUT)
 
 # Rebuild when the flags change, not only when a source does.
+ABI_FLAGS_TEXT = $(call gcr_shq,$(CC) $(ABI_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS))
 $(OBJ)/flags: FORCE
-	@mkdir -p $(OBJ)
-	@echo '$(CC) $(ABI_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' | cmp -s - $@ || \
-	 echo '$(CC) $(ABI_CFLAGS) $(COLLECTOR_WERROR) $(COLLECTOR_LIBS)' > $@
+	@mkdir -p $(call gcr_shq,$(OBJ))
+	@echo $(ABI_FLAGS_TEXT) | cmp -s - $(call gcr_shq,$@) || \
+	 echo $(ABI_FLAGS_TEXT) > $(call gcr_shq,$@)
 
 $(OBJ)/abi_conformance.o: $(TEST_SRC) $(HEADERS) $(OBJ)/flags
-	$(CC) $(ABI_CFLAGS) -c $< -o $@
+	$(CC) $(ABI_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 $(OBJ)/common_%.o: $(ROOT)/collectors/common/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(ABI_CFLAGS) -c $< -o $@
+	$(CC) $(ABI_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 # Each collector source sees its own folder's private headers, and our warnings as errors
 # only where COLLECTOR_WERROR says so, as under build.mk.
 define collector_object
 $(OBJ)/c_$(notdir $(1:.c=.o)): $(1) $(HEADERS) $(OBJ)/flags
-	$$(CC) $$(filter-out -Werror,$$(ABI_CFLAGS)) $$(COLLECTOR_WERROR) -I$(dir $(1)) -c $$< -o $$@
+	$$(CC) $$(filter-out -Werror,$$(ABI_CFLAGS)) $$(COLLECTOR_WERROR) \
+	   -I$$(call gcr_shq,$(dir $(1))) -c $$(call gcr_shq,$$<) -o $$(call gcr_shq,$$@)
 endef
 $(foreach src,$(COLLECTOR_SRCS),$(eval $(call collector_object,$(src))))
 
 $(OUT): $(OBJS)
-	$(CC) $(OPT) -o $@ $^ $(COLLECTOR_LIBS)
+	$(CC) $(OPT) -o $(call gcr_shq,$@) $(call gcr_shqs,$^) $(COLLECTOR_LIBS)
 
 check: $(OUT)
-	$(OUT)
+	$(call gcr_shq,$(OUT))
 
 FORCE:
 .PHONY: all check FORCE

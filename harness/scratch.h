@@ -1,0 +1,51 @@
+/*
+ * scratch.h — the private scratch folders probes run in (SCRATCH_ROOT/gcratchet.XXXXXX), and
+ * the sweep of those a session that is gone left behind.
+ *
+ * A scratch folder is a run's working directory: it holds the probe links, valgrind's output
+ * files and whatever a probe leaves there (a JVM once left its hs_err_pid*.log). A session
+ * removes its folders when it ends, unless a probe left something in one; a session that is
+ * killed (SIGKILL, a crash of the harness, a reboot) removes nothing. So each folder records
+ * who made it in SCRATCH_OWNER_FILE: the pid, the process's start time since boot and the
+ * boot's id. A later session's sweep removes every folder whose maker is gone, and only
+ * those.
+ *
+ * Invariants of the sweep: it removes only a folder of SCRATCH_ROOT named gcratchet.XXXXXX
+ * (six letters or digits, as mkdtemp makes), that is a real folder (not a link) owned by the
+ * effective user, holding an owner file of ours that names a process that no longer runs (its
+ * pid is gone, or now another process's, or of another boot). A folder with no owner file (an
+ * older harness's, or one being made) is left alone. Removal never follows a link: a link in
+ * the folder is unlinked, a folder descended into only as itself (O_NOFOLLOW, on the same
+ * file system), so nothing outside the folder is touched.
+ */
+#ifndef SCRATCH_H
+#define SCRATCH_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* Fixed, whatever TMPDIR says: a probe's path has the same length everywhere (session.c). */
+#define SCRATCH_ROOT       "/tmp"
+#define SCRATCH_OWNER_FILE ".gcratchet-owner"
+
+/*
+ * Makes root/gcratchet.XXXXXX (mode 0700) with its owner file; *out is its path, newly
+ * allocated. On failure nothing is left and *out is NULL.
+ */
+int scratch_create(const char *root, char **out, struct err *e);
+
+/*
+ * Removes what the session put in dir (the links named by `links`, which may be NULL) and the
+ * folder with its owner file when nothing else is there. A folder a probe left something in
+ * stays, owner file and all, for the sweep once this process is gone.
+ */
+void scratch_remove(const char *dir, const struct strlist *links);
+
+/*
+ * Removes the scratch folders under root whose maker is gone (see the invariants above).
+ * Best effort: what cannot be read or removed stays. Returns how many folders went.
+ */
+size_t scratch_sweep(const char *root);
+
+#endif /* SCRATCH_H */
