@@ -1058,13 +1058,26 @@ static int baseline_parse_facts(struct baseline_ctx *c, const cJSON *root, struc
 		b->knobs_known = 1;
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "thp"))) {
-		if (!cJSON_IsString(v) ||
-		    (strcmp(v->valuestring, "off") != 0 && strcmp(v->valuestring, "host") != 0))
-			return baseline_bad(
-			    c, "thp",
-			    "must be \"off\" (THP disabled for the probes) or \"host\" "
-			    "(as the host was configured)");
-		b->thp = xstrdup(v->valuestring);
+		static const char *const keys[] = {"condition", "enabled", "defrag", NULL};
+		const cJSON *cond = cJSON_GetObjectItemCaseSensitive(v, "condition");
+		const cJSON *en = cJSON_GetObjectItemCaseSensitive(v, "enabled");
+		const cJSON *de = cJSON_GetObjectItemCaseSensitive(v, "defrag");
+		if (!cJSON_IsObject(v))
+			return baseline_bad(c, "thp", "must be an object {condition, enabled, defrag}");
+		if (baseline_only_keys(c, v, "thp", keys) != 0)
+			return -1;
+		if (!cJSON_IsString(cond) ||
+		    hostinfo_thp_parse(cond->valuestring, &b->thp.condition) != 0)
+			return baseline_bad(c, "thp.condition",
+			                    "must be \"off\" (THP disabled for the probes) or \"host\" "
+			                    "(as the host was configured)");
+		if (!cJSON_IsString(en) || !cJSON_IsString(de))
+			return baseline_bad(c, "thp",
+			                    "enabled and defrag must be the host's modes (strings)");
+		b->thp.requested = b->thp.condition;
+		snprintf(b->thp.enabled, sizeof b->thp.enabled, "%s", en->valuestring);
+		snprintf(b->thp.defrag, sizeof b->thp.defrag, "%s", de->valuestring);
+		b->thp_known = 1;
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "capabilities"))) {
 		char first[64];
@@ -1218,7 +1231,6 @@ void baseline_release(struct baseline *b)
 		strlist_release(&b->probes[i].knobs);
 	}
 	strlist_release(&b->knobs);
-	free(b->thp);
 	free(b->probes);
 	for (size_t i = 0; i < b->ncells; i++) {
 		free(b->cells[i].probe);
@@ -1385,10 +1397,13 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_knobs(&out, &b->knobs);
 		sbuf_addf(&out, ",\n");
 	}
-	if (b->thp) {
-		sbuf_addf(&out, "  \"thp\": ");
-		baseline_add_string(&out, b->thp);
-		sbuf_addf(&out, ",\n");
+	if (b->thp_known) {
+		sbuf_addf(&out, "  \"thp\": {\"condition\": \"%s\", \"enabled\": ",
+		          hostinfo_thp_name(b->thp.condition));
+		baseline_add_string(&out, b->thp.enabled);
+		sbuf_addf(&out, ", \"defrag\": ");
+		baseline_add_string(&out, b->thp.defrag);
+		sbuf_addf(&out, "},\n");
 	}
 	if (b->caps.known) {
 		char *caps = caps_json(&b->caps);

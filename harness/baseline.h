@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "caps.h"
+#include "hostinfo.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -171,11 +172,12 @@ struct baseline {
 	/*
 	 * What the cells depend on besides the code, each unknown when the file does not say:
 	 * the knobs the pinning runs had (NAME=VALUE; knobs_known 0: not recorded), the THP
-	 * condition ("off", "host"; NULL: not recorded), what the build said it does.
+	 * condition (thp_known 0: not recorded), what the build said it does.
 	 */
 	struct strlist knobs;
 	int knobs_known;
-	char *thp;
+	struct hostinfo_thp thp; /* "thp": its condition and the host's modes (hostinfo.h) */
+	int thp_known;
 	struct caps caps;
 	struct baseline_noise noise;       /* "noise_accepted" */
 	struct baseline_vary_env vary_env; /* "vary_env", absent when pinned from one session */

@@ -273,12 +273,6 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 	free(vg_bad);
 }
 
-/* "off" -> "off for the probes", "host" -> "as the host has them". */
-static const char *check_thp_text(const char *cond)
-{
-	return strcmp(cond, "off") == 0 ? "off for the probes" : "as the host has them";
-}
-
 /* The baseline was pinned on another host or collector version: every figure reads in that
  * light. */
 static void check_staleness(const struct check_input *in, struct check_result *res)
@@ -304,10 +298,13 @@ static void check_staleness(const struct check_input *in, struct check_result *r
 		free(n);
 	}
 
-	if (b->thp && in->thp && strcmp(b->thp, in->thp) != 0) {
+	if (b->thp_known && in->thp && !hostinfo_thp_same(&b->thp, in->thp)) {
+		char then[128], ran[128];
+		hostinfo_thp_describe(&b->thp, then, sizeof then);
+		hostinfo_thp_describe(in->thp, ran, sizeof ran);
 		res->thp = xasprintf("the baseline was pinned with transparent huge pages %s, this "
-		                     "session ran with them %s: RSS is counted in other pages",
-		                     check_thp_text(b->thp), check_thp_text(in->thp));
+		                     "session ran with THP %s: RSS is counted in other pages",
+		                     then, ran);
 		strlist_push(&res->stale, res->thp);
 	}
 	if (b->caps.known && in->caps && in->caps->known && b->caps.flags != in->caps->flags) {

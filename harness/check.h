@@ -37,6 +37,7 @@
 #include <stddef.h>
 
 #include "baseline.h"
+#include "hostinfo.h"
 #include "store.h"
 #include "util.h"
 
@@ -109,7 +110,7 @@ struct check_input {
 	const struct strlist *knobs;
 	const struct check_probe_knobs *probe_knobs;
 	size_t nprobe_knobs;
-	const char *thp; /* the session's THP condition ("off", "host"), or NULL: unknown */
+	const struct hostinfo_thp *thp; /* the session's THP condition, or NULL: unknown */
 };
 
 /*

@@ -556,7 +556,8 @@ static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 				for (size_t k = 0; k < in.probe_knobs[i].knobs.n; k++)
 					strlist_push(&b.probes[p].knobs,
 					             in.probe_knobs[i].knobs.items[k]);
-	b.thp = xstrdup(in.thp);
+	b.thp = in.thp;
+	b.thp_known = 1;
 	b.caps = in.caps;
 	b.caps.unknown = 0;
 	if (vary > 1) {

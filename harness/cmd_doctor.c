@@ -117,6 +117,41 @@ static void doctor_calibration(struct doctor *d, const char *profile)
 	            "calibration", detail, fix);
 }
 
+/*
+ * Transparent huge pages: the host's modes, what they would do to a probe's memory, and what
+ * gcratchet does about it (docs/meters.md, "Transparent huge pages"): probes run with THP off
+ * unless a session says --thp host. Where that cannot be had, sessions measure and record the
+ * host's condition, and their memory cells meet only baselines pinned under it: a warning.
+ */
+static void doctor_thp(struct doctor *d)
+{
+	struct hostinfo_thp t;
+	char detail[512];
+	const char *what;
+
+	hostinfo_thp_try(HOSTINFO_THP_OFF, &t);
+	what = strcmp(t.enabled, "always") == 0
+	           ? "any anonymous memory may get 2 MiB pages, so RSS moves in 2 MiB steps"
+	       : strcmp(t.enabled, "madvise") == 0 ? "only memory a probe madvises gets 2 MiB pages"
+	       : strcmp(t.enabled, "never") == 0   ? "no process gets 2 MiB pages"
+	                                           : "no THP modes in /sys";
+	if (t.condition == HOSTINFO_THP_OFF)
+		snprintf(detail, sizeof detail,
+		         "enabled %s, defrag %s (%s): probes run with THP off (prctl "
+		         "PR_SET_THP_DISABLE works here); --thp host measures as configured",
+		         t.enabled, t.defrag, what);
+	else
+		snprintf(detail, sizeof detail,
+		         "enabled %s, defrag %s (%s): cannot turn THP off for probes here (%s): "
+		         "sessions run and record --thp host, and their memory cells meet only "
+		         "baselines pinned so",
+		         t.enabled, t.defrag, what, t.why);
+	doctor_line(d, t.condition == HOSTINFO_THP_OFF ? "ok" : "warn", "transparent hugepages",
+	            detail,
+	            "run gcratchet outside the seccomp filter that refuses "
+	            "prctl(PR_SET_THP_DISABLE), on a kernel >= 3.15");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{"--profile", 1}, {NULL, 0}};
@@ -227,8 +262,7 @@ int cmd_doctor(int argc, char **argv)
 	            pinned && strcmp(h.governor, "performance") && strcmp(h.governor, "none")
 	                ? "cpupower frequency-set -g performance"
 	                : NULL);
-	snprintf(detail, sizeof detail, "%s (recorded; it changes RSS and fault counts)", h.thp);
-	doctor_line(&d, "ok", "transparent hugepages", detail, NULL);
+	doctor_thp(&d);
 	snprintf(detail, sizeof detail, "%s", h.smt < 0 ? "unknown" : h.smt ? "on" : "off");
 	doctor_line(&d, "ok", "smt", detail, NULL);
 	snprintf(detail, sizeof detail, "randomize_va_space=%d (valgrind runs turn it off per run)",

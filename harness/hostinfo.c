@@ -2,15 +2,20 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "util.h"
 
 /* Copies the value of the first "key<spaces>: value" line of a /proc file. */
@@ -50,6 +55,23 @@ static void hostinfo_first_line(const char *path, char *out, size_t size)
 	fclose(f);
 }
 
+/*
+ * The [chosen] value of a sysfs mode file ("always [madvise] never" -> "madvise"); the line as it
+ * is when it has no brackets, "unknown" when it cannot be read.
+ */
+static void hostinfo_sysfs_choice(const char *path, char *out, size_t size)
+{
+	char line[256], *open_b, *close_b;
+
+	hostinfo_first_line(path, line, sizeof line);
+	open_b = strchr(line, '[');
+	close_b = open_b ? strchr(open_b, ']') : NULL;
+	if (open_b && close_b)
+		snprintf(out, size, "%.*s", (int)(close_b - open_b - 1), open_b + 1);
+	else
+		snprintf(out, size, "%.*s", (int)size - 1, line[0] ? line : "unknown");
+}
+
 static int hostinfo_int_file(const char *path, int unknown)
 {
 	char buf[64];
@@ -78,9 +100,11 @@ static int hostinfo_pmu(void)
 	return 1;
 }
 
+#define HOSTINFO_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
+#define HOSTINFO_THP_DEFRAG  "/sys/kernel/mm/transparent_hugepage/defrag"
+
 void hostinfo_read(struct hostinfo *h)
 {
-	char thp[256];
 	FILE *p;
 	struct utsname u;
 	char mem[64] = "";
@@ -106,15 +130,7 @@ void hostinfo_read(struct hostinfo *h)
 	                    sizeof h->governor);
 	if (!h->governor[0])
 		snprintf(h->governor, sizeof h->governor, "none");
-	hostinfo_first_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof thp);
-	{
-		char *open_b = strchr(thp, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
-		if (open_b && close_b)
-			snprintf(h->thp, sizeof h->thp, "%.*s", (int)(close_b - open_b - 1),
-			         open_b + 1);
-		else
-			snprintf(h->thp, sizeof h->thp, "%.63s", thp[0] ? thp : "unknown");
-	}
+	hostinfo_sysfs_choice(HOSTINFO_THP_ENABLED, h->thp, sizeof h->thp);
 	h->aslr = hostinfo_int_file("/proc/sys/kernel/randomize_va_space", -1);
 	h->perf_paranoid = hostinfo_int_file("/proc/sys/kernel/perf_event_paranoid", -99);
 	h->pmu = hostinfo_pmu();
@@ -268,4 +284,193 @@ size_t hostinfo_busy(int interval_ms, struct hostinfo_proc *out, size_t max)
 	free(before);
 	free(after);
 	return nall;
+}
+
+/* ---- Transparent huge pages ----------------------------------------------------------- */
+
+int hostinfo_thp_parse(const char *s, enum hostinfo_thp_condition *out)
+{
+	if (strcmp(s, "off") == 0)
+		*out = HOSTINFO_THP_OFF;
+	else if (strcmp(s, "host") == 0)
+		*out = HOSTINFO_THP_HOST;
+	else
+		return -1;
+	return 0;
+}
+
+const char *hostinfo_thp_name(enum hostinfo_thp_condition c)
+{
+	return c == HOSTINFO_THP_HOST ? "host" : "off";
+}
+
+/* This process's THP_enabled (/proc/self/status), as the launcher reads a probe's; -1 unknown. */
+static int hostinfo_thp_enabled_self(void)
+{
+	char v[16] = "";
+	int got;
+
+	hostinfo_proc_field("/proc/self/status", "THP_enabled", v, sizeof v);
+	if (v[0] == '0' || v[0] == '1')
+		return v[0] - '0';
+	/* Kernels before 5.0 have no such line; the flag itself answers since 3.15. */
+	got = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+	return got < 0 ? -1 : got == 0;
+}
+
+void hostinfo_thp_try(enum hostinfo_thp_condition requested, struct hostinfo_thp *out)
+{
+	int host = requested == HOSTINFO_THP_HOST, p[2], status, fork_errno;
+	int r[2] = {-1, 0}; /* THP_enabled, the prctl's errno */
+	pid_t pid = -1;
+
+	memset(out, 0, sizeof *out);
+	out->requested = out->condition = requested;
+	hostinfo_sysfs_choice(HOSTINFO_THP_ENABLED, out->enabled, sizeof out->enabled);
+	hostinfo_sysfs_choice(HOSTINFO_THP_DEFRAG, out->defrag, sizeof out->defrag);
+	/* In a child: the flag is per process, and the harness's own memory is none of this. */
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		snprintf(out->why, sizeof out->why, "cannot tell (pipe: %s)", strerror(errno));
+		return;
+	}
+	pid = fork();
+	fork_errno = errno;
+	if (pid == 0) {
+		r[1] = prctl(PR_SET_THP_DISABLE, host ? 0 : 1, 0, 0, 0) == 0 ? 0 : errno;
+		r[0] = hostinfo_thp_enabled_self();
+		_exit(write(p[1], r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], r, sizeof r) != (ssize_t)sizeof r) {
+		r[0] = -1;
+		r[1] = pid < 0 ? fork_errno : 0;
+	}
+	close(p[0]);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r[0] >= 0)
+		out->condition = r[0] ? HOSTINFO_THP_HOST : HOSTINFO_THP_OFF;
+	if (out->condition != requested && r[1])
+		snprintf(out->why, sizeof out->why, "prctl(PR_SET_THP_DISABLE, %d): %s", !host,
+		         strerror(r[1]));
+	else if (out->condition != requested)
+		snprintf(out->why, sizeof out->why,
+		         "THP_enabled is %d after prctl(PR_SET_THP_DISABLE, %d) succeeded", r[0],
+		         !host);
+	else if (r[0] < 0)
+		snprintf(out->why, sizeof out->why, "cannot tell (%s)",
+		         r[1] ? strerror(r[1]) : "no THP_enabled and no PR_GET_THP_DISABLE");
+}
+
+char *hostinfo_thp_json(const struct hostinfo_thp *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text, *copy;
+
+	cJSON_AddStringToObject(o, "condition", hostinfo_thp_name(t->condition));
+	cJSON_AddStringToObject(o, "requested", hostinfo_thp_name(t->requested));
+	cJSON_AddStringToObject(o, "enabled", t->enabled);
+	cJSON_AddStringToObject(o, "defrag", t->defrag);
+	if (t->why[0])
+		cJSON_AddStringToObject(o, "why", t->why);
+	text = cJSON_PrintUnformatted(o);
+	copy = xstrdup(text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return copy;
+}
+
+/* One condition field of probe_thp: "off" or "host". */
+static int hostinfo_thp_field(const cJSON *t, const char *key, enum hostinfo_thp_condition *out,
+                              struct err *e)
+{
+	char path[64];
+	const char *s;
+
+	snprintf(path, sizeof path, "probe_thp.%s", key);
+	if (json_string(cJSON_GetObjectItemCaseSensitive(t, key), "session facts", path, &s, e) !=
+	    0)
+		return -1;
+	if (hostinfo_thp_parse(s, out) != 0)
+		return err_setc(e, ERR_INVALID,
+		                "session facts: %s: must be off or host, got \"%s\"", path, s);
+	return 0;
+}
+
+/* An optional string field of probe_thp into buf; absent leaves `absent`. */
+static int hostinfo_thp_text(const cJSON *t, const char *key, const char *absent, char *buf,
+                             size_t size, struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+	char path[64];
+	const char *s = absent;
+
+	snprintf(path, sizeof path, "probe_thp.%s", key);
+	if (v && json_string(v, "session facts", path, &s, e) != 0)
+		return -1;
+	snprintf(buf, size, "%s", s);
+	return 0;
+}
+
+int hostinfo_thp_from_facts(const char *facts, struct hostinfo_thp *out, struct err *e)
+{
+	cJSON *root = NULL;
+	const cJSON *t, *host_thp;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (!facts)
+		return err_setc(e, ERR_INVALID, "the session has no facts");
+	if (json_parse(facts, strlen(facts), "session facts", &root, e) != 0)
+		return -1;
+	t = cJSON_GetObjectItemCaseSensitive(root, "probe_thp");
+	if (!t) {
+		/* Before gcratchet set THP for its probes they ran as the host was configured. */
+		host_thp = cJSON_GetObjectItemCaseSensitive(root, "thp");
+		out->requested = out->condition = HOSTINFO_THP_HOST;
+		snprintf(out->enabled, sizeof out->enabled, "%s",
+		         cJSON_IsString(host_thp) ? host_thp->valuestring : "unknown");
+		snprintf(out->defrag, sizeof out->defrag, "unknown");
+		out->legacy = 1;
+		rc = 0;
+		goto out;
+	}
+	if (!cJSON_IsObject(t)) {
+		err_setc(e, ERR_INVALID, "session facts: probe_thp: must be an object");
+		goto out;
+	}
+	if (hostinfo_thp_field(t, "condition", &out->condition, e) != 0 ||
+	    hostinfo_thp_field(t, "requested", &out->requested, e) != 0 ||
+	    hostinfo_thp_text(t, "enabled", "unknown", out->enabled, sizeof out->enabled, e) != 0 ||
+	    hostinfo_thp_text(t, "defrag", "unknown", out->defrag, sizeof out->defrag, e) != 0 ||
+	    hostinfo_thp_text(t, "why", "", out->why, sizeof out->why, e) != 0)
+		goto out;
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+void hostinfo_thp_describe(const struct hostinfo_thp *t, char *buf, size_t size)
+{
+	if (t->condition == HOSTINFO_THP_OFF)
+		snprintf(buf, size, "off");
+	else
+		snprintf(buf, size, "host (enabled %s, defrag %s)", t->enabled, t->defrag);
+}
+
+/* Whether a process under t gets 4 KiB pages only. */
+static int hostinfo_thp_is_off(const struct hostinfo_thp *t)
+{
+	return t->condition == HOSTINFO_THP_OFF || strcmp(t->enabled, "never") == 0;
+}
+
+int hostinfo_thp_same(const struct hostinfo_thp *a, const struct hostinfo_thp *b)
+{
+	if (hostinfo_thp_is_off(a) || hostinfo_thp_is_off(b))
+		return hostinfo_thp_is_off(a) && hostinfo_thp_is_off(b);
+	/* Facts from before defrag was recorded do not know it: the enabled mode decides then. */
+	return strcmp(a->enabled, b->enabled) == 0 &&
+	       (strcmp(a->defrag, "unknown") == 0 || strcmp(b->defrag, "unknown") == 0 ||
+	        strcmp(a->defrag, b->defrag) == 0);
 }

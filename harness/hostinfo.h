@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 struct hostinfo {
 	char hostname[256];
 	char kernel[256];
@@ -34,6 +36,64 @@ void hostinfo_read(struct hostinfo *h);
 char *hostinfo_json(const struct hostinfo *h);
 /* The 1-minute load average, or -1 when it cannot be read. */
 double hostinfo_load1(void);
+
+/*
+ * Transparent huge pages, a condition of every session (docs/meters.md, "Transparent huge
+ * pages"). Where THP backs a probe's memory its RSS moves in 2 MiB steps, so probes run with
+ * THP off (the launcher's prctl PR_SET_THP_DISABLE before exec) unless a session asks for the
+ * host's configuration (--thp host). The condition a session records is what its probes got,
+ * found by doing what the launcher does, not what was asked: a seccomp filter or an old kernel
+ * can refuse the prctl.
+ */
+enum hostinfo_thp_condition {
+	HOSTINFO_THP_OFF,  /* THP off for the probe's process */
+	HOSTINFO_THP_HOST, /* as the host is configured (enabled and defrag below) */
+};
+
+struct hostinfo_thp {
+	enum hostinfo_thp_condition requested; /* what the session asked for (--thp) */
+	enum hostinfo_thp_condition condition; /* what its probes get */
+	char enabled[32]; /* transparent_hugepage/enabled, the [chosen] mode; "unknown" */
+	char defrag[32];  /* transparent_hugepage/defrag, likewise */
+	/* Why condition differs from requested ("prctl(PR_SET_THP_DISABLE, 1): ..."), or why the
+	 * child could not tell ("cannot tell (...)"); else "" */
+	char why[192];
+	/* 1: read from facts recorded before gcratchet set THP (the probes ran as the host was) */
+	int legacy;
+};
+
+/* "off" or "host" into *out; -1 for anything else. */
+int hostinfo_thp_parse(const char *s, enum hostinfo_thp_condition *out);
+/* "off" or "host". */
+const char *hostinfo_thp_name(enum hostinfo_thp_condition c);
+/*
+ * What probes get when a session asks for `requested`: a child of ours does what the launcher
+ * does before exec (launch.c, launch_thp: the prctl, then its own THP_enabled read back) and
+ * reports; the host's modes are read from /sys. Never fails: a child that cannot be made or
+ * cannot tell leaves condition = requested, with why saying so.
+ */
+void hostinfo_thp_try(enum hostinfo_thp_condition requested, struct hostinfo_thp *out);
+/*
+ * The condition as recorded in a session's facts ("probe_thp"), a JSON object, newly allocated:
+ * {"condition":"off","requested":"off","enabled":"madvise","defrag":"madvise"}, and "why" when
+ * there is one (see struct hostinfo_thp).
+ */
+char *hostinfo_thp_json(const struct hostinfo_thp *t);
+/*
+ * Reads the condition back from a session's facts (store_session.facts): its "probe_thp", or for
+ * a session recorded before it existed, condition and requested "host" with the host's mode from
+ * the facts' "thp" (legacy 1). 0 with *out filled; -1 (e: ERR_INVALID) when facts is NULL, not
+ * JSON, or its probe_thp is malformed, the message naming the field.
+ */
+int hostinfo_thp_from_facts(const char *facts, struct hostinfo_thp *out, struct err *e);
+/* "off", or "host (enabled madvise, defrag madvise)": for messages. */
+void hostinfo_thp_describe(const struct hostinfo_thp *t, char *buf, size_t size);
+/*
+ * Whether memory figures measured under a and b are comparable: both off, or both the host's
+ * with the same enabled and defrag modes (defrag only when both know it). A host whose THP is
+ * "never" gives every process 4 KiB pages, the same as off.
+ */
+int hostinfo_thp_same(const struct hostinfo_thp *a, const struct hostinfo_thp *b);
 
 /* A process that used the CPU while hostinfo_busy watched. */
 struct hostinfo_proc {

@@ -83,17 +83,6 @@ static int judge_sweep_knobs(struct store *st, struct judge_inputs *in, struct e
 	return 0;
 }
 
-char *judge_thp(const char *facts)
-{
-	cJSON *root = facts ? cJSON_Parse(facts) : NULL;
-	const cJSON *thp = cJSON_GetObjectItemCaseSensitive(root, "thp");
-	const cJSON *cond = cJSON_GetObjectItemCaseSensitive(thp, "condition");
-	char *out = xstrdup(cJSON_IsString(cond) ? cond->valuestring : "host");
-
-	cJSON_Delete(root);
-	return out;
-}
-
 int judge_load_arm(struct store *st, struct judge_inputs *in, const struct store_build *build,
                    const struct store_build *base, struct err *e)
 {
@@ -134,7 +123,10 @@ int judge_load_arm(struct store *st, struct judge_inputs *in, const struct store
 	if (judge_parse_knobs(build->knobs, where, &in->knobs, e) != 0 ||
 	    judge_sweep_knobs(st, in, e) != 0)
 		goto out;
-	in->thp = judge_thp(in->session.facts);
+	/* A session recorded before THP was: its probes ran as the host was configured. */
+	if (hostinfo_thp_from_facts(in->session.facts ? in->session.facts : "{}", &in->thp, e) !=
+	    0)
+		goto out;
 	rc = 0;
 out:
 	free(manifest);
@@ -155,7 +147,6 @@ void judge_release(struct judge_inputs *in)
 		strlist_release(&in->probe_knobs[i].knobs);
 	}
 	free(in->probe_knobs);
-	free(in->thp);
 	memset(in, 0, sizeof *in);
 }
 
@@ -176,5 +167,5 @@ void judge_check_input(const struct judge_inputs *in, const struct baseline *b, 
 	out->knobs = &in->knobs;
 	out->probe_knobs = in->probe_knobs;
 	out->nprobe_knobs = in->nprobe_knobs;
-	out->thp = in->thp;
+	out->thp = &in->thp;
 }

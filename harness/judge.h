@@ -38,8 +38,7 @@ struct judge_inputs {
 	struct strlist knobs;       /* the arm's knobs, NAME=VALUE, sorted by name */
 	struct check_probe_knobs *probe_knobs; /* a sweep's: per probe, beyond the arm's */
 	size_t nprobe_knobs;
-	/* The session's transparent huge page condition ("off", "host"); see judge_thp */
-	char *thp;
+	struct hostinfo_thp thp; /* the THP condition the session's probes ran under */
 	struct heapgate_info heapgate; /* the minimum heaps added to the runs */
 };
 
@@ -61,11 +60,5 @@ void judge_release(struct judge_inputs *in);
 void judge_check_input(const struct judge_inputs *in, const struct baseline *b, int strict,
                        struct check_input *out);
 
-/*
- * A session's THP condition from its facts: "off" or "host" as the session recorded it, "host"
- * for a session from before it was recorded (its probes ran as the host was configured).
- * Newly allocated.
- */
-char *judge_thp(const char *facts);
 
 #endif /* JUDGE_H */

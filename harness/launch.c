@@ -18,13 +18,15 @@
  *   reply    <- "started pid=N\n" once the probe is forked (so the harness can kill it), then
  *               "status=exited|signaled|timeout|killed|exec_failed code=N signal=N wall_ns=N
  *                user_ns=N sys_ns=N maxrss_bytes=N minflt=N majflt=N nvcsw=N nivcsw=N errno=N
- *                leftovers=N perf=V,E,R;V,E,R;...\n"  (per event: value, time enabled, time
- *                running in ns; "-ERRNO" for an event that could not be opened on the probe)
+ *                leftovers=N thp_enabled=N thp_errno=N perf=V,E,R;V,E,R;...\n"  (per event:
+ *                value, time enabled, time running in ns; "-ERRNO" for an event that could not
+ *                be opened on the probe; thp_*: see launch_thp)
  *   kill     -> LAUNCH_KILL (launch.h) at any time during the run: the probe's process group is
  *               killed now and the reply says status=killed. One that crosses the reply of a
  *               probe that had ended already is ignored.
  * Perf events are opened on the child between fork and exec, disabled and enabled on exec,
- * so they count the probe from exec to exit and nothing of the launcher.
+ * so they count the probe from exec to exit and nothing of the launcher. Transparent huge pages
+ * are set there too, off unless the request says thp_host (launch_thp).
  *
  * No probe outlives its session. The launcher is a child subreaper, so whatever a probe
  * starts, even in a session of its own (setsid), becomes the launcher's child once its parent
@@ -263,6 +265,49 @@ static int launch_sweep(pid_t skip_pgrp)
 	return killed;
 }
 
+/* What the probe's process got, sent ahead of anything else on the exec pipe. */
+struct launch_thp_report {
+	int32_t enabled; /* THP_enabled: 1, 0, or -1 when the kernel says neither */
+	int32_t err;     /* prctl's errno, 0 when it succeeded */
+};
+
+/*
+ * Transparent huge pages for the probe, in its process just before exec: a probe's RSS moves in
+ * 2 MiB steps where THP backs its memory, so it is off (PR_SET_THP_DISABLE 1) unless the harness
+ * asks for the host's setting (0: also undoes a disable the harness itself inherited). The flag
+ * is kept across exec and fork (kernel >= 3.15) and needs no privilege. Then the process reads
+ * its own THP_enabled line of /proc/self/status back (PR_GET_THP_DISABLE on kernels without the
+ * line), so the run reports what it got, not what was asked: a seccomp filter may fail the prctl
+ * or fake its success. Only async-signal-safe calls: this runs between fork and exec.
+ */
+static void launch_thp(uint32_t host, struct launch_thp_report *r)
+{
+	static const char key[] = "\nTHP_enabled:";
+	char buf[4096], *p;
+	size_t len = 0;
+	ssize_t n;
+	int fd, got;
+
+	r->err = prctl(PR_SET_THP_DISABLE, host ? 0 : 1, 0, 0, 0) == 0 ? 0 : errno;
+	r->enabled = -1;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && len < sizeof buf - 1 &&
+	       (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	if (fd >= 0)
+		close(fd);
+	buf[len] = '\0';
+	if ((p = strstr(buf, key)) != NULL) {
+		p += sizeof key - 1;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '0' || *p == '1')
+			r->enabled = *p - '0';
+	} else if ((got = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0)) >= 0) {
+		r->enabled = got == 0;
+	}
+}
+
 /* Opens the events on the child (which waits on go_fd) then lets it exec. */
 static void launch_perf_open(pid_t pid, const struct perf_event_attr *attrs, uint32_t n,
                              int *perf_fds)
@@ -301,6 +346,7 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
                       char **argv, char **envp, int fds[3], int sigfd, const sigset_t *old)
 {
 	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, end, leftovers;
+	struct launch_thp_report thp;
 	int perf_fds[LAUNCH_MAX_EVENTS];
 	char perf_text[LAUNCH_MAX_EVENTS * 64];
 	struct rusage ru;
@@ -336,6 +382,10 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 		dup2(fds[2], 3);
 		if (rq->no_aslr)
 			personality(ADDR_NO_RANDOMIZE);
+		/* First on the exec pipe, ahead of an errno: the launcher reads them in this order. */
+		launch_thp(rq->thp_host, &thp);
+		if (write(exec_pipe[1], &thp, sizeof thp) < 0)
+			_exit(127);
 		if (rq->cpu >= 0) {
 			cpu_set_t set;
 			CPU_ZERO(&set);
@@ -372,6 +422,11 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	leftovers = launch_sweep(end == LAUNCH_END_EXITED ? 0 : pid);
 	if (end == LAUNCH_END_ORPHANED)
 		return 1;
+	/* A child that died before its THP report (it could not even wait for its counters). */
+	if (read(exec_pipe[0], &thp, sizeof thp) != (ssize_t)sizeof thp) {
+		thp.enabled = -1;
+		thp.err = 0;
+	}
 	if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno)
 		exec_errno = 0;
 	close(exec_pipe[0]);
@@ -390,12 +445,13 @@ static int launch_one(const struct launch_request *rq, const struct perf_event_a
 	snprintf(
 	    line, sizeof line,
 	    "status=%s code=%d signal=%d wall_ns=%lld user_ns=%lld sys_ns=%lld maxrss_bytes=%lld "
-	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d leftovers=%d%s\n",
+	    "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld errno=%d leftovers=%d thp_enabled=%d "
+	    "thp_errno=%d%s\n",
 	    kind, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 	    WIFSIGNALED(status) ? WTERMSIG(status) : 0, (long long)wall_ns,
 	    (long long)launch_tv_ns(ru.ru_utime), (long long)launch_tv_ns(ru.ru_stime),
 	    (long long)ru.ru_maxrss * 1024, ru.ru_minflt, ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw,
-	    exec_errno, leftovers, perf_text);
+	    exec_errno, leftovers, (int)thp.enabled, (int)thp.err, perf_text);
 	if (send(LAUNCH_SOCKET_FD, line, strlen(line), MSG_NOSIGNAL) < 0)
 		return errno == EPIPE || errno == ECONNRESET ? 1 : -1;
 	return 0;

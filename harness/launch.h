@@ -18,8 +18,15 @@ struct launch_request {
 	uint32_t no_aslr;   /* run with address-space randomisation off */
 	uint32_t nevents;   /* perf_event_attr structs that follow, before the strings */
 	int32_t cpu;        /* pin the probe to this CPU; -1: leave it free */
-	uint32_t reserved;  /* keeps the attrs that follow 8-byte aligned */
+	/*
+	 * 0: transparent huge pages off for the probe (prctl PR_SET_THP_DISABLE 1 before exec);
+	 * 1: as the host is configured (PR_SET_THP_DISABLE 0, whatever the harness inherited)
+	 */
+	uint32_t thp_host;
 };
+
+/* The perf_event_attr structs that follow the header must stay 8-byte aligned. */
+_Static_assert(sizeof(struct launch_request) % 8 == 0, "launch_request must keep 8-byte alignment");
 
 /* At most this many perf events per run. */
 #define LAUNCH_MAX_EVENTS 8

@@ -76,11 +76,16 @@ static char *runner_pipe_text(struct runner_pipe *p)
 	return xstrdup(p->buf.data);
 }
 
-static int64_t runner_field(const char *line, const char *key)
+static int64_t runner_field_or(const char *line, const char *key, int64_t absent)
 {
 	const char *p = strstr(line, key);
 
-	return p ? strtoll(p + strlen(key), NULL, 10) : 0;
+	return p ? strtoll(p + strlen(key), NULL, 10) : absent;
+}
+
+static int64_t runner_field(const char *line, const char *key)
+{
+	return runner_field_or(line, key, 0);
 }
 
 /* " perf=V,E,R;-2;V,E,R" — one entry per requested event. */
@@ -117,6 +122,7 @@ static void runner_parse_result(const char *line, struct run_result *res)
 	const char *status = strstr(line, "status=");
 
 	res->outcome = RUN_LOST;
+	res->thp_enabled = -1;
 	if (!status)
 		return;
 	status += strlen("status=");
@@ -142,6 +148,9 @@ static void runner_parse_result(const char *line, struct run_result *res)
 	res->nivcsw = runner_field(line, " nivcsw=");
 	res->exec_errno = (int)runner_field(line, " errno=");
 	res->leftovers = (int)runner_field(line, " leftovers=");
+	/* Absent is unknown, not "off". */
+	res->thp_enabled = (int)runner_field_or(line, " thp_enabled=", -1);
+	res->thp_errno = (int)runner_field(line, " thp_errno=");
 	runner_parse_perf(line, res);
 }
 
@@ -257,6 +266,7 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 	hdr.no_aslr = req->no_aslr ? 1 : 0;
 	hdr.nevents = (uint32_t)req->nevents;
 	hdr.cpu = req->cpu;
+	hdr.thp_host = req->thp_host ? 1 : 0;
 	if (req->nevents > LAUNCH_MAX_EVENTS || req->nevents > RUNNER_MAX_EVENTS)
 		return err_set(e, "at most %d perf events per run", LAUNCH_MAX_EVENTS);
 	sbuf_init(&b);
@@ -309,6 +319,7 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 
 	memset(res, 0, sizeof *res);
 	res->outcome = RUN_LOST;
+	res->thp_enabled = -1;
 	for (int i = 0; i < PIPE_COUNT; i++) {
 		pipes[i].rd = pipes[i].wr = -1;
 		sbuf_init(&pipes[i].buf);

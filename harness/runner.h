@@ -44,6 +44,12 @@ struct runner_request {
 	int64_t timeout_ms; /* 0: no limit */
 	int no_aslr;        /* run with address-space randomisation off */
 	int cpu;            /* pin the probe to this CPU; -1: leave it free */
+	/*
+	 * 0 (the default): transparent huge pages off for the probe, set by the launcher before
+	 * exec (prctl PR_SET_THP_DISABLE); 1: as the host is configured. The result says what the
+	 * probe got (run_result.thp_enabled), which is not always what was asked.
+	 */
+	int thp_host;
 	/* perf events to count on the probe from exec to exit (see meter_perf.h) */
 	const struct perf_event_attr *events;
 	size_t nevents;
@@ -85,6 +91,12 @@ struct run_result {
 	size_t nperf;
 	/* processes the probe left running after it ended, killed by the launcher */
 	int leftovers;
+	/*
+	 * The probe's THP_enabled (/proc/PID/status, read by its process just before exec, after
+	 * the launcher set the request's thp_host): 1 THP allowed, 0 off, -1 unknown (the run
+	 * was lost, or died before exec). thp_errno: the prctl's errno, 0 when it succeeded.
+	 */
+	int thp_enabled, thp_errno;
 	char *stdout_text;   /* captured stdout, truncated at RUNNER_STDOUT_MAX */
 	char *census_text;   /* what arrived on the census pipe, NULL when nothing did */
 	size_t census_bytes; /* how much arrived: above RUNNER_CENSUS_MAX, the text was cut */

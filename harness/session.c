@@ -332,6 +332,42 @@ static void session_cross_check_rss(struct session_fields *r)
 }
 
 /*
+ * A run's memory figures are judged under the session's THP condition, so each run is checked
+ * against it: the probe's THP_enabled, read by its own process just before exec (launch.c,
+ * launch_thp). A timed run that did not get the condition is failed, saying what it got; a
+ * valgrind run keeps its Ir, which THP does not move, and says so in its detail. Unknown (-1)
+ * passes only when the prctl succeeded: the probe then never reached exec, and its run says why.
+ */
+static void session_thp_check(const struct session_plan *plan, const struct run_result *res,
+                              int valgrind, struct session_fields *r)
+{
+	int want = plan->thp.condition == HOSTINFO_THP_HOST;
+	char *why, *d, prctl_text[160] = "";
+
+	if (res->thp_enabled == want || (res->thp_enabled < 0 && res->thp_errno == 0))
+		return;
+	if (res->thp_errno)
+		snprintf(prctl_text, sizeof prctl_text, " (prctl(PR_SET_THP_DISABLE, %d): %s)",
+		         !want, strerror(res->thp_errno));
+	why = res->thp_enabled < 0
+	          ? xasprintf("THP_enabled unknown for this probe, but the session's THP condition "
+	                      "is %s%s",
+	                      hostinfo_thp_name(plan->thp.condition), prctl_text)
+	          : xasprintf("THP_enabled was %d for this probe, but the session's THP condition "
+	                      "is %s%s",
+	                      res->thp_enabled, hostinfo_thp_name(plan->thp.condition), prctl_text);
+	if (r->status == RUN_STATUS_OK && !valgrind) {
+		r->status = RUN_STATUS_FAILED;
+		d = xasprintf("%s%s%s", why, r->detail ? "; " : "", r->detail ? r->detail : "");
+	} else {
+		d = xasprintf("%s%s%s", r->detail ? r->detail : "", r->detail ? "; " : "", why);
+	}
+	free(r->detail);
+	r->detail = d;
+	free(why);
+}
+
+/*
  * The probe file a run's link points at. A relative one (--build build/collectors/x) would
  * resolve from the scratch folder, where the link lives, so it is made absolute; one that
  * cannot be resolved is left as it is and fails at exec, with its name. Newly allocated.
@@ -446,6 +482,7 @@ static void session_classify(const struct session_plan *plan, const struct build
 		stdout_sum = NULL;
 	}
 	session_cross_check_rss(r);
+	session_thp_check(plan, res, valgrind, r);
 	/* Warnings ride on the run's detail, after what the run itself said. */
 	for (size_t i = 0; i < warnings.n; i++) {
 		char *d = xasprintf("%s%s%s", r->detail ? r->detail : "", r->detail ? "; " : "",
@@ -629,6 +666,7 @@ static void session_launch(const struct session_state *s, const struct session_l
 	/* valgrind is ~50x slower: its limit scales with it. */
 	req.timeout_ms = j->valgrind ? plan->timeout_ms * 100 : plan->timeout_ms;
 	req.no_aslr = j->valgrind || plan->no_aslr;
+	req.thp_host = plan->thp.condition == HOSTINFO_THP_HOST;
 	req.events = s->events;
 	req.nevents = j->valgrind ? 0 : s->nevents;
 	req.stop = plan->stop;
@@ -1117,10 +1155,25 @@ out:
 }
 
 /*
- * The session's facts: the host's, plus the environment every probe ran with (without the
- * census pipe), so a session says which knobs and passed variables its figures depend on.
+ * The THP condition the probes ran under, "probe_thp" (hostinfo_thp_json; read back with
+ * hostinfo_thp_from_facts): the host's own "thp" fact says how the host is configured, this
+ * says what the probes got, which check compares with the baseline's.
  */
-static char *session_facts(const char *host_facts, char *const *probe_env, int jobs)
+static void session_facts_thp(cJSON *root, const struct hostinfo_thp *thp)
+{
+	char *text = hostinfo_thp_json(thp);
+
+	cJSON_AddItemToObject(root, "probe_thp", cJSON_Parse(text));
+	free(text);
+}
+
+/*
+ * The session's facts: the host's, plus the environment every probe ran with (without the
+ * census pipe), so a session says which knobs and passed variables its figures depend on,
+ * and the THP condition they ran under.
+ */
+static char *session_facts(const char *host_facts, char *const *probe_env, int jobs,
+                           const struct hostinfo_thp *thp)
 {
 	cJSON *root = cJSON_Parse(host_facts), *env;
 	char *text;
@@ -1132,6 +1185,7 @@ static char *session_facts(const char *host_facts, char *const *probe_env, int j
 	env = cJSON_AddArrayToObject(root, "probe_env");
 	for (size_t i = 0; probe_env[i]; i++)
 		cJSON_AddItemToArray(env, cJSON_CreateString(probe_env[i]));
+	session_facts_thp(root, thp);
 	text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	return text;
@@ -1149,7 +1203,8 @@ static int session_register(struct session_state *s, struct err *e)
 
 	hostinfo_read(&host);
 	facts = hostinfo_json(&host);
-	session_facts_text = session_facts(facts, s->env_base, plan->jobs > 0 ? plan->jobs : 1);
+	session_facts_text =
+	    session_facts(facts, s->env_base, plan->jobs > 0 ? plan->jobs : 1, &plan->thp);
 	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, e) != 0)
 		goto out;
 	session_meters_text(plan, meters, sizeof meters);
@@ -1335,6 +1390,7 @@ int session_prober_run(struct session_prober *p, const struct session_arm *arm, 
 	req.cpu = plan->pin_cpu ? plan->cpu : -1;
 	req.timeout_ms = plan->timeout_ms;
 	req.no_aslr = plan->no_aslr;
+	req.thp_host = plan->thp.condition == HOSTINFO_THP_HOST;
 	req.stop = plan->stop;
 	if (runner_run(p->runner, &req, &res, e) != 0)
 		goto out;

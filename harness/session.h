@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "buildinfo.h"
+#include "hostinfo.h"
 #include "meter_perf.h"
 #include "meter_valgrind.h"
 #include "store.h"
@@ -85,6 +86,13 @@ struct session_plan {
 	int no_aslr;                    /* timed runs with address-space randomisation off too */
 	const struct strlist *pass_env; /* variables of ours a probe also gets (--pass-env) */
 	unsigned env_offset;            /* > 0: pad each run's environment by 0..env_offset bytes */
+	/*
+	 * Transparent huge pages for every probe: thp.condition is what the launcher asks for (off:
+	 * prctl PR_SET_THP_DISABLE before exec), the session's facts record it all ("probe_thp"),
+	 * and a timed run whose probe did not get it is failed (session.c, session_thp_check).
+	 * Zeroed, it is off. session_setup_begin fills it with hostinfo_thp_try.
+	 */
+	struct hostinfo_thp thp;
 	const char *launcher;
 	const struct meter_valgrind *valgrind; /* when SESSION_METER_VALGRIND */
 	const struct meter_perf *perf;         /* when SESSION_METER_PERF */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hostinfo.h"
 #include "quiet.h"
 
 /* ---- The options ---------------------------------------------------------------------- */
@@ -75,6 +76,7 @@ static const struct session_opts_entry {
     {"--timeout", 1, SESSION_OPT_PROBES, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
     {"--db", 1, SESSION_OPT_PROBES, 0, 0, NULL},
     {"--pass-env", 1, SESSION_OPT_PROBES, 0, 0, NULL},
+    {"--thp", 1, SESSION_OPT_PROBES, 0, 0, NULL},
     {"--collector", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
     {"--build", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
     {"--two-n", 1, SESSION_OPT_TWO_N, 0, 0, NULL},
@@ -319,6 +321,10 @@ int session_opts_parse(struct session_opts *o, const char *opt, const char *val,
 	} else if (strcmp(opt, "--pass-env") == 0) {
 		if (session_opts_env_names(o, val, e) != 0)
 			return -1;
+	} else if (strcmp(opt, "--thp") == 0) {
+		if (hostinfo_thp_parse(val, &o->thp) != 0)
+			return err_setc(e, ERR_INVALID, "--thp must be off or host, got \"%s\"",
+			                val);
 	} else if (strcmp(opt, "--env-offset") == 0) {
 		o->env_offset = (unsigned)v;
 	} else if (strcmp(opt, "--lock-timeout") == 0) {
@@ -564,6 +570,26 @@ static void session_setup_meters_off(const char *cmd, const struct session_opts 
 				}
 }
 
+/*
+ * The THP condition the probes will get, which is what the session records: asked for and not
+ * to be had (a seccomp filter or an old kernel refusing the prctl), it is said plainly here and
+ * the session goes on under the condition it really has.
+ */
+static void session_setup_thp(const char *cmd, const struct session_opts *o,
+                              struct session_plan *plan)
+{
+	char got[128];
+
+	hostinfo_thp_try(o->thp, &plan->thp);
+	if (plan->thp.condition == o->thp)
+		return;
+	hostinfo_thp_describe(&plan->thp, got, sizeof got);
+	fprintf(stderr,
+	        "gcratchet %s: cannot give the probes --thp %s here (%s): they run with THP %s, "
+	        "and the session records that\n",
+	        cmd, hostinfo_thp_name(o->thp), plan->thp.why, got);
+}
+
 int session_setup_begin(const char *cmd, const struct session_opts *o, const char *command,
                         struct session_setup *s)
 {
@@ -606,6 +632,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->launcher = s->launcher;
 	plan->command = command;
 	plan->stop = &session_setup_stop;
+	session_setup_thp(cmd, o, plan);
 
 	if (store_open(cli_db_path(o->db), STORE_WRITE, &s->st, &e) != 0) {
 		cli_error(cmd, "%s", e.msg);

@@ -44,7 +44,7 @@ enum session_verb {
 
 /* Groups of shared options; a verb accepts some of them. */
 enum session_opt_group {
-	SESSION_OPT_PROBES = 1u << 6, /* --probes --size --timeout --db --pass-env */
+	SESSION_OPT_PROBES = 1u << 6, /* --probes --size --timeout --db --pass-env --thp */
 	SESSION_OPT_ROUNDS = 1u << 0, /* --rounds --warmup --meters --events --seed --jobs
 	                                 --valgrind-runs */
 	SESSION_OPT_RUN = SESSION_OPT_PROBES | SESSION_OPT_ROUNDS,
@@ -94,6 +94,9 @@ struct session_opts {
 	double idle_below;       /* --idle-below; 0: no idleness gate */
 	int idle_timeout_s;      /* --idle-timeout */
 	struct strlist knobs;    /* --knob NAME=VALUE, each name once, for every arm */
+
+	/* --thp off|host: transparent huge pages for the probes; off by default (hostinfo.h) */
+	enum hostinfo_thp_condition thp;
 };
 
 /* The verb's defaults and accepted groups; release with session_opts_release. */
@@ -158,8 +161,9 @@ int session_opts_knob(struct strlist *knobs, const char *opt, const char *val, s
  * after those the caller added (the default collector when there are none at all; a build
  * named twice is refused), gives every arm o's --knob overrides (an arm's own win) and a
  * label (its build's name; "NAME (2)", "NAME (3)" for the second and third arm of a name),
- * plans the probes, draws a seed unless o has one, finds the launcher, opens the
- * store, takes the bench lock, waits for an idle host when o asks, and installs the SIGINT
+ * plans the probes, draws a seed unless o has one, finds the launcher, finds the THP condition
+ * the probes will get (hostinfo_thp_try; one other than o's --thp is a warning on stderr, and
+ * the plan records what they get), opens the store, takes the bench lock, waits for an idle host when o asks, and installs the SIGINT
  * and SIGTERM handler, which counts signals into *plan.stop. `command` is borrowed for
  * plan.command. Returns 0, or -1 after printing why as "gcratchet CMD: ..."; either way
  * session_setup_end releases what was set up.

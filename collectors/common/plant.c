@@ -1,8 +1,35 @@
 /*
- * The planted regressions that need state (see plant.h): retained memory (GCR_PLANT_RETAIN_KB)
- * and the fine instruction cost (GCR_PLANT_IR). Empty unless one of them is defined.
+ * The planted regressions that need state (see plant.h): retained memory (GCR_PLANT_RETAIN_KB),
+ * the fine instruction cost (GCR_PLANT_IR), and huge pages asked for (GCR_PLANT_HUGEPAGE).
+ * Empty unless one of them is defined.
  */
 #include "plant.h"
+
+#ifdef GCR_PLANT_HUGEPAGE
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * The collector asks for huge pages on its heap, as a runtime tuned for THP does: every
+ * anonymous writable mapping it makes is madvised MADV_HUGEPAGE. This mmap takes the place of
+ * libc's for the collector's own code (the executable's definition wins at link time) and for
+ * libgc (the executable exports it to the shared library that calls it), so no collector
+ * changes; libc's internal mappings (malloc's arenas) do not come through here. The system call
+ * is made directly: this is the only mmap in the process.
+ */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	int saved = errno;
+
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && (prot & PROT_WRITE))
+		(void)madvise(p, len, MADV_HUGEPAGE);
+	errno = saved;
+	return p;
+}
+#endif
 
 #if defined(GCR_PLANT_RETAIN_KB) || defined(GCR_PLANT_IR)
 #include <stdio.h>

@@ -20,6 +20,11 @@
  *   GCR_PLANT_HEAP_STEP_MB=N (gen only) the old generation maps N MiB chunks instead of 1:
  *                            a growth policy that makes probes need more heap under
  *                            GCR_HEAP_MAX_MB (the min-heap ratchet's plant, t099)
+ *   GCR_PLANT_HUGEPAGE       every anonymous writable mapping the collector makes (its heap,
+ *                            libgc's too) is madvised MADV_HUGEPAGE: a runtime that asks for
+ *                            transparent huge pages, whose RSS moves with them unless the
+ *                            session turns THP off (plant.c; docs/meters.md, t126). It costs
+ *                            no hook: plant.c defines mmap itself.
  *
  * GCR_PLANT_IR keeps no per-allocation counter: even one add and compare per allocation would
  * cost more than the ratchet's 1% edge on a probe that allocates every ~180 instructions. It

@@ -317,12 +317,13 @@ static void test_verbs(void)
 	CHECK_STR(t[0].name, "--md");
 	while (t[n].name)
 		n++;
-	CHECK(n == 1 + 12);
+	/* --thp (issue 31) is one of the probe options every verb that measures takes. */
+	CHECK(n == 1 + 13);
 	free(t);
 	t = session_opts_table(&m, NULL);
 	for (n = 0; t[n].name;)
 		n++;
-	CHECK(n == 23);
+	CHECK(n == 24);
 	free(t);
 
 	/* --knob: measure's, for every arm; names [A-Z][A-Z0-9_]*, one of a name: the last. */
@@ -374,7 +375,7 @@ static void test_verbs(void)
 	t = session_opts_table(&m, NULL);
 	for (n = 0; t[n].name;)
 		n++;
-	CHECK(n == 21 - 6);
+	CHECK(n == 22 - 6);
 	free(t);
 	session_opts_release(&m);
 }
@@ -392,7 +393,7 @@ static void test_random(uint64_t seed)
 	    "--events",     "--seed",         "--timeout",    "--db",           "--collector",
 	    "--build",      "--two-n",        "--cpu",        "--no-aslr",      "--clean-env",
 	    "--env-offset", "--lock-timeout", "--idle-below", "--idle-timeout", "--md",
-	    "--knob"};
+	    "--knob",       "--thp"};
 	static const char alphabet[] = "0123456789,.-+eEinfaNx \t";
 	uint64_t x = seed | 1;
 	struct session_opts o;
@@ -449,6 +450,38 @@ static void test_pass_env(void)
 	session_opts_release(&o);
 }
 
+/*
+ * --thp off|host: off by default for every verb, host or off by name (the last wins), anything
+ * else refused naming the option; taken by the verbs that measure, not by pin's own struct.
+ */
+static void test_thp(void)
+{
+	static const enum session_verb takes[] = {SESSION_VERB_MEASURE, SESSION_VERB_AB,
+	                                          SESSION_VERB_MINHEAP, SESSION_VERB_SWEEP};
+	struct session_opts o;
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < sizeof takes / sizeof takes[0]; i++) {
+		session_opts_init(&o, takes[i]);
+		CHECK(o.thp == HOSTINFO_THP_OFF);
+		CHECK(session_opts_parse(&o, "--thp", "host", &e) == 1 &&
+		      o.thp == HOSTINFO_THP_HOST);
+		CHECK(session_opts_parse(&o, "--thp", "off", &e) == 1 && o.thp == HOSTINFO_THP_OFF);
+		session_opts_release(&o);
+	}
+	session_opts_init(&o, SESSION_VERB_MEASURE);
+	CHECK(session_opts_parse(&o, "--thp", "on", &e) == -1 && e.code == ERR_INVALID);
+	CHECK_STR(e.msg, "--thp must be off or host, got \"on\"");
+	CHECK(session_opts_parse(&o, "--thp", "", &e) == -1);
+	CHECK(session_opts_parse(&o, "--thp", "HOST", &e) == -1);
+	CHECK(session_opts_parse(&o, "--thp", NULL, &e) == -1);
+	CHECK(o.thp == HOSTINFO_THP_OFF);
+	session_opts_release(&o);
+	session_opts_init(&o, SESSION_VERB_PIN);
+	CHECK(session_opts_parse(&o, "--thp", "host", &e) == 0 && o.thp == HOSTINFO_THP_OFF);
+	session_opts_release(&o);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL);
@@ -464,6 +497,7 @@ int main(int argc, char **argv)
 	test_last_wins();
 	test_verbs();
 	test_pass_env();
+	test_thp();
 	test_random(seed);
 	return unit_done("test_options");
 }
