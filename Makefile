@@ -127,8 +127,10 @@ test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
 SAN_CC ?= clang
 SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow,integer -fno-sanitize-recover=all \
              -fno-omit-frame-pointer
+# It also has the test hooks compiled in (GCR_TEST_HOOKS): the store engine that fails the
+# Nth operation on request (harness/store_fault.c), which only tests ask for.
 asan:
-	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS)' \
+	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS) -DGCR_TEST_HOOKS' \
 	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
 
 # ---- libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, built by clang into build-fuzz/ --
