@@ -68,6 +68,13 @@ struct store_engine {
 	int (*column_null)(struct store_stmt *st, int i);
 	int64_t (*column_int64)(struct store_stmt *st, int i);
 	double (*column_double)(struct store_stmt *st, int i);
+	/*
+	 * A column that must hold a number (a sample's value): 0 with it in *out when it holds
+	 * an integer or a floating-point value, NaN and infinities included (the caller judges
+	 * the value); -1 when it holds anything else, with *what naming it ("text", "a blob",
+	 * "NULL"). Never a number made of text: '1000 garbage' is text, not 1000.
+	 */
+	int (*column_number)(struct store_stmt *st, int i, double *out, const char **what);
 	const char *(*column_text)(struct store_stmt *st, int i);
 	void (*finalize)(struct store_stmt *st);
 };
