@@ -561,6 +561,11 @@ int store_open(const char *target, enum store_mode mode, struct store **out, str
 		s->eng = &store_engine_sqlite;
 		s->where = xstrdup(rest);
 	}
+#ifdef GCR_TEST_HOOKS
+	/* Test builds only: the engine that fails the Nth operation on request. */
+	if (store_fault_engine(s->eng, &s->eng, e) != 0)
+		goto out;
+#endif
 	if (s->eng->open(rest, mode, &s->conn, e) != 0) {
 		store_fail(s, e, "cannot open");
 		if (e && e->code == ERR_NOT_FOUND)

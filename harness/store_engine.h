@@ -82,4 +82,13 @@ struct store_engine {
 extern const struct store_engine store_engine_sqlite;
 extern const struct store_engine store_engine_pg;
 
+/*
+ * For tests (store_fault.c): *out is an engine in front of `inner` that fails the operation
+ * GCR_TEST_STORE_FAULT names, or `inner` itself when the variable is not set. -1 with e
+ * (ERR_INVALID) for a value it cannot read. store_open asks for it only in a build with
+ * GCR_TEST_HOOKS (make asan); nothing else may.
+ */
+int store_fault_engine(const struct store_engine *inner, const struct store_engine **out,
+                       struct err *e);
+
 #endif /* STORE_ENGINE_H */
