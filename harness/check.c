@@ -82,7 +82,7 @@ static size_t check_value(const struct store_run *runs, size_t n, const char *pr
 			continue;
 		if (!(v = metric_set_get(&runs[i].metrics, metric)))
 			continue;
-		if (metrics_value_check(metric, *v, &e) != 0) {
+		if (metrics_value_check(metric, *v, runs[i].kind, &e) != 0) {
 			*invalid = xasprintf("run %lld: %s", (long long)runs[i].id, e.msg);
 			free(vals);
 			return 0;

@@ -290,7 +290,7 @@ const struct metric_info *metrics_lookup(const char *name)
 	return best;
 }
 
-int metrics_value_check(const char *metric, double v, struct err *e)
+int metrics_value_check(const char *metric, double v, enum run_kind kind, struct err *e)
 {
 	const struct metric_info *m = metrics_lookup(metric);
 
@@ -299,7 +299,7 @@ int metrics_value_check(const char *metric, double v, struct err *e)
 		                isnan(v) ? "NaN"
 		                : v > 0  ? "+infinity"
 		                         : "-infinity");
-	if (!m)
+	if (!m || kind == RUN_KIND_PER_ITERATION || kind == RUN_KIND_VALGRIND_PER_ITERATION)
 		return 0;
 	if (m->unit == METRIC_UNIT_RATIO && !(v >= 0 && v <= 1))
 		return err_setc(e, ERR_INVALID, "%s is %.17g, but a ratio is from 0 to 1", metric,

@@ -105,13 +105,15 @@ struct metric_info {
 };
 
 /*
- * The one rule of what value a metric can hold, from its unit: a finite number; never
- * negative in bytes, ns, counts or instructions; from 0 to 1 as a ratio. A name the table
- * does not know needs only to be finite. The store refuses to insert any other value and
- * to read one back, and check judges none (docs/storage.md). 0 when `v` is one; -1 with e
- * (ERR_INVALID) saying what is wrong with it, starting with the metric's name.
+ * The one rule of what value a metric can hold in a run of `kind`, from its unit: a finite
+ * number; never negative in bytes, ns, counts or instructions; from 0 to 1 as a ratio. A
+ * name the table does not know, and any metric of a per-iteration run (a difference of two
+ * runs' figures, which noise can make negative: --two-n), need only be finite. The store
+ * refuses to insert any other value and to read one back, and check judges none
+ * (docs/storage.md). 0 when `v` is one; -1 with e (ERR_INVALID) saying what is wrong with
+ * it, starting with the metric's name.
  */
-int metrics_value_check(const char *metric, double v, struct err *e);
+int metrics_value_check(const char *metric, double v, enum run_kind kind, struct err *e);
 
 /* The entry that describes `name`, or NULL for a name the harness cannot produce. */
 const struct metric_info *metrics_lookup(const char *name);

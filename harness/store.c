@@ -224,8 +224,8 @@ static double col_double(struct store_query *q, int i)
  * that metrics_value_check accepts for its metric. Anything else is a database changed by
  * hand or damaged: ERR_CORRUPT naming the run, since no verdict may rest on it.
  */
-static int col_sample(struct store_query *q, int i, int64_t run_id, const char *metric, double *v,
-                      struct err *e)
+static int col_sample(struct store_query *q, int i, int64_t run_id, enum run_kind kind,
+                      const char *metric, double *v, struct err *e)
 {
 	const char *what = "?";
 	char msg[ERR_MSG_MAX];
@@ -234,7 +234,7 @@ static int col_sample(struct store_query *q, int i, int64_t run_id, const char *
 		return err_setc(e, ERR_CORRUPT,
 		                "%s: %s: run %lld: %s is stored as %s, not a number", q->s->where,
 		                q->what, (long long)run_id, metric, what);
-	if (metrics_value_check(metric, *v, e) != 0) {
+	if (metrics_value_check(metric, *v, kind, e) != 0) {
 		snprintf(msg, sizeof msg, "%s", e->msg);
 		return err_setc(e, ERR_CORRUPT, "%s: %s: run %lld: %s", q->s->where, q->what,
 		                (long long)run_id, msg);
@@ -991,8 +991,8 @@ static int store_run_write(struct store *s, const struct run_record *r, int64_t 
 	/* Checked before anything is written: a value no verdict could rest on is never stored. */
 	for (size_t i = 0, n = r->metrics ? r->metrics->n : 0; i < n; i++) {
 		char msg[ERR_MSG_MAX];
-		if (metrics_value_check(r->metrics->items[i].name, r->metrics->items[i].value, e) ==
-		    0)
+		if (metrics_value_check(r->metrics->items[i].name, r->metrics->items[i].value,
+		                        r->kind, e) == 0)
 			continue;
 		snprintf(msg, sizeof msg, "%s", e->msg);
 		err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s", s->where,
@@ -1147,7 +1147,8 @@ int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_r
 			         s->where, (long long)run_id);
 			goto out;
 		}
-		if (col_sample(&sample, 2, run_id, col_peek(&sample, 1), &v, e) != 0)
+		if (col_sample(&sample, 2, run_id, (*out)[k].kind, col_peek(&sample, 1), &v, e) !=
+		    0)
 			goto out;
 		metric_set_add(&(*out)[k].metrics, col_peek(&sample, 1), v);
 	}
@@ -1573,7 +1574,7 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 			         s->where, (long long)session, (long long)arm);
 			goto out;
 		}
-		if (col_sample(&vals, 2, col_int64(&vals, 3), metric, &v, e) != 0)
+		if (col_sample(&vals, 2, col_int64(&vals, 3), RUN_KIND_TIMED, metric, &v, e) != 0)
 			goto out;
 		p = &pts[k];
 		p->values = xrealloc(p->values, (p->n + 1) * sizeof *p->values);

@@ -696,26 +696,36 @@ static void test_sample_values(void)
 	metric_set_add(&m, "census.alloc_bytes", 1000);
 	CHECK(store_run_insert(st, &r, &id, &e) != 0);
 	CHECK(strstr(e.msg, "census.mmu_10ms is 1.25, but a ratio is from 0 to 1") != NULL);
+	/* A per-iteration run is a difference of two: a negative time is noise, and is stored. */
+	r.kind = RUN_KIND_PER_ITERATION;
+	r.seq = 2;
+	metric_set_add(&m, "time.wall_ns", -11830.6);
+	CHECK(store_run_insert(st, &r, &id, &e) == 0);
+	r.kind = RUN_KIND_TIMED;
+	r.seq = 1;
+	metric_set_add(&m, "time.wall_ns", 5);
 	metric_set_add(&m, "census.mmu_10ms", 0.75);
 	CHECK(store_run_insert(st, &r, &id, &e) == 0);
 	metric_set_release(&m);
 	CHECK(store_session_end(st, session, "complete", 0, &e) == 0);
 	store_close(st);
 	/* The refused runs left nothing behind. */
-	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 1);
-	CHECK(test_sql_int(path, "SELECT count(*) FROM samples") == 3);
+	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 2);
+	CHECK(test_sql_int(path, "SELECT count(*) FROM samples") == 6);
 
 	/* An integer is a number: as sqlite3 would store a hand-typed 1000. */
 	CHECK(test_sql(path, "UPDATE samples SET value = CAST(1000 AS INTEGER) WHERE metric ="
 	                     " 'census.alloc_bytes'") == 0);
 	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
 	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) == 0);
-	CHECK(n == 1 && runs[0].metrics.n == 3);
+	CHECK(n == 2 && runs[0].metrics.n == 3 && runs[1].metrics.n == 3);
+	CHECK(n == 2 && *metric_set_get(&runs[0].metrics, "time.wall_ns") == -11830.6);
 	store_runs_release(runs, n);
 	store_close(st);
 
 	for (size_t k = 0; k < sizeof planted / sizeof planted[0]; k++) {
-		char *sql = xasprintf("%s WHERE metric = 'census.alloc_bytes'", planted[k].sql);
+		char *sql = xasprintf("%s WHERE run_id = %lld AND metric = 'census.alloc_bytes'",
+		                      planted[k].sql, (long long)id);
 		char *want = xasprintf("run %lld: %s", (long long)id, planted[k].says);
 		CHECK(test_sql(path, sql) == 0);
 		CHECK(store_open(path, STORE_READ, &st, &e) == 0);
