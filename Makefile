@@ -6,8 +6,9 @@
 #                   default collector: measure what baselines/shared_ci/<collector>.json
 #                   needs and check it (exit 0 ok, 1 regression, 2 could not judge)
 #   make test       install missing dependencies, check formatting, build, run the whole
-#                   suite (also under AddressSanitizer and UBSan, and each fuzzer for
-#                   FUZZ_TEST_SECONDS=15); ends with "N passed, N failed"
+#                   suite (also under AddressSanitizer and UBSan, a set of CLI tests
+#                   under LeakSanitizer too, and each fuzzer for FUZZ_TEST_SECONDS=15);
+#                   ends with "N passed, N failed"
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local (DESTDIR too); make uninstall PREFIX=... removes it
