@@ -6,8 +6,9 @@
 #                   default collector: measure what baselines/shared_ci/<collector>.json
 #                   needs and check it (exit 0 ok, 1 regression, 2 could not judge)
 #   make test       install missing dependencies, check formatting, build, run the whole
-#                   suite (also under AddressSanitizer and UBSan, and each fuzzer for
-#                   FUZZ_TEST_SECONDS=15); ends with "N passed, N failed"
+#                   suite (also under AddressSanitizer and UBSan, a set of CLI tests
+#                   under LeakSanitizer too, and each fuzzer for FUZZ_TEST_SECONDS=15);
+#                   ends with "N passed, N failed"
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local (DESTDIR too); make uninstall PREFIX=... removes it
@@ -130,8 +131,10 @@ test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
 SAN_CC ?= clang
 SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow,integer -fno-sanitize-recover=all \
              -fno-omit-frame-pointer
+# It also has the test hooks compiled in (GCR_TEST_HOOKS): the store engine that fails the
+# Nth operation on request (harness/store_fault.c), which only tests ask for.
 asan:
-	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS)' \
+	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='-O1 -g $(SAN_FLAGS) -DGCR_TEST_HOOKS' \
 	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
 
 # ---- libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, built by clang into build-fuzz/ --

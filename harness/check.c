@@ -84,23 +84,33 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
 /*
  * The figure of `metric` a class compares over the ok runs of one probe, size and kind: their
  * min for a quantile cell (a conservative collector's smallest run is the one least disturbed
- * by what it happened to find on the stack), else their median. 0 values: returns 0.
+ * by what it happened to find on the stack), else their median. 0 values: returns 0. A
+ * value that is not one the metric can hold (metrics_value_check: NaN, an infinity, a
+ * negative count) is no figure: returns 0 with *invalid (owned) naming the run.
  */
 static size_t check_value(const struct store_run *runs, size_t n, const char *probe,
                           const char *size, const char *metric, enum baseline_class cls,
-                          double *out)
+                          double *out, char **invalid)
 {
 	enum run_kind kind = metrics_run_kind(metric);
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
 	size_t nv = 0;
+	struct err e;
 
+	*invalid = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const double *v;
 		if (!check_run_counts(&runs[i], probe, size) || runs[i].kind != kind ||
 		    runs[i].status != RUN_STATUS_OK)
 			continue;
-		if ((v = metric_set_get(&runs[i].metrics, metric)))
-			vals[nv++] = *v;
+		if (!(v = metric_set_get(&runs[i].metrics, metric)))
+			continue;
+		if (metrics_value_check(metric, *v, runs[i].kind, &e) != 0) {
+			*invalid = xasprintf("run %lld: %s", (long long)runs[i].id, e.msg);
+			free(vals);
+			return 0;
+		}
+		vals[nv++] = *v;
 	}
 	if (nv && cls == BASELINE_CLASS_QUANTILE) {
 		*out = vals[0];
@@ -245,7 +255,10 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.state = CHECK_UNJUDGED;
 			row.reason = xstrdup(bad);
 		} else if ((nv = check_value(in->runs, in->nruns, probe, b->size, cell->metric,
-		                             rule.cls, &row.current)) == 0) {
+		                             rule.cls, &row.current, &row.reason)) == 0 &&
+		           row.reason) {
+			row.state = CHECK_UNJUDGED; /* a value no figure can be: the run is named */
+		} else if (nv == 0) {
 			row.state = CHECK_UNJUDGED;
 			row.reason =
 			    xasprintf("not measured in this session%s",
@@ -262,10 +275,14 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			if (row.j.went_inert)
 				row.reason = xasprintf(
 				    "was %.0f, now 0: the probe no longer causes this", row.base);
-			else if (row.j.verdict == BASELINE_REGRESSED && in->base_runs)
-				row.has_base_now =
-				    check_value(in->base_runs, in->nbase_runs, probe, b->size,
-				                cell->metric, rule.cls, &row.base_now) != 0;
+			else if (row.j.verdict == BASELINE_REGRESSED && in->base_runs) {
+				/* The base arm's invalid value only leaves the drift unknown. */
+				char *invalid;
+				row.has_base_now = check_value(in->base_runs, in->nbase_runs, probe,
+				                               b->size, cell->metric, rule.cls,
+				                               &row.base_now, &invalid) != 0;
+				free(invalid);
+			}
 		}
 		check_add_row(res, &row);
 	}

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,24 @@ int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow
 		          allow_zero ? "non-negative" : "positive", val);
 		return -1;
 	}
+	return 0;
+}
+
+int cli_parse_session(const char *cmd, const char *opt, const char *val, const char *word,
+                      int64_t *id)
+{
+	uint64_t v;
+
+	if (word && strcmp(val, word) == 0)
+		return 1;
+	/* Above INT64_MAX the cast would wrap: 2^64 - 1 used to read as "no session -1". */
+	if (parse_u64(val, &v) != 0 || v == 0 || v > (uint64_t)INT64_MAX) {
+		cli_error(cmd, "%s must be a session id from 1 to %" PRId64 "%s%s%s, got \"%s\"",
+		          opt, INT64_MAX, word ? " or \"" : "", word ? word : "", word ? "\"" : "",
+		          val);
+		return -1;
+	}
+	*id = (int64_t)v;
 	return 0;
 }
 

@@ -64,6 +64,14 @@ const struct cli_command *cli_find_command(const char *name);
 /* Parses a positive (or non-negative when allow_zero) integer option; prints on error. */
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
                     uint64_t *out);
+/*
+ * Parses --session's value, for every verb that takes one: a session id from 1 to INT64_MAX
+ * (a store's ids are SQLite rowids and PostgreSQL BIGINTs), checked before conversion, or
+ * `word` when the verb also takes one ("latest", "all"; NULL: none). Returns 1 for the word
+ * (*id untouched), 0 with *id, or -1 after printing an error naming `opt` and the value.
+ */
+int cli_parse_session(const char *cmd, const char *opt, const char *val, const char *word,
+                      int64_t *id);
 
 /*
  * The database's connection string (a path, sqlite:PATH, postgresql://...): --db, else $GCR_DB,

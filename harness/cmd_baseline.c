@@ -778,13 +778,10 @@ int cmd_baseline(int argc, char **argv)
 			collector_given = 1;
 		} else if (strcmp(opt, "--session") == 0) {
 			/* "latest": the newest session of the collector, without measuring again. */
-			if (strcmp(val, "latest") == 0) {
-				o.session = -1;
-				continue;
-			}
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+			if ((r = cli_parse_session(cmd, opt, val, "latest", &o.session)) < 0)
 				goto out;
-			o.session = (int64_t)v;
+			if (r == 1)
+				o.session = -1;
 		} else if (strcmp(opt, "--accept") == 0 || strcmp(opt, "--accept-noise") == 0) {
 			if (!*val) {
 				rc = cli_error(cmd, "%s needs a reason", opt);

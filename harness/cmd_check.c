@@ -149,7 +149,6 @@ int cmd_check(int argc, char **argv)
 	const char *cmd = "check", *opt, *val;
 	struct check_opts o = {0};
 	struct cli_iter it;
-	uint64_t v;
 	int r;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
@@ -157,9 +156,8 @@ int cmd_check(int argc, char **argv)
 		if (strcmp(opt, "--help") == 0)
 			return cli_usage(cli_find_command(cmd), 0);
 		if (strcmp(opt, "--session") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+			if (cli_parse_session(cmd, opt, val, NULL, &o.session) != 0)
 				return EXIT_UNJUDGED;
-			o.session = (int64_t)v;
 		} else if (strcmp(opt, "--format") == 0) {
 			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json") &&
 			    strcmp(val, "junit"))

@@ -21,7 +21,6 @@ int cmd_export(int argc, char **argv)
 	struct err e;
 	char *json = NULL;
 	int64_t session = 0;
-	uint64_t v;
 	int rc = EXIT_UNJUDGED, r, loaded = 0;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
@@ -30,9 +29,8 @@ int cmd_export(int argc, char **argv)
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--session") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+			if (cli_parse_session(cmd, opt, val, NULL, &session) != 0)
 				goto out;
-			session = (int64_t)v;
 		} else if (strcmp(opt, "--format") == 0) {
 			if (strcmp(val, "json") != 0) {
 				rc = cli_error(cmd, "--format must be json, got \"%s\"", val);

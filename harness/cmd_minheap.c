@@ -452,6 +452,25 @@ int cmd_minheap(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out;
+	/* The search owns the limit: a knob of it would be overridden on every run it limits. */
+	for (size_t i = 0; i < o.knobs.n; i++)
+		if (strncmp(o.knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0) {
+			rc = cli_error(
+			    cmd,
+			    "--knob %s: minheap searches GCR_HEAP_MAX_MB itself (each run "
+			    "at the limit it tries, the first without one); leave it out",
+			    o.knobs.items[i]);
+			goto out;
+		}
+	if (getenv("GCR_HEAP_MAX_MB")) {
+		char *v = escape_text(getenv("GCR_HEAP_MAX_MB"));
+		fprintf(
+		    stderr,
+		    "gcratchet %s: note: GCR_HEAP_MAX_MB=%s in the environment is not passed on: "
+		    "the search sets the limit of each run\n",
+		    cmd, v);
+		free(v);
+	}
 	/* A search measures nothing but whether the probe fits: the cheapest meters. */
 	free(o.meters);
 	o.meters = xstrdup("rusage,census");

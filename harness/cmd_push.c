@@ -80,7 +80,6 @@ static int push_or_pull(const char *cmd, int argc, char **argv)
 	struct store *from = NULL, *to = NULL;
 	struct err e = ERR_INIT;
 	int64_t session = 0;
-	uint64_t v;
 	int rc = EXIT_UNJUDGED, r;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
@@ -93,12 +92,10 @@ static int push_or_pull(const char *cmd, int argc, char **argv)
 		} else if (strcmp(opt, "--db") == 0) {
 			db = val;
 		} else if (strcmp(opt, "--session") == 0) {
-			if (strcmp(val, "all") == 0)
-				session = 0;
-			else if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+			if ((r = cli_parse_session(cmd, opt, val, "all", &session)) < 0)
 				goto out;
-			else
-				session = (int64_t)v;
+			if (r == 1)
+				session = 0;
 		}
 	}
 	if (r < 0)

@@ -211,7 +211,6 @@ int cmd_report(int argc, char **argv)
 	size_t nbuilds = 0;
 	struct err e;
 	int64_t session = 0;
-	uint64_t v;
 	int rc = EXIT_UNJUDGED, r, across = COMPARE_MODE_AUTO;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
@@ -223,14 +222,9 @@ int cmd_report(int argc, char **argv)
 			if (r < 0)
 				goto out;
 		} else if (strcmp(opt, "--session") == 0) {
-			if (strcmp(val, "latest") == 0) {
-				latest = 1;
-				continue;
-			}
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
+			if ((r = cli_parse_session(cmd, opt, val, "latest", &session)) < 0)
 				goto out;
-			session = (int64_t)v;
-			latest = 0;
+			latest = r == 1;
 		} else if (strcmp(opt, "--html") == 0) {
 			html = val;
 		} else if (strcmp(opt, "--md") == 0) {

@@ -34,10 +34,31 @@ struct sweep_opts {
 	unsigned repeats;
 };
 
-/* What the run is counting, for the exit status. */
+/*
+ * What the run is counting, for the exit status; and the sweep's cells, stored with its first
+ * run. A session is a sweep to every reader by its cells, so they go in as soon as the session
+ * has a run to explain, not at its end: a sweep killed mid-way is still one (report draws its
+ * curves, not an A/B of its first two arms).
+ */
 struct sweep_progress {
 	int exhausted, failed;
+	struct store *st;
+	const struct store_sweep_cell *cells;
+	size_t ncells;
+	int64_t stored_for; /* the session the cells are stored for; 0 before */
+	char *store_error;  /* the first failure to store them (owned), or NULL */
 };
+
+/* Stores the cells for session `id` once; -1 with e when the store refused them. */
+static int sweep_store_cells(struct sweep_progress *ctx, int64_t id, struct err *e)
+{
+	if (ctx->stored_for == id)
+		return 0;
+	if (store_sweep_insert(ctx->st, id, ctx->cells, ctx->ncells, e) != 0)
+		return -1;
+	ctx->stored_for = id;
+	return 0;
+}
 
 static void sweep_progress_line(void *vctx, const struct session_progress *p)
 {
@@ -46,7 +67,10 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
 	char where[32], figures[96] = "", *safe;
+	struct err e;
 
+	if (!ctx->store_error && sweep_store_cells(ctx, r->session_id, &e) != 0)
+		ctx->store_error = xstrdup(e.msg);
 	session_setup_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
 		ctx->exhausted++;
@@ -210,7 +234,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 {
 	struct session_setup s;
 	struct session_outcome outcome;
-	struct sweep_progress prog = {0, 0};
+	struct sweep_progress prog;
 	struct session_arm *arms = NULL;
 	struct store_sweep_cell *cells = NULL;
 	struct strlist *pk = NULL;
@@ -221,6 +245,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	struct err e;
 	int rc = EXIT_UNJUDGED;
 
+	memset(&prog, 0, sizeof prog);
 	session_setup_init(&s);
 	if (session_setup_begin(cmd, o, command, &s) != 0)
 		goto out;
@@ -274,17 +299,21 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	/* The setup keeps its own arms (one per build) for its tear-down; the session runs ours. */
 	s.plan.arms = arms;
 	s.plan.narms = narms;
+	prog.st = s.st;
+	prog.cells = cells;
+	prog.ncells = narms * np;
 	fflush(stdout);
 	if (session_run(&s.plan, s.st, sweep_progress_line, &prog, &outcome, &e) != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");
 		/* The heaps of the runs that were stored still explain them. */
-		if (outcome.session_id)
-			store_sweep_insert(s.st, outcome.session_id, cells, narms * np, &e);
+		if (outcome.session_id && !prog.store_error)
+			sweep_store_cells(&prog, outcome.session_id, &e);
 		goto out;
 	}
-	if (store_sweep_insert(s.st, outcome.session_id, cells, narms * np, &e) != 0) {
-		rc = cli_error(cmd, "%s", e.msg);
+	/* A session that stored no run (interrupted at once) gets its cells here. */
+	if (prog.store_error || sweep_store_cells(&prog, outcome.session_id, &e) != 0) {
+		rc = cli_error(cmd, "%s", prog.store_error ? prog.store_error : e.msg);
 		goto out;
 	}
 	printf("session %lld: %d run%s, %d out of heap, %d failed%s; stored in %s\n\n",
@@ -302,6 +331,7 @@ out:
 		strlist_release(&pk[i]);
 	for (size_t i = 0; labels && i < narms; i++)
 		free(labels[i]);
+	free(prog.store_error);
 	free(pk);
 	free(labels);
 	free(cells);

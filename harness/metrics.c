@@ -312,6 +312,29 @@ const struct metric_info *metrics_lookup(const char *name)
 	return best;
 }
 
+int metrics_value_check(const char *metric, double v, enum run_kind kind, struct err *e)
+{
+	const struct metric_info *m = metrics_lookup(metric);
+
+	if (!isfinite(v))
+		return err_setc(e, ERR_INVALID, "%s is %s, not a finite number", metric,
+		                isnan(v) ? "NaN"
+		                : v > 0  ? "+infinity"
+		                         : "-infinity");
+	if (!m || kind == RUN_KIND_PER_ITERATION || kind == RUN_KIND_VALGRIND_PER_ITERATION)
+		return 0;
+	if (m->unit == METRIC_UNIT_RATIO && !(v >= 0 && v <= 1))
+		return err_setc(e, ERR_INVALID, "%s is %.17g, but a ratio is from 0 to 1", metric,
+		                v);
+	if (v < 0)
+		return err_setc(e, ERR_INVALID, "%s is %.17g, but %s is never negative", metric, v,
+		                m->unit == METRIC_UNIT_BYTES          ? "a size in bytes"
+		                : m->unit == METRIC_UNIT_NS           ? "a time in ns"
+		                : m->unit == METRIC_UNIT_INSTRUCTIONS ? "an instruction count"
+		                                                      : "a count");
+	return 0;
+}
+
 const struct metric_info *metrics_table(size_t *n)
 {
 	*n = METRICS_N;

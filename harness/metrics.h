@@ -25,6 +25,7 @@
 
 #include "run.h"
 #include "runner.h"
+#include "util.h"
 
 struct metric {
 	char *name;
@@ -105,6 +106,17 @@ struct metric_info {
 	double resolution; /* relative: exact deltas within it count as no change */
 	struct metric_band band[METRIC_PROFILE_COUNT];
 };
+
+/*
+ * The one rule of what value a metric can hold in a run of `kind`, from its unit: a finite
+ * number; never negative in bytes, ns, counts or instructions; from 0 to 1 as a ratio. A
+ * name the table does not know, and any metric of a per-iteration run (a difference of two
+ * runs' figures, which noise can make negative: --two-n), need only be finite. The store
+ * refuses to insert any other value and to read one back, and check judges none
+ * (docs/storage.md). 0 when `v` is one; -1 with e (ERR_INVALID) saying what is wrong with
+ * it, starting with the metric's name.
+ */
+int metrics_value_check(const char *metric, double v, enum run_kind kind, struct err *e);
 
 /* The entry that describes `name`, or NULL for a name the harness cannot produce. */
 const struct metric_info *metrics_lookup(const char *name);

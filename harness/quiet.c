@@ -156,9 +156,10 @@ double quiet_spread_pct(const double *x, size_t n)
 	return 100.0 * (stats_quantile(x, n, 0.9) - stats_quantile(x, n, 0.1)) / fabs(median);
 }
 
-/* The loop: a multiply-add chain the compiler cannot fold, its result kept. */
+/* The loop: a multiply-add chain the compiler cannot fold, its result kept; it wraps. */
 static volatile uint64_t quiet_sink;
 
+UTIL_WRAPS_ON_PURPOSE
 static void quiet_loop(uint64_t iters)
 {
 	uint64_t x = quiet_sink | 1;

@@ -1341,6 +1341,20 @@ struct session_prober {
 	struct strlist links; /* probe links made in scratch, removed at close */
 };
 
+/* Removes the variable `name` from env (NULL-terminated) wherever it is. */
+static void session_env_unset(char **env, const char *name)
+{
+	size_t len = strlen(name), w = 0;
+
+	for (size_t i = 0; env[i]; i++) {
+		if (strncmp(env[i], name, len) == 0 && env[i][len] == '=')
+			free(env[i]);
+		else
+			env[w++] = env[i];
+	}
+	env[w] = NULL;
+}
+
 int session_prober_open(const struct session_plan *plan, struct session_prober **out, struct err *e)
 {
 	struct session_prober *p = xcalloc(1, sizeof *p);
@@ -1354,6 +1368,12 @@ int session_prober_open(const struct session_plan *plan, struct session_prober *
 		return -1;
 	}
 	p->env_base = session_base_env(plan);
+	/*
+	 * A prober's runs are a minimum-heap search's: it limits each run it asks about with its
+	 * own GCR_HEAP_MAX_MB, and its reference run has none. One from the caller's environment
+	 * (or --pass-env) would limit that run too.
+	 */
+	session_env_unset(p->env_base, "GCR_HEAP_MAX_MB");
 	if (runner_open(plan->launcher, p->scratch, &p->runner, e) != 0) {
 		session_prober_close(p);
 		return -1;

@@ -141,7 +141,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
  * minimum-heap search): the environment, scratch folder, executable path and launcher of a
  * session's runs, and its classification of what a run did; nothing is stored. The prober
  * borrows `plan` (launcher, size, timeout_ms, pass_env, no_aslr, pin_cpu and cpu, stop) until
- * it is closed; the meters are rusage and the census.
+ * it is closed; the meters are rusage and the census. Its runs never inherit GCR_HEAP_MAX_MB:
+ * the only heap limit a run has is one of the arm's knobs (the search's).
  */
 struct session_prober;
 struct session_single {

@@ -230,6 +230,29 @@ static double col_double(struct store_query *q, int i)
 	return q->s->eng->column_double(q->st, i);
 }
 
+/*
+ * A sample's value, read strictly: a number (never text read as its numeric prefix or as 0)
+ * that metrics_value_check accepts for its metric. Anything else is a database changed by
+ * hand or damaged: ERR_CORRUPT naming the run, since no verdict may rest on it.
+ */
+static int col_sample(struct store_query *q, int i, int64_t run_id, enum run_kind kind,
+                      const char *metric, double *v, struct err *e)
+{
+	const char *what = "?";
+	char msg[ERR_MSG_MAX];
+
+	if (q->s->eng->column_number(q->st, i, v, &what) != 0)
+		return err_setc(e, ERR_CORRUPT,
+		                "%s: %s: run %lld: %s is stored as %s, not a number", q->s->where,
+		                q->what, (long long)run_id, metric, what);
+	if (metrics_value_check(metric, *v, kind, e) != 0) {
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		return err_setc(e, ERR_CORRUPT, "%s: %s: run %lld: %s", q->s->where, q->what,
+		                (long long)run_id, msg);
+	}
+	return 0;
+}
+
 static const char *col_peek(struct store_query *q, int i)
 {
 	return q->s->eng->column_text(q->st, i);
@@ -549,6 +572,11 @@ int store_open(const char *target, enum store_mode mode, struct store **out, str
 		s->eng = &store_engine_sqlite;
 		s->where = xstrdup(rest);
 	}
+#ifdef GCR_TEST_HOOKS
+	/* Test builds only: the engine that fails the Nth operation on request. */
+	if (store_fault_engine(s->eng, &s->eng, e) != 0)
+		goto out;
+#endif
 	if (s->eng->open(rest, mode, &s->conn, e) != 0) {
 		store_fail(s, e, "cannot open");
 		if (e && e->code == ERR_NOT_FOUND)
@@ -1004,6 +1032,17 @@ static int store_run_write(struct store *s, const struct run_record *r, int64_t 
 	char *premise = run_premise_join(r->premise, r->premise_text);
 	int rc = -1;
 
+	/* Checked before anything is written: a value no verdict could rest on is never stored. */
+	for (size_t i = 0, n = r->metrics ? r->metrics->n : 0; i < n; i++) {
+		char msg[ERR_MSG_MAX];
+		if (metrics_value_check(r->metrics->items[i].name, r->metrics->items[i].value,
+		                        r->kind, e) == 0)
+			continue;
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s", s->where,
+		         r->probe, r->round, r->seq, msg);
+		goto out;
+	}
 	if (query_open(s, &q,
 	               "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
 	               " kind, status, detail, checksum, premise, stderr_tail, started_at, arm)"
@@ -1137,9 +1176,13 @@ int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_r
 	query_int64(&sample, session_id);
 	query_int64(&sample, arm);
 	query_int64(&sample, arm);
-	/* A sample that cannot be read fails the load: a verdict on fewer is no verdict. */
+	/*
+	 * A sample that cannot be read fails the load, and so does one that is no valid value:
+	 * a verdict on fewer, or on a NaN, is no verdict.
+	 */
 	while ((r = query_step(&sample, e)) > 0) {
 		int64_t run_id = col_int64(&sample, 0);
+		double v;
 		while (k < *n && (*out)[k].id < run_id)
 			k++;
 		if (k == *n || (*out)[k].id != run_id) {
@@ -1148,7 +1191,10 @@ int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_r
 			         s->where, (long long)run_id);
 			goto out;
 		}
-		metric_set_add(&(*out)[k].metrics, col_peek(&sample, 1), col_double(&sample, 2));
+		if (col_sample(&sample, 2, run_id, (*out)[k].kind, col_peek(&sample, 1), &v, e) !=
+		    0)
+			goto out;
+		metric_set_add(&(*out)[k].metrics, col_peek(&sample, 1), v);
 	}
 	if (r < 0)
 		goto out;
@@ -1532,7 +1578,7 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 	               " JOIN hosts h ON h.id = s.host_id" STORE_HISTORY_WHERE STORE_HISTORY_ORDER,
 	               "reading the history", e) != 0 ||
 	    query_open(s, &vals,
-	               "SELECT s.id, sb.position, x.value" STORE_HISTORY_FROM
+	               "SELECT s.id, sb.position, x.value, r.id" STORE_HISTORY_FROM
 	               " JOIN runs r ON r.session_id = s.id AND r.arm = sb.position"
 	               " JOIN samples x ON x.run_id = r.id" STORE_HISTORY_WHERE
 	               " AND r.probe = ? AND x.metric = ? AND r.status = 'ok' AND r.warmup = 0"
@@ -1569,6 +1615,7 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 	while ((r = query_step(&vals, e)) > 0) {
 		int64_t session = col_int64(&vals, 0), arm = col_int64(&vals, 1);
 		struct store_history_point *p;
+		double v;
 		/* The same order: a value's arm is this point or a later one. */
 		while (k < count && (keys[2 * k] != session || keys[2 * k + 1] != arm))
 			k++;
@@ -1578,9 +1625,11 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 			         s->where, (long long)session, (long long)arm);
 			goto out;
 		}
+		if (col_sample(&vals, 2, col_int64(&vals, 3), RUN_KIND_TIMED, metric, &v, e) != 0)
+			goto out;
 		p = &pts[k];
 		p->values = xrealloc(p->values, (p->n + 1) * sizeof *p->values);
-		p->values[p->n++] = col_double(&vals, 2);
+		p->values[p->n++] = v;
 	}
 	if (r < 0)
 		goto out;

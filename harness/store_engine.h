@@ -68,11 +68,27 @@ struct store_engine {
 	int (*column_null)(struct store_stmt *st, int i);
 	int64_t (*column_int64)(struct store_stmt *st, int i);
 	double (*column_double)(struct store_stmt *st, int i);
+	/*
+	 * A column that must hold a number (a sample's value): 0 with it in *out when it holds
+	 * an integer or a floating-point value, NaN and infinities included (the caller judges
+	 * the value); -1 when it holds anything else, with *what naming it ("text", "a blob",
+	 * "NULL"). Never a number made of text: '1000 garbage' is text, not 1000.
+	 */
+	int (*column_number)(struct store_stmt *st, int i, double *out, const char **what);
 	const char *(*column_text)(struct store_stmt *st, int i);
 	void (*finalize)(struct store_stmt *st);
 };
 
 extern const struct store_engine store_engine_sqlite;
 extern const struct store_engine store_engine_pg;
+
+/*
+ * For tests (store_fault.c): *out is an engine in front of `inner` that fails the operation
+ * GCR_TEST_STORE_FAULT names, or `inner` itself when the variable is not set. -1 with e
+ * (ERR_INVALID) for a value it cannot read. store_open asks for it only in a build with
+ * GCR_TEST_HOOKS (make asan); nothing else may.
+ */
+int store_fault_engine(const struct store_engine *inner, const struct store_engine **out,
+                       struct err *e);
 
 #endif /* STORE_ENGINE_H */

@@ -496,6 +496,25 @@ static double pg_column_double(struct store_stmt *st, int i)
 	                                        : strtod(PQgetvalue(st->res, st->row, i), NULL);
 }
 
+static int pg_column_number(struct store_stmt *st, int i, double *out, const char **what)
+{
+	const char *t;
+	char *end;
+
+	if (PQgetisnull(st->res, st->row, i)) {
+		*what = "NULL";
+		return -1;
+	}
+	/* A DOUBLE PRECISION column's text: digits, or NaN, Infinity and -Infinity. */
+	t = PQgetvalue(st->res, st->row, i);
+	*out = strtod(t, &end);
+	if (end == t || *end) {
+		*what = "text";
+		return -1;
+	}
+	return 0;
+}
+
 static const char *pg_column_text(struct store_stmt *st, int i)
 {
 	return PQgetisnull(st->res, st->row, i) ? NULL : PQgetvalue(st->res, st->row, i);
@@ -528,6 +547,7 @@ const struct store_engine store_engine_pg = {
     .column_null = pg_column_null,
     .column_int64 = pg_column_int64,
     .column_double = pg_column_double,
+    .column_number = pg_column_number,
     .column_text = pg_column_text,
     .finalize = pg_finalize,
 };

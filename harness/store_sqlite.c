@@ -388,6 +388,26 @@ static double sqlite_column_double(struct store_stmt *st, int i)
 	return sqlite3_column_double(st->st, i);
 }
 
+static int sqlite_column_number(struct store_stmt *st, int i, double *out, const char **what)
+{
+	/* The type as stored, asked before any conversion (a REAL column keeps text as text). */
+	switch (sqlite3_column_type(st->st, i)) {
+	case SQLITE_INTEGER:
+	case SQLITE_FLOAT:
+		*out = sqlite3_column_double(st->st, i);
+		return 0;
+	case SQLITE_TEXT:
+		*what = "text";
+		return -1;
+	case SQLITE_BLOB:
+		*what = "a blob";
+		return -1;
+	default:
+		*what = "NULL";
+		return -1;
+	}
+}
+
 static const char *sqlite_column_text(struct store_stmt *st, int i)
 {
 	return (const char *)sqlite3_column_text(st->st, i);
@@ -419,6 +439,7 @@ const struct store_engine store_engine_sqlite = {
     .column_null = sqlite_column_null,
     .column_int64 = sqlite_column_int64,
     .column_double = sqlite_column_double,
+    .column_number = sqlite_column_number,
     .column_text = sqlite_column_text,
     .finalize = sqlite_finalize,
 };

@@ -183,7 +183,10 @@ static void report_check_paint(struct sbuf *out, const struct report_check *c, c
 	free(safe);
 }
 
-/* Appends the line in LINE (plain, reset after), in colour SGR or none. */
+/*
+ * Appends the line in LINE (plain, reset after: empty again, still allocated, so the caller
+ * releases it once it is done), in colour SGR or none.
+ */
 static void report_check_line(struct sbuf *out, const struct report_check *c, const char *sgr,
                               struct sbuf *line)
 {
@@ -220,6 +223,7 @@ static void report_check_row(struct sbuf *out, const struct report_check *c,
 	sbuf_addf(&line, "%-24s %-34s %14s %14s %10s %14s %7s  ", r->probe, r->metric, cells.base,
 	          cells.cur, cells.delta, cells.allow, cells.used);
 	report_check_line(out, c, NULL, &line);
+	sbuf_release(&line);
 	verdict = xasprintf("%s%s%s", check_row_verdict_name(r), why ? ": " : "", why ? why : "");
 	report_check_paint(out, c, report_check_row_sgr(r), verdict);
 	sbuf_addf(out, "\n");
@@ -273,6 +277,7 @@ static void report_check_probe_lines(struct sbuf *out, const struct report_check
 		                             : NULL,
 		                  &line);
 	}
+	sbuf_release(&line);
 	strlist_release(&probes);
 }
 
@@ -356,9 +361,10 @@ char *report_check_text(const struct report_check *c)
 	report_check_counts(res, &line);
 	sbuf_addf(&line, "\n");
 	report_check_line(&b, c, NULL, &line);
+	sbuf_release(&line);
 	free(ungated);
 	free(sens);
-	return sbuf_detach(&b);
+	return b.data;
 }
 
 /* ---- Markdown ---------------------------------------------------------------------------- */

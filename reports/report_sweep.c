@@ -243,6 +243,16 @@ static int report_sweep_shown(const struct report_sweep *r, int m)
 
 /* ---- Markdown ------------------------------------------------------------------------------- */
 
+/* What a sweep that did not complete shows, in every format that says so. */
+#define REPORT_SWEEP_PARTIAL                                                                       \
+	"its figures are of the runs it stored, and a point it did not reach is missing (\"-\"), " \
+	"as are the means over it."
+
+static int report_sweep_complete(const struct report_sweep *r)
+{
+	return r->d.session.status && strcmp(r->d.session.status, "complete") == 0;
+}
+
 char *report_sweep_md(const struct report_sweep *r)
 {
 	const struct sweep_table *t = &r->t;
@@ -252,8 +262,15 @@ char *report_sweep_md(const struct report_sweep *r)
 	sbuf_init(&b);
 	sbuf_addf(&b, "## Heap-size sweep: session %lld, size ", (long long)r->d.session.id);
 	escape_md(&b, r->d.session.size);
-	sbuf_addf(&b, ", %lld round%s\n\n", (long long)r->d.session.rounds,
+	sbuf_addf(&b, ", %lld round%s, status ", (long long)r->d.session.rounds,
 	          r->d.session.rounds == 1 ? "" : "s");
+	escape_md(&b, r->d.session.status);
+	sbuf_addf(&b, "\n\n");
+	if (!report_sweep_complete(r)) {
+		sbuf_addf(&b, "**The sweep is ");
+		escape_md(&b, r->d.session.status);
+		sbuf_addf(&b, ":** %s\n\n", REPORT_SWEEP_PARTIAL);
+	}
 	sbuf_addf(&b,
 	          "Heap: a multiple of each probe's reference minimum heap (the smallest of the "
 	          "builds' minimum heaps unless one was named). Costs are medians, normalised "
@@ -676,7 +693,13 @@ char *report_sweep_html(const struct report_sweep *r)
 	escape_xml(&b, r->d.session.started_at);
 	sbuf_addf(&b, "<br><code>");
 	escape_xml(&b, r->d.session.command ? r->d.session.command : "");
-	sbuf_addf(&b, "</code></p>\n<p class=\"meta\">x: heap as a multiple of each probe's "
+	sbuf_addf(&b, "</code></p>\n");
+	if (!report_sweep_complete(r)) {
+		sbuf_addf(&b, "<p><strong>The sweep is ");
+		escape_xml(&b, r->d.session.status);
+		sbuf_addf(&b, ":</strong> %s</p>\n", REPORT_SWEEP_PARTIAL);
+	}
+	sbuf_addf(&b, "<p class=\"meta\">x: heap as a multiple of each probe's "
 	              "reference minimum heap, the same absolute size for every build. y: the "
 	              "median cost over the best build's at the largest heap (1 is the best), and "
 	              "the lower-bound overhead: the cost over the smallest cost without GC work "

@@ -277,6 +277,36 @@ static void test_unjudged_cells(void)
 	fixture_release(&f);
 }
 
+/*
+ * A value no figure can be (NaN, an infinity, a negative count) on a gated exact cell used to
+ * pass as ok or improved: the median of {NaN, 1000, 1000} is whatever the sort left there,
+ * and -1 allocations is "better". Now the cell cannot be judged, naming the run.
+ */
+static void test_invalid_values(void)
+{
+	static const double bad[] = {NAN, INFINITY, -INFINITY, -1};
+	struct fixture f;
+	const struct check_row *r;
+
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		fixture_init(&f);
+		for (size_t i = 0; i < f.runs.n; i++)
+			f.runs.r[i].id = 100 + (int64_t)i;
+		/* The second timed run of 01_a only (runs alternate 01_a, 02_b). */
+		f.runs.r[2].metrics.items[0].value = bad[k];
+		CHECK_STR(f.runs.r[2].metrics.items[0].name, "census.alloc_bytes");
+		fixture_judge(&f, 0);
+		r = row_of(&f.res, "01_a", "census.alloc_bytes");
+		CHECK(r && r->state == CHECK_UNJUDGED);
+		CHECK(reason_has(r, "run 102: census.alloc_bytes is "));
+		CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED);
+		/* The other cells of the probe are still judged. */
+		r = row_of(&f.res, "01_a", "census.major_collections");
+		CHECK(r && r->state == CHECK_JUDGED && r->j.verdict == BASELINE_OK);
+		fixture_release(&f);
+	}
+}
+
 static void test_identity(void)
 {
 	struct fixture f;
@@ -643,6 +673,7 @@ int main(void)
 	test_regressed_and_liveness();
 	test_drift_attribution();
 	test_unjudged_cells();
+	test_invalid_values();
 	test_identity();
 	test_cannot_pass();
 	test_toolchain();

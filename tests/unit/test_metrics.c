@@ -456,8 +456,55 @@ static void test_format_pct(void)
 	}
 }
 
+/* The one rule of a valid value (issue 25, item 15), by unit; its message names the metric. */
+static void test_value_check(void)
+{
+	struct err e;
+
+	CHECK(metrics_value_check("census.alloc_bytes", 0, RUN_KIND_TIMED, &e) == 0);
+	CHECK(metrics_value_check("census.alloc_bytes", 9007199254740992.0, RUN_KIND_TIMED, &e) ==
+	      0);
+	CHECK(metrics_value_check("census.alloc_bytes", -1, RUN_KIND_TIMED, &e) != 0);
+	CHECK(e.code == ERR_INVALID);
+	CHECK_STR(e.msg, "census.alloc_bytes is -1, but a size in bytes is never negative");
+	CHECK(metrics_value_check("census.major_collections", -0.5, RUN_KIND_TIMED, &e) != 0);
+	CHECK_STR(e.msg, "census.major_collections is -0.5, but a count is never negative");
+	CHECK(metrics_value_check("time.wall_ns", -1e9, RUN_KIND_TIMED, &e) != 0);
+	CHECK(strstr(e.msg, "a time in ns is never negative") != NULL);
+	CHECK(metrics_value_check("valgrind.ir", -3, RUN_KIND_TIMED, &e) != 0);
+	CHECK(strstr(e.msg, "an instruction count is never negative") != NULL);
+	CHECK(metrics_value_check("perf.cycles:u", -3, RUN_KIND_TIMED, &e) != 0);
+	CHECK(metrics_value_check("census.pause_hist_12", -3, RUN_KIND_TIMED, &e) != 0);
+	/* -0 is 0. */
+	CHECK(metrics_value_check("census.alloc_bytes", -0.0, RUN_KIND_TIMED, &e) == 0);
+	/* Ratios are shares. */
+	CHECK(metrics_value_check("census.mmu_10ms", 1, RUN_KIND_TIMED, &e) == 0);
+	CHECK(metrics_value_check("census.mmu_10ms", 0, RUN_KIND_TIMED, &e) == 0);
+	CHECK(metrics_value_check("census.mmu_10ms", 1.5, RUN_KIND_TIMED, &e) != 0);
+	CHECK_STR(e.msg, "census.mmu_10ms is 1.5, but a ratio is from 0 to 1");
+	CHECK(metrics_value_check("perf.cycles:u.scale", -0.1, RUN_KIND_TIMED, &e) != 0);
+	/* Not finite: never a value, whatever the metric, known or not. */
+	CHECK(metrics_value_check("census.alloc_bytes", NAN, RUN_KIND_TIMED, &e) != 0);
+	CHECK_STR(e.msg, "census.alloc_bytes is NaN, not a finite number");
+	CHECK(metrics_value_check("census.alloc_bytes", INFINITY, RUN_KIND_TIMED, &e) != 0);
+	CHECK_STR(e.msg, "census.alloc_bytes is +infinity, not a finite number");
+	CHECK(metrics_value_check("time.wall_ns", -INFINITY, RUN_KIND_TIMED, &e) != 0);
+	CHECK_STR(e.msg, "time.wall_ns is -infinity, not a finite number");
+	CHECK(metrics_value_check("no.such_metric", NAN, RUN_KIND_TIMED, &e) != 0);
+	CHECK(metrics_value_check("no.such_metric", -5, RUN_KIND_TIMED, &e) == 0);
+	/* A per-iteration figure is a difference of two runs': noise makes it negative. */
+	CHECK(metrics_value_check("time.wall_ns", -11830.6, RUN_KIND_PER_ITERATION, &e) == 0);
+	CHECK(metrics_value_check("valgrind.ir", -3, RUN_KIND_VALGRIND_PER_ITERATION, &e) == 0);
+	CHECK(metrics_value_check("census.mmu_10ms", -0.5, RUN_KIND_PER_ITERATION, &e) == 0);
+	CHECK(metrics_value_check("time.wall_ns", NAN, RUN_KIND_PER_ITERATION, &e) != 0);
+	/* Every fixed metric of the table takes 0: no unit is left out of the rule. */
+	for (const char *const *m = metrics_known(); *m; m++)
+		CHECK(metrics_value_check(*m, 0, RUN_KIND_TIMED, &e) == 0);
+}
+
 int main(void)
 {
+	test_value_check();
 	test_format();
 	test_format_pct();
 	test_lookup();

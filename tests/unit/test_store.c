@@ -635,6 +635,121 @@ static void test_copy(void)
 	free(a);
 }
 
+/*
+ * Sample values (issue 25, item 15): a value no metric can hold is refused on insert, and one
+ * put there behind the store's back (text, a blob, an infinity, a negative count) fails the
+ * load and the history naming the run, never read as 0 or as its numeric prefix.
+ */
+static void test_sample_values(void)
+{
+	char *path = test_path("values.db");
+	static const double bad[] = {NAN, INFINITY, -INFINITY, -1};
+	static const struct {
+		const char *sql, *says;
+	} planted[] = {
+	    {"UPDATE samples SET value = '1000 garbage'", "census.alloc_bytes is stored as text"},
+	    {"UPDATE samples SET value = x'e803'", "census.alloc_bytes is stored as a blob"},
+	    {"UPDATE samples SET value = 9e999", "census.alloc_bytes is +infinity, not a finite"},
+	    {"UPDATE samples SET value = -9e999", "census.alloc_bytes is -infinity"},
+	    {"UPDATE samples SET value = -1", "census.alloc_bytes is -1, but a size in bytes"},
+	};
+	struct store *st = NULL;
+	struct store_build b = {0};
+	struct store_run *runs = NULL;
+	struct store_history_point *pts = NULL;
+	struct metric_set m = {0};
+	struct run_record r;
+	struct err e = ERR_INIT;
+	int64_t host, build, session, id = 0;
+	size_t n = 0;
+
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_host(st, "00000000000000aa", "testhost", "{}", &host, &e) == 0);
+	b.name = (char *)"base";
+	b.collector = (char *)"gen";
+	b.manifest_hash = (char *)"hv";
+	CHECK(store_build_upsert(st, &b, "{}", &build, &e) == 0);
+	session = test_session(st, host, "2026-03-01T00:00:00Z", 1);
+	CHECK(store_session_add_arm(st, session, 0, build, "base", NULL, &e) == 0);
+	memset(&r, 0, sizeof r);
+	r.session_id = session;
+	r.build_id = build;
+	r.probe = "01_a";
+	r.size = "ci";
+	r.round = 1;
+	r.seq = 1;
+	r.kind = RUN_KIND_TIMED;
+	r.status = RUN_STATUS_OK;
+	r.stderr_tail = "";
+	r.started_at = "2026-03-01T00:00:01Z";
+	r.metrics = &m;
+	metric_set_add(&m, "time.wall_ns", 5);
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		metric_set_add(&m, "census.alloc_bytes", bad[k]);
+		CHECK(store_run_insert(st, &r, &id, &e) != 0);
+		CHECK(e.code == ERR_INVALID);
+		CHECK(strstr(e.msg,
+		             "storing a run of 01_a (round 1, seq 1): census.alloc_bytes is") !=
+		      NULL);
+	}
+	metric_set_add(&m, "census.mmu_10ms", 1.25);
+	metric_set_add(&m, "census.alloc_bytes", 1000);
+	CHECK(store_run_insert(st, &r, &id, &e) != 0);
+	CHECK(strstr(e.msg, "census.mmu_10ms is 1.25, but a ratio is from 0 to 1") != NULL);
+	/* A per-iteration run is a difference of two: a negative time is noise, and is stored. */
+	r.kind = RUN_KIND_PER_ITERATION;
+	r.seq = 2;
+	metric_set_add(&m, "time.wall_ns", -11830.6);
+	CHECK(store_run_insert(st, &r, &id, &e) == 0);
+	r.kind = RUN_KIND_TIMED;
+	r.seq = 1;
+	metric_set_add(&m, "time.wall_ns", 5);
+	metric_set_add(&m, "census.mmu_10ms", 0.75);
+	CHECK(store_run_insert(st, &r, &id, &e) == 0);
+	metric_set_release(&m);
+	CHECK(store_session_end(st, session, "complete", 0, &e) == 0);
+	store_close(st);
+	/* The refused runs left nothing behind. */
+	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 2);
+	CHECK(test_sql_int(path, "SELECT count(*) FROM samples") == 6);
+
+	/* An integer is a number: as sqlite3 would store a hand-typed 1000. */
+	CHECK(test_sql(path, "UPDATE samples SET value = CAST(1000 AS INTEGER) WHERE metric ="
+	                     " 'census.alloc_bytes'") == 0);
+	CHECK(store_open(path, STORE_READ, &st, &e) == 0);
+	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) == 0);
+	CHECK(n == 2 && runs[0].metrics.n == 3 && runs[1].metrics.n == 3);
+	CHECK(n == 2 && *metric_set_get(&runs[0].metrics, "time.wall_ns") == -11830.6);
+	store_runs_release(runs, n);
+	store_close(st);
+
+	for (size_t k = 0; k < sizeof planted / sizeof planted[0]; k++) {
+		char *sql = xasprintf("%s WHERE run_id = %lld AND metric = 'census.alloc_bytes'",
+		                      planted[k].sql, (long long)id);
+		char *want = xasprintf("run %lld: %s", (long long)id, planted[k].says);
+		CHECK(test_sql(path, sql) == 0);
+		CHECK(store_open(path, STORE_READ, &st, &e) == 0);
+		CHECK(store_runs_load(st, session, -1, &runs, &n, &e) != 0);
+		CHECK(runs == NULL && n == 0);
+		CHECK(e.code == ERR_CORRUPT);
+		CHECK(strstr(e.msg, want) != NULL);
+		if (!strstr(e.msg, want))
+			fprintf(stderr, "  got: %s\n  want: %s\n", e.msg, want);
+		CHECK(store_history(st, "gen", "01_a", "census.alloc_bytes", NULL, NULL, &pts, &n,
+		                    &e) != 0);
+		CHECK(pts == NULL && strstr(e.msg, want) != NULL);
+		/* Another metric of the run is still read in the history. */
+		CHECK(store_history(st, "gen", "01_a", "time.wall_ns", NULL, NULL, &pts, &n, &e) ==
+		      0);
+		CHECK(n == 1 && pts[0].n == 1 && pts[0].values[0] == 5);
+		store_history_release(pts, n);
+		store_close(st);
+		free(want);
+		free(sql);
+	}
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -649,6 +764,7 @@ int main(void)
 	test_latest_and_liveness();
 	test_url_redact();
 	test_copy();
+	test_sample_values();
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
 		if (system(cmd) != 0)

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Every verb once, and most of their outputs, on scripted probes: quick enough to run again
+# under the sanitizers. tests/run.sh runs it (with others) against build-asan/gcratchet, where
+# a leak (LeakSanitizer, issue 25 item 22: check's text table leaked its line buffer) or any
+# sanitizer report makes the verb exit non-zero and the check below fail.
+. "$(dirname "$0")/lib.sh"
+export GCR_LOCK_FILE="$T/bench.lock"
+export GCR_BASELINE_DIR="$T/baselines"
+B="$T/scripted"
+make_script_build "$B" 01_steady 02_other
+# 01_steady again, honouring the heap limit of gcr.h: it needs 3 MiB.
+cat >"$B/01_steady" <<'SCRIPT'
+#!/bin/sh
+if [ -n "${GCR_HEAP_MAX_MB:-}" ] && [ "$GCR_HEAP_MAX_MB" -lt 3 ]; then
+	echo "gcr: heap exhausted" >&2
+	exit 3
+fi
+echo "checksum 0x00000000000000aa"
+printf '{"format":"gcr-census","version":1,"probe":"01_steady","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"major_collections":2,"heap_committed_peak_bytes":2097152}}' "$1" >&3
+SCRIPT
+seal_manifest "$B"
+M="--size ci --warmup 0 --meters rusage,census"
+# v "STATUS..." COMMAND...: the verb ends with one of the statuses, and no sanitizer spoke
+# (a status of 0 or 1 alone would not show a report: ab's verdict may be either).
+v() {
+	want=$1
+	shift
+	expect_status_in "$want" "$@"
+	expect_no_grep "Sanitizer|runtime error" "$T/err" "no sanitizer report from: $*"
+}
+
+v 0 "$GCR" --help
+v 0 "$GCR" version
+v 0 "$GCR" measure --help
+# shellcheck disable=SC2086 # $M is words
+v 0 "$GCR" measure --build "$B" --rounds 2 $M
+v 0 "$GCR" baseline pin --profile shared_ci --collector scripted --session 1
+v 0 "$GCR" baseline validate "$T/baselines/shared_ci/scripted.json"
+for f in table md json junit; do
+	v 0 "$GCR" check --profile shared_ci --collector scripted --format "$f"
+	v 0 "$GCR" check --profile shared_ci --collector scripted --format "$f" --all
+done
+# A regression, in every format: the rows that are not ok are drawn.
+echo 1100 >"$B/alloc.02_other"
+# shellcheck disable=SC2086
+v 0 "$GCR" measure --build "$B" --rounds 2 $M
+rm "$B/alloc.02_other"
+for f in table md json junit; do
+	v 1 "$GCR" check --profile shared_ci --collector scripted --format "$f"
+done
+v 0 "$GCR" baseline update --profile shared_ci --collector scripted --session 1
+v 1 "$GCR" baseline update --profile shared_ci --collector scripted --session 2
+v 0 "$GCR" baseline update --profile shared_ci --collector scripted --session 2 \
+	--accept "planted in t123"
+# shellcheck disable=SC2086
+v "0 1" "$GCR" ab "$B" "$B" --probes 01,02 --rounds 3 $M \
+	--md "$T/ab.md" --json "$T/ab.json" --html "$T/ab.html"
+v 0 "$GCR" export --session 1 --out "$T/export.json"
+v 0 "$GCR" report --session 1 --md "$T/r.md" --json "$T/r.json" --html "$T/r.html"
+v "0 1" "$GCR" report --session 3 --md "$T/a.md" --json "$T/a.json" --html "$T/a.html"
+for what in probes collectors sessions metrics; do
+	v 0 "$GCR" list "$what"
+done
+v 0 "$GCR" history --collector scripted --probe 01_steady --metric census.alloc_bytes
+v 0 "$GCR" history --collector scripted --probe 02_other --metric census.alloc_bytes \
+	--format json
+v 0 "$GCR" report --history --collector scripted --probe 02_other \
+	--metric census.alloc_bytes --out "$T/h.html"
+v 0 "$GCR" push --to "$T/fleet.db"
+v 0 "$GCR" pull --from "$T/fleet.db" --db "$T/copy.db"
+mkdir "$T/foreign"
+cp "$B/01_steady" "$T/foreign/"
+v 0 "$GCR" manifest "$T/foreign" --collector scripted --version 1.0
+v 2 "$GCR" manifest "$T/foreign"
+v 0 "$GCR" minheap --build "$B" --probes 01 --size ci --repeats 1 --out "$T/mh.json"
+expect_grep "^scripted +01_steady +3 " "$T/out" "the search finds 3 MiB"
+v 0 "$GCR" sweep --build "$B" --probes 01 --factors 1,2 --repeats 1 $M --rounds 1
+v 0 "$GCR" report --session latest --md "$T/s.md" --json "$T/s.json" --html "$T/s.html"
+v 0 "$GCR" ratchet --profile shared_ci --build "$B" --rounds 2
+v "0 2" "$GCR" doctor --profile shared_ci
+# Errors are paths too: what they allocate before failing is freed.
+v 2 "$GCR" check --profile shared_ci --collector nosuch
+v 2 "$GCR" export --session 99
+v 2 "$GCR" report --session 99 --md "$T/x.md"
+v 2 "$GCR" measure --build "$T/nowhere"
+v 2 "$GCR" history --collector nosuch --probe 01 --metric census.alloc_bytes
+finish
