@@ -1063,17 +1063,19 @@ static int baseline_parse_facts(struct baseline_ctx *c, const cJSON *root, struc
 		const cJSON *en = cJSON_GetObjectItemCaseSensitive(v, "enabled");
 		const cJSON *de = cJSON_GetObjectItemCaseSensitive(v, "defrag");
 		if (!cJSON_IsObject(v))
-			return baseline_bad(c, "thp", "must be an object {condition, enabled, defrag}");
+			return baseline_bad(c, "thp",
+			                    "must be an object {condition, enabled, defrag}");
 		if (baseline_only_keys(c, v, "thp", keys) != 0)
 			return -1;
 		if (!cJSON_IsString(cond) ||
 		    hostinfo_thp_parse(cond->valuestring, &b->thp.condition) != 0)
-			return baseline_bad(c, "thp.condition",
-			                    "must be \"off\" (THP disabled for the probes) or \"host\" "
-			                    "(as the host was configured)");
+			return baseline_bad(
+			    c, "thp.condition",
+			    "must be \"off\" (THP disabled for the probes) or \"host\" "
+			    "(as the host was configured)");
 		if (!cJSON_IsString(en) || !cJSON_IsString(de))
-			return baseline_bad(c, "thp",
-			                    "enabled and defrag must be the host's modes (strings)");
+			return baseline_bad(
+			    c, "thp", "enabled and defrag must be the host's modes (strings)");
 		b->thp.requested = b->thp.condition;
 		snprintf(b->thp.enabled, sizeof b->thp.enabled, "%s", en->valuestring);
 		snprintf(b->thp.defrag, sizeof b->thp.defrag, "%s", de->valuestring);

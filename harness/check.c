@@ -397,6 +397,9 @@ static void check_knobs(const struct check_input *in, struct check_result *res)
 				size_t len = strcspn(a->items[i], "=");
 				const char *other = check_knob_value(o, a->items[i], len);
 				char *d;
+				if (strncmp(a->items[i], CHECK_PLANT_KNOBS,
+				            strlen(CHECK_PLANT_KNOBS)) == 0)
+					continue;
 				if (other && (side || strcmp(other, a->items[i] + len + 1) == 0))
 					continue;
 				d = side    ? xasprintf("%.*s unset (pinned with %s)", (int)len,

@@ -27,7 +27,9 @@
  *
  * Conditions: a session whose probes ran with other knobs than the baseline was pinned with
  * (a GCR_NURSERY_KB in the CI environment, a sweep arm's heap limit) cannot be judged against
- * it at all: the whole check is CHECK_VERDICT_UNJUDGED, naming the knobs. One measured under
+ * it at all: the whole check is CHECK_VERDICT_UNJUDGED, naming the knobs. A plant's knob
+ * (CHECK_PLANT_KNOBS: GCR_PLANT_IR, collectors/common/plant.h) is not a condition but the
+ * change under test, a planted cost the check exists to catch: it is never compared. One measured under
  * another transparent huge page condition is stale, and its RSS cells are not comparable
  * (THP backs memory in 2 MiB pages).
  */
@@ -40,6 +42,9 @@
 #include "hostinfo.h"
 #include "store.h"
 #include "util.h"
+
+/* The prefix of knobs that plant a cost (plant.h): compared never, judged always. */
+#define CHECK_PLANT_KNOBS "GCR_PLANT_"
 
 enum check_row_kind {
 	CHECK_ROW_CELL,     /* a pinned cell: probe x metric */

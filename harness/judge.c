@@ -124,8 +124,7 @@ int judge_load_arm(struct store *st, struct judge_inputs *in, const struct store
 	    judge_sweep_knobs(st, in, e) != 0)
 		goto out;
 	/* A session recorded before THP was: its probes ran as the host was configured. */
-	if (hostinfo_thp_from_facts(in->session.facts ? in->session.facts : "{}", &in->thp, e) !=
-	    0)
+	if (hostinfo_thp_from_facts(in->session.facts ? in->session.facts : "{}", &in->thp, e) != 0)
 		goto out;
 	rc = 0;
 out:

@@ -38,7 +38,7 @@ struct judge_inputs {
 	struct strlist knobs;       /* the arm's knobs, NAME=VALUE, sorted by name */
 	struct check_probe_knobs *probe_knobs; /* a sweep's: per probe, beyond the arm's */
 	size_t nprobe_knobs;
-	struct hostinfo_thp thp; /* the THP condition the session's probes ran under */
+	struct hostinfo_thp thp;       /* the THP condition the session's probes ran under */
 	struct heapgate_info heapgate; /* the minimum heaps added to the runs */
 };
 
@@ -59,6 +59,5 @@ void judge_release(struct judge_inputs *in);
  */
 void judge_check_input(const struct judge_inputs *in, const struct baseline *b, int strict,
                        struct check_input *out);
-
 
 #endif /* JUDGE_H */
