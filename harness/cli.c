@@ -408,14 +408,43 @@ out:
 	return rc;
 }
 
+/* An option whose value names a database, and so may hold a password. */
+static int cli_db_option(const char *arg, size_t len)
+{
+	static const char *const opts[] = {"--db", "--to", "--from", "--fleet"};
+
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		if (strlen(opts[i]) == len && strncmp(arg, opts[i], len) == 0)
+			return 1;
+	return 0;
+}
+
 char *cli_command_line(int argc, char **argv)
 {
 	struct sbuf b;
 
 	sbuf_init(&b);
 	sbuf_addf(&b, "gcratchet");
-	for (int i = 0; i < argc; i++)
-		sbuf_addf(&b, " %s", argv[i]);
+	/*
+	 * The line is stored with the session, pushed to the fleet, exported and shown on its
+	 * page: a connection string's password goes nowhere. Argument by argument, where a
+	 * key=value string is still whole.
+	 */
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '=');
+		char *shown = NULL;
+		if ((i > 0 && cli_db_option(argv[i - 1], strlen(argv[i - 1]))) ||
+		    store_is_conninfo(arg)) {
+			shown = store_url_redact(arg);
+		} else if (strncmp(arg, "--", 2) == 0 && eq &&
+		           cli_db_option(arg, (size_t)(eq - arg))) {
+			char *value = store_url_redact(eq + 1);
+			shown = xasprintf("%.*s%s", (int)(eq + 1 - arg), arg, value);
+			free(value);
+		}
+		sbuf_addf(&b, " %s", shown ? shown : arg);
+		free(shown);
+	}
 	return b.data;
 }
 

@@ -132,7 +132,11 @@ void cli_describe_meters(const struct session_plan *plan, struct sbuf *out);
 /* The probes every build has (first build's order), narrowed by --probes; prints on error. */
 int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
                     const char *probes_arg, struct session_plan *plan);
-/* "gcratchet measure --size ci ...", for the session's record; newly allocated. */
+/*
+ * "gcratchet measure --size ci ...", for the session's record: the value of --db, --to,
+ * --from and --fleet (also --db=VALUE), and any other connection string, without its
+ * password (store_url_redact). Newly allocated.
+ */
 char *cli_command_line(int argc, char **argv);
 /* A seed for a session that was not given one. */
 uint64_t cli_default_seed(void);

@@ -166,6 +166,18 @@ static void query_text(struct store_query *q, const char *v)
 	q->s->eng->bind_text(q->st, q->next++, v);
 }
 
+/*
+ * A command line, stored without its passwords whoever wrote it: the caller already removed
+ * them (cli_command_line), an older gcratchet's row copied by push did not.
+ */
+static void query_command(struct store_query *q, const char *command)
+{
+	char *safe = store_command_redact(command);
+
+	query_text(q, safe);
+	free(safe);
+}
+
 /* 1 with a row, 0 when done, -1 on any failure. */
 static int query_step(struct store_query *q, struct err *e)
 {
@@ -470,43 +482,67 @@ static void store_identify_host(struct store *s)
 	s->hostname[sizeof s->hostname - 1] = '\0';
 }
 
-/*
- * A PostgreSQL URL as messages show it: the password of its user part and any password=
- * parameter replaced by "***", so an error pasted into a bug report leaks nothing.
- */
 char *store_url_redact(const char *url)
 {
-	const char *auth = strstr(url, "://"), *at, *colon, *end;
-	struct sbuf b;
+	return store_pg_is_conninfo(url) ? store_pg_redact(url) : xstrdup(url);
+}
 
+int store_is_conninfo(const char *target)
+{
+	return store_pg_is_conninfo(target);
+}
+
+/* An argument of a command line that names a database, whose value may hold a password. */
+static int store_db_option(const char *arg, size_t len)
+{
+	static const char *const opts[] = {"--db", "--to", "--from", "--fleet"};
+
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		if (strlen(opts[i]) == len && strncmp(arg, opts[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+char *store_command_redact(const char *command)
+{
+	struct sbuf b;
+	const char *p = command;
+	int after_db = 0;
+
+	if (!command)
+		return NULL;
 	sbuf_init(&b);
-	if (!auth) {
-		sbuf_addf(&b, "%s", url);
-		return b.data;
-	}
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	at = memchr(auth, '@', (size_t)(end - auth));
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon) {
-		sbuf_add(&b, url, (size_t)(colon - url));
-		sbuf_addf(&b, ":***");
-		url = at;
-	}
-	while (*url) {
-		const char *p = strstr(url, "password=");
-		if (!p || (p != url && p[-1] != '?' && p[-1] != '&')) {
-			if (!p) {
-				sbuf_addf(&b, "%s", url);
-				break;
-			}
-			sbuf_add(&b, url, (size_t)(p - url) + 9);
-			url = p + 9;
-			continue;
+	/*
+	 * Word by word: the line was argv joined by blanks, so a key=value connection string
+	 * given as one argument is several words here, and its password= word is itself one.
+	 */
+	while (*p) {
+		size_t blanks = strspn(p, " "), len;
+		const char *eq;
+		char *word, *shown = NULL;
+
+		sbuf_add(&b, p, blanks);
+		p += blanks;
+		len = strcspn(p, " ");
+		if (len == 0)
+			break;
+		word = xmalloc(len + 1);
+		memcpy(word, p, len);
+		word[len] = '\0';
+		eq = strchr(word, '=');
+		if (after_db || store_pg_is_conninfo(word)) {
+			shown = store_url_redact(word);
+		} else if (strncmp(word, "--", 2) == 0 && eq &&
+		           store_db_option(word, (size_t)(eq - word))) {
+			char *rest = store_url_redact(eq + 1);
+			shown = xasprintf("%.*s%s", (int)(eq + 1 - word), word, rest);
+			free(rest);
 		}
-		sbuf_add(&b, url, (size_t)(p - url) + 9);
-		sbuf_addf(&b, "***");
-		url = p + 9 + strcspn(p + 9, "&#");
+		sbuf_addf(&b, "%s", shown ? shown : word);
+		after_db = store_db_option(word, len);
+		free(shown);
+		free(word);
+		p += len;
 	}
 	return b.data;
 }
@@ -519,8 +555,8 @@ int store_open(const char *target, enum store_mode mode, struct store **out, str
 
 	s->mode = mode;
 	store_identify_host(s);
-	if (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0) {
-		/* libpq reads the whole URL; messages name it without its password. */
+	if (store_pg_is_conninfo(target)) {
+		/* libpq reads the whole string; messages name it without its password. */
 		s->eng = &store_engine_pg;
 		s->where = store_url_redact(target);
 	} else if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
@@ -643,7 +679,7 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 	        "recording the session", e) != 0)
 		goto out;
 	query_int64(&q, si->host_id);
-	query_text(&q, si->command);
+	query_command(&q, si->command);
 	query_text(&q, si->started_at);
 	query_int64(&q, si->seed);
 	query_text(&q, si->size);
@@ -746,7 +782,8 @@ static void store_session_row(struct store_query *q, struct store_session *o)
 	o->id = col_int64(q, 0);
 	o->host_id = col_int64(q, 1);
 	o->host_fingerprint = col_text(q, 2);
-	o->command = col_text(q, 3);
+	/* Rows stored by an older gcratchet may hold a password; none is ever shown. */
+	o->command = store_command_redact(col_peek(q, 3));
 	o->started_at = col_text(q, 4);
 	o->finished_at = col_text(q, 5);
 	o->status = col_text(q, 6);
@@ -1209,7 +1246,7 @@ static int store_session_write_copy(struct store *s, const struct store_session 
 	               "copying a session", e) != 0)
 		goto out;
 	query_int64(&q, host_id);
-	query_text(&q, si->command);
+	query_command(&q, si->command);
 	query_text(&q, si->started_at);
 	query_text(&q, si->finished_at);
 	/* "abandoned" is computed at every read from a stored "running", never stored. */
@@ -1579,7 +1616,7 @@ static int store_minheap_write(struct store *s, const struct store_minheap_recor
 	query_text(&q, m->probe);
 	query_text(&q, m->size);
 	query_text(&q, m->started_at);
-	query_text(&q, m->command);
+	query_command(&q, m->command);
 	query_text(&q, m->outcome);
 	query_int64(&q, m->min_heap_mb);
 	query_int64(&q, m->lo_mb);
@@ -1685,7 +1722,7 @@ int store_minheap_list(struct store *s, struct store_minheap **out, size_t *n, s
 		m->probe = col_text(&q, 3);
 		m->size = col_text(&q, 4);
 		m->started_at = col_text(&q, 5);
-		m->command = col_text(&q, 6);
+		m->command = store_command_redact(col_peek(&q, 6));
 		m->outcome = col_text(&q, 7);
 		m->checksum = col_text(&q, 8);
 		m->detail = col_text(&q, 9);

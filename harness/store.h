@@ -42,16 +42,29 @@ enum store_mode {
 
 /*
  * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite), or a libpq
- * URL "postgresql://..." / "postgres://..." (PostgreSQL; a writer creates a missing database
- * on the server, as it creates a missing file).
+ * URL "postgresql://..." / "postgres://..." or key=value string "host=... dbname=..."
+ * (PostgreSQL; a writer creates a missing database on the server, as it creates a missing
+ * file). A connection string libpq cannot parse is ERR_INVALID.
  * STORE_READ fails with ERR_NOT_FOUND when the database does not exist, and with ERR_INVALID
  * when its schema is older than this harness's (a writing verb migrates it). Both modes refuse
  * a newer schema (ERR_INVALID). Messages name the database.
  */
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e);
 void store_close(struct store *s);
-/* A connection string as a message may show it: any password replaced by "***". Allocated. */
+/*
+ * A connection string as a message may show it: every password (user:password@, password=,
+ * sslpassword=, percent-encoded keys; URL or key=value form, by libpq's parsing) replaced by
+ * "***"; a path unchanged. Allocated.
+ */
 char *store_url_redact(const char *url);
+/* 1 when target is a libpq connection string (a postgresql:// URL or key=value), not a path. */
+int store_is_conninfo(const char *target);
+/*
+ * A command line as stored and shown: the value of every --db, --to, --from and --fleet
+ * (also as --db=VALUE) and any other connection string in it, redacted; NULL for NULL.
+ * Allocated.
+ */
+char *store_command_redact(const char *command);
 
 /* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
 int store_host(struct store *s, const char *fingerprint, const char *hostname,

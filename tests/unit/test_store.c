@@ -524,11 +524,81 @@ static void test_url_redact(void)
 	    {"postgresql://u:p@ss@h/db", "postgresql://u:***@ss@h/db"},
 	};
 
+	/*
+	 * Every form libpq takes a password in (issue 25, item 11): percent-encoded keys, an
+	 * sslpassword, a key=value string with quotes and escapes, and strings libpq refuses.
+	 */
+	static const char *const more[][2] = {
+	    {"postgresql://u:pw@h/db?pass%77ord=x&sslpassword=y",
+	     "postgresql://u:***@h/db?pass%77ord=***&sslpassword=***"},
+	    {"postgresql://h/db?%70assword=x&sslmode=require",
+	     "postgresql://h/db?%70assword=***&sslmode=require"},
+	    {"postgresql://u:p%40w@h/db", "postgresql://u:***@h/db"},
+	    {"postgresql://u:p%zzw@h/db", "postgresql://u:***@h/db"},
+	    {"postgresql://h/db?password=p%zzsecret", "postgresql://h/db?password=***"},
+	    {"postgresql://h/db?%zz=secret", "postgresql://h/db?%zz=***"},
+	    {"postgresql://h/db?password=a=b", "postgresql://h/db?password=***"},
+	    {"postgresql://[::1/db?password=secret", "postgresql://[::1/db?password=***"},
+	    {"host=/tmp/x dbname=gcr password=secret", "host=/tmp/x dbname=gcr password=***"},
+	    {"host=x password = 'se cr\\'et' dbname=y sslpassword=k",
+	     "host=x password = '***' dbname=y sslpassword=***"},
+	    {"pass%77ord=secret host=x", "pass%77ord=*** host=x"},
+	    {"host=x dbname=y", "host=x dbname=y"},
+	    {"results/gcratchet.db", "results/gcratchet.db"},
+	};
+	/* Where a secret is found, libpq must read the shown string without it. */
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *got = store_url_redact(cases[i][0]);
 		CHECK_STR(got, cases[i][1]);
 		free(got);
 	}
+	for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+		char *got = store_url_redact(more[i][0]);
+		CHECK_STR(got, more[i][1]);
+		CHECK(!strstr(got, "secret") && !strstr(got, "pw@"));
+		free(got);
+	}
+	CHECK(store_is_conninfo("host=x dbname=y") && store_is_conninfo("postgres://h/db"));
+	CHECK(!store_is_conninfo("results/x.db") && !store_is_conninfo("/abs/a=b.db") &&
+	      !store_is_conninfo("sqlite:x.db"));
+}
+
+/* A stored command line names no password, whichever option or form carried it. */
+static void test_command_redact(void)
+{
+	static const char *const cases[][2] = {
+	    {"gcratchet measure --db postgresql://u:pw@h/db --rounds 1",
+	     "gcratchet measure --db postgresql://u:***@h/db --rounds 1"},
+	    {"gcratchet measure --db=postgres://u:pw@h/db",
+	     "gcratchet measure --db=postgres://u:***@h/db"},
+	    {"gcratchet push --to postgresql://h/db?password=pw --db x.db",
+	     "gcratchet push --to postgresql://h/db?password=*** --db x.db"},
+	    {"gcratchet pull --from host=/tmp dbname=gcr password=pw",
+	     "gcratchet pull --from host=/tmp dbname=gcr password=***"},
+	    {"gcratchet measure --fleet=host=h sslpassword=pw",
+	     "gcratchet measure --fleet=host=h sslpassword=***"},
+	    {"gcratchet measure --knob GCR_NURSERY_KB=16 --probes 01",
+	     "gcratchet measure --knob GCR_NURSERY_KB=16 --probes 01"},
+	};
+	struct store *st = NULL;
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = store_command_redact(cases[i][0]);
+		CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+	CHECK(store_command_redact(NULL) == NULL);
+	/* libpq's own message about a bad %-token quotes the token: not this one. */
+	CHECK(store_open("postgresql://u:p%zzsecret@/db?host=/nonexistent-gcratchet", STORE_READ,
+	                 &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "not a valid connection string") != NULL);
+	CHECK(strstr(e.msg, "secret") == NULL && strstr(e.msg, "postgresql://u:***@/db") != NULL);
+	CHECK(store_open("postgresql://[::1/db?password=secret", STORE_READ, &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "secret") == NULL);
+	CHECK(store_open("host=/nonexistent-gcratchet password=secret dbname", STORE_READ, &st,
+	                 &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "secret") == NULL);
 }
 
 /*
@@ -648,6 +718,7 @@ int main(void)
 	test_read_missing();
 	test_latest_and_liveness();
 	test_url_redact();
+	test_command_redact();
 	test_copy();
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
