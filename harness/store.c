@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "sha256.h"
 #include "store_engine.h"
 
@@ -132,6 +133,17 @@ struct store_query {
 	int next;
 };
 
+static int store_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	for (; *p; p += n)
+		if ((n = utf8_len(p, SIZE_MAX)) == 0)
+			return 0;
+	return 1;
+}
+
 static int query_open(struct store *s, struct store_query *q, const char *sql, const char *what,
                       struct err *e)
 {
@@ -161,9 +173,25 @@ static void query_double(struct store_query *q, double v)
 	q->s->eng->bind_double(q->st, q->next++, v);
 }
 
+/*
+ * Every text stored, on either engine, is valid UTF-8: a probe's stderr or a knob's value may
+ * hold any bytes, which SQLite stores as they are and a UTF8 PostgreSQL refuses (and with
+ * them the run, or a push, for good). Invalid bytes become U+FFFD (escape_utf8), here, the
+ * one place text is bound, so both engines store it alike and a copy of an older SQLite row
+ * to PostgreSQL is cleaned on its way.
+ */
 static void query_text(struct store_query *q, const char *v)
 {
-	q->s->eng->bind_text(q->st, q->next++, v);
+	struct sbuf b;
+
+	if (!v || store_utf8_valid(v)) {
+		q->s->eng->bind_text(q->st, q->next++, v);
+		return;
+	}
+	sbuf_init(&b);
+	escape_utf8(&b, v);
+	q->s->eng->bind_text(q->st, q->next++, b.data);
+	sbuf_release(&b);
 }
 
 /*
@@ -1314,7 +1342,114 @@ struct store_copy {
 	struct store_minheap *minheap;
 	size_t nminheap;
 	char *facts;
+	/*
+	 * The destination holds a copy taken while the session still ran, and the source has
+	 * more of it now: the copy is replaced, under its id.
+	 */
+	int refresh;
 };
+
+/*
+ * The destination's copy of a session (by uuid) as stored: its id (0: none), its stored
+ * status and how many runs it holds.
+ */
+static int store_copy_state(struct store *s, const char *uuid, int64_t *id, char **status,
+                            int64_t *runs, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	*id = 0;
+	*status = NULL;
+	*runs = 0;
+	if (query_open(s, &q,
+	               "SELECT s.id, s.status, (SELECT count(*) FROM runs r WHERE"
+	               " r.session_id = s.id) FROM sessions s WHERE s.uuid = ?",
+	               "finding a session", e) != 0)
+		goto out;
+	query_text(&q, uuid);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r > 0) {
+		*id = col_int64(&q, 0);
+		*status = col_text(&q, 1);
+		*runs = col_int64(&q, 2);
+	}
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+static int store_run_count(struct store *s, int64_t session_id, int64_t *n, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	*n = 0;
+	if (query_open(s, &q, "SELECT count(*) FROM runs WHERE session_id = ?", "counting runs",
+	               e) != 0)
+		goto out;
+	query_int64(&q, session_id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r > 0)
+		*n = col_int64(&q, 0);
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+/*
+ * Takes the destination's incomplete copy for replacing, inside the caller's transaction: its
+ * row gets the source's end, and its arms, runs, samples and sweep cells go. *claimed 0 when
+ * another copy completed it first (it is no longer stored as running).
+ */
+static int store_copy_reopen(struct store *s, int64_t id, const struct store_session *si,
+                             int *claimed, struct err *e)
+{
+	static const char *const clear[] = {
+	    "DELETE FROM samples WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?)",
+	    "DELETE FROM runs WHERE session_id = ?",
+	    "DELETE FROM session_builds WHERE session_id = ?",
+	    "DELETE FROM sweep_cells WHERE session_id = ?",
+	};
+	struct store_query q = {0};
+	int64_t got = 0;
+	int rc = -1;
+
+	*claimed = 0;
+	if (query_open(s, &q,
+	               "UPDATE sessions SET finished_at = ?, status = ?, load_after = ?"
+	               " WHERE id = ? AND status = 'running' RETURNING id",
+	               "completing a session's copy", e) != 0)
+		goto out;
+	query_text(&q, si->finished_at);
+	query_text(&q, strcmp(si->status, "abandoned") == 0 ? "running" : si->status);
+	query_double(&q, si->load_after);
+	query_int64(&q, id);
+	if (query_id(&q, &got, e) != 0)
+		goto out;
+	query_close(&q);
+	if (got == 0) {
+		rc = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof clear / sizeof clear[0]; i++) {
+		if (query_open(s, &q, clear[i], "completing a session's copy", e) != 0)
+			goto out;
+		query_int64(&q, id);
+		if (query_done(&q, e) != 0)
+			goto out;
+		query_close(&q);
+	}
+	*claimed = 1;
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
 
 /*
  * Writes c's session into `to`, inside the caller's transaction, unless `to` holds it already
@@ -1324,13 +1459,21 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
                            int *copied, struct err *e)
 {
 	int64_t *build_ids = xcalloc(c->nb + 1, sizeof *build_ids), host_id, run_id;
-	int rc = -1;
+	int rc = -1, reopened = 0;
 
 	if (store_session_by_uuid(to, c->si.uuid, to_id, e) != 0)
 		goto out;
-	if (*to_id != 0) {
+	if (*to_id != 0 && !c->refresh) {
 		rc = 0;
 		goto out;
+	}
+	if (*to_id != 0) {
+		if (store_copy_reopen(to, *to_id, &c->si, &reopened, e) != 0)
+			goto out;
+		if (!reopened) {
+			rc = 0;
+			goto out;
+		}
 	}
 	if (store_host_copy(to, &c->si, c->facts, &host_id, e) != 0)
 		goto out;
@@ -1343,7 +1486,7 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		if (r != 0)
 			goto out;
 	}
-	if (store_session_write_copy(to, &c->si, host_id, to_id, e) != 0)
+	if (!reopened && store_session_write_copy(to, &c->si, host_id, to_id, e) != 0)
 		goto out;
 	/* No row: another copy of this session committed while this one waited on it. */
 	if (*to_id == 0) {
@@ -1399,7 +1542,7 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 			    store_minheap_copy(to, m, host_id, build_ids[i], e) != 0)
 				goto out;
 	}
-	*copied = 1;
+	*copied = reopened ? 2 : 1;
 	rc = 0;
 out:
 	free(build_ids);
@@ -1427,10 +1570,26 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 		         (long long)session_id);
 		goto out;
 	}
-	/* Already there: nothing to read. Checked again in the transaction, against a race. */
-	if (store_session_by_uuid(to, c.si.uuid, to_id, e) != 0)
-		goto out;
-	if (*to_id != 0) {
+	/*
+	 * Already there: nothing to read, unless the copy there was taken while the session ran
+	 * (on another host: one running here is refused above) and the source has more of it
+	 * now, its end or more runs. Checked again in the transaction, against a race.
+	 */
+	{
+		char *status = NULL;
+		int64_t there = 0, here = 0;
+		int r = store_copy_state(to, c.si.uuid, to_id, &status, &there, e);
+		if (r == 0 && *to_id != 0 && status && strcmp(status, "running") == 0) {
+			int ended = strcmp(c.si.status, "running") != 0 &&
+			            strcmp(c.si.status, "abandoned") != 0;
+			r = store_run_count(from, session_id, &here, e);
+			c.refresh = ended || here > there;
+		}
+		free(status);
+		if (r != 0)
+			goto out;
+	}
+	if (*to_id != 0 && !c.refresh) {
 		rc = 0;
 		goto out;
 	}

@@ -131,12 +131,14 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 /*
  * Copies session `session_id` of `from` into `to` in one transaction of `to`: its host and
  * builds (matched by fingerprint and manifest hash, added when missing), the session itself
- * (stored status, times, pid, uuid), its arms, and every run with its samples. Idempotent:
- * when `to` already holds a session with its uuid, nothing is written and *copied is 0.
- * *to_id is the session's id in `to` either way. A session whose process is still running
- * on this host is ERR_BUSY (it would be copied half done). The source's minimum-heap answers
- * for the session's host and builds go with it, each stored once: check judges min-heap cells
- * by them.
+ * (stored status, times, pid, uuid), its arms, and every run with its samples: *copied 1.
+ * Idempotent: when `to` already holds a session with its uuid, nothing is written and
+ * *copied is 0, unless the copy there was taken while the session still ran on another host
+ * (stored as running) and `from` has more of it now (its end, or more runs): the copy is then
+ * replaced whole under its id, *copied 2. *to_id is the session's id in `to` either way. A
+ * session whose process is still running on this host is ERR_BUSY (it would be copied half
+ * done). The source's minimum-heap answers for the session's host and builds go with it, each
+ * stored once: check judges min-heap cells by them.
  */
 int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
                        int *copied, struct err *e);

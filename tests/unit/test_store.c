@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "store.h"
 #include "unit.h"
 #include "util.h"
@@ -602,6 +603,54 @@ static void test_command_redact(void)
 }
 
 /*
+ * Text that is not UTF-8 (a probe's stderr, a knob) is stored with U+FFFD for each bad byte,
+ * on SQLite as on PostgreSQL, which refuses such bytes; valid text is stored as it is.
+ */
+static void test_text_utf8(void)
+{
+	char *path = test_path("utf8.db");
+	struct store *st = NULL;
+	struct store_build b = {0}, *arms = NULL;
+	struct store_run *runs = NULL;
+	struct run_record r;
+	struct err e = ERR_INIT;
+	int64_t host, build, session, id;
+	size_t n = 0, na = 0;
+
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_host(st, "00000000000000dd", "h\377", "{}", &host, &e) == 0);
+	b.name = (char *)"g\xc3\xa9";
+	b.collector = (char *)"gen";
+	b.manifest_hash = (char *)"hutf";
+	CHECK(store_build_upsert(st, &b, "{}", &build, &e) == 0);
+	session = test_session(st, host, "2026-06-01T00:00:00Z", 1);
+	CHECK(store_session_add_arm(st, session, 0, build, "a\xe2\x82", "{\"K\":\"\377\"}", &e) ==
+	      0);
+	memset(&r, 0, sizeof r);
+	r.session_id = session;
+	r.build_id = build;
+	r.probe = "01_a";
+	r.size = "ci";
+	r.stderr_tail = "x\377y\xc0\xafz";
+	r.started_at = "2026-06-01T00:00:01Z";
+	CHECK(store_run_insert(st, &r, &id, &e) == 0);
+	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) == 0 && n == 1);
+	if (n == 1)
+		CHECK_STR(runs[0].stderr_tail,
+		          "x" ESCAPE_REPLACEMENT "y" ESCAPE_REPLACEMENT ESCAPE_REPLACEMENT "z");
+	CHECK(store_session_builds(st, session, &arms, &na, &e) == 0 && na == 1);
+	if (na == 1) {
+		CHECK_STR(arms[0].name, "g\xc3\xa9");
+		CHECK_STR(arms[0].label, "a" ESCAPE_REPLACEMENT ESCAPE_REPLACEMENT);
+		CHECK_STR(arms[0].knobs, "{\"K\":\"" ESCAPE_REPLACEMENT "\"}");
+	}
+	store_builds_release(arms, na);
+	store_runs_release(runs, n);
+	store_close(st);
+	free(path);
+}
+
+/*
  * push and pull: a session copied into another database arrives whole (host, build, arms,
  * runs, samples) under a new id with its uuid, and a second copy stores nothing.
  */
@@ -719,6 +768,7 @@ int main(void)
 	test_latest_and_liveness();
 	test_url_redact();
 	test_command_redact();
+	test_text_utf8();
 	test_copy();
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
