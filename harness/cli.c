@@ -106,7 +106,7 @@ const char *cli_safe(const char *s)
 	sbuf_init(&b);
 	escape_line(&b, s);
 	free(*slot);
-	*slot = sbuf_detach(&b);
+	*slot = b.data;
 	return *slot;
 }
 
