@@ -54,7 +54,8 @@ static int push_one(const struct store_session *si, struct store *from, struct s
  * transaction, so a failure keeps the sessions copied before it. Prints one line per session.
  * A session that cannot be copied (its content refused, its rows damaged) is reported and
  * skipped, and the others go on: 1 when any was. A destination that is gone (ERR_IO: the
- * connection lost, the server not answering) ends the copy: -1 with e.
+ * connection lost, the server not answering), or the one session asked for, ends the copy:
+ * -1 with e.
  */
 static int push_sessions(const char *cmd, struct store *from, struct store *to, int64_t session,
                          struct err *e)
@@ -82,7 +83,7 @@ static int push_sessions(const char *cmd, struct store *from, struct store *to, 
 		}
 		if (push_one(&all[i], from, to, &t, &e2) == 0)
 			continue;
-		if (e2.code == ERR_IO || n == 1) {
+		if (e2.code == ERR_IO || session) {
 			*e = e2;
 			goto out;
 		}

@@ -242,7 +242,7 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 {
 	const char *path = quiet_lock_path();
 	int64_t deadline = now_mono_ns() + (int64_t)timeout_s * 1000000000;
-	char holder[160];
+	char holder[160] = "another process";
 	int told = 0, retried = 0, by_socket = 0, sock = -1, r;
 	struct stat st;
 
