@@ -408,17 +408,6 @@ out:
 	return rc;
 }
 
-/* An option whose value names a database, and so may hold a password. */
-static int cli_db_option(const char *arg, size_t len)
-{
-	static const char *const opts[] = {"--db", "--to", "--from", "--fleet"};
-
-	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
-		if (strlen(opts[i]) == len && strncmp(arg, opts[i], len) == 0)
-			return 1;
-	return 0;
-}
-
 char *cli_command_line(int argc, char **argv)
 {
 	struct sbuf b;
@@ -433,11 +422,11 @@ char *cli_command_line(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i], *eq = strchr(arg, '=');
 		char *shown = NULL;
-		if ((i > 0 && cli_db_option(argv[i - 1], strlen(argv[i - 1]))) ||
+		if ((i > 0 && store_db_option(argv[i - 1], strlen(argv[i - 1]))) ||
 		    store_is_conninfo(arg)) {
 			shown = store_url_redact(arg);
 		} else if (strncmp(arg, "--", 2) == 0 && eq &&
-		           cli_db_option(arg, (size_t)(eq - arg))) {
+		           store_db_option(arg, (size_t)(eq - arg))) {
 			char *value = store_url_redact(eq + 1);
 			shown = xasprintf("%.*s%s", (int)(eq + 1 - arg), arg, value);
 			free(value);

@@ -520,8 +520,7 @@ int store_is_conninfo(const char *target)
 	return store_pg_is_conninfo(target);
 }
 
-/* An argument of a command line that names a database, whose value may hold a password. */
-static int store_db_option(const char *arg, size_t len)
+int store_db_option(const char *arg, size_t len)
 {
 	static const char *const opts[] = {"--db", "--to", "--from", "--fleet"};
 

@@ -60,6 +60,12 @@ char *store_url_redact(const char *url);
 /* 1 when target is a libpq connection string (a postgresql:// URL or key=value), not a path. */
 int store_is_conninfo(const char *target);
 /*
+ * 1 when the first len bytes of arg are an option whose value names a database (--db, --to,
+ * --from, --fleet), and so may hold a password: the one list the command line's redaction
+ * (cli_command_line, store_command_redact) goes by.
+ */
+int store_db_option(const char *arg, size_t len);
+/*
  * A command line as stored and shown: the value of every --db, --to, --from and --fleet
  * (also as --db=VALUE) and any other connection string in it, redacted; NULL for NULL.
  * Allocated.
