@@ -710,8 +710,11 @@ static int64_t pg_statement_timeout(const char *options)
 		double v = strtod(value, &end);
 		for (size_t i = 0;
 		     end && end != value && v >= 0 && i < sizeof units / sizeof *units; i++)
-			if (strcmp(end, units[i].unit) == 0)
-				ms = (int64_t)ceil(v * units[i].ms);
+			if (strcmp(end, units[i].unit) == 0) {
+				double got = ceil(v * units[i].ms);
+				/* The server's own bound; and no double out of range is converted. */
+				ms = got < INT32_MAX ? (int64_t)got : INT32_MAX;
+			}
 	}
 	free(copy);
 	return ms;
