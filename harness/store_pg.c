@@ -423,19 +423,19 @@ char *store_pg_redact(const char *target)
 	return shown;
 }
 
-/* Replaces every occurrence of secret in *text by "***". */
-static void pg_replace(char **text, const char *secret)
+/* Replaces every occurrence of `find` in *text by `with`; an empty `find` is no secret. */
+static void pg_replace(char **text, const char *find, const char *with)
 {
 	struct sbuf b;
 	const char *p = *text, *hit;
-	size_t len = strlen(secret);
+	size_t len = strlen(find);
 
-	if (len == 0 || !strstr(*text, secret))
+	if (len == 0 || !strstr(*text, find))
 		return;
 	sbuf_init(&b);
-	while ((hit = strstr(p, secret))) {
+	while ((hit = strstr(p, find))) {
 		sbuf_add(&b, p, (size_t)(hit - p));
-		sbuf_addf(&b, "***");
+		sbuf_addf(&b, "%s", with);
 		p = hit + len;
 	}
 	sbuf_addf(&b, "%s", p);
@@ -448,24 +448,11 @@ char *store_pg_redact_in(const char *target, const char *text)
 	struct pg_span *spans = NULL;
 	size_t n = 0;
 	PQconninfoOption *opts = PQconninfoParse(target, NULL);
-	char *out = xstrdup(text), *raw;
+	char *out = xstrdup(text), *raw, *shown = store_pg_redact(target);
 
 	/* The whole string first: some of libpq's messages quote it all. */
-	if (strstr(out, target)) {
-		char *shown = store_pg_redact(target);
-		struct sbuf b;
-		const char *p = out, *hit;
-		sbuf_init(&b);
-		while ((hit = strstr(p, target))) {
-			sbuf_add(&b, p, (size_t)(hit - p));
-			sbuf_addf(&b, "%s", shown);
-			p = hit + strlen(target);
-		}
-		sbuf_addf(&b, "%s", p);
-		free(out);
-		out = b.data;
-		free(shown);
-	}
+	pg_replace(&out, target, shown);
+	free(shown);
 	/* Then each secret as written (libpq quotes a bad %-token as it is) and as decoded. */
 	if (pg_is_url(target))
 		pg_url_spans(target, &spans, &n);
@@ -474,12 +461,12 @@ char *store_pg_redact_in(const char *target, const char *text)
 	for (size_t i = 0; i < n; i++) {
 		raw = xstrdup(target + spans[i].at);
 		raw[spans[i].len] = '\0';
-		pg_replace(&out, raw);
+		pg_replace(&out, raw, "***");
 		free(raw);
 	}
 	for (const PQconninfoOption *o = opts; o && o->keyword; o++)
 		if (pg_secret_key(o->keyword) && o->val)
-			pg_replace(&out, o->val);
+			pg_replace(&out, o->val, "***");
 	free(spans);
 	PQconninfoFree(opts);
 	return out;

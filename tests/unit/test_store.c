@@ -11,6 +11,7 @@
 
 #include "escape.h"
 #include "store.h"
+#include "store_engine.h"
 #include "unit.h"
 #include "util.h"
 
@@ -590,6 +591,15 @@ static void test_command_redact(void)
 		free(got);
 	}
 	CHECK(store_command_redact(NULL) == NULL);
+	/* An empty string holds no secret, and a message is left as it is (it once looped). */
+	{
+		char *same = store_pg_redact_in("", "a message");
+		CHECK_STR(same, "a message");
+		free(same);
+		same = store_pg_redact_in("host=h password=pw", "quoting host=h password=pw: pw");
+		CHECK_STR(same, "quoting host=h password=***: ***");
+		free(same);
+	}
 	/* libpq's own message about a bad %-token quotes the token: not this one. */
 	CHECK(store_open("postgresql://u:p%zzsecret@/db?host=/nonexistent-gcratchet", STORE_READ,
 	                 &st, &e) != 0);
