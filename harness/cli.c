@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
                    const struct cli_opt *opts)
 {
@@ -75,13 +77,38 @@ int cli_next(struct cli_iter *it, const char **opt, const char **val, struct str
 int cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL, *safe;
+	int n;
 
-	fprintf(stderr, "gcratchet %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		msg = NULL;
+	/*
+	 * A message quotes what it was about: a build's name from its manifest, a lock holder's
+	 * note, a server's words. None of them may drive the terminal.
+	 */
+	safe = escape_text(msg ? msg : fmt);
+	fprintf(stderr, "gcratchet %s: %s\n", cmd, safe);
+	free(safe);
+	free(msg);
 	return EXIT_UNJUDGED;
+}
+
+const char *cli_safe(const char *s)
+{
+	/* Enough for every field of one printf; each call reuses the oldest slot. */
+	static char *ring[16];
+	static unsigned next;
+	struct sbuf b;
+	char **slot = &ring[next++ % (sizeof ring / sizeof ring[0])];
+
+	sbuf_init(&b);
+	escape_line(&b, s);
+	free(*slot);
+	*slot = b.data;
+	return *slot;
 }
 
 int cli_usage(const struct cli_command *c, int to_stderr)
@@ -406,8 +433,26 @@ char *cli_command_line(int argc, char **argv)
 
 	sbuf_init(&b);
 	sbuf_addf(&b, "gcratchet");
-	for (int i = 0; i < argc; i++)
-		sbuf_addf(&b, " %s", argv[i]);
+	/*
+	 * The line is stored with the session, pushed to the fleet, exported and shown on its
+	 * page: a connection string's password goes nowhere. Argument by argument, where a
+	 * key=value string is still whole.
+	 */
+	for (int i = 0; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '=');
+		char *shown = NULL;
+		if ((i > 0 && store_db_option(argv[i - 1], strlen(argv[i - 1]))) ||
+		    store_is_conninfo(arg)) {
+			shown = store_url_redact(arg);
+		} else if (strncmp(arg, "--", 2) == 0 && eq &&
+		           store_db_option(arg, (size_t)(eq - arg))) {
+			char *value = store_url_redact(eq + 1);
+			shown = xasprintf("%.*s%s", (int)(eq + 1 - arg), arg, value);
+			free(value);
+		}
+		sbuf_addf(&b, " %s", shown ? shown : arg);
+		free(shown);
+	}
 	return b.data;
 }
 
@@ -430,5 +475,9 @@ uint64_t cli_default_seed(void)
 
 void cli_waiting(void *ctx, const char *why)
 {
-	fprintf(stderr, "gcratchet %s: %s\n", (const char *)ctx, why);
+	/* why may quote the lock holder's note, which any user of the host can write. */
+	char *safe = escape_text(why);
+
+	fprintf(stderr, "gcratchet %s: %s\n", (const char *)ctx, safe);
+	free(safe);
 }

@@ -55,8 +55,18 @@ void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
                    const struct cli_opt *opts);
 int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional);
 
-/* Prints "gcratchet CMD: message" on stderr; returns EXIT_UNJUDGED. */
+/*
+ * Prints "gcratchet CMD: message" on stderr, made safe for a terminal (escape_text: control
+ * characters and invalid UTF-8 replaced, newlines kept); returns EXIT_UNJUDGED.
+ */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * s as one field of a printed line (escape_line): what came from a file or another user (a
+ * build's name, collector or version from its manifest, an arm's label, a probe's words) can
+ * neither move the cursor nor break the line. The string lives until 16 more calls; NULL
+ * is "".
+ */
+const char *cli_safe(const char *s);
 /* Prints the usage text and returns 0 (help asked) or 2 (usage error). */
 int cli_usage(const struct cli_command *c, int to_stderr);
 const struct cli_command *cli_find_command(const char *name);
@@ -130,7 +140,11 @@ void cli_describe_meters(const struct session_plan *plan, struct sbuf *out);
 /* The probes every build has (first build's order), narrowed by --probes; prints on error. */
 int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
                     const char *probes_arg, struct session_plan *plan);
-/* "gcratchet measure --size ci ...", for the session's record; newly allocated. */
+/*
+ * "gcratchet measure --size ci ...", for the session's record: the value of --db, --to,
+ * --from and --fleet (also --db=VALUE), and any other connection string, without its
+ * password (store_url_redact). Newly allocated.
+ */
 char *cli_command_line(int argc, char **argv);
 /* A seed for a session that was not given one. */
 uint64_t cli_default_seed(void);

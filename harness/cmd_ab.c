@@ -154,7 +154,7 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 	session_setup_where(p, where, sizeof where);
 	/* \r and clear-to-end keep it to one line that rewrites itself. */
 	fprintf(stderr, "\r" PROGRESS_CLEAR_EOL "%s  run %d/%d  %.30s on %.24s  %s%s%s", where,
-	        p->run_index, p->run_total, p->run->probe, p->arm->label,
+	        p->run_index, p->run_total, cli_safe(p->run->probe), cli_safe(p->arm->label),
 	        run_status_label(p->run->status), left[0] ? "  " : "", left);
 	fflush(stderr);
 }
@@ -363,15 +363,16 @@ int cmd_ab(int argc, char **argv)
 	        "gcratchet %s: BASE %s vs FIX %s: %zu probe%s, size %s, %d round%s + %d warm-up, "
 	        "seed %llu\n"
 	        "gcratchet %s: meters: %s\n",
-	        cmd, s.labels[0], s.labels[1], s.plan.probes.n, s.plan.probes.n == 1 ? "" : "s",
-	        s.plan.size, s.plan.rounds, s.plan.rounds == 1 ? "" : "s", s.plan.warmup,
-	        (unsigned long long)s.plan.seed, cmd, meters_text.data);
+	        cmd, cli_safe(s.labels[0]), cli_safe(s.labels[1]), s.plan.probes.n,
+	        s.plan.probes.n == 1 ? "" : "s", s.plan.size, s.plan.rounds,
+	        s.plan.rounds == 1 ? "" : "s", s.plan.warmup, (unsigned long long)s.plan.seed, cmd,
+	        meters_text.data);
 	sbuf_release(&meters_text);
 	for (int i = 0; i < 2; i++)
 		if (s.knobs[i].n) {
 			char *k = strlist_join(&s.knobs[i], " ");
 			fprintf(stderr, "gcratchet %s: %s runs with %s\n", cmd, i ? "FIX" : "BASE",
-			        k);
+			        cli_safe(k));
 			free(k);
 		}
 	/* Said before the runs: a user who meant one design sees it while there is time. */
@@ -380,14 +381,14 @@ int cmd_ab(int argc, char **argv)
 		fprintf(stderr,
 		        "gcratchet %s: across designs (%s vs %s%s): census counters are context, "
 		        "only costs decide%s\n",
-		        cmd, s.builds[0].collector, s.builds[1].collector,
+		        cmd, cli_safe(s.builds[0].collector), cli_safe(s.builds[1].collector),
 		        across == COMPARE_MODE_ACROSS ? ", --across" : "",
 		        across == COMPARE_MODE_ACROSS ? "" : " (--no-across judges them)");
 	if (strcmp(s.builds[0].manifest_hash, s.builds[1].manifest_hash) == 0)
 		fprintf(stderr,
 		        "gcratchet %s: A/A: BASE and FIX are one build, stored once and run as two "
 		        "arms, %s and %s\n",
-		        cmd, s.labels[0], s.labels[1]);
+		        cmd, cli_safe(s.labels[0]), cli_safe(s.labels[1]));
 	progress.tty = isatty(2);
 	progress.estimate = progress_new(&s.plan);
 	r = session_run(&s.plan, s.st, ab_on_progress, &progress, &outcome, &e);
@@ -402,7 +403,7 @@ int cmd_ab(int argc, char **argv)
 	        (long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
 	        outcome.runs_failed,
 	        outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
-	        cli_db_path(o.db));
+	        cli_safe(store_where(s.st)));
 	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, md_path,
 	                       json_path, html_path, 1);
 out:

@@ -318,7 +318,7 @@ static int baseline_cmd_vary_measure(const char *cmd, const char *profile, const
 		if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0)
 			return cli_error(cmd, "%s", e.msg);
 		ids[i] = 0;
-		rc = cli_find_session(cmd, st, cli_db_path(db), collector, "ci", &ids[i]);
+		rc = cli_find_session(cmd, st, store_where(st), collector, "ci", &ids[i]);
 		store_close(st);
 		if (rc != 0)
 			return -1;

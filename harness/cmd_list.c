@@ -26,11 +26,12 @@ static int list_collectors(const char *cmd, const char *root)
 		struct err e;
 		char *dir = xasprintf("%s/collectors/%s", root, names.items[i]);
 		if (buildinfo_load(dir, &b, &e) != 0) {
-			printf("%-22s (unusable: %s)\n", names.items[i], e.msg);
+			printf("%-22s (unusable: %s)\n", cli_safe(names.items[i]), cli_safe(e.msg));
 			rc = EXIT_UNJUDGED;
 		} else {
-			printf("%-22s %-18s %-14s %-12.12s %zu\n", b.name, b.collector, b.version,
-			       b.git_commit, b.probes.n);
+			printf("%-22s %-18s %-14s %-12.12s %zu\n", cli_safe(b.name),
+			       cli_safe(b.collector), cli_safe(b.version), cli_safe(b.git_commit),
+			       b.probes.n);
 			buildinfo_release(&b);
 		}
 		free(dir);

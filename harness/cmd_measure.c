@@ -106,8 +106,8 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	}
 	safe = escape_text(figures);
 	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s%s%s\n", p->run_index, p->run_total, where,
-	       r->probe, p->arm->label, run_status_label(r->status), safe, left[0] ? "  " : "",
-	       left);
+	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe,
+	       left[0] ? "  " : "", left);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: its first line
@@ -121,12 +121,12 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	}
 	free(said);
 	if (r->status == RUN_STATUS_OK && r->detail)
-		printf("          warning: %s\n", r->detail);
+		printf("          warning: %s\n", cli_safe(r->detail));
 	/* A run that failed is reported as failed; inert means it ran and caused nothing. */
 	if (r->status == RUN_STATUS_OK && r->premise == RUN_PREMISE_NOT_MET) {
 		/* Loud: the probe ran but did not cause what it exists to cause. */
 		printf("          INERT: premise not met%s%s\n", r->premise_text ? ": " : "",
-		       r->premise_text ? r->premise_text : "");
+		       cli_safe(r->premise_text));
 		measure_inert++;
 	}
 	fflush(stdout);
@@ -167,9 +167,11 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		    s.plan.jobs, s.plan.jobs);
 	for (size_t b = 0; b < s.narms; b++) {
 		char *knobs = strlist_join(&s.knobs[b], " ");
-		printf("build %zu: %s (%s %s, %s) %s%s%s\n", b + 1, s.labels[b],
-		       s.builds[b].collector, s.builds[b].version, s.builds[b].git_commit,
-		       s.builds[b].dir, s.knobs[b].n ? " with " : "", knobs);
+		/* A manifest is anyone's file: its names are shown, never obeyed. */
+		printf("build %zu: %s (%s %s, %s) %s%s%s\n", b + 1, cli_safe(s.labels[b]),
+		       cli_safe(s.builds[b].collector), cli_safe(s.builds[b].version),
+		       cli_safe(s.builds[b].git_commit), cli_safe(s.builds[b].dir),
+		       s.knobs[b].n ? " with " : "", cli_safe(knobs));
 		free(knobs);
 	}
 	fflush(stdout);
@@ -188,10 +190,11 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	if (session_id)
 		*session_id = outcome.session_id;
 	measure_load_warning(s.st, outcome.session_id);
+	/* The store's own name for itself: a URL without its password. */
 	printf("session %lld: %d run%s, %d failed%s; stored in %s\n", (long long)outcome.session_id,
 	       outcome.runs, outcome.runs == 1 ? "" : "s", outcome.runs_failed,
 	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
-	       cli_db_path(o->db));
+	       cli_safe(store_where(s.st)));
 	if (measure_inert)
 		printf("INERT: %d run%s did not meet their probe's premise; check reports them as "
 		       "regressions\n",

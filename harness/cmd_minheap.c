@@ -145,8 +145,9 @@ static void minheap_print_row(const struct minheap_row *w)
 	                   : w->res.outcome == MINHEAP_NEVER_FITS ? "never fits"
 	                                                          : w->detail;
 
-	printf("%-20s %-24s %10s %10s %8s %5u %12s%s%s\n", w->label, w->probe, min, lo, step,
-	       w->res.runs, peak, *note ? "  " : "", note);
+	/* The label and probe are a manifest's, the note may quote a probe's stderr. */
+	printf("%-20s %-24s %10s %10s %8s %5u %12s%s%s\n", cli_safe(w->label), cli_safe(w->probe),
+	       min, lo, step, w->res.runs, peak, *note ? "  " : "", cli_safe(note));
 	fflush(stdout);
 }
 
@@ -388,7 +389,7 @@ int minheap_session(const char *cmd, const struct session_opts *o, const char *c
 		}
 	}
 	printf("%s in %.1f s; stored in %s\n", *s.plan.stop ? "INTERRUPTED" : "done",
-	       (double)(now_mono_ns() - t0) / 1e9, cli_db_path(o->db));
+	       (double)(now_mono_ns() - t0) / 1e9, cli_safe(store_where(s.st)));
 	rc = *s.plan.stop || incomplete ? EXIT_UNJUDGED : EXIT_OK;
 out:
 	/* What was searched is written even when a later cell failed: nothing measured is lost. */

@@ -11,15 +11,58 @@
 #include "cmds.h"
 #include "store.h"
 
+/* What a push or pull did, session by session. */
+struct push_tally {
+	size_t copied, present, completed, skipped, failed;
+};
+
+/*
+ * Copies one session and says what became of it. A session still running on another host is
+ * copied as far as it got, and said so: a later push or pull completes the copy.
+ */
+static int push_one(const struct store_session *si, struct store *from, struct store *to,
+                    struct push_tally *t, struct err *e)
+{
+	int64_t to_id;
+	int did;
+	int running = strcmp(si->status, "running") == 0 || strcmp(si->status, "abandoned") == 0;
+
+	if (store_session_copy(from, si->id, to, &to_id, &did, e) != 0)
+		return -1;
+	if (did == 1)
+		printf("session %lld: stored as session %lld%s%s%s\n", (long long)si->id,
+		       (long long)to_id, running ? " (still running on " : "",
+		       running ? cli_safe(si->hostname) : "",
+		       running ? " when copied: a later copy completes it)" : "");
+	else if (did == 2)
+		printf(
+		    "session %lld: completed as session %lld (copied before while it ran; now %s, "
+		    "%s)\n",
+		    (long long)si->id, (long long)to_id, cli_safe(si->status),
+		    running ? "still running" : "ended");
+	else
+		printf("session %lld: already there as session %lld\n", (long long)si->id,
+		       (long long)to_id);
+	t->copied += did == 1;
+	t->completed += did == 2;
+	t->present += did == 0;
+	return 0;
+}
+
 /*
  * Copies session `session` (0: every session) of `from` into `to`, each in its own
  * transaction, so a failure keeps the sessions copied before it. Prints one line per session.
+ * A session that cannot be copied (its content refused, its rows damaged) is reported and
+ * skipped, and the others go on: 1 when any was. A destination that is gone (ERR_IO: the
+ * connection lost, the server not answering), or the one session asked for, ends the copy:
+ * -1 with e.
  */
 static int push_sessions(const char *cmd, struct store *from, struct store *to, int64_t session,
                          struct err *e)
 {
 	struct store_session *all = NULL;
-	size_t n = 0, copied = 0, present = 0, skipped = 0;
+	struct push_tally t = {0};
+	size_t n = 0;
 	int rc = -1;
 
 	if (session) {
@@ -31,34 +74,33 @@ static int push_sessions(const char *cmd, struct store *from, struct store *to, 
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		int64_t to_id;
-		int did;
 		struct err e2 = ERR_INIT;
 		/* With every session, one still being measured here is left for the next push. */
 		if (!session && strcmp(all[i].status, "running") == 0 && !all[i].elsewhere) {
 			printf("session %lld: still running, skipped\n", (long long)all[i].id);
-			skipped++;
+			t.skipped++;
 			continue;
 		}
-		if (store_session_copy(from, all[i].id, to, &to_id, &did, &e2) != 0) {
+		if (push_one(&all[i], from, to, &t, &e2) == 0)
+			continue;
+		if (e2.code == ERR_IO || session) {
 			*e = e2;
 			goto out;
 		}
-		if (did)
-			printf("session %lld: stored as session %lld\n", (long long)all[i].id,
-			       (long long)to_id);
-		else
-			printf("session %lld: already there as session %lld\n",
-			       (long long)all[i].id, (long long)to_id);
-		copied += did ? 1 : 0;
-		present += did ? 0 : 1;
+		fflush(stdout);
+		cli_error(cmd, "session %lld not copied: %s", (long long)all[i].id, e2.msg);
+		t.failed++;
 	}
-	fprintf(stderr, "gcratchet %s: %zu session%s copied to %s, %zu already there", cmd, copied,
-	        copied == 1 ? "" : "s", store_where(to), present);
-	if (skipped)
-		fprintf(stderr, ", %zu still running", skipped);
+	fprintf(stderr, "gcratchet %s: %zu session%s copied to %s, %zu already there", cmd,
+	        t.copied, t.copied == 1 ? "" : "s", cli_safe(store_where(to)), t.present);
+	if (t.completed)
+		fprintf(stderr, ", %zu completed", t.completed);
+	if (t.skipped)
+		fprintf(stderr, ", %zu still running", t.skipped);
+	if (t.failed)
+		fprintf(stderr, ", %zu could not be copied (above)", t.failed);
 	fputc('\n', stderr);
-	rc = 0;
+	rc = t.failed ? 1 : 0;
 out:
 	store_sessions_release(all, n);
 	return rc;
@@ -116,12 +158,14 @@ static int push_or_pull(const char *cmd, int argc, char **argv)
 		rc = cli_error(cmd, "%s is both the source and the destination", store_where(to));
 		goto out;
 	}
-	if (push_sessions(cmd, from, to, session, &e) != 0) {
+	if ((r = push_sessions(cmd, from, to, session, &e)) < 0) {
 		fflush(stdout);
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	rc = fflush(stdout) == 0 ? EXIT_OK : cli_error(cmd, "writing to stdout failed");
+	rc = fflush(stdout) != 0 ? cli_error(cmd, "writing to stdout failed")
+	     : r > 0             ? EXIT_UNJUDGED
+	                         : EXIT_OK;
 out:
 	store_close(to);
 	store_close(from);

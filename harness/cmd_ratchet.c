@@ -11,6 +11,7 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
+#include "quiet.h"
 #include "session_opts.h"
 
 /*
@@ -158,7 +159,7 @@ int cmd_ratchet(int argc, char **argv)
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
 	uint64_t v;
-	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0;
+	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0, lock_fd = -1;
 
 	c.profile = "shared_ci";
 	for (size_t i = 0; own[i].name; i++)
@@ -232,6 +233,15 @@ int cmd_ratchet(int argc, char **argv)
 	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
 		goto out;
 	command = cli_command_line(argc, argv);
+	/*
+	 * One bench lock around the measure and the minimum-heap search: let go in between, and
+	 * another session could run between the two halves of what this check judges. Each
+	 * half's own quiet_lock nests inside this one.
+	 */
+	if (quiet_lock(o.lock_timeout_s, cli_waiting, (void *)cmd, &lock_fd, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
 	measured = measure_session(cmd, &o, command, MEASURE_VIEW_QUIET, &session);
 	if (session == 0) {
 		rc = measured;
@@ -248,6 +258,7 @@ int cmd_ratchet(int argc, char **argv)
 	if (rc == EXIT_OK && measured != EXIT_OK)
 		rc = measured;
 out:
+	quiet_unlock(lock_fd);
 	free(command);
 	strlist_release(&passed);
 	session_opts_release(&o);

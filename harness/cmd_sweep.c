@@ -84,8 +84,8 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	/* The detail may quote the probe's stderr: made safe for the terminal. */
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-11s %-24s %-20s %-14s %s\n", p->run_index, p->run_total, where, r->probe,
-	       p->arm->label, run_status_label(r->status), safe);
+	printf("[%3d/%d] %-11s %-24s %-20s %-14s %s\n", p->run_index, p->run_total, where,
+	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
 	fflush(stdout);
 }
@@ -151,7 +151,7 @@ static int sweep_minimums(const char *cmd, struct session_setup *s, const struct
 			                      s->plan.size);
 			if (*m) {
 				printf("minimum heap of %s on %s: %" PRIu64 " MiB (stored)\n",
-				       probe, s->arms[b].label, *m);
+				       cli_safe(probe), cli_safe(s->arms[b].label), *m);
 				continue;
 			}
 			if (!prober && session_prober_open(&s->plan, &prober, &e) != 0)
@@ -262,7 +262,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	       s.narms, s.narms == 1 ? "" : "s", so->nfactors, so->nfactors == 1 ? "" : "s", np,
 	       np == 1 ? "" : "s", s.plan.size, s.plan.rounds, s.plan.rounds == 1 ? "" : "s",
 	       s.plan.warmup, (unsigned long long)s.plan.seed,
-	       so->reference ? so->reference : "the smallest minimum heap of the builds");
+	       so->reference ? cli_safe(so->reference) : "the smallest minimum heap of the builds");
 	fflush(stdout);
 
 	min_mb = xcalloc(np * s.narms, sizeof *min_mb);
@@ -286,8 +286,8 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 			               ref >= 0 ? s.labels[ref] : "any build swept");
 			goto out;
 		}
-		printf("reference minimum of %s: %" PRIu64 " MiB (%s)\n", s.plan.probes.items[p],
-		       ref_mb[p], ref_build[p]);
+		printf("reference minimum of %s: %" PRIu64 " MiB (%s)\n",
+		       cli_safe(s.plan.probes.items[p]), ref_mb[p], cli_safe(ref_build[p]));
 	}
 
 	narms = s.narms * so->nfactors;
@@ -320,7 +320,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	       (long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
 	       prog.exhausted, prog.failed,
 	       outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
-	       cli_db_path(o->db));
+	       cli_safe(store_where(s.st)));
 	if (sweep_print(cmd, s.st, outcome.session_id) != 0)
 		goto out;
 	printf("\ncurves: gcratchet report --session %lld --html FILE\n",

@@ -297,19 +297,23 @@ static const struct cli_command commands[] = {
      "(postgresql://... or another file), each whole in one transaction, with their host,\n"
      "builds, arms, runs and samples. A session is known by its uuid: one already there is\n"
      "left as it is, so pushing twice stores it once. Session ids are the source's; each line\n"
-     "says the id the session has in URL. A session still running on this host is skipped.\n"
+     "says the id the session has in URL. A session still running on this host is skipped;\n"
+     "one running on another host is copied as far as it got, and a later copy completes it.\n"
+     "A session that cannot be copied is reported and skipped, and the others go on.\n"
      "\n"
-     "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
-     "or a copy failed (the sessions copied before it are kept).\n",
+     "Exit status: 0 every session copied or already there; 2 a database could not be opened,\n"
+     "a session could not be copied, or the destination stopped answering (the sessions\n"
+     "copied before are kept).\n",
      "copy sessions to another database (a fleet's PostgreSQL)"},
     {"pull", cmd_pull,
      "usage: gcratchet pull --from URL [--db FILE] [--session N|all]\n"
      "\n"
      "push the other way: copies sessions of URL (default: every session; N is URL's id) into\n"
-     "--db, for a local analysis. Idempotent like push.\n"
+     "--db, for a local analysis. Idempotent like push; a session copied while it still ran\n"
+     "is completed by a later pull.\n"
      "\n"
      "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
-     "or a copy failed.\n",
+     "or a session could not be copied.\n",
      "copy sessions from another database into --db"},
     {"history", cmd_history,
      "usage: gcratchet history --collector C --probe P --metric M [--since DATE] [--size S]\n"

@@ -4,8 +4,20 @@
  * The bench lock: one measuring session per host at a time, whatever database each uses, so
  * two CI jobs on one machine never time each other. It is an flock on a file (default
  * /tmp/gcratchet-bench.lock, or $GCR_LOCK_FILE) that also records the holder's pid and start
- * time for the message of whoever waits. The kernel drops it when the holder exits, crashed
- * or not, so a stale lock cannot exist.
+ * time for the message of whoever waits, and an abstract Unix socket named after that path,
+ * bound while the lock is held, which no one can remove the way a file in /tmp can be
+ * removed. The kernel drops both when the holder exits, crashed or not, so a stale lock
+ * cannot exist.
+ *
+ * Invariants:
+ * - The lock file is a regular file with one link, opened without following a symbolic
+ *   link; anything else at the path is refused, and nothing is written through it.
+ * - Only a lock file owned by this user is ever truncated; the note goes into another user's
+ *   as one padded line at its start.
+ * - A lock is held only on the file the path names when it is taken (a file removed or
+ *   replaced meanwhile is given up and the path opened again).
+ * - Nested: a process that holds the lock takes it again at once; it is let go at the
+ *   quiet_unlock that matches the first quiet_lock.
  *
  * The idleness gate: wait until the 1-minute load average is below a threshold.
  *
@@ -24,7 +36,10 @@ typedef void (*quiet_wait_fn)(void *ctx, const char *why);
 
 /*
  * Takes the bench lock, waiting up to timeout_s seconds (0: do not wait). *fd holds it until
- * quiet_unlock. -1 with a message naming the holder when it could not be had in time.
+ * quiet_unlock. -1 with a message naming the holder (ERR_BUSY) when it could not be had in
+ * time, or naming the path when it is not a lock file that can be used (ERR_INVALID: a
+ * symbolic link, a hard link, not a regular file). The holder's note in a message is as the
+ * file holds it: the caller makes it safe to print.
  */
 int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct err *e);
 void quiet_unlock(int fd);

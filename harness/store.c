@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "sha256.h"
 #include "store_engine.h"
 
@@ -143,6 +144,17 @@ struct store_query {
 	int next;
 };
 
+static int store_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	for (; *p; p += n)
+		if ((n = utf8_len(p, SIZE_MAX)) == 0)
+			return 0;
+	return 1;
+}
+
 static int query_open(struct store *s, struct store_query *q, const char *sql, const char *what,
                       struct err *e)
 {
@@ -172,9 +184,37 @@ static void query_double(struct store_query *q, double v)
 	q->s->eng->bind_double(q->st, q->next++, v);
 }
 
+/*
+ * Every text stored, on either engine, is valid UTF-8: a probe's stderr or a knob's value may
+ * hold any bytes, which SQLite stores as they are and a UTF8 PostgreSQL refuses (and with
+ * them the run, or a push, for good). Invalid bytes become U+FFFD (escape_utf8), here, the
+ * one place text is bound, so both engines store it alike and a copy of an older SQLite row
+ * to PostgreSQL is cleaned on its way.
+ */
 static void query_text(struct store_query *q, const char *v)
 {
-	q->s->eng->bind_text(q->st, q->next++, v);
+	struct sbuf b;
+
+	if (!v || store_utf8_valid(v)) {
+		q->s->eng->bind_text(q->st, q->next++, v);
+		return;
+	}
+	sbuf_init(&b);
+	escape_utf8(&b, v);
+	q->s->eng->bind_text(q->st, q->next++, b.data);
+	sbuf_release(&b);
+}
+
+/*
+ * A command line, stored without its passwords whoever wrote it: the caller already removed
+ * them (cli_command_line), an older gcratchet's row copied by push did not.
+ */
+static void query_command(struct store_query *q, const char *command)
+{
+	char *safe = store_command_redact(command);
+
+	query_text(q, safe);
+	free(safe);
 }
 
 /* 1 with a row, 0 when done, -1 on any failure. */
@@ -504,43 +544,66 @@ static void store_identify_host(struct store *s)
 	s->hostname[sizeof s->hostname - 1] = '\0';
 }
 
-/*
- * A PostgreSQL URL as messages show it: the password of its user part and any password=
- * parameter replaced by "***", so an error pasted into a bug report leaks nothing.
- */
 char *store_url_redact(const char *url)
 {
-	const char *auth = strstr(url, "://"), *at, *colon, *end;
-	struct sbuf b;
+	return store_pg_is_conninfo(url) ? store_pg_redact(url) : xstrdup(url);
+}
 
+int store_is_conninfo(const char *target)
+{
+	return store_pg_is_conninfo(target);
+}
+
+int store_db_option(const char *arg, size_t len)
+{
+	static const char *const opts[] = {"--db", "--to", "--from", "--fleet"};
+
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		if (strlen(opts[i]) == len && strncmp(arg, opts[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+char *store_command_redact(const char *command)
+{
+	struct sbuf b;
+	const char *p = command;
+	int after_db = 0;
+
+	if (!command)
+		return NULL;
 	sbuf_init(&b);
-	if (!auth) {
-		sbuf_addf(&b, "%s", url);
-		return b.data;
-	}
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	at = memchr(auth, '@', (size_t)(end - auth));
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon) {
-		sbuf_add(&b, url, (size_t)(colon - url));
-		sbuf_addf(&b, ":***");
-		url = at;
-	}
-	while (*url) {
-		const char *p = strstr(url, "password=");
-		if (!p || (p != url && p[-1] != '?' && p[-1] != '&')) {
-			if (!p) {
-				sbuf_addf(&b, "%s", url);
-				break;
-			}
-			sbuf_add(&b, url, (size_t)(p - url) + 9);
-			url = p + 9;
-			continue;
+	/*
+	 * Word by word: the line was argv joined by blanks, so a key=value connection string
+	 * given as one argument is several words here, and its password= word is itself one.
+	 */
+	while (*p) {
+		size_t blanks = strspn(p, " "), len;
+		const char *eq;
+		char *word, *shown = NULL;
+
+		sbuf_add(&b, p, blanks);
+		p += blanks;
+		len = strcspn(p, " ");
+		if (len == 0)
+			break;
+		word = xmalloc(len + 1);
+		memcpy(word, p, len);
+		word[len] = '\0';
+		eq = strchr(word, '=');
+		if (after_db || store_pg_is_conninfo(word)) {
+			shown = store_url_redact(word);
+		} else if (strncmp(word, "--", 2) == 0 && eq &&
+		           store_db_option(word, (size_t)(eq - word))) {
+			char *rest = store_url_redact(eq + 1);
+			shown = xasprintf("%.*s%s", (int)(eq + 1 - word), word, rest);
+			free(rest);
 		}
-		sbuf_add(&b, url, (size_t)(p - url) + 9);
-		sbuf_addf(&b, "***");
-		url = p + 9 + strcspn(p + 9, "&#");
+		sbuf_addf(&b, "%s", shown ? shown : word);
+		after_db = store_db_option(word, len);
+		free(shown);
+		free(word);
+		p += len;
 	}
 	return b.data;
 }
@@ -553,8 +616,8 @@ int store_open(const char *target, enum store_mode mode, struct store **out, str
 
 	s->mode = mode;
 	store_identify_host(s);
-	if (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0) {
-		/* libpq reads the whole URL; messages name it without its password. */
+	if (store_pg_is_conninfo(target)) {
+		/* libpq reads the whole string; messages name it without its password. */
 		s->eng = &store_engine_pg;
 		s->where = store_url_redact(target);
 	} else if (strstr(target, "://") && strcspn(target, ":/") == strcspn(target, ":")) {
@@ -712,7 +775,7 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 	        "recording the session", e) != 0)
 		goto out;
 	query_int64(&q, si->host_id);
-	query_text(&q, si->command);
+	query_command(&q, si->command);
 	query_text(&q, si->started_at);
 	query_int64(&q, si->seed);
 	query_text(&q, si->size);
@@ -815,7 +878,8 @@ static void store_session_row(struct store_query *q, struct store_session *o)
 	o->id = col_int64(q, 0);
 	o->host_id = col_int64(q, 1);
 	o->host_fingerprint = col_text(q, 2);
-	o->command = col_text(q, 3);
+	/* Rows stored by an older gcratchet may hold a password; none is ever shown. */
+	o->command = store_command_redact(col_peek(q, 3));
 	o->started_at = col_text(q, 4);
 	o->finished_at = col_text(q, 5);
 	o->status = col_text(q, 6);
@@ -1299,7 +1363,7 @@ static int store_session_write_copy(struct store *s, const struct store_session 
 	               "copying a session", e) != 0)
 		goto out;
 	query_int64(&q, host_id);
-	query_text(&q, si->command);
+	query_command(&q, si->command);
 	query_text(&q, si->started_at);
 	query_text(&q, si->finished_at);
 	/* "abandoned" is computed at every read from a stored "running", never stored. */
@@ -1367,7 +1431,114 @@ struct store_copy {
 	struct store_minheap *minheap;
 	size_t nminheap;
 	char *facts;
+	/*
+	 * The destination holds a copy taken while the session still ran, and the source has
+	 * more of it now: the copy is replaced, under its id.
+	 */
+	int refresh;
 };
+
+/*
+ * The destination's copy of a session (by uuid) as stored: its id (0: none), its stored
+ * status and how many runs it holds.
+ */
+static int store_copy_state(struct store *s, const char *uuid, int64_t *id, char **status,
+                            int64_t *runs, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	*id = 0;
+	*status = NULL;
+	*runs = 0;
+	if (query_open(s, &q,
+	               "SELECT s.id, s.status, (SELECT count(*) FROM runs r WHERE"
+	               " r.session_id = s.id) FROM sessions s WHERE s.uuid = ?",
+	               "finding a session", e) != 0)
+		goto out;
+	query_text(&q, uuid);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r > 0) {
+		*id = col_int64(&q, 0);
+		*status = col_text(&q, 1);
+		*runs = col_int64(&q, 2);
+	}
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+static int store_run_count(struct store *s, int64_t session_id, int64_t *n, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	*n = 0;
+	if (query_open(s, &q, "SELECT count(*) FROM runs WHERE session_id = ?", "counting runs",
+	               e) != 0)
+		goto out;
+	query_int64(&q, session_id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r > 0)
+		*n = col_int64(&q, 0);
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+/*
+ * Takes the destination's incomplete copy for replacing, inside the caller's transaction: its
+ * row gets the source's end, and its arms, runs, samples and sweep cells go. *claimed 0 when
+ * another copy completed it first (it is no longer stored as running).
+ */
+static int store_copy_reopen(struct store *s, int64_t id, const struct store_session *si,
+                             int *claimed, struct err *e)
+{
+	static const char *const clear[] = {
+	    "DELETE FROM samples WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?)",
+	    "DELETE FROM runs WHERE session_id = ?",
+	    "DELETE FROM session_builds WHERE session_id = ?",
+	    "DELETE FROM sweep_cells WHERE session_id = ?",
+	};
+	struct store_query q = {0};
+	int64_t got = 0;
+	int rc = -1;
+
+	*claimed = 0;
+	if (query_open(s, &q,
+	               "UPDATE sessions SET finished_at = ?, status = ?, load_after = ?"
+	               " WHERE id = ? AND status = 'running' RETURNING id",
+	               "completing a session's copy", e) != 0)
+		goto out;
+	query_text(&q, si->finished_at);
+	query_text(&q, strcmp(si->status, "abandoned") == 0 ? "running" : si->status);
+	query_double(&q, si->load_after);
+	query_int64(&q, id);
+	if (query_id(&q, &got, e) != 0)
+		goto out;
+	query_close(&q);
+	if (got == 0) {
+		rc = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof clear / sizeof clear[0]; i++) {
+		if (query_open(s, &q, clear[i], "completing a session's copy", e) != 0)
+			goto out;
+		query_int64(&q, id);
+		if (query_done(&q, e) != 0)
+			goto out;
+		query_close(&q);
+	}
+	*claimed = 1;
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
 
 /*
  * Writes c's session into `to`, inside the caller's transaction, unless `to` holds it already
@@ -1377,13 +1548,21 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
                            int *copied, struct err *e)
 {
 	int64_t *build_ids = xcalloc(c->nb + 1, sizeof *build_ids), host_id, run_id;
-	int rc = -1;
+	int rc = -1, reopened = 0;
 
 	if (store_session_by_uuid(to, c->si.uuid, to_id, e) != 0)
 		goto out;
-	if (*to_id != 0) {
+	if (*to_id != 0 && !c->refresh) {
 		rc = 0;
 		goto out;
+	}
+	if (*to_id != 0) {
+		if (store_copy_reopen(to, *to_id, &c->si, &reopened, e) != 0)
+			goto out;
+		if (!reopened) {
+			rc = 0;
+			goto out;
+		}
 	}
 	if (store_host_copy(to, &c->si, c->facts, &host_id, e) != 0)
 		goto out;
@@ -1403,7 +1582,7 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		if (r != 0)
 			goto out;
 	}
-	if (store_session_write_copy(to, &c->si, host_id, to_id, e) != 0)
+	if (!reopened && store_session_write_copy(to, &c->si, host_id, to_id, e) != 0)
 		goto out;
 	/* No row: another copy of this session committed while this one waited on it. */
 	if (*to_id == 0) {
@@ -1459,7 +1638,7 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 			    store_minheap_copy(to, m, host_id, build_ids[i], e) != 0)
 				goto out;
 	}
-	*copied = 1;
+	*copied = reopened ? 2 : 1;
 	rc = 0;
 out:
 	free(build_ids);
@@ -1487,10 +1666,26 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 		         (long long)session_id);
 		goto out;
 	}
-	/* Already there: nothing to read. Checked again in the transaction, against a race. */
-	if (store_session_by_uuid(to, c.si.uuid, to_id, e) != 0)
-		goto out;
-	if (*to_id != 0) {
+	/*
+	 * Already there: nothing to read, unless the copy there was taken while the session ran
+	 * (on another host: one running here is refused above) and the source has more of it
+	 * now, its end or more runs. Checked again in the transaction, against a race.
+	 */
+	{
+		char *status = NULL;
+		int64_t there = 0, here = 0;
+		int r = store_copy_state(to, c.si.uuid, to_id, &status, &there, e);
+		if (r == 0 && *to_id != 0 && status && strcmp(status, "running") == 0) {
+			int ended = strcmp(c.si.status, "running") != 0 &&
+			            strcmp(c.si.status, "abandoned") != 0;
+			r = store_run_count(from, session_id, &here, e);
+			c.refresh = ended || here > there;
+		}
+		free(status);
+		if (r != 0)
+			goto out;
+	}
+	if (*to_id != 0 && !c.refresh) {
 		rc = 0;
 		goto out;
 	}
@@ -1679,7 +1874,7 @@ static int store_minheap_write(struct store *s, const struct store_minheap_recor
 	query_text(&q, m->probe);
 	query_text(&q, m->size);
 	query_text(&q, m->started_at);
-	query_text(&q, m->command);
+	query_command(&q, m->command);
 	query_text(&q, m->outcome);
 	query_int64(&q, m->min_heap_mb);
 	query_int64(&q, m->lo_mb);
@@ -1785,7 +1980,7 @@ int store_minheap_list(struct store *s, struct store_minheap **out, size_t *n, s
 		m->probe = col_text(&q, 3);
 		m->size = col_text(&q, 4);
 		m->started_at = col_text(&q, 5);
-		m->command = col_text(&q, 6);
+		m->command = store_command_redact(col_peek(&q, 6));
 		m->outcome = col_text(&q, 7);
 		m->checksum = col_text(&q, 8);
 		m->detail = col_text(&q, 9);

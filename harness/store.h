@@ -42,16 +42,35 @@ enum store_mode {
 
 /*
  * Opens the database a connection string names: a path or "sqlite:PATH" (SQLite), or a libpq
- * URL "postgresql://..." / "postgres://..." (PostgreSQL; a writer creates a missing database
- * on the server, as it creates a missing file).
+ * URL "postgresql://..." / "postgres://..." or key=value string "host=... dbname=..."
+ * (PostgreSQL; a writer creates a missing database on the server, as it creates a missing
+ * file). A connection string libpq cannot parse is ERR_INVALID.
  * STORE_READ fails with ERR_NOT_FOUND when the database does not exist, and with ERR_INVALID
  * when its schema is older than this harness's (a writing verb migrates it). Both modes refuse
  * a newer schema (ERR_INVALID). Messages name the database.
  */
 int store_open(const char *target, enum store_mode mode, struct store **out, struct err *e);
 void store_close(struct store *s);
-/* A connection string as a message may show it: any password replaced by "***". Allocated. */
+/*
+ * A connection string as a message may show it: every password (user:password@, password=,
+ * sslpassword=, percent-encoded keys; URL or key=value form, by libpq's parsing) replaced by
+ * "***"; a path unchanged. Allocated.
+ */
 char *store_url_redact(const char *url);
+/* 1 when target is a libpq connection string (a postgresql:// URL or key=value), not a path. */
+int store_is_conninfo(const char *target);
+/*
+ * 1 when the first len bytes of arg are an option whose value names a database (--db, --to,
+ * --from, --fleet), and so may hold a password: the one list the command line's redaction
+ * (cli_command_line, store_command_redact) goes by.
+ */
+int store_db_option(const char *arg, size_t len);
+/*
+ * A command line as stored and shown: the value of every --db, --to, --from and --fleet
+ * (also as --db=VALUE) and any other connection string in it, redacted; NULL for NULL.
+ * Allocated.
+ */
+char *store_command_redact(const char *command);
 
 /* Returns the id of the host with this fingerprint, inserting it (with facts JSON) if new. */
 int store_host(struct store *s, const char *fingerprint, const char *hostname,
@@ -128,12 +147,14 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
 /*
  * Copies session `session_id` of `from` into `to` in one transaction of `to`: its host and
  * builds (matched by fingerprint and manifest hash, added when missing), the session itself
- * (stored status, times, pid, uuid), its arms, and every run with its samples. Idempotent:
- * when `to` already holds a session with its uuid, nothing is written and *copied is 0.
- * *to_id is the session's id in `to` either way. A session whose process is still running
- * on this host is ERR_BUSY (it would be copied half done). The source's minimum-heap answers
- * for the session's host and builds go with it, each stored once: check judges min-heap cells
- * by them.
+ * (stored status, times, pid, uuid), its arms, and every run with its samples: *copied 1.
+ * Idempotent: when `to` already holds a session with its uuid, nothing is written and
+ * *copied is 0, unless the copy there was taken while the session still ran on another host
+ * (stored as running) and `from` has more of it now (its end, or more runs): the copy is then
+ * replaced whole under its id, *copied 2. *to_id is the session's id in `to` either way. A
+ * session whose process is still running on this host is ERR_BUSY (it would be copied half
+ * done). The source's minimum-heap answers for the session's host and builds go with it, each
+ * stored once: check judges min-heap cells by them.
  */
 int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
                        int *copied, struct err *e);

@@ -91,4 +91,18 @@ extern const struct store_engine store_engine_pg;
 int store_fault_engine(const struct store_engine *inner, const struct store_engine **out,
                        struct err *e);
 
+/*
+ * libpq's connection strings, which only the PostgreSQL engine can read (store_pg.c):
+ * - store_pg_is_conninfo: 1 for a URL (postgresql://, postgres://) or a key=value string
+ *   (it starts with a keyword and '=');
+ * - store_pg_redact: the string as a message may show it, each password (user:password@,
+ *   password=, sslpassword=, their keys percent-encoded or not) as "***", by libpq's own
+ *   parsing; newly allocated;
+ * - store_pg_redact_in: text (a message of libpq's, which may quote the string or a token of
+ *   it) with the string's secrets replaced, as written and as decoded; newly allocated.
+ */
+int store_pg_is_conninfo(const char *s);
+char *store_pg_redact(const char *target);
+char *store_pg_redact_in(const char *target, const char *text);
+
 #endif /* STORE_ENGINE_H */

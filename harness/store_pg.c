@@ -12,11 +12,25 @@
  *   the migration ladder, so a pid, an id or a byte count fits as it does on SQLite.
  * Values travel as text both ways; a double is printed with 17 significant digits and read
  * back from PostgreSQL's shortest exact form, so it round-trips exactly.
+ *
+ * A server that stops answering must not hang a verb (nor a measure holding the bench lock):
+ * connecting gives up after connect_timeout (PG_CONNECT_TIMEOUT_S unless the connection
+ * string sets it), and every statement after statement_timeout (PG_STATEMENT_TIMEOUT_MS unless
+ * the string's options set it): the server cancels a slow statement itself, and a server that
+ * does not answer at all is given up by the client, which waits on the socket with a deadline
+ * (the connection is then closed, and every later use of it fails at once).
+ *
+ * A connection string can hold a password (user:password@ in a URL, password= and
+ * sslpassword= in either form, their keys percent-encoded in a URL), and libpq's own messages
+ * about a malformed one quote it. store_pg_redact and store_pg_redact_in find the secrets by
+ * libpq's parsing rules and replace them; every message of pg_open goes through the latter.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +43,23 @@
  */
 #define PG_SCHEMA_LOCK_KEY 0x67637261 /* "gcra" */
 
+/* The defaults when the connection string sets none (docs/storage.md, "Timeouts"). */
+#define PG_CONNECT_TIMEOUT_S    "10"
+#define PG_STATEMENT_TIMEOUT_MS 60000
+/* The client waits this much longer than the server's statement_timeout for its answer. */
+#define PG_CLIENT_GRACE_MS      2000
+
 struct pg_prepared {
 	char *sql; /* store.c's text, the cache key */
 	char name[24];
 };
 
 struct store_conn {
-	PGconn *pg;
+	PGconn *pg;                   /* NULL once given up on (the server stopped answering) */
 	struct pg_prepared *prepared; /* every statement prepared on this connection */
 	size_t n_prepared;
+	int64_t wait_ms; /* how long to wait for a statement's answer; 0: no limit */
+	int64_t statement_timeout_ms;
 };
 
 struct store_stmt {
@@ -139,6 +161,326 @@ static enum err_code pg_err_code(const char *sqlstate)
 	return ERR_FAILED;
 }
 
+/* ---- Connection strings and their secrets --------------------------------------------- */
+
+/* The keywords whose values are secrets; libpq has these two. */
+static int pg_secret_key(const char *key)
+{
+	return strcmp(key, "password") == 0 || strcmp(key, "sslpassword") == 0;
+}
+
+static int pg_hex(int c)
+{
+	return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+}
+
+/*
+ * n bytes at p percent-decoded as libpq decodes a URL's parts; NULL when a %-token is not two
+ * hex digits (libpq refuses the string then). Newly allocated.
+ */
+static char *pg_decode(const char *p, size_t n)
+{
+	char *out = xmalloc(n + 1), *w = out;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != '%') {
+			*w++ = p[i];
+			continue;
+		}
+		if (i + 2 >= n || pg_hex((unsigned char)p[i + 1]) < 0 ||
+		    pg_hex((unsigned char)p[i + 2]) < 0) {
+			free(out);
+			return NULL;
+		}
+		*w++ =
+		    (char)(pg_hex((unsigned char)p[i + 1]) * 16 + pg_hex((unsigned char)p[i + 2]));
+		i += 2;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* A span of the connection string that holds a secret. */
+struct pg_span {
+	size_t at, len;
+};
+
+static void pg_span_add(struct pg_span **spans, size_t *n, size_t at, size_t len)
+{
+	if (len == 0)
+		return;
+	*spans = xrealloc(*spans, (*n + 1) * sizeof **spans);
+	(*spans)[(*n)++] = (struct pg_span){at, len};
+}
+
+static int pg_is_url(const char *s)
+{
+	return strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
+}
+
+/*
+ * The secrets of a URL by libpq's rules (conninfo_uri_parse_options): the credentials run to
+ * the first '@' before any '/', the password after their first ':'; the query starts at the
+ * first '?' after them, its parameters split at '&', each key percent-decoded. A key that
+ * cannot be decoded hides its value too: libpq would refuse it, and quote it.
+ */
+static void pg_url_spans(const char *s, struct pg_span **spans, size_t *n)
+{
+	const char *start = s + (strncmp(s, "postgresql://", 13) == 0 ? 13 : 11), *p = start;
+	const char *cred_end = p + strcspn(p, "@/");
+
+	if (*cred_end == '@') {
+		const char *colon = memchr(p, ':', (size_t)(cred_end - p));
+		if (colon)
+			pg_span_add(spans, n, (size_t)(colon + 1 - s),
+			            (size_t)(cred_end - colon - 1));
+		p = cred_end + 1;
+	}
+	p = strchr(p, '?');
+	while (p && *p) {
+		const char *param = p + 1, *end = param + strcspn(param, "&");
+		const char *eq = memchr(param, '=', (size_t)(end - param));
+		if (eq) {
+			char *key = pg_decode(param, (size_t)(eq - param));
+			if (!key || pg_secret_key(key))
+				pg_span_add(spans, n, (size_t)(eq + 1 - s), (size_t)(end - eq - 1));
+			free(key);
+		}
+		p = *end ? end : NULL;
+	}
+}
+
+/*
+ * The secrets of a key=value string by libpq's rules (conninfo_parse): key, '=', a value
+ * quoted with '...' or running to a blank, backslash escaping the next character in both.
+ * Keys are not decoded there; one that decodes to a secret's name hides its value anyway.
+ */
+static void pg_kv_spans(const char *s, struct pg_span **spans, size_t *n)
+{
+	const char *p = s;
+
+	while (*p) {
+		const char *key, *value;
+		size_t keylen;
+		char *decoded;
+		int secret;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		key = p;
+		while (*p && *p != '=' && !isspace((unsigned char)*p))
+			p++;
+		keylen = (size_t)(p - key);
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p != '=')
+			break;
+		p++;
+		while (isspace((unsigned char)*p))
+			p++;
+		decoded = pg_decode(key, keylen);
+		secret = (decoded && pg_secret_key(decoded)) ||
+		         (keylen == 8 && strncmp(key, "password", 8) == 0) ||
+		         (keylen == 11 && strncmp(key, "sslpassword", 11) == 0);
+		free(decoded);
+		if (*p == '\'') {
+			value = ++p;
+			while (*p && *p != '\'') {
+				if (*p == '\\' && p[1])
+					p++;
+				p++;
+			}
+			if (secret)
+				pg_span_add(spans, n, (size_t)(value - s), (size_t)(p - value));
+			if (*p)
+				p++;
+		} else {
+			value = p;
+			while (*p && !isspace((unsigned char)*p)) {
+				if (*p == '\\' && p[1])
+					p++;
+				p++;
+			}
+			if (secret)
+				pg_span_add(spans, n, (size_t)(value - s), (size_t)(p - value));
+		}
+	}
+}
+
+int store_pg_is_conninfo(const char *s)
+{
+	const char *p = s;
+
+	if (pg_is_url(s))
+		return 1;
+	/* key=value: a keyword (letters, digits, _, and % for a misspelt one), then '='. */
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!isalpha((unsigned char)*p))
+		return 0;
+	while (isalnum((unsigned char)*p) || *p == '_' || *p == '%')
+		p++;
+	while (isspace((unsigned char)*p))
+		p++;
+	return *p == '=';
+}
+
+/* s with the spans replaced by "***". Newly allocated. */
+static char *pg_masked(const char *s, const struct pg_span *spans, size_t n)
+{
+	struct sbuf b;
+	size_t at = 0;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		/* Spans come in the order they were found, which is the string's. */
+		if (spans[i].at < at)
+			continue;
+		sbuf_add(&b, s + at, spans[i].at - at);
+		sbuf_addf(&b, "***");
+		at = spans[i].at + spans[i].len;
+	}
+	sbuf_addf(&b, "%s", s + at);
+	return b.data;
+}
+
+static const char *pg_option(const PQconninfoOption *opts, const char *key)
+{
+	for (const PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, key) == 0)
+			return o->val;
+	return NULL;
+}
+
+/*
+ * 1 when shown says what target says with every secret "***": libpq reads both alike but
+ * for the secrets. Then masking hid what libpq would use, and nothing more.
+ */
+static int pg_masked_faithfully(const PQconninfoOption *target, const char *shown)
+{
+	PQconninfoOption *got = PQconninfoParse(shown, NULL);
+	int same = got != NULL;
+
+	for (const PQconninfoOption *o = target; same && o->keyword; o++) {
+		const char *v = pg_option(got, o->keyword);
+		if (pg_secret_key(o->keyword))
+			same = o->val ? v && strcmp(v, "***") == 0 : !v || strcmp(v, "***") == 0;
+		else
+			same = o->val ? v && strcmp(v, o->val) == 0 : v == NULL;
+	}
+	PQconninfoFree(got);
+	return same;
+}
+
+/* The parsed options as key='value' ..., secrets as ***: what is shown when masking fails. */
+static char *pg_rebuilt(const PQconninfoOption *opts)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (const PQconninfoOption *o = opts; o && o->keyword; o++) {
+		if (!o->val)
+			continue;
+		sbuf_addf(&b, "%s%s=", b.len ? " " : "", o->keyword);
+		if (pg_secret_key(o->keyword)) {
+			sbuf_addf(&b, "***");
+			continue;
+		}
+		sbuf_addf(&b, "'");
+		for (const char *c = o->val; *c; c++)
+			sbuf_addf(&b, "%s%c", *c == '\'' || *c == '\\' ? "\\" : "", *c);
+		sbuf_addf(&b, "'");
+	}
+	return b.data;
+}
+
+char *store_pg_redact(const char *target)
+{
+	struct pg_span *spans = NULL;
+	size_t n = 0;
+	PQconninfoOption *opts;
+	char *shown;
+
+	if (pg_is_url(target))
+		pg_url_spans(target, &spans, &n);
+	else
+		pg_kv_spans(target, &spans, &n);
+	shown = pg_masked(target, spans, n);
+	free(spans);
+	/*
+	 * libpq's parse is the judge: when it reads the masked string otherwise than the
+	 * original (a form the spans above do not foresee), show the options it parsed instead.
+	 * A string it cannot parse at all is shown masked; it is refused before any use.
+	 */
+	opts = PQconninfoParse(target, NULL);
+	if (opts && !pg_masked_faithfully(opts, shown)) {
+		free(shown);
+		shown = pg_rebuilt(opts);
+	}
+	PQconninfoFree(opts);
+	return shown;
+}
+
+/* Replaces every occurrence of `find` in *text by `with`; an empty `find` is no secret. */
+static void pg_replace(char **text, const char *find, const char *with)
+{
+	struct sbuf b;
+	const char *p = *text, *hit;
+	size_t len = strlen(find);
+
+	if (len == 0 || !strstr(*text, find))
+		return;
+	sbuf_init(&b);
+	while ((hit = strstr(p, find))) {
+		sbuf_add(&b, p, (size_t)(hit - p));
+		sbuf_addf(&b, "%s", with);
+		p = hit + len;
+	}
+	sbuf_addf(&b, "%s", p);
+	free(*text);
+	*text = b.data;
+}
+
+char *store_pg_redact_in(const char *target, const char *text)
+{
+	struct pg_span *spans = NULL;
+	size_t n = 0;
+	PQconninfoOption *opts = PQconninfoParse(target, NULL);
+	char *out = xstrdup(text), *raw, *shown = store_pg_redact(target);
+
+	/* The whole string first: some of libpq's messages quote it all. */
+	pg_replace(&out, target, shown);
+	free(shown);
+	/* Then each secret as written (libpq quotes a bad %-token as it is) and as decoded. */
+	if (pg_is_url(target))
+		pg_url_spans(target, &spans, &n);
+	else
+		pg_kv_spans(target, &spans, &n);
+	for (size_t i = 0; i < n; i++) {
+		raw = xstrdup(target + spans[i].at);
+		raw[spans[i].len] = '\0';
+		pg_replace(&out, raw, "***");
+		free(raw);
+	}
+	for (const PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (pg_secret_key(o->keyword) && o->val)
+			pg_replace(&out, o->val, "***");
+	free(spans);
+	PQconninfoFree(opts);
+	return out;
+}
+
+/* ---- Talking to the server, with deadlines ----------------------------------------------- */
+
+static int pg_gone(struct err *e)
+{
+	return err_setc(e, ERR_IO,
+	                "lost the connection to the server: it had stopped answering, and the "
+	                "connection was closed");
+}
+
 /*
  * Turns a failed result (or none) into an err. A connection that broke is said so: the server
  * went away or the network did, and the session that was writing must end.
@@ -149,19 +491,122 @@ static int pg_fail(struct store_conn *c, const PGresult *res, struct err *e)
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
+	if (!c->pg)
+		return pg_gone(e);
 	pg_message(primary ? primary : PQerrorMessage(c->pg), msg, sizeof msg);
 	if (PQstatus(c->pg) == CONNECTION_BAD)
 		return err_setc(e, ERR_IO, "lost the connection to the server: %s", msg);
+	if (state && strcmp(state, "57014") == 0)
+		return err_setc(
+		    e, ERR_IO,
+		    "%s: the statement ran past statement_timeout (%lld ms; "
+		    "options=-c statement_timeout=... in the connection string sets it)",
+		    msg, (long long)c->statement_timeout_ms);
 	return err_setc(e, pg_err_code(state), "%s", msg);
+}
+
+/*
+ * Waits until the socket is ready for `events` or the deadline (0: none) passes; 0 when
+ * ready, 1 at the deadline, -1 on a failure of poll itself.
+ */
+static int pg_poll(struct store_conn *c, short events, int64_t deadline)
+{
+	struct pollfd pfd = {PQsocket(c->pg), events, 0};
+
+	for (;;) {
+		int64_t left = deadline ? (deadline - now_mono_ns()) / 1000000 : -1;
+		int r;
+		if (deadline && left <= 0)
+			return 1;
+		r = poll(&pfd, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/*
+ * The result of the query just sent: flushed and waited for by the connection's deadline.
+ * Several statements give several results: the first failed one is returned, else the last.
+ * NULL with e when the server did not answer in time (the connection is then closed) or the
+ * connection broke.
+ */
+static PGresult *pg_result(struct store_conn *c, struct err *e)
+{
+	int64_t deadline = c->wait_ms ? now_mono_ns() + c->wait_ms * 1000000 : 0;
+	PGresult *last = NULL, *failed = NULL, *r;
+	int f, w;
+
+	while ((f = PQflush(c->pg)) > 0) {
+		if ((w = pg_poll(c, POLLOUT | POLLIN, deadline)) != 0)
+			goto timeout;
+		if (!PQconsumeInput(c->pg))
+			goto broken;
+	}
+	if (f < 0)
+		goto broken;
+	for (;;) {
+		while (PQisBusy(c->pg)) {
+			if ((w = pg_poll(c, POLLIN, deadline)) != 0)
+				goto timeout;
+			if (!PQconsumeInput(c->pg))
+				goto broken;
+		}
+		if (!(r = PQgetResult(c->pg)))
+			break;
+		if (failed) {
+			PQclear(r);
+		} else if (PQresultStatus(r) == PGRES_FATAL_ERROR) {
+			failed = r;
+		} else {
+			PQclear(last);
+			last = r;
+		}
+	}
+	if (failed) {
+		PQclear(last);
+		return failed;
+	}
+	if (!last)
+		goto broken;
+	return last;
+timeout:
+	PQclear(last);
+	PQclear(failed);
+	/* Nothing more can be sent or read on it; closing does not wait for the server. */
+	PQfinish(c->pg);
+	c->pg = NULL;
+	if (w < 0)
+		return err_setc(e, ERR_IO, "waiting for the server: %s", strerror(errno)), NULL;
+	err_setc(e, ERR_IO,
+	         "the server did not answer within %lld s (statement_timeout %lld ms and %d s "
+	         "more; options=-c statement_timeout=... in the connection string sets it): "
+	         "gave up on the connection",
+	         (long long)(c->wait_ms / 1000), (long long)c->statement_timeout_ms,
+	         PG_CLIENT_GRACE_MS / 1000);
+	return NULL;
+broken:
+	PQclear(last);
+	PQclear(failed);
+	pg_fail(c, NULL, e);
+	return NULL;
 }
 
 /* Runs SQL without parameters; a result with rows (SELECT pg_advisory_xact_lock) is fine. */
 static int pg_run(struct store_conn *c, const char *sql, struct err *e)
 {
-	PGresult *res = PQexec(c->pg, sql);
-	ExecStatusType st = PQresultStatus(res);
+	PGresult *res;
+	ExecStatusType st;
 	int rc = 0;
 
+	if (!c->pg)
+		return pg_gone(e);
+	if (!PQsendQuery(c->pg, sql))
+		return pg_fail(c, NULL, e);
+	if (!(res = pg_result(c, e)))
+		return -1;
+	st = PQresultStatus(res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 		rc = pg_fail(c, res, e);
 	PQclear(res);
@@ -216,15 +661,119 @@ static char *pg_dbname(const char *target)
 }
 
 /*
+ * statement_timeout in libpq's options ("-c statement_timeout=5s", "-cstatement_timeout=5s",
+ * "--statement-timeout=5s"), in milliseconds as the server reads it (a bare number is ms;
+ * us, ms, s, min, h, d); -1 when the options do not set it or it cannot be read (the server
+ * then says why, at connect).
+ */
+static int64_t pg_statement_timeout(const char *options)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = {{"", 1},        {"us", 0.001},  {"ms", 1},      {"s", 1000},
+	             {"min", 60000}, {"h", 3600000}, {"d", 86400000}};
+	char *copy = xstrdup(options ? options : ""), *save = NULL, *tok, *value = NULL;
+	int64_t ms = -1;
+
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		char *setting = NULL;
+		if (strcmp(tok, "-c") == 0)
+			setting = strtok_r(NULL, " \t\n", &save);
+		else if (strncmp(tok, "-c", 2) == 0)
+			setting = tok + 2;
+		else if (strncmp(tok, "--", 2) == 0)
+			setting = tok + 2;
+		if (!setting)
+			continue;
+		for (char *c = setting; *c && *c != '='; c++)
+			if (*c == '-')
+				*c = '_';
+		if (strncmp(setting, "statement_timeout=", 18) == 0)
+			value = setting + 18; /* the last one wins, as on the server */
+	}
+	if (value) {
+		char *end = NULL;
+		double v = strtod(value, &end);
+		for (size_t i = 0;
+		     end && end != value && v >= 0 && i < sizeof units / sizeof *units; i++)
+			if (strcmp(end, units[i].unit) == 0) {
+				double got = ceil(v * units[i].ms);
+				/* The server's own bound; and no double out of range is converted. */
+				ms = got < INT32_MAX ? (int64_t)got : INT32_MAX;
+			}
+	}
+	free(copy);
+	return ms;
+}
+
+/*
+ * Connects with the defaults this engine needs under whatever the connection string says:
+ * connect_timeout first, so the string's own wins; then the string (expanded, a URL or
+ * key=value); then dbname (to reach another database of the same server), client_encoding
+ * UTF8 (store.c's text is UTF-8) and the options with statement_timeout, which win.
+ */
+static PGconn *pg_connectdb(const char *target, const char *dbname, const char *options)
+{
+	const char *keys[6], *vals[6];
+	int n = 0;
+
+	keys[n] = "connect_timeout", vals[n++] = PG_CONNECT_TIMEOUT_S;
+	keys[n] = "dbname", vals[n++] = target;
+	if (dbname)
+		keys[n] = "dbname", vals[n++] = dbname;
+	keys[n] = "client_encoding", vals[n++] = "UTF8";
+	if (options)
+		keys[n] = "options", vals[n++] = options;
+	keys[n] = vals[n] = NULL;
+	return PQconnectdbParams(keys, vals, 1);
+}
+
+/*
+ * How long this connection's statements may take: the string's statement_timeout, else the
+ * default, which then goes to the server in the options (*options, newly allocated). The
+ * client waits PG_CLIENT_GRACE_MS longer, for a server too stopped to cancel anything.
+ */
+static void pg_timeouts(struct store_conn *c, const PQconninfoOption *opts, char **options)
+{
+	const char *given = pg_option(opts, "options");
+	int64_t ms = pg_statement_timeout(given);
+
+	*options = NULL;
+	if (ms < 0) {
+		ms = PG_STATEMENT_TIMEOUT_MS;
+		*options = xasprintf("%s%s-c statement_timeout=%lld", given ? given : "",
+		                     given && *given ? " " : "", (long long)ms);
+	}
+	c->statement_timeout_ms = ms;
+	c->wait_ms = ms ? ms + PG_CLIENT_GRACE_MS : 0;
+}
+
+/* The message of a connection that failed, saying which timeout expired if one did. */
+static int pg_connect_fail(PGconn *pg, const PQconninfoOption *opts, struct err *e)
+{
+	char msg[ERR_MSG_MAX / 2];
+	const char *timeout = pg_option(opts, "connect_timeout");
+
+	pg_message(PQerrorMessage(pg), msg, sizeof msg);
+	if (strstr(msg, "database \"") && strstr(msg, "\" does not exist"))
+		return err_setc(e, ERR_NOT_FOUND, "no such database");
+	if (strstr(msg, "timeout expired"))
+		return err_setc(e, ERR_IO,
+		                "cannot connect: the server did not answer within connect_timeout "
+		                "(%s s; connect_timeout=N in the connection string sets it): %s",
+		                timeout ? timeout : PG_CONNECT_TIMEOUT_S, msg);
+	return err_setc(e, ERR_IO, "cannot connect: %s", msg);
+}
+
+/*
  * A writer creates a missing database, as it creates a missing SQLite file: through the
  * server's maintenance database, with the same host, user and password. CREATE DATABASE
  * takes no parameters; the name goes in as a quoted identifier (PQescapeIdentifier).
  */
-static int pg_create_database(const char *target, struct err *e)
+static int pg_create_database(const char *target, const PQconninfoOption *opts, struct err *e)
 {
-	const char *const keys[] = {"dbname", "dbname", NULL};
-	const char *vals[] = {target, "postgres", NULL};
-	char *name = pg_dbname(target), *ident = NULL, *sql = NULL;
+	char *name = pg_dbname(target), *ident = NULL, *sql = NULL, *options = NULL;
 	struct store_conn admin = {0};
 	PGresult *res = NULL;
 	int rc = -1;
@@ -233,19 +782,26 @@ static int pg_create_database(const char *target, struct err *e)
 		err_setc(e, ERR_NOT_FOUND, "no such database, and the URL names none to create");
 		goto out;
 	}
-	admin.pg = PQconnectdbParams(keys, vals, 1);
+	pg_timeouts(&admin, opts, &options);
+	admin.pg = pg_connectdb(target, "postgres", options);
 	if (PQstatus(admin.pg) != CONNECTION_OK) {
-		pg_fail(&admin, NULL, e);
+		pg_connect_fail(admin.pg, opts, e);
 		goto out;
 	}
 	PQsetNoticeProcessor(admin.pg, pg_quiet, NULL);
+	PQsetnonblocking(admin.pg, 1);
 	ident = PQescapeIdentifier(admin.pg, name, strlen(name));
 	if (!ident) {
 		pg_fail(&admin, NULL, e);
 		goto out;
 	}
 	sql = xasprintf("CREATE DATABASE %s", ident);
-	res = PQexec(admin.pg, sql);
+	if (!PQsendQuery(admin.pg, sql)) {
+		pg_fail(&admin, NULL, e);
+		goto out;
+	}
+	if (!(res = pg_result(&admin, e)))
+		goto out;
 	/*
 	 * Another runner created it first, which is as good: 42P04 when its transaction had
 	 * committed, 23505 on the catalog's unique index when both were at it at once.
@@ -261,23 +817,27 @@ static int pg_create_database(const char *target, struct err *e)
 out:
 	PQclear(res);
 	free(sql);
+	free(options);
 	PQfreemem(ident);
 	PQfinish(admin.pg);
 	free(name);
 	return rc;
 }
 
-static int pg_connect(struct store_conn *c, const char *target, struct err *e)
+static int pg_connect(struct store_conn *c, const char *target, const PQconninfoOption *opts,
+                      struct err *e)
 {
-	char msg[ERR_MSG_MAX / 2];
+	char *options = NULL;
 
-	c->pg = PQconnectdb(target);
-	if (PQstatus(c->pg) == CONNECTION_OK)
-		return 0;
-	pg_message(PQerrorMessage(c->pg), msg, sizeof msg);
-	if (strstr(msg, "database \"") && strstr(msg, "\" does not exist"))
-		return err_setc(e, ERR_NOT_FOUND, "no such database");
-	return err_setc(e, ERR_IO, "cannot connect: %s", msg);
+	pg_timeouts(c, opts, &options);
+	c->pg = pg_connectdb(target, NULL, options);
+	free(options);
+	if (PQstatus(c->pg) != CONNECTION_OK)
+		return pg_connect_fail(c->pg, opts, e);
+	/* Sends never block: pg_result flushes and waits with the deadline. */
+	if (PQsetnonblocking(c->pg, 1) != 0)
+		return pg_fail(c, NULL, e);
+	return 0;
 }
 
 static void pg_close(struct store_conn *c)
@@ -295,32 +855,45 @@ static int pg_open(const char *target, enum store_mode mode, struct store_conn *
 {
 	struct store_conn *c = xcalloc(1, sizeof *c);
 	struct err first = ERR_INIT;
+	char *parse_error = NULL;
+	PQconninfoOption *opts = PQconninfoParse(target, &parse_error);
 	int rc = -1;
 
-	if (pg_connect(c, target, &first) != 0) {
+	/* Refused before any use: libpq would only say the same, later. */
+	if (!opts) {
+		char msg[ERR_MSG_MAX / 2];
+		pg_message(parse_error ? parse_error : "cannot be parsed", msg, sizeof msg);
+		err_setc(e, ERR_INVALID, "not a valid connection string: %s", msg);
+		goto out;
+	}
+	if (pg_connect(c, target, opts, &first) != 0) {
 		if (first.code != ERR_NOT_FOUND || mode == STORE_READ) {
 			err_setc(e, first.code, "%s", first.msg);
 			goto out;
 		}
 		PQfinish(c->pg);
 		c->pg = NULL;
-		if (pg_create_database(target, e) != 0 || pg_connect(c, target, e) != 0)
+		if (pg_create_database(target, opts, e) != 0 || pg_connect(c, target, opts, e) != 0)
 			goto out;
 	}
 	PQsetNoticeProcessor(c->pg, pg_quiet, NULL);
-	if (PQsetClientEncoding(c->pg, "UTF8") != 0) {
-		pg_fail(c, NULL, e);
-		goto out;
-	}
 	/* A reader writes nothing: the server refuses any write of this connection. */
 	if (mode == STORE_READ && pg_run(c, "SET default_transaction_read_only = on", e) != 0)
 		goto out;
 	rc = 0;
 out:
 	if (rc != 0) {
+		/* libpq's messages about a malformed string quote it, password and all. */
+		if (e) {
+			char *safe = store_pg_redact_in(target, e->msg);
+			snprintf(e->msg, sizeof e->msg, "%s", safe);
+			free(safe);
+		}
 		pg_close(c);
 		c = NULL;
 	}
+	PQfreemem(parse_error);
+	PQconninfoFree(opts);
 	*out = c;
 	return rc;
 }
@@ -347,8 +920,11 @@ static int pg_commit(struct store_conn *c, struct err *e)
 
 static void pg_rollback(struct store_conn *c)
 {
-	if (PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) != PQTRANS_IDLE)
-		PQclear(PQexec(c->pg, "ROLLBACK"));
+	struct err ignored;
+
+	if (c->pg && PQstatus(c->pg) == CONNECTION_OK &&
+	    PQtransactionStatus(c->pg) != PQTRANS_IDLE && PQsendQuery(c->pg, "ROLLBACK"))
+		PQclear(pg_result(c, &ignored));
 }
 
 /* store.c's `?` as `$n`, outside quoted strings; *n the number of placeholders. */
@@ -387,7 +963,15 @@ static int pg_prepare(struct store_conn *c, const char *sql, struct store_stmt *
 
 		snprintf(name, sizeof name, "gcr_%zu", c->n_prepared + 1);
 		/* The server infers each parameter's type from where it stands. */
-		res = PQprepare(c->pg, name, numbered, n, NULL);
+		if (!c->pg || !PQsendPrepare(c->pg, name, numbered, n, NULL)) {
+			pg_fail(c, NULL, e);
+			free(numbered);
+			return -1;
+		}
+		if (!(res = pg_result(c, e))) {
+			free(numbered);
+			return -1;
+		}
 		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 			pg_fail(c, res, e);
 			PQclear(res);
@@ -447,9 +1031,16 @@ static int pg_step(struct store_stmt *st, struct err *e)
 		return err_setc(e, ERR_FAILED, "parameter %d is out of range (the query has %d)",
 		                st->bind_error, st->n_params);
 	if (!st->res) {
-		PGresult *res = PQexecPrepared(st->c->pg, st->name, st->n_params,
-		                               (const char *const *)st->values, NULL, NULL, 0);
-		ExecStatusType status = PQresultStatus(res);
+		PGresult *res;
+		ExecStatusType status;
+
+		if (!st->c->pg ||
+		    !PQsendQueryPrepared(st->c->pg, st->name, st->n_params,
+		                         (const char *const *)st->values, NULL, NULL, 0))
+			return pg_fail(st->c, NULL, e);
+		if (!(res = pg_result(st->c, e)))
+			return -1;
+		status = PQresultStatus(res);
 
 		if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
 			pg_fail(st->c, res, e);

@@ -9,8 +9,14 @@
  * needs; other well-formed characters are copied; invalid bytes become U+FFFD. With `xml`, the
  * noncharacters U+FFFE and U+FFFF, which XML 1.0 forbids, are replaced too.
  */
+enum escape_mode {
+	ESCAPE_MODE_PLAIN,
+	ESCAPE_MODE_XML,      /* U+FFFE and U+FFFF replaced too */
+	ESCAPE_MODE_TERMINAL, /* the C1 controls U+0080 to U+009F replaced too */
+};
+
 static void escape_walk(struct sbuf *b, const char *s, void (*ascii)(struct sbuf *b, char c),
-                        int xml)
+                        enum escape_mode mode)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -19,7 +25,11 @@ static void escape_walk(struct sbuf *b, const char *s, void (*ascii)(struct sbuf
 		if (n == 1) {
 			ascii(b, (char)*p);
 		} else if (n == 0 ||
-		           (xml && n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
+		           (mode == ESCAPE_MODE_XML && n == 3 && p[0] == 0xef && p[1] == 0xbf &&
+		            p[2] >= 0xbe) ||
+		           /* A terminal may take U+009B as CSI, as it takes ESC [. */
+		           (mode == ESCAPE_MODE_TERMINAL && n == 2 && p[0] == 0xc2 &&
+		            p[1] < 0xa0)) {
 			sbuf_addf(b, ESCAPE_REPLACEMENT);
 			n = n ? n : 1;
 		} else {
@@ -37,6 +47,14 @@ static void escape_ascii_raw(struct sbuf *b, char c)
 static void escape_ascii_text(struct sbuf *b, char c)
 {
 	if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		sbuf_addf(b, ESCAPE_REPLACEMENT);
+	else
+		sbuf_add(b, &c, 1);
+}
+
+static void escape_ascii_line(struct sbuf *b, char c)
+{
+	if (c < 0x20 || c == 0x7f)
 		sbuf_addf(b, ESCAPE_REPLACEMENT);
 	else
 		sbuf_add(b, &c, 1);
@@ -86,7 +104,7 @@ static void escape_ascii_md(struct sbuf *b, char c)
 
 void escape_utf8(struct sbuf *b, const char *s)
 {
-	escape_walk(b, s, escape_ascii_raw, 0);
+	escape_walk(b, s, escape_ascii_raw, ESCAPE_MODE_PLAIN);
 }
 
 char *escape_text(const char *text)
@@ -94,18 +112,23 @@ char *escape_text(const char *text)
 	struct sbuf b;
 
 	sbuf_init(&b);
-	escape_walk(&b, text, escape_ascii_text, 0);
+	escape_walk(&b, text, escape_ascii_text, ESCAPE_MODE_TERMINAL);
 	return b.data;
+}
+
+void escape_line(struct sbuf *b, const char *s)
+{
+	escape_walk(b, s, escape_ascii_line, ESCAPE_MODE_TERMINAL);
 }
 
 void escape_md(struct sbuf *b, const char *s)
 {
-	escape_walk(b, s, escape_ascii_md, 0);
+	escape_walk(b, s, escape_ascii_md, ESCAPE_MODE_PLAIN);
 }
 
 void escape_xml(struct sbuf *b, const char *s)
 {
-	escape_walk(b, s, escape_ascii_xml, 1);
+	escape_walk(b, s, escape_ascii_xml, ESCAPE_MODE_XML);
 }
 
 struct cJSON *escape_json_string(const char *s)

@@ -24,12 +24,19 @@ struct cJSON;
 void escape_utf8(struct sbuf *b, const char *s);
 
 /*
- * A whole terminal text made safe: valid UTF-8, and every control character but newline and
- * tab replaced, so that a reason from stderr can neither break the encoding nor move the
- * cursor. Plain text has no syntax to break, so renderers apply this to what they wrote.
- * Newly allocated.
+ * A whole terminal text made safe: valid UTF-8, and every control character (C0, DEL and the
+ * C1 controls U+0080 to U+009F) but newline and tab replaced, so that a reason from stderr
+ * can neither break the encoding nor move the cursor. Plain text has no syntax to break, so
+ * renderers apply this to what they wrote. Newly allocated.
  */
 char *escape_text(const char *text);
+
+/*
+ * Appends s as one field of a terminal line: as escape_text, and newline and tab replaced
+ * too, so that a build name or a lock holder's note cannot start a line of its own or
+ * shift the columns after it.
+ */
+void escape_line(struct sbuf *b, const char *s);
 
 /*
  * Appends s for a Markdown table cell or line (GitHub-flavoured): `|` as \|, newlines as

@@ -53,6 +53,24 @@ static void test_text(void)
 
 	CHECK_STR(t, "ok\tline\n" FFFD "[2Jred" FFFD "\n");
 	free(t);
+	/* U+009B is CSI to a terminal that reads C1 controls; U+00A0 is printable. */
+	t = escape_text("a\xc2\x9b"
+	                "2Jb\xc2\xa0"
+	                "c\xc2\x85");
+	CHECK_STR(t, "a" FFFD "2Jb\xc2\xa0"
+	             "c" FFFD);
+	free(t);
+}
+
+/* One field of a line: no line breaks, no tabs, no controls of either kind. */
+static void test_line(void)
+{
+	CHECK(escapes_to(escape_line, "gen (2)", "gen (2)"));
+	CHECK(escapes_to(escape_line, "a\nb\tc\rd", "a" FFFD "b" FFFD "c" FFFD "d"));
+	CHECK(escapes_to(escape_line, "\033]0;title\007x\xc2\x9b\377",
+	                 FFFD "]0;title" FFFD "x" FFFD FFFD));
+	CHECK(escapes_to(escape_line, "caf\xc3\xa9", "caf\xc3\xa9"));
+	CHECK(escapes_to(escape_line, NULL, ""));
 }
 
 static void test_md(void)
@@ -92,6 +110,7 @@ int main(void)
 {
 	test_utf8();
 	test_text();
+	test_line();
 	test_md();
 	test_xml();
 	test_json();

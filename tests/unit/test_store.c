@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "store.h"
+#include "store_engine.h"
 #include "unit.h"
 #include "util.h"
 
@@ -524,11 +526,138 @@ static void test_url_redact(void)
 	    {"postgresql://u:p@ss@h/db", "postgresql://u:***@ss@h/db"},
 	};
 
+	/*
+	 * Every form libpq takes a password in (issue 25, item 11): percent-encoded keys, an
+	 * sslpassword, a key=value string with quotes and escapes, and strings libpq refuses.
+	 */
+	static const char *const more[][2] = {
+	    {"postgresql://u:pw@h/db?pass%77ord=x&sslpassword=y",
+	     "postgresql://u:***@h/db?pass%77ord=***&sslpassword=***"},
+	    {"postgresql://h/db?%70assword=x&sslmode=require",
+	     "postgresql://h/db?%70assword=***&sslmode=require"},
+	    {"postgresql://u:p%40w@h/db", "postgresql://u:***@h/db"},
+	    {"postgresql://u:p%zzw@h/db", "postgresql://u:***@h/db"},
+	    {"postgresql://h/db?password=p%zzsecret", "postgresql://h/db?password=***"},
+	    {"postgresql://h/db?%zz=secret", "postgresql://h/db?%zz=***"},
+	    {"postgresql://h/db?password=a=b", "postgresql://h/db?password=***"},
+	    {"postgresql://[::1/db?password=secret", "postgresql://[::1/db?password=***"},
+	    {"host=/tmp/x dbname=gcr password=secret", "host=/tmp/x dbname=gcr password=***"},
+	    {"host=x password = 'se cr\\'et' dbname=y sslpassword=k",
+	     "host=x password = '***' dbname=y sslpassword=***"},
+	    {"pass%77ord=secret host=x", "pass%77ord=*** host=x"},
+	    {"host=x dbname=y", "host=x dbname=y"},
+	    {"results/gcratchet.db", "results/gcratchet.db"},
+	};
+	/* Where a secret is found, libpq must read the shown string without it. */
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *got = store_url_redact(cases[i][0]);
 		CHECK_STR(got, cases[i][1]);
 		free(got);
 	}
+	for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+		char *got = store_url_redact(more[i][0]);
+		CHECK_STR(got, more[i][1]);
+		CHECK(!strstr(got, "secret") && !strstr(got, "pw@"));
+		free(got);
+	}
+	CHECK(store_is_conninfo("host=x dbname=y") && store_is_conninfo("postgres://h/db"));
+	CHECK(!store_is_conninfo("results/x.db") && !store_is_conninfo("/abs/a=b.db") &&
+	      !store_is_conninfo("sqlite:x.db"));
+}
+
+/* A stored command line names no password, whichever option or form carried it. */
+static void test_command_redact(void)
+{
+	static const char *const cases[][2] = {
+	    {"gcratchet measure --db postgresql://u:pw@h/db --rounds 1",
+	     "gcratchet measure --db postgresql://u:***@h/db --rounds 1"},
+	    {"gcratchet measure --db=postgres://u:pw@h/db",
+	     "gcratchet measure --db=postgres://u:***@h/db"},
+	    {"gcratchet push --to postgresql://h/db?password=pw --db x.db",
+	     "gcratchet push --to postgresql://h/db?password=*** --db x.db"},
+	    {"gcratchet pull --from host=/tmp dbname=gcr password=pw",
+	     "gcratchet pull --from host=/tmp dbname=gcr password=***"},
+	    {"gcratchet measure --fleet=host=h sslpassword=pw",
+	     "gcratchet measure --fleet=host=h sslpassword=***"},
+	    {"gcratchet measure --knob GCR_NURSERY_KB=16 --probes 01",
+	     "gcratchet measure --knob GCR_NURSERY_KB=16 --probes 01"},
+	};
+	struct store *st = NULL;
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *got = store_command_redact(cases[i][0]);
+		CHECK_STR(got, cases[i][1]);
+		free(got);
+	}
+	CHECK(store_command_redact(NULL) == NULL);
+	/* An empty string holds no secret, and a message is left as it is (it once looped). */
+	{
+		char *same = store_pg_redact_in("", "a message");
+		CHECK_STR(same, "a message");
+		free(same);
+		same = store_pg_redact_in("host=h password=pw", "quoting host=h password=pw: pw");
+		CHECK_STR(same, "quoting host=h password=***: ***");
+		free(same);
+	}
+	/* libpq's own message about a bad %-token quotes the token: not this one. */
+	CHECK(store_open("postgresql://u:p%zzsecret@/db?host=/nonexistent-gcratchet", STORE_READ,
+	                 &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "not a valid connection string") != NULL);
+	CHECK(strstr(e.msg, "secret") == NULL && strstr(e.msg, "postgresql://u:***@/db") != NULL);
+	CHECK(store_open("postgresql://[::1/db?password=secret", STORE_READ, &st, &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "secret") == NULL);
+	CHECK(store_open("host=/nonexistent-gcratchet password=secret dbname", STORE_READ, &st,
+	                 &e) != 0);
+	CHECK(e.code == ERR_INVALID && strstr(e.msg, "secret") == NULL);
+}
+
+/*
+ * Text that is not UTF-8 (a probe's stderr, a knob) is stored with U+FFFD for each bad byte,
+ * on SQLite as on PostgreSQL, which refuses such bytes; valid text is stored as it is.
+ */
+static void test_text_utf8(void)
+{
+	char *path = test_path("utf8.db");
+	struct store *st = NULL;
+	struct store_build b = {0}, *arms = NULL;
+	struct store_run *runs = NULL;
+	struct run_record r;
+	struct err e = ERR_INIT;
+	int64_t host, build, session, id;
+	size_t n = 0, na = 0;
+
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_host(st, "00000000000000dd", "h\377", "{}", &host, &e) == 0);
+	b.name = (char *)"g\xc3\xa9";
+	b.collector = (char *)"gen";
+	b.manifest_hash = (char *)"hutf";
+	CHECK(store_build_upsert(st, &b, "{}", &build, &e) == 0);
+	session = test_session(st, host, "2026-06-01T00:00:00Z", 1);
+	CHECK(store_session_add_arm(st, session, 0, build, "a\xe2\x82", "{\"K\":\"\377\"}", &e) ==
+	      0);
+	memset(&r, 0, sizeof r);
+	r.session_id = session;
+	r.build_id = build;
+	r.probe = "01_a";
+	r.size = "ci";
+	r.stderr_tail = "x\377y\xc0\xafz";
+	r.started_at = "2026-06-01T00:00:01Z";
+	CHECK(store_run_insert(st, &r, &id, &e) == 0);
+	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) == 0 && n == 1);
+	if (n == 1)
+		CHECK_STR(runs[0].stderr_tail,
+		          "x" ESCAPE_REPLACEMENT "y" ESCAPE_REPLACEMENT ESCAPE_REPLACEMENT "z");
+	CHECK(store_session_builds(st, session, &arms, &na, &e) == 0 && na == 1);
+	if (na == 1) {
+		CHECK_STR(arms[0].name, "g\xc3\xa9");
+		CHECK_STR(arms[0].label, "a" ESCAPE_REPLACEMENT ESCAPE_REPLACEMENT);
+		CHECK_STR(arms[0].knobs, "{\"K\":\"" ESCAPE_REPLACEMENT "\"}");
+	}
+	store_builds_release(arms, na);
+	store_runs_release(runs, n);
+	store_close(st);
+	free(path);
 }
 
 /*
@@ -763,6 +892,8 @@ int main(void)
 	test_read_missing();
 	test_latest_and_liveness();
 	test_url_redact();
+	test_command_redact();
+	test_text_utf8();
 	test_copy();
 	test_sample_values();
 	{
