@@ -53,7 +53,8 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 			rc = EXIT_UNJUDGED;
 		} else {
 			printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
-			       paths.items[i], b.profile, b.collector, b.nprobes, b.ncells);
+			       cli_safe(paths.items[i]), cli_safe(b.profile), cli_safe(b.collector),
+			       b.nprobes, b.ncells);
 		}
 		baseline_release(&b);
 	}
@@ -586,8 +587,9 @@ static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 		char *caps = caps_describe(&in.caps);
 		printf("pinned %s: profile %s, collector %s %s, session %lld, size %s, %zu probes, "
 		       "%zu cells (capabilities: %s)\n",
-		       path, o->profile, b.collector, b.collector_version, (long long)session,
-		       b.size, b.nprobes, b.ncells, caps);
+		       cli_safe(path), o->profile, cli_safe(b.collector),
+		       cli_safe(b.collector_version), (long long)session, b.size, b.nprobes,
+		       b.ncells, caps);
 		free(caps);
 	}
 	if (vary > 1) {

@@ -564,8 +564,8 @@ static void session_setup_meters_off(const char *cmd, const struct session_opts 
 					        "gcratchet %s: %s meter off: the manifest of %s "
 					        "says: %s "
 					        "(--meters ...,%s measures it anyway)\n",
-					        cmd, meters[k].name, s->builds[a].name,
-					        s->builds[a].meters_off_why.items[i],
+					        cmd, meters[k].name, cli_safe(s->builds[a].name),
+					        cli_safe(s->builds[a].meters_off_why.items[i]),
 					        meters[k].name);
 				}
 }
