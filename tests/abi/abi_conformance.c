@@ -314,7 +314,9 @@ static void abi_phase_identity(void)
 		abi_fail("gcr_name() is empty");
 	if (version == NULL || version[0] == '\0')
 		abi_fail("gcr_version() is empty");
-	if (abi.caps >> 6 != 0)
+	if (abi.caps &
+	    ~(unsigned)(GCR_CAP_COLLECTS | GCR_CAP_PRECISE | GCR_CAP_MOVING | GCR_CAP_GENERATIONAL |
+	                GCR_CAP_BARRIER | GCR_CAP_PAUSE_LOG | GCR_CAP_CLOCK_PACED))
 		abi_fail("gcr_capabilities() has unknown bits: %#x", abi.caps);
 	if ((abi.caps & (GCR_CAP_MOVING | GCR_CAP_GENERATIONAL)) && !(abi.caps & GCR_CAP_COLLECTS))
 		abi_fail("moving or generational without COLLECTS: %#x", abi.caps);

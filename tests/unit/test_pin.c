@@ -37,6 +37,7 @@ static struct store_run *add_run(struct runs *rs, int64_t session, const char *p
 
 static uint64_t rng_state;
 
+UTIL_WRAPS_ON_PURPOSE
 static uint64_t rng(void)
 {
 	rng_state ^= rng_state << 13;
