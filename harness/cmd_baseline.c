@@ -455,6 +455,38 @@ static int baseline_cmd_heap_limited(const struct judge_inputs *in)
 }
 
 /*
+ * A re-pin replaces the figures, not the history: the ledger entries of the file it replaces
+ * (same profile and collector) whose cells it pins again are kept, and it says how many. An
+ * unreadable old file keeps nothing and is replaced whole.
+ */
+static void baseline_cmd_keep_ledger(const char *path, struct baseline *b)
+{
+	struct baseline old;
+	struct err e;
+	size_t kept = 0;
+
+	if (baseline_load(path, &old, &e) != 0)
+		return;
+	if (strcmp(old.profile, b->profile) == 0 && strcmp(old.collector, b->collector) == 0)
+		for (size_t i = 0; i < old.nledger; i++) {
+			const struct baseline_ledger_entry *l = &old.ledger[i];
+			struct baseline_cell cell = {0};
+			if (!baseline_cell_find(b, l->probe, l->metric))
+				continue;
+			cell.probe = l->probe;
+			cell.metric = l->metric;
+			cell.median = l->old_value;
+			baseline_ledger_add(b, &cell, l->new_value, l->reason, l->ref, l->date,
+			                    l->who);
+			kept++;
+		}
+	if (kept)
+		printf("kept %zu ledger entr%s of the file it replaces\n", kept,
+		       kept == 1 ? "y" : "ies");
+	baseline_release(&old);
+}
+
+/*
  * pin: measures (o->vary_env sessions in varied environments) unless a session is given, loads
  * the arm, and pins what pin.h derives from its runs; the file records the knobs, THP condition,
  * toolchain and capabilities its cells depend on.
@@ -577,6 +609,7 @@ static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 		}
 		strlist_release(&parts);
 	}
+	baseline_cmd_keep_ledger(path, &b);
 	who = baseline_cmd_who();
 	if (baseline_cmd_time_runs(cmd, &b) != 0 ||
 	    baseline_cmd_time_noise(cmd, &b, &in.session, o->accept_noise, who, when) != 0)

@@ -36,6 +36,15 @@ expect_eq "$(jq -c '.knobs' "$F")" '{}' "and the knobs it was pinned with"
 expect_eq "$(sql "SELECT capabilities FROM builds WHERE name = 'jit'")" '["collects", "precise"]' \
 	"the store records the census's capabilities with the build"
 expect_status 0 "$GCR" baseline validate "$F"
+# A re-pin keeps the accepted regressions of the file it replaces, for the cells it pins again.
+jq '.ledger = [{"probe": "02_steady", "metric": "census.alloc_bytes", "old": 900, "new": 1000,
+	"reason": "bigger objects", "date": "2026-12-01T00:00:00Z", "who": "t130"},
+	{"probe": "09_gone", "metric": "census.alloc_bytes", "old": 1, "new": 2, "reason": "x",
+	"date": "2026-12-01T00:00:00Z", "who": "t130"}]' "$F" >"$T/ledger.json"
+jq '.ledger |= .[:1]' "$T/ledger.json" >"$T/re.json"
+expect_status 0 "$GCR" baseline pin --profile shared_ci --build "$B" --session latest --out "$T/re.json"
+expect_grep "^kept 1 ledger entry of the file it replaces" "$T/out"
+expect_eq "$(jq -r '.ledger[0].reason' "$T/re.json")" "bigger objects" "the ledger survives the re-pin"
 
 # Ten ratchets of the unchanged build: no false alarm.
 alarms=0
