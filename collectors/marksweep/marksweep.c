@@ -595,6 +595,11 @@ static void ms_collect(enum gcr_trigger trigger)
 	struct ms_live live = {0, 0};
 	uint64_t limit, room, pause;
 
+	/*
+	 * Counted first, so that `trigger` is dead before the mark loop: kept live across it, it
+	 * cost 05_binary_trees 0.35% more Ir.
+	 */
+	ms_triggers[trigger]++;
 	gcr_plant_settle(ms_alloc_objects);
 	gcr_pause_begin();
 	ms_mark();
@@ -625,7 +630,6 @@ static void ms_collect(enum gcr_trigger trigger)
 		ms_room = (int64_t)room;
 	}
 	ms_collections++;
-	ms_triggers[trigger]++;
 	ms_used_after_full_bytes = live.requested_bytes;
 
 	/* Every collection is full here, and one pause. */

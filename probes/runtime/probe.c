@@ -381,7 +381,8 @@ static void probe_json_census(FILE *f, const struct gcr_census *c)
  */
 static void probe_json_triggers(FILE *f, const struct gcr_census *c)
 {
-	static const char *const names[GCR_T_COUNT] = {
+	/* Characters, not pointers: pointers would cost every run (valgrind's too) relocations. */
+	static const char names[GCR_T_COUNT][16] = {
 #define PROBE_TRIGGER_NAME_(id, name) [GCR_T_##id] = name,
 	    GCR_TRIGGERS(PROBE_TRIGGER_NAME_)
 #undef PROBE_TRIGGER_NAME_
