@@ -41,6 +41,10 @@ static int census_string(const cJSON *root, const char *key, int required, char 
 static const char *const census_fields[] = {GCR_CENSUS_FIELDS(CENSUS_FIELD_NAME_) NULL};
 #undef CENSUS_FIELD_NAME_
 
+#define CENSUS_TRIGGER_NAME_(id, name) name,
+static const char *const census_triggers_known[] = {GCR_TRIGGERS(CENSUS_TRIGGER_NAME_) NULL};
+#undef CENSUS_TRIGGER_NAME_
+
 /* Records an unknown key as a warning on the run; `key` is its JSON path. */
 static void census_unknown(struct census_report *out, const char *key)
 {
@@ -204,6 +208,58 @@ static int census_pauses(const cJSON *obj, struct census_report *out, struct err
 	return 0;
 }
 
+/*
+ * The "triggers" section: collections by what started them, census.trigger_<name>, the names
+ * gcr.h's GCR_TRIGGERS lists (an unknown one is a warning, as an unknown counter is). Each
+ * collection is counted once under its cause, so the triggers add up to minor_collections +
+ * major_collections; a census whose do not is kept, with a warning: each count may still be
+ * sound, but one of them missed a collection.
+ */
+static int census_triggers(const cJSON *obj, struct census_report *out, struct err *e)
+{
+	const cJSON *item;
+	const double *minor = metric_set_get(&out->metrics, "census.minor_collections");
+	const double *major = metric_set_get(&out->metrics, "census.major_collections");
+	uint64_t sum = 0;
+	int any = 0;
+
+	if (!obj)
+		return 0;
+	if (!cJSON_IsObject(obj))
+		return err_setc(e, ERR_INVALID,
+		                "census: triggers: must be an object of collection counts");
+	cJSON_ArrayForEach(item, obj)
+	{
+		char path[256], metric[256];
+		size_t i = 0;
+		int64_t v;
+
+		json_path_key(path, sizeof path, "triggers", item->string);
+		while (census_triggers_known[i] &&
+		       strcmp(census_triggers_known[i], item->string) != 0)
+			i++;
+		if (!census_triggers_known[i]) {
+			census_unknown(out, path);
+			continue;
+		}
+		if (json_int(item, 0, JSON_INT_MAX, "census", path, &v, e) != 0)
+			return -1;
+		snprintf(metric, sizeof metric, "census.trigger_%s", census_triggers_known[i]);
+		metric_set_add(&out->metrics, metric, (double)v);
+		sum += (uint64_t)v;
+		any = 1;
+	}
+	if (any && minor && major && (double)sum != *minor + *major) {
+		char *w =
+		    xasprintf("the triggers count %llu collections, minor_collections + "
+		              "major_collections %.0f: a collection was missed by one of them",
+		              (unsigned long long)sum, *minor + *major);
+		strlist_push(&out->warnings, w);
+		free(w);
+	}
+	return 0;
+}
+
 /* The "latency" section of a request-serving probe: latency.<member>, all integers. */
 static int census_latency(const cJSON *obj, struct census_report *out, struct err *e)
 {
@@ -248,7 +304,8 @@ static int census_extras(const cJSON *root, struct census_report *out, struct er
 	static const char *const top[] = {
 	    "format",    "version",           "probe",        "size",     "iterations",
 	    "collector", "collector_version", "capabilities", "checksum", "census",
-	    "memory",    "premise",           "pauses",       "latency",  NULL};
+	    "memory",    "premise",           "pauses",       "latency",  "triggers",
+	    NULL};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "iterations"), *item;
 	int64_t n;
 
@@ -318,6 +375,7 @@ static int census_parse_len(const char *text, size_t len, struct census_report *
 	                    memory_fields, out, e) != 0 ||
 	    census_pauses(cJSON_GetObjectItemCaseSensitive(root, "pauses"), out, e) != 0 ||
 	    census_latency(cJSON_GetObjectItemCaseSensitive(root, "latency"), out, e) != 0 ||
+	    census_triggers(cJSON_GetObjectItemCaseSensitive(root, "triggers"), out, e) != 0 ||
 	    census_extras(root, out, e) != 0)
 		goto out;
 	premise = cJSON_GetObjectItemCaseSensitive(root, "premise");

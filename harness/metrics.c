@@ -203,6 +203,15 @@ static const struct metric_info metrics_table_[] = {
     /* The pause histogram: pauses of [2^k, 2^(k+1)) ns of wall time, drawn by the reports. */
     METRIC("census.pause_hist_<k>", COUNT, TIMED, NEITHER, INFO, BEHAVIOUR, 0, 0, SHOW(0, 0),
            SHOW(0, 0)),
+    /*
+     * Collections by what started them (the census "triggers", names in gcr.h's GCR_TRIGGERS):
+     * the collector's account, so behaviour, and exact for a build that repeats itself. They
+     * break down minor_collections + major_collections, which decide and are gated already:
+     * a shift between causes is neither better nor worse in itself, so they are shown in ab
+     * (info), and recorded, never gated, by a profile (a pattern: baseline pin pins none).
+     */
+    METRIC("census.trigger_<name>", COUNT, TIMED, NEITHER, EXACT, BEHAVIOUR, 0, 0, SHOW(0, 0),
+           SHOW(0, 0)),
     METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(0, 0), SHOW(0, 0)),
     METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0)),
 };

@@ -8,7 +8,8 @@
  * Metric names are "<meter group>.<what>_<unit>" and are stable: they key rows in the
  * database and rules in baseline profiles. Census metrics are "census.<field>" for every field
  * of GCR_CENSUS_FIELDS in gcr.h, then the pause log's figures ("census.pause_p99_ns",
- * "census.mmu_10ms", "census.pause_hist_<k>": docs/census-protocol.md); perf metrics are "perf.<event>" and "perf.<event>.scale" for
+ * "census.mmu_10ms", "census.pause_hist_<k>": docs/census-protocol.md) and the collections
+ * by cause ("census.trigger_<name>", GCR_TRIGGERS in gcr.h); perf metrics are "perf.<event>" and "perf.<event>.scale" for
  * any event libpfm4 encodes.
  *
  * Invariants of the table:

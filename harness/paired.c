@@ -24,6 +24,8 @@ void paired_policy_for(const char *metric, struct paired_policy *out)
 	 */
 	out->lower_better = m->better != METRIC_BETTER_HIGHER;
 	out->exact = m->cls == METRIC_CLASS_EXACT;
+	/* Info metrics (faults, sys time) are often quantised: their spread says little. */
+	out->spread = m->cls == METRIC_CLASS_QUANTILE || m->cls == METRIC_CLASS_BANDED;
 	out->resolution = m->resolution;
 }
 
@@ -396,6 +398,79 @@ size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols,
 			    paired_direction(c->test.p_greater < c->test.p_less, &pols[idx[k]]);
 		else
 			c->verdict = PAIRED_SAME;
+	}
+	free(reject);
+	free(idx);
+	free(adj);
+	free(p);
+	return fam;
+}
+
+static double paired_sd(const double *x, size_t n)
+{
+	double mean = 0, ss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mean += x[i];
+	mean /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	return sqrt(ss / (double)(n - 1));
+}
+
+void paired_spread_analyze(const double *base, const double *fix, size_t n,
+                           struct paired_spread *out)
+{
+	double *d, mb, mf;
+
+	memset(out, 0, sizeof *out);
+	out->q = NAN;
+	out->p = 1;
+	out->base_sd = out->fix_sd = out->ratio = NAN;
+	out->test.p_greater = out->test.p_less = out->test.p_two_sided = 1;
+	out->test.exact = 1;
+	if (n < 2)
+		return;
+	out->base_sd = paired_sd(base, n);
+	out->fix_sd = paired_sd(fix, n);
+	if (out->base_sd > 0)
+		out->ratio = out->fix_sd / out->base_sd;
+	else if (out->fix_sd > 0)
+		out->ratio = INFINITY;
+	mb = stats_median(base, n);
+	mf = stats_median(fix, n);
+	d = xmalloc(n * sizeof *d);
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(fix[i] - mf) - fabs(base[i] - mb);
+	paired_signed_rank(d, n, &out->test);
+	out->p = out->test.p_two_sided;
+	free(d);
+}
+
+size_t paired_spread_judge(struct paired_spread *spreads, const struct paired_cell *cells,
+                           const struct paired_policy *pols, size_t m, double q)
+{
+	double *p = xmalloc((m ? m : 1) * sizeof *p), *adj = xmalloc((m ? m : 1) * sizeof *adj);
+	size_t *idx = xmalloc((m ? m : 1) * sizeof *idx), fam = 0;
+	int *reject = xmalloc((m ? m : 1) * sizeof *reject);
+
+	for (size_t i = 0; i < m; i++) {
+		spreads[i].in_family = 0;
+		spreads[i].q = NAN;
+		spreads[i].change = 0;
+		/* A deterministic cell has no spread; below 6 pairs no p reaches 0.05. */
+		if (!pols[i].spread || cells[i].n < PAIRED_MIN_PAIRS || cells[i].deterministic)
+			continue;
+		spreads[i].in_family = 1;
+		p[fam] = spreads[i].p;
+		idx[fam++] = i;
+	}
+	paired_bh(p, fam, q, adj, reject);
+	for (size_t k = 0; k < fam; k++) {
+		struct paired_spread *s = &spreads[idx[k]];
+		s->q = adj[k];
+		if (reject[k])
+			s->change = s->test.p_greater < s->test.p_less ? 1 : -1;
 	}
 	free(reject);
 	free(idx);

@@ -25,6 +25,11 @@
  * - a bimodality warning from a gap test calibrated on Gaussian samples (paired_bimodal).
  * The verdict over all cells of a session (paired_judge) controls the false-discovery rate
  * with Benjamini–Hochberg among the stochastic cells of metrics that decide.
+ *
+ * A change of spread is a result too, never a verdict (paired_spread_*): each arm's standard
+ * deviation, and a paired Brown–Forsythe test, the exact signed-rank test of the round-by-round
+ * differences of each arm's absolute deviations from its own median, with its own
+ * Benjamini–Hochberg family. It is info: nothing here lets it change a cell's verdict.
  */
 #ifndef PAIRED_H
 #define PAIRED_H
@@ -59,6 +64,8 @@ struct paired_policy {
 	 * never by a test of its ranks.
 	 */
 	int exact;
+	/* 1: a change of its spread is reported (info): a stochastic metric (quantile, banded) */
+	int spread;
 };
 /* The policy of a metric by name, from its metrics_lookup entry; unknown ones are info-only costs. */
 void paired_policy_for(const char *metric, struct paired_policy *out);
@@ -148,6 +155,37 @@ void paired_analyze(const double *base, const double *fix, size_t n,
  */
 size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m,
                     double q);
+
+/*
+ * A change in an arm's spread (σ 143.8 -> 17.3 ms is what some fixes are for): shown as info,
+ * never a verdict. The test is Brown–Forsythe's made paired: z = |x - median of its arm| in
+ * each arm, and the exact signed-rank test of z(FIX) - z(BASE) round by round, so that noise
+ * the host puts on both runs of a round (which moves both away from their medians) cancels
+ * as it does in the deltas, and a shift of location does not count (each arm's own median).
+ */
+struct paired_spread {
+	double base_sd, fix_sd; /* sample standard deviations (n - 1); NAN when n < 2 */
+	/* fix_sd / base_sd: NAN when n < 2 or both are 0, INFINITY when only BASE's is 0 */
+	double ratio;
+	struct paired_wilcoxon test; /* of z(FIX) - z(BASE); n_used 0 when n < 2 */
+	double p;                    /* the test's two-sided p; 1 when n < 2 */
+	double q;                    /* BH-adjusted p within the spread family; NAN outside it */
+	int in_family;               /* entered the spread family (paired_spread_judge) */
+	int change; /* +1: FIX's spread is wider, -1: narrower (the family rejected); else 0 */
+};
+
+/* Each arm's spread and the paired Brown–Forsythe test of base[i], fix[i] (round i). */
+void paired_spread_analyze(const double *base, const double *fix, size_t n,
+                           struct paired_spread *out);
+
+/*
+ * The spread changes of a session's m cells: cells[i] with pols[i].spread, at least
+ * PAIRED_MIN_PAIRS pairs and not deterministic form one family, Benjamini–Hochberg at level q
+ * (a family of its own: it never dilutes, and is never diluted by, the verdicts'). Sets
+ * spreads[i].q, in_family and change; returns the family size.
+ */
+size_t paired_spread_judge(struct paired_spread *spreads, const struct paired_cell *cells,
+                           const struct paired_policy *pols, size_t m, double q);
 
 /* "same", "better", "worse", "info", "few", "unjudged". */
 const char *paired_verdict_name(enum paired_verdict v);

@@ -334,6 +334,7 @@ static void compare_probe_cells(struct compare *c, const struct compare_probe *p
 			}
 		}
 		paired_analyze(cell->base, cell->fix, n, &cell->pol, &cell->stats);
+		paired_spread_analyze(cell->base, cell->fix, n, &cell->spread);
 		cell->mde_pct = compare_mde_pct(&cell->stats);
 	}
 	strlist_release(&metrics);
@@ -361,6 +362,31 @@ static int compare_collectors_differ(const struct report_data *d, size_t base, s
 	const char *x = d->builds[base].collector, *y = d->builds[fix].collector;
 
 	return strcmp(x ? x : "", y ? y : "") != 0;
+}
+
+/*
+ * Spread changes: a family of their own over the cells paired in both arms of a probe that
+ * did not go inert, after the verdicts, which they never touch.
+ */
+static void compare_spreads(struct compare *c, const struct paired_cell *stats,
+                            const struct paired_policy *pols, double fdr_q)
+{
+	struct paired_spread *sp = xcalloc(c->ncells ? c->ncells : 1, sizeof *sp);
+	struct paired_policy *sp_pols = xcalloc(c->ncells ? c->ncells : 1, sizeof *sp_pols);
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		sp[i] = c->cells[i].spread;
+		sp_pols[i] = pols[i];
+		if (c->cells[i].only || c->cells[i].inert)
+			sp_pols[i].spread = 0;
+	}
+	c->spread_family = paired_spread_judge(sp, stats, sp_pols, c->ncells, fdr_q);
+	for (size_t i = 0; i < c->ncells; i++) {
+		c->cells[i].spread = sp[i];
+		c->spread_changed += sp[i].change != 0;
+	}
+	free(sp_pols);
+	free(sp);
 }
 
 void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
@@ -415,6 +441,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 			pols[i].decides = 0;
 	}
 	out->family = paired_judge(stats, pols, out->ncells, fdr_q);
+	compare_spreads(out, stats, pols, fdr_q);
 	for (size_t i = 0; i < out->ncells; i++) {
 		struct compare_cell *cell = &out->cells[i];
 		double delta;

@@ -76,6 +76,12 @@ struct compare_cell {
 	const char *inert;
 	/* Deterministic, and the arms differ beyond the metric's resolution. */
 	int exact_differs;
+	/*
+	 * Each arm's spread and whether it changed (paired.h, paired_spread): info, whatever it
+	 * says; never part of the verdict or the exit status. Tested only for a paired, judged
+	 * cell (not `only`, not inert).
+	 */
+	struct paired_spread spread;
 };
 
 enum compare_outcome {
@@ -107,7 +113,9 @@ struct compare {
 	int census_differ;   /* ... of which differ (context across designs) */
 	int identity_failed; /* a checksum differs, or FIX fails where BASE does not */
 	int runs_failed;
-	int bimodal; /* cells with a bimodality warning */
+	int bimodal;          /* cells with a bimodality warning */
+	size_t spread_family; /* cells whose spread was tested (their own BH family) */
+	int spread_changed;   /* ... of which the spread changed: info, never a verdict */
 	enum compare_outcome outcome;
 };
 

@@ -243,6 +243,22 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	t = cJSON_AddObjectToObject(o, "bimodal");
 	cJSON_AddBoolToObject(t, "base", s->bimodal_base);
 	cJSON_AddBoolToObject(t, "fix", s->bimodal_fix);
+	/* Info, never a verdict: each arm's standard deviation and whether it changed. */
+	t = cJSON_AddObjectToObject(o, "spread");
+	report_json_num(t, "base_sd", cell->spread.base_sd);
+	report_json_num(t, "fix_sd", cell->spread.fix_sd);
+	report_json_num(t, "ratio", cell->spread.ratio);
+	cJSON_AddStringToObject(t, "method",
+	                        "paired Brown-Forsythe: signed-rank of |FIX - its median| - "
+	                        "|BASE - its median|, round by round");
+	report_json_num(t, "p", cell->spread.p);
+	cJSON_AddBoolToObject(t, "in_fdr_family", cell->spread.in_family);
+	report_json_num(t, "q", cell->spread.q);
+	if (cell->spread.change)
+		cJSON_AddStringToObject(t, "change",
+		                        cell->spread.change > 0 ? "wider" : "narrower");
+	else
+		cJSON_AddNullToObject(t, "change");
 	a = cJSON_AddArrayToObject(o, "pairs");
 	for (size_t i = 0; i < s->n; i++) {
 		cJSON *p = cJSON_CreateObject();
@@ -354,6 +370,7 @@ char *report_json_ab(const struct compare *c)
 	cJSON_AddStringToObject(o, "method", "Benjamini-Hochberg");
 	cJSON_AddNumberToObject(o, "q", c->fdr_q);
 	cJSON_AddNumberToObject(o, "family_size", (double)c->family);
+	cJSON_AddNumberToObject(o, "spread_family_size", (double)c->spread_family);
 	o = cJSON_AddObjectToObject(cmp, "counts");
 	cJSON_AddNumberToObject(o, "worse", c->worse);
 	cJSON_AddNumberToObject(o, "better", c->better);
@@ -364,6 +381,7 @@ char *report_json_ab(const struct compare *c)
 	cJSON_AddNumberToObject(o, "context", c->context);
 	cJSON_AddNumberToObject(o, "inert", c->inert);
 	cJSON_AddNumberToObject(o, "bimodal", c->bimodal);
+	cJSON_AddNumberToObject(o, "spread_changed", c->spread_changed);
 
 	o = cJSON_AddObjectToObject(cmp, "identity");
 	cJSON_AddBoolToObject(o, "failed", c->identity_failed);

@@ -198,6 +198,27 @@ void report_text_warnings(const struct compare *c, struct sbuf *b, const char *p
 		          : s->bimodal_base                 ? "BASE"
 		                                            : "FIX");
 	}
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		const struct paired_spread *sp = &cell->spread;
+		char x[48], y[48], ratio[24];
+		if (!sp->change)
+			continue;
+		metrics_format_value(cell->metric, sp->base_sd, x, sizeof x);
+		metrics_format_value(cell->metric, sp->fix_sd, y, sizeof y);
+		if (isinf(sp->ratio))
+			snprintf(ratio, sizeof ratio, "from none");
+		else
+			snprintf(ratio, sizeof ratio, "x%.3g", sp->ratio);
+		sbuf_addf(b, "%snote: ", prefix);
+		escape(b, cell->probe);
+		sbuf_addf(b, " ");
+		escape(b, cell->metric);
+		sbuf_addf(b,
+		          ": FIX's spread is %s, sd %s -> %s (%s, paired Brown-Forsythe q = %.4f); "
+		          "info, never judged\n",
+		          sp->change > 0 ? "wider" : "narrower", x, y, ratio, sp->q);
+	}
 	if (!c->session_complete)
 		sbuf_addf(b, "%snote: the session is %s: only complete rounds (%s) are paired\n",
 		          prefix, c->data->session.status, rounds);

@@ -186,26 +186,38 @@ static bool gen_major_due(uint64_t extra)
  * generation has outgrown its trigger. The policy is judged at the start of the pause, on
  * byte counts only, so a major may come one minor collection late; in exchange the minor that
  * precedes it can promote everything and the major never sees a young object.
+ *
+ * Triggers: the pause's minor and a major it was asked for count under `trigger`; a major the
+ * old generation's growth added counts as allocation (its budget ran out), and the full
+ * collection promotion past the hard limit forces counts as heap_limit, both of its parts.
  */
-static void gen_collect_now(bool full, const char *why, uint64_t request_bytes)
+static void gen_collect_now(bool full, const char *why, enum gcr_trigger trigger,
+                            uint64_t request_bytes)
 {
 	uint64_t minor0 = gen_stats.minor_collections, major0 = gen_stats.major_collections;
 	uint64_t pause;
+	enum gcr_trigger major_trigger = trigger;
 	char when[64];
 
 	gcr_plant_settle(gen_fast.alloc_objects);
 	gcr_pause_begin();
-	if (!full && gen_major_due(0))
+	if (!full && gen_major_due(0)) {
 		full = true;
+		major_trigger = GCR_T_ALLOCATION;
+	}
 	gen_young_collect(full);
-	if (full)
+	gen_stats.triggers[trigger]++;
+	if (full) {
 		gen_old_collect();
+		gen_stats.triggers[major_trigger]++;
+	}
 	if (gen_knobs.max_bytes != 0 && gen_stats.committed_bytes > gen_knobs.max_bytes) {
 		/* Promotion mapped past the limit: a full collection must bring the heap back. */
 		if (!full) {
 			full = true;
 			gen_young_collect(true);
 			gen_old_collect();
+			gen_stats.triggers[GCR_T_HEAP_LIMIT] += 2;
 		}
 		if (gen_stats.committed_bytes > gen_knobs.max_bytes)
 			gcr_heap_exhausted("gen", request_bytes, gen_stats.committed_bytes,
@@ -228,7 +240,7 @@ void gen_limit_room(uint64_t request_bytes, uint64_t map_bytes)
 {
 	if (gen_stats.committed_bytes + map_bytes <= gen_knobs.max_bytes)
 		return;
-	gen_collect_now(true, "heap-limit", request_bytes);
+	gen_collect_now(true, "heap-limit", GCR_T_HEAP_LIMIT, request_bytes);
 	if (gen_stats.committed_bytes + map_bytes > gen_knobs.max_bytes)
 		gcr_heap_exhausted("gen", request_bytes, gen_stats.committed_bytes,
 		                   gen_knobs.max_bytes);
@@ -241,7 +253,8 @@ void gen_limit_room(uint64_t request_bytes, uint64_t map_bytes)
 static void gen_zeal_collect(void)
 {
 	gen_zeal_collections++;
-	gen_collect_now((gen_zeal_collections & (gen_zeal_collections - 1)) == 0, "zeal", 0);
+	gen_collect_now((gen_zeal_collections & (gen_zeal_collections - 1)) == 0, "zeal",
+	                GCR_T_ZEAL, 0);
 }
 
 /* ---- ABI: lifecycle ------------------------------------------------------------------- */
@@ -309,11 +322,11 @@ static __attribute__((noinline)) void *gen_alloc_slow(uint32_t nptrs, uint32_t n
 	}
 	if (total > GEN_SMALL_MAX_BYTES) {
 		if (gen_major_due(requested))
-			gen_collect_now(true, "large-object", requested);
+			gen_collect_now(true, "large-object", GCR_T_LARGE_OBJECT, requested);
 		return gen_los_alloc(nptrs, nbytes);
 	}
 	if (total > gen_fast.eden_end - gen_fast.cursor)
-		gen_collect_now(false, "nursery-full", requested);
+		gen_collect_now(false, "nursery-full", GCR_T_ALLOCATION, requested);
 	return gen_bump(gen_fast.cursor, (uintptr_t)total, nptrs, nbytes, requested);
 }
 
@@ -379,7 +392,7 @@ void *gcr_read(void *obj, uint32_t i)
 
 void gcr_collect(int kind)
 {
-	gen_collect_now(kind != GCR_MINOR, "requested", 0);
+	gen_collect_now(kind != GCR_MINOR, "requested", GCR_T_EXPLICIT, 0);
 }
 
 void gcr_census(struct gcr_census *c)
@@ -403,4 +416,10 @@ void gcr_census(struct gcr_census *c)
 	gcr_census_set(c, GCR_C_BARRIER_RECORDED, gen_stats.barrier_recorded);
 	gcr_census_set(c, GCR_C_PAUSE_TOTAL_NS, gen_stats.pause_total_ns);
 	gcr_census_set(c, GCR_C_PAUSE_MAX_NS, gen_stats.pause_max_ns);
+	/* Every trigger this collector can start a collection by, its zeros too. */
+	gcr_census_set_trigger(c, GCR_T_ALLOCATION, gen_stats.triggers[GCR_T_ALLOCATION]);
+	gcr_census_set_trigger(c, GCR_T_LARGE_OBJECT, gen_stats.triggers[GCR_T_LARGE_OBJECT]);
+	gcr_census_set_trigger(c, GCR_T_HEAP_LIMIT, gen_stats.triggers[GCR_T_HEAP_LIMIT]);
+	gcr_census_set_trigger(c, GCR_T_EXPLICIT, gen_stats.triggers[GCR_T_EXPLICIT]);
+	gcr_census_set_trigger(c, GCR_T_ZEAL, gen_stats.triggers[GCR_T_ZEAL]);
 }

@@ -24,6 +24,8 @@
  *   (checked by GCR_VERIFY).
  * - Nothing that decides when to collect depends on an address, a time or the environment
  *   beyond the knobs: census counters other than pauses are reproducible bit for bit.
+ * - Every minor and major collection is counted once in gen_stats.triggers, under what
+ *   started it: the triggers sum to minor_collections + major_collections (tests/abi).
  */
 #ifndef GEN_H
 #define GEN_H
@@ -138,6 +140,8 @@ struct gen_stats {
 	uint64_t los_alloc_bytes, los_alloc_objects;
 	/* promoted_bytes + los_alloc_bytes at the end of the last major (policy). */
 	uint64_t old_bytes_at_major;
+	/* Collections by what started them (gcr.h, GCR_TRIGGERS): minor + major in all. */
+	uint64_t triggers[GCR_T_COUNT];
 };
 extern struct gen_stats gen_stats;
 

@@ -146,18 +146,56 @@ enum gcr_census_field { GCR_CENSUS_FIELDS(GCR_CENSUS_ENUM_) GCR_C_COUNT };
 #undef GCR_CENSUS_ENUM_
 
 /*
+ * Collections by what started them (the census "triggers", docs/census-protocol.md, which
+ * says what each name covers). Every collection a collector counts in minor_collections or
+ * major_collections is counted once more here, under the trigger that started it: a pause
+ * that does a minor and a major collection counts two, each under its own cause (gen's major
+ * after a minor that its old generation's growth asked for is "allocation", after a
+ * gcr_collect(GCR_FULL) "explicit"). So where a collector reports triggers, at any census
+ * the known triggers add up to minor_collections + major_collections (tests/abi checks it).
+ * The JVM builds use names no C collector here does (metadata, gc_locker, ...): the list is
+ * the protocol's, one for every runtime.
+ */
+#define GCR_TRIGGERS(X)                 \
+	X(ALLOCATION, "allocation")     \
+	X(LARGE_OBJECT, "large_object") \
+	X(HEAP_LIMIT, "heap_limit")     \
+	X(EXPLICIT, "explicit")         \
+	X(TIMER, "timer")               \
+	X(HEURISTIC, "heuristic")       \
+	X(METADATA, "metadata")         \
+	X(GC_LOCKER, "gc_locker")       \
+	X(ZEAL, "zeal")                 \
+	X(OTHER, "other")
+
+#define GCR_TRIGGER_ENUM_(id, name) GCR_T_##id,
+enum gcr_trigger { GCR_TRIGGERS(GCR_TRIGGER_ENUM_) GCR_T_COUNT };
+#undef GCR_TRIGGER_ENUM_
+
+/*
  * A collector fills only what it knows: bit (1 << field) of `known` says value[field] is real.
- * Unknown is absent, never a fake zero.
+ * Unknown is absent, never a fake zero. Triggers likewise: bit (1 << t) of `triggers_known`
+ * says triggers[t] is real. A collector that reports triggers sets every one it can start a
+ * collection for, those at 0 too (a true zero: none started that way), so that each run of
+ * the build reports the same names; one that reports none leaves triggers_known 0.
  */
 struct gcr_census {
 	uint64_t known;
 	uint64_t value[GCR_C_COUNT];
+	uint64_t triggers_known;
+	uint64_t triggers[GCR_T_COUNT];
 };
 
 static inline void gcr_census_set(struct gcr_census *c, enum gcr_census_field f, uint64_t v)
 {
 	c->value[f] = v;
 	c->known |= UINT64_C(1) << f;
+}
+
+static inline void gcr_census_set_trigger(struct gcr_census *c, enum gcr_trigger t, uint64_t n)
+{
+	c->triggers[t] = n;
+	c->triggers_known |= UINT64_C(1) << t;
 }
 
 /* Fills *c; may be called at any time. */

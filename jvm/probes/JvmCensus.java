@@ -57,6 +57,11 @@
  * ZGC, Shenandoah (pauses that read 0 ms) and Epsilon (no collection) send no section, nor
  * does G1 in a run where its concurrent marker ran (Remark and Cleanup are in no JDK 17 bean).
  *
+ * The "triggers" section (JvmTriggers, which maps the JVM's causes to the protocol's names):
+ * on every collector, the collections of the beans counted above by what started them, from
+ * each collection's notification, registered before the count starts; left out when a
+ * notification did not come or the counts are unknown.
+ *
  * The "latency" section of a request-serving probe (probe_latency_record and
  * probe_json_latency in probes/runtime/probe.c, the same members, quantiles and metering):
  * the probe hands over each request's service time (System.nanoTime(), end - start) and the
@@ -106,6 +111,10 @@ final class JvmCensus {
 	private static JvmPauseLog pauseLog;
 	/* The "pauses" member (JvmPauseLog.finish), or null: absent. */
 	private static String pauses;
+	/* null where the census sends no triggers (JvmTriggers.start). */
+	private static JvmTriggers triggerLog;
+	/* The "triggers" member (JvmTriggers.finish), or null: absent. */
+	private static String triggers;
 	/* What a request-serving probe handed over (latencyRecord); null: none. */
 	private static long[] latencyServiceNs;
 	private static long latencySpanNs;
@@ -118,6 +127,12 @@ final class JvmCensus {
 	long minor = -1, major = -1, pauseNs = -1, allocBytes = -1, committedPeak = -1,
 	     usedAfterFull = -1;
 	long[] memory = {-1, -1};
+
+	private static String[] concat(String[] a, String[] b) {
+		String[] c = Arrays.copyOf(a, a.length + b.length);
+		System.arraycopy(b, 0, c, a.length, b.length);
+		return c;
+	}
 
 	private static boolean contains(String[] list, String s) {
 		for (String x : list)
@@ -148,6 +163,7 @@ final class JvmCensus {
 	 */
 	static void start() {
 		pauseLog = JvmPauseLog.start();
+		triggerLog = JvmTriggers.start(concat(MINOR, MAJOR), PAUSE_ONLY);
 		committedAtStart = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
 		if (THREADS != null)
 			allocAtStart = THREADS.getCurrentThreadAllocatedBytes();
@@ -220,6 +236,8 @@ final class JvmCensus {
 		long[] before = pauseLog != null ? pauseLog.counts() : null;
 		if (pauseLog != null)
 			pauseLog.settle(before);
+		if (triggerLog != null)
+			triggerLog.settle();
 		long gcStartNs = System.nanoTime();
 		System.gc();
 		long gcEndNs = System.nanoTime();
@@ -230,6 +248,9 @@ final class JvmCensus {
 		if (pauseLog != null)
 			pauses = pauseLog.finish(before, gcStartNs, gcEndNs);
 		c.readCounts();
+		/* Only with the counts they add up to. */
+		if (triggerLog != null)
+			triggers = c.minor >= 0 && c.major >= 0 ? triggerLog.finish() : null;
 		long peak = Math.max(committedAtStart,
 		                     ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted());
 		for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
@@ -391,6 +412,8 @@ final class JvmCensus {
 		field(c, "heap_used_after_full_bytes", usedAfterFull);
 		field(c, "pause_total_ns", pauseNs);
 		b.append(c.isEmpty() ? "}" : "\n    " + String.join(",\n    ", c) + "\n  }");
+		if (triggers != null)
+			b.append(",\n  ").append(triggers);
 		List<String> m = new ArrayList<>();
 		field(m, "vm_hwm_bytes", memory[0]);
 		field(m, "rss_anon_bytes", memory[1]);

@@ -375,6 +375,32 @@ static void probe_json_census(FILE *f, const struct gcr_census *c)
 	fputs(*sep ? "\n  }" : "}", f);
 }
 
+/*
+ * The "triggers" section: collections by what started them, the names the collector knows
+ * (its zeros too: it reports every trigger it can start a collection for). None: no section.
+ */
+static void probe_json_triggers(FILE *f, const struct gcr_census *c)
+{
+	/* Characters, not pointers: pointers would cost every run (valgrind's too) relocations. */
+	static const char names[GCR_T_COUNT][16] = {
+#define PROBE_TRIGGER_NAME_(id, name) [GCR_T_##id] = name,
+	    GCR_TRIGGERS(PROBE_TRIGGER_NAME_)
+#undef PROBE_TRIGGER_NAME_
+	};
+	const char *sep = "";
+
+	if (c->triggers_known == 0)
+		return;
+	fputs(",\n  \"triggers\": {", f);
+	for (int i = 0; i < GCR_T_COUNT; i++) {
+		if (c->triggers_known & (UINT64_C(1) << i)) {
+			fprintf(f, "%s\"%s\": %" PRIu64, sep, names[i], c->triggers[i]);
+			sep = ", ";
+		}
+	}
+	fputc('}', f);
+}
+
 static uint64_t *probe_xmalloc_u64(size_t n)
 {
 	uint64_t *v = malloc((n ? n : 1) * sizeof *v);
@@ -519,6 +545,7 @@ static char *probe_census_json(const struct probe_spec *spec, const struct probe
 	probe_json_capabilities(f, caps);
 	fprintf(f, ",\n  \"checksum\": \"0x%016" PRIx64 "\",\n  \"census\": ", checksum);
 	probe_json_census(f, c);
+	probe_json_triggers(f, c);
 	fputs(",\n  \"memory\": {", f);
 	if (m->have_hwm) {
 		fprintf(f, " \"vm_hwm_bytes\": %" PRIu64, m->vm_hwm_bytes);

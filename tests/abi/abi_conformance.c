@@ -22,6 +22,9 @@
  * - census, after every phase: counters only grow, a counter once known stays known,
  *   alloc_bytes and alloc_objects grow by exactly what was requested, and a collector without
  *   GCR_CAP_COLLECTS reports no collection and nothing freed;
+ * - triggers, with every census: no bits beyond the triggers, a trigger once known stays
+ *   known and never goes down, and a collector that reports any knows its collection counts
+ *   and its triggers add up to minor_collections + major_collections (gcr.h, GCR_TRIGGERS);
  * - pause log, with every census: a collector claiming GCR_CAP_PAUSE_LOG knows its collection
  *   counts and pause_total_ns, the log's minor and major sums equal those counts, its wall
  *   total and max equal pause_total_ns and pause_max_ns, and its intervals are in order, do
@@ -56,6 +59,12 @@ static const char *const abi_field_names[GCR_C_COUNT] = {
 #define ABI_FIELD_NAME_(id, name) name,
     GCR_CENSUS_FIELDS(ABI_FIELD_NAME_)
 #undef ABI_FIELD_NAME_
+};
+
+static const char *const abi_trigger_names[GCR_T_COUNT] = {
+#define ABI_TRIGGER_NAME_(id, name) name,
+    GCR_TRIGGERS(ABI_TRIGGER_NAME_)
+#undef ABI_TRIGGER_NAME_
 };
 
 /* The run's settings and the census bookkeeping shared by every phase. */
@@ -204,6 +213,37 @@ static uint64_t abi_collections(const struct gcr_census *c)
 	return c->value[GCR_C_MINOR_COLLECTIONS] + c->value[GCR_C_MAJOR_COLLECTIONS];
 }
 
+/* The triggers of census c against the previous one, p (gcr.h, GCR_TRIGGERS). */
+static void abi_check_triggers(const struct gcr_census *c, const struct gcr_census *p)
+{
+	uint64_t sum = 0;
+
+	if (c->triggers_known >> GCR_T_COUNT != 0)
+		abi_fail("census.triggers_known has bits beyond the %d triggers: %#" PRIx64,
+		         GCR_T_COUNT, c->triggers_known);
+	for (int t = 0; t < GCR_T_COUNT; t++) {
+		uint64_t bit = UINT64_C(1) << t;
+		if (!(c->triggers_known & bit)) {
+			if (p->triggers_known & bit)
+				abi_fail("trigger %s was known and is now absent",
+				         abi_trigger_names[t]);
+			continue;
+		}
+		if ((p->triggers_known & bit) && c->triggers[t] < p->triggers[t])
+			abi_fail("trigger %s went down: %" PRIu64 " -> %" PRIu64,
+			         abi_trigger_names[t], p->triggers[t], c->triggers[t]);
+		sum += c->triggers[t];
+	}
+	if (c->triggers_known == 0)
+		return;
+	if (!abi_known(c, GCR_C_MINOR_COLLECTIONS) || !abi_known(c, GCR_C_MAJOR_COLLECTIONS))
+		abi_fail("triggers reported, but the census lacks minor/major collection counts");
+	if (sum != abi_collections(c))
+		abi_fail("the triggers count %" PRIu64 " collections, minor_collections + "
+		         "major_collections %" PRIu64,
+		         sum, abi_collections(c));
+}
+
 /* The pause log against the census just taken (gcr.h, "The pause log"). */
 static void abi_check_pause_log(const struct gcr_census *c)
 {
@@ -278,6 +318,7 @@ static void abi_census(struct gcr_census *out)
 	    c.value[GCR_C_PAUSE_MAX_NS] > c.value[GCR_C_PAUSE_TOTAL_NS])
 		abi_fail("pause_max_ns %" PRIu64 " exceeds pause_total_ns %" PRIu64,
 		         c.value[GCR_C_PAUSE_MAX_NS], c.value[GCR_C_PAUSE_TOTAL_NS]);
+	abi_check_triggers(&c, p);
 	abi_check_pause_log(&c);
 	if (!(abi.caps & GCR_CAP_COLLECTS)) {
 		if (abi_collections(&c) != 0)

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The JVM's collectors as build folders (docs/jvm.md): `make jvm` builds them; measure runs
 # the Java probes on jvm-serial and jvm-g1 with the C probes' checksums, a census from the
-# JVM's own beans, a pause log from its per-collection notifications (none on jvm-epsilon)
-# and 15's latency section; an A/A of jvm-serial is quiet on every census counter; check of
-# the session against jvm-serial's and jvm-g1's committed shared_ci baselines passes. Needs
+# JVM's own beans, a pause log from its per-collection notifications (none on jvm-epsilon),
+# collections by cause from those notifications, and 15's latency section; an A/A of
+# jvm-serial is quiet on every census counter; check of the session against jvm-serial's and
+# jvm-g1's committed shared_ci baselines passes. Needs
 # OpenJDK 17 (scripts/setup.sh installs it): without java the test fails, saying so, rather
 # than skipping.
 . "$(dirname "$0")/lib.sh"
@@ -66,11 +67,23 @@ expect_eq "$(exported 1 "$q | map(.\"census.mmu_10ms\" >= 0 and .\"census.mmu_10
 	"mmu_10ms from 0 to 1"
 expect_eq "$(exported 1 "$q | map((.\"census.pause_p99_ns\" // -1) % 1000000 == 0) | all")" true \
 	"pause p99 a whole number of milliseconds"
+# Collections by cause (JvmTriggers): each collection the two counts count, once, under its
+# notification's cause mapped to the protocol's names, all ten sent. The final System.gc() is
+# explicit; at ci the run's own collections are allocation (eden full, G1's evacuation pause).
+tsum='[to_entries[] | select(.key | startswith("census.trigger_")) | .value] | add'
+expect_eq "$(exported 1 "$q | map(. as \$s | ($tsum) == \$s.\"census.minor_collections\" + \$s.\"census.major_collections\") | all")" \
+	true "triggers add up to minor + major collections on jvm-serial and jvm-g1"
+expect_eq "$(exported 1 "$q | map(.\"census.trigger_explicit\" >= 1 and .\"census.trigger_allocation\" >= 1) | all")" \
+	true "the final System.gc() is explicit, the run's own collections allocation"
+expect_eq "$(exported 1 '[.runs[] | .samples | keys[] | select(startswith("census.trigger_"))] | unique | length')" \
+	10 "all ten trigger names sent"
 # Epsilon never collects: no pause log, so no pause figures (absent, never zero).
 expect_status 0 "$GCR" measure --build "$J/jvm-epsilon" --probes 01 --size ci --rounds 1 \
 	--warmup 0 --meters rusage,census --seed 98
 expect_eq "$(exported 2 '[.runs[] | .samples | keys[] | select(test("^census[.](pause_(count|span|max|p[0-9]|hist)|mmu_)"))] | length')" \
 	0 "jvm-epsilon has no pause figures"
+expect_eq "$(exported 2 "[.runs[] | .samples | $tsum] | unique | join(\",\")")" 0 \
+	"jvm-epsilon's triggers: all zero, for it never collects"
 
 # Default meters: the manifest leaves valgrind off, says why, and the session measures the rest.
 expect_status 0 "$GCR" measure --build "$J/jvm-serial" --probes 01 --size ci --rounds 1 --warmup 0 \

@@ -233,6 +233,84 @@ static void test_pauses(void)
 	census_report_release(&r);
 }
 
+/* A stored metric's value; NAN when absent, so that a check fails rather than crashes. */
+static double value(const struct census_report *r, const char *metric)
+{
+	const double *v = metric_set_get(&r->metrics, metric);
+
+	return v ? *v : NAN;
+}
+
+/* Collections by cause: census.trigger_<name>, the protocol's names only. */
+static void test_triggers(void)
+{
+	struct census_report r;
+	struct err e;
+
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{"
+	                        "\"minor_collections\":40,\"major_collections\":3},\"triggers\":{"
+	                        "\"allocation\":41,\"explicit\":1,\"heap_limit\":1,\"zeal\":0}}",
+	                   &r, &e) == 0);
+	CHECK(value(&r, "census.trigger_allocation") == 41);
+	CHECK(value(&r, "census.trigger_explicit") == 1);
+	CHECK(value(&r, "census.trigger_heap_limit") == 1);
+	/* A zero sent is a true zero, kept; a name not sent is absent. */
+	CHECK(metric_set_get(&r.metrics, "census.trigger_zeal") &&
+	      value(&r, "census.trigger_zeal") == 0);
+	CHECK(metric_set_get(&r.metrics, "census.trigger_timer") == NULL);
+	CHECK(r.warnings.n == 0);
+	for (size_t i = 0; i < r.metrics.n; i++)
+		CHECK(metrics_is_known(r.metrics.items[i].name));
+	census_report_release(&r);
+
+	/* Every name of the protocol is taken. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"triggers\":{"
+	                        "\"allocation\":1,\"large_object\":2,\"heap_limit\":3,"
+	                        "\"explicit\":4,\"timer\":5,\"heuristic\":6,\"metadata\":7,"
+	                        "\"gc_locker\":8,\"zeal\":9,\"other\":10}}",
+	                   &r, &e) == 0);
+	CHECK(r.metrics.n == 10 && r.warnings.n == 0);
+	CHECK(value(&r, "census.trigger_gc_locker") == 8);
+	census_report_release(&r);
+
+	/* An unknown name is a warning, as an unknown counter is: not stored. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"triggers\":{"
+	                        "\"allocation\":2,\"alocation\":1}}",
+	                   &r, &e) == 0);
+	CHECK(r.warnings.n == 1 &&
+	      strstr(r.warnings.items[0], "unknown census key \"triggers.alocation\""));
+	CHECK(metric_set_get(&r.metrics, "census.trigger_alocation") == NULL);
+	CHECK(value(&r, "census.trigger_allocation") == 2);
+	census_report_release(&r);
+
+	/* Counts that do not add up to the collections: kept, with a warning. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"census\":{"
+	                        "\"minor_collections\":0,\"major_collections\":5},\"triggers\":{"
+	                        "\"allocation\":3,\"explicit\":1}}",
+	                   &r, &e) == 0);
+	CHECK(r.warnings.n == 1 &&
+	      strstr(r.warnings.items[0], "the triggers count 4 collections, minor_collections + "
+	                                  "major_collections 5"));
+	CHECK(value(&r, "census.trigger_allocation") == 3);
+	census_report_release(&r);
+
+	/* Not an object, not an exact integer: the run fails, the field named. */
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"triggers\":[1]}", &r, &e) !=
+	      0);
+	CHECK(strstr(e.msg, "census: triggers: must be an object"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"triggers\":{"
+	                        "\"explicit\":1.5}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "triggers.explicit"));
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"triggers\":{"
+	                        "\"explicit\":-1}}",
+	                   &r, &e) != 0);
+	CHECK(census_parse(HEAD "\"checksum\":\"0x00000000000000ff\",\"triggers\":{"
+	                        "\"explicit\":1,\"explicit\":2}}",
+	                   &r, &e) != 0);
+	CHECK(strstr(e.msg, "duplicate key"));
+}
+
 int main(void)
 {
 	struct census_report r;
@@ -297,6 +375,7 @@ int main(void)
 	test_read();
 	test_check_run();
 	test_pauses();
+	test_triggers();
 	test_unknown_keys();
 	test_exact_integers();
 	test_check_build();

@@ -300,7 +300,8 @@ static void test_table(void)
 			c++;
 		} else if (strncmp(m->name, "census.", 7) == 0) {
 			CHECK(strncmp(m->name, "census.pause_", 13) == 0 ||
-			      strncmp(m->name, "census.mmu_", 11) == 0);
+			      strncmp(m->name, "census.mmu_", 11) == 0 ||
+			      strcmp(m->name, "census.trigger_<name>") == 0);
 		}
 	}
 	CHECK(census[c] == NULL);
@@ -372,6 +373,20 @@ static void test_nature(void)
 	      metrics_lookup("census.pause_hist_17")->unit == METRIC_UNIT_COUNT);
 	CHECK(!metrics_is_bucket("census.pause_p99_ns"));
 	CHECK(!metrics_is_bucket("census.pause_hist_"));
+	/*
+	 * Collections by cause: the collector's account (behaviour), exact, a cell of ab that
+	 * never decides (the counts it breaks down do), recorded and never gated by a profile.
+	 */
+	{
+		const struct metric_info *m = metrics_lookup("census.trigger_allocation");
+		CHECK(m && strcmp(m->name, "census.trigger_<name>") == 0);
+		CHECK(m && m->cls == METRIC_CLASS_EXACT && m->nature == METRIC_NATURE_BEHAVIOUR &&
+		      m->unit == METRIC_UNIT_COUNT && m->better == METRIC_BETTER_NEITHER &&
+		      !m->ab_decides && !m->band[0].gated && !m->band[1].gated);
+		CHECK(metrics_is_census("census.trigger_heap_limit"));
+		CHECK(!metrics_is_bucket("census.trigger_heap_limit"));
+		CHECK(!metrics_is_known("census.trigger_"));
+	}
 	CHECK_STR(metrics_nature_name(METRIC_NATURE_COST), "cost");
 	CHECK_STR(metrics_nature_name(METRIC_NATURE_BEHAVIOUR), "behaviour");
 	CHECK_STR(metrics_nature_name((enum metric_nature)7), "?");

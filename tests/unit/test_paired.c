@@ -406,6 +406,192 @@ static void test_aa_noise(void)
 	CHECK(flagged_sessions <= 400 * 0.05 + 12);
 }
 
+/* The spread of each arm and the paired Brown–Forsythe test, on answers worked by hand. */
+static void test_spread_known(void)
+{
+	/*
+	 * Medians 10 and 10; |x - median| is 0,1,1,0,2,2,0 and 0,10,10,0,20,20,0, so the
+	 * differences are 0,9,9,0,18,18,0: four non-zero, all positive, mid-ranks 1.5,1.5,3.5,3.5,
+	 * W+ = 10, the largest of 2^4 equally likely patterns: p = 1/16 one-sided, 1/8 two-sided.
+	 * Means 10 and 10, squares 10 and 1000: sd sqrt(10/6) and sqrt(1000/6), ratio 10.
+	 */
+	const double base[] = {10, 11, 9, 10, 12, 8, 10};
+	const double fix[] = {10, 20, 0, 10, 30, -10, 10};
+	/* Eight rounds, each |deviation| of FIX larger by a different amount. */
+	const double b8[] = {100, 101, 99, 102, 98, 103, 97, 100.5};
+	const double f8[] = {100, 111, 79, 132, 58, 153, 37, 120.5};
+	double shifted[8], shared_b[8], shared_f[8];
+	struct paired_spread s;
+
+	paired_spread_analyze(base, fix, 7, &s);
+	CHECK_NEAR(s.base_sd, sqrt(10.0 / 6), 1e-12);
+	CHECK_NEAR(s.fix_sd, sqrt(1000.0 / 6), 1e-12);
+	CHECK_NEAR(s.ratio, 10, 1e-12);
+	CHECK(s.test.n_used == 4 && s.test.n_zero == 3);
+	CHECK_NEAR(s.test.w_plus, 10, 1e-12);
+	CHECK_NEAR(s.test.p_greater, 1.0 / 16, 1e-12);
+	CHECK_NEAR(s.p, 1.0 / 8, 1e-12);
+	CHECK(isnan(s.q) && !s.in_family && s.change == 0);
+
+	/* Narrower is the mirror image: FIX as BASE. */
+	paired_spread_analyze(fix, base, 7, &s);
+	CHECK_NEAR(s.ratio, 0.1, 1e-12);
+	CHECK_NEAR(s.test.p_less, 1.0 / 16, 1e-12);
+	CHECK_NEAR(s.p, 1.0 / 8, 1e-12);
+
+	/*
+	 * Medians 100.25 and 105.5: the differences 5.25, 4.75, 25.25, 24.75, 45.25, 44.75,
+	 * 65.25, 14.75 are all positive and distinct.
+	 */
+	paired_spread_analyze(b8, f8, 8, &s);
+	CHECK(s.test.n_used == 8 && s.test.exact);
+	CHECK_NEAR(s.p, 2.0 / 256, 1e-12);
+
+	/* A shift of location alone is no change of spread: every difference is 0. */
+	for (int i = 0; i < 8; i++)
+		shifted[i] = b8[i] + 1000;
+	paired_spread_analyze(b8, shifted, 8, &s);
+	CHECK(s.test.n_used == 0 && s.p == 1);
+	CHECK_NEAR(s.ratio, 1, 1e-12);
+	/*
+	 * Noise the host puts on both runs of a round cancels: a round that is 40 slower for
+	 * both arms moves both away from their medians alike.
+	 */
+	for (int i = 0; i < 8; i++) {
+		shared_b[i] = b8[i] + (i % 3 == 0 ? 40 : 0);
+		shared_f[i] = b8[i] + 5 + (i % 3 == 0 ? 40 : 0);
+	}
+	paired_spread_analyze(shared_b, shared_f, 8, &s);
+	CHECK(s.p == 1);
+
+	/* Degenerate inputs: no pairs, one pair, constant arms. */
+	paired_spread_analyze(base, fix, 0, &s);
+	CHECK(isnan(s.base_sd) && isnan(s.ratio) && s.p == 1);
+	paired_spread_analyze(base, fix, 1, &s);
+	CHECK(isnan(s.fix_sd) && s.p == 1);
+	{
+		const double c5[] = {5, 5, 5, 5, 5, 5}, w5[] = {4, 6, 4, 6, 4, 6};
+		paired_spread_analyze(c5, c5, 6, &s);
+		CHECK(s.base_sd == 0 && isnan(s.ratio) && s.p == 1);
+		paired_spread_analyze(c5, w5, 6, &s);
+		CHECK(isinf(s.ratio) && s.ratio > 0);
+	}
+}
+
+/* The spread family: who enters it, BH within it, and the direction of a change. */
+static void test_spread_judge(void)
+{
+	/* A cell whose FIX deviates more in each of 10 rounds: p = 2/1024. */
+	double wb[10], wf[10], nb[10], nf[10];
+	struct paired_cell cells[6];
+	struct paired_policy pols[6];
+	struct paired_spread sp[6];
+	size_t fam;
+
+	for (int i = 0; i < 10; i++) {
+		double e = (i % 2 ? 1 : -1) * (1 + 0.1 * i);
+		wb[i] = 1e8 + e * 1e5;
+		wf[i] = 1e8 + e * 2e6;
+		nb[i] = 1e8 + (i % 3) * 1e5;
+		nf[i] = 1e8 + ((i + 1) % 3) * 1e5;
+	}
+	paired_policy_for("time.wall_ns", &pols[0]);
+	paired_policy_for("time.user_ns", &pols[1]);
+	paired_policy_for("rss.peak_bytes", &pols[2]);
+	paired_policy_for("time.sys_ns", &pols[3]);  /* info: quantised, not in the family */
+	paired_policy_for("valgrind.ir", &pols[4]);  /* exact: judged by its spread already */
+	paired_policy_for("time.wall_ns", &pols[5]); /* but only 5 pairs */
+	CHECK(pols[0].spread && pols[1].spread && pols[2].spread);
+	CHECK(!pols[3].spread && !pols[4].spread);
+	paired_analyze(wb, wf, 10, &pols[0], &cells[0]);
+	paired_spread_analyze(wb, wf, 10, &sp[0]);
+	paired_analyze(nb, nf, 10, &pols[1], &cells[1]);
+	paired_spread_analyze(nb, nf, 10, &sp[1]);
+	/* Narrower: the first cell's arms swapped. */
+	paired_analyze(wf, wb, 10, &pols[2], &cells[2]);
+	paired_spread_analyze(wf, wb, 10, &sp[2]);
+	paired_analyze(wb, wf, 10, &pols[3], &cells[3]);
+	paired_spread_analyze(wb, wf, 10, &sp[3]);
+	paired_analyze(wb, wf, 10, &pols[4], &cells[4]);
+	paired_spread_analyze(wb, wf, 10, &sp[4]);
+	paired_analyze(wb, wf, 5, &pols[5], &cells[5]);
+	paired_spread_analyze(wb, wf, 5, &sp[5]);
+	CHECK_NEAR(sp[0].p, 2.0 / 1024, 1e-12);
+	CHECK_NEAR(sp[0].ratio, 20, 1e-9);
+
+	fam = paired_spread_judge(sp, cells, pols, 6, PAIRED_FDR_Q);
+	CHECK(fam == 3);
+	CHECK(sp[0].in_family && sp[1].in_family && sp[2].in_family);
+	CHECK(!sp[3].in_family && !sp[4].in_family && !sp[5].in_family);
+	CHECK(isnan(sp[3].q) && sp[3].change == 0 && sp[5].change == 0);
+	/* BH over 3: 2/1024 * 3 / 2 (two at that p) = 0.0029. */
+	CHECK_NEAR(sp[0].q, 2.0 / 1024 * 3 / 2, 1e-12);
+	CHECK(sp[0].change == 1 && sp[2].change == -1 && sp[1].change == 0);
+	/* The verdicts are not touched: spread is info. */
+	paired_judge(cells, pols, 6, PAIRED_FDR_Q);
+	CHECK(cells[0].verdict == PAIRED_SAME || cells[0].verdict == PAIRED_WORSE ||
+	      cells[0].verdict == PAIRED_BETTER);
+	paired_spread_judge(sp, cells, pols, 6, PAIRED_FDR_Q);
+	CHECK(sp[0].change == 1);
+
+	/* A deterministic cell has no spread to compare. */
+	{
+		const double k[6] = {7, 7, 7, 7, 7, 7}, k2[6] = {8, 8, 8, 8, 8, 8};
+		struct paired_cell dc;
+		struct paired_spread ds;
+		paired_analyze(k, k2, 6, &pols[0], &dc);
+		paired_spread_analyze(k, k2, 6, &ds);
+		CHECK(paired_spread_judge(&ds, &dc, &pols[0], 1, PAIRED_FDR_Q) == 0);
+	}
+}
+
+/* A/A on noise: the spread family, like the verdicts', calls a change in few sessions. */
+static void test_spread_aa(void)
+{
+	int flagged = 0, found = 0;
+
+	for (int s = 0; s < 400; s++) {
+		struct paired_cell cells[8];
+		struct paired_policy pols[8];
+		struct paired_spread sp[8];
+		int any = 0;
+		for (int c = 0; c < 8; c++) {
+			double a[11], b[11];
+			for (int i = 0; i < 11; i++) {
+				double round = 0.05 * rng_gauss(); /* the host, on both runs */
+				a[i] = 1e8 * (1 + round + 0.02 * rng_gauss());
+				b[i] = 1e8 * (1 + round + 0.02 * rng_gauss());
+			}
+			paired_policy_for("time.wall_ns", &pols[c]);
+			paired_analyze(a, b, 11, &pols[c], &cells[c]);
+			paired_spread_analyze(a, b, 11, &sp[c]);
+		}
+		paired_spread_judge(sp, cells, pols, 8, PAIRED_FDR_Q);
+		for (int c = 0; c < 8; c++)
+			any |= sp[c].change != 0;
+		flagged += any;
+	}
+	CHECK(flagged <= 400 * 0.05 + 12);
+
+	/* FIX's spread 8 times BASE's (the seed's 143.8 -> 17.3 ms, the other way): found. */
+	for (int s = 0; s < 100; s++) {
+		struct paired_cell cell;
+		struct paired_policy pol;
+		struct paired_spread sp;
+		double a[15], b[15];
+		for (int i = 0; i < 15; i++) {
+			a[i] = 1e8 * (1 + 0.01 * rng_gauss());
+			b[i] = 1e8 * (1 + 0.08 * rng_gauss());
+		}
+		paired_policy_for("time.wall_ns", &pol);
+		paired_analyze(a, b, 15, &pol, &cell);
+		paired_spread_analyze(a, b, 15, &sp);
+		paired_spread_judge(&sp, &cell, &pol, 1, PAIRED_FDR_Q);
+		found += sp.change == 1;
+	}
+	CHECK(found >= 90);
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("GCR_TEST_SEED");
@@ -425,5 +611,8 @@ int main(int argc, char **argv)
 	test_cells();
 	test_exact_measured();
 	test_aa_noise();
+	test_spread_known();
+	test_spread_judge();
+	test_spread_aa();
 	return unit_done("test_paired");
 }
