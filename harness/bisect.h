@@ -10,7 +10,8 @@
  * direction the figure must move is the other one (struct bisect_rule).
  *
  * Deciding a commit, per probe:
- * - Exact (the metric's class is exact, and each end measured twice repeated itself): one
+ * - Exact (the metric's class is exact, and each end measured twice repeated itself: its
+ *   values agree within the metric's resolution, which is 0 for census counters): one
  *   measurement, compared with the good end's: bad when it moved beyond the threshold in the
  *   direction the ends moved, good otherwise (bisect_decide_exact).
  * - Paired (anything else): runs of the commit interleaved with runs of the good end, judged
@@ -112,7 +113,7 @@ double bisect_allowance(const struct bisect_rule *r, double good);
 struct bisect_ends {
 	double good, bad; /* the medians */
 	double allowance; /* bisect_allowance of good */
-	int repeats;      /* each end measured twice or more, and every value of each the same */
+	int repeats;      /* each end measured twice or more, its values within the resolution */
 	int sign;         /* the way bad moved from good: +1, -1, 0 (no further than allowance) */
 	int moved;        /* beyond the allowance, the way the rule wants */
 	int other_way;    /* beyond the allowance, but the other way */

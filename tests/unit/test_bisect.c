@@ -268,7 +268,7 @@ static void test_exact(void)
 	struct bisect_ends ends;
 	struct err e = ERR_INIT;
 	double g[2] = {186327365, 186327365}, b[2] = {190426000, 190426000};
-	double g1[1] = {186327365}, wobbly[2] = {186327365, 186327399};
+	double g1[1] = {186327365}, wobbly[2] = {186327365, 186329999};
 
 	/* Ir +2.2% against a 1% band: repeats, moved up, the way a regression goes. */
 	CHECK(bisect_rule_for("valgrind.ir", NULL, 0, &r, &e) == 0);
@@ -281,11 +281,16 @@ static void test_exact(void)
 	CHECK(bisect_decide_exact(&ends, 186327365 * 1.011) == BISECT_BAD);
 	/* Better than the good end is not the regression. */
 	CHECK(bisect_decide_exact(&ends, 150000000) == BISECT_GOOD);
-	/* One value per end, or an end that does not repeat: not exact. */
+	/* One value per end, or an end that does not repeat (14 ppm apart): not exact. */
 	bisect_ends_exact(&r, g1, 1, b, 2, &ends);
 	CHECK(!ends.repeats && ends.moved);
 	bisect_ends_exact(&r, wobbly, 2, b, 2, &ends);
 	CHECK(!ends.repeats);
+	/* Two instructions apart, as a probe formatting its own pause times makes them: that is
+	 * within Ir's resolution (10 ppm), so it repeats. */
+	wobbly[1] = 186327367;
+	bisect_ends_exact(&r, wobbly, 2, b, 2, &ends);
+	CHECK(ends.repeats && ends.moved);
 	/* An improvement, looked for as a regression: it moved the other way. */
 	bisect_ends_exact(&r, b, 2, g, 2, &ends);
 	CHECK(!ends.moved && ends.other_way && ends.sign == -1);
@@ -306,6 +311,10 @@ static void test_exact(void)
 	CHECK(bisect_decide_exact(&ends, 0) == BISECT_GOOD);
 	CHECK(bisect_decide_exact(&ends, 1) == BISECT_BAD);
 	CHECK(bisect_decide_exact(&ends, 2) == BISECT_BAD);
+	/* A counter has no resolution: 36 and 37 collections do not repeat. */
+	double c36[2] = {36, 37};
+	bisect_ends_exact(&r, c36, 2, m1, 2, &ends);
+	CHECK(!ends.repeats);
 	/* No better side: either way counts, and the step follows the ends' way. */
 	double f0[2] = {1000, 1000}, f1[2] = {900, 900};
 	CHECK(bisect_rule_for("census.freed_bytes", NULL, 0, &r, &e) == 0);
