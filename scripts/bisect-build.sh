@@ -58,7 +58,9 @@ dir)
 		exit 2
 	fi
 	echo "bisect-build: building $name from ${subdir:-.} at $full" >&2
-	if ! make -C "$checkout" --no-print-directory -f collectors/build.mk \
+	# Every CPU: the bisect holds the bench lock while it builds, so nothing is measured now.
+	if ! make -j "$(nproc 2>/dev/null || echo 1)" -C "$checkout" --no-print-directory \
+		-f collectors/build.mk \
 		COLLECTOR_DIR="$src" NAME="$name" OUT="$tmp" "$@" >&2; then
 		echo "bisect-build: building $name at $full failed" >&2
 		exit 2
