@@ -239,26 +239,33 @@ out:
 
 /*
  * The line of a build log that says why it failed: the last one with "error" in it, else the
- * last that is not the script's own closing word; newly allocated, NULL for an empty log.
+ * last that is not the build scripts' own, else the last of theirs; newly allocated, NULL for
+ * an empty log.
  */
 static char *bisect_log_reason(const char *log_path)
 {
-	char *text = NULL, *line, *save = NULL, *err_line = NULL, *last = NULL, *r = NULL;
+	char *text = NULL, *line, *save = NULL, *err_line = NULL, *last = NULL, *said = NULL;
+	char *r = NULL;
 	size_t len;
 	struct err e;
 
 	if (read_file(log_path, &text, &len, &e) != 0)
 		return NULL;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!*line || strncmp(line, "bisect-build: ", 14) == 0 ||
-		    strncmp(line, "build-rev: ", 11) == 0 || strncmp(line, "make", 4) == 0)
+		if (!*line || strncmp(line, "make", 4) == 0)
 			continue;
+		/* The scripts' own words come last; a compiler's error says more, when there is one. */
+		if (strncmp(line, "bisect-build: ", 14) == 0 ||
+		    strncmp(line, "build-rev: ", 11) == 0) {
+			said = line;
+			continue;
+		}
 		if (strstr(line, "error"))
 			err_line = line;
 		last = line;
 	}
-	if (err_line || last)
-		r = xstrdup(err_line ? err_line : last);
+	if (err_line || last || said)
+		r = xstrdup(err_line ? err_line : last ? last : said);
 	free(text);
 	return r;
 }
@@ -1685,9 +1692,9 @@ static int bisect_step_paired(struct bisect_ctx *c, size_t i, enum bisect_mark *
 			metrics_format_value(c->metric, pp->cell.ci.lo, lo, sizeof lo);
 			metrics_format_value(c->metric, pp->cell.ci.hi, hi, sizeof hi);
 			sbuf_addf(&b,
-			          "%s %s %+.2f%% (its median delta %.0f%% sure within %s to %s)",
-			          k++ ? ";" : "", c->probes[p].name, pp->cell.delta_pct,
-			          100 * pp->cell.ci.level, lo, hi);
+			          "%s %s %+.2f%%, its median delta %s to %s at %.0f%% confidence",
+			          k++ ? ";" : "", c->probes[p].name, pp->cell.delta_pct, lo, hi,
+			          100 * pp->cell.ci.level);
 		}
 		*reason = bisect_take(&b);
 		*m = BISECT_SKIP;

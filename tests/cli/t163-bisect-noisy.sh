@@ -4,7 +4,9 @@
 # whose figure the budget cannot resolve (c4: +15% at its middle, but +-50% from run to run)
 # is "cannot tell", skipped and named, and the answer stays right; and with that plant as
 # the bad end, bisect says it cannot tell whether anything moved instead of guessing. The
-# probes are bisect-repo.sh's scripted ones, whose sleeps set their wall time.
+# probes are bisect-repo.sh's scripted ones, whose sleeps set their wall time. The threshold
+# is 20%, not wall time's 10% band: a loaded shared host delays a 0.2 s sleep by tens of ms
+# now and then, and an unchanged commit must still be shown unmoved within 12 rounds.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/cli/bisect-repo.sh"
 export GCR_LOCK_FILE="$T/bench.lock" GCR_BISECT_CACHE="$T/cache"
@@ -18,13 +20,13 @@ for k in 6 7 8; do script_commit "$S" $k sleep-01_sleepy.txt=0.28; done
 for k in 1 4 6 8; do eval "S$k=$(bisect_hash "$S" $k)"; done
 
 expect_status 0 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good "$S1" --bad "$S8" \
-	--probe 01 --metric time.wall_ns --warmup 0 --max-rounds 12 --json "$T/noisy.json"
+	--probe 01 --metric time.wall_ns --threshold 20% --warmup 0 --max-rounds 12 --json "$T/noisy.json"
 cp "$T/out" "$T/noisy.out"
 expect_grep "^$S6 is the first bad commit$" "$T/noisy.out"
-expect_grep "^paired: each commit runs interleaved with the good end, 6 rounds at a time up to 12; bad when time\.wall_ns moved beyond 10% \(at least 2\.00 ms\)" "$T/noisy.out"
-expect_grep "^\[bad\] .* 01_sleepy .*\(\+[34][0-9]\.[0-9]+%, [0-9]+ pairs\)" "$T/noisy.out"
+expect_grep "^paired: each commit runs interleaved with the good end, 6 rounds at a time up to 12; bad when time\.wall_ns moved beyond 20%" "$T/noisy.out"
+expect_grep "^\[bad\] .* 01_sleepy .*\(\+[0-9]+\.[0-9]+%, [0-9]+ pairs\)" "$T/noisy.out"
 expect_grep "^\[[0-9]\] +$(echo "$S4" | cut -c1-7) skip +01_sleepy .*\(.*, 12 pairs\)" "$T/noisy.out"
-expect_grep "^       skipped: cannot tell after 12 rounds whether it moved beyond 10% \(at least 2\.00 ms\): 01_sleepy \+[0-9.-]+% \(its median delta [0-9]+% sure within -?[0-9.]+ ms to [0-9.]+ ms\)$" "$T/noisy.out"
+expect_grep "^       skipped: cannot tell after 12 rounds whether it moved beyond 20%: 01_sleepy [+-][0-9.]+%, its median delta -?[0-9.]+ ms to [0-9.]+ ms at [0-9]+% confidence$" "$T/noisy.out"
 expect_eq "$(jq -r '[.mode, .status, (.skipped | map(.commit) | join(","))] | join(" ")' "$T/noisy.json")" \
 	"paired found $S4" "the JSON: paired, found, c4 skipped"
 expect_eq "$(jq '[.steps[] | select(.role == "step" and .decision != "skip") | .figures["01_sleepy"] | select(.n >= 6 and (.answer == "good" or .answer == "bad"))] | length' "$T/noisy.json")" \
@@ -36,8 +38,8 @@ expect_eq "$(sql "SELECT count(DISTINCT session_id) FROM session_builds WHERE se
 
 # The plant under the noise as the bad end: it cannot be told to have moved, and is not guessed.
 expect_status 2 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good "$S1" --bad "$S4" \
-	--probe 01 --metric time.wall_ns --warmup 0 --max-rounds 12
-expect_grep "^bisect 2: no search: time\.wall_ns cannot be told to have moved between the ends: 01_sleepy .*: cannot tell after 12 rounds whether it moved beyond 10% \(at least 2\.00 ms\)$" "$T/out"
+	--probe 01 --metric time.wall_ns --threshold 20% --warmup 0 --max-rounds 12
+expect_grep "^bisect 2: no search: time\.wall_ns cannot be told to have moved between the ends: 01_sleepy .*: cannot tell after 12 rounds whether it moved beyond 20%$" "$T/out"
 expect_no_grep "is the first bad commit" "$T/out"
 expect_eq "$(sql "SELECT status FROM bisects WHERE id = 2")" failed "stored as failed"
 finish

@@ -93,6 +93,12 @@ gitc add -A && gitc commit -qm side
 gitc checkout -q -
 gitc merge -q --no-ff -m merge side
 refused "^gcratchet bisect: --good side is not on the first-parent line of --bad HEAD: bisect follows first parents" $B --good side --bad HEAD
+refused "^gcratchet bisect: the good end [0-9a-f]{7} does not build, so nothing can be bisected: does not build: build-rev: revision [0-9a-f]{40} has no collectors/nosuch \(log: " \
+	"$GCR" bisect --collector nosuch --probe 01 --metric valgrind.ir --good HEAD~1 --bad HEAD
 GCR_SCRIPTS_DIR=$T/noscripts refused "^gcratchet bisect: --collector epsilon: $T/noscripts/build-rev\.sh is missing" $B --good HEAD~1 --bad HEAD
-expect_eq "$(sql "SELECT count(*) FROM bisects")" 3 "no refusal stored a bisect"
+# Refusals store nothing; an end that does not build is a bisect that failed, and says why.
+expect_eq "$(sql "SELECT count(*) FROM bisects")" 4 "no refusal stored a bisect"
+expect_eq "$(sql "SELECT status || ' ' || substr(detail, 1, 12) FROM bisects WHERE id = 4")" \
+	"failed the good end" "the collector that is not there: failed, at the good end"
+expect_eq "$(git -C "$REPO" worktree list | wc -l)" 1 "no worktree left behind"
 finish
