@@ -2295,7 +2295,7 @@ static void bisect_print_left(const struct bisect_ctx *c, size_t next)
 static void bisect_print_header(const struct bisect_ctx *c)
 {
 	struct bisect_state st;
-	char *probes = bisect_probe_list(c, ", ");
+	char *probes = bisect_probe_list(c, ", "), *vars, *rev;
 
 	bisect_search_state(&c->search, &st);
 	fprintf(c->out,
@@ -2305,10 +2305,18 @@ static void bisect_print_header(const struct bisect_ctx *c)
 	        bisect_short(c->commits[0].hash), bisect_word(c, BISECT_BAD),
 	        bisect_short(c->commits[c->ncommits - 1].hash), cli_safe(c->repo), st.untested,
 	        st.untested == 1 ? "" : "s", st.steps, st.steps == 1 ? "" : "s");
+	vars = strlist_join(&c->make_vars, " ");
+	/* build-rev.sh keeps its builds itself, as it does for ab; the logs are in the cache. */
+	rev = c->source != BISECT_SRC_COLLECTOR ? xstrdup(c->cache)
+	      : getenv("GCR_REV_DIR") && *getenv("GCR_REV_DIR")
+	          ? xstrdup(getenv("GCR_REV_DIR"))
+	          : xasprintf("%s/build/rev", c->repo);
 	fprintf(c->out, "each commit built from --%s %s%s%s, cached in %s\n",
 	        bisect_source_names[c->source], cli_safe(c->target), c->make_vars.n ? " with " : "",
-	        c->make_vars.n ? cli_safe(c->make_vars.items[0]) : "", cli_safe(c->cache));
+	        cli_safe(vars), cli_safe(rev));
 	fflush(c->out);
+	free(rev);
+	free(vars);
 	free(probes);
 }
 

@@ -15,7 +15,7 @@ bisect_repo "$T/repo" 7 || {
 }
 C6=$(bisect_hash "$T/repo" 6) C7=$(bisect_hash "$T/repo" 7)
 expect_status 0 "$GCR" bisect --collector-dir "$T/repo/tinyms" --good "$(bisect_hash "$T/repo" 1)" \
-	--bad "$(bisect_hash "$T/repo" 13)" --probe 15 --metric census.minor_collections \
+	--bad "$(bisect_hash "$T/repo" 13)" --probe 15 --metric census.minor_collections --make OPT=-O0 \
 	--json "$T/brk.json"
 cp "$T/out" "$T/brk.out"
 expect_grep "^$C6 is the first bad commit$" "$T/brk.out"

@@ -24,7 +24,7 @@ if [ -f "$T/hold" ] && [ \$n -eq 5 ]; then
 	touch "$T/held"
 	while [ -f "$T/hold" ]; do sleep 0.1; done
 fi
-exec make -s -C "\$GCR_BISECT_CHECKOUT" collector COLLECTOR_DIR="\$PWD/tinyms" \\
+exec make -s -C "\$GCR_BISECT_CHECKOUT" collector COLLECTOR_DIR="\$PWD/tinyms" OPT=-O0 \\
 	OUT="\$GCR_BISECT_OUT" PROBE_SRCS="\$GCR_BISECT_CHECKOUT/probes/15_request_latency.c"
 EOF2
 touch "$T/hold"

@@ -25,10 +25,10 @@ tree=$(git -C "$REPO" rev-parse HEAD~1^{tree})
 export GCR_SCRIPTS_DIR="$REPO/scripts"
 
 expect_status 0 "$GCR" bisect --collector epsilon --good HEAD~2 --bad HEAD --probe 01 \
-	--metric census.major_collections
+	--metric census.major_collections --make OPT=-O0
 expect_grep "^$PLANT is the first bad commit$" "$T/out"
 expect_grep "^    epsilon counts a collection$" "$T/out"
-expect_grep "each commit built from --collector epsilon, cached in" "$T/out"
+expect_grep "^each commit built from --collector epsilon with OPT=-O0, cached in $REPO/build/rev$" "$T/out"
 ls -d "$REPO/build/rev/$tree-"*/collectors/epsilon >"$T/folders" 2>/dev/null
 expect_eq "$(wc -l <"$T/folders")" 1 "build-rev's folder, keyed by tree and the options"
 expect_eq "$(jq -r '.probes | map(.name) | join(",")' "$(cat "$T/folders")/manifest.json")" \
@@ -36,10 +36,10 @@ expect_eq "$(jq -r '.probes | map(.name) | join(",")' "$(cat "$T/folders")/manif
 expect_eq "$(git -C "$REPO" worktree list | wc -l)" 1 "no worktree left behind"
 # Another build option is another build of the same tree; the same again is reused.
 expect_status 0 "$GCR" bisect --collector epsilon --good HEAD~2 --bad HEAD --probe 01 \
-	--metric census.major_collections --make EXTRA_CFLAGS=-DGCR_BISECT_TEST=1
+	--metric census.major_collections --make OPT=-O0 --make EXTRA_CFLAGS=-DGCR_BISECT_TEST=1
 expect_eq "$(ls -d "$REPO/build/rev/$tree-"*/collectors/epsilon | wc -l)" 2 "one folder per build options"
 expect_status 0 "$GCR" bisect --collector epsilon --good HEAD~2 --bad HEAD --probe 01 \
-	--metric census.major_collections --make EXTRA_CFLAGS=-DGCR_BISECT_TEST=1
+	--metric census.major_collections --make OPT=-O0 --make EXTRA_CFLAGS=-DGCR_BISECT_TEST=1
 expect_grep "good end [0-9a-f]{7}: build reused" "$T/err"
 expect_grep "bad end [0-9a-f]{7}: build reused" "$T/err"
 
