@@ -456,6 +456,15 @@ char *cli_command_line(int argc, char **argv)
 	return b.data;
 }
 
+char *cli_script_path(const char *root, const char *name)
+{
+	const char *env = getenv("GCR_SCRIPTS_DIR");
+
+	if (env && *env)
+		return xasprintf("%s/%s", env, name);
+	return xasprintf("%s/../scripts/%s", root, name);
+}
+
 /*
  * From the clock to the nanosecond and the pid, mixed: one process may start several sessions
  * within a second (pin measures three), and a session's natural key holds its seed.

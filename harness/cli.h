@@ -146,6 +146,11 @@ int cli_plan_probes(const char *cmd, const struct buildinfo *builds, size_t n,
  * password (store_url_redact). Newly allocated.
  */
 char *cli_command_line(int argc, char **argv);
+/*
+ * scripts/NAME of this gcratchet (build-rev.sh, bisect-build.sh): under $GCR_SCRIPTS_DIR when
+ * set, else beside the build root (<root>/../scripts). Newly allocated; it may not exist.
+ */
+char *cli_script_path(const char *root, const char *name);
 /* A seed for a session that was not given one. */
 uint64_t cli_default_seed(void);
 /* A quiet_wait_fn for the bench lock and idleness gate; ctx is the command's name. */

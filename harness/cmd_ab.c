@@ -23,15 +23,6 @@
 
 /* ---- Naming a side: a build folder, a shipped collector, or a git revision ------------- */
 
-static char *ab_script_path(const char *root)
-{
-	const char *env = getenv("GCR_SCRIPTS_DIR");
-
-	if (env && *env)
-		return xasprintf("%s/build-rev.sh", env);
-	return xasprintf("%s/../scripts/build-rev.sh", root);
-}
-
 /*
  * Runs scripts/build-rev.sh REV COLLECTOR with stdout captured and stderr passed through (the
  * user sees the build). Returns the script's exit status, or -1 when it could not run; *out is
@@ -100,7 +91,7 @@ static int ab_resolve(const char *cmd, const char *label, const char *root, cons
 		          label, arg, valid);
 		goto out;
 	}
-	script = ab_script_path(root);
+	script = cli_script_path(root, "build-rev.sh");
 	if (access(script, R_OK) != 0) {
 		cli_error(cmd,
 		          "%s \"%s\" is not a build folder or a shipped collector (%s), and %s is "

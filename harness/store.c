@@ -118,8 +118,38 @@ static const char *const store_step_v7[] = {
     NULL,
 };
 
+static const char *const store_step_v8[] = {
+    /*
+     * Bisects (gcratchet bisect): what was searched, and each commit measured on the way,
+     * with its build, its sessions, its figures and what they decided, so that an interrupted
+     * search resumes where it stopped. Ids are given by the store (the largest plus one, in
+     * the inserting transaction): no engine's own auto-increment is needed. The sessions a step
+     * measured are ordinary sessions; a step names them.
+     */
+    "CREATE TABLE bisects(id INTEGER NOT NULL PRIMARY KEY, started_at TEXT NOT NULL,"
+    " finished_at TEXT, status TEXT NOT NULL"
+    " CHECK(status IN ('running', 'interrupted', 'found', 'ambiguous', 'failed')),"
+    " pid INTEGER, command TEXT,"
+    " source TEXT NOT NULL CHECK(source IN ('collector', 'collector-dir', 'build-cmd')),"
+    " repo TEXT NOT NULL, target TEXT NOT NULL, build_options TEXT,"
+    " good TEXT NOT NULL, bad TEXT NOT NULL, commits TEXT NOT NULL, probes TEXT NOT NULL,"
+    " metric TEXT NOT NULL, size TEXT NOT NULL, improved INTEGER NOT NULL,"
+    " threshold_pct DOUBLE PRECISION NOT NULL, threshold_abs DOUBLE PRECISION NOT NULL,"
+    " rounds INTEGER NOT NULL, max_rounds INTEGER NOT NULL, warmup INTEGER NOT NULL,"
+    " mode TEXT, first_bad TEXT, detail TEXT)",
+    "CREATE TABLE bisect_steps(bisect_id INTEGER NOT NULL REFERENCES bisects(id),"
+    " seq INTEGER NOT NULL, role TEXT NOT NULL CHECK(role IN ('good', 'bad', 'step')),"
+    " commit_hash TEXT NOT NULL, subject TEXT,"
+    " decision TEXT NOT NULL CHECK(decision IN ('good', 'bad', 'skip')), reason TEXT,"
+    " build_id INTEGER REFERENCES builds(id), build_dir TEXT, sessions TEXT, figures TEXT,"
+    " build_s DOUBLE PRECISION NOT NULL, measure_s DOUBLE PRECISION NOT NULL,"
+    " started_at TEXT NOT NULL, PRIMARY KEY(bisect_id, seq))",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
-    store_step_v2, store_step_v3, store_step_v4, store_step_v5, store_step_v6, store_step_v7,
+    store_step_v2, store_step_v3, store_step_v4, store_step_v5,
+    store_step_v6, store_step_v7, store_step_v8,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -2112,4 +2142,285 @@ void store_sweep_release(struct store_sweep_cell *c, size_t n)
 		free(c[i].reference_build);
 	}
 	free(c);
+}
+
+/* ---- Bisects ------------------------------------------------------------------------------- */
+
+int store_bisect_begin(struct store *s, const struct store_bisect_record *b, int64_t *id,
+                       struct err *e)
+{
+	struct store_query q = {0};
+	int64_t last = 0;
+	int rc = -1;
+
+	*id = 0;
+	if (store_begin(s, "storing a bisect", e) != 0)
+		return -1;
+	/* The id is given here, inside the write transaction, so two writers cannot share one. */
+	if (query_open(s, &q, "SELECT COALESCE(MAX(id), 0) FROM bisects", "storing a bisect", e) !=
+	        0 ||
+	    query_id(&q, &last, e) != 0)
+		goto out;
+	query_close(&q);
+	if (query_open(s, &q,
+	               "INSERT INTO bisects(id, started_at, status, pid, command, source, repo,"
+	               " target, build_options, good, bad, commits, probes, metric, size,"
+	               " improved, threshold_pct, threshold_abs, rounds, max_rounds, warmup)"
+	               " VALUES(?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+	               " ?, ?)",
+	               "storing a bisect", e) != 0)
+		goto out;
+	query_int64(&q, last + 1);
+	query_text(&q, b->started_at);
+	query_int64(&q, (int64_t)getpid());
+	query_command(&q, b->command);
+	query_text(&q, b->source);
+	query_text(&q, b->repo);
+	query_text(&q, b->target);
+	query_text(&q, b->build_options);
+	query_text(&q, b->good);
+	query_text(&q, b->bad);
+	query_text(&q, b->commits);
+	query_text(&q, b->probes);
+	query_text(&q, b->metric);
+	query_text(&q, b->size);
+	query_int64(&q, b->improved ? 1 : 0);
+	query_double(&q, b->threshold_pct);
+	query_double(&q, b->threshold_abs);
+	query_int64(&q, b->rounds);
+	query_int64(&q, b->max_rounds);
+	query_int64(&q, b->warmup);
+	if (query_done(&q, e) != 0 || store_commit(s, "storing a bisect", e) != 0)
+		goto out;
+	*id = last + 1;
+	rc = 0;
+out:
+	query_close(&q);
+	if (rc != 0)
+		s->eng->rollback(s->conn);
+	return rc;
+}
+
+int store_bisect_update(struct store *s, int64_t id, const char *status, const char *mode,
+                        const char *first_bad, const char *detail, struct err *e)
+{
+	struct store_query q = {0};
+	char when[32];
+	int rc = -1, running = strcmp(status, "running") == 0;
+
+	format_utc(now_real_ns(), when, sizeof when);
+	if (query_open(s, &q,
+	               "UPDATE bisects SET status = ?, finished_at = ?, pid = COALESCE(?, pid),"
+	               " mode = COALESCE(?, mode), first_bad = COALESCE(?, first_bad),"
+	               " detail = COALESCE(?, detail) WHERE id = ?",
+	               "updating a bisect", e) != 0)
+		goto out;
+	query_text(&q, status);
+	query_text(&q, running ? NULL : when);
+	if (running)
+		query_int64(&q, (int64_t)getpid());
+	else
+		query_text(&q, NULL);
+	query_text(&q, mode);
+	query_text(&q, first_bad);
+	query_text(&q, detail);
+	query_int64(&q, id);
+	rc = query_done(&q, e);
+out:
+	query_close(&q);
+	return rc;
+}
+
+#define STORE_BISECT_COLUMNS                                                                      \
+	"id, pid, started_at, finished_at, status, command, source, repo, target, build_options," \
+	" good, bad, commits, probes, metric, size, improved, threshold_pct, threshold_abs,"      \
+	" rounds, max_rounds, warmup, mode, first_bad, detail"
+
+int store_bisect_get(struct store *s, int64_t id, struct store_bisect *out, struct err *e)
+{
+	struct store_query q = {0};
+	int r, rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (query_open(s, &q, "SELECT " STORE_BISECT_COLUMNS " FROM bisects WHERE id = ?",
+	               "reading a bisect", e) != 0)
+		goto out;
+	query_int64(&q, id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r == 0) {
+		rc = err_setc(e, ERR_NOT_FOUND, "%s: no bisect %lld", s->where, (long long)id);
+		goto out;
+	}
+	out->id = col_int64(&q, 0);
+	out->pid = q.s->eng->column_null(q.st, 1) ? 0 : col_int64(&q, 1);
+	out->started_at = col_text(&q, 2);
+	out->finished_at = col_text(&q, 3);
+	out->status = col_text(&q, 4);
+	out->command = store_command_redact(col_peek(&q, 5));
+	out->source = col_text(&q, 6);
+	out->repo = col_text(&q, 7);
+	out->target = col_text(&q, 8);
+	out->build_options = col_text(&q, 9);
+	out->good = col_text(&q, 10);
+	out->bad = col_text(&q, 11);
+	out->commits = col_text(&q, 12);
+	out->probes = col_text(&q, 13);
+	out->metric = col_text(&q, 14);
+	out->size = col_text(&q, 15);
+	out->improved = col_int64(&q, 16) != 0;
+	out->threshold_pct = col_double(&q, 17);
+	out->threshold_abs = col_double(&q, 18);
+	out->rounds = col_int64(&q, 19);
+	out->max_rounds = col_int64(&q, 20);
+	out->warmup = col_int64(&q, 21);
+	out->mode = col_text(&q, 22);
+	out->first_bad = col_text(&q, 23);
+	out->detail = col_text(&q, 24);
+	rc = 0;
+out:
+	query_close(&q);
+	if (rc != 0)
+		store_bisect_release(out);
+	return rc;
+}
+
+int store_bisect_latest_open(struct store *s, int64_t *id, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	*id = 0;
+	if (query_open(s, &q,
+	               "SELECT id FROM bisects WHERE status IN ('running', 'interrupted')"
+	               " ORDER BY id DESC LIMIT 1",
+	               "reading bisects", e) != 0)
+		goto out;
+	rc = query_id(&q, id, e);
+out:
+	query_close(&q);
+	return rc;
+}
+
+void store_bisect_release(struct store_bisect *b)
+{
+	free(b->started_at);
+	free(b->finished_at);
+	free(b->status);
+	free(b->command);
+	free(b->source);
+	free(b->repo);
+	free(b->target);
+	free(b->build_options);
+	free(b->good);
+	free(b->bad);
+	free(b->commits);
+	free(b->probes);
+	free(b->metric);
+	free(b->size);
+	free(b->mode);
+	free(b->first_bad);
+	free(b->detail);
+	memset(b, 0, sizeof *b);
+}
+
+int store_bisect_step_insert(struct store *s, const struct store_bisect_step *st, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	if (query_open(s, &q,
+	               "INSERT INTO bisect_steps(bisect_id, seq, role, commit_hash, subject,"
+	               " decision, reason, build_id, build_dir, sessions, figures, build_s,"
+	               " measure_s, started_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	               "storing a bisect step", e) != 0)
+		goto out;
+	query_int64(&q, st->bisect_id);
+	query_int64(&q, st->seq);
+	query_text(&q, st->role);
+	query_text(&q, st->commit);
+	query_text(&q, st->subject);
+	query_text(&q, st->decision);
+	query_text(&q, st->reason);
+	if (st->build_id > 0)
+		query_int64(&q, st->build_id);
+	else
+		query_text(&q, NULL);
+	query_text(&q, st->build_dir);
+	query_text(&q, st->sessions);
+	query_text(&q, st->figures);
+	query_double(&q, st->build_s);
+	query_double(&q, st->measure_s);
+	query_text(&q, st->started_at);
+	rc = query_done(&q, e);
+out:
+	query_close(&q);
+	return rc;
+}
+
+int store_bisect_steps(struct store *s, int64_t bisect_id, struct store_bisect_step **out,
+                       size_t *n, struct err *e)
+{
+	struct store_query q = {0};
+	struct store_bisect_step *rows = NULL;
+	size_t count = 0;
+	int r, rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (query_open(s, &q,
+	               "SELECT seq, role, commit_hash, subject, decision, reason, build_id,"
+	               " build_dir, sessions, figures, build_s, measure_s, started_at"
+	               " FROM bisect_steps WHERE bisect_id = ? ORDER BY seq",
+	               "reading a bisect's steps", e) != 0)
+		goto out;
+	query_int64(&q, bisect_id);
+	while ((r = query_step(&q, e)) == 1) {
+		struct store_bisect_step *st;
+
+		rows = xrealloc(rows, (count + 1) * sizeof *rows);
+		st = &rows[count++];
+		memset(st, 0, sizeof *st);
+		st->bisect_id = bisect_id;
+		st->seq = (int)col_int64(&q, 0);
+		st->role = col_text(&q, 1);
+		st->commit = col_text(&q, 2);
+		st->subject = col_text(&q, 3);
+		st->decision = col_text(&q, 4);
+		st->reason = col_text(&q, 5);
+		st->build_id = q.s->eng->column_null(q.st, 6) ? 0 : col_int64(&q, 6);
+		st->build_dir = col_text(&q, 7);
+		st->sessions = col_text(&q, 8);
+		st->figures = col_text(&q, 9);
+		st->build_s = col_double(&q, 10);
+		st->measure_s = col_double(&q, 11);
+		st->started_at = col_text(&q, 12);
+	}
+	if (r < 0)
+		goto out;
+	*out = rows;
+	*n = count;
+	rows = NULL;
+	count = 0;
+	rc = 0;
+out:
+	query_close(&q);
+	store_bisect_steps_release(rows, count);
+	return rc;
+}
+
+void store_bisect_steps_release(struct store_bisect_step *st, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(st[i].role);
+		free(st[i].commit);
+		free(st[i].subject);
+		free(st[i].decision);
+		free(st[i].reason);
+		free(st[i].build_dir);
+		free(st[i].sessions);
+		free(st[i].figures);
+		free(st[i].started_at);
+	}
+	free(st);
 }

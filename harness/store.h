@@ -4,7 +4,8 @@
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
  * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches),
- * sweep_cells (the heap each probe of a sweep's arm ran at). docs/storage.md describes each column.
+ * sweep_cells (the heap each probe of a sweep's arm ran at), bisects and bisect_steps (gcratchet
+ * bisect's searches and the commits each measured). docs/storage.md describes each column.
  *
  * A build is an identity (its manifest); an arm is what a session ran: a build, the knob
  * overrides its probes ran with, and a label. One build can be several arms of a session (an
@@ -31,7 +32,7 @@
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 struct store;
 
@@ -312,5 +313,77 @@ int store_sweep_insert(struct store *s, int64_t session_id, const struct store_s
 int store_sweep_load(struct store *s, int64_t session_id, struct store_sweep_cell **out, size_t *n,
                      struct err *e);
 void store_sweep_release(struct store_sweep_cell *c, size_t n);
+
+/* ---- Bisects (gcratchet bisect) ------------------------------------------------------- */
+
+/*
+ * A bisect as started: what is searched (docs/bisect.md), insert-only and borrowed like a
+ * run record. commits is the first-parent line from the good end to the bad end, hashes
+ * separated by spaces; probes a comma list.
+ */
+struct store_bisect_record {
+	const char *started_at, *command;
+	const char *source;        /* collector, collector-dir, build-cmd */
+	const char *repo, *target; /* the repository; the collector, folder or command */
+	const char *build_options; /* VAR=VALUE ... given to make, or NULL */
+	const char *good, *bad, *commits;
+	const char *probes, *metric, *size;
+	int improved;
+	double threshold_pct, threshold_abs;
+	int64_t rounds, max_rounds, warmup;
+};
+/* Records a running bisect of this process (its pid), under a new id: the largest plus one. */
+int store_bisect_begin(struct store *s, const struct store_bisect_record *b, int64_t *id,
+                       struct err *e);
+/*
+ * Sets a bisect's status (running, interrupted, found, ambiguous, failed), and when not NULL
+ * its mode (exact, paired), first bad commit and detail (why it failed, the candidates of an
+ * ambiguous answer). Any status but running stamps finished_at; running takes this process's
+ * pid (a resumed bisect).
+ */
+int store_bisect_update(struct store *s, int64_t id, const char *status, const char *mode,
+                        const char *first_bad, const char *detail, struct err *e);
+
+/* A bisect read back; every string owned (store_bisect_release). */
+struct store_bisect {
+	int64_t id, pid;
+	char *started_at, *finished_at, *status, *command;
+	char *source, *repo, *target, *build_options;
+	char *good, *bad, *commits, *probes, *metric, *size;
+	int improved;
+	double threshold_pct, threshold_abs;
+	int64_t rounds, max_rounds, warmup;
+	char *mode, *first_bad, *detail;
+};
+/* ERR_NOT_FOUND with a message when there is no such bisect. */
+int store_bisect_get(struct store *s, int64_t id, struct store_bisect *out, struct err *e);
+/* The newest bisect (by id) whose status is running or interrupted; *id = 0 when none. */
+int store_bisect_latest_open(struct store *s, int64_t *id, struct err *e);
+void store_bisect_release(struct store_bisect *b);
+
+/*
+ * One commit a bisect measured: the good and bad ends (role good, bad) and each step (role
+ * step), with what decided it. As inserted the strings are borrowed; as read back, owned.
+ */
+struct store_bisect_step {
+	int64_t bisect_id;
+	int seq;          /* 1, 2, ... in the order measured */
+	char *role;       /* good, bad, step */
+	char *commit;     /* the full hash */
+	char *subject;    /* the commit's subject line */
+	char *decision;   /* good, bad, skip */
+	char *reason;     /* why a skip (did not build, the probe failed, cannot tell), or NULL */
+	int64_t build_id; /* the store's build; 0 when it did not build */
+	char *build_dir;  /* the build folder (the cache's), or NULL */
+	char *sessions;   /* the sessions it measured, ids separated by spaces, or NULL */
+	char *figures;    /* per probe, a JSON object (docs/storage.md), or NULL */
+	double build_s, measure_s;
+	char *started_at;
+};
+int store_bisect_step_insert(struct store *s, const struct store_bisect_step *st, struct err *e);
+/* A bisect's steps by seq; an array of *n released by store_bisect_steps_release. */
+int store_bisect_steps(struct store *s, int64_t bisect_id, struct store_bisect_step **out,
+                       size_t *n, struct err *e);
+void store_bisect_steps_release(struct store_bisect_step *st, size_t n);
 
 #endif /* STORE_H */

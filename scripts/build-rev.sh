@@ -1,21 +1,35 @@
 #!/bin/sh
-# build-rev.sh REV [COLLECTOR] — builds one collector (default marksweep) as it was at git
-# revision REV of this repository, into a build folder of its own, and prints that folder's
-# path as the last line of stdout (what `gcratchet ab REV[:COLLECTOR] ...` runs).
+# build-rev.sh REV [COLLECTOR [VAR=VALUE...]] — builds one collector (default marksweep) as it
+# was at git revision REV of this repository, into a build folder of its own, and prints that
+# folder's path as the last line of stdout (what `gcratchet ab REV[:COLLECTOR] ...` and
+# `gcratchet bisect --collector` run). Each VAR=VALUE goes to make: build options such as
+# CC=clang, EXTRA_CFLAGS=-O3 or PROBE_SRCS=probes/01_nursery_churn.c (relative to REV's tree).
 #
-# The folder is keyed by the revision's tree hash, not its commit:
+# The folder is keyed by the revision's tree hash, not its commit, and by the options:
 #     build/rev/<tree hash>/collectors/<collector>/    (GCR_REV_DIR replaces build/rev)
-# so building a revision whose tree was built before (the same commit again, a rebase or an
-# amend that changed only the message) reuses the folder without building. The build itself
-# runs in a temporary `git worktree` of REV, removed again afterwards, so the checkout you
-# work in is never touched; the probes and the harness's build rules come from REV too.
+#     build/rev/<tree hash>-<options hash>/collectors/<collector>/    with options
+# so building a revision whose tree was built before with the same options (the same commit
+# again, a rebase or an amend that changed only the message) reuses the folder without
+# building. The build itself runs in a temporary `git worktree` of REV, removed again
+# afterwards, so the checkout you work in is never touched; the probes and the harness's build
+# rules come from REV too.
 #
 # Exit status: 0 built or reused; 3 REV is not a revision of this repository; 2 REV has no
 # such collector or its build failed. Build output goes to stderr.
 set -eu
 
-rev=${1:?usage: build-rev.sh REV [COLLECTOR]}
+rev=${1:?usage: build-rev.sh REV [COLLECTOR [VAR=VALUE...]]}
 collector=${2:-marksweep}
+[ $# -ge 2 ] && shift 2 || shift $#
+for opt in "$@"; do
+	case $opt in
+	[A-Za-z_]*=*) ;;
+	*)
+		echo "build-rev: \"$opt\" is not a make option VAR=VALUE" >&2
+		exit 2
+		;;
+	esac
+done
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 if ! top=$(git -C "$here" rev-parse --show-toplevel 2>/dev/null); then
@@ -27,7 +41,11 @@ if ! commit=$(git -C "$top" rev-parse --verify --quiet "$rev^{commit}"); then
 	exit 3
 fi
 tree=$(git -C "$top" rev-parse "$commit^{tree}")
-base=${GCR_REV_DIR:-$top/build/rev}/$tree
+key=$tree
+if [ $# -gt 0 ]; then
+	key=$tree-$(printf '%s\n' "$@" | sha256sum | cut -c1-16)
+fi
+base=${GCR_REV_DIR:-$top/build/rev}/$key
 out=$base/collectors/$collector
 
 if [ -f "$out/manifest.json" ]; then
@@ -57,7 +75,7 @@ if ! git -C "$top" worktree add --detach --quiet "$wt" "$commit" >&2; then
 	exit 2
 fi
 if ! make -C "$wt" --no-print-directory -f collectors/build.mk NAME="$collector" \
-	COLLECTOR_DIR="collectors/$collector" OUT="$tmp" >&2; then
+	COLLECTOR_DIR="collectors/$collector" OUT="$tmp" "$@" >&2; then
 	echo "build-rev: building $collector at $rev failed" >&2
 	exit 2
 fi

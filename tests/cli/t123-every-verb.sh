@@ -78,10 +78,25 @@ v 0 "$GCR" sweep --build "$B" --probes 01 --factors 1,2 --repeats 1 $M --rounds 
 v 0 "$GCR" report --session latest --md "$T/s.md" --json "$T/s.json" --html "$T/s.html"
 v 0 "$GCR" ratchet --profile shared_ci --build "$B" --rounds 2
 v "0 2" "$GCR" doctor --profile shared_ci
+# bisect over a scripted history (bisect-repo.sh): found, shown again, and one with no search.
+. "$TOP/tests/cli/bisect-repo.sh"
+S="$T/bisect-repo"
+script_repo "$S"
+script_commit "$S" 1
+script_commit "$S" 2
+script_commit "$S" 3 alloc-02_steady.txt=2000
+script_commit "$S" 4
+v 0 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good HEAD~3 --bad HEAD --probe 01,02 \
+	--metric census.alloc_bytes --cache "$T/bisect-cache" --json "$T/bisect.json"
+v 0 "$GCR" bisect --resume 1 --json "$T/bisect-again.json"
+v 2 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good HEAD~1 --bad HEAD --probe 02 \
+	--metric census.alloc_bytes --cache "$T/bisect-cache"
 # Errors are paths too: what they allocate before failing is freed.
 v 2 "$GCR" check --profile shared_ci --collector nosuch
 v 2 "$GCR" export --session 99
 v 2 "$GCR" report --session 99 --md "$T/x.md"
 v 2 "$GCR" measure --build "$T/nowhere"
 v 2 "$GCR" history --collector nosuch --probe 01 --metric census.alloc_bytes
+v 2 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good nosuch --bad HEAD --probe 01 \
+	--metric census.alloc_bytes
 finish

@@ -879,6 +879,114 @@ static void test_sample_values(void)
 	free(path);
 }
 
+/*
+ * Bisects: a record and its steps read back as stored, ids given in order, the newest open
+ * one found, a status that is no status refused by the database, the pid replaced on resume.
+ */
+static void test_bisects(void)
+{
+	char *path = test_path("bisect.db");
+	struct store *st = NULL;
+	struct store_bisect b;
+	struct store_bisect_step step, *steps = NULL;
+	struct store_bisect_record r;
+	struct err e = ERR_INIT;
+	size_t n = 0;
+	int64_t id1 = 0, id2 = 0, open = -1;
+
+	CHECK(store_open(path, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_bisect_latest_open(st, &open, &e) == 0 && open == 0);
+	memset(&r, 0, sizeof r);
+	r.started_at = "2026-12-01T10:00:00Z";
+	r.command = "gcratchet bisect --db postgresql://u:secret@h/db";
+	r.source = "collector-dir";
+	r.repo = "/src/repo";
+	r.target = "/src/repo/tinyms";
+	r.build_options = "[\"CC=clang\"]";
+	r.good = "aaaa";
+	r.bad = "cccc";
+	r.commits = "aaaa bbbb cccc";
+	r.probes = "01_nursery_churn,15_request_latency";
+	r.metric = "valgrind.ir";
+	r.size = "ci";
+	r.improved = 1;
+	r.threshold_pct = 1;
+	r.threshold_abs = 1000;
+	r.rounds = 6;
+	r.max_rounds = 18;
+	r.warmup = 1;
+	CHECK(store_bisect_begin(st, &r, &id1, &e) == 0 && id1 == 1);
+	CHECK(store_bisect_begin(st, &r, &id2, &e) == 0 && id2 == 2);
+	CHECK(store_bisect_latest_open(st, &open, &e) == 0 && open == 2);
+	CHECK(store_bisect_get(st, 1, &b, &e) == 0);
+	CHECK_STR(b.status, "running");
+	CHECK(b.pid == (int64_t)getpid());
+	CHECK(strstr(b.command, "secret") == NULL && strstr(b.command, "***") != NULL);
+	CHECK_STR(b.commits, "aaaa bbbb cccc");
+	CHECK_STR(b.build_options, "[\"CC=clang\"]");
+	CHECK(b.improved == 1 && b.threshold_pct == 1 && b.threshold_abs == 1000);
+	CHECK(b.rounds == 6 && b.max_rounds == 18 && b.warmup == 1);
+	CHECK(b.mode == NULL && b.first_bad == NULL && b.finished_at == NULL);
+	store_bisect_release(&b);
+
+	memset(&step, 0, sizeof step);
+	step.bisect_id = 1;
+	step.seq = 1;
+	step.role = (char *)"good";
+	step.commit = (char *)"aaaa";
+	step.subject = (char *)"c1";
+	step.decision = (char *)"good";
+	step.sessions = (char *)"3 4";
+	step.figures = (char *)"{\"01_nursery_churn\":{\"values\":[1,1]}}";
+	step.build_s = 1.5;
+	step.measure_s = 2.5;
+	step.started_at = (char *)"2026-12-01T10:00:01Z";
+	CHECK(store_bisect_step_insert(st, &step, &e) == 0);
+	step.seq = 2;
+	step.role = (char *)"step";
+	step.commit = (char *)"bbbb";
+	step.decision = (char *)"skip";
+	step.reason = (char *)"does not build: tinyms.c:3: error";
+	step.sessions = NULL;
+	step.figures = NULL;
+	CHECK(store_bisect_step_insert(st, &step, &e) == 0);
+	/* One seq once; a decision that is none of good, bad and skip. */
+	CHECK(store_bisect_step_insert(st, &step, &e) != 0);
+	step.seq = 3;
+	step.decision = (char *)"maybe";
+	CHECK(store_bisect_step_insert(st, &step, &e) != 0);
+	CHECK(store_bisect_steps(st, 1, &steps, &n, &e) == 0 && n == 2);
+	if (n == 2) {
+		CHECK(steps[0].seq == 1 && steps[1].seq == 2);
+		CHECK_STR(steps[0].sessions, "3 4");
+		CHECK(steps[0].build_id == 0 && steps[0].build_s == 1.5 &&
+		      steps[0].measure_s == 2.5);
+		CHECK_STR(steps[1].reason, "does not build: tinyms.c:3: error");
+		CHECK(steps[1].figures == NULL && steps[1].sessions == NULL);
+	}
+	store_bisect_steps_release(steps, n);
+
+	CHECK(store_bisect_update(st, 2, "found", "exact", "cccc", NULL, &e) == 0);
+	CHECK(store_bisect_latest_open(st, &open, &e) == 0 && open == 1);
+	CHECK(store_bisect_get(st, 2, &b, &e) == 0);
+	CHECK_STR(b.status, "found");
+	CHECK_STR(b.mode, "exact");
+	CHECK_STR(b.first_bad, "cccc");
+	CHECK(b.finished_at != NULL);
+	store_bisect_release(&b);
+	/* Running again (a resume): its pid is this process's, its mode kept. */
+	CHECK(test_sql(path, "UPDATE bisects SET pid = 1 WHERE id = 2") == 0);
+	CHECK(store_bisect_update(st, 2, "running", NULL, NULL, NULL, &e) == 0);
+	CHECK(store_bisect_get(st, 2, &b, &e) == 0);
+	CHECK(b.pid == (int64_t)getpid() && b.finished_at == NULL);
+	CHECK_STR(b.mode, "exact");
+	store_bisect_release(&b);
+	CHECK(store_bisect_update(st, 2, "done", NULL, NULL, NULL, &e) != 0);
+	CHECK(store_bisect_get(st, 9, &b, &e) != 0 && e.code == ERR_NOT_FOUND);
+	store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -896,6 +1004,7 @@ int main(void)
 	test_text_utf8();
 	test_copy();
 	test_sample_values();
+	test_bisects();
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
 		if (system(cmd) != 0)
