@@ -124,9 +124,18 @@ static const char *const session_fixed_env[] = {
 
 /* Settings of gcratchet itself, never collector knobs: they stay out of a probe's environment. */
 static const char *const session_harness_vars[] = {
-    "GCR_DB",          "GCR_LOCK_FILE",    "GCR_BASELINE_DIR", "GCR_BUILD_ROOT",
-    "GCR_SCRIPTS_DIR", "GCR_WHO",          "GCR_CENSUS_FD",    "GCR_ENV_PAD",
-    "GCR_REV_DIR",     "GCR_BISECT_CACHE", "GCR_FLEET_URL",    "GCR_FUZZ_SECONDS",
+    "GCR_DB",
+    "GCR_LOCK_FILE",
+    "GCR_BASELINE_DIR",
+    "GCR_BUILD_ROOT",
+    "GCR_SCRIPTS_DIR",
+    "GCR_WHO",
+    "GCR_CENSUS_FD",
+    "GCR_ENV_PAD",
+    "GCR_REV_DIR",
+    "GCR_BISECT_CACHE",
+    "GCR_FLEET_URL",
+    "GCR_FUZZ_SECONDS",
     NULL,
 };
 
