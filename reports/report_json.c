@@ -160,6 +160,17 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		for (size_t m = 0; m < r->metrics.n; m++)
 			report_json_num(samples, r->metrics.items[m].name,
 			                r->metrics.items[m].value);
+		/* A valgrind run's Ir by function, largest first, as the store keeps it. */
+		if (r->functions.n) {
+			cJSON *fa = cJSON_AddArrayToObject(ro, "functions");
+			for (size_t f = 0; f < r->functions.n; f++) {
+				cJSON *fo = cJSON_CreateObject();
+				report_json_str(fo, "name", r->functions.fns[f].name);
+				report_json_str(fo, "file", r->functions.fns[f].file);
+				report_json_num(fo, "ir", r->functions.fns[f].ir);
+				cJSON_AddItemToArray(fa, fo);
+			}
+		}
 		cJSON_AddItemToArray(a, ro);
 	}
 	return root;
