@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
 #include "stats.h"
 
 /* The sum of kept doubles may exceed the run's total by rounding, never by more. */
@@ -292,19 +291,9 @@ void fnprof_diff_release(struct fnprof_diff *d)
 void fnprof_mover_note(const struct fnprof_mover *m, const char *base_label, const char *fix_label,
                        char *buf, size_t size)
 {
-	char under[48];
-
-	if (m->side == FNPROF_BOTH) {
+	if (m->side == FNPROF_BOTH)
 		snprintf(buf, size, "%s", "");
-		return;
-	}
-	if (!m->under) {
+	else
 		snprintf(buf, size, "only in %s",
 		         m->side == FNPROF_FIX_ONLY ? fix_label : base_label);
-		return;
-	}
-	metrics_format_value("valgrind.ir", m->under_ir, under, sizeof under);
-	snprintf(buf, size, "only in %s's list (under %s in %s, counted as 0)",
-	         m->side == FNPROF_FIX_ONLY ? fix_label : base_label, under,
-	         m->side == FNPROF_FIX_ONLY ? base_label : fix_label);
 }

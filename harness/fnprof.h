@@ -123,8 +123,8 @@ struct fnprof_diff {
 void fnprof_diff(const struct fnprof *base, const struct fnprof *fix, struct fnprof_diff *out);
 void fnprof_diff_release(struct fnprof_diff *d);
 /*
- * "only in FIX", "only in BASE" (with the labels given), or "" for a function both kept; with
- * ", under 1234 in BASE" when the other side was cut. Into buf.
+ * "only in FIX", "only in BASE" (with the labels given), or "" for a function both kept (a
+ * count under the other side's floor is the reports' to show: "< 1234"). Into buf.
  */
 void fnprof_mover_note(const struct fnprof_mover *m, const char *base_label, const char *fix_label,
                        char *buf, size_t size);
