@@ -262,6 +262,12 @@ void fnprof_diff(const struct fnprof *base, const struct fnprof *fix, struct fnp
 			/* A function both kept is counted once, from BASE's side. */
 			if (side == 1 && g)
 				continue;
+			/*
+			 * Absent from a cut list, at or below its floor: it may have run as often
+			 * there and not been kept. No move can be told, so none is said.
+			 */
+			if (!g && fnprof_cut(there) && f->ir <= fnprof_floor(there))
+				continue;
 			m = &out->movers[out->n];
 			m->name = f->name;
 			m->file = f->file ? f->file : g ? g->file : NULL;

@@ -16,7 +16,8 @@
  * FNPROF_KEEP_MIN largest whatever their share; the rest are dropped, and their sum is the run's
  * Ir less the sum of those kept (a profile is "cut"). A function absent from a cut profile ran
  * fewer instructions than the smallest one kept there (its floor), perhaps none: the diff
- * counts it as 0 and says so (fnprof_mover.under).
+ * counts it as 0 and says so (fnprof_mover.under), and leaves out one whose count on the other
+ * side is not above that floor, since it may not have moved at all.
  *
  * Invariants (fnprof_check): names are not empty; every ir is finite and >= 0; functions are
  * ordered by ir, largest first, then by name, each name once; their sum is at most total_ir

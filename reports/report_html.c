@@ -34,11 +34,12 @@ static const char report_html_style[] =
     "th{background:#f6f6f6}td.l,th.l{text-align:left}"
     "tr.info td{color:#777}"
     ".worse{color:#b00020;font-weight:700}.better{color:#16803c;font-weight:700}"
-    ".bad{color:#b00020;font-weight:700}"
+    ".bad{color:#b00020;font-weight:700}.warn{color:#7a4b00;font-weight:700}"
+    "td.wrap{white-space:normal;min-width:260px}"
     ".grid{display:flex;flex-wrap:wrap;gap:14px}"
     "figure{margin:0;border:1px solid #ddd;border-radius:6px;padding:8px;background:#fcfcfc}"
     "figcaption{font-size:12.5px;margin-bottom:4px;max-width:560px}"
-    "svg.plot{display:block}svg.plot.spark{display:inline-block;vertical-align:middle}"
+    "svg.plot{display:block}"
     "svg text{font:10.5px system-ui,sans-serif;fill:#333}"
     "h3{font-size:14.5px;margin:16px 0 2px}"
     "details>summary{cursor:pointer;font-weight:600;margin:22px 0 8px;font-size:15px}"
@@ -649,7 +650,7 @@ static void report_html_spark(struct sbuf *b, const struct compare_cell *cell, s
 	double lo = INFINITY, hi = -INFINITY;
 
 	sbuf_addf(b,
-	          "<svg class=\"plot spark\" id=\"plot-%zu\" width=\"%.0f\" height=\"%.0f\" "
+	          "<svg class=\"plot\" id=\"plot-%zu\" width=\"%.0f\" height=\"%.0f\" "
 	          "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"",
 	          index, W, H, W, H);
 	escape_xml(b, cell->probe);
