@@ -97,6 +97,7 @@ int cmd_manifest(int argc, char **argv);
 int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* What history and report --history select: NULL since, size or db is any or the default. */

@@ -341,6 +341,29 @@ static const struct cli_command commands[] = {
      "\n"
      "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
      "one metric's session medians across commits and hosts"},
+    {"explain", cmd_explain,
+     "usage: gcratchet explain [--session N|latest] [--build LABEL] [--probe LIST]\n"
+     "                         [--base LABEL | --against M [--against-build LABEL] |\n"
+     "                          --profile P [--collector C] | --baseline FILE]\n"
+     "                         [--top N] [--format text|md|json] [--db FILE]\n"
+     "\n"
+     "Where the instructions moved, function by function, as cg_diff shows it: cachegrind's\n"
+     "Ir of every function each valgrind run kept (0.1% of the run and its 50 largest), per\n"
+     "side each function's median over its runs. For every probe (or --probe LIST), the\n"
+     "functions that moved, largest move first: both counts, the move, its part of the\n"
+     "probe's Ir and its share of the probe's whole change, and the functions one side alone\n"
+     "kept. Against what:\n"
+     "  (default)        two arms of the session: BASE and FIX of an ab, or --base LABEL and\n"
+     "                   --build LABEL\n"
+     "  --against M      the same probes in session M (its arm --against-build, else its first)\n"
+     "  --profile P      the functions the baseline baselines/<P>/<collector>.json keeps\n"
+     "                   (its 20 largest per probe, pinned with it), or --baseline FILE's\n"
+     "--session defaults to the newest stored; --top N lists N functions per probe (default:\n"
+     "every one that moved); --format md and json for a pull request or a script.\n"
+     "\n"
+     "Exit status: 0 printed; 2 nothing to compare (no functions on both sides), bad\n"
+     "arguments, a missing session or baseline.\n",
+     "where the instructions moved between two sessions, arms, or a session and its baseline"},
     {"version", cmd_version,
      "usage: gcratchet version   (or gcratchet --version)\n"
      "\n"

@@ -377,35 +377,66 @@ char *report_md_ab(const struct compare *c)
 	return b.data;
 }
 
+/*
+ * A one-build session (no verdict to lead with): what ran and how each probe's runs came out,
+ * one line per probe, then each probe's figures and the pauses in one fold; below
+ * REPORT_MD_CAP bytes like every report a pull request may show.
+ */
 char *report_md_session(const struct report_data *d)
 {
 	const size_t idx[1] = {0};
 	const char *const names[1] = {d->builds[0].label};
 	struct report_summary *sum = report_summary_load(d);
-	struct sbuf b;
+	struct report_budget bg;
+	struct sbuf b, part;
+	size_t failed = 0;
 
 	sbuf_init(&b);
+	sbuf_init(&part);
+	report_budget_init(&bg, &b);
+	for (size_t p = 0; p < sum->nprobes; p++)
+		failed += sum->probes[p].ok < sum->probes[p].runs;
 	sbuf_addf(&b, "### gcratchet session %lld: ", (long long)d->session.id);
 	report_md_build(&d->builds[0], &b);
-	sbuf_addf(&b, "\n\non ");
+	sbuf_addf(&b, ": %zu probe%s, %s\n\non ", sum->nprobes, sum->nprobes == 1 ? "" : "s",
+	          failed ? "some runs failed" : "every run ok");
 	escape_md(&b, d->session.hostname ? d->session.hostname : "?");
 	sbuf_addf(&b, ", size ");
 	escape_md(&b, d->session.size);
-	sbuf_addf(&b,
-	          ", %lld rounds + %lld warm-up, seed %lld; medians over the measured runs "
-	          "that succeeded\n",
+	sbuf_addf(&b, ", %lld rounds + %lld warm-up, seed %lld, status ",
 	          (long long)d->session.rounds, (long long)d->session.warmup,
 	          (long long)d->session.seed);
+	escape_md(&b, d->session.status);
+	sbuf_addf(&b, "; medians over the measured runs that succeeded\n\n"
+	              "| probe | checksum | runs ok |\n|---|---|--:|\n");
+	for (size_t p = 0; p < sum->nprobes; p++) {
+		const struct report_summary_probe *sp = &sum->probes[p];
+		sbuf_release(&part);
+		sbuf_init(&part);
+		sbuf_addf(&part, "| ");
+		escape_md(&part, sp->probe);
+		sbuf_addf(&part, " | `%s` | %s%zu of %zu%s |\n", sp->checksum ? sp->checksum : "-",
+		          sp->ok < sp->runs ? "**" : "", sp->ok, sp->runs,
+		          sp->ok < sp->runs ? "**" : "");
+		report_budget_add(&bg, part.data);
+	}
+	report_budget_note(&bg);
+	sbuf_addf(&b, "\n<details><summary>Each probe's figures (median, min, max) and the "
+	              "pauses</summary>\n");
 	for (size_t p = 0; p < sum->nprobes; p++) {
 		const struct report_summary_probe *sp = &sum->probes[p];
 
-		sbuf_addf(&b, "\n");
-		escape_md(&b, sp->probe);
-		sbuf_addf(&b, ": checksum `%s`, %zu runs ok of %zu\n\n",
+		sbuf_release(&part);
+		sbuf_init(&part);
+		sbuf_addf(&part, "\n");
+		escape_md(&part, sp->probe);
+		sbuf_addf(&part, ": checksum `%s`, %zu runs ok of %zu\n\n",
 		          sp->checksum ? sp->checksum : "-", sp->ok, sp->runs);
-		if (!sp->ncells)
-			continue;
-		sbuf_addf(&b, "| metric | median | min | max | runs |\n|---|--:|--:|--:|--:|\n");
+		if (sp->ncells)
+			sbuf_addf(
+			    &part,
+			    "| metric | median | min | max | runs |\n|---|--:|--:|--:|--:|\n");
+		report_budget_add(&bg, part.data);
 		for (size_t k = 0; k < sp->ncells; k++) {
 			const struct report_summary_cell *c = &sp->cells[k];
 			char med[48], lo[48], hi[48];
@@ -413,12 +444,22 @@ char *report_md_session(const struct report_data *d)
 			metrics_format_value(c->metric, c->median, med, sizeof med);
 			metrics_format_value(c->metric, c->min, lo, sizeof lo);
 			metrics_format_value(c->metric, c->max, hi, sizeof hi);
-			sbuf_addf(&b, "| ");
-			escape_md(&b, c->metric);
-			sbuf_addf(&b, " | %s | %s | %s | %zu |\n", med, lo, hi, c->n);
+			sbuf_release(&part);
+			sbuf_init(&part);
+			sbuf_addf(&part, "| ");
+			escape_md(&part, c->metric);
+			sbuf_addf(&part, " | %s | %s | %s | %zu |\n", med, lo, hi, c->n);
+			report_budget_add(&bg, part.data);
 		}
 	}
-	report_md_pause_tables(d, idx, names, 1, &b);
+	sbuf_release(&part);
+	sbuf_init(&part);
+	report_md_pause_tables(d, idx, names, 1, &part);
+	if (part.len)
+		report_budget_add(&bg, part.data);
+	report_budget_note(&bg);
+	sbuf_addf(&b, "\n</details>\n");
+	sbuf_release(&part);
 	report_summary_release(sum);
 	return b.data;
 }
