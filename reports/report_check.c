@@ -515,6 +515,26 @@ char *report_check_md(const struct report_check *c)
 	sbuf_init(&b);
 	sbuf_init(&part);
 	report_budget_init(&bg, &b);
+	/* The verdict is the first line; when the check cannot pass at all, with the reason. */
+	sbuf_addf(&b, "### gcratchet check: %s: ", check_verdict_name(res->verdict));
+	if (res->why) {
+		escape_md(&b, res->why);
+		sbuf_addf(&b, "\n\nprofile ");
+	} else {
+		sbuf_addf(&b, "profile ");
+	}
+	escape_md(&b, bl->profile);
+	sbuf_addf(&b, ", collector ");
+	escape_md(&b, bl->collector);
+	sbuf_addf(&b, " ");
+	escape_md(&b, bl->collector_version);
+	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
+	escape_md(&b, c->build_name);
+	sbuf_addf(&b, "), size ");
+	escape_md(&b, bl->size);
+	sbuf_addf(&b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
+	report_check_counts(res, &b);
+	sbuf_addf(&b, "\n\n");
 	if (res->why) {
 		sbuf_addf(&b, "> **COULD NOT JUDGE**: ");
 		escape_md(&b, res->why);
@@ -530,19 +550,7 @@ char *report_check_md(const struct report_check *c)
 		escape_md(&b, res->stale.items[i]);
 		sbuf_addf(&b, "\n\n");
 	}
-	sbuf_addf(&b, "### gcratchet check: %s: profile ", check_verdict_name(res->verdict));
-	escape_md(&b, bl->profile);
-	sbuf_addf(&b, ", collector ");
-	escape_md(&b, bl->collector);
-	sbuf_addf(&b, " ");
-	escape_md(&b, bl->collector_version);
-	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
-	escape_md(&b, c->build_name);
-	sbuf_addf(&b, "), size ");
-	escape_md(&b, bl->size);
-	sbuf_addf(&b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
-	report_check_counts(res, &b);
-	sbuf_addf(&b, "\n\n> baseline: ");
+	sbuf_addf(&b, "> baseline: ");
 	escape_md(&b, c->baseline_path);
 	sbuf_addf(&b, " (pinned ");
 	escape_md(&b, bl->pinned_at);

@@ -4,7 +4,9 @@
  * comment), JSON ("gcratchet-check" version 1), JUnit XML and an HTML page (--html FILE).
  *
  * What cannot pass comes first in every form: the reason the whole check could not be judged
- * (check_result.why) on the first line of the table and the Markdown, as the first member after
+ * (check_result.why) on the first line of the table and the Markdown (whose first line is the
+ * verdict: "### gcratchet check: COULD NOT JUDGE: why"), on the page's verdict banner, as the
+ * first member after
  * the format of the JSON ("verdict", then "reason"), and as a comment under the XML
  * declaration plus an errored testcase in JUnit; then staleness. Every field from outside
  * (names, reasons from a probe's stderr) goes through the format's escaper (escape.h).
