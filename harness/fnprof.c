@@ -144,7 +144,7 @@ static char *fnprof_normalise(const char *path)
 		sbuf_addf(&b, ".");
 	free(parts);
 	free(copy);
-	return sbuf_detach(&b);
+	return b.data;
 }
 
 void fnprof_files_relative(struct fnprof *p, const char *root)

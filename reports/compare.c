@@ -826,5 +826,5 @@ char *compare_headline_moved(const struct compare *c)
 	if (c->across)
 		sbuf_addf(&b, "; across designs, census counters are context");
 	strlist_release(&metrics);
-	return sbuf_detach(&b);
+	return b.data;
 }
