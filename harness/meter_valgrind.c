@@ -193,19 +193,23 @@ static int meter_valgrind_blocks(const char *out_file, const char *text, size_t 
 			continue;
 		{
 			const char *p = line, *end = line + len;
-			char *stop;
 			double v = 0;
 			size_t k = 0;
-			/* The line number, then the counts up to Ir's column. */
-			strtod(p, &stop);
-			p = stop;
-			for (; k <= ir_col && p < end; k++) {
-				v = strtod(p, &stop);
-				if (stop == p)
+			/*
+			 * The line number, then the counts up to Ir's column: whole numbers, read by
+			 * hand (strtod took nine tenths of the time to read a file).
+			 */
+			for (; k <= ir_col + 1; k++) {
+				double x = 0;
+				while (p < end && (*p == ' ' || *p == '\t'))
+					p++;
+				if (p == end || *p < '0' || *p > '9')
 					break;
-				p = stop;
+				for (; p < end && *p >= '0' && *p <= '9'; p++)
+					x = x * 10 + (*p - '0');
+				v = x;
 			}
-			if (k <= ir_col)
+			if (k <= ir_col + 1)
 				v = 0;
 			if (!fn)
 				return err_set(e, "%s:%zu: a count before any \"fn=\" line",

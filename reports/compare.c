@@ -662,6 +662,12 @@ void compare_headline(const struct compare *c, char *buf, size_t size)
 		snprintf(buf + n, size - n, "; across designs, census counters are context");
 }
 
+int compare_probe_doubtful(const struct compare_probe *p)
+{
+	return p->sum == COMPARE_SUM_DIFFERS || p->sum == COMPARE_SUM_UNSTABLE ||
+	       p->sum == COMPARE_SUM_MISSING || p->failure || p->base_inert || p->fix_inert;
+}
+
 int compare_cell_flagged(const struct compare_cell *cell)
 {
 	enum paired_verdict v = cell->stats.verdict;

@@ -174,6 +174,8 @@ void compare_headline(const struct compare *c, char *buf, size_t size);
  * does. Names are as stored: escape them. Newly allocated.
  */
 char *compare_headline_moved(const struct compare *c);
+/* 1 for a probe whose identity is in doubt: another result, a failed run, gone inert. */
+int compare_probe_doubtful(const struct compare_probe *p);
 /*
  * 1 for a cell a report shows with the verdict, never folded: judged WORSE or better, or a
  * deciding cell that could not be judged (too few pairs, no pair, its probe inert).

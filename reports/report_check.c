@@ -516,12 +516,13 @@ char *report_check_md(const struct report_check *c)
 	sbuf_init(&part);
 	report_budget_init(&bg, &b);
 	/* The verdict is the first line; when the check cannot pass at all, with the reason. */
-	sbuf_addf(&b, "### gcratchet check: %s: ", check_verdict_name(res->verdict));
+	sbuf_addf(&b, "### gcratchet check: %s", check_verdict_name(res->verdict));
 	if (res->why) {
+		sbuf_addf(&b, ": ");
 		escape_md(&b, res->why);
 		sbuf_addf(&b, "\n\nprofile ");
 	} else {
-		sbuf_addf(&b, "profile ");
+		sbuf_addf(&b, ", profile ");
 	}
 	escape_md(&b, bl->profile);
 	sbuf_addf(&b, ", collector ");

@@ -354,12 +354,8 @@ static void report_html_identity_items(struct sbuf *b, const struct compare *c, 
 {
 	size_t doubt = 0;
 
-	for (size_t i = 0; i < c->nprobes; i++) {
-		const struct compare_probe *p = &c->probes[i];
-		doubt += p->sum == COMPARE_SUM_DIFFERS || p->sum == COMPARE_SUM_UNSTABLE ||
-		         p->sum == COMPARE_SUM_MISSING || p->failure || p->base_inert ||
-		         p->fix_inert;
-	}
+	for (size_t i = 0; i < c->nprobes; i++)
+		doubt += (size_t)compare_probe_doubtful(&c->probes[i]);
 	if (!all && !doubt && (c->across || !c->census_differ)) {
 		sbuf_addf(b,
 		          "<p class=\"meta\">Identity: every probe printed one result in both arms "
@@ -371,10 +367,7 @@ static void report_html_identity_items(struct sbuf *b, const struct compare *c, 
 	sbuf_addf(b, "<ul>\n");
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
-		int bad = p->sum == COMPARE_SUM_DIFFERS || p->sum == COMPARE_SUM_UNSTABLE ||
-		          p->sum == COMPARE_SUM_MISSING || p->failure || p->base_inert ||
-		          p->fix_inert;
-		if (!all && !bad)
+		if (!all && !compare_probe_doubtful(p))
 			continue;
 		sbuf_addf(b, "<li>");
 		escape_xml(b, p->probe);

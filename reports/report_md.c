@@ -155,8 +155,7 @@ static void report_md_pauses(const struct compare *c, struct sbuf *b)
 /* A probe's identity line ("- 01_x: checksum `...` in both; ..."), and whether it is a problem. */
 static int report_md_identity_line(const struct compare_probe *p, struct sbuf *b)
 {
-	int bad = p->sum == COMPARE_SUM_DIFFERS || p->sum == COMPARE_SUM_UNSTABLE ||
-	          p->sum == COMPARE_SUM_MISSING || p->failure || p->base_inert || p->fix_inert;
+	int bad = compare_probe_doubtful(p);
 
 	sbuf_addf(b, "- ");
 	escape_md(b, p->probe);
