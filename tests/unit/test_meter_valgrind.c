@@ -170,6 +170,23 @@ static void test_tree(void)
 	CHECK(meter_valgrind_read(out, 1, &c, &e) == 0);
 	CHECK_NEAR(c.ir, 235824.0 + 543168220.0 + 7, 0);
 	CHECK(c.cache_sim == 0);
+	/* The tree's functions: each process's, summed by name (a shell and the program it ran). */
+	write_pid_file(out, 101,
+	               "events: Ir\nfl=sh.c\nfn=main\n1 235000\nfn=exec\n2 824\n"
+	               "summary: 235824\n");
+	write_pid_file(out, 102,
+	               "events: Ir\nfl=p.c\nfn=main\n1 168220\nfn=work\n2 543000000\n"
+	               "summary: 543168220\n");
+	write_pid_file(out, 0, "events: Ir\nfl=x.c\nfn=main\n1 7\nsummary: 7\n");
+	{
+		struct fnprof p;
+		CHECK(meter_valgrind_read_profile(out, 1, &c, &p, &e) == 0);
+		CHECK(p.total_ir == c.ir && p.n == 3);
+		CHECK(p.n == 3 && strcmp(p.fns[0].name, "work") == 0);
+		CHECK(fnprof_find(&p, "main") &&
+		      fnprof_find(&p, "main")->ir == 235000 + 168220 + 7);
+		fnprof_release(&p);
+	}
 	write_pid_file(out, 104,
 	               "events: Ir I1mr ILmr D1mr DLmr D1mw DLmw\nsummary: 1 1 1 1 1 1 1\n");
 	CHECK(meter_valgrind_read(out, 1, &c, &e) != 0);
