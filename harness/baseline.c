@@ -587,6 +587,25 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 	                        !b->noise.who || !b->noise.who[0]))
 		return err_setc(e, ERR_INVALID,
 		                "noise_accepted: needs a reason, a date and who accepted it");
+	for (size_t i = 0; i < b->nfunctions; i++) {
+		const struct baseline_functions *f = &b->functions[i];
+		char msg[ERR_MSG_MAX];
+		json_path_key(where, sizeof where, "functions", f->probe ? f->probe : "");
+		if (!f->probe || !baseline_probe_checksum(b, f->probe))
+			return err_setc(e, ERR_INVALID, "%s: not a probe of \"probes\"", where);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(b->functions[j].probe, f->probe) == 0)
+				return err_setc(e, ERR_INVALID, "%s: the probe's functions twice",
+				                where);
+		if (f->prof.n > BASELINE_FUNCTIONS_TOP)
+			return err_setc(e, ERR_INVALID,
+			                "%s.top: %zu functions, at most %d are kept", where,
+			                f->prof.n, BASELINE_FUNCTIONS_TOP);
+		if (fnprof_check(&f->prof, e) != 0) {
+			snprintf(msg, sizeof msg, "%s", e->msg);
+			return err_setc(e, ERR_INVALID, "%s: %s", where, msg);
+		}
+	}
 	return 0;
 }
 
@@ -1044,6 +1063,74 @@ static int baseline_parse_vary_env(struct baseline_ctx *c, const cJSON *o, struc
 }
 
 /*
+ * "functions": {PROBE: {"ir": N, "top": [{"name": S, "file": S or null, "ir": N}, ...]}}: the
+ * shapes and types here, the values (order, sums, probes) in baseline_check.
+ */
+static int baseline_parse_functions(struct baseline_ctx *c, const cJSON *o, struct baseline *b)
+{
+	static const char *const keys[] = {"ir", "top", NULL};
+	static const char *const fkeys[] = {"name", "file", "ir", NULL};
+	const cJSON *p;
+	size_t i = 0;
+
+	if (!o)
+		return 0;
+	if (!cJSON_IsObject(o))
+		return baseline_bad(c, "functions",
+		                    "must be an object of probe -> {\"ir\": N, \"top\": [...]}");
+	b->nfunctions = (size_t)cJSON_GetArraySize(o);
+	b->functions = xcalloc(b->nfunctions ? b->nfunctions : 1, sizeof *b->functions);
+	cJSON_ArrayForEach(p, o)
+	{
+		struct baseline_functions *f = &b->functions[i++];
+		const cJSON *top, *fn;
+		char jpath[320], tpath[340];
+		size_t k = 0;
+
+		json_path_key(jpath, sizeof jpath, "functions", p->string);
+		f->probe = xstrdup(p->string);
+		fnprof_init(&f->prof);
+		if (!cJSON_IsObject(p))
+			return baseline_bad(c, jpath,
+			                    "must be an object {\"ir\": N, \"top\": [...]}");
+		if (baseline_only_keys(c, p, jpath, keys) != 0 ||
+		    baseline_get_number(c, p, "ir", jpath, &f->prof.total_ir) != 0)
+			return -1;
+		json_path_key(tpath, sizeof tpath, jpath, "top");
+		top = cJSON_GetObjectItemCaseSensitive(p, "top");
+		if (!cJSON_IsArray(top))
+			return baseline_bad(c, tpath, "must be an array of {name, file, ir}");
+		cJSON_ArrayForEach(fn, top)
+		{
+			char fpath[360], *name = NULL;
+			const cJSON *file;
+			double ir;
+			json_path_index(fpath, sizeof fpath, tpath, k++);
+			if (!cJSON_IsObject(fn))
+				return baseline_bad(c, fpath, "must be an object {name, file, ir}");
+			if (baseline_only_keys(c, fn, fpath, fkeys) != 0 ||
+			    baseline_get_string(c, fn, "name", fpath, &name) != 0)
+				return -1;
+			if (baseline_get_number(c, fn, "ir", fpath, &ir) != 0) {
+				free(name);
+				return -1;
+			}
+			file = cJSON_GetObjectItemCaseSensitive(fn, "file");
+			if (file && !cJSON_IsString(file) && !cJSON_IsNull(file)) {
+				char where[380];
+				free(name);
+				json_path_key(where, sizeof where, fpath, "file");
+				return baseline_bad(c, where, "must be a string or null");
+			}
+			fnprof_add(&f->prof, name, cJSON_IsString(file) ? file->valuestring : NULL,
+			           ir);
+			free(name);
+		}
+	}
+	return 0;
+}
+
+/*
  * What the pinned cells depend on besides the code (each optional, unknown when absent): the
  * knobs the pinning runs had ("knobs"), the transparent huge page condition ("thp": "off" or
  * "host"), and what the pinned build said it does ("capabilities").
@@ -1152,16 +1239,17 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 	                         out) != 0 ||
 	    baseline_parse_vary_env(&c, cJSON_GetObjectItemCaseSensitive(root, "vary_env"), out) !=
 	        0 ||
+	    baseline_parse_functions(&c, cJSON_GetObjectItemCaseSensitive(root, "functions"),
+	                             out) != 0 ||
 	    baseline_parse_facts(&c, root, out) != 0)
 		goto out;
 	{
 		static const char *const top[] = {
-		    "format",         "version",   "profile",   "collector",
-		    "host",           "toolchain", "pinned_at", "session",
-		    "size",           "meters",    "repeats",   "rules",
-		    "probes",         "cells",     "overrides", "ledger",
-		    "noise_accepted", "vary_env",  "knobs",     "thp",
-		    "capabilities",   NULL};
+		    "format",       "version",        "profile",  "collector", "host",
+		    "toolchain",    "pinned_at",      "session",  "size",      "meters",
+		    "repeats",      "rules",          "probes",   "cells",     "overrides",
+		    "ledger",       "noise_accepted", "vary_env", "knobs",     "thp",
+		    "capabilities", "functions",      NULL};
 		static const char *const collector[] = {"name", "version", "git_commit", NULL};
 		static const char *const host[] = {"fingerprint", "hostname", NULL};
 		static const char *const toolchain[] = {"compiler", "version", "flags", "valgrind",
@@ -1258,6 +1346,11 @@ void baseline_release(struct baseline *b)
 	free(b->noise.date);
 	free(b->noise.who);
 	free(b->vary_env.sessions);
+	for (size_t i = 0; i < b->nfunctions; i++) {
+		free(b->functions[i].probe);
+		fnprof_release(&b->functions[i].prof);
+	}
+	free(b->functions);
 	memset(b, 0, sizeof *b);
 }
 
@@ -1296,6 +1389,32 @@ void baseline_ledger_add(struct baseline *b, const struct baseline_cell *cell, d
 	x->ref = ref ? xstrdup(ref) : NULL;
 	x->date = xstrdup(date);
 	x->who = xstrdup(who);
+}
+
+const struct fnprof *baseline_functions_of(const struct baseline *b, const char *probe)
+{
+	for (size_t i = 0; i < b->nfunctions; i++)
+		if (strcmp(b->functions[i].probe, probe) == 0)
+			return &b->functions[i].prof;
+	return NULL;
+}
+
+void baseline_functions_set(struct baseline *b, const char *probe, const struct fnprof *prof)
+{
+	struct baseline_functions *f = NULL;
+
+	for (size_t i = 0; i < b->nfunctions && !f; i++)
+		if (strcmp(b->functions[i].probe, probe) == 0)
+			f = &b->functions[i];
+	if (f) {
+		fnprof_release(&f->prof);
+	} else {
+		b->functions = xrealloc(b->functions, (b->nfunctions + 1) * sizeof *b->functions);
+		f = &b->functions[b->nfunctions++];
+		f->probe = xstrdup(probe);
+	}
+	fnprof_copy(prof, &f->prof);
+	fnprof_truncate(&f->prof, BASELINE_FUNCTIONS_TOP);
 }
 
 const struct baseline_rule *baseline_rule_for(const struct baseline *b, const char *metric)
@@ -1529,6 +1648,32 @@ char *baseline_serialize(const struct baseline *b)
 			          (long long)b->vary_env.sessions[i]);
 		sbuf_addf(&out, "], \"pad_step_bytes\": %lld}",
 		          (long long)b->vary_env.pad_step_bytes);
+	}
+	if (b->nfunctions) {
+		/* One function a line: a re-pin's diff shows which moved. */
+		sbuf_addf(&out, ",\n  \"functions\": {");
+		for (size_t i = 0; i < b->nfunctions; i++) {
+			const struct baseline_functions *f = &b->functions[i];
+			sbuf_addf(&out, "%s\n    ", i ? "," : "");
+			baseline_add_string(&out, f->probe);
+			sbuf_addf(&out, ": {\"ir\": ");
+			baseline_add_number(&out, f->prof.total_ir);
+			sbuf_addf(&out, ", \"top\": [");
+			for (size_t k = 0; k < f->prof.n; k++) {
+				sbuf_addf(&out, "%s\n      {\"name\": ", k ? "," : "");
+				baseline_add_string(&out, f->prof.fns[k].name);
+				sbuf_addf(&out, ", \"file\": ");
+				if (f->prof.fns[k].file)
+					baseline_add_string(&out, f->prof.fns[k].file);
+				else
+					sbuf_addf(&out, "null");
+				sbuf_addf(&out, ", \"ir\": ");
+				baseline_add_number(&out, f->prof.fns[k].ir);
+				sbuf_addf(&out, "}");
+			}
+			sbuf_addf(&out, "%s]}", f->prof.n ? "\n    " : "");
+		}
+		sbuf_addf(&out, "\n  }");
 	}
 	sbuf_addf(&out, "\n}\n");
 	return out.data;

@@ -29,7 +29,9 @@
  * version and flags are not empty. A rule's class agrees with its fields: info exactly when it
  * is not gated, exact only with a band of 0 (and no live floor); band_live_pct >= 0. "vary_env"
  * may be absent; when present it names at least 2 distinct sessions >= 1, the baseline's
- * "session" among them, and a pad step >= 0.
+ * "session" among them, and a pad step >= 0. "functions" may be absent; when present each entry
+ * names a probe of "probes", once, with at most BASELINE_FUNCTIONS_TOP functions that meet
+ * fnprof.h's invariants (names once, ordered, Ir >= 0, their sum at most the probe's "ir").
  */
 #ifndef BASELINE_H
 #define BASELINE_H
@@ -38,6 +40,7 @@
 #include <stdint.h>
 
 #include "caps.h"
+#include "fnprof.h"
 #include "hostinfo.h"
 #include "toolchain.h"
 #include "util.h"
@@ -138,6 +141,18 @@ struct baseline_ledger_entry {
 };
 
 /*
+ * Where a probe's instructions went in the pinning runs ("functions": optional, absent in a
+ * baseline pinned before it was recorded): its BASELINE_FUNCTIONS_TOP largest functions
+ * (fnprof.h), each the median over the pinning valgrind runs, and prof.total_ir the probe's Ir
+ * (their median). check and ratchet diff a regressed Ir cell's session against it; explain too.
+ */
+#define BASELINE_FUNCTIONS_TOP 20
+struct baseline_functions {
+	char *probe;
+	struct fnprof prof;
+};
+
+/*
  * How `baseline pin --vary-env N` measured (docs/baselines.md, "--vary-env"): N sessions, each
  * in an environment padded by `pad_step_bytes` more than the one before (session i: i * step)
  * with address-space randomisation on for timed runs, their runs pooled per cell. nsessions 0:
@@ -179,8 +194,10 @@ struct baseline {
 	struct hostinfo_thp thp; /* "thp": its condition and the host's modes (hostinfo.h) */
 	int thp_known;
 	struct caps caps;
-	struct baseline_noise noise;       /* "noise_accepted" */
-	struct baseline_vary_env vary_env; /* "vary_env", absent when pinned from one session */
+	struct baseline_noise noise;          /* "noise_accepted" */
+	struct baseline_vary_env vary_env;    /* "vary_env", absent when pinned from one session */
+	struct baseline_functions *functions; /* "functions", by probe; nfunctions 0: absent */
+	size_t nfunctions;
 };
 
 /*
@@ -228,6 +245,10 @@ struct baseline_cell *baseline_cell_find(const struct baseline *b, const char *p
 void baseline_ledger_add(struct baseline *b, const struct baseline_cell *cell, double new_value,
                          const char *reason, const char *ref, const char *date, const char *who);
 const char *baseline_probe_checksum(const struct baseline *b, const char *probe);
+/* The pinned profile of a probe's functions, or NULL when the baseline keeps none for it. */
+const struct fnprof *baseline_functions_of(const struct baseline *b, const char *probe);
+/* Sets (or replaces) the pinned profile of `probe`: a copy of prof, cut to the top. */
+void baseline_functions_set(struct baseline *b, const char *probe, const struct fnprof *prof);
 
 /*
  * The default rules of a named profile ("shared_ci", "pinned_host") for the given metric

@@ -214,6 +214,35 @@ static void check_probe_identity(const struct check_input *in, const char *probe
 	}
 }
 
+/*
+ * Where a regressed or improved Ir cell's instructions moved against the pin: the session's
+ * ok valgrind runs of the probe, each function's median over them, diffed with the baseline's
+ * functions of the probe. Nothing when either side has none.
+ */
+static void check_where(const struct check_input *in, const char *probe, struct check_row *row)
+{
+	const struct fnprof *pin = baseline_functions_of(in->baseline, probe);
+	const struct fnprof **runs;
+	size_t n = 0;
+
+	if (!pin)
+		return;
+	runs = xcalloc(in->nruns ? in->nruns : 1, sizeof *runs);
+	for (size_t i = 0; i < in->nruns; i++) {
+		const struct store_run *r = &in->runs[i];
+		if (check_run_counts(r, probe, in->baseline->size) &&
+		    r->kind == RUN_KIND_VALGRIND && r->status == RUN_STATUS_OK && r->functions.n)
+			runs[n++] = &r->functions;
+	}
+	if (n) {
+		fnprof_median(runs, n, &row->where_now);
+		fnprof_diff(pin, &row->where_now, &row->where);
+		row->has_where = 1;
+		row->where_runs = (int)n;
+	}
+	free(runs);
+}
+
 static void check_probe(const struct check_input *in, const char *probe, struct check_result *res)
 {
 	const struct baseline *b = in->baseline;
@@ -272,6 +301,10 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.n = (int)nv;
 			res->widened += row.widened == 2;
 			baseline_judge(&rule, row.base, row.current, &row.j);
+			if (strcmp(cell->metric, "valgrind.ir") == 0 &&
+			    (row.j.verdict == BASELINE_REGRESSED ||
+			     row.j.verdict == BASELINE_IMPROVED))
+				check_where(in, probe, &row);
 			if (row.j.went_inert)
 				row.reason = xasprintf(
 				    "was %.0f, now 0: the probe no longer causes this", row.base);
@@ -493,8 +526,13 @@ void check_judge(const struct check_input *in, struct check_result *out)
 
 void check_result_release(struct check_result *r)
 {
-	for (size_t i = 0; i < r->nrows; i++)
+	for (size_t i = 0; i < r->nrows; i++) {
 		free(r->rows[i].reason);
+		if (r->rows[i].has_where) {
+			fnprof_diff_release(&r->rows[i].where);
+			fnprof_release(&r->rows[i].where_now);
+		}
+	}
 	free(r->rows);
 	strlist_release(&r->stale);
 	strlist_release(&r->unpinned);

@@ -80,6 +80,17 @@ struct check_row {
 	 * host's noise (2). */
 	double band_pct;
 	int widened;
+	/*
+	 * A valgrind.ir cell judged regressed or improved, when the baseline keeps the probe's
+	 * functions and the session's runs recorded theirs: where the instructions moved against
+	 * the pin (fnprof.h). where_now is the session's profile (each function's median over its
+	 * where_runs valgrind runs), owned; the diff borrows it and the baseline. has_where 0: no
+	 * profile on one side, nothing to say.
+	 */
+	int has_where;
+	int where_runs;
+	struct fnprof where_now;
+	struct fnprof_diff where;
 };
 
 enum check_verdict {

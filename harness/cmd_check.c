@@ -39,6 +39,12 @@ int check_parse_opt(struct check_opts *o, const char *opt, const char *val)
 		o->strict = 1;
 	else if (strcmp(opt, "--all") == 0)
 		o->all = 1;
+	else if (strcmp(opt, "--md") == 0)
+		o->md = val;
+	else if (strcmp(opt, "--html") == 0)
+		o->html = val;
+	else if (strcmp(opt, "--samples-href") == 0)
+		o->samples_href = val;
 	else
 		return 0;
 	return 1;
@@ -114,6 +120,9 @@ int check_session(const char *cmd, const struct check_opts *o)
 	rep.build_name = build->label;
 	rep.all = o->all;
 	rep.colour = strcmp(format, "table") == 0 && check_colour();
+	rep.runs = in.runs;
+	rep.nruns = in.nruns;
+	rep.samples_href = o->samples_href;
 
 	text = strcmp(format, "json") == 0    ? report_check_json(&rep)
 	       : strcmp(format, "junit") == 0 ? report_check_junit(&rep)
@@ -128,6 +137,14 @@ int check_session(const char *cmd, const struct check_opts *o)
 	md = report_check_md(&rep);
 	if (report_step_summary(md, &e) != 0)
 		rc = cli_error(cmd, "%s", e.msg);
+	if (o->md && write_file_atomic(o->md, md, strlen(md), &e) != 0)
+		rc = cli_error(cmd, "%s", e.msg);
+	if (o->html) {
+		char *html = report_check_html(&rep);
+		if (write_file_atomic(o->html, html, strlen(html), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		free(html);
+	}
 out:
 	free(md);
 	free(text);
@@ -142,9 +159,10 @@ out:
 int cmd_check(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--profile", 1}, {"--collector", 1}, {"--session", 1}, {"--format", 1},
-	    {"--db", 1},      {"--baseline", 1},  {"--build", 1},   {"--base", 1},
-	    {"--strict", 0},  {"--all", 0},       {NULL, 0},
+	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--format", 1},
+	    {"--db", 1},           {"--baseline", 1},  {"--build", 1},   {"--base", 1},
+	    {"--strict", 0},       {"--all", 0},       {"--md", 1},      {"--html", 1},
+	    {"--samples-href", 1}, {NULL, 0},
 	};
 	const char *cmd = "check", *opt, *val;
 	struct check_opts o = {0};

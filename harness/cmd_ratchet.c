@@ -142,8 +142,9 @@ out:
 int cmd_ratchet(int argc, char **argv)
 {
 	static const struct cli_opt own[] = {
-	    {"--profile", 1}, {"--collector", 1}, {"--build", 1},  {"--db", 1}, {"--baseline", 1},
-	    {"--rounds", 1},  {"--all", 0},       {"--strict", 0}, {NULL, 0},
+	    {"--profile", 1},  {"--collector", 1}, {"--build", 1},        {"--db", 1},
+	    {"--baseline", 1}, {"--rounds", 1},    {"--all", 0},          {"--strict", 0},
+	    {"--md", 1},       {"--html", 1},      {"--samples-href", 1}, {NULL, 0},
 	};
 	const char *cmd = "ratchet", *opt, *val, *build_dir = NULL;
 	struct cli_opt opts[sizeof own / sizeof own[0] +

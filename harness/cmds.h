@@ -36,9 +36,12 @@ struct check_opts {
 	const char *format; /* NULL: table */
 	int64_t session;    /* 0: the newest session of the baseline's collector and size */
 	int strict, all;
+	/* --md FILE, --html FILE: the Markdown and the check page written there too (NULL: not);
+	 * --samples-href HREF: the session's own page, linked from the check page. */
+	const char *md, *html, *samples_href;
 };
-/* Takes --profile, --collector, --db, --baseline, --build, --base, --strict, --all: 1 when
- * opt was one of them. */
+/* Takes --profile, --collector, --db, --baseline, --build, --base, --strict, --all, --md,
+ * --html and --samples-href: 1 when opt was one of them. */
 int check_parse_opt(struct check_opts *o, const char *opt, const char *val);
 /* Judges the session o names against its baseline and prints the verdict; check's status. */
 int check_session(const char *cmd, const struct check_opts *o);
@@ -95,6 +98,7 @@ int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* What history and report --history select: NULL since, size or db is any or the default. */

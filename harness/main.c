@@ -64,6 +64,7 @@ static const struct cli_command commands[] = {
     {"ratchet", cmd_ratchet,
      "usage: gcratchet ratchet [--profile shared_ci|pinned_host] [--collector NAME | --build DIR]\n"
      "                         [--rounds N] [--baseline FILE] [--all] [--strict] [--db FILE]\n"
+     "                         [--md FILE] [--html FILE] [--samples-href HREF]\n"
      "                         [--jobs N] [--timeout SEC] [--seed N] [--cpu N] [--no-aslr]\n"
      "                         [--lock-timeout SEC] [--idle-below LOAD] [--idle-timeout SEC]\n"
      "\n"
@@ -75,8 +76,10 @@ static const struct cli_command commands[] = {
      "; --build DIR is judged against the baseline of the\n"
      "collector its manifest names. Only the runs that failed, went inert or warned are\n"
      "printed (on a terminal, one line shows the run in progress), then check's verdict: the\n"
-     "cells that are not ok, one line per probe, the verdict line (--all: every cell). The\n"
-     "options of the second group are measure's: how the runs are made, not what is measured.\n"
+     "cells that are not ok, where a regressed Ir cell's instructions moved against the pin,\n"
+     "one line per probe, the verdict line (--all: every cell); --md and --html write check's\n"
+     "Markdown and page. The options of the last group are measure's: how the runs are made,\n"
+     "not what is measured.\n"
      "\n"
      "Exit status: as check's: 0 ok; 1 a regression; 2 could not judge (a failed run, a\n"
      "missing or bad baseline, bad arguments).\n",
@@ -84,7 +87,8 @@ static const struct cli_command commands[] = {
     {"check", cmd_check,
      "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
      "                       [--build LABEL] [--base LABEL] [--baseline FILE] [--strict]\n"
-     "                       [--all] [--format table|md|json|junit] [--db FILE]\n"
+     "                       [--all] [--format table|md|json|junit] [--md FILE]\n"
+     "                       [--html FILE] [--samples-href HREF] [--db FILE]\n"
      "\n"
      "Judges a session (default: the newest that measured the collector) against the baseline\n"
      "baselines/<profile>/<collector>.json. Each cell (probe x metric) has a baseline, the\n"
@@ -97,8 +101,14 @@ static const struct cli_command commands[] = {
      "is named STALE on the first line; --strict makes that exit 2. With --base BUILD (another\n"
      "build measured in the same session, e.g. the unchanged collector), each regressed cell\n"
      "says how much of its delta the base shows too (drift since the pin) and how much is the\n"
-     "change. md, json and junit carry every cell. The Markdown is also appended to\n"
-     "$GITHUB_STEP_SUMMARY when that is set.\n"
+     "change. A regressed or improved Ir cell shows the functions that moved most against the\n"
+     "pin (the baseline keeps each probe's largest; gcratchet explain lists them all). The\n"
+     "Markdown (md) fits a pull-request comment: the verdict, one line per probe, every row\n"
+     "that is not ok, the functions, then the ok rows in one fold, below 60,000 characters;\n"
+     "json and junit carry every cell. It is also appended to $GITHUB_STEP_SUMMARY when that\n"
+     "is set, and written to FILE with --md. --html FILE writes the check page: the verdict,\n"
+     "the baseline, every row that is not ok with its band and samples, the functions, and a\n"
+     "link to the session's page when --samples-href names it (report --session N --html).\n"
      "\n"
      "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
      "failed run, a missing metric, a bad baseline file or bad arguments).\n",
@@ -377,6 +387,29 @@ static const struct cli_command commands[] = {
      "candidates, the ends did not move, a step was interrupted (--resume continues), or bad\n"
      "arguments.\n",
      "find the commit that moved a figure, building and measuring each step"},
+    {"explain", cmd_explain,
+     "usage: gcratchet explain [--session N|latest] [--build LABEL] [--probe LIST]\n"
+     "                         [--base LABEL | --against M [--against-build LABEL] |\n"
+     "                          --profile P [--collector C] | --baseline FILE]\n"
+     "                         [--top N] [--format text|md|json] [--db FILE]\n"
+     "\n"
+     "Where the instructions moved, function by function, as cg_diff shows it: cachegrind's\n"
+     "Ir of every function each valgrind run kept (0.1% of the run and its 50 largest), per\n"
+     "side each function's median over its runs. For every probe (or --probe LIST), the\n"
+     "functions that moved, largest move first: both counts, the move, its part of the\n"
+     "probe's Ir and its share of the probe's whole change, and the functions one side alone\n"
+     "kept. Against what:\n"
+     "  (default)        two arms of the session: BASE and FIX of an ab, or --base LABEL and\n"
+     "                   --build LABEL\n"
+     "  --against M      the same probes in session M (its arm --against-build, else its first)\n"
+     "  --profile P      the functions the baseline baselines/<P>/<collector>.json keeps\n"
+     "                   (its 20 largest per probe, pinned with it), or --baseline FILE's\n"
+     "--session defaults to the newest stored; --top N lists N functions per probe (default:\n"
+     "every one that moved); --format md and json for a pull request or a script.\n"
+     "\n"
+     "Exit status: 0 printed; 2 nothing to compare (no functions on both sides), bad\n"
+     "arguments, a missing session or baseline.\n",
+     "where the instructions moved between two sessions, arms, or a session and its baseline"},
     {"version", cmd_version,
      "usage: gcratchet version   (or gcratchet --version)\n"
      "\n"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "fnprof.h"
 
 #define METER_VALGRIND_FIXED_ARGS 9
 
@@ -130,8 +131,105 @@ out:
 	return rc;
 }
 
+/* The column of Ir among the counts of a cost line: its place in "events:" (first by default). */
+static size_t meter_valgrind_ir_column(const char *events)
+{
+	char *names = xstrdup(events ? events : "Ir"), *save = NULL, *name;
+	size_t col = 0, k = 0;
+
+	for (name = strtok_r(names, " \t\r", &save); name;
+	     name = strtok_r(NULL, " \t\r", &save), k++)
+		if (strcmp(name, "Ir") == 0) {
+			col = k;
+			break;
+		}
+	free(names);
+	return col;
+}
+
+/*
+ * The Ir of every fn= block of a cachegrind file into fns (one entry per block, merged by the
+ * caller), and their sum into *sum. A cost line is "LINE COUNT..."; a count the line leaves
+ * out is 0 (cachegrind drops trailing zeros).
+ */
+static int meter_valgrind_blocks(const char *out_file, const char *text, size_t ir_col,
+                                 struct fnprof *fns, double *sum, struct err *e)
+{
+	const char *line, *file = NULL, *fn = NULL;
+	size_t file_len = 0, fn_len = 0, lineno = 0;
+	double block = 0;
+	int in_block = 0;
+	char *fname = NULL, *ffile = NULL;
+
+	*sum = 0;
+	for (line = text; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t len = strcspn(line, "\n");
+		lineno++;
+		if (len >= 3 && line[2] == '=' &&
+		    (strncmp(line, "fl", 2) == 0 || strncmp(line, "fi", 2) == 0 ||
+		     strncmp(line, "fe", 2) == 0 || strncmp(line, "fn", 2) == 0)) {
+			if (in_block) {
+				fname = xasprintf("%.*s", (int)fn_len, fn);
+				ffile = file ? xasprintf("%.*s", (int)file_len, file) : NULL;
+				fnprof_add(fns, fname, ffile, block);
+				free(fname);
+				free(ffile);
+				in_block = 0;
+			}
+			if (line[1] == 'n') {
+				fn = line + 3;
+				fn_len = len - 3;
+			} else {
+				/* Code of another file (a header inlined): the same function goes on. */
+				file = line + 3;
+				file_len = len - 3;
+			}
+			in_block = fn && fn_len > 0;
+			block = 0;
+			continue;
+		}
+		if (len == 0 || line[0] < '0' || line[0] > '9')
+			continue;
+		{
+			const char *p = line, *end = line + len;
+			double v = 0;
+			size_t k = 0;
+			/*
+			 * The line number, then the counts up to Ir's column: whole numbers, read by
+			 * hand (strtod took nine tenths of the time to read a file).
+			 */
+			for (; k <= ir_col + 1; k++) {
+				double x = 0;
+				while (p < end && (*p == ' ' || *p == '\t'))
+					p++;
+				if (p == end || *p < '0' || *p > '9')
+					break;
+				for (; p < end && *p >= '0' && *p <= '9'; p++)
+					x = x * 10 + (*p - '0');
+				v = x;
+			}
+			if (k <= ir_col + 1)
+				v = 0;
+			if (!fn)
+				return err_set(e, "%s:%zu: a count before any \"fn=\" line",
+				               out_file, lineno);
+			block += v;
+			*sum += v;
+		}
+	}
+	if (in_block) {
+		fname = xasprintf("%.*s", (int)fn_len, fn);
+		ffile = file ? xasprintf("%.*s", (int)file_len, file) : NULL;
+		fnprof_add(fns, fname, ffile, block);
+		free(fname);
+		free(ffile);
+	}
+	return 0;
+}
+
 static int meter_valgrind_read_one(const char *out_file, struct meter_valgrind_counts *c,
-                                   struct err *e)
+                                   struct fnprof *fns, struct err *e)
 {
 	char *text = NULL, *line, *events = NULL, *summary = NULL;
 	double vals[METER_VALGRIND_NEVENTS] = {0};
@@ -173,6 +271,19 @@ static int meter_valgrind_read_one(const char *out_file, struct meter_valgrind_c
 	c->dlmr = vals[4];
 	c->d1mw = vals[5];
 	c->dlmw = vals[6];
+	if (fns) {
+		double sum;
+		if (meter_valgrind_blocks(out_file, text, meter_valgrind_ir_column(events), fns,
+		                          &sum, e) != 0)
+			goto out;
+		/* cg_annotate refuses a file whose lines do not add up to its summary, and so do we. */
+		if (sum != c->ir) {
+			err_set(
+			    e, "%s: its functions count %.0f Ir in all, its \"summary:\" line %.0f",
+			    out_file, sum, c->ir);
+			goto out;
+		}
+	}
 	rc = 0;
 out:
 	free(events);
@@ -226,12 +337,19 @@ out:
 	return rc;
 }
 
+/* What a tree's files add up to: the counts, and the functions when asked. */
+struct meter_valgrind_sum {
+	struct meter_valgrind_counts *counts;
+	struct fnprof *fns;
+};
+
 /* Adds one process's counts to the tree's; all must agree on the cache simulation. */
 static int meter_valgrind_add(const char *path, void *ctx, struct err *e)
 {
-	struct meter_valgrind_counts *sum = ctx, one;
+	struct meter_valgrind_sum *t = ctx;
+	struct meter_valgrind_counts *sum = t->counts, one;
 
-	if (meter_valgrind_read_one(path, &one, e) != 0)
+	if (meter_valgrind_read_one(path, &one, t->fns, e) != 0)
 		return -1;
 	if (sum->ir > 0 && sum->cache_sim != one.cache_sim)
 		return err_set(e, "%s: counted with another cache simulation than its siblings",
@@ -247,10 +365,54 @@ static int meter_valgrind_add(const char *path, void *ctx, struct err *e)
 	return 0;
 }
 
-int meter_valgrind_read(const char *out_file, int trace_children, struct meter_valgrind_counts *c,
-                        struct err *e)
+/*
+ * Names valgrind left mangled (_Z...: C++ and the JVM's own code) through c++filt, when one is
+ * on PATH; every name as it came when none is, or when it does not answer one line per name.
+ */
+static void meter_valgrind_demangle(struct fnprof *fns)
 {
+	size_t n = 0, k = 0;
+	char **argv;
+	struct sbuf out;
+	char *line, *save = NULL;
+
+	for (size_t i = 0; i < fns->n; i++)
+		n += strncmp(fns->fns[i].name, "_Z", 2) == 0;
+	if (n == 0)
+		return;
+	argv = xcalloc(n + 2, sizeof *argv);
+	argv[k++] = (char *)"c++filt";
+	for (size_t i = 0; i < fns->n; i++)
+		if (strncmp(fns->fns[i].name, "_Z", 2) == 0)
+			argv[k++] = fns->fns[i].name;
+	sbuf_init(&out);
+	if (run_capture(argv, 1, &out) == 0 && out.data) {
+		size_t lines = 0;
+		for (const char *p = out.data; *p; p++)
+			lines += *p == '\n';
+		if (lines == n) {
+			line = strtok_r(out.data, "\n", &save);
+			for (size_t i = 0; i < fns->n && line; i++) {
+				if (strncmp(fns->fns[i].name, "_Z", 2) != 0)
+					continue;
+				if (*line) {
+					free(fns->fns[i].name);
+					fns->fns[i].name = xstrdup(line);
+				}
+				line = strtok_r(NULL, "\n", &save);
+			}
+		}
+	}
+	sbuf_release(&out);
+	free(argv);
+}
+
+int meter_valgrind_read_profile(const char *out_file, int trace_children,
+                                struct meter_valgrind_counts *c, struct fnprof *fns, struct err *e)
+{
+	struct meter_valgrind_sum sum = {c, fns};
 	size_t n;
+	int rc;
 
 	/* valgrind writes nothing for a process that execs a program it does not follow. */
 	if (!trace_children && access(out_file, F_OK) != 0)
@@ -258,15 +420,36 @@ int meter_valgrind_read(const char *out_file, int trace_children, struct meter_v
 		               "%s: valgrind wrote no count: a probe that execs the real program "
 		               "must be declared a wrapper in its manifest",
 		               out_file);
-	if (!trace_children)
-		return meter_valgrind_read_one(out_file, c, e);
-	memset(c, 0, sizeof *c);
-	if (meter_valgrind_tree(out_file, &n, meter_valgrind_add, c, e) != 0)
+	if (fns)
+		fnprof_init(fns);
+	if (!trace_children) {
+		rc = meter_valgrind_read_one(out_file, c, fns, e);
+	} else {
+		memset(c, 0, sizeof *c);
+		rc = meter_valgrind_tree(out_file, &n, meter_valgrind_add, &sum, e);
+		if (rc == 0 && n == 0)
+			rc = err_set(e,
+			             "%s.PID: valgrind wrote no count for any process of the tree",
+			             out_file);
+	}
+	if (rc != 0) {
+		if (fns)
+			fnprof_release(fns);
 		return -1;
-	if (n == 0)
-		return err_set(e, "%s.PID: valgrind wrote no count for any process of the tree",
-		               out_file);
+	}
+	if (fns) {
+		/* Demangled before they merge: two spellings of one function are one. */
+		meter_valgrind_demangle(fns);
+		fns->total_ir = c->ir;
+		fnprof_keep(fns);
+	}
 	return 0;
+}
+
+int meter_valgrind_read(const char *out_file, int trace_children, struct meter_valgrind_counts *c,
+                        struct err *e)
+{
+	return meter_valgrind_read_profile(out_file, trace_children, c, NULL, e);
 }
 
 static int meter_valgrind_unlink(const char *path, void *ctx, struct err *e)

@@ -13,6 +13,7 @@
 #ifndef METER_VALGRIND_H
 #define METER_VALGRIND_H
 
+#include "fnprof.h"
 #include "util.h"
 
 struct metric_set;
@@ -60,6 +61,15 @@ struct meter_valgrind_counts {
  */
 int meter_valgrind_read(const char *out_file, int trace_children, struct meter_valgrind_counts *c,
                         struct err *e);
+/*
+ * The same, and where the instructions went: *fns (initialised here, released by the caller
+ * when this returns 0) gets the Ir of every function of the run (of the whole tree with
+ * trace_children, summed by name), names left mangled demangled by c++filt where one is on
+ * PATH, cut to what fnprof.h keeps; fns->total_ir is c->ir. A file whose functions do not add
+ * up to its "summary:" line is refused, as cg_annotate refuses it.
+ */
+int meter_valgrind_read_profile(const char *out_file, int trace_children,
+                                struct meter_valgrind_counts *c, struct fnprof *fns, struct err *e);
 /* Removes what a run wrote: out_file and every out_file.PID. */
 void meter_valgrind_remove(const char *out_file);
 

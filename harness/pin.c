@@ -220,6 +220,39 @@ size_t pin_widen(struct baseline *b, struct strlist *notes)
 	return widened;
 }
 
+/*
+ * A probe's functions from the ok valgrind runs of `size` among runs (every size: NULL): each
+ * function's median over them, cut to the baseline's top. 0 when no run recorded functions.
+ */
+static int pin_probe_functions(const struct store_run *runs, size_t n, const char *probe,
+                               const char *size, struct fnprof *out)
+{
+	const struct fnprof **profs = xcalloc(n ? n : 1, sizeof *profs);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (pin_run_of(&runs[i], probe, RUN_KIND_VALGRIND) &&
+		    runs[i].status == RUN_STATUS_OK && runs[i].functions.n &&
+		    (!size || strcmp(runs[i].size, size) == 0))
+			profs[k++] = &runs[i].functions;
+	if (k)
+		fnprof_median(profs, k, out);
+	free(profs);
+	return k > 0;
+}
+
+/* The functions of every probe whose valgrind runs recorded them (baseline.h, "functions"). */
+static void pin_functions(const struct store_run *runs, size_t n, struct baseline *b)
+{
+	for (size_t p = 0; p < b->nprobes; p++) {
+		struct fnprof prof;
+		if (!pin_probe_functions(runs, n, b->probes[p].name, NULL, &prof))
+			continue;
+		baseline_functions_set(b, b->probes[p].name, &prof);
+		fnprof_release(&prof);
+	}
+}
+
 int pin_derive(const struct pin_input *in, struct baseline *b, struct strlist *notes, struct err *e)
 {
 	struct strlist metrics = {0};
@@ -242,6 +275,7 @@ int pin_derive(const struct pin_input *in, struct baseline *b, struct strlist *n
 		free(line);
 	}
 	pin_widen(b, notes);
+	pin_functions(in->runs, in->nruns, b);
 	rc = 0;
 out:
 	strlist_release(&metrics);
@@ -338,6 +372,14 @@ size_t pin_update_apply(const struct pin_update_plan *p, struct baseline *b,
 		if (c->action == PIN_UPDATE_LOOSEN)
 			baseline_ledger_add(b, cell, c->now, reason, ref, when, who);
 		pin_repin_cell(cell, runs, nruns, b->size);
+		/* A re-pinned Ir takes its functions with it: a later diff is against what it is. */
+		if (strcmp(cell->metric, "valgrind.ir") == 0) {
+			struct fnprof prof;
+			if (pin_probe_functions(runs, nruns, cell->probe, b->size, &prof)) {
+				baseline_functions_set(b, cell->probe, &prof);
+				fnprof_release(&prof);
+			}
+		}
 		changed++;
 	}
 	return changed;

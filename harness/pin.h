@@ -10,7 +10,9 @@
  * cell whose pinning runs spread gets an override whose band holds PIN_WIDEN_K times that
  * spread (max - min), with the evidence (runs, sessions, spread) and why. An exact cell whose
  * runs differ is exact no more: its override is banded. A cell the runs did not spread keeps
- * its rule. Nothing here knows a collector by its name.
+ * its rule. Where the valgrind runs recorded functions (fnprof.h), each probe's
+ * BASELINE_FUNCTIONS_TOP largest, medians over the runs, go in "functions": what check diffs
+ * a regressed Ir cell against. Nothing here knows a collector by its name.
  *
  * Update: check's judgement of a new session against the baseline, cell by cell, as a plan:
  * an improved cell is tightened (re-pinned from the session), a regressed one loosened only
@@ -88,7 +90,8 @@ void pin_update_plan_release(struct pin_update_plan *p);
 /*
  * Applies a plan without refusals to b: tightened and loosened cells re-pinned from the
  * session's runs (those of `size`), a ledger entry for each loosened one (reason, ref, when,
- * who copied). Returns how many cells changed.
+ * who copied); a re-pinned valgrind.ir cell's probe gets the session's functions too. Returns
+ * how many cells changed.
  */
 size_t pin_update_apply(const struct pin_update_plan *p, struct baseline *b,
                         const struct store_run *runs, size_t nruns, const char *reason,

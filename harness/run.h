@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct metric_set;
+struct fnprof;
 
 enum run_kind {
 	RUN_KIND_TIMED,                  /* external meters, perf, census */
@@ -97,6 +98,8 @@ struct run_record {
 	const char *stderr_tail;
 	const char *started_at;
 	const struct metric_set *metrics; /* may be NULL: no figures */
+	/* A valgrind run's Ir by function, as fnprof.h keeps it; NULL: none recorded */
+	const struct fnprof *functions;
 };
 
 #endif /* RUN_H */

@@ -315,6 +315,9 @@ struct session_fields {
 	enum run_premise premise;
 	struct metric_set metrics;
 	struct caps caps; /* what the census said the build does; caps.known 0: it said nothing */
+	/* A valgrind run's Ir by function (fnprof.h); has_functions 0: none (a timed run) */
+	struct fnprof functions;
+	int has_functions;
 };
 
 static void session_fields_release(struct session_fields *f)
@@ -324,6 +327,9 @@ static void session_fields_release(struct session_fields *f)
 	free(f->premise_text);
 	free(f->stderr_tail);
 	metric_set_release(&f->metrics);
+	if (f->has_functions)
+		fnprof_release(&f->functions);
+	f->has_functions = 0;
 }
 
 static void session_cross_check_rss(struct session_fields *r)
@@ -510,9 +516,17 @@ static void session_classify(const struct session_plan *plan, const struct build
 	}
 	if (valgrind && r->status == RUN_STATUS_OK) {
 		struct meter_valgrind_counts counts;
-		if (meter_valgrind_read(cg_out, buildinfo_probe_wrapper(build, probe), &counts,
-		                        &e) == 0) {
+		if (meter_valgrind_read_profile(cg_out, buildinfo_probe_wrapper(build, probe),
+		                                &counts, &r->functions, &e) == 0) {
+			char *root = buildinfo_root(), *src = xasprintf("%s/..", root),
+			     *abs = realpath(src, NULL);
 			meter_valgrind_metrics(&counts, &r->metrics);
+			/* The harness's own sources by their name in the tree, in any checkout. */
+			fnprof_files_relative(&r->functions, abs);
+			r->has_functions = 1;
+			free(abs);
+			free(src);
+			free(root);
 		} else {
 			r->status = RUN_STATUS_FAILED;
 			free(r->detail);
@@ -757,6 +771,9 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 		f.detail = xstrdup(changed.msg);
 		metric_set_release(&f.metrics);
 		f.caps.known = 0;
+		if (f.has_functions)
+			fnprof_release(&f.functions);
+		f.has_functions = 0;
 	}
 	if (f.status == RUN_STATUS_OK)
 		session_wrapper_floor(s, j->b, j->probe, j->size, j->valgrind, &f);
@@ -779,6 +796,7 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 	r.stderr_tail = f.stderr_tail;
 	r.started_at = j->when;
 	r.metrics = &f.metrics;
+	r.functions = f.has_functions ? &f.functions : NULL;
 	if (store_run_insert(s->st, &r, &run_id, e) != 0)
 		goto out;
 	s->out->runs++;

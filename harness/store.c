@@ -1,6 +1,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,9 +148,22 @@ static const char *const store_step_v8[] = {
     NULL,
 };
 
+static const char *const store_step_v9[] = {
+    /*
+     * Where a valgrind run's instructions went: its Ir by function, as fnprof.h keeps it
+     * (at least 0.1% of the run, and its 50 largest), rank 1 the largest. The functions not
+     * kept are the run's valgrind.ir less the sum of these. Kept beside the run they belong
+     * to: a diff of two sessions, of an arm against a baseline, reads them back by run.
+     */
+    "CREATE TABLE run_functions(run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " rank INTEGER NOT NULL, name TEXT NOT NULL, file TEXT,"
+    " ir DOUBLE PRECISION NOT NULL, PRIMARY KEY(run_id, rank))",
+    NULL,
+};
+
 static const char *const *const store_ladder[STORE_SCHEMA_VERSION - 1] = {
     store_step_v2, store_step_v3, store_step_v4, store_step_v5,
-    store_step_v6, store_step_v7, store_step_v8,
+    store_step_v6, store_step_v7, store_step_v8, store_step_v9,
 };
 
 /* Puts where and what in front of the engine's message, keeping its code. */
@@ -1105,7 +1119,8 @@ void store_builds_release(struct store_build *b, size_t n)
 	free(b);
 }
 
-#define STORE_SAMPLES_PER_INSERT 64
+#define STORE_SAMPLES_PER_INSERT   64
+#define STORE_FUNCTIONS_PER_INSERT 64
 
 /* "INSERT INTO samples ... VALUES(?, ?, ?), ..." for `rows` rows; newly allocated. */
 static char *store_samples_insert_sql(size_t rows)
@@ -1117,6 +1132,51 @@ static char *store_samples_insert_sql(size_t rows)
 	for (size_t i = 1; i < rows; i++)
 		sbuf_addf(&b, ", (?, ?, ?)");
 	return b.data;
+}
+
+/* "INSERT INTO run_functions ... VALUES(?, ?, ?, ?, ?), ..." for `rows` rows; newly allocated. */
+static char *store_functions_insert_sql(size_t rows)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "INSERT INTO run_functions(run_id, rank, name, file, ir)"
+	              " VALUES(?, ?, ?, ?, ?)");
+	for (size_t i = 1; i < rows; i++)
+		sbuf_addf(&b, ", (?, ?, ?, ?, ?)");
+	return b.data;
+}
+
+/* A run's functions, inside the caller's transaction, in statements of up to 64 rows. */
+static int store_functions_write(struct store *s, int64_t run_id, const struct fnprof *p,
+                                 struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1;
+
+	for (size_t i = 0; i < p->n;) {
+		size_t rows =
+		    p->n - i < STORE_FUNCTIONS_PER_INSERT ? p->n - i : STORE_FUNCTIONS_PER_INSERT;
+		char *sql = store_functions_insert_sql(rows);
+		int opened = query_open(s, &q, sql, "storing a run's functions", e);
+		free(sql);
+		if (opened != 0)
+			goto out;
+		for (size_t k = 0; k < rows; k++, i++) {
+			query_int64(&q, run_id);
+			query_int64(&q, (int64_t)i + 1);
+			query_text(&q, p->fns[i].name);
+			query_text(&q, p->fns[i].file);
+			query_double(&q, p->fns[i].ir);
+		}
+		if (query_done(&q, e) != 0)
+			goto out;
+		query_close(&q);
+	}
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
 }
 
 /* A run and its samples, inside the caller's transaction. */
@@ -1132,6 +1192,13 @@ static int store_run_write(struct store *s, const struct run_record *r, int64_t 
 		if (metrics_value_check(r->metrics->items[i].name, r->metrics->items[i].value,
 		                        r->kind, e) == 0)
 			continue;
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s", s->where,
+		         r->probe, r->round, r->seq, msg);
+		goto out;
+	}
+	if (r->functions && fnprof_check(r->functions, e) != 0) {
+		char msg[ERR_MSG_MAX];
 		snprintf(msg, sizeof msg, "%s", e->msg);
 		err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s", s->where,
 		         r->probe, r->round, r->seq, msg);
@@ -1180,6 +1247,8 @@ static int store_run_write(struct store *s, const struct run_record *r, int64_t 
 			goto out;
 		query_close(&sample);
 	}
+	if (r->functions && store_functions_write(s, *id, r->functions, e) != 0)
+		goto out;
 	rc = 0;
 out:
 	query_close(&sample);
@@ -1228,6 +1297,72 @@ static int store_run_row(struct store_query *q, struct store_run *o, struct err 
 	o->started_at = col_text(q, 14);
 	o->arm = q->s->eng->column_null(q->st, 15) ? -1 : (int)col_int64(q, 15);
 	return 0;
+}
+
+/*
+ * The functions of the runs just read (ordered by id), in one query: read strictly, a count
+ * that is no number, a name missing or a list out of order is a damaged database. A run's
+ * total is its valgrind.ir sample (the functions not kept make up the rest).
+ */
+static int store_functions_load(struct store *s, int64_t session_id, int arm,
+                                struct store_run *runs, size_t n, struct err *e)
+{
+	struct store_query q = {0};
+	size_t k = 0;
+	int rc = -1, r;
+
+	if (query_open(
+	        s, &q,
+	        "SELECT f.run_id, f.rank, f.name, f.file, f.ir FROM run_functions f JOIN runs r"
+	        " ON r.id = f.run_id WHERE r.session_id = ? AND (? < 0 OR r.arm = ?)"
+	        " ORDER BY f.run_id, f.rank",
+	        "reading the runs' functions", e) != 0)
+		goto out;
+	query_int64(&q, session_id);
+	query_int64(&q, arm);
+	query_int64(&q, arm);
+	while ((r = query_step(&q, e)) > 0) {
+		int64_t run_id = col_int64(&q, 0), rank = col_int64(&q, 1);
+		const char *name = col_peek(&q, 2), *what = "?";
+		double ir;
+		while (k < n && runs[k].id < run_id)
+			k++;
+		if (k == n || runs[k].id != run_id) {
+			err_setc(e, ERR_FAILED,
+			         "%s: reading functions: run %lld is not among the runs read",
+			         s->where, (long long)run_id);
+			goto out;
+		}
+		if (!name || !*name || rank != (int64_t)runs[k].functions.n + 1 ||
+		    s->eng->column_number(q.st, 4, &ir, &what) != 0 || !isfinite(ir) || ir < 0) {
+			err_setc(
+			    e, ERR_CORRUPT,
+			    "%s: reading functions: run %lld: function %lld is damaged (a name, "
+			    "its rank in order, an Ir >= 0)",
+			    s->where, (long long)run_id, (long long)rank);
+			goto out;
+		}
+		fnprof_add(&runs[k].functions, name, col_peek(&q, 3), ir);
+	}
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const double *v = metric_set_get(&runs[i].metrics, "valgrind.ir");
+		char msg[ERR_MSG_MAX];
+		if (!runs[i].functions.n)
+			continue;
+		runs[i].functions.total_ir = v ? *v : fnprof_kept(&runs[i].functions);
+		if (fnprof_check(&runs[i].functions, e) != 0) {
+			snprintf(msg, sizeof msg, "%s", e->msg);
+			err_setc(e, ERR_CORRUPT, "%s: reading functions: run %lld: %s", s->where,
+			         (long long)runs[i].id, msg);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
 }
 
 int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_run **out, size_t *n,
@@ -1290,7 +1425,7 @@ int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_r
 			goto out;
 		metric_set_add(&(*out)[k].metrics, col_peek(&sample, 1), v);
 	}
-	if (r < 0)
+	if (r < 0 || store_functions_load(s, session_id, arm, *out, *n, e) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -1315,6 +1450,7 @@ void store_runs_release(struct store_run *r, size_t n)
 		free(r[i].stderr_tail);
 		free(r[i].started_at);
 		metric_set_release(&r[i].metrics);
+		fnprof_release(&r[i].functions);
 	}
 	free(r);
 }
@@ -1530,6 +1666,7 @@ static int store_copy_reopen(struct store *s, int64_t id, const struct store_ses
 {
 	static const char *const clear[] = {
 	    "DELETE FROM samples WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?)",
+	    "DELETE FROM run_functions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?)",
 	    "DELETE FROM runs WHERE session_id = ?",
 	    "DELETE FROM session_builds WHERE session_id = ?",
 	    "DELETE FROM sweep_cells WHERE session_id = ?",
@@ -1651,6 +1788,7 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		r.stderr_tail = o->stderr_tail;
 		r.started_at = o->started_at;
 		r.metrics = &o->metrics;
+		r.functions = o->functions.n ? &o->functions : NULL;
 		if (store_run_write(to, &r, &run_id, e) != 0)
 			goto out;
 	}

@@ -3,9 +3,10 @@
  * for a fleet, behind the same functions (store_engine.h).
  *
  * Tables (schema version STORE_SCHEMA_VERSION, kept in meta): hosts, builds, sessions,
- * session_builds (a session's arms), runs, samples, minheap (minimum-heap searches),
- * sweep_cells (the heap each probe of a sweep's arm ran at), bisects and bisect_steps (gcratchet
- * bisect's searches and the commits each measured). docs/storage.md describes each column.
+ * session_builds (a session's arms), runs, samples, run_functions (a valgrind run's Ir by
+ * function, schema 9), minheap (minimum-heap searches), sweep_cells (the heap each probe of a
+ * sweep's arm ran at), bisects and bisect_steps (gcratchet bisect's searches and the commits
+ * each measured). docs/storage.md describes each column.
  *
  * A build is an identity (its manifest); an arm is what a session ran: a build, the knob
  * overrides its probes ran with, and a label. One build can be several arms of a session (an
@@ -28,11 +29,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fnprof.h"
 #include "metrics.h"
 #include "run.h"
 #include "util.h"
 
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 struct store;
 
@@ -212,11 +214,17 @@ struct store_run {
 	char *stderr_tail;
 	char *started_at;
 	struct metric_set metrics;
+	/* A valgrind run's Ir by function (fnprof.h), total_ir its valgrind.ir; n 0: none */
+	struct fnprof functions;
 };
-/* Stores one run and its samples in one transaction (see the invariants above). */
+/*
+ * Stores one run, its samples and its functions in one transaction (see the invariants
+ * above); functions that break fnprof.h's invariants are refused like a bad value.
+ */
 int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e);
 /*
- * Every run of a session (and arm, when arm >= 0), in the order they ran, with samples.
+ * Every run of a session (and arm, when arm >= 0), in the order they ran, with samples and
+ * functions.
  * A kind or status this harness does not know is an error naming the run.
  */
 int store_runs_load(struct store *s, int64_t session_id, int arm, struct store_run **out, size_t *n,

@@ -387,6 +387,52 @@ static void compare_spreads(struct compare *c, const struct paired_cell *stats,
 	}
 	free(sp_pols);
 	free(sp);
+/* The functions of one arm's ok valgrind runs of a probe, as one profile (fnprof_median). */
+static int compare_where_arm(const struct report_data *d, const char *probe, int position,
+                             struct fnprof *out)
+{
+	const struct fnprof **runs = xcalloc(d->nruns ? d->nruns : 1, sizeof *runs);
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		if (r->arm == position && !r->warmup && r->kind == RUN_KIND_VALGRIND &&
+		    r->status == RUN_STATUS_OK && r->functions.n && strcmp(r->probe, probe) == 0)
+			runs[n++] = &r->functions;
+	}
+	fnprof_median(runs, n, out);
+	free(runs);
+	return (int)n;
+}
+
+/* Where the Ir of each probe whose Ir changed went, when both arms recorded functions. */
+static void compare_where_build(const struct report_data *d, size_t base, size_t fix,
+                                struct compare *c)
+{
+	c->where = xcalloc(c->nprobes ? c->nprobes : 1, sizeof *c->where);
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		struct compare_where *w = &c->where[c->nwhere];
+		int moved = cell->exact_differs || cell->stats.verdict == PAIRED_WORSE ||
+		            cell->stats.verdict == PAIRED_BETTER;
+
+		if (strcmp(cell->metric, "valgrind.ir") != 0 || cell->stats.n == 0 || cell->inert ||
+		    !moved || c->nwhere == c->nprobes)
+			continue;
+		w->probe = cell->probe;
+		w->cell = cell;
+		w->base_runs =
+		    compare_where_arm(d, cell->probe, d->builds[base].position, &w->base);
+		w->fix_runs = compare_where_arm(d, cell->probe, d->builds[fix].position, &w->fix);
+		if (w->base_runs == 0 || w->fix_runs == 0) {
+			fnprof_release(&w->base);
+			fnprof_release(&w->fix);
+			memset(w, 0, sizeof *w);
+			continue;
+		}
+		fnprof_diff(&w->base, &w->fix, &w->diff);
+		c->nwhere++;
+	}
 }
 
 void compare_build(const struct report_data *d, size_t base, size_t fix, double fdr_q,
@@ -492,6 +538,7 @@ void compare_build(const struct report_data *d, size_t base, size_t fix, double 
 	free(stats);
 	free(pols);
 
+	compare_where_build(d, base, fix, out);
 	if (out->worse || out->identity_failed)
 		out->outcome = COMPARE_WORSE;
 	else if (out->unjudged || out->inert || out->runs_failed || !out->session_complete ||
@@ -517,6 +564,12 @@ void compare_release(struct compare *c)
 	}
 	free(c->cells);
 	free(c->complete);
+	for (size_t i = 0; i < c->nwhere; i++) {
+		fnprof_diff_release(&c->where[i].diff);
+		fnprof_release(&c->where[i].base);
+		fnprof_release(&c->where[i].fix);
+	}
+	free(c->where);
 	memset(c, 0, sizeof *c);
 }
 
@@ -632,4 +685,177 @@ void compare_headline(const struct compare *c, char *buf, size_t size)
 	/* Every format's verdict says that the census did not decide. */
 	if (c->across && n < size)
 		snprintf(buf + n, size - n, "; across designs, census counters are context");
+}
+
+int compare_probe_doubtful(const struct compare_probe *p)
+{
+	return p->sum == COMPARE_SUM_DIFFERS || p->sum == COMPARE_SUM_UNSTABLE ||
+	       p->sum == COMPARE_SUM_MISSING || p->failure || p->base_inert || p->fix_inert;
+}
+
+int compare_cell_flagged(const struct compare_cell *cell)
+{
+	enum paired_verdict v = cell->stats.verdict;
+
+	if (cell->context)
+		return 0;
+	if (cell->inert)
+		return cell->pol.decides;
+	return v == PAIRED_WORSE || v == PAIRED_BETTER ||
+	       (cell->pol.decides && (v == PAIRED_FEW || v == PAIRED_UNJUDGED));
+}
+
+/* How a one-line summary ranks a probe's cells: lower first. */
+static int compare_cell_rank(const struct compare_cell *cell)
+{
+	enum paired_verdict v = cell->stats.verdict;
+
+	if (cell->context || !cell->pol.decides)
+		return 5;
+	if (cell->inert)
+		return 1;
+	return v == PAIRED_WORSE                         ? 0
+	       : v == PAIRED_FEW || v == PAIRED_UNJUDGED ? 2
+	       : v == PAIRED_BETTER                      ? 3
+	                                                 : 4;
+}
+
+static double compare_cell_size(const struct compare_cell *cell)
+{
+	double p = cell->stats.delta_pct;
+
+	return isfinite(p) ? fabs(p) : isinf(p) ? INFINITY : 0;
+}
+
+const struct compare_cell *compare_probe_worst(const struct compare *c, const char *probe)
+{
+	const struct compare_cell *best = NULL;
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		int r;
+		if (strcmp(cell->probe, probe) != 0)
+			continue;
+		r = compare_cell_rank(cell);
+		if (!best || r < compare_cell_rank(best) ||
+		    (r == compare_cell_rank(best) &&
+		     compare_cell_size(cell) > compare_cell_size(best)))
+			best = cell;
+	}
+	return best;
+}
+
+const char *compare_metric_label(const char *metric)
+{
+	static const char *const labels[][2] = {
+	    {"valgrind.ir", "Ir"},
+	    {"time.user_ns", "user time"},
+	    {"time.wall_ns", "wall time"},
+	    {"time.sys_ns", "system time"},
+	    {"rss.peak_bytes", "peak RSS"},
+	    {"memory.vm_hwm_bytes", "VmHWM"},
+	    {"memory.rss_anon_bytes", "RssAnon"},
+	    {"cachesim.est_cycles", "estimated cycles"},
+	    {"cachesim.d1_misses", "D1 misses"},
+	    {"cachesim.ll_misses", "LL misses"},
+	};
+
+	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+		if (strcmp(labels[i][0], metric) == 0)
+			return labels[i][1];
+	if (strncmp(metric, "census.", 7) == 0)
+		return metric + 7;
+	return metric;
+}
+
+/* A headline's percentage: one decimal ("-32.7%"), finer only for a change below 0.1%. */
+static void compare_headline_pct(double pct, char *buf, size_t size)
+{
+	if (isfinite(pct) && fabs(pct) >= 0.1)
+		snprintf(buf, size, "%+.1f%%", pct);
+	else
+		report_format_pct(pct, buf, size);
+}
+
+static int compare_double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "Ir +21.0%" for one probe, "Ir +16.2% on 12 probes (to +210%)" for several: the judged
+ * cells of `metric` with verdict v. Nothing when there are none.
+ */
+static int compare_moved_item(const struct compare *c, const char *metric, enum paired_verdict v,
+                              struct sbuf *b, const char *sep)
+{
+	double *pcts = xcalloc(c->ncells ? c->ncells : 1, sizeof *pcts), far = 0;
+	size_t n = 0;
+	char pct[24], to[24];
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		if (cell->context || cell->inert || cell->stats.verdict != v ||
+		    strcmp(cell->metric, metric) != 0)
+			continue;
+		pcts[n++] = cell->stats.delta_pct;
+		if (!isfinite(far) || fabs(cell->stats.delta_pct) > fabs(far))
+			far = cell->stats.delta_pct;
+	}
+	if (n) {
+		qsort(pcts, n, sizeof *pcts, compare_double_cmp);
+		compare_headline_pct(n % 2 ? pcts[n / 2] : (pcts[n / 2 - 1] + pcts[n / 2]) / 2, pct,
+		                     sizeof pct);
+		sbuf_addf(b, "%s%s %s", sep, compare_metric_label(metric), pct);
+		if (n > 1) {
+			compare_headline_pct(far, to, sizeof to);
+			sbuf_addf(b, " on %zu probes (to %s)", n, to);
+		}
+	}
+	free(pcts);
+	return n > 0;
+}
+
+char *compare_headline_moved(const struct compare *c)
+{
+	const struct report_data *d = c->data;
+	struct strlist metrics = {0};
+	struct sbuf b;
+	char core[256];
+	int any[2] = {0, 0}, time_few = 0;
+
+	compare_headline_core(c, core, sizeof core);
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		if (!strlist_contains(&metrics, cell->metric))
+			strlist_push(&metrics, cell->metric);
+		time_few |= cell->pol.decides && !cell->context && !cell->inert &&
+		            cell->stats.verdict == PAIRED_FEW && metrics_is_time(cell->metric);
+	}
+	compare_sort_metrics(&metrics);
+	sbuf_init(&b);
+	sbuf_addf(&b, "%s: %s vs %s: ", core, d->builds[c->fix].label, d->builds[c->base].label);
+	/* Better first, then worse: the trade-off reads as the example in docs/ab.md. */
+	for (int w = 0; w < 2; w++) {
+		size_t before = b.len;
+		for (size_t m = 0; m < metrics.n; m++)
+			any[w] |= compare_moved_item(
+			    c, metrics.items[m], w ? PAIRED_WORSE : PAIRED_BETTER, &b,
+			    b.len > before ? ", " : (w && any[0] ? "; " : ""));
+		if (any[w])
+			sbuf_addf(&b, " %s", w ? "worse" : "better");
+	}
+	if (!any[0] && !any[1])
+		sbuf_addf(&b, "no cell judged better or worse");
+	sbuf_addf(&b, " (%zu of %d round%s)", c->ncomplete, c->rounds_planned,
+	          c->rounds_planned == 1 ? "" : "s");
+	if (time_few)
+		sbuf_addf(&b, "; time not judged: %zu round%s, %d needed", c->ncomplete,
+		          c->ncomplete == 1 ? "" : "s", PAIRED_MIN_PAIRS);
+	if (c->across)
+		sbuf_addf(&b, "; across designs, census counters are context");
+	strlist_release(&metrics);
+	return b.data;
 }

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "fnprof.h"
 #include "paired.h"
 #include "report.h"
 
@@ -84,6 +85,20 @@ struct compare_cell {
 	struct paired_spread spread;
 };
 
+/*
+ * Where the instructions of one probe moved (cachegrind's Ir by function): each arm's profile is
+ * the median, function by function, over that arm's valgrind runs of the probe (ab makes two
+ * or three of each: Ir repeats, so the median is the count; where a run differs it is the
+ * middle one), and the diff is FIX's against BASE's.
+ */
+struct compare_where {
+	const char *probe;               /* owned by the report data */
+	const struct compare_cell *cell; /* the probe's valgrind.ir cell */
+	struct fnprof base, fix;
+	int base_runs, fix_runs; /* the valgrind runs that recorded functions */
+	struct fnprof_diff diff;
+};
+
 enum compare_outcome {
 	COMPARE_OK,       /* no cell worse, identity holds, everything judged */
 	COMPARE_WORSE,    /* FIX is worse on some cell, or identity failed */
@@ -117,6 +132,10 @@ struct compare {
 	size_t spread_family; /* cells whose spread was tested (their own BH family) */
 	int spread_changed;   /* ... of which the spread changed: info, never a verdict */
 	enum compare_outcome outcome;
+	/* The probes whose Ir changed (their valgrind.ir cell is WORSE, better or differs beyond
+	 * its resolution) and whose runs of both arms recorded functions, in probe order. */
+	struct compare_where *where;
+	size_t nwhere;
 };
 
 /*
@@ -154,5 +173,29 @@ char *compare_across_text(const struct compare *c);
  * ends "; across designs, census counters are context". Into buf (256 bytes hold any).
  */
 void compare_headline(const struct compare *c, char *buf, size_t size);
+/*
+ * The headline with what moved after the outcome, for a trade-off to read at a glance:
+ * "FIX is WORSE on 3 cells: fix vs base: user time -32.7%, peak RSS -12.9% better; Ir +21.0%
+ * worse (7 of 7 rounds)", the percentages the cells' median deltas (over several probes, the
+ * median of theirs, "on 12 probes", and the one farthest from zero), and what could not be
+ * judged ("time not judged: 5 rounds, 6 needed"); across designs it ends as compare_headline
+ * does. Names are as stored: escape them. Newly allocated.
+ */
+char *compare_headline_moved(const struct compare *c);
+/* 1 for a probe whose identity is in doubt: another result, a failed run, gone inert. */
+int compare_probe_doubtful(const struct compare_probe *p);
+/*
+ * 1 for a cell a report shows with the verdict, never folded: judged WORSE or better, or a
+ * deciding cell that could not be judged (too few pairs, no pair, its probe inert).
+ */
+int compare_cell_flagged(const struct compare_cell *cell);
+/*
+ * The cell of `probe` a one-line summary shows: the WORSE one that moved most, else one that
+ * could not be judged, else the better one that moved most, else the deciding cell that moved
+ * most; NULL when the probe has no cell.
+ */
+const struct compare_cell *compare_probe_worst(const struct compare *c, const char *probe);
+/* The short name a headline uses for a metric: "Ir", "user time", "peak RSS"; else its name. */
+const char *compare_metric_label(const char *metric);
 
 #endif /* COMPARE_H */

@@ -88,6 +88,35 @@ void report_format_pct(double pct, char *buf, size_t size)
 		snprintf(buf, size, "%+.2f%%", pct);
 }
 
+void report_budget_init(struct report_budget *bg, struct sbuf *b)
+{
+	bg->b = b;
+	bg->limit = REPORT_MD_CAP - REPORT_MD_TAIL;
+	bg->dropped = 0;
+}
+
+int report_budget_add(struct report_budget *bg, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (bg->dropped == 0 && bg->b->len + n < bg->limit) {
+		sbuf_add(bg->b, text, n);
+		return 1;
+	}
+	/* Once a row is cut every later one is too: what is shown is a prefix, in order. */
+	bg->dropped++;
+	return 0;
+}
+
+void report_budget_note(struct report_budget *bg)
+{
+	if (bg->dropped)
+		sbuf_addf(bg->b,
+		          "\n_%zu more row%s in the artifact (the HTML and JSON reports)._\n",
+		          bg->dropped, bg->dropped == 1 ? "" : "s");
+	bg->dropped = 0;
+}
+
 int report_step_summary(const char *md, struct err *e)
 {
 	const char *path = getenv("GITHUB_STEP_SUMMARY");

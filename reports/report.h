@@ -69,6 +69,27 @@ void report_format_delta(const char *metric, double v, char *buf, size_t size);
 void report_format_pct(double pct, char *buf, size_t size);
 
 /*
+ * Markdown for a pull request must fit one comment: GitHub takes 65,536 characters, and the
+ * reports stay below REPORT_MD_CAP bytes (a byte is at most a character). What does not fit
+ * is cut at a row, and the report says how many rows are only in the artifact (the HTML and
+ * JSON files, the database).
+ */
+#define REPORT_MD_CAP  60000
+/* Room kept for what closes a report after the last row that fits (a fold's end, a note). */
+#define REPORT_MD_TAIL 2000
+
+struct report_budget {
+	struct sbuf *b;
+	size_t limit;   /* b->len stays below this: REPORT_MD_CAP - REPORT_MD_TAIL */
+	size_t dropped; /* rows that did not fit */
+};
+void report_budget_init(struct report_budget *bg, struct sbuf *b);
+/* Appends text when it fits, else counts one row dropped; 1 when it was appended. */
+int report_budget_add(struct report_budget *bg, const char *text);
+/* "\n_12 more rows in the artifact._\n" when rows were dropped since the last call. */
+void report_budget_note(struct report_budget *bg);
+
+/*
  * Appends Markdown to the file $GITHUB_STEP_SUMMARY names, when a GitHub Actions step runs
  * us (unset or empty: nothing to do, 0). -1 with the variable and the reason when the file
  * cannot be opened or written: the summary is an output like any other, and a lost one is

@@ -8,6 +8,9 @@
 
 #include "cli.h"
 #include "escape.h"
+#include "movers.h"
+#include "report.h"
+#include "report_html.h"
 
 /* The figures of one row as every form shows them; "-" where a row has none. */
 struct report_check_cells {
@@ -158,6 +161,73 @@ static void report_check_counts(const struct check_result *res, struct sbuf *b)
 {
 	sbuf_addf(b, "(%d ok, %d improved, %d regressed, %d could not judge, %d not gated)",
 	          res->ok, res->improved, res->regressed, res->unjudged, res->info);
+}
+
+/* ---- Where the instructions moved against the pin ------------------------------------------ */
+
+/* How the two sides of a row's function diff were made; newly allocated. */
+static char *report_check_where_how(const struct report_check *c, const struct check_row *r)
+{
+	return xasprintf("the pin's %zu largest functions (session %lld, pinned %s) against each "
+	                 "function's median over this session's %d valgrind run%s",
+	                 baseline_functions_of(c->baseline, r->probe)
+	                     ? baseline_functions_of(c->baseline, r->probe)->n
+	                     : (size_t)0,
+	                 (long long)c->baseline->session, c->baseline->pinned_at, r->where_runs,
+	                 r->where_runs == 1 ? "" : "s");
+}
+
+static size_t report_check_nwhere(const struct check_result *res)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nrows; i++)
+		n += res->rows[i].has_where;
+	return n;
+}
+
+/*
+ * A row's rank for the one line per probe: a regression first, then a probe that went inert
+ * or printed another result, one that could not be judged, an improvement, then ok by how
+ * much of its allowance it used, info last.
+ */
+static int report_check_rank(const struct check_row *r)
+{
+	if (r->kind != CHECK_ROW_CELL)
+		return 1;
+	if (r->state == CHECK_UNJUDGED)
+		return 2;
+	return r->j.verdict == BASELINE_REGRESSED  ? 0
+	       : r->j.verdict == BASELINE_IMPROVED ? 3
+	       : r->j.verdict == BASELINE_INFO     ? 5
+	                                           : 4;
+}
+
+static double report_check_size(const struct check_row *r)
+{
+	if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED)
+		return 0;
+	return isfinite(r->j.used) ? fabs(r->j.used) : INFINITY;
+}
+
+/* The row each probe's one line shows: its worst (report_check_rank), or NULL. */
+static const struct check_row *report_check_probe_worst(const struct check_result *res,
+                                                        const char *probe)
+{
+	const struct check_row *best = NULL;
+
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		int k;
+		if (strcmp(r->probe, probe) != 0)
+			continue;
+		k = report_check_rank(r);
+		if (!best || k < report_check_rank(best) ||
+		    (k == report_check_rank(best) &&
+		     report_check_size(r) > report_check_size(best)))
+			best = r;
+	}
+	return best;
 }
 
 /* ---- The terminal table ---------------------------------------------------------------- */
@@ -330,6 +400,23 @@ char *report_check_text(const struct report_check *c)
 			if (c->all || report_check_row_shown(&res->rows[i]))
 				report_check_row(&b, c, &res->rows[i]);
 	}
+	if (report_check_nwhere(res)) {
+		sbuf_addf(&line,
+		          "\nwhere the instructions moved against the pin (cachegrind's Ir by "
+		          "function, now - pin)\n");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct check_row *r = &res->rows[i];
+			char *how;
+			struct movers_view v;
+			if (!r->has_where)
+				continue;
+			how = report_check_where_how(c, r);
+			v = (struct movers_view){r->probe, &r->where, "pin", "now", how};
+			movers_text(&line, &v, MOVERS_TEXT_MAX, "  ");
+			free(how);
+		}
+		report_check_line(&b, c, NULL, &line);
+	}
 	/* The short table: what each probe came to, since the rows above are only the few. */
 	if (!c->all && res->nrows) {
 		sbuf_addf(&b, "\n");
@@ -369,14 +456,86 @@ char *report_check_text(const struct report_check *c)
 
 /* ---- Markdown ---------------------------------------------------------------------------- */
 
+/* One row of the Markdown table (8 cells), into b. */
+static void report_check_md_row(const struct report_check *c, const struct check_row *r,
+                                struct sbuf *b)
+{
+	struct report_check_cells cells;
+	char *why = report_check_reason(c, r);
+
+	report_check_format_cells(r, &cells);
+	sbuf_addf(b, "| ");
+	escape_md(b, r->probe);
+	sbuf_addf(b, " | ");
+	escape_md(b, r->metric);
+	sbuf_addf(b, " | %s | %s | %s | %s | %s | %s", cells.base, cells.cur, cells.delta,
+	          cells.allow, cells.used, check_row_verdict_name(r));
+	if (why) {
+		sbuf_addf(b, ": ");
+		escape_md(b, why);
+	}
+	sbuf_addf(b, " |\n");
+	free(why);
+}
+
+static void report_check_md_head(struct sbuf *b)
+{
+	sbuf_addf(b,
+	          "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
+	sbuf_addf(b, "|---|---|---:|---:|---:|---:|---:|---|\n");
+}
+
+static void report_check_md_budget_row(const struct report_check *c, const struct check_row *r,
+                                       struct report_budget *bg)
+{
+	struct sbuf row;
+
+	sbuf_init(&row);
+	report_check_md_row(c, r, &row);
+	report_budget_add(bg, row.data);
+	sbuf_release(&row);
+}
+
+/*
+ * The check as a pull request shows it: what cannot pass and the verdict first, the baseline,
+ * one line per probe (its worst row), every row that is not ok (never folded), where the
+ * instructions moved against the pin; the ok and info rows behind one fold. Below
+ * REPORT_MD_CAP bytes: rows that do not fit are counted, and are in the artifact.
+ */
 char *report_check_md(const struct report_check *c)
 {
 	const struct check_result *res = c->res;
 	const struct baseline *bl = c->baseline;
-	struct sbuf b;
+	struct sbuf b, part;
+	struct report_budget bg;
+	struct strlist probes = {0};
 	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c);
+	size_t shown = 0;
 
 	sbuf_init(&b);
+	sbuf_init(&part);
+	report_budget_init(&bg, &b);
+	/* The verdict is the first line; when the check cannot pass at all, with the reason. */
+	sbuf_addf(&b, "### gcratchet check: %s", check_verdict_name(res->verdict));
+	if (res->why) {
+		sbuf_addf(&b, ": ");
+		escape_md(&b, res->why);
+		sbuf_addf(&b, "\n\nprofile ");
+	} else {
+		sbuf_addf(&b, ", profile ");
+	}
+	escape_md(&b, bl->profile);
+	sbuf_addf(&b, ", collector ");
+	escape_md(&b, bl->collector);
+	sbuf_addf(&b, " ");
+	escape_md(&b, bl->collector_version);
+	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
+	escape_md(&b, c->build_name);
+	sbuf_addf(&b, "), size ");
+	escape_md(&b, bl->size);
+	sbuf_addf(&b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
+	report_check_counts(res, &b);
+	sbuf_addf(&b, "\n\n");
 	if (res->why) {
 		sbuf_addf(&b, "> **COULD NOT JUDGE**: ");
 		escape_md(&b, res->why);
@@ -392,17 +551,7 @@ char *report_check_md(const struct report_check *c)
 		escape_md(&b, res->stale.items[i]);
 		sbuf_addf(&b, "\n\n");
 	}
-	sbuf_addf(&b, "### gcratchet check: profile ");
-	escape_md(&b, bl->profile);
-	sbuf_addf(&b, ", collector ");
-	escape_md(&b, bl->collector);
-	sbuf_addf(&b, " ");
-	escape_md(&b, bl->collector_version);
-	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
-	escape_md(&b, c->build_name);
-	sbuf_addf(&b, "), size ");
-	escape_md(&b, bl->size);
-	sbuf_addf(&b, "\n\n> baseline: ");
+	sbuf_addf(&b, "> baseline: ");
 	escape_md(&b, c->baseline_path);
 	sbuf_addf(&b, " (pinned ");
 	escape_md(&b, bl->pinned_at);
@@ -416,36 +565,66 @@ char *report_check_md(const struct report_check *c)
 		          "of their pinning runs",
 		          res->widened, res->widened == 1 ? "" : "s");
 	sbuf_addf(&b, "\n\n");
-	sbuf_addf(&b,
-	          "| probe | metric | baseline | current | delta | allowance | used | verdict |\n");
-	sbuf_addf(&b, "|---|---|---:|---:|---:|---:|---:|---|\n");
-	for (size_t i = 0; i < res->nrows; i++) {
-		const struct check_row *r = &res->rows[i];
-		struct report_check_cells cells;
-		char *why = report_check_reason(c, r);
-		report_check_format_cells(r, &cells);
-		sbuf_addf(&b, "| ");
-		escape_md(&b, r->probe);
-		sbuf_addf(&b, " | ");
-		escape_md(&b, r->metric);
-		sbuf_addf(&b, " | %s | %s | %s | %s | %s | %s", cells.base, cells.cur, cells.delta,
-		          cells.allow, cells.used, check_row_verdict_name(r));
-		if (why) {
-			sbuf_addf(&b, ": ");
-			escape_md(&b, why);
-		}
-		sbuf_addf(&b, " |\n");
-		free(why);
-	}
 	for (size_t i = 0; i < res->unpinned.n; i++) {
-		sbuf_addf(&b, "\nNote: ");
+		sbuf_addf(&b, "Note: ");
 		escape_md(&b, res->unpinned.items[i]);
 		sbuf_addf(&b, " was measured, but the baseline pins no cell of it: not judged "
-		              "(`gcratchet baseline pin` adds it).\n");
+		              "(`gcratchet baseline pin` adds it).\n\n");
 	}
-	sbuf_addf(&b, "\n**verdict: %s** ", check_verdict_name(res->verdict));
-	report_check_counts(res, &b);
-	sbuf_addf(&b, "\n");
+
+	for (size_t i = 0; i < res->nrows; i++) {
+		shown += report_check_row_shown(&res->rows[i]);
+		if (!strlist_contains(&probes, res->rows[i].probe))
+			strlist_push(&probes, res->rows[i].probe);
+	}
+	if (probes.n) {
+		sbuf_addf(&b, "**Each probe's worst row**\n\n");
+		report_check_md_head(&b);
+		for (size_t k = 0; k < probes.n; k++)
+			report_check_md_budget_row(
+			    c, report_check_probe_worst(res, probes.items[k]), &bg);
+	}
+	if (shown) {
+		sbuf_addf(&b, "\n**Not ok: %zu row%s** (regressed, improved, could not judge)\n\n",
+		          shown, shown == 1 ? "" : "s");
+		report_check_md_head(&b);
+		for (size_t i = 0; i < res->nrows; i++)
+			if (report_check_row_shown(&res->rows[i]))
+				report_check_md_budget_row(c, &res->rows[i], &bg);
+		report_budget_note(&bg);
+	}
+	if (report_check_nwhere(res)) {
+		sbuf_addf(&b,
+		          "\n**Where the instructions moved against the pin** (cachegrind's Ir by "
+		          "function, now - pin)\n");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct check_row *r = &res->rows[i];
+			char *how;
+			struct movers_view v;
+			if (!r->has_where)
+				continue;
+			how = report_check_where_how(c, r);
+			v = (struct movers_view){r->probe, &r->where, "pin", "now", how};
+			sbuf_release(&part);
+			sbuf_init(&part);
+			movers_md(&part, &v, MOVERS_MD_MAX);
+			report_budget_add(&bg, part.data);
+			free(how);
+		}
+		report_budget_note(&bg);
+	}
+	if (res->nrows > shown) {
+		sbuf_addf(&b, "\n<details><summary>%zu row%s ok or not gated</summary>\n\n",
+		          res->nrows - shown, res->nrows - shown == 1 ? "" : "s");
+		report_check_md_head(&b);
+		for (size_t i = 0; i < res->nrows; i++)
+			if (!report_check_row_shown(&res->rows[i]))
+				report_check_md_budget_row(c, &res->rows[i], &bg);
+		report_budget_note(&bg);
+		sbuf_addf(&b, "\n</details>\n");
+	}
+	sbuf_release(&part);
+	strlist_release(&probes);
 	free(ungated);
 	free(sens);
 	return b.data;
@@ -536,6 +715,12 @@ char *report_check_json(const struct report_check *c)
 		if (why)
 			report_check_json_str(o, "reason", why);
 		free(why);
+		if (r->has_where) {
+			char *how = report_check_where_how(c, r);
+			struct movers_view v = {r->probe, &r->where, "pin", "now", how};
+			cJSON_AddItemToObject(o, "where", movers_json(&v, MOVERS_JSON_MAX));
+			free(how);
+		}
 		cJSON_AddItemToArray(cells, o);
 	}
 	cJSON_AddItemToObject(root, "cells", cells);
@@ -627,6 +812,214 @@ char *report_check_junit(const struct report_check *c)
 		sbuf_addf(&b, "</testcase>\n");
 	}
 	sbuf_addf(&b, "</testsuite>\n</testsuites>\n");
+	free(ungated);
+	free(sens);
+	return b.data;
+}
+
+/* ---- HTML ------------------------------------------------------------------------------- */
+
+static const char *report_check_html_class(const struct check_row *r)
+{
+	if (r->kind == CHECK_ROW_PREMISE || r->state == CHECK_UNJUDGED)
+		return "warn";
+	return r->j.verdict == BASELINE_REGRESSED  ? "worse"
+	       : r->j.verdict == BASELINE_IMPROVED ? "better"
+	                                           : "";
+}
+
+/* A row of a table: its figures, verdict and reason; with `samples`, the session's values. */
+static void report_check_html_row(struct sbuf *b, const struct report_check *c,
+                                  const struct check_row *r, int samples)
+{
+	struct report_check_cells cells;
+	char *why = report_check_reason(c, r), band[24] = "-";
+
+	report_check_format_cells(r, &cells);
+	if (r->kind == CHECK_ROW_CELL && isfinite(r->band_pct)) {
+		metrics_format_pct(r->band_pct, band, sizeof band - 2);
+		strcat(band, "%");
+	}
+	sbuf_addf(b, "<tr><td class=\"l\">");
+	escape_xml(b, r->probe);
+	sbuf_addf(b, "</td><td class=\"l\">");
+	escape_xml(b, r->metric);
+	sbuf_addf(b, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
+	          cells.base, cells.cur, cells.delta, band, cells.allow, cells.used);
+	sbuf_addf(b, "<td class=\"l %s\">", report_check_html_class(r));
+	escape_xml(b, check_row_verdict_name(r));
+	sbuf_addf(b, "</td><td class=\"l wrap\">");
+	if (why)
+		escape_xml(b, why);
+	if (samples && c->runs && r->kind == CHECK_ROW_CELL) {
+		enum run_kind kind = metrics_run_kind(r->metric);
+		int first = 1;
+		for (size_t i = 0; i < c->nruns; i++) {
+			const struct store_run *run = &c->runs[i];
+			const double *v;
+			char x[32];
+			if (run->warmup || run->kind != kind || strcmp(run->probe, r->probe) != 0 ||
+			    strcmp(run->size, c->baseline->size) != 0)
+				continue;
+			sbuf_addf(b, "%s", first ? (why ? "<br>samples: " : "samples: ") : ", ");
+			first = 0;
+			if (run->status != RUN_STATUS_OK ||
+			    !(v = metric_set_get(&run->metrics, r->metric))) {
+				sbuf_addf(b, "run %lld ", (long long)run->id);
+				escape_xml(b, run_status_label(run->status));
+				continue;
+			}
+			metrics_format_value(r->metric, *v, x, sizeof x);
+			sbuf_addf(b, "%s (run %lld)", x, (long long)run->id);
+		}
+	}
+	sbuf_addf(b, "</td></tr>\n");
+	free(why);
+}
+
+static void report_check_html_head(struct sbuf *b)
+{
+	sbuf_addf(b, "<div class=\"scroll\"><table>\n<tr><th class=\"l\">probe</th><th "
+	             "class=\"l\">metric</th><th>pinned</th><th>current</th><th>delta</th>"
+	             "<th>band</th><th>allowance</th><th>used</th><th class=\"l\">verdict</th><th "
+	             "class=\"l\">why</th></tr>\n");
+}
+
+char *report_check_html(const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	const struct baseline *bl = c->baseline;
+	struct sbuf b;
+	struct strlist probes = {0};
+	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c), *title;
+	const char *banner = res->verdict == CHECK_VERDICT_OK           ? "good"
+	                     : res->verdict == CHECK_VERDICT_REGRESSION ? "bad"
+	                                                                : "warn";
+	size_t shown = 0;
+
+	sbuf_init(&b);
+	title = xasprintf("gcratchet check: %s (%s), profile %s, session %lld", c->build_name,
+	                  bl->collector, bl->profile, (long long)c->session);
+	report_html_head(&b, title);
+	sbuf_addf(&b, "<h1>");
+	escape_xml(&b, title);
+	sbuf_addf(&b, "</h1>\n<div class=\"banner %s\" id=\"verdict\">verdict: %s ", banner,
+	          check_verdict_name(res->verdict));
+	{
+		struct sbuf counts;
+		sbuf_init(&counts);
+		report_check_counts(res, &counts);
+		escape_xml(&b, counts.data);
+		sbuf_release(&counts);
+	}
+	if (res->why) {
+		sbuf_addf(&b, "<br>COULD NOT JUDGE: ");
+		escape_xml(&b, res->why);
+	}
+	sbuf_addf(&b, "</div>\n");
+	if (ungated) {
+		sbuf_addf(&b, "<div class=\"banner warn\">TIME NOT GATED: ");
+		escape_xml(&b, ungated);
+		sbuf_addf(&b, "</div>\n");
+	}
+	for (size_t i = 0; i < res->stale.n; i++) {
+		sbuf_addf(&b, "<div class=\"banner warn\">STALE: ");
+		escape_xml(&b, res->stale.items[i]);
+		sbuf_addf(&b, "</div>\n");
+	}
+	sbuf_addf(&b, "<p class=\"meta\"><b>baseline</b> <code>");
+	escape_xml(&b, c->baseline_path);
+	sbuf_addf(&b, "</code>: profile ");
+	escape_xml(&b, bl->profile);
+	sbuf_addf(&b, ", collector ");
+	escape_xml(&b, bl->collector);
+	sbuf_addf(&b, " ");
+	escape_xml(&b, bl->collector_version);
+	sbuf_addf(&b, ", pinned ");
+	escape_xml(&b, bl->pinned_at);
+	sbuf_addf(&b, " on host ");
+	escape_xml(&b, bl->hostname);
+	sbuf_addf(&b, " (");
+	escape_xml(&b, bl->host_fingerprint);
+	sbuf_addf(&b, ") from session %lld, size ", (long long)bl->session);
+	escape_xml(&b, bl->size);
+	sbuf_addf(&b, "</p>\n<p class=\"meta\"><b>checked</b> session %lld, build ",
+	          (long long)c->session);
+	escape_xml(&b, c->build_name);
+	if (c->base_name) {
+		sbuf_addf(&b, " (drift against ");
+		escape_xml(&b, c->base_name);
+		sbuf_addf(&b, ")");
+	}
+	sbuf_addf(&b, "; sensitivity: ");
+	escape_xml(&b, sens);
+	sbuf_addf(&b, "</p>\n<p class=\"meta\"><b>samples</b>: ");
+	if (c->samples_href) {
+		sbuf_addf(&b, "<a href=\"");
+		escape_xml(&b, c->samples_href);
+		sbuf_addf(&b, "\">the session's page</a> (every sample by round), ");
+	}
+	sbuf_addf(&b,
+	          "<code>gcratchet report --session %lld --html FILE</code>, <code>gcratchet "
+	          "export --session %lld</code></p>\n",
+	          (long long)c->session, (long long)c->session);
+	for (size_t i = 0; i < res->unpinned.n; i++) {
+		sbuf_addf(&b, "<p class=\"meta\">Note: ");
+		escape_xml(&b, res->unpinned.items[i]);
+		sbuf_addf(&b,
+		          " was measured, but the baseline pins no cell of it: not judged.</p>\n");
+	}
+
+	for (size_t i = 0; i < res->nrows; i++) {
+		shown += report_check_row_shown(&res->rows[i]);
+		if (!strlist_contains(&probes, res->rows[i].probe))
+			strlist_push(&probes, res->rows[i].probe);
+	}
+	if (shown) {
+		sbuf_addf(&b, "<h2>Not ok: %zu row%s</h2>\n", shown, shown == 1 ? "" : "s");
+		report_check_html_head(&b);
+		for (size_t i = 0; i < res->nrows; i++)
+			if (report_check_row_shown(&res->rows[i]))
+				report_check_html_row(&b, c, &res->rows[i], 1);
+		sbuf_addf(&b, "</table></div>\n");
+	}
+	if (report_check_nwhere(res)) {
+		sbuf_addf(&b,
+		          "<h2>Where the instructions moved against the pin</h2>\n<p "
+		          "class=\"meta\">cachegrind's Ir by function, now - pin; share: of the "
+		          "probe's whole change.</p>\n");
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct check_row *r = &res->rows[i];
+			char *how;
+			struct movers_view v;
+			if (!r->has_where)
+				continue;
+			how = report_check_where_how(c, r);
+			v = (struct movers_view){r->probe, &r->where, "pin", "now", how};
+			movers_html(&b, &v, MOVERS_HTML_MAX);
+			free(how);
+		}
+	}
+	if (probes.n) {
+		sbuf_addf(&b, "<h2>Each probe's worst row</h2>\n");
+		report_check_html_head(&b);
+		for (size_t k = 0; k < probes.n; k++)
+			report_check_html_row(&b, c, report_check_probe_worst(res, probes.items[k]),
+			                      0);
+		sbuf_addf(&b, "</table></div>\n");
+	}
+	if (res->nrows > shown) {
+		sbuf_addf(&b, "<details id=\"all\"><summary>%zu row%s ok or not gated</summary>\n",
+		          res->nrows - shown, res->nrows - shown == 1 ? "" : "s");
+		report_check_html_head(&b);
+		for (size_t i = 0; i < res->nrows; i++)
+			if (!report_check_row_shown(&res->rows[i]))
+				report_check_html_row(&b, c, &res->rows[i], 0);
+		sbuf_addf(&b, "</table></div>\n</details>\n");
+	}
+	report_html_tail(&b);
+	strlist_release(&probes);
+	free(title);
 	free(ungated);
 	free(sens);
 	return b.data;

@@ -1,10 +1,12 @@
 /*
  * report_check.h — the ratchet check (check.h) as the terminal table `check` prints, GitHub
- * Markdown (--format md, and $GITHUB_STEP_SUMMARY), JSON ("gcratchet-check" version 1) and
- * JUnit XML.
+ * Markdown (--format md, --md FILE, and $GITHUB_STEP_SUMMARY: sized for a pull-request
+ * comment), JSON ("gcratchet-check" version 1), JUnit XML and an HTML page (--html FILE).
  *
  * What cannot pass comes first in every form: the reason the whole check could not be judged
- * (check_result.why) on the first line of the table and the Markdown, as the first member after
+ * (check_result.why) on the first line of the table and the Markdown (whose first line is the
+ * verdict: "### gcratchet check: COULD NOT JUDGE: why"), on the page's verdict banner, as the
+ * first member after
  * the format of the JSON ("verdict", then "reason"), and as a comment under the XML
  * declaration plus an errored testcase in JUnit; then staleness. Every field from outside
  * (names, reasons from a probe's stderr) goes through the format's escaper (escape.h).
@@ -35,6 +37,13 @@ struct report_check {
 	 */
 	int all;
 	int colour;
+	/*
+	 * For the HTML page: the arm's runs (the session's samples of each cell that is not ok),
+	 * or NULL; and the session's own page to link to (report --session N --html), or NULL.
+	 */
+	const struct store_run *runs;
+	size_t nruns;
+	const char *samples_href;
 };
 
 /* Each newly allocated, ending in a newline. */
@@ -42,5 +51,12 @@ char *report_check_text(const struct report_check *c);
 char *report_check_md(const struct report_check *c);
 char *report_check_json(const struct report_check *c);
 char *report_check_junit(const struct report_check *c);
+/*
+ * A self-contained page (report_html.h: no script, nothing from outside): the verdict first,
+ * the baseline (file, pin date, host, session), what cannot pass, one line per probe, every
+ * row that is not ok with its band, pinned value and the session's samples of it, where the
+ * instructions moved against the pin, and the other rows in one closed <details>.
+ */
+char *report_check_html(const struct report_check *c);
 
 #endif /* REPORT_CHECK_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "movers.h"
 #include "pauses.h"
 #include "report_text.h"
 
@@ -33,11 +34,15 @@ static const char report_html_style[] =
     "th{background:#f6f6f6}td.l,th.l{text-align:left}"
     "tr.info td{color:#777}"
     ".worse{color:#b00020;font-weight:700}.better{color:#16803c;font-weight:700}"
-    ".bad{color:#b00020;font-weight:700}"
+    ".bad{color:#b00020;font-weight:700}.warn{color:#7a4b00;font-weight:700}"
+    "td.wrap{white-space:normal;min-width:260px}"
     ".grid{display:flex;flex-wrap:wrap;gap:14px}"
     "figure{margin:0;border:1px solid #ddd;border-radius:6px;padding:8px;background:#fcfcfc}"
     "figcaption{font-size:12.5px;margin-bottom:4px;max-width:560px}"
-    "svg.plot{display:block}svg text{font:10.5px system-ui,sans-serif;fill:#333}"
+    "svg.plot{display:block}"
+    "svg text{font:10.5px system-ui,sans-serif;fill:#333}"
+    "h3{font-size:14.5px;margin:16px 0 2px}"
+    "details>summary{cursor:pointer;font-weight:600;margin:22px 0 8px;font-size:15px}"
     ".legend span{display:inline-block;margin-right:14px}"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;"
     "vertical-align:-1px}"
@@ -345,11 +350,25 @@ static const char *report_html_cell_class(const struct compare_cell *cell)
 	return cell->context || cell->inert ? "" : report_html_verdict_class(cell->stats.verdict);
 }
 
-static void report_html_identity(struct sbuf *b, const struct compare *c)
+static void report_html_identity_items(struct sbuf *b, const struct compare *c, int all)
 {
-	sbuf_addf(b, "<h2>Identity</h2>\n<ul>\n");
+	size_t doubt = 0;
+
+	for (size_t i = 0; i < c->nprobes; i++)
+		doubt += (size_t)compare_probe_doubtful(&c->probes[i]);
+	if (!all && !doubt && (c->across || !c->census_differ)) {
+		sbuf_addf(b,
+		          "<p class=\"meta\">Identity: every probe printed one result in both arms "
+		          "(the list is below, with the other cells).</p>\n");
+		return;
+	}
+	if (!all)
+		sbuf_addf(b, "<h2>Identity</h2>\n");
+	sbuf_addf(b, "<ul>\n");
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
+		if (!all && !compare_probe_doubtful(p))
+			continue;
 		sbuf_addf(b, "<li>");
 		escape_xml(b, p->probe);
 		switch (p->sum) {
@@ -612,24 +631,131 @@ static void report_html_pauses(struct sbuf *b, const struct report_data *d, cons
 	free(sum);
 }
 
+/*
+ * A cell's samples as a sparkline, for the cells the page does not lead with: each arm's
+ * values by round as a line, no axes. One <svg class="plot"> like a full plot, an eighth of
+ * its size: the page of a whole session's cells stays small.
+ */
+static void report_html_spark(struct sbuf *b, const struct compare_cell *cell, size_t index)
+{
+	const double W = 150, H = 26, P = 3;
+	const struct paired_cell *s = &cell->stats;
+	double lo = INFINITY, hi = -INFINITY;
+
+	sbuf_addf(b,
+	          "<svg class=\"plot\" id=\"plot-%zu\" width=\"%.0f\" height=\"%.0f\" "
+	          "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"",
+	          index, W, H, W, H);
+	escape_xml(b, cell->probe);
+	sbuf_addf(b, " ");
+	escape_xml(b, cell->metric);
+	sbuf_addf(b, "\">");
+	for (size_t i = 0; i < s->n; i++) {
+		lo = fmin(lo, fmin(cell->base[i], cell->fix[i]));
+		hi = fmax(hi, fmax(cell->base[i], cell->fix[i]));
+	}
+	if (s->n) {
+		report_html_pad(&lo, &hi);
+		for (int arm = 0; arm < 2; arm++) {
+			sbuf_addf(b, "<polyline fill=\"none\" stroke=\"%s\" points=\"",
+			          report_html_colors[arm]);
+			for (size_t i = 0; i < s->n; i++) {
+				double v = arm ? cell->fix[i] : cell->base[i];
+				double x = s->n == 1
+				               ? W / 2
+				               : P + (W - 2 * P) * (double)i / (double)(s->n - 1);
+				double y = H - P - (v - lo) / (hi - lo) * (H - 2 * P);
+				/* One point draws nothing as a line: a short stroke across it. */
+				if (s->n == 1)
+					sbuf_addf(b, "%.1f,%.1f ", x - 6, y);
+				sbuf_addf(b, "%s%.1f,%.1f", i ? " " : "", s->n == 1 ? x + 6 : x, y);
+			}
+			sbuf_addf(b, "\"/>");
+		}
+	}
+	sbuf_addf(b, "</svg>");
+}
+
+/* One row of a cells table: the figures, the verdict, and its plot (a sparkline) or a link. */
+static void report_html_cell_row(struct sbuf *b, const struct compare_cell *cell, size_t i,
+                                 int spark)
+{
+	const struct paired_cell *s = &cell->stats;
+	char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16] = "-", q[16] = "-";
+
+	metrics_format_value(cell->metric, s->base_median, x, sizeof x);
+	metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
+	report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
+	report_format_pct(s->delta_pct, pct, sizeof pct);
+	report_text_interval(cell, ci, sizeof ci);
+	compare_signs_text(cell, signs, sizeof signs);
+	if (s->n && !s->deterministic)
+		snprintf(p, sizeof p, "%.4f", s->p);
+	if (s->in_family)
+		snprintf(q, sizeof q, "%.4f", s->q);
+	sbuf_addf(b, "<tr%s><td class=\"l\">", cell->pol.decides ? "" : " class=\"info\"");
+	if (spark) {
+		sbuf_addf(b, "<span id=\"cell-%zu\"></span>", i);
+		escape_xml(b, cell->probe);
+	} else {
+		sbuf_addf(b, "<a href=\"#cell-%zu\">", i);
+		escape_xml(b, cell->probe);
+		sbuf_addf(b, "</a>");
+	}
+	sbuf_addf(b, "</td><td class=\"l\">");
+	escape_xml(b, cell->metric);
+	sbuf_addf(b,
+	          "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+	          "<td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l "
+	          "%s\">%s%s</td><td>",
+	          x, y, dl, pct, ci, signs, p, q, report_html_cell_class(cell),
+	          compare_cell_verdict_text(cell),
+	          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+	if (spark)
+		report_html_spark(b, cell, i);
+	sbuf_addf(b, "</td></tr>\n");
+}
+
+static void report_html_cells_head(struct sbuf *b)
+{
+	sbuf_addf(b, "<div class=\"scroll\"><table>\n<tr><th class=\"l\">probe</th><th "
+	             "class=\"l\">metric</th><th>BASE median</th><th>FIX median</th><th>median "
+	             "delta</th><th>%%</th><th>95%% CI of delta</th><th class=\"l\">rounds</th>"
+	             "<th>p</th><th>q</th><th class=\"l\">verdict</th><th>samples</th></tr>\n");
+}
+
+/* A judged cell (WORSE or better): its full plot, the page leads with these. */
+static int report_html_judged(const struct compare_cell *cell)
+{
+	return compare_cell_flagged(cell) && !cell->inert &&
+	       (cell->stats.verdict == PAIRED_WORSE || cell->stats.verdict == PAIRED_BETTER);
+}
+
+/*
+ * The A/B page leads with what a reader acts on: the verdict and what moved, each probe's
+ * largest change, the judged changes with their plots, the cells that could not be judged,
+ * and where the instructions moved; every other cell (same, info, context, with a sparkline
+ * each), every probe's identity and the pauses wait in one closed <details>.
+ */
 char *report_html_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct sbuf b, notes;
-	char headline[256], counts[128], *title, *across, *rounds = compare_rounds_text(c);
+	char counts[128], *title, *across, *rounds = compare_rounds_text(c), *moved;
 	const char *banner = c->outcome == COMPARE_WORSE      ? "bad"
 	                     : c->outcome == COMPARE_UNJUDGED ? "warn"
 	                                                      : "good";
+	size_t judged = 0, unjudged = 0, others = 0;
 
 	sbuf_init(&b);
-	compare_headline(c, headline, sizeof headline);
+	moved = compare_headline_moved(c);
 	title =
 	    xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].label, d->builds[c->fix].label);
 	report_html_head(&b, title);
 	sbuf_addf(&b, "<h1>");
 	escape_xml(&b, title);
 	sbuf_addf(&b, "</h1>\n<div class=\"banner %s\">", banner);
-	escape_xml(&b, headline);
+	escape_xml(&b, moved);
 	report_text_counts(c, counts, sizeof counts);
 	sbuf_addf(&b, " &mdash; %s</div>\n", counts);
 	report_html_build_line(&b, "BASE", &d->builds[c->base], report_html_colors[0]);
@@ -645,7 +771,78 @@ char *report_html_ab(const struct compare *c)
 		sbuf_addf(&b, ".</p>\n");
 		free(across);
 	}
-	report_html_identity(&b, c);
+	report_html_identity_items(&b, c, 0);
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		judged += report_html_judged(&c->cells[i]);
+		unjudged += compare_cell_flagged(&c->cells[i]) && !report_html_judged(&c->cells[i]);
+	}
+	others = c->ncells - judged - unjudged;
+
+	sbuf_addf(&b, "<h2>Each probe's largest change</h2>\n");
+	report_html_cells_head(&b);
+	for (size_t p = 0; p < c->nprobes; p++) {
+		const struct compare_cell *w = compare_probe_worst(c, c->probes[p].probe);
+		if (w)
+			report_html_cell_row(&b, w, (size_t)(w - c->cells), 0);
+	}
+	sbuf_addf(&b, "</table></div>\n");
+
+	if (judged) {
+		sbuf_addf(&b,
+		          "<h2>Judged changes: %zu cell%s</h2>\n<p class=\"legend\"><span><span "
+		          "class=\"sw\" style=\"background:%s\"></span>BASE</span><span><span "
+		          "class=\"sw\" style=\"background:%s;border-radius:0\"></span>FIX</span>"
+		          "<span>bars: FIX - BASE per round (red: worse, green: better)</span>"
+		          "<span>black line: median delta; shaded: its confidence "
+		          "interval</span></p>\n<div "
+		          "class=\"grid\">\n",
+		          judged, judged == 1 ? "" : "s", report_html_colors[0],
+		          report_html_colors[1]);
+		for (size_t i = 0; i < c->ncells; i++) {
+			const struct compare_cell *cell = &c->cells[i];
+			const struct paired_cell *s = &cell->stats;
+			char dl[48], pct[24], ci[64];
+			if (!report_html_judged(cell))
+				continue;
+			report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
+			report_format_pct(s->delta_pct, pct, sizeof pct);
+			report_text_interval(cell, ci, sizeof ci);
+			sbuf_addf(&b, "<figure id=\"cell-%zu\"><figcaption><b>", i);
+			escape_xml(&b, cell->probe);
+			sbuf_addf(&b, "</b> &middot; ");
+			escape_xml(&b, cell->metric);
+			sbuf_addf(&b,
+			          " &mdash; <span class=\"%s\">%s</span>, median delta %s (%s), CI "
+			          "%s%s</figcaption>\n",
+			          report_html_cell_class(cell), compare_cell_verdict_text(cell), dl,
+			          pct, ci, s->bimodal_base || s->bimodal_fix ? ", bimodal" : "");
+			report_html_ab_svg(&b, cell, i);
+			sbuf_addf(&b, "</figure>\n");
+		}
+		sbuf_addf(&b, "</div>\n");
+	}
+	if (unjudged) {
+		sbuf_addf(&b, "<h2>Could not judge: %zu cell%s</h2>\n", unjudged,
+		          unjudged == 1 ? "" : "s");
+		report_html_cells_head(&b);
+		for (size_t i = 0; i < c->ncells; i++)
+			if (compare_cell_flagged(&c->cells[i]) && !report_html_judged(&c->cells[i]))
+				report_html_cell_row(&b, &c->cells[i], i, 1);
+		sbuf_addf(&b, "</table></div>\n");
+	}
+	if (c->nwhere) {
+		sbuf_addf(
+		    &b, "<h2>Where the instructions moved</h2>\n<p class=\"meta\">cachegrind's Ir "
+		        "by function, FIX - BASE; share: of the probe's whole change.</p>\n");
+		for (size_t i = 0; i < c->nwhere; i++) {
+			const struct compare_where *w = &c->where[i];
+			char how[128];
+			struct movers_view v = {w->probe, &w->diff, "BASE", "FIX", how};
+			report_text_where_how(w, how, sizeof how);
+			movers_html(&b, &v, MOVERS_HTML_MAX);
+		}
+	}
 
 	sbuf_init(&notes);
 	report_text_warnings(c, &notes, "", escape_xml);
@@ -660,76 +857,28 @@ char *report_html_ab(const struct compare *c)
 	sbuf_addf(&b, "</ul>\n");
 	sbuf_release(&notes);
 
-	sbuf_addf(&b, "<h2>Cells</h2>\n<div class=\"scroll\"><table>\n<tr><th "
-	              "class=\"l\">probe</th><th class=\"l\">metric</th>"
-	              "<th>BASE median</th><th>FIX median</th><th>median delta</th><th>%%</th>"
-	              "<th>95%% CI of delta</th><th class=\"l\">rounds</th><th>p</th><th>q</th>"
-	              "<th class=\"l\">verdict</th></tr>\n");
-	for (size_t i = 0; i < c->ncells; i++) {
-		const struct compare_cell *cell = &c->cells[i];
-		const struct paired_cell *s = &cell->stats;
-		char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16] = "-", q[16] = "-";
-		metrics_format_value(cell->metric, s->base_median, x, sizeof x);
-		metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
-		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
-		report_format_pct(s->delta_pct, pct, sizeof pct);
-		report_text_interval(cell, ci, sizeof ci);
-		compare_signs_text(cell, signs, sizeof signs);
-		if (s->n && !s->deterministic)
-			snprintf(p, sizeof p, "%.4f", s->p);
-		if (s->in_family)
-			snprintf(q, sizeof q, "%.4f", s->q);
-		sbuf_addf(&b, "<tr%s><td class=\"l\"><a href=\"#cell-%zu\">",
-		          cell->pol.decides ? "" : " class=\"info\"", i);
-		escape_xml(&b, cell->probe);
-		sbuf_addf(&b, "</a></td><td class=\"l\">");
-		escape_xml(&b, cell->metric);
-		sbuf_addf(&b,
-		          "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-		          "<td class=\"l\">%s</td><td>%s</td><td>%s</td><td class=\"l "
-		          "%s\">%s%s</td></tr>\n",
-		          x, y, dl, pct, ci, signs, p, q, report_html_cell_class(cell),
-		          compare_cell_verdict_text(cell),
-		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+	sbuf_addf(&b,
+	          "<details id=\"all\"><summary>All the other cells: %zu (same, info, context), "
+	          "every probe's identity, the pauses</summary>\n<h2>Identity</h2>\n",
+	          others);
+	report_html_identity_items(&b, c, 1);
+	if (others) {
+		sbuf_addf(&b, "<h2>Cells</h2>\n");
+		report_html_cells_head(&b);
+		for (size_t i = 0; i < c->ncells; i++)
+			if (!compare_cell_flagged(&c->cells[i]))
+				report_html_cell_row(&b, &c->cells[i], i, 1);
+		sbuf_addf(&b, "</table></div>\n");
 	}
-	sbuf_addf(&b, "</table></div>\n");
-
-	sbuf_addf(
-	    &b,
-	    "<h2>Plots</h2>\n<p class=\"legend\"><span><span class=\"sw\" "
-	    "style=\"background:%s\"></span>BASE</span>"
-	    "<span><span class=\"sw\" style=\"background:%s;border-radius:0\"></span>FIX</span>"
-	    "<span>bars: FIX - BASE per round (red: worse, green: better)</span>"
-	    "<span>black line: median delta; shaded: its confidence interval</span></p>\n<div "
-	    "class=\"grid\">\n",
-	    report_html_colors[0], report_html_colors[1]);
-	for (size_t i = 0; i < c->ncells; i++) {
-		const struct compare_cell *cell = &c->cells[i];
-		const struct paired_cell *s = &cell->stats;
-		char dl[48], pct[24], ci[64];
-		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
-		report_format_pct(s->delta_pct, pct, sizeof pct);
-		report_text_interval(cell, ci, sizeof ci);
-		sbuf_addf(&b, "<figure id=\"cell-%zu\"><figcaption><b>", i);
-		escape_xml(&b, cell->probe);
-		sbuf_addf(&b, "</b> &middot; ");
-		escape_xml(&b, cell->metric);
-		sbuf_addf(&b,
-		          " &mdash; <span class=\"%s\">%s</span>, median delta %s (%s), CI "
-		          "%s%s</figcaption>\n",
-		          report_html_cell_class(cell), compare_cell_verdict_text(cell), dl, pct,
-		          ci, s->bimodal_base || s->bimodal_fix ? ", bimodal" : "");
-		report_html_ab_svg(&b, cell, i);
-		sbuf_addf(&b, "</figure>\n");
-	}
-	sbuf_addf(&b, "</div>\n");
 	{
 		const int arms[2] = {d->builds[c->base].position, d->builds[c->fix].position};
 		const char *const labels[2] = {"BASE", "FIX"};
 
 		report_html_pauses(&b, d, arms, labels, 2);
 	}
+	sbuf_addf(&b, "</details>\n");
 	report_html_tail(&b);
+	free(moved);
 	free(title);
 	free(rounds);
 	return b.data;

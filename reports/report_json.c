@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "escape.h"
+#include "movers.h"
+#include "report_text.h"
 #include "json.h"
 #include "pauses.h"
 
@@ -160,6 +162,17 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		for (size_t m = 0; m < r->metrics.n; m++)
 			report_json_num(samples, r->metrics.items[m].name,
 			                r->metrics.items[m].value);
+		/* A valgrind run's Ir by function, largest first, as the store keeps it. */
+		if (r->functions.n) {
+			cJSON *fa = cJSON_AddArrayToObject(ro, "functions");
+			for (size_t f = 0; f < r->functions.n; f++) {
+				cJSON *fo = cJSON_CreateObject();
+				report_json_str(fo, "name", r->functions.fns[f].name);
+				report_json_str(fo, "file", r->functions.fns[f].file);
+				report_json_num(fo, "ir", r->functions.fns[f].ir);
+				cJSON_AddItemToArray(fa, fo);
+			}
+		}
 		cJSON_AddItemToArray(a, ro);
 	}
 	return root;
@@ -351,6 +364,11 @@ char *report_json_ab(const struct compare *c)
 	                                                         : "ok");
 	compare_headline(c, headline, sizeof headline);
 	report_json_str(cmp, "headline", headline);
+	{
+		char *moved = compare_headline_moved(c);
+		report_json_str(cmp, "moved", moved);
+		free(moved);
+	}
 	o = cJSON_AddObjectToObject(cmp, "across");
 	cJSON_AddBoolToObject(o, "designs", c->across);
 	cJSON_AddStringToObject(o, "mode",
@@ -429,6 +447,18 @@ char *report_json_ab(const struct compare *c)
 	for (size_t i = 0; i < c->ncells; i++)
 		cJSON_AddItemToArray(a, report_json_cell(&c->cells[i]));
 	cJSON_AddItemToObject(cmp, "pauses", report_json_pauses(c));
+	/* Where each probe's Ir moved, function by function (docs/ab.md, "Where"). */
+	a = cJSON_AddArrayToObject(cmp, "where");
+	for (size_t i = 0; i < c->nwhere; i++) {
+		const struct compare_where *w = &c->where[i];
+		char how[128];
+		struct movers_view v = {w->probe, &w->diff, "BASE", "FIX", how};
+		report_text_where_how(w, how, sizeof how);
+		o = movers_json(&v, MOVERS_JSON_MAX);
+		cJSON_AddNumberToObject(o, "base_runs", w->base_runs);
+		cJSON_AddNumberToObject(o, "fix_runs", w->fix_runs);
+		cJSON_AddItemToArray(a, o);
+	}
 	return report_json_print(root);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "movers.h"
 #include "pauses.h"
 #include "report_text.h"
 
@@ -151,17 +152,114 @@ static void report_md_pauses(const struct compare *c, struct sbuf *b)
 	report_md_pause_tables(c->data, idx, names, 2, b);
 }
 
+/* A probe's identity line ("- 01_x: checksum `...` in both; ..."), and whether it is a problem. */
+static int report_md_identity_line(const struct compare_probe *p, struct sbuf *b)
+{
+	int bad = compare_probe_doubtful(p);
+
+	sbuf_addf(b, "- ");
+	escape_md(b, p->probe);
+	switch (p->sum) {
+	case COMPARE_SUM_SAME:
+		sbuf_addf(b, ": checksum `%s` in both", p->base_sum);
+		break;
+	case COMPARE_SUM_DIFFERS:
+		sbuf_addf(b, ": :x: **checksum differs**: BASE `%s`, FIX `%s`", p->base_sum,
+		          p->fix_sum);
+		break;
+	case COMPARE_SUM_UNSTABLE:
+		sbuf_addf(b, ": :x: **checksum unstable** across the runs of one arm");
+		break;
+	case COMPARE_SUM_MISSING:
+		sbuf_addf(b, ": :x: **checksum missing**: BASE `%s`, FIX `%s`",
+		          p->base_sum ? p->base_sum : "none", p->fix_sum ? p->fix_sum : "none");
+		break;
+	case COMPARE_SUM_NONE:
+		sbuf_addf(b, ": no checksum reported");
+		break;
+	}
+	if (p->failure) {
+		sbuf_addf(b, "; %s", p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
+		escape_md(b, p->failure);
+	}
+	for (int arm = 0; arm < 2; arm++) {
+		int n = arm ? p->fix_inert : p->base_inert;
+		const char *why = arm ? p->fix_premise : p->base_premise;
+		if (!n)
+			continue;
+		sbuf_addf(b, "; :warning: **INERT in %s**: %d of %d runs did not meet the premise",
+		          arm ? "FIX" : "BASE", n, arm ? p->fix_runs : p->base_runs);
+		if (why && *why) {
+			sbuf_addf(b, ": ");
+			escape_md(b, why);
+		}
+	}
+	sbuf_addf(b, "\n");
+	return bad;
+}
+
+static void report_md_census_line(const struct compare *c, struct sbuf *b)
+{
+	sbuf_addf(b, "- census: %d deterministic counter%s compared exactly, ", c->census_exact,
+	          c->census_exact == 1 ? "" : "s");
+	if (c->census_differ == 0)
+		sbuf_addf(b, "all equal\n");
+	else if (c->across)
+		sbuf_addf(b, "%d differ between the designs (context, not judged)\n",
+		          c->census_differ);
+	else
+		sbuf_addf(b, "**%d differ** (marked below)\n", c->census_differ);
+}
+
+/* Adds one row through the budget. */
+static void report_md_budget_row(struct report_budget *bg, const struct compare_cell *cell)
+{
+	struct sbuf row;
+
+	sbuf_init(&row);
+	report_md_row(cell, &row);
+	report_budget_add(bg, row.data);
+	sbuf_release(&row);
+}
+
+/* Flagged cells of one kind (WORSE; better; not judged), through the budget. */
+static void report_md_flagged(const struct compare *c, struct report_budget *bg, int kind)
+{
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		enum paired_verdict v = cell->stats.verdict;
+		int k;
+		if (!compare_cell_flagged(cell))
+			continue;
+		k = cell->inert ? 2 : v == PAIRED_WORSE ? 0 : v == PAIRED_BETTER ? 1 : 2;
+		if (k == kind)
+			report_md_budget_row(bg, cell);
+	}
+}
+
+/*
+ * The A/B as a pull request shows it: what moved first, then one line per probe, the cells
+ * that are not ok (never folded), where the instructions moved, the notes; everything else
+ * (the cells that are same, info or context, every probe's identity, the pauses) behind one
+ * fold. Below REPORT_MD_CAP bytes: what does not fit is counted, and is in the artifact.
+ */
 char *report_md_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
-	struct sbuf b;
-	char *rounds = compare_rounds_text(c), headline[256], counts[128], *across;
-	int info_open = 0;
+	struct sbuf b, part;
+	struct report_budget bg;
+	char *rounds = compare_rounds_text(c), counts[128], *across, *moved;
+	int flagged = 0, problems = 0, others = 0;
 
 	sbuf_init(&b);
-	compare_headline(c, headline, sizeof headline);
-	sbuf_addf(&b, "### gcratchet ab: %s\n\n", headline);
-	sbuf_addf(&b, "**BASE** ");
+	sbuf_init(&part);
+	report_budget_init(&bg, &b);
+	moved = compare_headline_moved(c);
+	sbuf_addf(&b, "### gcratchet ab: ");
+	escape_md(&b, moved);
+	free(moved);
+	report_text_counts(c, counts, sizeof counts);
+	sbuf_addf(&b, "\n\n**%s**\n\n**BASE** ", counts);
 	report_md_build(&d->builds[c->base], &b);
 	sbuf_addf(&b, " vs **FIX** ");
 	report_md_build(&d->builds[c->fix], &b);
@@ -178,125 +276,166 @@ char *report_md_ab(const struct compare *c)
 		free(across);
 	}
 
-	/* Identity comes first: a wrong result outweighs any cost. */
-	sbuf_addf(&b, "**Identity**\n\n");
+	/* Identity comes first: a wrong result outweighs any cost. Only the probes in doubt. */
 	for (size_t i = 0; i < c->nprobes; i++) {
-		const struct compare_probe *p = &c->probes[i];
-		sbuf_addf(&b, "- ");
-		escape_md(&b, p->probe);
-		switch (p->sum) {
-		case COMPARE_SUM_SAME:
-			sbuf_addf(&b, ": checksum `%s` in both", p->base_sum);
-			break;
-		case COMPARE_SUM_DIFFERS:
-			sbuf_addf(&b, ": :x: **checksum differs**: BASE `%s`, FIX `%s`",
-			          p->base_sum, p->fix_sum);
-			break;
-		case COMPARE_SUM_UNSTABLE:
-			sbuf_addf(&b, ": :x: **checksum unstable** across the runs of one arm");
-			break;
-		case COMPARE_SUM_MISSING:
-			sbuf_addf(&b, ": :x: **checksum missing**: BASE `%s`, FIX `%s`",
-			          p->base_sum ? p->base_sum : "none",
-			          p->fix_sum ? p->fix_sum : "none");
-			break;
-		case COMPARE_SUM_NONE:
-			sbuf_addf(&b, ": no checksum reported");
-			break;
+		sbuf_release(&part);
+		sbuf_init(&part);
+		if (report_md_identity_line(&c->probes[i], &part)) {
+			if (!problems++)
+				sbuf_addf(&b, "**Identity**\n\n");
+			report_budget_add(&bg, part.data);
 		}
-		if (p->failure) {
-			sbuf_addf(&b, "; %s",
-			          p->fix_only_failure ? ":x: **FIX fails**: " : "failed: ");
-			escape_md(&b, p->failure);
-		}
-		for (int arm = 0; arm < 2; arm++) {
-			int n = arm ? p->fix_inert : p->base_inert;
-			const char *why = arm ? p->fix_premise : p->base_premise;
-			if (!n)
-				continue;
-			sbuf_addf(&b,
-			          "; :warning: **INERT in %s**: %d of %d runs did not meet the "
-			          "premise",
-			          arm ? "FIX" : "BASE", n, arm ? p->fix_runs : p->base_runs);
-			if (why && *why) {
-				sbuf_addf(&b, ": ");
-				escape_md(&b, why);
-			}
-		}
+	}
+	if (!c->across && c->census_differ) {
+		if (!problems++)
+			sbuf_addf(&b, "**Identity**\n\n");
+		report_md_census_line(c, &b);
+	}
+	if (problems)
 		sbuf_addf(&b, "\n");
-	}
-	sbuf_addf(&b, "- census: %d deterministic counter%s compared exactly, ", c->census_exact,
-	          c->census_exact == 1 ? "" : "s");
-	if (c->census_differ == 0)
-		sbuf_addf(&b, "all equal\n");
-	else if (c->across)
-		sbuf_addf(&b, "%d differ between the designs (context, not judged)\n",
-		          c->census_differ);
-	else
-		sbuf_addf(&b, "**%d differ** (marked below)\n", c->census_differ);
 
-	sbuf_addf(&b, "\n");
+	sbuf_addf(&b, "**Each probe's largest change**\n\n");
 	report_md_table_head(&b);
-	for (size_t i = 0; i < c->ncells; i++) {
-		const struct compare_cell *cell = &c->cells[i];
-		if (!cell->pol.decides && !info_open) {
-			if (c->across)
-				sbuf_addf(
-				    &b,
-				    "\n<details><summary>%d info and %d context cell%s (shown, "
-				    "never judged; across designs the census is "
-				    "context)</summary>\n\n",
-				    c->info, c->context, c->context == 1 ? "" : "s");
-			else
-				sbuf_addf(&b,
-				          "\n<details><summary>%d info cell%s (shown, never "
-				          "judged)</summary>\n\n",
-				          c->info, c->info == 1 ? "" : "s");
-			report_md_table_head(&b);
-			info_open = 1;
-		}
-		report_md_row(cell, &b);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct compare_cell *w = compare_probe_worst(c, c->probes[i].probe);
+		if (w)
+			report_md_budget_row(&bg, w);
 	}
-	if (info_open)
-		sbuf_addf(&b, "\n</details>\n");
-	report_md_pauses(c, &b);
-	sbuf_addf(&b, "\n");
-	report_text_warnings(c, &b, "- ", escape_md);
-	report_text_counts(c, counts, sizeof counts);
-	sbuf_addf(&b, "\n**%s**.\n", counts);
+	for (size_t i = 0; i < c->ncells; i++)
+		flagged += compare_cell_flagged(&c->cells[i]);
+	others = (int)c->ncells - flagged;
+	if (flagged) {
+		sbuf_addf(&b, "\n**Not ok: %d cell%s** (worse, better, could not judge)\n\n",
+		          flagged, flagged == 1 ? "" : "s");
+		report_md_table_head(&b);
+		for (int kind = 0; kind < 3; kind++)
+			report_md_flagged(c, &bg, kind);
+		report_budget_note(&bg);
+	}
+	if (c->nwhere) {
+		sbuf_addf(&b,
+		          "\n**Where the instructions moved** (cachegrind's Ir by function, FIX - "
+		          "BASE)\n");
+		for (size_t i = 0; i < c->nwhere; i++) {
+			const struct compare_where *w = &c->where[i];
+			char how[128];
+			struct movers_view v = {w->probe, &w->diff, "BASE", "FIX", how};
+			report_text_where_how(w, how, sizeof how);
+			sbuf_release(&part);
+			sbuf_init(&part);
+			movers_md(&part, &v, MOVERS_MD_MAX);
+			report_budget_add(&bg, part.data);
+		}
+		report_budget_note(&bg);
+	}
+	sbuf_release(&part);
+	sbuf_init(&part);
+	sbuf_addf(&part, "\n");
+	report_text_warnings(c, &part, "- ", escape_md);
+	report_budget_add(&bg, part.data);
+
+	/* The one fold: what is ok or only context, the identity of every probe, the pauses. */
+	if (c->across)
+		sbuf_addf(
+		    &b,
+		    "\n<details><summary>%d info and %d context cell%s, %d same, every "
+		    "probe's identity and the pauses (shown, never judged; across designs the "
+		    "census is context)</summary>\n\n",
+		    c->info, c->context, c->context == 1 ? "" : "s", c->same);
+	else
+		sbuf_addf(&b,
+		          "\n<details><summary>%d info cell%s, %d same, every probe's identity and "
+		          "the pauses (shown, never judged)</summary>\n\n",
+		          c->info, c->info == 1 ? "" : "s", c->same);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		sbuf_release(&part);
+		sbuf_init(&part);
+		report_md_identity_line(&c->probes[i], &part);
+		report_budget_add(&bg, part.data);
+	}
+	sbuf_release(&part);
+	sbuf_init(&part);
+	report_md_census_line(c, &part);
+	report_budget_add(&bg, part.data);
+	if (others) {
+		sbuf_addf(&b, "\n");
+		report_md_table_head(&b);
+		for (size_t i = 0; i < c->ncells; i++)
+			if (!compare_cell_flagged(&c->cells[i]))
+				report_md_budget_row(&bg, &c->cells[i]);
+	}
+	sbuf_release(&part);
+	sbuf_init(&part);
+	report_md_pauses(c, &part);
+	if (part.len)
+		report_budget_add(&bg, part.data);
+	report_budget_note(&bg);
+	sbuf_addf(&b, "\n</details>\n");
+	sbuf_release(&part);
 	free(rounds);
 	return b.data;
 }
 
+/*
+ * A one-build session (no verdict to lead with): what ran and how each probe's runs came out,
+ * one line per probe, then each probe's figures and the pauses in one fold; below
+ * REPORT_MD_CAP bytes like every report a pull request may show.
+ */
 char *report_md_session(const struct report_data *d)
 {
 	const size_t idx[1] = {0};
 	const char *const names[1] = {d->builds[0].label};
 	struct report_summary *sum = report_summary_load(d);
-	struct sbuf b;
+	struct report_budget bg;
+	struct sbuf b, part;
+	size_t failed = 0;
 
 	sbuf_init(&b);
+	sbuf_init(&part);
+	report_budget_init(&bg, &b);
+	for (size_t p = 0; p < sum->nprobes; p++)
+		failed += sum->probes[p].ok < sum->probes[p].runs;
 	sbuf_addf(&b, "### gcratchet session %lld: ", (long long)d->session.id);
 	report_md_build(&d->builds[0], &b);
-	sbuf_addf(&b, "\n\non ");
+	sbuf_addf(&b, ": %zu probe%s, %s\n\non ", sum->nprobes, sum->nprobes == 1 ? "" : "s",
+	          failed ? "some runs failed" : "every run ok");
 	escape_md(&b, d->session.hostname ? d->session.hostname : "?");
 	sbuf_addf(&b, ", size ");
 	escape_md(&b, d->session.size);
-	sbuf_addf(&b,
-	          ", %lld rounds + %lld warm-up, seed %lld; medians over the measured runs "
-	          "that succeeded\n",
+	sbuf_addf(&b, ", %lld rounds + %lld warm-up, seed %lld, status ",
 	          (long long)d->session.rounds, (long long)d->session.warmup,
 	          (long long)d->session.seed);
+	escape_md(&b, d->session.status);
+	sbuf_addf(&b, "; medians over the measured runs that succeeded\n\n"
+	              "| probe | checksum | runs ok |\n|---|---|--:|\n");
+	for (size_t p = 0; p < sum->nprobes; p++) {
+		const struct report_summary_probe *sp = &sum->probes[p];
+		sbuf_release(&part);
+		sbuf_init(&part);
+		sbuf_addf(&part, "| ");
+		escape_md(&part, sp->probe);
+		sbuf_addf(&part, " | `%s` | %s%zu of %zu%s |\n", sp->checksum ? sp->checksum : "-",
+		          sp->ok < sp->runs ? "**" : "", sp->ok, sp->runs,
+		          sp->ok < sp->runs ? "**" : "");
+		report_budget_add(&bg, part.data);
+	}
+	report_budget_note(&bg);
+	sbuf_addf(&b, "\n<details><summary>Each probe's figures (median, min, max) and the "
+	              "pauses</summary>\n");
 	for (size_t p = 0; p < sum->nprobes; p++) {
 		const struct report_summary_probe *sp = &sum->probes[p];
 
-		sbuf_addf(&b, "\n");
-		escape_md(&b, sp->probe);
-		sbuf_addf(&b, ": checksum `%s`, %zu runs ok of %zu\n\n",
+		sbuf_release(&part);
+		sbuf_init(&part);
+		sbuf_addf(&part, "\n");
+		escape_md(&part, sp->probe);
+		sbuf_addf(&part, ": checksum `%s`, %zu runs ok of %zu\n\n",
 		          sp->checksum ? sp->checksum : "-", sp->ok, sp->runs);
-		if (!sp->ncells)
-			continue;
-		sbuf_addf(&b, "| metric | median | min | max | runs |\n|---|--:|--:|--:|--:|\n");
+		if (sp->ncells)
+			sbuf_addf(
+			    &part,
+			    "| metric | median | min | max | runs |\n|---|--:|--:|--:|--:|\n");
+		report_budget_add(&bg, part.data);
 		for (size_t k = 0; k < sp->ncells; k++) {
 			const struct report_summary_cell *c = &sp->cells[k];
 			char med[48], lo[48], hi[48];
@@ -304,12 +443,22 @@ char *report_md_session(const struct report_data *d)
 			metrics_format_value(c->metric, c->median, med, sizeof med);
 			metrics_format_value(c->metric, c->min, lo, sizeof lo);
 			metrics_format_value(c->metric, c->max, hi, sizeof hi);
-			sbuf_addf(&b, "| ");
-			escape_md(&b, c->metric);
-			sbuf_addf(&b, " | %s | %s | %s | %zu |\n", med, lo, hi, c->n);
+			sbuf_release(&part);
+			sbuf_init(&part);
+			sbuf_addf(&part, "| ");
+			escape_md(&part, c->metric);
+			sbuf_addf(&part, " | %s | %s | %s | %zu |\n", med, lo, hi, c->n);
+			report_budget_add(&bg, part.data);
 		}
 	}
-	report_md_pause_tables(d, idx, names, 1, &b);
+	sbuf_release(&part);
+	sbuf_init(&part);
+	report_md_pause_tables(d, idx, names, 1, &part);
+	if (part.len)
+		report_budget_add(&bg, part.data);
+	report_budget_note(&bg);
+	sbuf_addf(&b, "\n</details>\n");
+	sbuf_release(&part);
 	report_summary_release(sum);
 	return b.data;
 }

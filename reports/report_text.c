@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "movers.h"
 
 void report_text_mde(const struct compare_cell *cell, char *buf, size_t size)
 {
@@ -240,6 +241,27 @@ void report_text_warnings(const struct compare *c, struct sbuf *b, const char *p
 	free(rounds);
 }
 
+void report_text_where_how(const struct compare_where *w, char *buf, size_t size)
+{
+	snprintf(buf, size, "each function's median over BASE's %d and FIX's %d valgrind run%s",
+	         w->base_runs, w->fix_runs, w->base_runs == 1 && w->fix_runs == 1 ? "" : "s");
+}
+
+/* "where the instructions moved": per probe whose Ir changed, the functions that moved most. */
+static void report_text_where(const struct compare *c, struct sbuf *b)
+{
+	if (!c->nwhere)
+		return;
+	sbuf_addf(b, "\nwhere the instructions moved (cachegrind's Ir by function, FIX - BASE)\n");
+	for (size_t i = 0; i < c->nwhere; i++) {
+		const struct compare_where *w = &c->where[i];
+		char how[128];
+		struct movers_view v = {w->probe, &w->diff, "BASE", "FIX", how};
+		report_text_where_how(w, how, sizeof how);
+		movers_text(b, &v, MOVERS_TEXT_MAX, "  ");
+	}
+}
+
 char *report_text_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
@@ -247,6 +269,12 @@ char *report_text_ab(const struct compare *c)
 	char *rounds = compare_rounds_text(c), headline[256], counts[128], *text, *across;
 
 	sbuf_init(&b);
+	/* What moved comes first: a trade-off reads at a glance, before any table. */
+	{
+		char *moved = compare_headline_moved(c);
+		sbuf_addf(&b, "gcratchet ab: %s\n", moved);
+		free(moved);
+	}
 	sbuf_addf(&b,
 	          "gcratchet ab: session %lld, size %s, rounds complete %s, seed %lld, host %s\n",
 	          (long long)d->session.id, d->session.size, rounds, (long long)d->session.seed,
@@ -285,6 +313,7 @@ char *report_text_ab(const struct compare *c)
 		          compare_cell_verdict_text(cell),
 		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}
+	report_text_where(c, &b);
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "", NULL);
 	compare_headline(c, headline, sizeof headline);

@@ -21,6 +21,10 @@ void report_text_mde(const struct compare_cell *cell, char *buf, size_t size);
  */
 void report_text_counts(const struct compare *c, char *buf, size_t size);
 
+/* How a probe's two profiles were made: "each function's median over BASE's 3 and FIX's 3
+ * valgrind runs"; into buf. */
+void report_text_where_how(const struct compare_where *w, char *buf, size_t size);
+
 /*
  * Appends the warnings (bimodal cells) and notes (how the census is judged when it is not
  * the usual way, probes gone inert, incomplete rounds, cells not judged, the false-discovery

@@ -9,7 +9,7 @@ expect_status 0 "$GCR" measure --collector epsilon,marksweep --probes 01,2 --siz
 	--rounds 2 --warmup 1 --meters rusage,census --seed 42
 expect_grep "seed 42" "$T/out"
 # The schema itself is the store's: only its version is read with sqlite3.
-expect_eq "$(sql "SELECT value FROM meta WHERE key='schema_version'")" 8 "schema version"
+expect_eq "$(sql "SELECT value FROM meta WHERE key='schema_version'")" 9 "schema version"
 expect_eq "$(exported 1 '.session | "\(.status) \(.seed) \(.size) \(.rounds) \(.warmup)"')" "complete 42 ci 2 1" "session row"
 expect_eq "$(exported 1 '.builds | length')" 2 "builds"
 expect_eq "$(exported 1 '.runs | length')" 12 "3 rounds x 2 probes x 2 builds"

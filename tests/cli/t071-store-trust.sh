@@ -152,7 +152,7 @@ INSERT INTO samples VALUES(2, 'census.alloc_bytes', 5678);
 SQL
 # Reading does not migrate: the file stays as the older gcratchet that writes it expects.
 expect_status 2 "$GCR" list sessions --db "$V1"
-expect_grep "schema version 1 predates this harness \(8\)" "$T/err"
+expect_grep "schema version 1 predates this harness \(9\)" "$T/err"
 expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 1 --warmup 0 --meters rusage,census \
 	--db "$V1"
 expect_status 0 "$GCR" export --session 1 --db "$V1" --out "$T/v1.json"
@@ -160,7 +160,7 @@ expect_eq "$(jq -r '[.session.status, .host.hostname, (.runs | length),
 	(.runs[] | "\(.build):\(.samples["census.alloc_bytes"])")] | join(" ")' "$T/v1.json")" \
 	"complete oldhost 2 base:1234 fix:5678" "the old session's runs and samples"
 # The schema itself: version 2, each old run's arm taken from its build's position.
-expect_eq "$(sqlite3 "$V1" "SELECT value FROM meta WHERE key = 'schema_version'")" 8 "migrated"
+expect_eq "$(sqlite3 "$V1" "SELECT value FROM meta WHERE key = 'schema_version'")" 9 "migrated"
 expect_eq "$(sqlite3 "$V1" "SELECT group_concat(arm) FROM (SELECT arm FROM runs WHERE session_id = 1 ORDER BY id)")" \
 	"0,1" "arms from positions"
 expect_status 0 "$GCR" list sessions --db "$V1"

@@ -5,7 +5,9 @@
 # run them. GitHub's, on unchanged code: each exits 0, the step summary has the verdict once,
 # the JUnit file is valid XML with test cases, and every file the artifact step keeps is
 # there. GitLab's, on a planted regression: the script fails, the after_script still writes
-# every report, and they carry the regression.
+# every report, and they carry the regression. Both post their Markdown (under 60,000
+# characters, the verdict first) to a stand-in for the GitHub and GitLab APIs: one comment on
+# the pull request and one note on the merge request, which a second run edits, never adds to.
 #
 # Fast, not faithful in two ways, both outside the steps: the clone gets this tree's build/
 # (sources made older than it, so make finds it up to date) instead of building for a minute,
@@ -78,6 +80,13 @@ for step in job["steps"]:
         write(os.path.join(d, "artifacts"), step["with"]["path"])
 if not saw_ratchet:
     problems.append("github: no step runs gcratchet ratchet")
+comment = [st for st in job["steps"] if "ci-comment.py" in st.get("run", "")]
+if not comment:
+    problems.append("github: no step posts the pull-request comment (scripts/ci-comment.py)")
+elif "GITHUB_TOKEN" not in (comment[0].get("env") or {}):
+    problems.append("github: the comment step does not pass GITHUB_TOKEN")
+if (job.get("permissions") or {}).get("pull-requests") != "write":
+    problems.append("github: the job may not write pull-request comments (permissions)")
 
 # GitLab: the ratchet job's scripts; before_script and script share a shell, after_script
 # has its own.
@@ -93,6 +102,8 @@ write(os.path.join(d, "env.sh"), env_sh(job.get("variables")))
 write(os.path.join(d, "step01.sh"), "\n".join(job.get("before_script", []) + job["script"]) + "\n")
 write(os.path.join(d, "step01.name"), "before_script + script")
 write(os.path.join(d, "step02.sh"), "\n".join(job["after_script"]) + "\n")
+if not any("ci-comment.py" in line for line in job["after_script"]):
+    problems.append("gitlab: the after_script posts no merge-request note (scripts/ci-comment.py)")
 write(os.path.join(d, "step02.name"), "after_script")
 art = job["artifacts"]
 if art.get("when") != "always":
@@ -140,6 +151,46 @@ unset GCR_DB
 EOF
 mkdir -p "$T/home"
 
+# ---- A stand-in for the GitHub and GitLab APIs the comment step calls -----------------------
+python3 "$TOP/tests/cli/ci-api-standin.py" "$T/api.log" "$T/api.port" &
+api_pid=$!
+trap 'kill $api_pid 2>/dev/null; rm -rf "$T"' EXIT
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do [ -s "$T/api.port" ] && break; sleep 0.2; done
+API="http://127.0.0.1:$(cat "$T/api.port")"
+echo '{"pull_request": {"number": 5}}' >"$T/event.json"
+{
+	echo "export GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH='$T/event.json' GITHUB_REPOSITORY=o/r"
+	echo "export GITHUB_API_URL='$API' GITHUB_TOKEN=t107-token GITHUB_RUN_ID=7 GITHUB_SERVER_URL=https://gh.example"
+} >>"$T/gh/ci.sh"
+{
+	echo "export CI_MERGE_REQUEST_IID=9 CI_PROJECT_ID=group/proj CI_API_V4_URL='$API/api/v4'"
+	echo "export GCR_NOTE_TOKEN=t107-note CI_JOB_URL=https://gl.example/job/3"
+} >>"$T/gl/ci.sh"
+# comments THREAD: how many comments the pull (merge) request whose API path ends in THREAD
+# holds; the first one's body goes to $T/comment.0.
+comments() {
+	python3 -c 'import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+except OSError:
+    s = {}
+items = next((v for k, v in s.items() if k.endswith(sys.argv[2])), [])
+if items:
+    open(sys.argv[3] + "/comment.0", "w").write(items[0]["body"])
+print(len(items))' "$T/api.log.state" "$1" "$T"
+}
+# run_step DIR NAME: the step of DIR named NAME once more, as run_job runs it: exit 0.
+run_step() {
+	for s in "$1"/step*.sh; do
+		[ "$(cat "${s%.sh}.name")" = "$2" ] || continue
+		if (cd "$C" && bash -c '. "$1/env.sh"; . "$2"; . "$1/ci.sh"; exec bash -e "$3"' _ "$1" \
+			"$T/fast.sh" "$s") >"$T/step.out" 2>&1; then pass; else
+			fail "$(basename "$1") step \"$2\" failed the second time"
+			tail -n 10 "$T/step.out" >&2
+		fi
+	done
+}
+
 # run_job DIR STATUS...: each step of DIR in order, in the clone, under bash -e as both CIs
 # run them; the i-th must exit with the i-th STATUS (the last one given for the rest).
 run_job() {
@@ -185,6 +236,20 @@ expect_eq "$(grep -c '^\*\*verdict: ok\*\*' "$T/summary.md" 2>/dev/null)" 1 \
 the_artifacts "$T/gh"
 the_junit "$C/gcratchet-junit.xml" 0
 expect_grep '<html' "$C/gcratchet-report.html"
+# The check page leads with the verdict and links the session's page kept beside it.
+expect_grep '^<h1>gcratchet check: ' "$C/gcratchet-check.html"
+expect_grep '^<div class="banner good" id="verdict">verdict: ok ' "$C/gcratchet-check.html"
+expect_grep '<a href="gcratchet-report.html">' "$C/gcratchet-check.html"
+# One comment on pull request 5, the Markdown under its marker; a later push edits it.
+size=$(wc -c <"$C/gcratchet-comment.md")
+expect_eq "$([ "$size" -lt 60000 ] && echo under)" under "the comment's Markdown is $size bytes"
+expect_eq "$(comments issues/5)" 1 "comments on the pull request after the job"
+expect_grep '^<!-- gcratchet-comment ratchet -->$' "$T/comment.0"
+expect_grep '^\*\*verdict: ok\*\*' "$T/comment.0"
+expect_grep 'artifacts of https://gh.example/o/r/actions/runs/7' "$T/comment.0"
+run_step "$T/gh" "Comment on the pull request"
+expect_eq "$(comments issues/5)" 1 "comments on the pull request after a second push"
+expect_eq "$(grep -c '^PATCH /repos/o/r/issues/comments/' "$T/api.log")" 1 "the second push edited the comment"
 expect_eq "$(sqlite3 "$T/fleet.db" "SELECT count(*) FROM sessions")" 1 "the GitHub job pushed its session to the fleet"
 echo "github job: $(($(date +%s) - start)) s"
 
@@ -205,6 +270,17 @@ the_artifacts "$T/gl"
 the_junit "$C/$(cat "$T/gl/junit")" 1
 expect_grep '^\*\*verdict: REGRESSION\*\*' "$C/gcratchet-summary.md"
 expect_grep 'census.alloc_bytes.*REGRESSED' "$C/gcratchet-summary.md"
+expect_eq "$(head -n 1 "$C/gcratchet-summary.md" | cut -c1-31)" "### gcratchet check: REGRESSION" \
+	"the summary's first line is the verdict"
+expect_grep '<div class="banner bad" id="verdict">verdict: REGRESSION ' "$C/gcratchet-check.html"
+expect_grep 'census.alloc_bytes</td>.*REGRESSED' "$C/gcratchet-check.html"
+# One note on merge request 9; the pipeline of a later push edits it.
+expect_eq "$(comments merge_requests/9)" 1 "notes on the merge request after the job"
+expect_grep '^\*\*verdict: REGRESSION\*\*' "$T/comment.0"
+run_step "$T/gl" "after_script"
+expect_eq "$(comments merge_requests/9)" 1 "notes on the merge request after a second pipeline"
+expect_eq "$(grep -c '^PUT /api/v4/projects/group%2Fproj/merge_requests/9/notes/' "$T/api.log")" 1 \
+	"the second pipeline edited the note"
 [ ! -e "$T/summary.md" ] && pass || fail "the GitLab job wrote a GitHub step summary"
 expect_eq "$(sqlite3 "$T/fleet.db" "SELECT count(*) FROM sessions")" 2 "the GitLab job pushed its session too"
 echo "gitlab job: $(($(date +%s) - start)) s"

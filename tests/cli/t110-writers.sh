@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every file writer (export --out; report --html/--md/--json and --history --out; ab --md/--json/
-# --html; minheap --out; baseline pin/update --out; manifest) leaves what its path is as it
+# --html; check --md/--html; minheap --out; baseline pin/update --out; manifest) leaves what its path is as it
 # was (issue 25, items 1 and 2): a character device (a copy of /dev/null made here, never the
 # host's) and a FIFO are written through, not replaced by a regular file; a link stays a link
 # and the file it names gets the output; "-" is stdout. A regular file is replaced atomically,
@@ -18,7 +18,7 @@ mkdir -p "$W"
 # What each writer writes, to the path in $1, and the start of what it writes (a fixed string).
 HIST="--history --collector scripted --probe 01_steady --metric census.alloc_bytes"
 AB="ab $B $B --size ci --probes 01_steady --rounds 1 --warmup 0 --meters rusage,census"
-writers="export report-html report-md report-json history ab-md ab-json ab-html minheap pin"
+writers="export report-html report-md report-json history ab-md ab-json ab-html check-md check-html minheap pin"
 write() { # writer path
 	case $1 in
 	export) "$GCR" export --session 1 --out "$2" ;;
@@ -29,6 +29,8 @@ write() { # writer path
 	ab-md) "$GCR" $AB --md "$2" ;;
 	ab-json) "$GCR" $AB --json "$2" ;;
 	ab-html) "$GCR" $AB --html "$2" ;;
+	check-md) "$GCR" check --profile shared_ci --collector scripted --session 1 --md "$2" ;;
+	check-html) "$GCR" check --profile shared_ci --collector scripted --session 1 --html "$2" ;;
 	minheap) "$GCR" minheap --collector marksweep --probes 01 --size ci --out "$2" ;;
 	pin) "$GCR" baseline pin --profile shared_ci --collector scripted --session 1 --out "$2" ;;
 	esac

@@ -48,6 +48,10 @@ rm "$B/alloc.02_other"
 for f in table md json junit; do
 	v 1 "$GCR" check --profile shared_ci --collector scripted --format "$f"
 done
+v 1 "$GCR" check --profile shared_ci --collector scripted --md "$T/c.md" --html "$T/c.html" \
+	--samples-href r.html
+# No valgrind run here, so no functions: explain says so (its error path, freed like the rest).
+v 2 "$GCR" explain --profile shared_ci --collector scripted
 v 0 "$GCR" baseline update --profile shared_ci --collector scripted --session 1
 v 1 "$GCR" baseline update --profile shared_ci --collector scripted --session 2
 v 0 "$GCR" baseline update --profile shared_ci --collector scripted --session 2 \
@@ -58,6 +62,7 @@ v "0 1" "$GCR" ab "$B" "$B" --probes 01,02 --rounds 3 $M \
 v 0 "$GCR" export --session 1 --out "$T/export.json"
 v 0 "$GCR" report --session 1 --md "$T/r.md" --json "$T/r.json" --html "$T/r.html"
 v "0 1" "$GCR" report --session 3 --md "$T/a.md" --json "$T/a.json" --html "$T/a.html"
+v 2 "$GCR" explain --session 3
 for what in probes collectors sessions metrics; do
 	v 0 "$GCR" list "$what"
 done

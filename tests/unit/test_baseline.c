@@ -682,8 +682,80 @@ static void test_default_classes(void)
 	free(r);
 }
 
+/*
+ * "functions" (issue 26, item 3): optional, read strictly (unknown keys, wrong types), checked
+ * (a probe of "probes", once; functions in order, each once, their sum within the probe's Ir,
+ * at most BASELINE_FUNCTIONS_TOP), written back one function a line and read again the same.
+ */
+static void test_functions(void)
+{
+	static const char fns[] =
+	    "  ],\n  \"functions\": {\"01_nursery_churn\": {\"ir\": 1000, \"top\": ["
+	    "{\"name\": \"gcr_alloc\", \"file\": \"collectors/gen/gen.c\", \"ir\": 600}, "
+	    "{\"name\": \"main\", \"file\": null, \"ir\": 300}]}}\n}";
+	struct err e;
+	struct baseline b, again;
+	char *text, *out;
+	const struct fnprof *p;
+
+	/* good's end "  ]\n}\n" becomes the cells' end plus the member. */
+	text = xasprintf("%.*s%s\n", (int)(strlen(good) - strlen("  ]\n}\n")), good, fns);
+	CHECK(baseline_parse(text, "t.json", &b, &e) == 0);
+	p = baseline_functions_of(&b, "01_nursery_churn");
+	CHECK(p && p->n == 2 && p->total_ir == 1000 && p->fns[1].file == NULL);
+	CHECK(baseline_functions_of(&b, "02_other") == NULL);
+	out = baseline_serialize(&b);
+	CHECK(strstr(out, "\n      {\"name\": \"gcr_alloc\", \"file\": \"collectors/gen/gen.c\", "
+	                  "\"ir\": 600},\n") != NULL);
+	CHECK(baseline_parse(out, "again.json", &again, &e) == 0);
+	p = baseline_functions_of(&again, "01_nursery_churn");
+	CHECK(p && p->n == 2 && p->fns[0].ir == 600 && strcmp(p->fns[1].name, "main") == 0);
+	baseline_release(&again);
+	free(out);
+	baseline_release(&b);
+	free(text);
+
+	/* Each broken the way a hand edit would. */
+	{
+		static const char *const bad[][2] = {
+		    {"\"ir\": 1000, \"top\"", "\"ir\": 1000, \"tops\": [], \"top\""},
+		    {"\"file\": null, \"ir\": 300", "\"file\": null, \"Ir\": 300"},
+		    {"\"file\": null", "\"file\": 3"},
+		    {"\"ir\": 1000", "\"ir\": 800"},
+		    {"\"ir\": 300", "\"ir\": 700"},
+		    {"\"01_nursery_churn\": {\"ir\"", "\"02_gone\": {\"ir\""},
+		    {"\"ir\": 300", "\"ir\": -1"},
+		};
+		static const char *const why[] = {
+		    "functions.\"01_nursery_churn\".tops: unknown key",
+		    "functions.\"01_nursery_churn\".top[1].Ir: unknown key",
+		    "functions.\"01_nursery_churn\".top[1].file: must be a string or null",
+		    "more than the run",
+		    "not in order",
+		    "functions.\"02_gone\": not a probe of \"probes\"",
+		    "not a count",
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			const char *at = strstr(fns, bad[i][0]);
+			char *edited, *whole;
+			CHECK(at != NULL);
+			if (!at)
+				continue;
+			edited = xasprintf("%.*s%s%s", (int)(at - fns), fns, bad[i][1],
+			                   at + strlen(bad[i][0]));
+			whole = xasprintf("%.*s%s\n", (int)(strlen(good) - strlen("  ]\n}\n")),
+			                  good, edited);
+			CHECK(baseline_parse(whole, "t.json", &b, &e) != 0);
+			CHECK(strstr(e.msg, why[i]) != NULL);
+			free(whole);
+			free(edited);
+		}
+	}
+}
+
 int main(void)
 {
+	test_functions();
 	test_bands();
 	test_parser();
 	test_strict();

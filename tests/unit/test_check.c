@@ -666,8 +666,59 @@ static void test_unpinned(void)
 	fixture_release(&f);
 }
 
+/*
+ * A regressed Ir cell says where (issue 26, item 3): against the baseline's functions of the
+ * probe, the session's valgrind run's; the planted function first, with its share. No
+ * functions on one side: nothing said; an ok Ir cell: nothing computed.
+ */
+static void test_where(void)
+{
+	struct fixture f;
+	const struct check_row *r;
+	struct fnprof pin;
+	struct store_run *vg = NULL;
+
+	fixture_init(&f);
+	for (size_t i = 0; i < f.runs.n; i++)
+		if (f.runs.r[i].kind == RUN_KIND_VALGRIND)
+			vg = &f.runs.r[i];
+	fnprof_init(&pin);
+	fnprof_add(&pin, "main", "p.c", 3000);
+	fnprof_add(&pin, "gcr_alloc", "gen.c", 1500);
+	pin.total_ir = 5000;
+	baseline_functions_set(&f.b, "01_a", &pin);
+	fnprof_release(&pin);
+	/* Ir as pinned: ok, and no diff. */
+	fnprof_add(&vg->functions, "main", "p.c", 3000);
+	fnprof_add(&vg->functions, "gcr_alloc", "gen.c", 1500);
+	vg->functions.total_ir = 5000;
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "valgrind.ir");
+	CHECK(r && r->j.verdict == BASELINE_OK && !r->has_where);
+	/* +3% Ir, all of it in gcr_alloc. */
+	set_metric(&f.runs, "01_a", "valgrind.ir", 5150);
+	vg->functions.fns[1].ir = 1650;
+	vg->functions.total_ir = 5150;
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "valgrind.ir");
+	CHECK(r && r->j.verdict == BASELINE_REGRESSED && r->has_where && r->where_runs == 1);
+	CHECK(r && r->has_where && r->where.n == 1);
+	if (r && r->has_where && r->where.n) {
+		CHECK_STR(r->where.movers[0].name, "gcr_alloc");
+		CHECK_NEAR(r->where.movers[0].share, 1.0, 1e-12);
+		CHECK(r->where.movers[0].base_ir == 1500 && r->where.movers[0].fix_ir == 1650);
+	}
+	/* A session whose runs kept no functions: regressed, and nothing to say where. */
+	fnprof_release(&vg->functions);
+	fixture_judge(&f, 0);
+	r = row_of(&f.res, "01_a", "valgrind.ir");
+	CHECK(r && r->j.verdict == BASELINE_REGRESSED && !r->has_where);
+	fixture_release(&f);
+}
+
 int main(void)
 {
+	test_where();
 	test_quantile();
 	test_ok_improved_info();
 	test_regressed_and_liveness();

@@ -237,8 +237,69 @@ static void test_failure_stderr(void)
 	report_data_release(&d);
 }
 
+/*
+ * Issue 26, items 2 and 6: two valgrind runs per arm with functions; FIX's Ir +3%, all of it
+ * in gcr_alloc, and a function only FIX has. The comparison says where (each function's median
+ * over its arm's runs, gcr_alloc first with its share) and the headline says what moved.
+ */
+static void test_where(void)
+{
+	struct arm_plan plan[2] = {arm_ok("gen", 4, 2e6), arm_ok("gen", 4, 2e6)};
+	struct report_data d;
+	struct compare c;
+	const struct compare_cell *ir;
+	char *moved;
+
+	session_init(&d, plan);
+	d.runs = xrealloc(d.runs, (d.nruns + 4) * sizeof *d.runs);
+	for (int k = 0; k < 4; k++) {
+		struct store_run *r = &d.runs[d.nruns++];
+		int arm = k % 2;
+		double alloc = arm ? 1300 : 1000;
+		memset(r, 0, sizeof *r);
+		r->id = 100 + k;
+		r->build_id = arm + 1;
+		r->probe = xstrdup("01_p");
+		r->arm = arm;
+		r->kind = RUN_KIND_VALGRIND;
+		r->status = RUN_STATUS_OK;
+		r->checksum = xstrdup("0x00000000000000aa");
+		metric_set_add(&r->metrics, "valgrind.ir", 10000 + (arm ? 300 + 10 : 0));
+		fnprof_add(&r->functions, "main", "p.c", 8000);
+		fnprof_add(&r->functions, "gcr_alloc", "gen.c", alloc);
+		/* Every function kept, so one absent from a list ran none. */
+		fnprof_add(&r->functions, "rest", "p.c", 1000);
+		if (arm)
+			fnprof_add(&r->functions, "plant_spin", "plant.c", 10);
+		r->functions.total_ir = 10000 + (arm ? 310 : 0);
+	}
+	compare_build(&d, 0, 1, PAIRED_FDR_Q, COMPARE_MODE_AUTO, &c);
+	ir = cell_of(&c, "valgrind.ir");
+	CHECK(ir && ir->stats.verdict == PAIRED_WORSE);
+	CHECK(c.nwhere == 1);
+	if (c.nwhere == 1) {
+		const struct fnprof_diff *w = &c.where[0].diff;
+		CHECK(c.where[0].base_runs == 2 && c.where[0].fix_runs == 2);
+		CHECK(w->n == 2 && w->delta == 310);
+		CHECK(w->n && strcmp(w->movers[0].name, "gcr_alloc") == 0);
+		CHECK(w->n && w->movers[0].delta == 300 && w->movers[0].side == FNPROF_BOTH);
+		CHECK_NEAR(w->movers[0].share, 300.0 / 310, 1e-12);
+		CHECK(w->n == 2 && strcmp(w->movers[1].name, "plant_spin") == 0 &&
+		      w->movers[1].side == FNPROF_FIX_ONLY);
+	}
+	moved = compare_headline_moved(&c);
+	CHECK(
+	    strstr(moved, "FIX is WORSE on 1 cell: fix vs base: Ir +3.1% worse (3 of 3 rounds)") ==
+	    moved);
+	CHECK(strstr(moved, "time not judged: 3 rounds, 6 needed") != NULL);
+	free(moved);
+	compare_release(&c);
+	report_data_release(&d);
+}
+
 int main(void)
 {
+	test_where();
 	test_same_design();
 	test_across_designs();
 	test_inert();

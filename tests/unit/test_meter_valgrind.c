@@ -27,6 +27,21 @@ static int read_text(const char *text, struct meter_valgrind_counts *c, struct e
 	return meter_valgrind_read(path, 0, c, e);
 }
 
+/* Writes `text` as the cachegrind output file and reads its counts and functions back. */
+static int read_profile(const char *text, struct meter_valgrind_counts *c, struct fnprof *fns,
+                        struct err *e)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		CHECK(!"cannot write the scratch file");
+		return -1;
+	}
+	fputs(text, f);
+	fclose(f);
+	return meter_valgrind_read_profile(path, 0, c, fns, e);
+}
+
 static double metric(const struct metric_set *s, const char *name)
 {
 	const double *v = metric_set_get(s, name);
@@ -155,6 +170,23 @@ static void test_tree(void)
 	CHECK(meter_valgrind_read(out, 1, &c, &e) == 0);
 	CHECK_NEAR(c.ir, 235824.0 + 543168220.0 + 7, 0);
 	CHECK(c.cache_sim == 0);
+	/* The tree's functions: each process's, summed by name (a shell and the program it ran). */
+	write_pid_file(out, 101,
+	               "events: Ir\nfl=sh.c\nfn=main\n1 235000\nfn=exec\n2 824\n"
+	               "summary: 235824\n");
+	write_pid_file(out, 102,
+	               "events: Ir\nfl=p.c\nfn=main\n1 168220\nfn=work\n2 543000000\n"
+	               "summary: 543168220\n");
+	write_pid_file(out, 0, "events: Ir\nfl=x.c\nfn=main\n1 7\nsummary: 7\n");
+	{
+		struct fnprof p;
+		CHECK(meter_valgrind_read_profile(out, 1, &c, &p, &e) == 0);
+		CHECK(p.total_ir == c.ir && p.n == 3);
+		CHECK(p.n == 3 && strcmp(p.fns[0].name, "work") == 0);
+		CHECK(fnprof_find(&p, "main") &&
+		      fnprof_find(&p, "main")->ir == 235000 + 168220 + 7);
+		fnprof_release(&p);
+	}
 	write_pid_file(out, 104,
 	               "events: Ir I1mr ILmr D1mr DLmr D1mw DLmw\nsummary: 1 1 1 1 1 1 1\n");
 	CHECK(meter_valgrind_read(out, 1, &c, &e) != 0);
@@ -190,6 +222,53 @@ static void test_wrapper_suspect(void)
 	CHECK(meter_valgrind_wrapper_suspect(2.2e6, 0) == NULL);
 }
 
+/*
+ * Functions: the Ir of every fn= block, one function across the files its code came from
+ * (a header inlined into it), the Ir column found by "events:", trailing counts left out,
+ * names left mangled demangled by c++filt where it is installed, and a file whose functions
+ * do not add up to its summary refused.
+ */
+static void test_profile(void)
+{
+	struct meter_valgrind_counts c;
+	struct fnprof p;
+	struct err e = ERR_INIT;
+	const struct fnprof_fn *f;
+
+	CHECK(read_profile("events: Ir\nfl=p.c\nfn=main\n3 7\n4 3\nfl=gen.c\nfn=gcr_alloc\n10 50\n"
+	                   "fl=gen.h\n20 30\nfl=p.c\nfn=main\n9 5\nsummary: 95\n",
+	                   &c, &p, &e) == 0);
+	CHECK(c.ir == 95 && p.total_ir == 95);
+	CHECK(p.n == 2);
+	CHECK_STR(p.fns[0].name, "gcr_alloc");
+	CHECK(p.fns[0].ir == 80);
+	CHECK_STR(p.fns[0].file, "gen.c");
+	CHECK_STR(p.fns[1].name, "main");
+	CHECK(p.fns[1].ir == 15);
+	fnprof_release(&p);
+
+	/* Ir is the second column here; a line that stops early counts 0 for the rest. */
+	CHECK(read_profile("events: Dr Ir\nfl=a.c\nfn=f\n1 5 100\n2 7\nfn=g\n3 0 11\n"
+	                   "summary: 12 111\n",
+	                   &c, &p, &e) == 0);
+	CHECK(c.ir == 111 && p.n == 2 && p.fns[0].ir == 100 && p.fns[1].ir == 11);
+	fnprof_release(&p);
+
+	/* Lines that do not add up to the summary: damaged, or not cachegrind's. */
+	CHECK(read_profile("events: Ir\nfl=a.c\nfn=f\n1 5\nsummary: 6\n", &c, &p, &e) != 0);
+	CHECK(strstr(e.msg, "its functions count 5 Ir in all, its \"summary:\" line 6") != NULL);
+	CHECK(read_profile("events: Ir\n1 5\nsummary: 5\n", &c, &p, &e) != 0);
+	CHECK(strstr(e.msg, ":2: a count before any \"fn=\" line") != NULL);
+
+	CHECK(read_profile("events: Ir\nfl=a.cc\nfn=_ZN3gcr5allocEv\n1 40\nfn=plain\n2 2\n"
+	                   "summary: 42\n",
+	                   &c, &p, &e) == 0);
+	f = fnprof_find(&p,
+	                access("/usr/bin/c++filt", X_OK) == 0 ? "gcr::alloc()" : "_ZN3gcr5allocEv");
+	CHECK(f && f->ir == 40);
+	fnprof_release(&p);
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -204,6 +283,7 @@ int main(void)
 	test_refused();
 	test_tree();
 	test_wrapper_suspect();
+	test_profile();
 	unlink(path);
 	return unit_done("test_meter_valgrind");
 }

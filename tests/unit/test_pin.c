@@ -126,7 +126,49 @@ static void test_exact(void)
 	CHECK(c && c->n == 3 && c->max - c->min == 200);
 	CHECK(!override_of(&b, "valgrind.ir") && !override_of(&b, "census.major_collections"));
 	CHECK(notes.n == 0);
+	/* The valgrind runs kept no functions: the baseline keeps none. */
+	CHECK(b.nfunctions == 0 && baseline_functions_of(&b, "01_a") == NULL);
 	strlist_release(&notes);
+	baseline_release(&b);
+	runs_release(&rs);
+}
+
+/*
+ * Where the pinning runs' instructions went (issue 26, item 3): each function's median over
+ * the valgrind runs, the BASELINE_FUNCTIONS_TOP largest, the probe's Ir their runs' median.
+ */
+static void test_functions(void)
+{
+	static const struct caps precise = {1, CAPS_COLLECTS | CAPS_PRECISE, 0};
+	struct runs rs = {0};
+	struct baseline b = {0};
+	struct pin_input in = {"shared_ci", &precise, NULL, 0, NULL};
+	const struct fnprof *p;
+	struct err e;
+	char name[32];
+
+	add_sample(&rs, 3, 0);
+	for (size_t i = 0, s = 0; i < rs.n; i++) {
+		if (rs.r[i].kind != RUN_KIND_VALGRIND)
+			continue;
+		s++;
+		/* 30 functions; the largest moves with the session (+10 each). */
+		for (int k = 0; k < 30; k++) {
+			snprintf(name, sizeof name, "f%02d", k);
+			fnprof_add(&rs.r[i].functions, name, "a.c",
+			           1e5 - 1000 * k + (k ? 0 : 10.0 * (double)s));
+		}
+		rs.r[i].functions.total_ir = *metric_set_get(&rs.r[i].metrics, "valgrind.ir");
+	}
+	in.runs = rs.r;
+	in.nruns = rs.n;
+	CHECK(pin_derive(&in, &b, NULL, &e) == 0);
+	identity(&b);
+	CHECK(baseline_check(&b, &e) == 0);
+	p = baseline_functions_of(&b, "01_a");
+	CHECK(p && p->n == BASELINE_FUNCTIONS_TOP && p->total_ir == 5e6 + 200);
+	CHECK(p && strcmp(p->fns[0].name, "f00") == 0 && p->fns[0].ir == 1e5 + 20);
+	CHECK(p && strcmp(p->fns[19].name, "f19") == 0);
 	baseline_release(&b);
 	runs_release(&rs);
 }
@@ -305,6 +347,7 @@ int main(int argc, char **argv)
 	printf("test_pin: seed %" PRIu64 " (repeat with: test_pin %" PRIu64 ")\n", seed, seed);
 	rng_state = seed;
 	test_exact();
+	test_functions();
 	test_jitter();
 	test_facts();
 	test_update();

@@ -985,6 +985,89 @@ static void test_bisects(void)
 	CHECK(store_bisect_get(st, 9, &b, &e) != 0 && e.code == ERR_NOT_FOUND);
 	store_close(st);
 	free(path);
+ * A valgrind run's functions (schema 8): stored with the run in its transaction, read back in
+ * order with the run's Ir as their total, copied by push with the session; a profile that
+ * breaks its invariants is refused with the run, and a row damaged behind the store's back
+ * fails the load naming the run.
+ */
+static void test_functions(void)
+{
+	char *a = test_path("fn-a.db"), *b = test_path("fn-b.db");
+	struct store *st = NULL, *to = NULL;
+	struct store_build bu = {0};
+	struct store_run *runs = NULL;
+	struct err e = ERR_INIT;
+	int64_t host, build, session, id, to_id = 0;
+	size_t n = 0;
+	int copied = 0;
+	struct metric_set m = {0};
+	struct fnprof p;
+	struct run_record r;
+
+	CHECK(store_open(a, STORE_WRITE, &st, &e) == 0);
+	CHECK(store_host(st, "00000000000000fa", "h", NULL, &host, &e) == 0);
+	bu.name = (char *)"gen";
+	bu.collector = (char *)"gen";
+	bu.manifest_hash = (char *)"hfn";
+	CHECK(store_build_upsert(st, &bu, "{}", &build, &e) == 0);
+	session = test_session(st, host, "2026-03-01T00:00:00Z", 3);
+	CHECK(store_session_add_arm(st, session, 0, build, "gen", NULL, &e) == 0);
+	fnprof_init(&p);
+	fnprof_add(&p, "gcr_alloc", "collectors/gen/gen.c", 600);
+	fnprof_add(&p, "main", NULL, 300);
+	p.total_ir = 1000;
+	metric_set_add(&m, "valgrind.ir", 1000);
+	memset(&r, 0, sizeof r);
+	r.session_id = session;
+	r.build_id = build;
+	r.probe = "01_a";
+	r.size = "ci";
+	r.kind = RUN_KIND_VALGRIND;
+	r.status = RUN_STATUS_OK;
+	r.stderr_tail = "";
+	r.started_at = "2026-03-01T00:00:01Z";
+	r.metrics = &m;
+	r.functions = &p;
+	CHECK(store_run_insert(st, &r, &id, &e) == 0);
+	/* More Ir in the functions than in the run: refused, and nothing of the run stored. */
+	p.fns[1].ir = 500;
+	p.total_ir = 1000;
+	r.seq = 2;
+	CHECK(store_run_insert(st, &r, &id, &e) != 0 && e.code == ERR_INVALID);
+	CHECK(strstr(e.msg, "the functions' Ir (1100) is more than the run's (1000)") != NULL);
+	fnprof_release(&p);
+	metric_set_release(&m);
+	CHECK(store_session_end(st, session, "complete", 0, &e) == 0);
+	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) == 0);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(runs[0].functions.n == 2 && runs[0].functions.total_ir == 1000);
+		CHECK_STR(runs[0].functions.fns[0].name, "gcr_alloc");
+		CHECK_STR(runs[0].functions.fns[0].file, "collectors/gen/gen.c");
+		CHECK(runs[0].functions.fns[1].file == NULL && runs[0].functions.fns[1].ir == 300);
+		CHECK(fnprof_cut(&runs[0].functions));
+	}
+	store_runs_release(runs, n);
+	CHECK(store_open(b, STORE_WRITE, &to, &e) == 0);
+	CHECK(store_session_copy(st, session, to, &to_id, &copied, &e) == 0 && copied == 1);
+	CHECK(store_runs_load(to, to_id, -1, &runs, &n, &e) == 0);
+	CHECK(n == 1 && runs[0].functions.n == 2 && runs[0].functions.fns[0].ir == 600);
+	store_runs_release(runs, n);
+	store_close(to);
+	store_close(st);
+	CHECK(test_sql_int(b, "SELECT count(*) FROM run_functions") == 2);
+	/* Damaged behind the store's back: a count as text, then a rank out of order. */
+	CHECK(test_sql(a, "UPDATE run_functions SET ir = 'many' WHERE rank = 2") == 0);
+	CHECK(store_open(a, STORE_READ, &st, &e) == 0);
+	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) != 0 && e.code == ERR_CORRUPT);
+	CHECK(strstr(e.msg, "function 2 is damaged") != NULL);
+	store_close(st);
+	CHECK(test_sql(a, "UPDATE run_functions SET ir = 300, rank = 3 WHERE rank = 2") == 0);
+	CHECK(store_open(a, STORE_READ, &st, &e) == 0);
+	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) != 0 && e.code == ERR_CORRUPT);
+	store_close(st);
+	free(a);
+	free(b);
 }
 
 int main(void)
@@ -1005,6 +1088,7 @@ int main(void)
 	test_copy();
 	test_sample_values();
 	test_bisects();
+	test_functions();
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
 		if (system(cmd) != 0)

@@ -1,0 +1,226 @@
+#include "movers.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "metrics.h"
+#include "report.h"
+
+void movers_share_text(const struct fnprof_mover *m, char *buf, size_t size)
+{
+	if (!isfinite(m->share))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.1f%%", 100 * m->share);
+}
+
+/* The figures of one mover as every form shows them. */
+struct movers_cells {
+	char base[32], fix[32], delta[32], pct[24], share[24], note[160];
+};
+
+static void movers_cells(const struct movers_view *v, const struct fnprof_mover *m,
+                         struct movers_cells *c)
+{
+	char under[24];
+
+	/* Absent from a cut list: below its floor, perhaps none, and counted as none. */
+	metrics_format_value("valgrind.ir", m->under_ir, under, sizeof under);
+	if (m->side == FNPROF_FIX_ONLY)
+		snprintf(c->base, sizeof c->base, m->under ? "< %s" : "-", under);
+	else
+		metrics_format_value("valgrind.ir", m->base_ir, c->base, sizeof c->base);
+	if (m->side == FNPROF_BASE_ONLY)
+		snprintf(c->fix, sizeof c->fix, m->under ? "< %s" : "-", under);
+	else
+		metrics_format_value("valgrind.ir", m->fix_ir, c->fix, sizeof c->fix);
+	report_format_delta("valgrind.ir", m->delta, c->delta, sizeof c->delta);
+	report_format_pct(v->diff->base_total > 0 ? 100 * m->delta / v->diff->base_total : NAN,
+	                  c->pct, sizeof c->pct);
+	movers_share_text(m, c->share, sizeof c->share);
+	fnprof_mover_note(m, v->base_label, v->fix_label, c->note, sizeof c->note);
+}
+
+/* "valgrind.ir 290325635 -> 351234567 (+60909932, +20.98%)" */
+static void movers_totals(const struct movers_view *v, char *buf, size_t size)
+{
+	char x[32], y[32], d[32], pct[24];
+
+	metrics_format_value("valgrind.ir", v->diff->base_total, x, sizeof x);
+	metrics_format_value("valgrind.ir", v->diff->fix_total, y, sizeof y);
+	report_format_delta("valgrind.ir", v->diff->delta, d, sizeof d);
+	report_format_pct(v->diff->base_total > 0 ? 100 * v->diff->delta / v->diff->base_total
+	                                          : NAN,
+	                  pct, sizeof pct);
+	snprintf(buf, size, "Ir %s -> %s (%s, %s)", x, y, d, pct);
+}
+
+void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const char *indent)
+{
+	char totals[160];
+	size_t shown = v->diff->n < max ? v->diff->n : max;
+
+	movers_totals(v, totals, sizeof totals);
+	sbuf_addf(b, "%s", indent);
+	escape_line(b, v->probe);
+	sbuf_addf(b, ": %s", totals);
+	if (v->how) {
+		sbuf_addf(b, "; ");
+		escape_line(b, v->how);
+	}
+	sbuf_addf(b, "%s\n", v->diff->n ? "" : ": no function moved");
+	if (!shown)
+		return;
+	sbuf_addf(b, "%s  %-34s %-36s %14s %14s %14s %9s %7s\n", indent, "function", "file",
+	          v->base_label, v->fix_label, "delta", "of Ir", "share");
+	for (size_t i = 0; i < shown; i++) {
+		const struct fnprof_mover *m = &v->diff->movers[i];
+		struct movers_cells c;
+		struct sbuf name, file;
+		movers_cells(v, m, &c);
+		sbuf_init(&name);
+		sbuf_init(&file);
+		escape_line(&name, m->name);
+		escape_line(&file, m->file ? m->file : "?");
+		sbuf_addf(b, "%s  %-34s %-36s %14s %14s %14s %9s %7s%s%s\n", indent, name.data,
+		          file.data, c.base, c.fix, c.delta, c.pct, c.share, *c.note ? "  " : "",
+		          c.note);
+		sbuf_release(&name);
+		sbuf_release(&file);
+	}
+	if (v->diff->n > shown)
+		sbuf_addf(b, "%s  ... %zu more function%s moved\n", indent, v->diff->n - shown,
+		          v->diff->n - shown == 1 ? "" : "s");
+}
+
+void movers_md(struct sbuf *b, const struct movers_view *v, size_t max)
+{
+	char totals[160];
+	size_t shown = v->diff->n < max ? v->diff->n : max;
+
+	movers_totals(v, totals, sizeof totals);
+	sbuf_addf(b, "\n**");
+	escape_md(b, v->probe);
+	sbuf_addf(b, "**: %s", totals);
+	if (v->how) {
+		sbuf_addf(b, "; ");
+		escape_md(b, v->how);
+	}
+	sbuf_addf(b, "%s\n", v->diff->n ? "" : ": no function moved");
+	if (!shown)
+		return;
+	sbuf_addf(b, "\n| function | file | ");
+	escape_md(b, v->base_label);
+	sbuf_addf(b, " | ");
+	escape_md(b, v->fix_label);
+	sbuf_addf(b, " | delta | of Ir | share | note |\n|---|---|---:|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct fnprof_mover *m = &v->diff->movers[i];
+		struct movers_cells c;
+		movers_cells(v, m, &c);
+		sbuf_addf(b, "| ");
+		escape_md(b, m->name);
+		sbuf_addf(b, " | ");
+		escape_md(b, m->file ? m->file : "?");
+		sbuf_addf(b, " | %s | %s | %s | %s | %s | ", c.base, c.fix, c.delta, c.pct,
+		          c.share);
+		escape_md(b, c.note);
+		sbuf_addf(b, " |\n");
+	}
+	if (v->diff->n > shown)
+		sbuf_addf(b, "\n%zu more function%s moved (every one: gcratchet explain).\n",
+		          v->diff->n - shown, v->diff->n - shown == 1 ? "" : "s");
+}
+
+void movers_html(struct sbuf *b, const struct movers_view *v, size_t max)
+{
+	char totals[160];
+	size_t shown = v->diff->n < max ? v->diff->n : max;
+
+	movers_totals(v, totals, sizeof totals);
+	sbuf_addf(b, "<h3>");
+	escape_xml(b, v->probe);
+	sbuf_addf(b, "</h3>\n<p class=\"meta\">%s", totals);
+	if (v->how) {
+		sbuf_addf(b, "; ");
+		escape_xml(b, v->how);
+	}
+	sbuf_addf(b, "%s</p>\n", v->diff->n ? "" : ": no function moved");
+	if (!shown)
+		return;
+	sbuf_addf(b, "<div class=\"scroll\"><table class=\"movers\">\n<tr><th class=\"l\">function"
+	             "</th><th class=\"l\">file</th><th>");
+	escape_xml(b, v->base_label);
+	sbuf_addf(b, "</th><th>");
+	escape_xml(b, v->fix_label);
+	sbuf_addf(b, "</th><th>delta</th><th>of Ir</th><th>share of the change</th><th "
+	             "class=\"l\">note</th></tr>\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct fnprof_mover *m = &v->diff->movers[i];
+		struct movers_cells c;
+		movers_cells(v, m, &c);
+		sbuf_addf(b, "<tr><td class=\"l\"><code>");
+		escape_xml(b, m->name);
+		sbuf_addf(b, "</code></td><td class=\"l\">");
+		escape_xml(b, m->file ? m->file : "?");
+		sbuf_addf(
+		    b,
+		    "</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td>"
+		    "<td class=\"l\">",
+		    c.base, c.fix, m->delta > 0 ? "worse" : "better", c.delta, c.pct, c.share);
+		escape_xml(b, c.note);
+		sbuf_addf(b, "</td></tr>\n");
+	}
+	sbuf_addf(b, "</table></div>\n");
+	if (v->diff->n > shown)
+		sbuf_addf(b,
+		          "<p class=\"meta\">%zu more function%s moved (every one: <code>gcratchet "
+		          "explain</code>).</p>\n",
+		          v->diff->n - shown, v->diff->n - shown == 1 ? "" : "s");
+}
+
+static void movers_json_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *movers_json(const struct movers_view *v, size_t max)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t shown = v->diff->n < max ? v->diff->n : max;
+
+	cJSON_AddItemToObject(o, "probe", escape_json_string(v->probe));
+	movers_json_num(o, "base_ir", v->diff->base_total);
+	movers_json_num(o, "fix_ir", v->diff->fix_total);
+	movers_json_num(o, "delta", v->diff->delta);
+	movers_json_num(o, "delta_pct",
+	                v->diff->base_total > 0 ? 100 * v->diff->delta / v->diff->base_total : NAN);
+	cJSON_AddItemToObject(o, "how", escape_json_string(v->how));
+	a = cJSON_AddArrayToObject(o, "functions");
+	for (size_t i = 0; i < shown; i++) {
+		const struct fnprof_mover *m = &v->diff->movers[i];
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddItemToObject(f, "name", escape_json_string(m->name));
+		cJSON_AddItemToObject(f, "file", escape_json_string(m->file));
+		movers_json_num(f, "base_ir", m->base_ir);
+		movers_json_num(f, "fix_ir", m->fix_ir);
+		movers_json_num(f, "delta", m->delta);
+		movers_json_num(f, "share", m->share);
+		cJSON_AddStringToObject(f, "side",
+		                        m->side == FNPROF_BOTH        ? "both"
+		                        : m->side == FNPROF_BASE_ONLY ? "base_only"
+		                                                      : "fix_only");
+		if (m->under)
+			movers_json_num(f, "under_ir", m->under_ir);
+		cJSON_AddItemToArray(a, f);
+	}
+	cJSON_AddNumberToObject(o, "more", (double)(v->diff->n - shown));
+	return o;
+}
