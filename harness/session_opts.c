@@ -508,8 +508,10 @@ static int session_setup_collector(const char *cmd, struct session_setup *s, con
 	buildinfo_list(s->root, &names);
 	if (!strlist_contains(&names, name)) {
 		valid = strlist_join(&names, ", ");
-		cli_error(cmd, "unknown collector \"%s\" (valid: %s)", name,
-		          names.n ? valid : "none built: run make");
+		cli_error(cmd,
+		          "unknown collector \"%s\" (valid: %s); a build folder elsewhere is "
+		          "--build DIR",
+		          name, names.n ? valid : "none built: run make");
 		goto out;
 	}
 	dir = xasprintf("%s/collectors/%s", s->root, name);
