@@ -486,6 +486,8 @@ static int session_setup_dir(const char *cmd, struct session_setup *s, const cha
 		cli_error(cmd, "%s: %s", label, e.msg);
 		return -1;
 	}
+	for (size_t i = 0; i < b.warnings.n; i++)
+		fprintf(stderr, "gcratchet %s: warning: %s\n", cmd, cli_safe(b.warnings.items[i]));
 	for (size_t i = 0; i < s->narms; i++) {
 		if (strcmp(s->builds[i].manifest_hash, b.manifest_hash) == 0 &&
 		    strcmp(s->builds[i].dir, b.dir) == 0) {
