@@ -239,6 +239,7 @@ static const struct cli_command commands[] = {
      "                          [--meters-off METER=WHY]... [--knob NAME]...\n"
      "                          [--capabilities LIST] [--argv JSON] [--argv-iterations JSON]\n"
      "                          [--digest classes|lib]... [--force]\n"
+     "       gcratchet manifest DIR --check [--size LIST|all] [--reference NAME|DIR] [--db FILE]\n"
      "\n"
      "Writes DIR/manifest.json (docs/manifest.md) for a folder of probe executables built\n"
      "outside make: every executable named like a probe (NN_name) with its sha256. The build's\n"
@@ -255,7 +256,15 @@ static const struct cli_command commands[] = {
      "none and --meters-off none empty the list. --force replaces an existing manifest,\n"
      "keeping every field no option sets, with new digests: the folder becomes a new build.\n"
      "\n"
-     "Exit status: 0 written; 2 bad arguments, no probe in DIR, or a manifest already there.\n",
+     "--check writes nothing: it runs the port checklist of docs/porting.md on the build in\n"
+     "DIR, each probe as a session runs it (hermetic, through the scratch folder's link), at\n"
+     "each size of --size (default ci), against the same probe of --reference (default gen):\n"
+     "ok, a census, no warning, the reference's checksum, the premise not inert; and, at the\n"
+     "first size, heap exhausted with status 3 under GCR_HEAP_MAX_MB=1. One line per check,\n"
+     "a failed run's stderr under it, then \"N passed, N failed\".\n"
+     "\n"
+     "Exit status: 0 written, or every check passed; 1 a check failed; 2 bad arguments, no probe\n"
+     "in DIR, a manifest already there, or the checks could not run.\n",
      "write a build folder's manifest (probe sha256s) for a foreign build"},
     {"minheap", cmd_minheap,
      "usage: gcratchet minheap [--collector NAME|--build DIR]... [--probes LIST]\n"
