@@ -1,8 +1,9 @@
 #!/bin/sh
 # js/build.sh OUT_ROOT BUILD... — one census-protocol build folder per V8 collector setting:
 # OUT_ROOT/collectors/js-<build>/ with a wrapper script per probe, the probes' scripts in lib/
-# (js/probes/*.js and a build.json naming the build) and a manifest.json ("protocol": "census",
-# docs/manifest.md). `make js` calls it; docs/js.md says why each flag is there.
+# (each js/probes/NN_name.js with js/probes/probe.js and the build's name and capabilities in
+# one file) and a manifest.json ("protocol": "census", docs/manifest.md). `make js` calls it;
+# docs/js.md says why each flag is there.
 #
 # Builds (node's collector settings):
 #   default          node's own: semi-spaces from 1 MiB growing to 16, concurrent marking
@@ -85,10 +86,31 @@ for b in "$@"; do
 	dir=$out_root/collectors/$name
 	rm -rf "$dir"
 	mkdir -p "$dir/lib"
-	cp "$root"/js/probes/*.js "$dir/lib/"
 	caps='"collects", "precise", "moving", "generational", "barrier"'
 	[ -n "$paced" ] && caps="$caps, \"$paced\""
-	printf '{"collector": "%s", "capabilities": [%s]}\n' "$name" "$caps" >"$dir/lib/build.json"
+	# One script per probe, the runtime inside it, which node reads from its stdin: then no
+	# path of the build folder is on the JS heap. Run from a file, node keeps the script's
+	# path, its folder and a node_modules path for every folder above it as strings, and
+	# heap_used_after_full_bytes grew by 872 bytes from a build under a longer path (an exact
+	# cell of a baseline pinned elsewhere, REGRESSED on unchanged code). From stdin the module
+	# is "[stdin]" and its paths come from the working directory, the scratch folder, the
+	# same length on every host.
+	for probe in $probes; do
+		{
+			printf '/* %s on %s: js/probes/probe.js and js/probes/%s.js in one script, read by\n' \
+				"$probe" "$name" "$probe"
+			printf " * node from its stdin (js/build.sh says why). */\n'use strict';\n"
+			printf 'const GCR_BUILD = {"collector": "%s", "capabilities": [%s]};\n' "$name" "$caps"
+			printf 'const gcrRuntime = (function (module) {\n'
+			cat "$root/js/probes/probe.js"
+			printf 'return module.exports;\n})({ exports: {} });\n'
+			sed "s|require('./probe.js')|gcrRuntime|" "$root/js/probes/$probe.js"
+		} >"$dir/lib/$probe.js"
+		if ! grep -q '^const rt = gcrRuntime;$' "$dir/lib/$probe.js"; then
+			echo "js/build.sh: js/probes/$probe.js does not start its runtime as const rt = require('./probe.js')" >&2
+			exit 2
+		fi
+	done
 	# One digest for the scripts: the wrappers name it, so a changed script is a changed
 	# wrapper and so a changed build (the manifest hashes the wrappers and checks this).
 	lib_sha=$(cd "$dir/lib" && sha256sum -- * | sha256sum | cut -d' ' -f1)
@@ -127,7 +149,7 @@ unset NODE_OPTIONS NODE_EXTRA_CA_CERTS NODE_PATH NODE_ICU_DATA NODE_V8_COVERAGE 
 dir=\$(dirname "\$(readlink -f "\$0")")
 if [ -z "\$heap" ]; then
 	# shellcheck disable=SC2086
-	exec '$node_bin' $common $gc "\$dir/lib/$probe.js" "\$@"
+	exec '$node_bin' $common $gc - "\$@" <"\$dir/lib/$probe.js"
 fi
 # Under a heap limit V8's out-of-memory is fatal (an abort, or a trap while it starts), not
 # an exception the probe could catch: the wrapper waits for node, and turns that death into
@@ -135,7 +157,7 @@ fi
 err=\$(mktemp "\${TMPDIR:-/tmp}/gcr-js-stderr.XXXXXX") || exit 2
 rc=0
 # shellcheck disable=SC2086
-'$node_bin' $common $gc \$heap "\$dir/lib/$probe.js" "\$@" 2>"\$err" || rc=\$?
+'$node_bin' $common $gc \$heap - "\$@" <"\$dir/lib/$probe.js" 2>"\$err" || rc=\$?
 cat "\$err" >&2
 if [ \$rc -ne 0 ] && grep -q -i -e 'heap out of memory' -e 'javascript OOM' -e 'heap limit' "\$err"; then
 	rm -f "\$err"

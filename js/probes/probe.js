@@ -527,17 +527,16 @@ function collectEntries(observer, got, finalStart, finalEnd) {
 }
 
 /*
- * The build this probe runs in: lib/build.json beside the scripts, written by js/build.sh
- * ({"collector": "js-default", "capabilities": [...]}), covered by the manifest's lib_sha256.
- * Run from js/probes itself there is none: collector "js", the capabilities below.
+ * The build this probe runs in: {"collector": "js-default", "capabilities": [...]}, which
+ * js/build.sh writes into each probe's script as GCR_BUILD (docs/js.md, "What a build folder
+ * holds"). Run from js/probes itself there is none: collector "js", the capabilities below.
  */
 function buildInfo() {
-	try {
-		return JSON.parse(fs.readFileSync(require('path').join(__dirname, 'build.json'), 'utf8'));
-	} catch (e) {
-		return { collector: 'js', capabilities: ['collects', 'precise', 'moving', 'generational',
-		                                         'barrier'] };
-	}
+	/* global GCR_BUILD */
+	if (typeof GCR_BUILD !== 'undefined')
+		return GCR_BUILD;
+	return { collector: 'js', capabilities: ['collects', 'precise', 'moving', 'generational',
+	                                         'barrier'] };
 }
 
 /* The build's capabilities (js/build.sh says why each), and pause_log when there are figures. */
