@@ -233,6 +233,7 @@ static void test_write(void)
 	CHECK(buildinfo_manifest_write(dir, &o, &n, &warn, &e) != 0);
 	CHECK(strstr(e.msg, "--wrapper 09_x: ") && strstr(e.msg, "has no executable probe"));
 	strlist_release(&wrappers);
+	strlist_release(&warn);
 	test_rewrite();
 	{
 		char *p = xasprintf("%s/02_b", dir), *q = xasprintf("%s/03_data", dir),
