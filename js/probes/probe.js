@@ -81,13 +81,6 @@ function add(ah, al, bh, bl) {
 	R[1] = lo;
 }
 
-/* R = a - b */
-function sub(ah, al, bh, bl) {
-	const lo = (al - bl) | 0;
-	R[0] = (ah - bh - (ult(al, bl) ? 1 : 0)) | 0;
-	R[1] = lo;
-}
-
 /* R = a * b (the low 64 bits, as uint64_t multiplication) */
 function mul(ah, al, bh, bl) {
 	R[0] = (mulhi32(al, bl) + Math.imul(al, bh) + Math.imul(ah, bl)) | 0;
@@ -662,6 +655,6 @@ function main(spec) {
 }
 
 module.exports = {
-	R, u64, ult, mulhi32, add, sub, mul, shl, shr, modSmall, mix, rand, hex, dec,
+	R, u64, ult, add, mul, shl, shr, modSmall, mix, rand, hex, dec,
 	corrupt, sink, mark, latencyRecord, main,
 };
