@@ -166,6 +166,14 @@ JVM_COLLECTORS ?= serial parallel g1 zgc shenandoah epsilon
 jvm:
 	@sh jvm/build.sh $(B) $(JVM_COLLECTORS)
 
+# ---- V8's collector settings as census-protocol build folders (docs/js.md) -----------------
+# build/collectors/js-<build>/: JS probes (js/probes/) run by node through wrapper scripts with
+# each build's flags. Not part of `all`: it needs node.
+JS_BUILDS ?= default single-threaded semi-1mb semi-16mb
+.PHONY: js
+js:
+	@sh js/build.sh $(B) $(JS_BUILDS)
+
 deps:
 	@sh scripts/setup.sh
 

@@ -207,10 +207,12 @@ static int buildinfo_name_cmp(const void *a, const void *b)
 }
 
 /*
- * The digest of a folder's *.class files as jvm/build.sh writes it: the sha256 of what
- * `sha256sum -- *.class` prints there (one "HEX  NAME" line per file, names in byte order).
+ * The digest of a folder's files as jvm/build.sh and js/build.sh write it: the sha256 of what
+ * `sha256sum -- *.class` (suffix ".class") or `sha256sum -- *` (suffix NULL: every name not
+ * starting with a dot) prints there, one "HEX  NAME" line per file, names in byte order.
  */
-static int buildinfo_classes_digest(const char *dir, char hex[SHA256_HEX_LEN + 1], struct err *e)
+static int buildinfo_folder_digest(const char *dir, const char *suffix,
+                                   char hex[SHA256_HEX_LEN + 1], struct err *e)
 {
 	struct strlist names = {0};
 	struct sha256 all;
@@ -221,8 +223,9 @@ static int buildinfo_classes_digest(const char *dir, char hex[SHA256_HEX_LEN + 1
 	if (!d)
 		return err_set(e, "%s: cannot read the folder: %s", dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (len > 6 && strcmp(de->d_name + len - 6, ".class") == 0)
+		size_t len = strlen(de->d_name), slen = suffix ? strlen(suffix) : 0;
+		if (suffix ? len > slen && strcmp(de->d_name + len - slen, suffix) == 0
+		           : de->d_name[0] != '.')
 			strlist_push(&names, de->d_name);
 	}
 	closedir(d);
@@ -247,34 +250,50 @@ out:
 }
 
 /*
- * "classes_sha256", optional: the digest of the classes/ folder a wrapper runs (a JVM build).
- * The wrappers are the probes the manifest digests; what they run must be what it says too.
+ * The folders a build's wrappers run, each named by a digest in the manifest: a JVM build's
+ * classes (jvm/build.sh), a JS build's scripts (js/build.sh). The wrappers are the probes the
+ * manifest digests; what they run must be what it says too.
  */
+static const struct buildinfo_folder {
+	const char *field;  /* the manifest's member */
+	const char *folder; /* under the build folder */
+	const char *suffix; /* the files digested; NULL: every one */
+	const char *rebuild;
+} buildinfo_folders[BUILDINFO_FOLDERS] = {
+    {"classes_sha256", "classes", ".class", "make jvm"},
+    {"lib_sha256", "lib", NULL, "make js"},
+};
+
+/* Each folder digest the manifest names, checked against the folder's files. */
 static int buildinfo_classes(const cJSON *root, const char *path, struct buildinfo *out,
                              struct err *e)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "classes_sha256");
-	char *dir, got[SHA256_HEX_LEN + 1];
-	int rc;
+	for (size_t k = 0; k < BUILDINFO_FOLDERS; k++) {
+		const struct buildinfo_folder *f = &buildinfo_folders[k];
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, f->field);
+		char *dir, got[SHA256_HEX_LEN + 1];
+		int rc;
 
-	if (v == NULL)
-		return 0;
-	if (!cJSON_IsString(v) || !sha256_hex_valid(v->valuestring))
-		return err_setc(e, ERR_INVALID,
-		                "%s: classes_sha256: must be a sha256 (64 lowercase hex digits)",
-		                path);
-	dir = xasprintf("%s/classes", out->dir);
-	rc = buildinfo_classes_digest(dir, got, e);
-	if (rc == 0 && strcmp(got, v->valuestring) != 0)
-		rc = err_setc(
-		    e, ERR_INVALID,
-		    "%s: the classes in %s changed after the manifest was written: it says "
-		    "classes_sha256 %s, they are %s; rebuild the folder (make jvm)",
-		    path, dir, v->valuestring, got);
-	free(dir);
-	if (rc == 0)
-		out->classes_sha256 = xstrdup(got);
-	return rc;
+		if (v == NULL)
+			continue;
+		if (!cJSON_IsString(v) || !sha256_hex_valid(v->valuestring))
+			return err_setc(e, ERR_INVALID,
+			                "%s: %s: must be a sha256 (64 lowercase hex digits)", path,
+			                f->field);
+		dir = xasprintf("%s/%s", out->dir, f->folder);
+		rc = buildinfo_folder_digest(dir, f->suffix, got, e);
+		if (rc == 0 && strcmp(got, v->valuestring) != 0)
+			rc = err_setc(
+			    e, ERR_INVALID,
+			    "%s: the files in %s changed after the manifest was written: it "
+			    "says %s %s, they are %s; rebuild the folder (%s)",
+			    path, dir, f->field, v->valuestring, got, f->rebuild);
+		free(dir);
+		if (rc != 0)
+			return rc;
+		out->folder_sha256[k] = xstrdup(got);
+	}
+	return 0;
 }
 
 int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err *e)
@@ -296,16 +315,21 @@ int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err
 		              "began): its figures are not the build's",
 		              exe, got, b->probe_sha256.items[i]);
 	free(exe);
-	if (rc == 0 && b->classes_sha256) {
-		char *dir = xasprintf("%s/classes", b->dir);
-		if (buildinfo_classes_digest(dir, got, e) != 0)
+	for (size_t k = 0; rc == 0 && k < BUILDINFO_FOLDERS; k++) {
+		const struct buildinfo_folder *f = &buildinfo_folders[k];
+		char *dir;
+
+		if (!b->folder_sha256[k])
+			continue;
+		dir = xasprintf("%s/%s", b->dir, f->folder);
+		if (buildinfo_folder_digest(dir, f->suffix, got, e) != 0)
 			rc = -1;
-		else if (strcmp(got, b->classes_sha256) != 0)
+		else if (strcmp(got, b->folder_sha256[k]) != 0)
 			rc = err_setc(
 			    e, ERR_INVALID,
-			    "%s changed during the session (classes sha256 %s, %s when the "
-			    "session began): its figures are not the build's",
-			    dir, got, b->classes_sha256);
+			    "%s changed during the session (%s %s, %s when the session began): "
+			    "its figures are not the build's",
+			    dir, f->field, got, b->folder_sha256[k]);
 		free(dir);
 	}
 	return rc;
@@ -316,10 +340,31 @@ int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err
  * build when --meters does not name them, each with the reason the build's maker gave (a JVM's
  * probe under valgrind takes a minute a run). Only the optional meters can be named.
  */
+static const char *const buildinfo_optional_meters[] = {"valgrind", "cachesim", "perf"};
+#define BUILDINFO_OPTIONAL_METERS \
+	(sizeof buildinfo_optional_meters / sizeof *buildinfo_optional_meters)
+
+/* A meter a build can leave off: one of buildinfo_optional_meters. */
+static int buildinfo_meter_optional(const char *name)
+{
+	for (size_t k = 0; k < BUILDINFO_OPTIONAL_METERS; k++)
+		if (strcmp(name, buildinfo_optional_meters[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A knob's name: [A-Z][A-Z0-9_]*. */
+static int buildinfo_knob_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 0 && name[0] >= 'A' && name[0] <= 'Z' &&
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == len;
+}
+
 static int buildinfo_meters_off(const cJSON *root, const char *path, struct buildinfo *out,
                                 struct err *e)
 {
-	static const char *const optional[] = {"valgrind", "cachesim", "perf"};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "meters_off"), *m;
 
 	if (v == NULL)
@@ -331,13 +376,9 @@ static int buildinfo_meters_off(const cJSON *root, const char *path, struct buil
 	cJSON_ArrayForEach(m, v)
 	{
 		char where[64];
-		size_t k = 0;
 
 		json_path_key(where, sizeof where, "meters_off", m->string);
-		while (k < sizeof optional / sizeof *optional &&
-		       strcmp(m->string, optional[k]) != 0)
-			k++;
-		if (k == sizeof optional / sizeof *optional)
+		if (!buildinfo_meter_optional(m->string))
 			return err_setc(
 			    e, ERR_INVALID,
 			    "%s: %s: not a meter a build can leave off (valgrind, cachesim, "
@@ -374,14 +415,11 @@ static int buildinfo_knobs(const cJSON *root, const char *path, struct buildinfo
 	{
 		const char *name;
 		char where[48];
-		size_t len;
 
 		json_path_index(where, sizeof where, "knobs", i++);
 		if (json_string(k, path, where, &name, e) != 0)
 			return -1;
-		len = strlen(name);
-		if (len == 0 || name[0] < 'A' || name[0] > 'Z' ||
-		    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+		if (!buildinfo_knob_name_ok(name))
 			return err_setc(e, ERR_INVALID,
 			                "%s: %s: \"%s\" is not a variable name ([A-Z][A-Z0-9_]*)",
 			                path, where, name);
@@ -414,6 +452,42 @@ static int buildinfo_caps(const cJSON *root, const char *path, struct buildinfo 
 		                "moving, generational, barrier, pause_log, clock_paced)",
 		                path, first);
 	return 0;
+}
+
+/*
+ * A probe's name in a manifest: two digits, an underscore and a name (NN_name). The number is
+ * how --probes picks a probe and what its cells are keyed by in a baseline; a name without one
+ * (a benchmark's own, "mt-gcbench") would be measured, and then matched to no probe anywhere.
+ */
+static int buildinfo_probe_name_ok(const char *s)
+{
+	return s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '_' && s[3] &&
+	       !strchr(s, '/');
+}
+
+/*
+ * Whether a probe file looks like a program built against gcr.h: an ELF executable holding the
+ * probe runtime's census tag (probes/runtime/probe.c writes "gcr-census"). NULL when it does;
+ * otherwise what it is instead. Only a hint: it is read for a warning, never a refusal.
+ */
+static const char *buildinfo_abi_unlike(const char *exe)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct err e;
+	const char *why = NULL;
+
+	if (read_file(exe, &text, &len, &e) != 0)
+		return NULL;
+	if (len >= 2 && text[0] == '#' && text[1] == '!')
+		why = "a script";
+	else if (len < 4 || memcmp(text, "\177ELF", 4) != 0)
+		why = "not an ELF executable";
+	else if (!memmem(text, len, "gcr-census", 10))
+		why = "a program without the probe runtime (no census of probes/runtime/probe.c in "
+		      "it)";
+	free(text);
+	return why;
 }
 
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
@@ -488,6 +562,16 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		    json_string(cJSON_GetObjectItemCaseSensitive(probe, "name"), path, where, &name,
 		                e) != 0)
 			goto out;
+		if (!buildinfo_probe_name_ok(name)) {
+			err_set(
+			    e,
+			    "%s: %s: \"%s\" is not a probe's name: a probe is named NN_name (two "
+			    "digits, an underscore and a name, as 01_nursery_churn), its number "
+			    "what --probes and the baselines know it by; name the file so, or give "
+			    "a benchmark of your own a number of its own (90_mt_gcbench)",
+			    path, where, name);
+			goto out;
+		}
 		/* A probe listed twice would be measured twice under one name. */
 		if (strlist_contains(&out->probes, name)) {
 			err_set(e, "%s: %s: probe %s is listed twice", path, where, name);
@@ -509,6 +593,23 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 			goto out;
 		}
 		rc = buildinfo_verify(probe, path, item, exe, &out->probe_sha256, e);
+		/*
+		 * "abi" says the probes were built against gcr.h; a wrapper may start such a
+		 * program, so only a probe that is not one is judged.
+		 */
+		if (rc == 0 && out->abi && !out->wrapper[i - 1]) {
+			const char *unlike = buildinfo_abi_unlike(exe);
+			if (unlike) {
+				char *w = xasprintf(
+				    "%s: %s (%s) is %s, yet the manifest declares \"abi\": %d (C "
+				    "probes built against gcr.h); a program that only writes the "
+				    "census "
+				    "declares \"protocol\": \"census\" (docs/manifest.md)",
+				    path, item, name, unlike, out->abi);
+				strlist_push(&out->warnings, w);
+				free(w);
+			}
+		}
 		free(exe);
 		if (rc != 0) {
 			rc = -1;
@@ -556,8 +657,10 @@ void buildinfo_release(struct buildinfo *b)
 	strlist_release(&b->meters_off);
 	strlist_release(&b->meters_off_why);
 	strlist_release(&b->knobs);
+	strlist_release(&b->warnings);
 	strlist_release(&b->probe_sha256);
-	free(b->classes_sha256);
+	for (size_t k = 0; k < BUILDINFO_FOLDERS; k++)
+		free(b->folder_sha256[k]);
 	strlist_release(&b->probes);
 	toolchain_release(&b->toolchain);
 	memset(b, 0, sizeof *b);
@@ -720,21 +823,161 @@ static const cJSON *buildinfo_old_probe(const cJSON *old, const char *name)
 	return NULL;
 }
 
-int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
-                             size_t *nprobes, struct err *e)
+/* "none" alone in a list option: an empty field, not a name. */
+static int buildinfo_opt_none(const struct strlist *l)
 {
+	return l && l->n == 1 && strcmp(l->items[0], "none") == 0;
+}
+
+/* meters_off from --meters-off METER=WHY options; NULL (e set) if one is not. */
+static cJSON *buildinfo_opt_meters_off(const struct strlist *opts, struct err *e)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	for (size_t i = 0; !buildinfo_opt_none(opts) && i < opts->n; i++) {
+		const char *item = opts->items[i], *eq = strchr(item, '=');
+		char *meter = xasprintf("%.*s", eq ? (int)(eq - item) : (int)strlen(item), item);
+		int bad = 0;
+
+		if (!eq || eq[1] == '\0')
+			bad = err_setc(
+			    e, ERR_INVALID,
+			    "--meters-off %s: give the meter and why, METER=WHY (\"valgrind=a "
+			    "JIT under valgrind takes minutes a run\")",
+			    item);
+		else if (!buildinfo_meter_optional(meter))
+			bad = err_setc(e, ERR_INVALID,
+			               "--meters-off %s: %s is not a meter a build can leave off "
+			               "(valgrind, cachesim, perf)",
+			               item, meter);
+		else if (cJSON_GetObjectItemCaseSensitive(m, meter))
+			bad = err_setc(e, ERR_INVALID, "--meters-off %s: %s given twice", item,
+			               meter);
+		else
+			cJSON_AddStringToObject(m, meter, eq + 1);
+		free(meter);
+		if (bad) {
+			cJSON_Delete(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+/* knobs from --knob NAME options; NULL (e set) if one is not a variable's name. */
+static cJSON *buildinfo_opt_knobs(const struct strlist *opts, struct err *e)
+{
+	cJSON *k = cJSON_CreateArray();
+
+	for (size_t i = 0; !buildinfo_opt_none(opts) && i < opts->n; i++) {
+		const char *name = opts->items[i];
+		int dup = 0;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= strcmp(opts->items[j], name) == 0;
+		if (!buildinfo_knob_name_ok(name) || dup) {
+			err_setc(e, ERR_INVALID,
+			         dup ? "--knob %s: given twice"
+			             : "--knob %s: not a variable name ([A-Z][A-Z0-9_]*, as "
+			               "GCR_HEAP_MAX_MB)",
+			         name);
+			cJSON_Delete(k);
+			return NULL;
+		}
+		cJSON_AddItemToArray(k, cJSON_CreateString(name));
+	}
+	return k;
+}
+
+/* capabilities from --capabilities a,b,c or none; NULL (e set) for a name it does not define. */
+static cJSON *buildinfo_opt_caps(const char *list, struct err *e)
+{
+	cJSON *c = cJSON_CreateArray();
+	char *copy = xstrdup(list), *save = NULL;
+
+	if (strcmp(list, "none") != 0) {
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			size_t k = 0;
+			while (caps_all[k] && strcmp(caps_flag_name(caps_all[k]), t) != 0)
+				k++;
+			if (!caps_all[k]) {
+				err_setc(e, ERR_INVALID,
+				         "--capabilities %s: \"%s\" is not a capability (collects, "
+				         "precise, moving, generational, barrier, pause_log, "
+				         "clock_paced; "
+				         "none for a build that does none of them)",
+				         list, t);
+				cJSON_Delete(c);
+				c = NULL;
+				break;
+			}
+			cJSON_AddItemToArray(c, cJSON_CreateString(t));
+		}
+	}
+	free(copy);
+	return c;
+}
+
+/* A template option (--argv, --argv-iterations): a JSON array the loader would accept. */
+static cJSON *buildinfo_opt_template(const char *opt, const char *key, const char *text,
+                                     const char *const *allowed, struct err *e)
+{
+	cJSON *v = NULL, *probe = cJSON_CreateObject();
+	struct strlist check = {0};
+
+	if (json_parse(text, strlen(text), opt, &v, e) == 0) {
+		cJSON_AddItemToObject(probe, key, v);
+		if (buildinfo_template(probe, opt, "", key, allowed, &check, e) == 0)
+			v = cJSON_DetachItemFromObjectCaseSensitive(probe, key);
+		else
+			v = NULL;
+	}
+	strlist_release(&check);
+	cJSON_Delete(probe);
+	return v;
+}
+
+int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
+                             size_t *nprobes, struct strlist *warnings, struct err *e)
+{
+	static const char *const sized[] = {"{exe}", "{size}", NULL};
+	static const char *const counted[] = {"{exe}", "{iterations}", NULL};
 	char *path = xasprintf("%s/manifest.json", dir), *text = NULL, *clean = xstrdup(dir), *base;
 	struct strlist found = {0};
-	cJSON *root = cJSON_CreateObject(), *probes, *old = NULL;
+	cJSON *root = cJSON_CreateObject(), *probes, *old = NULL, *meters = NULL, *knobs = NULL;
+	cJSON *caps = NULL, *argv = NULL, *argv_it = NULL;
 	DIR *d = NULL;
 	struct dirent *ent;
-	int rc = -1;
+	int rc = -1, abi;
 
 	*nprobes = 0;
 	if (o->abi && o->abi != GCR_ABI_VERSION) {
 		err_set(e, "--abi %d: this harness speaks collector ABI %d", o->abi,
 		        GCR_ABI_VERSION);
 		goto out;
+	}
+	/* Every option is checked before the folder is read: a bad one writes nothing. */
+	if ((o->meters_off && !(meters = buildinfo_opt_meters_off(o->meters_off, e))) ||
+	    (o->knobs && !(knobs = buildinfo_opt_knobs(o->knobs, e))) ||
+	    (o->capabilities && !(caps = buildinfo_opt_caps(o->capabilities, e))) ||
+	    (o->argv && !(argv = buildinfo_opt_template("--argv", "argv", o->argv, sized, e))) ||
+	    (o->argv_iterations &&
+	     !(argv_it = buildinfo_opt_template("--argv-iterations", "argv_iterations",
+	                                        o->argv_iterations, counted, e))))
+		goto out;
+	for (size_t i = 0; o->digests && i < o->digests->n; i++) {
+		size_t k = 0;
+		while (k < BUILDINFO_FOLDERS &&
+		       strcmp(o->digests->items[i], buildinfo_folders[k].folder) != 0)
+			k++;
+		if (k == BUILDINFO_FOLDERS) {
+			err_set(
+			    e,
+			    "--digest %s: not a folder a manifest names by digest (classes: a JVM "
+			    "build's, lib: a JS build's)",
+			    o->digests->items[i]);
+			goto out;
+		}
 	}
 	if (!(d = opendir(dir))) {
 		err_set(e, "%s: cannot open the folder: %s", dir, strerror(errno));
@@ -772,25 +1015,26 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 	base = strrchr(clean, '/') && strrchr(clean, '/')[1] ? strrchr(clean, '/') + 1 : clean;
 	old = buildinfo_old_manifest(path);
 	{
-		const cJSON *abi = cJSON_GetObjectItemCaseSensitive(old, "abi");
+		const cJSON *old_abi = cJSON_GetObjectItemCaseSensitive(old, "abi");
 		/* Probes built for another ABI are not made this one's by a new manifest. */
-		if (!o->abi && !o->protocol && cJSON_IsNumber(abi) &&
-		    abi->valuedouble != GCR_ABI_VERSION) {
+		if (!o->abi && !o->protocol && cJSON_IsNumber(old_abi) &&
+		    old_abi->valuedouble != GCR_ABI_VERSION) {
 			err_set(e,
 			        "%s says abi %.15g, this harness speaks %d: rebuild the probes, or "
 			        "give --abi %d or --protocol census",
-			        path, abi->valuedouble, GCR_ABI_VERSION, GCR_ABI_VERSION);
+			        path, old_abi->valuedouble, GCR_ABI_VERSION, GCR_ABI_VERSION);
 			goto out;
 		}
+		abi = o->abi || (!o->protocol && cJSON_IsNumber(old_abi));
 	}
 	cJSON_AddStringToObject(root, "format", BUILDINFO_FORMAT);
 	cJSON_AddNumberToObject(root, "version", BUILDINFO_VERSION);
-	if (o->abi ||
-	    (!o->protocol && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(old, "abi"))))
+	if (abi)
 		cJSON_AddNumberToObject(root, "abi", GCR_ABI_VERSION);
 	else
 		cJSON_AddStringToObject(root, "protocol", BUILDINFO_PROTOCOL);
-	cJSON_AddStringToObject(root, "name", buildinfo_old_string(old, "name", base));
+	cJSON_AddStringToObject(root, "name",
+	                        o->name ? o->name : buildinfo_old_string(old, "name", base));
 	cJSON_AddStringToObject(root, "collector",
 	                        o->collector ? o->collector
 	                                     : buildinfo_old_string(old, "collector", base));
@@ -798,17 +1042,62 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 	    root, "collector_version",
 	    o->version ? o->version : buildinfo_old_string(old, "collector_version", "unknown"));
 	cJSON_AddStringToObject(root, "git_commit",
-	                        buildinfo_old_string(old, "git_commit", "none"));
-	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(old, "meters_off")))
-		cJSON_AddItemToObject(
-		    root, "meters_off",
-		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, "meters_off"), 1));
+	                        o->git_commit ? o->git_commit
+	                                      : buildinfo_old_string(old, "git_commit", "none"));
+	/* What the options did not set, a replaced manifest keeps: it is not in the files. */
+	if (!meters && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(old, "meters_off")))
+		meters = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, "meters_off"), 1);
+	if (meters && cJSON_GetArraySize(meters) > 0)
+		cJSON_AddItemToObject(root, "meters_off", meters);
+	else
+		cJSON_Delete(meters);
+	meters = NULL;
+	if (!knobs && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(old, "knobs")))
+		knobs = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, "knobs"), 1);
+	if (knobs)
+		cJSON_AddItemToObject(root, "knobs", knobs);
+	knobs = NULL;
+	if (!caps && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(old, "capabilities")))
+		caps = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, "capabilities"), 1);
+	if (caps)
+		cJSON_AddItemToObject(root, "capabilities", caps);
+	caps = NULL;
+	for (size_t k = 0; k < BUILDINFO_FOLDERS; k++) {
+		const struct buildinfo_folder *f = &buildinfo_folders[k];
+		char hex[SHA256_HEX_LEN + 1], *sub;
+		int r;
+
+		if (!(o->digests && strlist_contains(o->digests, f->folder)) &&
+		    !cJSON_GetObjectItemCaseSensitive(old, f->field))
+			continue;
+		sub = xasprintf("%s/%s", dir, f->folder);
+		r = buildinfo_folder_digest(sub, f->suffix, hex, e);
+		free(sub);
+		if (r != 0)
+			goto out;
+		cJSON_AddStringToObject(root, f->field, hex);
+	}
 	probes = cJSON_AddArrayToObject(root, "probes");
 	for (size_t i = 0; i < found.n; i++) {
 		cJSON *p = cJSON_CreateObject();
 		const cJSON *was = buildinfo_old_probe(old, found.items[i]), *v;
 		char *exe = xasprintf("%s/%s", dir, found.items[i]), hex[SHA256_HEX_LEN + 1];
-		int bad = sha256_file(exe, hex, e);
+		int bad = sha256_file(exe, hex, e), wrapper;
+		const char *unlike = NULL;
+
+		wrapper = (o->wrappers && strlist_contains(o->wrappers, found.items[i])) ||
+		          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "wrapper"));
+		if (!bad && abi && !wrapper)
+			unlike = buildinfo_abi_unlike(exe);
+		if (unlike) {
+			char *w = xasprintf(
+			    "%s (%s) is %s, yet the manifest declares \"abi\": %d (C probes "
+			    "built against gcr.h): a program that only writes the census is "
+			    "--protocol census (docs/manifest.md)",
+			    exe, found.items[i], unlike, GCR_ABI_VERSION);
+			strlist_push(warnings, w);
+			free(w);
+		}
 		free(exe);
 		cJSON_AddItemToArray(probes, p);
 		if (bad)
@@ -816,13 +1105,16 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		cJSON_AddStringToObject(p, "name", found.items[i]);
 		cJSON_AddStringToObject(p, "file", found.items[i]);
 		cJSON_AddStringToObject(p, "sha256", hex);
-		if ((o->wrappers && strlist_contains(o->wrappers, found.items[i])) ||
-		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "wrapper")))
+		if (wrapper)
 			cJSON_AddTrueToObject(p, "wrapper");
 		/* How the probe is run is not in its bytes: a rewritten manifest keeps it. */
-		if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv")))
+		if (argv)
+			cJSON_AddItemToObject(p, "argv", cJSON_Duplicate(argv, 1));
+		else if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv")))
 			cJSON_AddItemToObject(p, "argv", cJSON_Duplicate(v, 1));
-		if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv_iterations")))
+		if (argv_it)
+			cJSON_AddItemToObject(p, "argv_iterations", cJSON_Duplicate(argv_it, 1));
+		else if ((v = cJSON_GetObjectItemCaseSensitive(was, "argv_iterations")))
 			cJSON_AddItemToObject(p, "argv_iterations", cJSON_Duplicate(v, 1));
 	}
 	text = cJSON_Print(root);
@@ -841,6 +1133,11 @@ out:
 	free(text);
 	cJSON_Delete(root);
 	cJSON_Delete(old);
+	cJSON_Delete(meters);
+	cJSON_Delete(knobs);
+	cJSON_Delete(caps);
+	cJSON_Delete(argv);
+	cJSON_Delete(argv_it);
 	strlist_release(&found);
 	free(clean);
 	free(path);

@@ -30,6 +30,8 @@
 
 /* The manifest schema version this harness writes; it reads 1 and 2 (docs/manifest.md). */
 #define BUILDINFO_VERSION 2
+/* Folders a manifest may name by digest: classes/ and lib/ (buildinfo.c). */
+#define BUILDINFO_FOLDERS 2
 
 struct buildinfo {
 	char *dir;       /* the folder, as given */
@@ -57,9 +59,19 @@ struct buildinfo {
 	int knobs_declared;
 	/* "capabilities": what the build does, for one that sends no census; unknown if absent */
 	struct caps caps;
-	/* What was verified at load: each probe's sha256 (probes' order), the classes' digest */
+	/*
+	 * What loading found doubtful but not wrong, one message each, naming the file: a probe
+	 * that is a script or a program without the probe runtime in a build that declares "abi".
+	 * The cli prints them; the build loads.
+	 */
+	struct strlist warnings;
+	/*
+	 * What was verified at load: each probe's sha256 (probes' order), and the digests of the
+	 * folders the wrappers run (BUILDINFO_FOLDERS: "classes_sha256" of classes/, a JVM build's;
+	 * "lib_sha256" of lib/, a JS build's), NULL where the manifest names none.
+	 */
 	struct strlist probe_sha256;
-	char *classes_sha256; /* NULL: the manifest names no classes folder */
+	char *folder_sha256[BUILDINFO_FOLDERS];
 	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
 	struct strlist *argv, *argv_iterations;
 };
@@ -97,27 +109,47 @@ char *buildinfo_root(void);
 /* Names of the shipped builds under root/collectors, sorted. */
 void buildinfo_list(const char *root, struct strlist *names);
 
-/* What `gcratchet manifest` writes beyond what it finds in the folder. */
+/*
+ * What `gcratchet manifest` writes beyond what it finds in the folder: every field of the
+ * schema (docs/manifest.md). A NULL or absent option keeps what a replaced manifest said, or
+ * the default.
+ */
 struct buildinfo_manifest_opts {
-	const char *collector; /* NULL: the folder's name */
-	const char *version;   /* NULL: "unknown" */
-	int abi;               /* the C ABI (GCR_ABI_VERSION only); 0: "protocol": "census" */
+	const char *name;       /* NULL: the folder's name */
+	const char *collector;  /* NULL: the folder's name */
+	const char *version;    /* NULL: "unknown" */
+	const char *git_commit; /* NULL: "none" */
+	int abi;                /* the C ABI (GCR_ABI_VERSION only); 0: "protocol": "census" */
 	int protocol; /* 1: --protocol census given (a replaced manifest's abi is dropped) */
 	const struct strlist *wrappers; /* probes declared wrappers; may be NULL */
-	int force;                      /* replace an existing manifest.json */
+	/* "METER=why" each (meters_off); NULL: keep; one item "none": no meters_off */
+	const struct strlist *meters_off;
+	/* knob names; NULL: keep; one item "none": an empty list (declares none) */
+	const struct strlist *knobs;
+	/* "collects,precise,..." or "none" (capabilities: []); NULL: keep */
+	const char *capabilities;
+	/* JSON arrays, the argv templates of every probe; NULL: keep each probe's */
+	const char *argv, *argv_iterations;
+	/* folders to name by digest, "classes" or "lib" (their *_sha256); a replaced manifest's
+	 * are always digested again */
+	const struct strlist *digests;
+	int force; /* replace an existing manifest.json */
 };
 
 /*
  * Writes dir/manifest.json (schema BUILDINFO_VERSION) for every executable regular file in
  * dir named like a probe (NN_name), with its sha256; the build's name is the folder's.
  * *nprobes is how many it lists. Refuses an existing manifest without o->force, a folder
- * with no probe, and a wrapper that names no probe; errors name the file or argument.
+ * with no probe, a wrapper that names no probe, and an option the schema would refuse (a
+ * meter that cannot be left off, a knob that is not a variable name, a capability the
+ * protocol does not define, a bad template); errors name the file or option. What it writes
+ * but doubts (an "abi" over probes that are scripts) is added to `warnings`, as loading does.
  * Replacing a manifest keeps what it said that the files cannot, unless an option says
  * otherwise: name, collector, collector_version, git_commit, abi, and each probe still
  * there's argv templates and wrapper flag. Only the digests (and so the build id) change.
  */
 int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_opts *o,
-                             size_t *nprobes, struct err *e);
+                             size_t *nprobes, struct strlist *warnings, struct err *e);
 /* 1 when the manifest declares `probe` a wrapper (it starts the real program as a child). */
 int buildinfo_probe_wrapper(const struct buildinfo *b, const char *probe);
 

@@ -783,6 +783,33 @@ out:
 	return rc;
 }
 
+/*
+ * pin measures --collector NAME from the shipped build of that name: -1 (printed) when there is
+ * none, saying what pins a build elsewhere or one already measured.
+ */
+static int baseline_cmd_unknown_collector(const char *cmd, const char *collector, const char *label)
+{
+	struct strlist names = {0};
+	char *root = buildinfo_root(), *valid;
+	int rc = 0;
+
+	buildinfo_list(root, &names);
+	if (!strlist_contains(&names, collector)) {
+		valid = strlist_join(&names, ", ");
+		cli_error(cmd,
+		          "pin --collector %s: no shipped build of that name (valid: %s); pin a "
+		          "build folder with --build DIR (its manifest names the collector), or a "
+		          "session already measured with --session N%s",
+		          collector, names.n ? valid : "none built: run make",
+		          label ? " (--build here is an arm's label, not a folder)" : "");
+		free(valid);
+		rc = -1;
+	}
+	free(root);
+	strlist_release(&names);
+	return rc;
+}
+
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
@@ -905,6 +932,10 @@ int cmd_baseline(int argc, char **argv)
 			                    "with --session");
 			goto out;
 		}
+		/* A name that is no shipped build is refused before a minute of measuring. */
+		if (o.session == 0 && !o.build_dir &&
+		    baseline_cmd_unknown_collector(cmd, o.collector, o.build_name) != 0)
+			goto out;
 		rc = baseline_cmd_pin(cmd, &o);
 	} else if (strcmp(action, "update") == 0) {
 		if (!o.profile) {

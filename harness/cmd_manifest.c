@@ -1,7 +1,9 @@
 /*
  * gcratchet manifest — writes manifest.json for a folder of probe executables built outside
- * make (a JVM's launch scripts, another language's binaries): each probe's sha256, so the
- * folder is one build until its bytes change.
+ * make (a JVM's or a JS engine's launch scripts, another language's binaries): each probe's
+ * sha256, so the folder is one build until its bytes change, and every other field of the
+ * schema from an option (docs/manifest.md). With --check it writes nothing and runs the
+ * port checklist of docs/porting.md on the folder instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,21 +12,241 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
+#include "escape.h"
+#include "run.h"
+#include "session.h"
+#include "session_opts.h"
+
+/* What --check asks for: sizes, the build its checksums are held to, the store. */
+struct manifest_check_opts {
+	const char *dir;
+	struct strlist sizes;
+	const char *reference;
+	const char *db;
+};
+
+/* One line of the check's report; counts a failure. */
+static void manifest_check_line(int ok, const char *probe, const char *what, const char *text,
+                                int *failed)
+{
+	char *safe = escape_text(text);
+
+	printf("%s %-24s %-20s %s\n", ok ? "ok  " : "FAIL", cli_safe(probe), what, safe);
+	free(safe);
+	*failed += !ok;
+}
+
+/* Whether a run's figures hold anything the census gave. */
+static int manifest_check_has_census(const struct metric_set *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strncmp(m->items[i].name, "census.", 7) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Runs every probe of the port (arm 1) and of the reference (arm 0) at one size, as a
+ * session's runs are run (hermetic, through the scratch folder's link), and holds each to the
+ * checklist; with heap, also under GCR_HEAP_MAX_MB=1. Returns 0, or -1 (printed) when it could
+ * not run at all.
+ */
+static int manifest_check_size(const char *cmd, const struct manifest_check_opts *c,
+                               const char *size, int heap, int *checks, int *failed)
+{
+	struct session_opts o;
+	struct session_setup s;
+	struct session_prober *prober = NULL;
+	struct strlist limit = {0};
+	struct err e = ERR_INIT;
+	char what[64];
+	int rc = -1;
+
+	session_opts_init(&o, SESSION_VERB_MINHEAP);
+	strlist_push(strchr(c->reference, '/') ? &o.build_dirs : &o.collectors, c->reference);
+	strlist_push(&o.build_dirs, c->dir);
+	/* rusage and the census: the prober's meters; no perf or valgrind to plan or say. */
+	o.meters = xstrdup("rusage,census");
+	if (c->db)
+		o.db = xstrdup(c->db);
+	session_setup_init(&s);
+	if (session_opts_set_size(&o, size, &e) != 0) {
+		cli_error(cmd, "--size %s: %s", size, e.msg);
+		goto out;
+	}
+	if (session_setup_begin(cmd, &o, "gcratchet manifest --check", &s) != 0)
+		goto out;
+	if (s.narms != 2) {
+		cli_error(cmd, "--check: the folder and its reference must be two builds");
+		goto out;
+	}
+	if (session_prober_open(&s.plan, &prober, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	strlist_push(&limit, "GCR_HEAP_MAX_MB=1");
+	for (size_t k = 0; k < s.plan.probes.n && !*s.plan.stop; k++) {
+		const char *probe = s.plan.probes.items[k];
+		struct session_single ref, got;
+		const char *mine;
+		char *text;
+
+		if (session_prober_run(prober, &s.arms[0], probe, &ref, &e) != 0 ||
+		    session_prober_run(prober, &s.arms[1], probe, &got, &e) != 0) {
+			cli_error(cmd, "%s", e.msg);
+			goto out;
+		}
+		snprintf(what, sizeof what, "%s", size);
+		mine = got.checksum ? got.checksum : "none";
+		*checks += 1;
+		if (got.status != RUN_STATUS_OK)
+			text = xasprintf("%s: %s", run_status_label(got.status),
+			                 got.detail ? got.detail : "(no detail)");
+		else if (!manifest_check_has_census(&got.metrics))
+			text = xasprintf(
+			    "no census: GCR_CENSUS_FD got nothing (docs/census-protocol.md)");
+		else if (got.detail)
+			text = xasprintf("warning: %s", got.detail);
+		else if (ref.status != RUN_STATUS_OK || !ref.checksum)
+			text = xasprintf("the reference %s did not run: %s", s.arms[0].label,
+			                 ref.detail ? ref.detail : run_status_label(ref.status));
+		else if (strcmp(mine, ref.checksum) != 0)
+			text = xasprintf("checksum %s, the reference %s's %s: not the same work",
+			                 mine, s.arms[0].label, ref.checksum);
+		else if (got.premise == RUN_PREMISE_NOT_MET)
+			text = xasprintf("INERT: premise not met: %s",
+			                 got.premise_text ? got.premise_text : "");
+		else
+			text = NULL;
+		if (text) {
+			struct strlist lines = {0};
+			manifest_check_line(0, probe, what, text, failed);
+			/* What the port said as it failed (item 6 of issue 27: not only in export). */
+			if (got.status != RUN_STATUS_OK)
+				run_stderr_lines(got.stderr_tail, 12, &lines);
+			for (size_t i = 0; i < lines.n; i++) {
+				char *safe = escape_text(lines.items[i]);
+				if (!strstr(text, lines.items[i]))
+					printf("          stderr: %s\n", safe);
+				free(safe);
+			}
+			strlist_release(&lines);
+		} else {
+			const double *minor =
+			    metric_set_get(&got.metrics, "census.minor_collections");
+			const double *major =
+			    metric_set_get(&got.metrics, "census.major_collections");
+			text = xasprintf(
+			    "checksum %s = %s's; census%s%.0f minor, %.0f major; premise %s", mine,
+			    s.arms[0].label, minor && major ? " " : " without counts, ",
+			    minor ? *minor : 0, major ? *major : 0,
+			    got.premise == RUN_PREMISE_MET  ? "met"
+			    : got.premise == RUN_PREMISE_NA ? "n/a"
+			                                    : "not judged");
+			manifest_check_line(1, probe, what, text, failed);
+		}
+		free(text);
+		session_single_release(&ref);
+		session_single_release(&got);
+		if (!heap)
+			continue;
+		/* The heap limit: a run that cannot fit in 1 MiB says heap exhausted, status 3. */
+		*checks += 1;
+		if (!strlist_contains(&s.arms[1].build->knobs, "GCR_HEAP_MAX_MB") &&
+		    s.arms[1].build->abi == 0) {
+			manifest_check_line(
+			    0, probe, "GCR_HEAP_MAX_MB=1",
+			    "the manifest declares no GCR_HEAP_MAX_MB knob: it never "
+			    "reaches the probes (--knob GCR_HEAP_MAX_MB)",
+			    failed);
+			continue;
+		}
+		{
+			struct session_arm limited = s.arms[1];
+			limited.knobs = &limit;
+			if (session_prober_run(prober, &limited, probe, &got, &e) != 0) {
+				cli_error(cmd, "%s", e.msg);
+				goto out;
+			}
+			text = got.status == RUN_STATUS_HEAP_EXHAUSTED
+			           ? xasprintf("heap exhausted (status 3)")
+			           : xasprintf("%s%s%s: a run that does not fit must say \"heap "
+			                       "exhausted\" on stderr and exit 3",
+			                       run_status_label(got.status), got.detail ? ", " : "",
+			                       got.detail ? got.detail : "");
+			manifest_check_line(got.status == RUN_STATUS_HEAP_EXHAUSTED, probe,
+			                    "GCR_HEAP_MAX_MB=1", text, failed);
+			free(text);
+			session_single_release(&got);
+		}
+	}
+	rc = *s.plan.stop ? -1 : 0;
+out:
+	strlist_release(&limit);
+	session_prober_close(prober);
+	session_setup_end(&s);
+	session_opts_release(&o);
+	return rc;
+}
+
+/* --size ci,default,large (or all): each once, in the order given. */
+static int manifest_check_sizes(const char *cmd, const char *val, struct strlist *out)
+{
+	char *copy = xstrdup(strcmp(val, "all") == 0 ? "ci,default,large" : val), *save = NULL;
+	int rc = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "ci") != 0 && strcmp(t, "default") != 0 && strcmp(t, "large") != 0)
+			rc = cli_error(
+			    cmd, "--size %s: \"%s\" is not a size (ci, default, large, or all)",
+			    val, t);
+		else if (strlist_contains(out, t))
+			rc = cli_error(cmd, "--size %s: %s given twice", val, t);
+		else
+			strlist_push(out, t);
+	}
+	free(copy);
+	return rc;
+}
+
+/* --check: every size, the heap limit at the first; 0 all passed, 1 one failed, 2 not run. */
+static int manifest_check(const char *cmd, const struct manifest_check_opts *c)
+{
+	int checks = 0, failed = 0;
+
+	printf("gcratchet manifest --check: %s against %s, size%s", cli_safe(c->dir),
+	       cli_safe(c->reference), c->sizes.n == 1 ? "" : "s");
+	for (size_t i = 0; i < c->sizes.n; i++)
+		printf("%s%s", i ? ", " : " ", cli_safe(c->sizes.items[i]));
+	printf(" (docs/porting.md, \"The checklist\")\n");
+	fflush(stdout);
+	for (size_t i = 0; i < c->sizes.n; i++)
+		if (manifest_check_size(cmd, c, c->sizes.items[i], i == 0, &checks, &failed) != 0)
+			return EXIT_UNJUDGED;
+	printf("%d passed, %d failed\n", checks - failed, failed);
+	return failed ? EXIT_REGRESSION : EXIT_OK;
+}
 
 int cmd_manifest(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--collector", 1}, {"--version", 1}, {"--abi", 1}, {"--protocol", 1},
-	    {"--wrapper", 1},   {"--force", 0},   {NULL, 0},
+	    {"--name", 1},      {"--collector", 1},    {"--version", 1}, {"--git-commit", 1},
+	    {"--abi", 1},       {"--protocol", 1},     {"--wrapper", 1}, {"--meters-off", 1},
+	    {"--knob", 1},      {"--capabilities", 1}, {"--argv", 1},    {"--argv-iterations", 1},
+	    {"--digest", 1},    {"--force", 0},        {"--check", 0},   {"--size", 1},
+	    {"--reference", 1}, {"--db", 1},           {NULL, 0},
 	};
 	const char *cmd = "manifest", *opt, *val;
 	struct buildinfo_manifest_opts o;
-	struct strlist positional = {0}, wrappers = {0};
+	struct strlist positional = {0}, wrappers = {0}, meters_off = {0}, knobs = {0},
+	               digests = {0}, warnings = {0};
 	struct cli_iter it;
 	struct err e;
 	uint64_t v;
 	size_t n;
-	int rc = EXIT_UNJUDGED, r, protocol = 0;
+	struct manifest_check_opts check = {0};
+	int rc = EXIT_UNJUDGED, r, protocol = 0, have_meters = 0, have_knobs = 0, checking = 0;
+	int writing = 0;
 
 	memset(&o, 0, sizeof o);
 	cli_iter_init(&it, cmd, argc, argv, opts);
@@ -32,10 +254,14 @@ int cmd_manifest(int argc, char **argv)
 		if (strcmp(opt, "--help") == 0) {
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
+		} else if (strcmp(opt, "--name") == 0) {
+			o.name = val;
 		} else if (strcmp(opt, "--collector") == 0) {
 			o.collector = val;
 		} else if (strcmp(opt, "--version") == 0) {
 			o.version = val;
+		} else if (strcmp(opt, "--git-commit") == 0) {
+			o.git_commit = val;
 		} else if (strcmp(opt, "--abi") == 0) {
 			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
 				goto out;
@@ -52,9 +278,37 @@ int cmd_manifest(int argc, char **argv)
 			protocol = 1;
 		} else if (strcmp(opt, "--wrapper") == 0) {
 			strlist_push(&wrappers, val);
+		} else if (strcmp(opt, "--meters-off") == 0) {
+			strlist_push(&meters_off, val);
+			have_meters = 1;
+		} else if (strcmp(opt, "--knob") == 0) {
+			strlist_push(&knobs, val);
+			have_knobs = 1;
+		} else if (strcmp(opt, "--capabilities") == 0) {
+			o.capabilities = val;
+		} else if (strcmp(opt, "--argv") == 0) {
+			o.argv = val;
+		} else if (strcmp(opt, "--argv-iterations") == 0) {
+			o.argv_iterations = val;
+		} else if (strcmp(opt, "--digest") == 0) {
+			strlist_push(&digests, val);
 		} else if (strcmp(opt, "--force") == 0) {
 			o.force = 1;
+		} else if (strcmp(opt, "--check") == 0) {
+			checking = 1;
+			continue;
+		} else if (strcmp(opt, "--size") == 0) {
+			if (manifest_check_sizes(cmd, val, &check.sizes) != 0)
+				goto out;
+			continue;
+		} else if (strcmp(opt, "--reference") == 0) {
+			check.reference = val;
+			continue;
+		} else if (strcmp(opt, "--db") == 0) {
+			check.db = val;
+			continue;
 		}
+		writing = 1;
 	}
 	if (r < 0)
 		goto out;
@@ -62,20 +316,55 @@ int cmd_manifest(int argc, char **argv)
 		rc = cli_usage(cli_find_command(cmd), 1);
 		goto out;
 	}
+	if (checking && writing) {
+		rc = cli_error(cmd, "--check writes nothing: it does not go with the options that "
+		                    "write a manifest");
+		goto out;
+	}
+	if (!checking && (check.sizes.n || check.reference || check.db)) {
+		rc = cli_error(cmd, "--size, --reference and --db go with --check");
+		goto out;
+	}
+	if (checking) {
+		check.dir = positional.items[0];
+		if (!check.reference)
+			check.reference = "gen";
+		if (check.sizes.n == 0)
+			strlist_push(&check.sizes, "ci");
+		rc = manifest_check(cmd, &check);
+		goto out;
+	}
 	if (protocol && o.abi) {
 		rc = cli_error(cmd, "--abi and --protocol: give one (--abi for C probes built "
 		                    "against gcr.h, --protocol census for any other program)");
 		goto out;
 	}
+	/* "none" empties a list; beside a name it would be read as one. */
+	if ((meters_off.n > 1 && strlist_contains(&meters_off, "none")) ||
+	    (knobs.n > 1 && strlist_contains(&knobs, "none"))) {
+		rc = cli_error(cmd, "%s none empties the list: give it alone",
+		               strlist_contains(&knobs, "none") ? "--knob" : "--meters-off");
+		goto out;
+	}
 	o.protocol = protocol;
 	o.wrappers = &wrappers;
-	if (buildinfo_manifest_write(positional.items[0], &o, &n, &e) != 0) {
+	o.meters_off = have_meters ? &meters_off : NULL;
+	o.knobs = have_knobs ? &knobs : NULL;
+	o.digests = &digests;
+	if (buildinfo_manifest_write(positional.items[0], &o, &n, &warnings, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	for (size_t i = 0; i < warnings.n; i++)
+		fprintf(stderr, "gcratchet %s: warning: %s\n", cmd, cli_safe(warnings.items[i]));
 	printf("%s/manifest.json: %zu probe%s\n", positional.items[0], n, n == 1 ? "" : "s");
 	rc = EXIT_OK;
 out:
+	strlist_release(&check.sizes);
+	strlist_release(&warnings);
+	strlist_release(&digests);
+	strlist_release(&knobs);
+	strlist_release(&meters_off);
 	strlist_release(&wrappers);
 	strlist_release(&positional);
 	return rc;

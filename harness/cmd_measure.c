@@ -12,6 +12,9 @@
 #include "session_opts.h"
 #include "store.h"
 
+/* Lines of a failed run's stderr shown under it (run_stderr_lines). */
+#define MEASURE_STDERR_LINES 12
+
 static int measure_inert;
 
 /*
@@ -72,7 +75,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", left[48] = "", *safe, *said = NULL;
+	char where[32], figures[96] = "", left[48] = "", *safe;
 	int trouble = r->status != RUN_STATUS_OK || r->detail || r->premise == RUN_PREMISE_NOT_MET;
 
 	progress_report(show->estimate, p);
@@ -110,16 +113,23 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	       left[0] ? "  " : "", left);
 	free(safe);
 	/*
-	 * What the probe said as it failed is in its stderr, stored with the run: its first line
-	 * (the probe's own message; the detail already quotes the last) says why.
+	 * What the probe said as it failed is in its stderr, stored with the run: the lines that
+	 * say why are shown, not only in export (a runtime's "Cannot find module" sits between
+	 * its stack trace and a closing line naming its version). A line the detail already
+	 * quotes is not said twice.
 	 */
-	if (r->status != RUN_STATUS_OK && (said = run_stderr_first_line(r->stderr_tail)) &&
-	    !(r->detail && strstr(r->detail, said))) {
-		safe = escape_text(said);
-		printf("          stderr: %s\n", safe);
-		free(safe);
+	if (r->status != RUN_STATUS_OK) {
+		struct strlist lines = {0};
+		run_stderr_lines(r->stderr_tail, MEASURE_STDERR_LINES, &lines);
+		for (size_t i = 0; i < lines.n; i++) {
+			if (r->detail && strstr(r->detail, lines.items[i]))
+				continue;
+			safe = escape_text(lines.items[i]);
+			printf("          stderr: %s\n", safe);
+			free(safe);
+		}
+		strlist_release(&lines);
 	}
-	free(said);
 	if (r->status == RUN_STATUS_OK && r->detail)
 		printf("          warning: %s\n", cli_safe(r->detail));
 	/* A run that failed is reported as failed; inert means it ran and caused nothing. */

@@ -216,11 +216,12 @@ int cmd_ratchet(int argc, char **argv)
 	c.collector = collector;
 	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_find(c.profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
+		/* The pin command that measures the same build: a folder by --build. */
 		if (!c.baseline && e.code == ERR_NOT_FOUND)
-			rc = cli_error(cmd,
-			               "%s\n  pin one with: gcratchet baseline pin --profile %s "
-			               "--collector %s",
-			               e.msg, c.profile, collector);
+			rc = cli_error(
+			    cmd, "%s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
+			    e.msg, c.profile, build_dir ? "--build" : "--collector",
+			    build_dir ? build_dir : collector);
 		else
 			rc = cli_error(cmd, "%s", e.msg);
 		goto out;

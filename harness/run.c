@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "runner.h"
@@ -150,4 +151,49 @@ char *run_stderr_first_line(const char *stderr_tail)
 	if (len > RUN_STDERR_LINE_MAX)
 		return xasprintf("%.*s...", RUN_STDERR_LINE_MAX, p);
 	return xasprintf("%.*s", (int)len, p);
+}
+
+void run_stderr_lines(const char *stderr_tail, size_t max, struct strlist *out)
+{
+	struct strlist all = {0};
+	const char *p = stderr_tail;
+
+	if (!p)
+		return;
+	if (strlen(p) >= RUNNER_STDERR_TAIL) {
+		const char *nl = strchr(p, '\n');
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	while (*p) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p), skip = 0;
+
+		while (skip < len && (p[skip] == ' ' || p[skip] == '\t' || p[skip] == '\r'))
+			skip++;
+		while (len > skip &&
+		       (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+			len--;
+		if (len > skip) {
+			char *line = len - skip > RUN_STDERR_LINE_MAX
+			                 ? xasprintf("%.*s...", RUN_STDERR_LINE_MAX, p + skip)
+			                 : xasprintf("%.*s", (int)(len - skip), p + skip);
+			strlist_push(&all, line);
+			free(line);
+		}
+		p = end ? end + 1 : p + strlen(p);
+	}
+	if (max < 3)
+		max = 3;
+	for (size_t i = 0; i < all.n; i++) {
+		if (all.n > max && i == 1) {
+			char *gap = xasprintf("... (%zu more lines: gcratchet export has them)",
+			                      all.n - max + 1);
+			strlist_push(out, gap);
+			free(gap);
+			i = all.n - (max - 2) - 1;
+			continue;
+		}
+		strlist_push(out, all.items[i]);
+	}
+	strlist_release(&all);
 }

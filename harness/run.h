@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "util.h"
+
 struct metric_set;
 struct fnprof;
 
@@ -80,6 +82,15 @@ enum run_premise run_premise_split(const char *stored, const char **text);
  */
 #define RUN_STDERR_LINE_MAX 240
 char *run_stderr_first_line(const char *stderr_tail);
+/*
+ * The lines of a run's stored stderr that say why it failed, for the screen: every line that
+ * has something on it, in order, when there are at most `max` (at least 3); otherwise the
+ * first, a line saying how many are left out, and the last max - 2 (a runtime's own report,
+ * "Error: Cannot find module ...", sits in the middle of its stack trace, and the line that
+ * names the runtime's version last). Lines are cut as run_stderr_first_line cuts them; a
+ * full tail's leading fragment is skipped. Appended to *out.
+ */
+void run_stderr_lines(const char *stderr_tail, size_t max, struct strlist *out);
 
 /* What session.c hands the store for one run; see the invariants above. */
 struct run_record {

@@ -1448,7 +1448,10 @@ int session_prober_run(struct session_prober *p, const struct session_arm *arm, 
 	out->detail = f.detail;
 	out->checksum = f.checksum;
 	out->metrics = f.metrics;
-	f.detail = f.checksum = NULL;
+	out->premise = f.premise;
+	out->premise_text = f.premise_text;
+	out->stderr_tail = f.stderr_tail;
+	f.detail = f.checksum = f.premise_text = f.stderr_tail = NULL;
 	memset(&f.metrics, 0, sizeof f.metrics);
 	rc = 0;
 out:
@@ -1464,6 +1467,8 @@ void session_single_release(struct session_single *s)
 {
 	free(s->detail);
 	free(s->checksum);
+	free(s->premise_text);
+	free(s->stderr_tail);
 	metric_set_release(&s->metrics);
 	memset(s, 0, sizeof *s);
 }

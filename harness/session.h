@@ -150,6 +150,9 @@ struct session_single {
 	char *detail;              /* why a run is not ok (its last stderr line), or NULL */
 	char *checksum;            /* NULL when the run reported none */
 	struct metric_set metrics; /* rusage and census figures */
+	enum run_premise premise;  /* what the census said of the premise */
+	char *premise_text;        /* its words, or NULL */
+	char *stderr_tail;         /* the tail of its stderr, as a session stores it */
 };
 int session_prober_open(const struct session_plan *plan, struct session_prober **out,
                         struct err *e);

@@ -486,6 +486,8 @@ static int session_setup_dir(const char *cmd, struct session_setup *s, const cha
 		cli_error(cmd, "%s: %s", label, e.msg);
 		return -1;
 	}
+	for (size_t i = 0; i < b.warnings.n; i++)
+		fprintf(stderr, "gcratchet %s: warning: %s\n", cmd, cli_safe(b.warnings.items[i]));
 	for (size_t i = 0; i < s->narms; i++) {
 		if (strcmp(s->builds[i].manifest_hash, b.manifest_hash) == 0 &&
 		    strcmp(s->builds[i].dir, b.dir) == 0) {
@@ -508,8 +510,10 @@ static int session_setup_collector(const char *cmd, struct session_setup *s, con
 	buildinfo_list(s->root, &names);
 	if (!strlist_contains(&names, name)) {
 		valid = strlist_join(&names, ", ");
-		cli_error(cmd, "unknown collector \"%s\" (valid: %s)", name,
-		          names.n ? valid : "none built: run make");
+		cli_error(cmd,
+		          "unknown collector \"%s\" (valid: %s); a build folder elsewhere is "
+		          "--build DIR",
+		          name, names.n ? valid : "none built: run make");
 		goto out;
 	}
 	dir = xasprintf("%s/collectors/%s", s->root, name);

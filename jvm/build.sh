@@ -117,6 +117,15 @@ for c in "$@"; do
 	else
 		limited='-Xms${n}m -Xmx${n}m'
 	fi
+	# The JVM's own GC log, the census's pause figures (JvmPauseLog.java): every pause is a
+	# line of -Xlog:gc (ZGC's under gc+phases), decorated with timenanos (System.nanoTime()'s
+	# clock), written to a file of the run's own in its working directory (the session's
+	# scratch folder), which the census reads and removes. Epsilon never pauses: no log.
+	case $c in
+	epsilon) gclog_tags= ;;
+	zgc) gclog_tags=gc+phases ;;
+	*) gclog_tags=gc ;;
+	esac
 	name=jvm-$c
 	dir=$out_root/collectors/$name
 	rm -rf "$dir"
@@ -176,8 +185,17 @@ if [ -n "\$n" ]; then
 fi
 unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS
 dir=\$(dirname "\$(readlink -f "\$0")")
+gclog=
+if [ -n '$gclog_tags' ]; then
+	# Relative to the working directory, where the JVM opens it (a ':' in a path would end
+	# the -Xlog option); elsewhere when that is not writable. This pid is the JVM's.
+	gclog=gcratchet-gc.\$\$.log
+	[ -w . ] || gclog=\${TMPDIR:-/tmp}/gcratchet-gc.\$\$.log
+	rm -f "\$gclog"
+	gclog="-Xlog:$gclog_tags:file=\$gclog:tn:filecount=0 -Dgcratchet.gclog=\$gclog"
+fi
 # shellcheck disable=SC2086
-exec '$java_bin' \$heap $common $gc -cp "\$dir/classes" $class "\$@"
+exec '$java_bin' \$heap $common $gc \$gclog -cp "\$dir/classes" $class "\$@"
 WRAPPER
 		chmod 755 "$dir/$probe"
 	done
@@ -186,8 +204,9 @@ WRAPPER
 		printf '  "name": "%s",\n  "collector": "%s",\n  "collector_version": "%s",\n' \
 			"$name" "$name" "$vm_version"
 		printf '  "git_commit": "%s",\n  "git_dirty": %s,\n' "$commit" "$dirty"
-		printf '  "java": "%s",\n  "java_flags": "%s %s",\n  "classes_sha256": "%s",\n' \
-			"$java_bin" "$common" "$gc" "$classes_sha"
+		printf '  "java": "%s",\n  "java_flags": "%s %s",\n  "gc_log": "%s",\n' \
+			"$java_bin" "$common" "$gc" "${gclog_tags:+-Xlog:$gclog_tags:file=<scratch>/gcratchet-gc.<pid>.log:tn}"
+		printf '  "classes_sha256": "%s",\n' "$classes_sha"
 		# Default sessions leave valgrind off: cachegrind would count the JVM's start-up,
 		# interpreter and JIT, 36-78 s a run at ci and 1.2% apart (docs/jvm.md).
 		printf '  "meters_off": {"valgrind": "%s"},\n' \

@@ -8,6 +8,10 @@ PACKAGES="gcc clang make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite
 PACKAGES="$PACKAGES libclang-rt-dev"
 # The JVM's collectors as build folders (make jvm, docs/jvm.md): java and javac 17.
 PACKAGES="$PACKAGES openjdk-17-jdk-headless"
+# V8's collector settings as build folders (make js, docs/js.md): node 18 or later. Debian 12's
+# nodejs is 18; an installed nodejs of another origin (the machine's image has NodeSource's
+# 20) is the same package name and is kept.
+PACKAGES="$PACKAGES nodejs"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,5 +1,6 @@
 /*
- * JvmCensus.java — the census of a JVM probe, read from the JVM's management beans.
+ * JvmCensus.java — the census of a JVM probe, read from the JVM's management beans and, for
+ * its pauses, from the JVM's own GC log.
  *
  * Which collector runs is read from the VM's own flags (UseSerialGC, ..., UseEpsilonGC
  * through HotSpotDiagnosticMXBean), so a wrapper started with the wrong flag reports the
@@ -12,7 +13,7 @@
  *   ZGC Cycles, Shenandoah Cycles                      -> major_collections (JDK 17's ZGC and
  *        Shenandoah are not generational: every cycle covers the whole heap, so
  *        minor_collections is a true 0); their time is concurrent work, not pause
- *   ZGC Pauses, Shenandoah Pauses                      -> pause time only
+ *   ZGC Pauses, Shenandoah Pauses                      -> nothing (their pauses come from the log)
  *   Epsilon Heap                                       -> nothing: Epsilon never collects, so
  *        both counts and the pause total are true zeros
  * A bean this table does not know makes the counts unknown (absent) and is named on stderr,
@@ -20,10 +21,10 @@
  *
  * Counters (unknown is absent, never a fake zero):
  *   minor_collections, major_collections  as above, after the final System.gc()
- *   pause_total_ns        the collection time of the stop-the-world beans; the beans count
- *                         whole milliseconds, so this is a multiple of 10^6. Absent on ZGC
- *                         and Shenandoah: their pauses last well under a millisecond, and
- *                         the Pauses bean's whole milliseconds added up to 0 on every run
+ *   pause_total_ns, pause_max_ns  the pause log's total and longest pause (below), the
+ *                         figures -Xlog:gc prints; where no log was read, the total is the
+ *                         stop-the-world beans' collection time, whole milliseconds (Epsilon:
+ *                         a true 0), and the max absent
  *   alloc_bytes           the main thread's allocated bytes (ThreadMXBean), from the start
  *                         of run() to its end: the probe's own allocation, the same in every
  *                         run. What the census calls made inside run() allocate (premise
@@ -38,24 +39,21 @@
  *                         committed whole from the start and this is the peak; on Epsilon,
  *                         one pool, its own peak is the heap's
  *   heap_used_after_full_bytes the heap's used bytes at the end of the final System.gc():
- *                         with a pause log, the heap pools' usage after that collection from
- *                         its GcInfo (JvmPauseLog.usedAfterFinal says why); otherwise read
- *                         from the heap right after the call
+ *                         on Serial, Parallel and G1 the heap pools' usage after that
+ *                         collection from its GcInfo (JvmPauseLog.usedAfterFinal says why);
+ *                         otherwise read from the heap right after the call
  *                         (not on Epsilon, where System.gc() does nothing)
  * Not reported: alloc_objects, copied_*, promoted_*, freed_*, barrier_recorded (the beans do
  * not count them).
  *
- * The pause log (JvmPauseLog, which says what it leaves out and why): on Serial, Parallel and
- * G1 a listener on the stop-the-world beans' per-collection notifications, registered before
- * the count starts, gives the "pauses" section (docs/census-protocol.md) and the capability
- * pause_log: count (minor + major collections, the final System.gc() included), span, wall
- * total and max, p50/p90/p99, the log2 histogram and MMU at 10, 20, 50 and 100 ms, every
- * duration whole milliseconds (the notifications' resolution). No cpu_* figures: the
- * notifications carry no CPU time. Its wall total may differ from pause_total_ns by up to a
- * millisecond per pause: the bean rounds the sum of the pauses, the log each pause's start
- * and end (the log read 0 to 3 ms more in 30 runs at ci).
- * ZGC, Shenandoah (pauses that read 0 ms) and Epsilon (no collection) send no section, nor
- * does G1 in a run where its concurrent marker ran (Remark and Cleanup are in no JDK 17 bean).
+ * The pause log (JvmPauseLog, which says how it is read): on every collector but Epsilon the
+ * JVM's unified GC log, written by the JVM to a file the wrapper names, gives the "pauses"
+ * section (docs/census-protocol.md) and the capability pause_log: count (every logged pause
+ * of the run, the final System.gc()'s included: a collection each on Serial, Parallel and G1,
+ * G1's Remark and Cleanup too; the pauses of each ZGC or Shenandoah cycle), span, wall total
+ * and max (equal to pause_total_ns and pause_max_ns), p50/p90/p99, the log2 histogram and MMU
+ * at every window, to the microsecond the log prints. No cpu_* figures: the log has no CPU
+ * time. Epsilon never collects and sends no section.
  *
  * The "triggers" section (JvmTriggers, which maps the JVM's causes to the protocol's names):
  * on every collector, the collections of the beans counted above by what started them, from
@@ -107,8 +105,10 @@ final class JvmCensus {
 	/* Bytes the census's own calls allocated on this thread inside run(). */
 	private static long allocByCensus;
 	private static long committedAtStart = -1;
-	/* null where the collector keeps no pause log (JvmPauseLog). */
+	/* null where the collector keeps no pause log (JvmPauseLog: Epsilon). */
 	private static JvmPauseLog pauseLog;
+	/* A stop-the-world collector's beans (JvmPauseLog.stopTheWorldBeans), or null. */
+	private static List<GarbageCollectorMXBean> stwBeans;
 	/* The "pauses" member (JvmPauseLog.finish), or null: absent. */
 	private static String pauses;
 	/* null where the census sends no triggers (JvmTriggers.start). */
@@ -124,8 +124,8 @@ final class JvmCensus {
 	String capabilities = "";
 	boolean collects;
 	/* -1: unknown. */
-	long minor = -1, major = -1, pauseNs = -1, allocBytes = -1, committedPeak = -1,
-	     usedAfterFull = -1;
+	long minor = -1, major = -1, pauseNs = -1, pauseMaxNs = -1, allocBytes = -1,
+	     committedPeak = -1, usedAfterFull = -1;
 	long[] memory = {-1, -1};
 
 	private static String[] concat(String[] a, String[] b) {
@@ -163,6 +163,7 @@ final class JvmCensus {
 	 */
 	static void start() {
 		pauseLog = JvmPauseLog.start();
+		stwBeans = JvmPauseLog.stopTheWorldBeans();
 		triggerLog = JvmTriggers.start(concat(MINOR, MAJOR), PAUSE_ONLY);
 		committedAtStart = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
 		if (THREADS != null)
@@ -233,21 +234,23 @@ final class JvmCensus {
 		if (THREADS != null && allocAtStart >= 0)
 			c.allocBytes = end - allocAtStart - allocByCensus;
 		c.identify();
-		long[] before = pauseLog != null ? pauseLog.counts() : null;
-		if (pauseLog != null)
-			pauseLog.settle(before);
+		long[] before = stwBeans != null ? JvmPauseLog.counts(stwBeans) : null;
 		if (triggerLog != null)
 			triggerLog.settle();
-		long gcStartNs = System.nanoTime();
 		System.gc();
 		long gcEndNs = System.nanoTime();
-		if (pauseLog != null)
-			c.usedAfterFull = pauseLog.usedAfterFinal(before);
+		if (stwBeans != null)
+			c.usedAfterFull = JvmPauseLog.usedAfterFinal(stwBeans, before);
 		else if (c.collects)
 			c.usedAfterFull = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
 		if (pauseLog != null)
-			pauses = pauseLog.finish(before, gcStartNs, gcEndNs);
+			pauses = pauseLog.finish(gcEndNs);
 		c.readCounts();
+		/* The log's own figures, where it was read: the beans' are whole milliseconds. */
+		if (pauses != null) {
+			c.pauseNs = pauseLog.totalNs;
+			c.pauseMaxNs = pauseLog.maxNs;
+		}
 		/* Only with the counts they add up to. */
 		if (triggerLog != null)
 			triggers = c.minor >= 0 && c.major >= 0 ? triggerLog.finish() : null;
@@ -411,6 +414,7 @@ final class JvmCensus {
 		field(c, "heap_committed_peak_bytes", committedPeak);
 		field(c, "heap_used_after_full_bytes", usedAfterFull);
 		field(c, "pause_total_ns", pauseNs);
+		field(c, "pause_max_ns", pauseMaxNs);
 		b.append(c.isEmpty() ? "}" : "\n    " + String.join(",\n    ", c) + "\n  }");
 		if (triggers != null)
 			b.append(",\n  ").append(triggers);

@@ -297,10 +297,10 @@ public abstract class Probe {
 	 * length (a build folder at a longer path counted 528 more bytes on 02), and the first
 	 * time one of these classes names a JDK class (java.lang.Math in 12's loop), a call to the
 	 * application class loader's loadClass, which adds the name to that loader's map of
-	 * per-class locks (a ConcurrentHashMap). The pause log's listener does the same on the
-	 * JVM's notification thread at the first collection, so the two threads raced for the map:
-	 * whichever grew its table, or helped the other grow it, allocated the new table, and
-	 * 11's count moved by 688 bytes between runs. Class.forName with this class loader makes
+	 * per-class locks (a ConcurrentHashMap). Another thread that loads classes through the
+	 * same loader during the count races for that map (the pause log was once a listener on
+	 * the JVM's notification thread, and 11's count moved by 688 bytes between runs: whichever
+	 * thread grew the table allocated it). Class.forName with this class loader makes
 	 * it the class's initiating loader, so a constant-pool reference later finds the class
 	 * without calling loadClass.
 	 */
