@@ -387,6 +387,8 @@ static void compare_spreads(struct compare *c, const struct paired_cell *stats,
 	}
 	free(sp_pols);
 	free(sp);
+}
+
 /* The functions of one arm's ok valgrind runs of a probe, as one profile (fnprof_median). */
 static int compare_where_arm(const struct report_data *d, const char *probe, int position,
                              struct fnprof *out)
