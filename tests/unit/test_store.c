@@ -985,7 +985,10 @@ static void test_bisects(void)
 	CHECK(store_bisect_get(st, 9, &b, &e) != 0 && e.code == ERR_NOT_FOUND);
 	store_close(st);
 	free(path);
- * A valgrind run's functions (schema 8): stored with the run in its transaction, read back in
+}
+
+/*
+ * A valgrind run's functions (schema 9): stored with the run in its transaction, read back in
  * order with the run's Ir as their total, copied by push with the session; a profile that
  * breaks its invariants is refused with the run, and a row damaged behind the store's back
  * fails the load naming the run.
