@@ -457,15 +457,18 @@ static int baseline_cmd_heap_limited(const struct judge_inputs *in)
 /*
  * A re-pin replaces the figures, not the history: the ledger entries of the file it replaces
  * (same profile and collector) whose cells it pins again are kept, and it says how many. An
- * unreadable old file keeps nothing and is replaced whole.
+ * unreadable old file keeps nothing and is replaced whole. Only a regular file is read: --out
+ * naming a FIFO or a device is written through, and opening it to read would wait for a
+ * writer that never comes (tests/cli/t110).
  */
 static void baseline_cmd_keep_ledger(const char *path, struct baseline *b)
 {
 	struct baseline old;
+	struct stat sb;
 	struct err e;
 	size_t kept = 0;
 
-	if (baseline_load(path, &old, &e) != 0)
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || baseline_load(path, &old, &e) != 0)
 		return;
 	if (strcmp(old.profile, b->profile) == 0 && strcmp(old.collector, b->collector) == 0)
 		for (size_t i = 0; i < old.nledger; i++) {

@@ -19,20 +19,22 @@ mkdir -p "$W"
 HIST="--history --collector scripted --probe 01_steady --metric census.alloc_bytes"
 AB="ab $B $B --size ci --probes 01_steady --rounds 1 --warmup 0 --meters rusage,census"
 writers="export report-html report-md report-json history ab-md ab-json ab-html check-md check-html minheap pin"
+# WRAP (empty, or "timeout N") bounds a writer that could block on a FIFO.
+WRAP=
 write() { # writer path
 	case $1 in
-	export) "$GCR" export --session 1 --out "$2" ;;
-	report-html) "$GCR" report --session 1 --html "$2" ;;
-	report-md) "$GCR" report --session 1 --md "$2" ;;
-	report-json) "$GCR" report --session 1 --json "$2" ;;
-	history) "$GCR" report $HIST --out "$2" ;;
-	ab-md) "$GCR" $AB --md "$2" ;;
-	ab-json) "$GCR" $AB --json "$2" ;;
-	ab-html) "$GCR" $AB --html "$2" ;;
-	check-md) "$GCR" check --profile shared_ci --collector scripted --session 1 --md "$2" ;;
-	check-html) "$GCR" check --profile shared_ci --collector scripted --session 1 --html "$2" ;;
-	minheap) "$GCR" minheap --collector marksweep --probes 01 --size ci --out "$2" ;;
-	pin) "$GCR" baseline pin --profile shared_ci --collector scripted --session 1 --out "$2" ;;
+	export) $WRAP "$GCR" export --session 1 --out "$2" ;;
+	report-html) $WRAP "$GCR" report --session 1 --html "$2" ;;
+	report-md) $WRAP "$GCR" report --session 1 --md "$2" ;;
+	report-json) $WRAP "$GCR" report --session 1 --json "$2" ;;
+	history) $WRAP "$GCR" report $HIST --out "$2" ;;
+	ab-md) $WRAP "$GCR" $AB --md "$2" ;;
+	ab-json) $WRAP "$GCR" $AB --json "$2" ;;
+	ab-html) $WRAP "$GCR" $AB --html "$2" ;;
+	check-md) $WRAP "$GCR" check --profile shared_ci --collector scripted --session 1 --md "$2" ;;
+	check-html) $WRAP "$GCR" check --profile shared_ci --collector scripted --session 1 --html "$2" ;;
+	minheap) $WRAP "$GCR" minheap --collector marksweep --probes 01 --size ci --out "$2" ;;
+	pin) $WRAP "$GCR" baseline pin --profile shared_ci --collector scripted --session 1 --out "$2" ;;
 	esac
 }
 head_of() { # writer: a string its output starts with
@@ -63,7 +65,10 @@ for w in $writers; do
 	mkfifo "$W/fifo"
 	timeout 30 cat "$W/fifo" >"$W/got" &
 	reader=$!
+	# A writer that opened the FIFO to read it would wait for ever: timeout ends it, failed.
+	WRAP="timeout 60"
 	write "$w" "$W/fifo" >"$T/out" 2>"$T/err" || { fail "$w to a FIFO: exit $?"; cat "$T/err" >&2; }
+	WRAP=
 	# Today's code never opens the FIFO: its reader would wait for ever, so it is ended.
 	[ -p "$W/fifo" ] || kill "$reader" 2>/dev/null
 	wait "$reader"
