@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 pattern=${1:-}
 passed=0 failed=0
 log=$(mktemp -d /tmp/gcratchet-tests.XXXXXX)
+suite_start=$(date +%s)
 
 tally() { # name, status, output file
 	line=$(grep -E '^[^ ]*:? ?[0-9]+ passed, [0-9]+ failed$' "$3" | tail -n 1)
@@ -28,13 +29,17 @@ tally() { # name, status, output file
 	fi
 }
 
+# No part may hang the suite: one that runs past GCR_TEST_TIMEOUT seconds (default 600; the
+# slowest takes under a minute on a quiet 2-core VM) is ended and fails, named.
+test_timeout=${GCR_TEST_TIMEOUT:-600}
 run() { # name, command...
 	name=$1
 	shift
 	out="$log/$(echo "$name" | tr '/ ' '__').out"
 	start=$(date +%s)
-	"$@" >"$out" 2>&1
+	timeout -k 10 "$test_timeout" "$@" >"$out" 2>&1
 	status=$?
+	[ "$status" -eq 124 ] && echo "$name: ended after ${test_timeout}s (GCR_TEST_TIMEOUT)" >>"$out"
 	tally "$name [$(( $(date +%s) - start ))s]" "$status" "$out"
 }
 
@@ -81,5 +86,6 @@ fi
 
 rm -rf "$log"
 echo
+echo "suite: $(( $(date +%s) - suite_start ))s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
