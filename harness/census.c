@@ -218,8 +218,11 @@ static int census_pauses(const cJSON *obj, struct census_report *out, struct err
 static int census_triggers(const cJSON *obj, struct census_report *out, struct err *e)
 {
 	const cJSON *item;
-	const double *minor = metric_set_get(&out->metrics, "census.minor_collections");
-	const double *major = metric_set_get(&out->metrics, "census.major_collections");
+	/* Copied now: adding the trigger metrics below may move the set's storage. */
+	const double *minor_p = metric_set_get(&out->metrics, "census.minor_collections");
+	const double *major_p = metric_set_get(&out->metrics, "census.major_collections");
+	double minor = minor_p ? *minor_p : 0, major = major_p ? *major_p : 0;
+	int have_counts = minor_p && major_p;
 	uint64_t sum = 0;
 	int any = 0;
 
@@ -249,11 +252,11 @@ static int census_triggers(const cJSON *obj, struct census_report *out, struct e
 		sum += (uint64_t)v;
 		any = 1;
 	}
-	if (any && minor && major && (double)sum != *minor + *major) {
+	if (any && have_counts && (double)sum != minor + major) {
 		char *w =
 		    xasprintf("the triggers count %llu collections, minor_collections + "
 		              "major_collections %.0f: a collection was missed by one of them",
-		              (unsigned long long)sum, *minor + *major);
+		              (unsigned long long)sum, minor + major);
 		strlist_push(&out->warnings, w);
 		free(w);
 	}
