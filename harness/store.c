@@ -1580,7 +1580,25 @@ static int store_host_copy(struct store *s, const struct store_session *si, cons
 static int store_sweep_write(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
                              size_t n, struct err *e);
 static int store_minheap_copy(struct store *s, const struct store_minheap *m, int64_t host_id,
-                              int64_t build_id, struct err *e);
+                              int64_t build_id, int64_t ordinal, struct err *e);
+
+/*
+ * How many answers before list[k] have its host, build, probe, size and start: answers are
+ * told apart by when they started, to the second, and two searches can start in one second
+ * (tests/cli/t102). A copy brings the destination up to the source's count of each, so the
+ * second of such a pair is copied once, not taken for the first.
+ */
+static int64_t store_minheap_ordinal(const struct store_minheap *list, size_t k)
+{
+	int64_t n = 0;
+
+	for (size_t j = 0; j < k; j++)
+		n += list[j].host_id == list[k].host_id && list[j].build_id == list[k].build_id &&
+		     strcmp(list[j].probe, list[k].probe) == 0 &&
+		     strcmp(list[j].size, list[k].size) == 0 &&
+		     strcmp(list[j].started_at, list[k].started_at) == 0;
+	return n;
+}
 
 /* What a copy reads from its source before it writes anything. */
 struct store_copy {
@@ -1803,7 +1821,8 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		const struct store_minheap *m = &c->minheap[k];
 		for (size_t i = 0; i < c->nb; i++)
 			if (m->host_id == c->si.host_id && m->build_id == c->builds[i].id &&
-			    store_minheap_copy(to, m, host_id, build_ids[i], e) != 0)
+			    store_minheap_copy(to, m, host_id, build_ids[i],
+			                       store_minheap_ordinal(c->minheap, k), e) != 0)
 				goto out;
 	}
 	*copied = reopened ? 2 : 1;
@@ -2079,7 +2098,7 @@ int store_minheap_insert(struct store *s, const struct store_minheap_record *m, 
  * probe, size and start): pushing twice stores it once.
  */
 static int store_minheap_copy(struct store *s, const struct store_minheap *m, int64_t host_id,
-                              int64_t build_id, struct err *e)
+                              int64_t build_id, int64_t ordinal, struct err *e)
 {
 	struct store_query q = {0};
 	struct store_minheap_record r = {
@@ -2114,7 +2133,7 @@ static int store_minheap_copy(struct store *s, const struct store_minheap *m, in
 	query_text(&q, m->started_at);
 	if (query_id(&q, &there, e) != 0)
 		goto out;
-	rc = there ? 0 : store_minheap_write(s, &r, e);
+	rc = there > ordinal ? 0 : store_minheap_write(s, &r, e);
 out:
 	query_close(&q);
 	return rc;

@@ -712,6 +712,24 @@ static void test_copy(void)
 		metric_set_release(&m);
 	}
 	CHECK(store_session_end(from, session, "complete", 0.5, &e) == 0);
+	/* Two minimum-heap searches that started in one second: both travel with the session. */
+	for (int k = 0; k < 2; k++) {
+		struct store_minheap_record mh = {
+		    .host_id = host,
+		    .build_id = build,
+		    .probe = "01_a",
+		    .size = "ci",
+		    .started_at = "2026-02-01T00:00:09Z",
+		    .outcome = "found",
+		    .min_heap_mb = 5 + k,
+		    .lo_mb = 4,
+		    .step_mb = 1,
+		    .repeats = 1,
+		    .runs = 3,
+		    .unlimited_peak_bytes = -1,
+		};
+		CHECK(store_minheap_insert(from, &mh, &e) == 0);
+	}
 	/* The other session is this process's own, still running: not copied half done. */
 	CHECK(store_open(b, STORE_WRITE, &to, &e) == 0);
 	CHECK(store_session_copy(from, other, to, &to_id, &copied, &e) != 0);
@@ -724,6 +742,15 @@ static void test_copy(void)
 	CHECK(copied == 1 && to_id == 2);
 	CHECK(store_session_copy(from, session, to, &again, &copied, &e) == 0);
 	CHECK(copied == 0 && again == to_id);
+	{
+		struct store_minheap *mh = NULL;
+		size_t nmh = 0;
+		CHECK(store_minheap_list(to, &mh, &nmh, &e) == 0);
+		CHECK(nmh == 2);
+		if (nmh == 2)
+			CHECK(mh[0].min_heap_mb + mh[1].min_heap_mb == 11);
+		store_minheaps_release(mh, nmh);
+	}
 	CHECK(store_session_get(from, session, &s1, &e) == 0);
 	CHECK(store_session_get(to, to_id, &s2, &e) == 0);
 	CHECK(s1.uuid && strlen(s1.uuid) == 36 && s1.uuid[14] == '4');
