@@ -23,13 +23,17 @@
  *
  * The span runs from the run's start (System.nanoTime() before run()) to the end of the final
  * System.gc(); the pauses kept are those that start inside it (a start-up collection before
- * run() is not the probe's). The file is read once the final collection has returned (the JVM
- * writes and flushes each line inside the pause) and removed. A log that cannot be read, or a
+ * run() is not the probe's). The file is opened and its name removed as soon as the census
+ * starts, so a JVM that crashes or is killed later leaves no log behind (tests/cli t112); the
+ * JVM goes on writing to the open file, and it is read through the stream opened at the start
+ * once the final collection has returned (the JVM writes and flushes each line inside the
+ * pause). A log that cannot be read, or a
  * pause line that does not parse, leaves the section out with a warning on stderr: figures
  * from part of the log would pass for the whole.
  */
 import com.sun.management.GcInfo;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -57,12 +61,25 @@ final class JvmPauseLog {
 	private static final long[] WINDOWS_MS = {1, 2, 5, 10, 20, 50, 100};
 
 	private final Path log;
+	/* The log opened at start, its name already removed; null if it could not be opened. */
+	private final InputStream in;
+	private final String openError;
 	private final long startNs;
 	/* The log's pause total and max in ns once finish() has read it; -1 before, or if unread. */
 	long totalNs = -1, maxNs = -1;
 
 	private JvmPauseLog(Path log) {
+		InputStream s = null;
+		String why = null;
 		this.log = log;
+		try {
+			s = Files.newInputStream(log);
+			Files.deleteIfExists(log);
+		} catch (IOException e) {
+			why = e.getMessage();
+		}
+		this.in = s;
+		this.openError = why;
 		this.startNs = System.nanoTime();
 	}
 
@@ -159,9 +176,11 @@ final class JvmPauseLog {
 	 */
 	String finish(long gcEndNs) {
 		List<String> lines;
-		try {
-			lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
-			Files.deleteIfExists(log);
+		if (in == null)
+			return warn("the GC log " + log + " could not be opened: " + openError);
+		try (InputStream s = in) {
+			String text = new String(s.readAllBytes(), StandardCharsets.ISO_8859_1);
+			lines = Arrays.asList(text.split("\n", -1));
 		} catch (IOException e) {
 			return warn("the GC log " + log + " could not be read: " + e.getMessage());
 		}
