@@ -176,7 +176,11 @@ size_t pin_widen(struct baseline *b, struct strlist *notes)
 			continue;
 		from = baseline_cell_value(c, eff.cls);
 		allowance = baseline_allowance(&eff, from);
-		band = ceil(PIN_WIDEN_K * spread);
+		/* Counts, bytes and ns round up to a whole unit; a share (MMU) keeps its fraction,
+		 * since rounding 2 x 0.03 up to 1 would allow the whole range. */
+		band = PIN_WIDEN_K * spread;
+		if (metrics_display_unit(c->metric) != METRIC_UNIT_RATIO)
+			band = ceil(band);
 		if (allowance >= band)
 			continue;
 		pct = from != 0 ? 100.0 * spread / fabs(from) : 0;

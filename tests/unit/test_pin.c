@@ -6,6 +6,7 @@
  * times, never fails; prints its seed and takes it back (test_pin SEED).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -246,6 +247,33 @@ static void test_jitter(void)
 	runs_release(&rs);
 }
 
+/*
+ * A share widens by its spread as it is: MMU from 0.60 to 0.90 gets a band of 0.6, not one
+ * rounded up to 1, which would pass any MMU at all.
+ */
+static void test_ratio(void)
+{
+	static const struct caps precise = {1, CAPS_COLLECTS | CAPS_PRECISE, 0};
+	struct runs rs = {0};
+	struct baseline b = {0};
+	struct pin_input in = {"pinned_host", &precise, NULL, 0, NULL};
+	const struct baseline_override *o;
+	struct err e;
+
+	for (int i = 0; i < 7; i++) {
+		struct store_run *r = add_run(&rs, 1, "01_a", RUN_KIND_TIMED);
+		metric_set_add(&r->metrics, "census.mmu_10ms", 0.60 + 0.05 * i);
+	}
+	in.runs = rs.r;
+	in.nruns = rs.n;
+	CHECK(pin_derive(&in, &b, NULL, &e) == 0);
+	o = override_of(&b, "census.mmu_10ms");
+	CHECK(o && o->widened_for_noise);
+	CHECK(o && fabs(o->rule.band_abs - 0.6) < 1e-9);
+	baseline_release(&b);
+	runs_release(&rs);
+}
+
 /* Facts, not names: a conservative build's counts and RSS are quantile, its live set info. */
 static void test_facts(void)
 {
@@ -349,6 +377,7 @@ int main(int argc, char **argv)
 	test_exact();
 	test_functions();
 	test_jitter();
+	test_ratio();
 	test_facts();
 	test_update();
 	return unit_done("test_pin");
