@@ -5,6 +5,7 @@
  * order is git's (rev-list --topo-order) where a repository is at hand, else the order in
  * which each commit was first measured.
  */
+#include <ctype.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,8 +306,35 @@ int history_parse_opt(const char *opt, const char *val, struct history_query *q)
 	return 1;
 }
 
+/*
+ * --probe as every verb takes it: a name, or a number ("1", "01") of a probe this collector's
+ * builds have measured in the store. *out is that name, allocated (the one asked for when the
+ * store has none of this collector's, so the "no session measured" message names it), or NULL
+ * when a number matches none of them (cli_resolve_probe has said so).
+ */
+static int history_resolve_probe(const char *cmd, struct store *st, const char *collector,
+                                 const char *want, char **out, struct err *e)
+{
+	struct strlist names = {0};
+	const char *found = want;
+	int digits = *want != '\0';
+
+	for (const char *p = want; *p; p++)
+		digits &= isdigit((unsigned char)*p) != 0;
+	if (digits && store_history_probes(st, collector, &names, e) != 0) {
+		strlist_release(&names);
+		return -1;
+	}
+	if (names.n)
+		found = cli_resolve_probe(cmd, want, &names);
+	*out = found ? xstrdup(found) : NULL;
+	strlist_release(&names);
+	return 0;
+}
+
 int history_load(const char *cmd, const struct history_query *q, struct history_series *out)
 {
+	char *probe = NULL;
 	struct store *st = NULL;
 	struct err e = ERR_INIT;
 	struct history_git g;
@@ -325,16 +353,19 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 		                 "(2026-11-01T12:00:00Z), got \"%s\"",
 		                 q->since);
 	if (store_open(cli_db_path(q->db), STORE_READ, &st, &e) != 0 ||
-	    store_history(st, q->collector, q->probe, q->metric, q->since, q->size, &out->points,
-	                  &out->n, &e) != 0) {
+	    history_resolve_probe(cmd, st, q->collector, q->probe, &probe, &e) != 0 ||
+	    (probe && store_history(st, q->collector, probe, q->metric, q->since, q->size,
+	                            &out->points, &out->n, &e) != 0)) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	if (!probe)
+		goto out; /* named and refused by cli_resolve_probe */
 	if (out->n == 0) {
 		rc = cli_error(cmd,
 		               "%s: no session measured %s of probe %s with a build of %s%s%s (ok, "
 		               "measured runs)",
-		               store_where(st), q->metric, q->probe, q->collector,
+		               store_where(st), q->metric, probe, q->collector,
 		               q->since ? " since " : "", q->since ? q->since : "");
 		goto out;
 	}
@@ -352,6 +383,8 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 	}
 	out->order = history_order(out->points, out->n, &g, &out->in_git);
 	out->where = xstrdup(store_where(st));
+	out->probe = probe;
+	probe = NULL;
 	if (g.n > 0 && (q->git || out->in_git > 0)) {
 		out->git = xstrdup(q->git ? q->git : ".");
 		fprintf(stderr,
@@ -362,6 +395,7 @@ int history_load(const char *cmd, const struct history_query *q, struct history_
 	}
 	rc = EXIT_OK;
 out:
+	free(probe);
 	history_git_release(&g);
 	store_close(st);
 	if (rc != EXIT_OK)
@@ -372,6 +406,7 @@ out:
 void history_release(struct history_series *s)
 {
 	free(s->order);
+	free(s->probe);
 	free(s->where);
 	free(s->git);
 	store_history_release(s->points, s->n);
@@ -412,7 +447,7 @@ int cmd_history(int argc, char **argv)
 	if ((rc = history_load(cmd, &q, &s)) != EXIT_OK)
 		goto out;
 	if (strcmp(format, "json") == 0) {
-		json = history_json(q.collector, q.probe, q.metric, &s);
+		json = history_json(q.collector, s.probe, q.metric, &s);
 		printf("%s\n", json);
 	} else {
 		history_table(s.order, s.n);

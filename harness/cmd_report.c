@@ -157,7 +157,7 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 		goto out;
 	h = (struct report_history){
 	    .collector = q->collector,
-	    .probe = q->probe,
+	    .probe = s.probe,
 	    .metric = q->metric,
 	    .since = q->since,
 	    .size = q->size,
@@ -177,7 +177,7 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 	} else {
 		fprintf(write_file_is_stdout(out_path) ? stderr : stdout,
 		        "gcratchet %s: history of %s of %s on %s (%zu session%s, %s): %s\n", cmd,
-		        q->metric, q->probe, q->collector, s.n, s.n == 1 ? "" : "s",
+		        q->metric, s.probe, q->collector, s.n, s.n == 1 ? "" : "s",
 		        h.has_band ? "baseline band" : "no baseline band",
 		        write_file_is_stdout(out_path) ? "stdout" : out_path);
 	}

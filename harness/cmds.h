@@ -114,6 +114,7 @@ struct history_query {
  */
 struct store_history_point;
 struct history_series {
+	char *probe; /* the probe's name, --probe's number resolved */
 	char *where;
 	struct store_history_point *points;
 	const struct store_history_point **order;

@@ -1938,6 +1938,29 @@ static void store_history_bind(struct store_query *q, const char *collector, con
 	query_text(q, size);
 }
 
+int store_history_probes(struct store *s, const char *collector, struct strlist *out, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	if (query_open(s, &q,
+	               "SELECT DISTINCT r.probe" STORE_HISTORY_FROM
+	               " JOIN runs r ON r.session_id = s.id AND r.arm = sb.position"
+	               " WHERE b.collector = ? ORDER BY r.probe",
+	               "reading the history's probes", e) != 0)
+		return -1;
+	query_text(&q, collector);
+	while ((r = query_step(&q, e)) > 0) {
+		const char *name = col_peek(&q, 0);
+		if (name && !strlist_contains(out, name))
+			strlist_push(out, name);
+	}
+	if (r == 0)
+		rc = 0;
+	query_close(&q);
+	return rc;
+}
+
 int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
                   const char *since, const char *size, struct store_history_point **out, size_t *n,
                   struct err *e)

@@ -260,6 +260,9 @@ struct store_history_point {
 int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
                   const char *since, const char *size, struct store_history_point **out, size_t *n,
                   struct err *e);
+/* The probes of the measured runs of a build of `collector`, by name, into *out (appended). */
+int store_history_probes(struct store *s, const char *collector, struct strlist *out,
+                         struct err *e);
 void store_history_release(struct store_history_point *p, size_t n);
 
 /* ---- Minimum heaps (gcratchet minheap) ------------------------------------------------ */
