@@ -1,6 +1,6 @@
 /*
  * gcratchet version (and gcratchet --version) — which harness this is: its version and the
- * commit it was built from, so a CI log or a bug report names the exact code.
+ * commit it was built from, so a CI log or a bug report names the exact code, and its licence.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +32,7 @@ int cmd_version(int argc, char **argv)
 		return EXIT_UNJUDGED;
 	printf("gcratchet %s (commit %s%s)\n", GCRATCHET_VERSION, GCRATCHET_COMMIT,
 	       GCRATCHET_COMMIT_MODIFIED ? ", with uncommitted changes" : "");
+	printf("License: MIT (the LICENSE file of the source tree)\n");
 	if (fflush(stdout) != 0)
 		return cli_error(cmd, "writing to stdout failed");
 	return EXIT_OK;

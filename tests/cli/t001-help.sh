@@ -28,6 +28,8 @@ expect_status 2 "$GCR" list things
 expect_grep 'unknown list "things" \(valid: probes, collectors, sessions, metrics\)' "$T/err"
 expect_status 0 "$GCR" --version
 expect_grep "^gcratchet [0-9]" "$T/out"
+expect_grep "^License: MIT" "$T/out"
+[ -f "$TOP/LICENSE" ] && grep -q '^MIT License$' "$TOP/LICENSE" && pass || fail "no MIT LICENSE file"
 # README says `make` builds everything: plain make's goal is `all`, not the first rule.
 make -C "$TOP" -n -p 2>/dev/null | grep -q '^\.DEFAULT_GOAL := all$' && pass ||
 	fail "plain make does not build all"
