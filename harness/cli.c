@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,11 +159,63 @@ const char *cli_db_path(const char *opt)
 	return CLI_DEFAULT_DB;
 }
 
+/* 1 when dir/name exists and is a folder (or, for ".git", anything: a worktree's is a file). */
+static int cli_dir_has(const char *dir, const char *name, int want_dir)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct stat sb;
+	int yes = stat(p, &sb) == 0 && (!want_dir || S_ISDIR(sb.st_mode));
+
+	free(p);
+	return yes;
+}
+
 const char *cli_baseline_dir(void)
 {
+	static char *found;
 	const char *env = getenv("GCR_BASELINE_DIR");
+	char *dir;
 
-	return env && *env ? env : CLI_DEFAULT_BASELINES;
+	if (env && *env)
+		return env;
+	if (found)
+		return found;
+	/*
+	 * ./baselines, else the nearest baselines/ of a folder above, up to the repository's root
+	 * (the first folder with a .git), as git finds its root from any subfolder.
+	 */
+	if (cli_dir_has(".", CLI_DEFAULT_BASELINES, 1) || cli_dir_has(".", ".git", 0) ||
+	    !(dir = getcwd(NULL, 0)))
+		return CLI_DEFAULT_BASELINES;
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+		if (cli_dir_has(dir, CLI_DEFAULT_BASELINES, 1)) {
+			found = xasprintf("%s/%s", dir, CLI_DEFAULT_BASELINES);
+			break;
+		}
+		if (cli_dir_has(dir, ".git", 0))
+			break;
+	}
+	free(dir);
+	return found ? found : CLI_DEFAULT_BASELINES;
+}
+
+char *cli_baseline_looked(void)
+{
+	const char *env = getenv("GCR_BASELINE_DIR");
+	char *root, *text;
+
+	if (env && *env)
+		return xasprintf("looked in %s (GCR_BASELINE_DIR)", env);
+	root = buildinfo_root();
+	text = xasprintf("looked in ./baselines, the baselines/ of each folder above up to the "
+	                 "repository's root, and %s/baselines",
+	                 root);
+	free(root);
+	return text;
 }
 
 char *cli_baseline_path(const char *profile, const char *collector)

@@ -88,8 +88,14 @@ int cli_parse_session(const char *cmd, const char *opt, const char *val, const c
  * else results/gcratchet.db.
  */
 const char *cli_db_path(const char *opt);
-/* $GCR_BASELINE_DIR, else baselines/ under the working directory. */
+/*
+ * $GCR_BASELINE_DIR, else baselines/ under the working directory, else the nearest baselines/
+ * of a folder above it, up to the repository's root (the first folder holding .git), as git
+ * finds its root from any subfolder; else "baselines".
+ */
 const char *cli_baseline_dir(void);
+/* Where cli_baseline_find looks, for a message ("looked in ..."); newly allocated. */
+char *cli_baseline_looked(void);
 /* baselines/<profile>/<collector>.json; newly allocated. Where pin and update write. */
 char *cli_baseline_path(const char *profile, const char *collector);
 /*

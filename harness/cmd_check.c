@@ -73,12 +73,15 @@ int check_session(const char *cmd, const struct check_opts *o)
 	}
 	path = o->baseline ? xstrdup(o->baseline) : cli_baseline_find(profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
-		if (!o->baseline && e.code == ERR_NOT_FOUND)
-			rc = cli_error(cmd,
-			               "%s\n  pin one with: gcratchet baseline pin --profile %s "
-			               "--collector %s",
-			               e.msg, profile, collector);
-		else
+		if (!o->baseline && e.code == ERR_NOT_FOUND) {
+			char *looked = cli_baseline_looked();
+			rc = cli_error(
+			    cmd,
+			    "%s\n  %s\n  pin one with: gcratchet baseline pin --profile %s "
+			    "--collector %s",
+			    e.msg, looked, profile, collector);
+			free(looked);
+		} else
 			rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

@@ -217,12 +217,15 @@ int cmd_ratchet(int argc, char **argv)
 	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_find(c.profile, collector);
 	if (baseline_load(path, &b, &e) != 0) {
 		/* The pin command that measures the same build: a folder by --build. */
-		if (!c.baseline && e.code == ERR_NOT_FOUND)
+		if (!c.baseline && e.code == ERR_NOT_FOUND) {
+			char *looked = cli_baseline_looked();
 			rc = cli_error(
-			    cmd, "%s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
-			    e.msg, c.profile, build_dir ? "--build" : "--collector",
+			    cmd,
+			    "%s\n  %s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
+			    e.msg, looked, c.profile, build_dir ? "--build" : "--collector",
 			    build_dir ? build_dir : collector);
-		else
+			free(looked);
+		} else
 			rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
