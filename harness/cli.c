@@ -23,6 +23,33 @@ void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
 	it->opts = opts;
 }
 
+size_t cli_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[65], cur[65];
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof *prev);
+	}
+	return prev[lb];
+}
+
+int cli_close_enough(const char *typed, size_t distance)
+{
+	size_t len = strlen(typed), limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+
+	return distance > 0 && distance <= limit;
+}
+
 int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional)
 {
 	while (it->i < it->argc) {
@@ -68,8 +95,29 @@ int cli_next(struct cli_iter *it, const char **opt, const char **val, struct str
 			}
 			return 1;
 		}
-		cli_error(it->cmd, "unknown option \"%.*s\" (see gcratchet %s --help)", (int)len,
-		          arg, it->cmd);
+		{
+			char *typed = xasprintf("%.*s", (int)len, arg);
+			const char *near = NULL;
+			size_t best = (size_t)-1;
+			for (const struct cli_opt *o = it->opts; o && o->name; o++) {
+				size_t d = cli_edit_distance(typed, o->name);
+				if (d < best) {
+					best = d;
+					near = o->name;
+				}
+			}
+			if (near && cli_close_enough(typed, best))
+				cli_error(
+				    it->cmd,
+				    "unknown option \"%s\" (did you mean %s? see gcratchet %s "
+				    "--help)",
+				    typed, near, it->cmd);
+			else
+				cli_error(it->cmd,
+				          "unknown option \"%s\" (see gcratchet %s --help)", typed,
+				          it->cmd);
+			free(typed);
+		}
 		return -1;
 	}
 	return 0;

@@ -70,6 +70,12 @@ const char *cli_safe(const char *s);
 /* Prints the usage text and returns 0 (help asked) or 2 (usage error). */
 int cli_usage(const struct cli_command *c, int to_stderr);
 const struct cli_command *cli_find_command(const char *name);
+/* The nearest command's name to a mistyped one, for "did you mean"; NULL when none is close. */
+const char *cli_near_command(const char *name);
+/* Levenshtein distance of two strings of up to 64 characters ((size_t)-1 for longer ones). */
+size_t cli_edit_distance(const char *a, const char *b);
+/* 1 when a distance makes a "did you mean": 1 edit in up to 4 characters, 2 in 8, else 3. */
+int cli_close_enough(const char *typed, size_t distance);
 
 /* Parses a positive (or non-negative when allow_zero) integer option; prints on error. */
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,

@@ -448,6 +448,21 @@ const struct cli_command *cli_find_command(const char *name)
 	return NULL;
 }
 
+const char *cli_near_command(const char *name)
+{
+	const char *near = NULL;
+	size_t best = (size_t)-1;
+
+	for (const struct cli_command *c = commands; c->name; c++) {
+		size_t d = cli_edit_distance(name, c->name);
+		if (d < best) {
+			best = d;
+			near = c->name;
+		}
+	}
+	return near && cli_close_enough(name, best) ? near : NULL;
+}
+
 static int main_usage(FILE *f)
 {
 	fprintf(f,
@@ -473,12 +488,21 @@ int main(int argc, char **argv)
 		if (argc < 3)
 			return main_usage(stdout);
 		c = cli_find_command(argv[2]);
+		if (!c && cli_near_command(argv[2]))
+			return cli_error("help", "unknown command \"%s\" (did you mean %s?)",
+			                 argv[2], cli_near_command(argv[2]));
 		if (!c)
 			return cli_error("help", "unknown command \"%s\"", argv[2]);
 		return cli_usage(c, 0);
 	}
 	c = cli_find_command(argv[1]);
 	if (!c) {
+		const char *near = cli_near_command(argv[1]);
+		if (near) {
+			fprintf(stderr, "gcratchet: unknown command \"%s\" (did you mean %s?)\n",
+			        argv[1], near);
+			return EXIT_UNJUDGED;
+		}
 		fprintf(stderr, "gcratchet: unknown command \"%s\"\n\n", argv[1]);
 		return main_usage(stderr);
 	}

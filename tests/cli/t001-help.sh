@@ -18,6 +18,17 @@ expect_status 2 "$GCR" measure --rounds
 expect_grep "option --rounds needs a value" "$T/err"
 expect_status 2 "$GCR" measure --frob
 expect_grep 'unknown option "--frob"' "$T/err"
+expect_status 2 "$GCR" measure --zzzzzz
+expect_no_grep 'did you mean' "$T/err" "nothing is near --zzzzzz"
+# A near miss says what was meant, and still stops with 2 (issue 29).
+expect_status 2 "$GCR" mesure
+expect_grep '^gcratchet: unknown command "mesure" \(did you mean measure\?\)$' "$T/err"
+expect_status 2 "$GCR" help ratchte
+expect_grep 'unknown command "ratchte" \(did you mean ratchet\?\)' "$T/err"
+expect_status 2 "$GCR" measure --rouns 3
+expect_grep 'unknown option "--rouns" \(did you mean --rounds\? see gcratchet measure --help\)' "$T/err"
+expect_status 2 "$GCR" check --profil shared_ci
+expect_grep 'did you mean --profile\?' "$T/err"
 expect_status 2 "$GCR" measure --rounds 0
 expect_grep "--rounds must be 1 to 10000, got 0" "$T/err"
 expect_status 2 "$GCR" check
