@@ -503,14 +503,35 @@ static void check_unpinned(const struct check_input *in, struct check_result *re
 	}
 }
 
+static int check_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 void check_judge(const struct check_input *in, struct check_result *out)
 {
 	memset(out, 0, sizeof *out);
 	/* Before the probes: a toolchain mismatch decides how the Ir cells are judged. */
 	check_staleness(in, out);
 	check_sensitivity(in->baseline, &out->sensitivity);
-	for (size_t i = 0; i < in->baseline->nprobes; i++)
-		check_probe(in, in->baseline->probes[i].name, out);
+	/*
+	 * Probes in name order (their numbers first), not the baseline's: pin writes them in its
+	 * session's shuffled order, and two checks of the same code should list their cells alike
+	 * in every format.
+	 */
+	{
+		struct strlist names = {0};
+		for (size_t i = 0; i < in->baseline->nprobes; i++)
+			strlist_push(&names, in->baseline->probes[i].name);
+		qsort(names.items, names.n, sizeof *names.items, check_name_cmp);
+		for (size_t i = 0; i < names.n; i++)
+			for (size_t j = 0; j < in->baseline->nprobes; j++)
+				if (strcmp(in->baseline->probes[j].name, names.items[i]) == 0) {
+					check_probe(in, in->baseline->probes[j].name, out);
+					break;
+				}
+		strlist_release(&names);
+	}
 	check_unpinned(in, out);
 	check_knobs(in, out);
 	out->why = check_why(in, out);

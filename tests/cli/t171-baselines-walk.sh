@@ -8,8 +8,8 @@ unset GCR_BASELINE_DIR
 export GCR_LOCK_FILE="$T/bench.lock"
 R=$T/repo
 mkdir -p "$R/.git" "$R/baselines" "$R/docs/deep/er" "$R/src"
-expect_status 0 "$GCR" measure --collector epsilon --probes 01 --size ci --rounds 2 --warmup 0 \
-	--meters rusage,census
+expect_status 0 "$GCR" measure --collector epsilon --probes 03,01,02 --size ci --rounds 2 \
+	--warmup 0 --meters rusage,census --seed 171
 cd "$R/docs/deep/er" || exit 2
 expect_status 0 "$GCR" baseline pin --profile shared_ci --collector epsilon --session latest
 [ -f "$R/baselines/shared_ci/epsilon.json" ] && pass ||
@@ -18,6 +18,12 @@ expect_status 0 "$GCR" baseline pin --profile shared_ci --collector epsilon --se
 cd "$R/src" || exit 2
 expect_status 0 "$GCR" check --profile shared_ci --collector epsilon
 expect_grep "^verdict: ok" "$T/out"
+# Every format lists the cells by probe, whatever order pin wrote the probes in.
+expect_status 0 "$GCR" check --profile shared_ci --collector epsilon --format json
+jq -r '[.cells[].probe] | unique | join(" ")' "$T/out" >"$T/probes"
+expect_eq "$(jq -r '[.cells[].probe] | reduce .[] as $p ([]; if (.[-1] // "") == $p then . else . + [$p] end) | join(" ")' "$T/out")" \
+	"$(cat "$T/probes")" "check's JSON cells in probe order"
+expect_eq "$(cat "$T/probes")" "01_nursery_churn 02_survivor_promotion 03_cross_gen_writes" "the three probes"
 
 # The walk stops at the repository's root: a baselines/ above it is another project's.
 mkdir -p "$T/outer/baselines/shared_ci" "$T/outer/repo2/.git" "$T/outer/repo2/sub"
