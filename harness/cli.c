@@ -376,8 +376,21 @@ int cli_find_session(const char *cmd, struct store *st, const char *db_path, con
 	 * killed or cut short must not stand in for it, and the user must hear that it did not.
 	 */
 	for (i = n; i-- > 0;) {
-		if (strcmp(s[i].status, "complete") == 0)
-			break;
+		struct store_sweep_cell *cells = NULL;
+		size_t ncells = 0;
+		if (strcmp(s[i].status, "complete") == 0) {
+			/* A sweep ran its arms at heap limits no baseline was pinned at. */
+			if (store_sweep_load(st, s[i].id, &cells, &ncells, &e) != 0) {
+				cli_error(cmd, "%s", e.msg);
+				goto out;
+			}
+			store_sweep_release(cells, ncells);
+			if (ncells == 0)
+				break;
+			sbuf_addf(&skipped, "%s%lld (a sweep)", skipped.len ? ", " : "",
+			          (long long)s[i].id);
+			continue;
+		}
 		sbuf_addf(&skipped, "%s%lld (%s%s)", skipped.len ? ", " : "", (long long)s[i].id,
 		          s[i].status, s[i].elsewhere ? ", elsewhere" : "");
 	}
@@ -389,8 +402,8 @@ int cli_find_session(const char *cmd, struct store *st, const char *db_path, con
 			          db_path, collector, collector, size);
 		else
 			cli_error(cmd,
-			          "no complete session in %s measured collector %s (not complete: "
-			          "%s): run gcratchet measure --collector %s --size %s",
+			          "no complete session in %s measured collector %s outside a sweep "
+			          "(skipped: %s): run gcratchet measure --collector %s --size %s",
 			          db_path, collector, skipped.data, collector, size);
 		goto out;
 	}

@@ -118,4 +118,17 @@ expect_grep "--reference gen is not one of the builds swept" "$T/err" "unknown r
 expect_status 2 "$GCR" sweep --collector marksweep --knob GCR_HEAP_MAX_MB=5
 expect_grep "the sweep sets the heap size itself" "$T/err" "no heap knob of one's own"
 expect_eq "$(sql "SELECT count(*) FROM sessions")" 2 "no session from bad input"
+
+# check and ratchet's latest session is never a sweep's (its arms ran at heap limits no
+# baseline was pinned at): with only sweeps stored, check says so; after a measure it skips
+# the newer sweep and names it (issue 29).
+expect_status 2 "$GCR" check --profile shared_ci --collector marksweep
+expect_grep "no complete session in .* measured collector marksweep outside a sweep \(skipped: 2 \(a sweep\), 1 \(a sweep\)\)" "$T/err"
+expect_status_in "0 1 2" "$GCR" measure --collector marksweep --probes 01 --size ci --rounds 1 \
+	--warmup 0 --meters rusage,census
+expect_status 0 "$GCR" sweep --collector marksweep --probes 01 --factors 2 --repeats 1 \
+	--size ci --rounds 1 --warmup 0 --meters rusage,census
+"$GCR" check --profile shared_ci --collector marksweep >"$T/out" 2>"$T/err"
+expect_grep "skipping session 4 \(a sweep\), using session 3" "$T/err"
+expect_no_grep "choose one with --build" "$T/err"
 finish
