@@ -117,12 +117,25 @@ struct sweep_point *sweep_point_at(const struct sweep_table *t, size_t probe, si
 }
 
 /* The best value of metric m for probe p: the smallest at the largest factor that has one. */
+/*
+ * A point's value of metric m as the ratios take it: a time of 0, one that ran under the
+ * clock's resolution (rusage counts whole microseconds), is that resolution, so a probe whose
+ * user time rounds to 0 ns still has a ratio and the geometric means over every probe stay
+ * defined.
+ */
+static double sweep_value(const struct sweep_point *pt, int m)
+{
+	double v = pt->value[m];
+
+	return (m == SWEEP_WALL || m == SWEEP_USER) && v == 0 ? SWEEP_CLOCK_RESOLUTION_NS : v;
+}
+
 static double sweep_best(const struct sweep_table *t, size_t p, int m)
 {
 	for (size_t k = t->nfactors; k > 0; k--) {
 		double best = NAN;
 		for (size_t b = 0; b < t->nbuilds; b++) {
-			double v = sweep_point_at(t, p, b, k - 1)->value[m];
+			double v = sweep_value(sweep_point_at(t, p, b, k - 1), m);
 			if (isfinite(v) && v > 0 && !(v >= best))
 				best = v;
 		}
@@ -144,7 +157,7 @@ static double sweep_lower(const struct sweep_table *t, size_t p, int k)
 	for (size_t b = 0; b < t->nbuilds; b++)
 		for (size_t f = 0; f < t->nfactors; f++) {
 			const struct sweep_point *pt = sweep_point_at(t, p, b, f);
-			double v = pt->value[k];
+			double v = sweep_value(pt, k);
 			double c = pt->collections == 0 ? v : v - pt->gc_ns;
 			/* GC time above the cost (a clock that counts other threads) bounds nothing. */
 			if (isfinite(c) && c > 0 && !(c >= lower))
@@ -182,9 +195,10 @@ void sweep_derive(struct sweep_table *t)
 				struct sweep_point *pt = sweep_point_at(t, p, b, f);
 				for (int m = 0; m < SWEEP_NMETRICS; m++)
 					pt->norm[m] =
-					    pt->value[m] / t->best[p * SWEEP_NMETRICS + m];
+					    sweep_value(pt, m) / t->best[p * SWEEP_NMETRICS + m];
 				for (int k = 0; k < SWEEP_NLBO; k++)
-					pt->lbo[k] = pt->value[k] / t->lower[p * SWEEP_NLBO + k];
+					pt->lbo[k] =
+					    sweep_value(pt, k) / t->lower[p * SWEEP_NLBO + k];
 			}
 	}
 	for (size_t b = 0; b < t->nbuilds; b++)

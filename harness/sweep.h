@@ -37,7 +37,12 @@ enum sweep_metric {
 	SWEEP_RSS,  /* rss.peak_bytes */
 	SWEEP_NMETRICS,
 };
-#define SWEEP_NLBO 1
+#define SWEEP_NLBO                1
+/*
+ * The clock's resolution: rusage counts time to the microsecond. A time below it is taken as
+ * it in every ratio and geometric mean (a user time of 0 ns left the mean undefined).
+ */
+#define SWEEP_CLOCK_RESOLUTION_NS 1000.0
 /* The metric names of enum sweep_metric, as in metrics.c. */
 extern const char *const sweep_metric_names[SWEEP_NMETRICS];
 

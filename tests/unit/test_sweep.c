@@ -107,6 +107,19 @@ static void test_derive(void)
 	CHECK(t.geo_n[0 * 2 + 0] == 2 && t.geo_n[0 * 2 + 1] == 1 && t.geo_n[1 * 2 + 0] == 0);
 	sweep_table_release(&t);
 
+	/* A user time of 0 ns (under rusage's microsecond) is taken as 1 us: its ratios and the
+	 * geometric mean over probes stay defined. */
+	sweep_table_init(&t, 2, 1, 1);
+	t.factors[0] = 2;
+	set(&t, 0, 0, 0, 4000, 0, NAN);
+	set(&t, 1, 0, 0, 9000, 8000, NAN);
+	sweep_derive(&t);
+	CHECK_NEAR(t.best[0 * SWEEP_NMETRICS + SWEEP_USER], SWEEP_CLOCK_RESOLUTION_NS, tol);
+	CHECK_NEAR(sweep_point_at(&t, 0, 0, 0)->norm[SWEEP_USER], 1, tol);
+	CHECK_NEAR(t.geo[0 * SWEEP_NMETRICS + SWEEP_USER], 1, tol);
+	CHECK(sweep_point_at(&t, 0, 0, 0)->value[SWEEP_USER] == 0); /* the stored figure stays */
+	sweep_table_release(&t);
+
 	/* GC time above the cost bounds nothing (a clock that counted time preempted). */
 	sweep_table_init(&t, 1, 2, 1);
 	t.factors[0] = 2;
