@@ -53,7 +53,7 @@ CORE_OBJS := $(addprefix $(B)/obj/,$(addsuffix .o,$(CORE))) \
 CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all harness collectors collector-% ratchet check test test-build deps install \
+.PHONY: all harness collectors collector-% ratchet check test test-build deps test-deps install \
         uninstall format-check clean asan fuzz fuzz-build FORCE
 # `make` alone builds everything, whatever rule comes first.
 .DEFAULT_GOAL := all
@@ -174,8 +174,12 @@ JS_BUILDS ?= default single-threaded semi-1mb semi-16mb
 js:
 	@sh js/build.sh $(B) $(JS_BUILDS)
 
+# What the main job needs (make ratchet); test-deps adds what the suite, make jvm and make js
+# need (chromium, the JDK, PostgreSQL, node and the rest: scripts/setup.sh says which).
 deps:
 	@sh scripts/setup.sh
+test-deps:
+	@sh scripts/setup.sh --test
 
 # The build the main job and the suite wait for uses every core (26 s instead of 36 s for
 # `all` on this 2-core VM).
@@ -188,7 +192,7 @@ ratchet: deps
 check: all
 	@$(B)/gcratchet ratchet --profile shared_ci --collector $(DEFAULT_COLLECTOR)
 
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory -j$(NPROC) test-build asan fuzz-build
 	@GCR_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) sh tests/run.sh

@@ -24,7 +24,7 @@ shift
 node_cmd=${NODE:-node}
 if ! command -v "$node_cmd" >/dev/null 2>&1; then
 	echo "js/build.sh: no $node_cmd on PATH: the JS builds need node (V8)." >&2
-	echo "  Run scripts/setup.sh (as root it installs nodejs), or: apt-get install nodejs" >&2
+	echo "  Run scripts/setup.sh --test (as root it installs nodejs), or: apt-get install nodejs" >&2
 	exit 2
 fi
 # The absolute path goes into every wrapper: a build runs the node it was built for, whatever
@@ -37,7 +37,7 @@ case $node_version in
 *)
 	echo "js/build.sh: $node_bin is node '${node_version:-unknown}': the probes' census needs" >&2
 	echo "  node 18 or later (perf_hooks gc entries with their detail). Install nodejs" >&2
-	echo "  (scripts/setup.sh) or point NODE at a newer node." >&2
+	echo "  (scripts/setup.sh --test) or point NODE at a newer node." >&2
 	exit 2
 	;;
 esac

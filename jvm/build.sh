@@ -20,7 +20,7 @@ java_cmd=${JAVA:-java}
 javac_cmd=${JAVAC:-javac}
 if ! command -v "$java_cmd" >/dev/null 2>&1 || ! command -v "$javac_cmd" >/dev/null 2>&1; then
 	echo "jvm/build.sh: no $java_cmd or $javac_cmd on PATH: the JVM builds need OpenJDK 17." >&2
-	echo "  Run scripts/setup.sh (as root it installs openjdk-17-jdk-headless), or:" >&2
+	echo "  Run scripts/setup.sh --test (as root it installs openjdk-17-jdk-headless), or:" >&2
 	echo "  apt-get install openjdk-17-jdk-headless" >&2
 	exit 2
 fi
@@ -34,7 +34,7 @@ case $vm_version in
 *)
 	echo "jvm/build.sh: $java_bin is version '${vm_version:-unknown}', not OpenJDK 17:" >&2
 	echo "  the census knows JDK 17's collector beans. Install openjdk-17-jdk-headless" >&2
-	echo "  (scripts/setup.sh) or point JAVA and JAVAC at a JDK 17." >&2
+	echo "  (scripts/setup.sh --test) or point JAVA and JAVAC at a JDK 17." >&2
 	exit 2
 	;;
 esac

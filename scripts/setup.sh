@@ -1,17 +1,33 @@
 #!/bin/sh
-# setup.sh — installs what gcratchet needs to build, measure and test, on Debian.
+# setup.sh [--test] — installs what gcratchet needs on Debian: without --test, what the main
+# job (make ratchet: build, measure, check) uses; with --test (make test-deps, which make test
+# calls), also what the test suite and the JVM and JS builds use.
 # As root it runs apt-get; otherwise it prints the one command to run and exits 2.
 set -eu
 
-PACKAGES="gcc clang make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev postgresql libgc-dev valgrind sqlite3 python3 python3-yaml chromium clang-format libxml2-utils jq"
-# clang's sanitizer and libFuzzer runtimes, for make asan and make fuzz.
-PACKAGES="$PACKAGES libclang-rt-dev"
-# The JVM's collectors as build folders (make jvm, docs/jvm.md): java and javac 17.
-PACKAGES="$PACKAGES openjdk-17-jdk-headless"
-# V8's collector settings as build folders (make js, docs/js.md): node 18 or later. Debian 12's
-# nodejs is 18; an installed nodejs of another origin (the machine's image has NodeSource's
-# 20) is the same package name and is kept.
-PACKAGES="$PACKAGES nodejs"
+# The main job: compilers, the libraries the harness and the Boehm build link (libpq is the
+# PostgreSQL client, linked by the harness), valgrind for Ir, and python3 for the CI recipes'
+# comment step (scripts/ci-comment.py).
+PACKAGES="gcc make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev libgc-dev valgrind python3"
+case "${1:-}" in
+--test)
+	# The suite: clang, its sanitizer and libFuzzer runtimes (make asan, make fuzz), a
+	# PostgreSQL server (the fleet store's tests), sqlite3, python3-yaml (the recipe tests),
+	# chromium (the HTML page tests), clang-format, xmllint, jq.
+	PACKAGES="$PACKAGES clang libclang-rt-dev postgresql sqlite3 python3-yaml chromium clang-format libxml2-utils jq"
+	# The JVM's collectors as build folders (make jvm, docs/jvm.md): java and javac 17.
+	PACKAGES="$PACKAGES openjdk-17-jdk-headless"
+	# V8's collector settings as build folders (make js, docs/js.md): node 18 or later.
+	# Debian 12's nodejs is 18; an installed nodejs of another origin (the machine's image has
+	# NodeSource's 20) is the same package name and is kept.
+	PACKAGES="$PACKAGES nodejs"
+	;;
+"") ;;
+*)
+	echo "setup: unknown argument \"$1\" (usage: scripts/setup.sh [--test])" >&2
+	exit 2
+	;;
+esac
 
 missing=""
 for p in $PACKAGES; do

@@ -152,7 +152,7 @@ finish() {
 # an unprivileged user (the server refuses to run as root; as root the tests use the system
 # user gcrpg, created when missing). Sets PG_URL_BASE (append a database name: "${PG_URL_BASE}x"
 # is postgresql:///x?host=...) and stops the server on exit, whatever happens. Missing server
-# binaries fail the test: scripts/setup.sh installs them.
+# binaries fail the test: scripts/setup.sh --test installs them.
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}
 PG_DIR=
 # runuser and useradd live in /usr/sbin, which a minimal PATH (env -i PATH=/usr/bin:/bin) lacks.
@@ -162,7 +162,7 @@ pg_as() {
 }
 pg_start() {
 	if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/initdb" ] || [ ! -x "$PG_BIN/pg_ctl" ]; then
-		fail "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb): scripts/setup.sh installs them"
+		fail "no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb): scripts/setup.sh --test installs them"
 		finish
 	fi
 	if [ "$(id -u)" = 0 ] && ! id gcrpg >/dev/null 2>&1; then

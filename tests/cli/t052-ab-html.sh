@@ -8,7 +8,7 @@ exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
-	fail "chromium is not installed (scripts/setup.sh installs it)"
+	fail "chromium is not installed (scripts/setup.sh --test installs it)"
 	finish
 fi
 # One profile per call, nothing from the network, no first-run work.

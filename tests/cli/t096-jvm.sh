@@ -5,13 +5,13 @@
 # from the beans' notifications, and 15's latency section; an A/A of jvm-serial is quiet on
 # every census counter; check of the session against jvm-serial's and jvm-g1's committed
 # shared_ci baselines passes. Needs
-# OpenJDK 17 (scripts/setup.sh installs it): without java the test fails, saying so, rather
+# OpenJDK 17 (scripts/setup.sh --test installs it): without java the test fails, saying so, rather
 # than skipping.
 . "$(dirname "$0")/lib.sh"
 exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-	fail "java and javac are missing: the JVM builds need OpenJDK 17; run scripts/setup.sh (as root it installs openjdk-17-jdk-headless)"
+	fail "java and javac are missing: the JVM builds need OpenJDK 17; run scripts/setup.sh --test (as root it installs openjdk-17-jdk-headless)"
 	finish
 fi
 

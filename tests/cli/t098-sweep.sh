@@ -93,7 +93,7 @@ assert g[("marksweep", 2)]["normalised"]["time.wall_ns"] > 0
 print("ok")' "$T/s.json" >"$T/py" 2>&1
 expect_eq "$(cat "$T/py")" ok "JSON: normalisation and LBO agree with the medians"
 if [ -z "$CHROMIUM" ]; then
-	fail "chromium is not installed (scripts/setup.sh installs it)"
+	fail "chromium is not installed (scripts/setup.sh --test installs it)"
 else
 	chrome --dump-dom "file://$T/s.html" >"$T/s.dom"
 	# (geometric mean + 2 probes) x (wall, user, RSS, LBO wall)

@@ -10,7 +10,7 @@
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
-	fail "chromium is not installed (scripts/setup.sh installs it)"
+	fail "chromium is not installed (scripts/setup.sh --test installs it)"
 	finish
 fi
 chrome() {

@@ -82,7 +82,7 @@ expect_eq "$(grep -o '<polyline class="host"[^>]*>' "$T/pg.html")" \
 	"$(grep -o '<polyline class="host"[^>]*>' "$T/h.html")" "the same lines as from the SQLite file"
 
 if [ -z "$CHROMIUM" ]; then
-	fail "chromium is not installed (scripts/setup.sh installs it)"
+	fail "chromium is not installed (scripts/setup.sh --test installs it)"
 else
 	for page in h none; do
 		chrome --dump-dom "file://$T/$page.html" >"$T/$page.dom"

@@ -129,6 +129,6 @@ if command -v javac >/dev/null 2>&1; then
 	expect_grep "^# A fatal error has been detected by the Java Runtime Environment" "$T/jerr"
 	expect_grep "^---------------  S U M M A R Y ------------" "$T/jerr"
 else
-	fail "javac is missing: scripts/setup.sh installs OpenJDK 17"
+	fail "javac is missing: scripts/setup.sh --test installs OpenJDK 17"
 fi
 finish

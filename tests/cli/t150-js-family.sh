@@ -6,13 +6,13 @@
 # limit is V8's whole heap, its out-of-memory "heap exhausted" and status 3; the caller's
 # NODE_OPTIONS never reaches a run; an edited script is refused; an A/B of two settings runs
 # with equal checksums, and the committed shared_ci baselines judge a fresh session ok.
-# Needs node (scripts/setup.sh installs nodejs); skipped, saying so, only when it is missing.
+# Needs node (scripts/setup.sh --test installs nodejs); skipped, saying so, only when it is missing.
 . "$(dirname "$0")/lib.sh"
 export GCR_LOCK_FILE="$T/bench.lock"
 exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 if ! command -v node >/dev/null 2>&1; then
-	echo "t150: SKIPPED: no node on PATH: the JS builds need node (scripts/setup.sh installs nodejs)"
+	echo "t150: SKIPPED: no node on PATH: the JS builds need node (scripts/setup.sh --test installs nodejs)"
 	finish
 fi
 
