@@ -503,9 +503,12 @@ static void check_unpinned(const struct check_input *in, struct check_result *re
 	}
 }
 
-static int check_name_cmp(const void *a, const void *b)
+static int check_probe_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct baseline_probe *x = *(const struct baseline_probe *const *)a;
+	const struct baseline_probe *y = *(const struct baseline_probe *const *)b;
+
+	return strcmp(x->name, y->name);
 }
 
 void check_judge(const struct check_input *in, struct check_result *out)
@@ -520,17 +523,14 @@ void check_judge(const struct check_input *in, struct check_result *out)
 	 * in every format.
 	 */
 	{
-		struct strlist names = {0};
-		for (size_t i = 0; i < in->baseline->nprobes; i++)
-			strlist_push(&names, in->baseline->probes[i].name);
-		qsort(names.items, names.n, sizeof *names.items, check_name_cmp);
-		for (size_t i = 0; i < names.n; i++)
-			for (size_t j = 0; j < in->baseline->nprobes; j++)
-				if (strcmp(in->baseline->probes[j].name, names.items[i]) == 0) {
-					check_probe(in, in->baseline->probes[j].name, out);
-					break;
-				}
-		strlist_release(&names);
+		size_t n = in->baseline->nprobes;
+		const struct baseline_probe **order = xcalloc(n ? n : 1, sizeof *order);
+		for (size_t i = 0; i < n; i++)
+			order[i] = &in->baseline->probes[i];
+		qsort(order, n, sizeof *order, check_probe_cmp);
+		for (size_t i = 0; i < n; i++)
+			check_probe(in, order[i]->name, out);
+		free(order);
 	}
 	check_unpinned(in, out);
 	check_knobs(in, out);

@@ -50,6 +50,21 @@ int cli_close_enough(const char *typed, size_t distance)
 	return distance > 0 && distance <= limit;
 }
 
+void cli_nearer(const char *typed, const char *candidate, struct cli_near *near)
+{
+	size_t d = cli_edit_distance(typed, candidate);
+
+	if (!near->name || d < near->distance) {
+		near->name = candidate;
+		near->distance = d;
+	}
+}
+
+const char *cli_near_name(const char *typed, const struct cli_near *near)
+{
+	return near->name && cli_close_enough(typed, near->distance) ? near->name : NULL;
+}
+
 int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional)
 {
 	while (it->i < it->argc) {
@@ -97,16 +112,12 @@ int cli_next(struct cli_iter *it, const char **opt, const char **val, struct str
 		}
 		{
 			char *typed = xasprintf("%.*s", (int)len, arg);
-			const char *near = NULL;
-			size_t best = (size_t)-1;
-			for (const struct cli_opt *o = it->opts; o && o->name; o++) {
-				size_t d = cli_edit_distance(typed, o->name);
-				if (d < best) {
-					best = d;
-					near = o->name;
-				}
-			}
-			if (near && cli_close_enough(typed, best))
+			struct cli_near nearest = {0};
+			const char *near;
+			for (const struct cli_opt *o = it->opts; o && o->name; o++)
+				cli_nearer(typed, o->name, &nearest);
+			near = cli_near_name(typed, &nearest);
+			if (near)
 				cli_error(
 				    it->cmd,
 				    "unknown option \"%s\" (did you mean %s? see gcratchet %s "
@@ -289,14 +300,20 @@ char *cli_baseline_find(const char *profile, const char *collector)
 	return own;
 }
 
-const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available)
+int cli_is_probe_number(const char *want)
 {
-	const char *found = NULL;
 	int all_digits = *want != '\0';
-	char *valid;
 
 	for (const char *p = want; *p; p++)
 		all_digits &= isdigit((unsigned char)*p) != 0;
+	return all_digits;
+}
+
+const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available)
+{
+	const char *found = NULL;
+	int all_digits = cli_is_probe_number(want);
+	char *valid;
 	for (size_t i = 0; i < available->n; i++) {
 		const char *name = available->items[i];
 		if (strcmp(name, want) == 0)

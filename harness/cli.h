@@ -76,6 +76,16 @@ const char *cli_near_command(const char *name);
 size_t cli_edit_distance(const char *a, const char *b);
 /* 1 when a distance makes a "did you mean": 1 edit in up to 4 characters, 2 in 8, else 3. */
 int cli_close_enough(const char *typed, size_t distance);
+/* The nearest of the candidates offered to cli_nearer so far; zero-initialised to start. */
+struct cli_near {
+	const char *name;
+	size_t distance;
+};
+void cli_nearer(const char *typed, const char *candidate, struct cli_near *near);
+/* The nearest name, if it is close enough to suggest (cli_close_enough), else NULL. */
+const char *cli_near_name(const char *typed, const struct cli_near *near);
+/* 1 when a probe is asked for by number ("1", "01"), not by name. */
+int cli_is_probe_number(const char *want);
 
 /* Parses a positive (or non-negative when allow_zero) integer option; prints on error. */
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,

@@ -5,7 +5,6 @@
  * order is git's (rev-list --topo-order) where a repository is at hand, else the order in
  * which each commit was first measured.
  */
-#include <ctype.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,11 +316,8 @@ static int history_resolve_probe(const char *cmd, struct store *st, const char *
 {
 	struct strlist names = {0};
 	const char *found = want;
-	int digits = *want != '\0';
 
-	for (const char *p = want; *p; p++)
-		digits &= isdigit((unsigned char)*p) != 0;
-	if (digits && store_history_probes(st, collector, &names, e) != 0) {
+	if (cli_is_probe_number(want) && store_history_probes(st, collector, &names, e) != 0) {
 		strlist_release(&names);
 		return -1;
 	}

@@ -450,17 +450,11 @@ const struct cli_command *cli_find_command(const char *name)
 
 const char *cli_near_command(const char *name)
 {
-	const char *near = NULL;
-	size_t best = (size_t)-1;
+	struct cli_near nearest = {0};
 
-	for (const struct cli_command *c = commands; c->name; c++) {
-		size_t d = cli_edit_distance(name, c->name);
-		if (d < best) {
-			best = d;
-			near = c->name;
-		}
-	}
-	return near && cli_close_enough(name, best) ? near : NULL;
+	for (const struct cli_command *c = commands; c->name; c++)
+		cli_nearer(name, c->name, &nearest);
+	return cli_near_name(name, &nearest);
 }
 
 static int main_usage(FILE *f)
@@ -488,11 +482,14 @@ int main(int argc, char **argv)
 		if (argc < 3)
 			return main_usage(stdout);
 		c = cli_find_command(argv[2]);
-		if (!c && cli_near_command(argv[2]))
-			return cli_error("help", "unknown command \"%s\" (did you mean %s?)",
-			                 argv[2], cli_near_command(argv[2]));
-		if (!c)
+		if (!c) {
+			const char *near = cli_near_command(argv[2]);
+			if (near)
+				return cli_error("help",
+				                 "unknown command \"%s\" (did you mean %s?)",
+				                 argv[2], near);
 			return cli_error("help", "unknown command \"%s\"", argv[2]);
+		}
 		return cli_usage(c, 0);
 	}
 	c = cli_find_command(argv[1]);

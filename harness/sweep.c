@@ -116,7 +116,6 @@ struct sweep_point *sweep_point_at(const struct sweep_table *t, size_t probe, si
 	return &t->points[(probe * t->nbuilds + build) * t->nfactors + factor];
 }
 
-/* The best value of metric m for probe p: the smallest at the largest factor that has one. */
 /*
  * A point's value of metric m as the ratios take it: a time of 0, one that ran under the
  * clock's resolution (rusage counts whole microseconds), is that resolution, so a probe whose
@@ -130,6 +129,7 @@ static double sweep_value(const struct sweep_point *pt, int m)
 	return (m == SWEEP_WALL || m == SWEEP_USER) && v == 0 ? SWEEP_CLOCK_RESOLUTION_NS : v;
 }
 
+/* The best value of metric m for probe p: the smallest at the largest factor that has one. */
 static double sweep_best(const struct sweep_table *t, size_t p, int m)
 {
 	for (size_t k = t->nfactors; k > 0; k--) {
