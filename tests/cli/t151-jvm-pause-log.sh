@@ -20,10 +20,14 @@ if make -s -C "$TOP" jvm B="$T/build" JVM_COLLECTORS="serial parallel g1 zgc she
 	finish
 fi
 
-# compare BUILD PROBE TAGS: runs PROBE of a copy of BUILD whose wrapper also writes -Xlog:TAGS
-# to a file of the test's, then holds the census's figures to that log's "Pause" lines.
+# compare BUILD PROBE TAGS [window]: runs PROBE of a copy of BUILD whose wrapper also writes
+# -Xlog:TAGS to a file of the test's, then holds the census's figures to that log's "Pause"
+# lines: all of them, or with "window" a run of consecutive ones. The census keeps the pauses
+# that start inside the run (docs/jvm.md); a concurrent collector's cycle can start before the
+# census does, or after the final collection returned (ZGC: 9 of the log's 10 or 12 pauses in
+# four runs of six here), and those are the log's first or last lines.
 compare() {
-	b=$1 p=$2 tags=$3
+	b=$1 p=$2 tags=$3 window=${4:-}
 	d=$T/x-$b
 	[ -d "$d" ] || cp -R "$J/$b" "$d"
 	cp "$J/$b/$p" "$d/$p"
@@ -37,13 +41,22 @@ compare() {
 	cn=$(jq '.pauses.count' "$T/census.$b.$p")
 	expect_eq "$(jq '.pauses.wall_total_ns == .census.pause_total_ns and .pauses.wall_max_ns == .census.pause_max_ns and (.capabilities | index("pause_log") != null)' "$T/census.$b.$p")" \
 		true "$b $p: the pauses section's total and max are the census's"
-	line=$(awk -v ct="$ct" -v cm="$cm" -v cn="$cn" '
-		/ Pause / { v = $NF; sub(/ms$/, "", v); s += v; if (v + 0 > m) m = v + 0; n++ }
+	line=$(awk -v ct="$ct" -v cm="$cm" -v cn="$cn" -v window="$window" '
+		function held(from, to,   k) {
+			s = 0; m = 0
+			for (k = from; k <= to; k++) { s += d[k]; if (d[k] > m) m = d[k] }
+			return ct / 1e6 >= s * 0.99 && ct / 1e6 <= s * 1.01 &&
+			       cm / 1e6 >= m * 0.99 && cm / 1e6 <= m * 1.01
+		}
+		/ Pause / { v = $NF; sub(/ms$/, "", v); d[++n] = v + 0 }
 		END {
-			ok = n > 0 && n == cn && ct / 1e6 >= s * 0.99 && ct / 1e6 <= s * 1.01 &&
-			     cm / 1e6 >= m * 0.99 && cm / 1e6 <= m * 1.01
-			printf "%s census %d pauses, %.3f ms, max %.3f ms; -Xlog %d pauses, %.3f ms, max %.3f ms\n",
-				ok ? "ok" : "DIFFER", cn, ct / 1e6, cm / 1e6, n, s, m
+			ok = n > 0 && cn > 0 && (window == "" ? n == cn && held(1, n) : 0)
+			for (i = 1; window != "" && !ok && i + cn - 1 <= n; i++)
+				ok = held(i, i + cn - 1)
+			if (!ok) held(1, n)
+			printf "%s census %d pauses, %.3f ms, max %.3f ms; -Xlog %d pauses, %.3f ms, max %.3f ms%s\n",
+				ok ? "ok" : "DIFFER", cn, ct / 1e6, cm / 1e6, n, s, m,
+				ok && window != "" ? " (consecutive in the log)" : ""
 		}' "$T/xlog.$b.$p")
 	echo "$b $p: $line"
 	case $line in
@@ -58,8 +71,8 @@ for b in jvm-serial jvm-parallel jvm-g1; do
 	done
 done
 # ZGC logs its pauses under gc+phases, Shenandoah under gc; both now have pause figures.
-compare jvm-zgc 12_large_live_set gc+phases
-compare jvm-shenandoah 12_large_live_set gc
+compare jvm-zgc 12_large_live_set gc+phases window
+compare jvm-shenandoah 12_large_live_set gc window
 expect_eq "$(jq '.pauses.count >= 3 and .pauses.wall_max_ns > 0 and (.pauses.mmu | has("1ms"))' "$T/census.jvm-zgc.12_large_live_set")" \
 	true "jvm-zgc: its cycles' pauses, to the microsecond, with MMU at 1 ms"
 finish
