@@ -53,7 +53,7 @@ CORE_OBJS := $(addprefix $(B)/obj/,$(addsuffix .o,$(CORE))) \
 CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all harness collectors collector-% ratchet check test test-build deps test-deps install \
+.PHONY: all harness collectors collector-% ratchet check test test-build deps test-deps install readme-synopsis \
         uninstall format-check clean asan fuzz fuzz-build FORCE
 # `make` alone builds everything, whatever rule comes first.
 .DEFAULT_GOAL := all
@@ -209,6 +209,10 @@ FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/commo
                collectors/*/*.[ch] probes/*.c probes/runtime/*.[ch] tests/unit/*.[ch] \
                tests/abi/*.c reports/*.[ch] tests/bench/*.c tests/cli/*.c tests/fuzz/*.[ch] \
                examples/*/*.[ch])
+# README.md's Commands block, from every verb's usage lines (tests/cli/t174 checks it).
+readme-synopsis: harness
+	@sh scripts/readme-synopsis.sh $(B)/gcratchet README.md
+
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted as .clang-format says"
 

@@ -13,9 +13,24 @@
 
 #include "escape.h"
 
+static struct strlist *cli_options_sink;
+
+void cli_list_options(struct strlist *sink)
+{
+	cli_options_sink = sink;
+}
+
 void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
                    const struct cli_opt *opts)
 {
+	for (const struct cli_opt *o = opts; cli_options_sink && o && o->name; o++) {
+		char *name = xasprintf("%s%s", o->name, o->has_arg & 1 ? "=" : "");
+
+		if (!(o->has_arg & CLI_OPT_HIDDEN) && strcmp(o->name, "--help") != 0 &&
+		    !strlist_contains(cli_options_sink, name))
+			strlist_push(cli_options_sink, name);
+		free(name);
+	}
 	it->argc = argc;
 	it->argv = argv;
 	it->i = 1;
@@ -93,7 +108,7 @@ int cli_next(struct cli_iter *it, const char **opt, const char **val, struct str
 			if (strlen(o->name) != len || strncmp(o->name, arg, len) != 0)
 				continue;
 			*opt = o->name;
-			if (!o->has_arg) {
+			if (!(o->has_arg & 1)) {
 				if (eq) {
 					cli_error(it->cmd, "option %s takes no value", o->name);
 					return -1;
@@ -173,6 +188,8 @@ const char *cli_safe(const char *s)
 
 int cli_usage(const struct cli_command *c, int to_stderr)
 {
+	if (cli_options_sink)
+		return EXIT_OK;
 	fputs(c->usage, to_stderr ? stderr : stdout);
 	return to_stderr ? EXIT_UNJUDGED : EXIT_OK;
 }

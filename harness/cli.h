@@ -35,8 +35,20 @@ struct cli_command {
 
 struct cli_opt {
 	const char *name; /* "--rounds" */
-	int has_arg;
+	int has_arg;      /* 1: takes a value; CLI_OPT_HIDDEN added: not advertised */
 };
+/* An option accepted for older command lines, left out of --help and the completion. */
+#define CLI_OPT_HIDDEN 2
+
+/* The command table, ending with a NULL name (main.c). */
+const struct cli_command *cli_commands(void);
+/*
+ * Listing a verb's options without running it (gcratchet completion, and the test that holds
+ * every --help to its verb's table): while a sink is set, cli_iter_init appends the options
+ * the verb's table advertises to it, "--rounds=" for one that takes a value, and cli_usage
+ * prints nothing. A verb called with only --help then lists its options and returns 0.
+ */
+void cli_list_options(struct strlist *sink);
 
 /*
  * Walks argv[1..] of a subcommand. Returns 1 with *opt (the option's table entry name) and

@@ -2395,13 +2395,20 @@ static int bisect_parse_int(const char *cmd, const char *opt, const char *val, i
 int cmd_bisect(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--good", 1},          {"--old", 1},       {"--bad", 1},     {"--new", 1},
-	    {"--probe", 1},         {"--probes", 1},    {"--metric", 1},  {"--collector", 1},
-	    {"--collector-dir", 1}, {"--build-cmd", 1}, {"--repo", 1},    {"--make", 1},
-	    {"--threshold", 1},     {"--improved", 0},  {"--resume", 0},  {"--rounds", 1},
-	    {"--max-rounds", 1},    {"--warmup", 1},    {"--size", 1},    {"--json", 1},
-	    {"--cache", 1},         {"--db", 1},        {"--timeout", 1}, {"--jobs", 1},
-	    {"--lock-timeout", 1},  {"--cpu", 1},       {"--no-aslr", 0}, {"--pass-env", 1},
+	    {"--good", 1},          {"--old", 1 | CLI_OPT_HIDDEN},
+	    {"--bad", 1},           {"--new", 1 | CLI_OPT_HIDDEN},
+	    {"--probe", 1},         {"--probes", 1 | CLI_OPT_HIDDEN},
+	    {"--metric", 1},        {"--collector", 1},
+	    {"--collector-dir", 1}, {"--build-cmd", 1},
+	    {"--repo", 1},          {"--make", 1},
+	    {"--threshold", 1},     {"--improved", 0},
+	    {"--resume", 0},        {"--rounds", 1},
+	    {"--max-rounds", 1},    {"--warmup", 1},
+	    {"--size", 1},          {"--json", 1},
+	    {"--cache", 1},         {"--db", 1},
+	    {"--timeout", 1},       {"--jobs", 1},
+	    {"--lock-timeout", 1},  {"--cpu", 1},
+	    {"--no-aslr", 0},       {"--pass-env", 1},
 	    {"--thp", 1},           {NULL, 0},
 	};
 	const char *cmd = "bisect", *opt, *val, *good = NULL, *bad = NULL, *threshold = NULL;

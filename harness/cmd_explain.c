@@ -134,10 +134,20 @@ static int explain_probes(const char *cmd, const char *list, const struct strlis
 static int explain_parse(const char *cmd, int argc, char **argv, struct explain_opts *o)
 {
 	static const struct cli_opt opts[] = {
-	    {"--session", 1}, {"--against", 1}, {"--against-build", 1}, {"--build", 1},
-	    {"--base", 1},    {"--profile", 1}, {"--collector", 1},     {"--baseline", 1},
-	    {"--probe", 1},   {"--probes", 1},  {"--top", 1},           {"--format", 1},
-	    {"--db", 1},      {NULL, 0},
+	    {"--session", 1},
+	    {"--against", 1},
+	    {"--against-build", 1},
+	    {"--build", 1},
+	    {"--base", 1},
+	    {"--profile", 1},
+	    {"--collector", 1},
+	    {"--baseline", 1},
+	    {"--probe", 1},
+	    {"--probes", 1 | CLI_OPT_HIDDEN},
+	    {"--top", 1},
+	    {"--format", 1},
+	    {"--db", 1},
+	    {NULL, 0},
 	};
 	const char *opt, *val;
 	struct cli_iter it;

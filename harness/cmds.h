@@ -27,6 +27,7 @@ enum measure_view { MEASURE_VIEW_RUNS, MEASURE_VIEW_QUIET };
 int measure_session(const char *cmd, const struct session_opts *o, const char *command,
                     enum measure_view view, int64_t *session_id);
 int cmd_check(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 int cmd_ratchet(int argc, char **argv);
 /* What check judges and how it prints it: check's options, for ratchet too. All borrowed. */
 struct check_opts {

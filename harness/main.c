@@ -13,8 +13,8 @@ static const struct cli_command commands[] = {
      "                         [--two-n N1,N2] [--meters LIST] [--events LIST] [--seed N]\n"
      "                         [--jobs N] [--timeout SEC] [--cpu N] [--no-aslr]\n"
      "                         [--pass-env NAME] [--env-offset MAX] [--lock-timeout SEC]\n"
-     "                         [--idle-below LOAD] [--knob NAME=VALUE]... [--thp off|host]\n"
-     "                         [--db FILE]\n"
+     "                         [--idle-below LOAD] [--idle-timeout SEC] [--knob NAME=VALUE]...\n"
+     "                         [--valgrind-runs N] [--thp off|host] [--db FILE]\n"
      "\n"
      "Runs every chosen probe on every chosen build, round after round, and stores every\n"
      "sample in the database. Builds are interleaved within each round (order reversed on\n"
@@ -38,6 +38,8 @@ static const struct cli_command commands[] = {
      "  --seed N          the shuffle seed, to repeat a session's order\n"
      "  --jobs N          valgrind runs at once, 1 to 64 (default: the online CPUs); they start\n"
      "                    after the last timed run, which always runs alone\n"
+     "  --valgrind-runs N valgrind runs per probe and build (default 1; 2 or more show whether\n"
+     "                    the build's Ir repeats)\n"
      "  --timeout SEC     kill a run after SEC seconds (default 300, 0: no limit; valgrind 100x)\n"
      "  --cpu N           pin every probe to CPU N\n"
      "  --no-aslr         timed runs with address-space randomisation off (valgrind runs always)\n"
@@ -117,7 +119,7 @@ static const struct cli_command commands[] = {
      "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
      "                              [--build NAME] [--out FILE] [--db FILE]\n"
      "                              [--accept-noise \"reason\"] [--vary-env N] [--meters LIST]\n"
-     "                              [--minheap]\n"
+     "                              [--minheap] [--heap-limited]\n"
      "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
      "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
      "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
@@ -134,6 +136,7 @@ static const struct cli_command commands[] = {
      "(i-1) * 4096 bytes and ASLR on for timed runs, pools their runs per cell, widens a cell\n"
      "whose pooled spread exceeds its band, and records the sessions in \"vary_env\".\n"
      "Each rule has a class: exact, banded, quantile (judged on the min of the runs) or info.\n"
+     "--heap-limited pins a session that ran at heap limits (a sweep's arm), refused otherwise.\n"
      "--minheap also pins each probe's minimum heap (minheap.min_heap_mib) from the newest\n"
      "answers gcratchet minheap stored for the build; check then judges a probe that needs more\n"
      "heap as REGRESSED (docs/sweeps.md, \"The min-heap ratchet\").\n"
@@ -152,14 +155,16 @@ static const struct cli_command commands[] = {
      "\n"
      "probes: the probes built, and for which builds; collectors: the build folders under\n"
      "build/collectors with collector, version and commit; sessions: the sessions in the\n"
-     "database; metrics: every metric name a baseline rule may use.\n",
+     "database; metrics: every metric name a baseline rule may use.\n"
+     "\n"
+     "Exit status: 0 listed; 2 an unreadable database or build folder, or bad arguments.\n",
      "list probes, collector builds, sessions or metrics"},
     {"ab", cmd_ab,
      "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
      "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N] [--jobs N]\n"
      "                    [--timeout SEC] [--knob-base NAME=VALUE]... [--knob-fix NAME=VALUE]...\n"
      "                    [--across | --no-across] [--md FILE] [--json FILE] [--html FILE]\n"
-     "                    [--thp off|host] [--db FILE]\n"
+     "                    [--valgrind-runs N] [--pass-env NAME] [--thp off|host] [--db FILE]\n"
      "\n"
      "A/B two collector builds on this host: every round runs each probe on both builds back\n"
      "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
@@ -184,6 +189,10 @@ static const struct cli_command commands[] = {
      "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
      "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
      "  --jobs N       valgrind runs at once, after the timed rounds (default: the online CPUs)\n"
+     "  --valgrind-runs N\n"
+     "                 valgrind runs per probe and arm (default 2, 3 where Ir differs: an Ir\n"
+     "                 that does not repeat is judged by its spread)\n"
+     "  --pass-env NAME give probes this variable of ours too (as measure's)\n"
      "  --knob-base NAME=VALUE, --knob-fix NAME=VALUE\n"
      "                 an environment variable for BASE's or FIX's probes (repeatable): gen\n"
      "                 against gen with a 16 MiB nursery is\n"
@@ -212,7 +221,10 @@ static const struct cli_command commands[] = {
      "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
      "format gcratchet-session, version 2: the session, its host, its builds with their\n"
      "manifests, its arms (position, label, knobs, build), and every run with its arm and\n"
-     "every sample it stored.\n",
+     "every sample it stored.\n"
+     "\n"
+     "Exit status: 0 written; 2 no such session, an unreadable database, an unwritable FILE,\n"
+     "or bad arguments.\n",
      "write the JSON census report of a session"},
     {"report", cmd_report,
      "usage: gcratchet report --session N|latest [--html FILE] [--md FILE] [--json FILE]\n"
@@ -230,7 +242,11 @@ static const struct cli_command commands[] = {
      "--history renders the series gcratchet history prints as an HTML page (to FILE, or\n"
      "stdout): one trend line per host over the session medians in commit order, and the\n"
      "value and band of the cell pinned in baselines/<profile>/<C>.json (profile default\n"
-     "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n",
+     "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n"
+     "\n"
+     "Exit status: a session of two or more arms, as ab's (0 no cell worse, 1 FIX is worse,\n"
+     "2 could not judge); otherwise 0 rendered; 2 no such session or series, an unwritable\n"
+     "file, or bad arguments.\n",
      "render a stored session, or a metric's history, as HTML, Markdown or JSON"},
     {"doctor", cmd_doctor,
      "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
@@ -280,7 +296,9 @@ static const struct cli_command commands[] = {
      "usage: gcratchet minheap [--collector NAME|--build DIR]... [--probes LIST]\n"
      "                         [--size ci|default|large] [--repeats N] [--out FILE]\n"
      "                         [--timeout S] [--db FILE] [--knob NAME=VALUE]...\n"
-     "                         [--thp off|host]\n"
+     "                         [--thp off|host] [--cpu N] [--no-aslr] [--pass-env NAME]\n"
+     "                         [--env-offset MAX] [--lock-timeout SEC] [--idle-below LOAD]\n"
+     "                         [--idle-timeout SEC]\n"
      "\n"
      "For each build and probe, searches for the smallest GCR_HEAP_MAX_MB (MiB) in which the\n"
      "probe completes with the checksum it prints without a limit: bracket from the heap it\n"
@@ -289,6 +307,8 @@ static const struct cli_command commands[] = {
      "collectors that are not deterministic. A run killed at --timeout counts as too small.\n"
      "Prints a table, stores each answer (the minheap table of --db) and writes --out FILE\n"
      "(JSON, format gcratchet-minheap). docs/sweeps.md has the method and its caveats.\n"
+     "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
+     "measure's: how the runs are made.\n"
      "\n"
      "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
      "checksum) or could not run, or the search was interrupted.\n",
@@ -297,9 +317,11 @@ static const struct cli_command commands[] = {
      "usage: gcratchet sweep [--collector NAME|--build DIR]... [--factors LIST]\n"
      "                       [--reference NAME] [--limit-only] [--repeats N]\n"
      "                       [--probes LIST] [--size ci|default|large] [--rounds N]\n"
-     "                       [--warmup N] [--meters LIST] [--seed N] [--jobs N]\n"
-     "                       [--timeout S] [--db FILE] [--knob NAME=VALUE]...\n"
-     "                       [--thp off|host]\n"
+     "                       [--warmup N] [--meters LIST] [--events LIST] [--seed N]\n"
+     "                       [--jobs N] [--valgrind-runs N] [--timeout S] [--db FILE]\n"
+     "                       [--knob NAME=VALUE]... [--thp off|host] [--cpu N] [--no-aslr]\n"
+     "                       [--pass-env NAME] [--env-offset MAX] [--lock-timeout SEC]\n"
+     "                       [--idle-below LOAD] [--idle-timeout SEC]\n"
      "\n"
      "Measures every probe on every build at heap sizes that are multiples of the probe's\n"
      "reference minimum heap: the smallest minimum among the builds swept (or --reference\n"
@@ -314,6 +336,8 @@ static const struct cli_command commands[] = {
      "the Ir curves: one more run per point, most of a sweep's time). Prints the sweep's\n"
      "table; gcratchet report --session N renders the time-space curves and the lower-bound\n"
      "overhead (docs/sweeps.md).\n"
+     "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
+     "measure's: how the runs are made.\n"
      "\n"
      "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
      "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
@@ -366,6 +390,7 @@ static const struct cli_command commands[] = {
      "                        [--improved] [--size ci|default|large] [--rounds N]\n"
      "                        [--max-rounds N] [--warmup N] [--json FILE] [--cache DIR]\n"
      "                        [--db FILE] [--timeout SEC] [--jobs N] [--lock-timeout SEC]\n"
+     "                        [--cpu N] [--no-aslr] [--pass-env NAME] [--thp off|host]\n"
      "       gcratchet bisect --resume [ID] [--json FILE] [--db FILE]\n"
      "\n"
      "Finds the first commit between a good and a bad end (along the bad end's first parents)\n"
@@ -382,7 +407,8 @@ static const struct cli_command commands[] = {
      "  --make VAR=VALUE     a make option for each build (CC=clang, EXTRA_CFLAGS=-O3)\n"
      "  --threshold N|N%     what counts as moved: an amount in M's unit or a percentage of the\n"
      "                       good end's figure (default: M's band in the baseline profiles)\n"
-     "  --improved           find the commit that made it better (--old/--new name the ends)\n"
+     "  --improved           find the commit that made it better (--old and --new are\n"
+     "                       --good's and --bad's other names, --probes --probe's)\n"
      "  --size S             ci (default), default or large\n"
      "  --rounds N           paired mode: rounds per batch (default: 6 or more with several\n"
      "                       probes; 3 valgrind runs for an Ir that does not repeat)\n"
@@ -428,8 +454,24 @@ static const struct cli_command commands[] = {
      "Exit status: 0 printed; 2 nothing to compare (no functions on both sides), bad\n"
      "arguments, a missing session or baseline.\n",
      "where the instructions moved between two sessions, arms, or a session and its baseline"},
+    {"completion", cmd_completion,
+     "usage: gcratchet completion bash\n"
+     "       gcratchet completion options VERB\n"
+     "       gcratchet completion synopsis\n"
+     "\n"
+     "What the verbs' option tables say. bash prints a bash completion script (verbs, each\n"
+     "verb's options and first words, the values an option takes when its usage line lists\n"
+     "them, file names for the rest): gcratchet completion bash >/etc/bash_completion.d/\n"
+     "gcratchet, or eval \"$(gcratchet completion bash)\" in ~/.bashrc. options VERB prints\n"
+     "VERB's options one a line, \"--rounds=\" for one that takes a value. synopsis prints\n"
+     "every verb's usage lines, the block README.md's Commands section shows (make\n"
+     "readme-synopsis writes it there).\n"
+     "\n"
+     "Exit status: 0 printed; 2 bad arguments or an unknown verb.\n",
+     "bash completion, a verb's options and the usage synopsis, from the option tables"},
     {"version", cmd_version,
-     "usage: gcratchet version   (or gcratchet --version)\n"
+     "usage: gcratchet version\n"
+     "       gcratchet --version\n"
      "\n"
      "Prints the harness's version and the git commit it was built from, with \", with\n"
      "uncommitted changes\" when harness/, reports/, collectors/include/ or the Makefile then\n"
@@ -439,6 +481,11 @@ static const struct cli_command commands[] = {
      "the version and the commit this gcratchet was built from"},
     {NULL, NULL, NULL, NULL},
 };
+
+const struct cli_command *cli_commands(void)
+{
+	return commands;
+}
 
 const struct cli_command *cli_find_command(const char *name)
 {

@@ -82,7 +82,7 @@ static const struct session_opts_entry {
     {"--two-n", 1, SESSION_OPT_TWO_N, 0, 0, NULL},
     {"--cpu", 1, SESSION_OPT_HERMETIC, 0, 0, NULL},
     {"--no-aslr", 0, SESSION_OPT_HERMETIC, 0, 0, NULL},
-    {"--clean-env", 0, SESSION_OPT_HERMETIC, 0, 0, NULL},
+    {"--clean-env", CLI_OPT_HIDDEN, SESSION_OPT_HERMETIC, 0, 0, NULL},
     {"--env-offset", 1, SESSION_OPT_HERMETIC, 0, SESSION_OPTS_ENV_OFFSET_MAX, " bytes"},
     {"--lock-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
     {"--idle-below", 1, SESSION_OPT_QUIET, 0, 0, NULL},
@@ -267,7 +267,7 @@ int session_opts_parse(struct session_opts *o, const char *opt, const char *val,
 			entry = &session_opts_entries[i];
 	if (!entry)
 		return 0;
-	if (entry->has_arg && !val)
+	if ((entry->has_arg & 1) && !val)
 		return err_setc(e, ERR_INVALID, "option %s needs a value", opt);
 	if (entry->max > 0 &&
 	    session_opts_uint(opt, val, entry->min, entry->max, entry->unit, &v, e) != 0)

@@ -31,6 +31,10 @@ v() {
 
 v 0 "$GCR" --help
 v 0 "$GCR" version
+v 0 "$GCR" completion bash
+v 0 "$GCR" completion synopsis
+v 0 "$GCR" completion options sweep
+v 2 "$GCR" completion options nosuch
 v 0 "$GCR" measure --help
 # shellcheck disable=SC2086 # $M is words
 v 0 "$GCR" measure --build "$B" --rounds 2 $M

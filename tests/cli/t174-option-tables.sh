@@ -1,0 +1,71 @@
+#!/bin/sh
+# Every verb's options are declared once, in its option table (issue 29, item 4): its --help
+# usage lines name exactly the options the table accepts (hidden aliases aside), every --help
+# ends with its exit statuses, README.md's Commands block is those usage lines
+# (scripts/readme-synopsis.sh --check), and the bash completion offers each table's options,
+# the values a usage line lists, and verbs' first words.
+. "$(dirname "$0")/lib.sh"
+verbs=$("$GCR" --help | awk 'NR > 2 && /^  [a-z]/ { print $1 }')
+printf '%s\n' $verbs >"$T/verbs"
+expect_grep '^completion$' "$T/verbs" "completion is not a verb"
+for v in $verbs; do
+	"$GCR" completion options "$v" >"$T/opts.$v" 2>"$T/err" && pass || fail "completion options $v failed"
+	sed 's/=$//' "$T/opts.$v" | sort -u >"$T/table"
+	"$GCR" "$v" --help >"$T/help" 2>&1 || fail "$v --help failed"
+	# The usage lines: up to the first blank line; "gcratchet --version" names no option.
+	awk '/^$/ { exit } { print }' "$T/help" | sed 's/gcratchet --[a-z]*//g' |
+		grep -oE -- '--[a-z][a-z0-9-]*' | sort -u >"$T/usage"
+	expect_eq "$(comm -23 "$T/table" "$T/usage" | tr '\n' ' ')" "" "$v: options its table takes that its --help usage lines do not show"
+	expect_eq "$(comm -13 "$T/table" "$T/usage" | tr '\n' ' ')" "" "$v: options its --help usage lines show that its table does not take"
+	# The last paragraph of every --help is its exit statuses.
+	awk 'BEGIN { RS = "" } { last = $0 } END { print last }' "$T/help" | head -n 1 >"$T/last"
+	expect_grep '^Exit status: ' "$T/last" "$v --help does not end with its exit statuses"
+done
+# measure's table is session_opts' plus none of its own; --clean-env is accepted, not shown.
+expect_grep '^--rounds=$' "$T/opts.measure"
+expect_grep '^--no-aslr$' "$T/opts.measure"
+expect_no_grep 'clean-env' "$T/opts.measure" "--clean-env (hidden) is listed"
+expect_status 0 "$GCR" measure --clean-env --help
+expect_no_grep '^--(old|new|probes)=' "$T/opts.bisect" "bisect's aliases are listed"
+
+# The README's Commands block is generated; a drifted copy is caught and rewritten.
+expect_status 0 sh "$TOP/scripts/readme-synopsis.sh" --check "$GCR" "$TOP/README.md"
+sed 's/^gcratchet measure \[--collector NAME|--build DIR\]\.\.\. \[--probes LIST\]$/gcratchet measure [--collector NAME|--build DIR].../' "$TOP/README.md" >"$T/README.md"
+expect_status 1 sh "$TOP/scripts/readme-synopsis.sh" --check "$GCR" "$T/README.md"
+expect_grep 'differs from gcratchet completion synopsis' "$T/err"
+expect_status 0 sh "$TOP/scripts/readme-synopsis.sh" "$GCR" "$T/README.md"
+expect_status 0 cmp "$T/README.md" "$TOP/README.md"
+grep -v '^<!-- synopsis: end' "$TOP/README.md" >"$T/README2.md"
+expect_status 2 sh "$TOP/scripts/readme-synopsis.sh" --check "$GCR" "$T/README2.md"
+expect_grep 'has no <!-- synopsis: begin' "$T/err"
+
+# Bash completion, run as bash runs it.
+expect_status 0 "$GCR" completion bash
+cp "$T/out" "$T/completion.bash"
+expect_status 0 bash -n "$T/completion.bash"
+complete_words() { # words of the line, the last one being completed
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _gcratchet
+		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' sh "$T/completion.bash" "$@" | sort | tr '\n' ' '
+}
+expect_eq "$(complete_words gcratchet mea)" "measure " "completing a verb"
+expect_eq "$(complete_words gcratchet measure --rou)" "--rounds " "completing an option"
+expect_eq "$(complete_words gcratchet check --profile '')" "pinned_host shared_ci " "an option's values"
+expect_eq "$(complete_words gcratchet measure --size d)" "default " "--size's values"
+expect_eq "$(complete_words gcratchet check --format j)" "json junit " "check's --format values"
+expect_eq "$(complete_words gcratchet history --format '')" "json table " "history's --format values"
+expect_eq "$(complete_words gcratchet list '')" "--db --help collectors metrics probes sessions " "list's first words"
+expect_eq "$(complete_words gcratchet baseline v)" "validate " "baseline's first words"
+expect_eq "$(complete_words gcratchet measure --db '')" "" "a FILE value is left to bash's file completion"
+expect_eq "$(complete_words gcratchet measure --cle)" "" "a hidden option is offered"
+expect_eq "$(complete_words gcratchet nosuchverb --)" "" "an unknown verb's options"
+for v in $verbs; do
+	want=$( (sed 's/=$//' "$T/opts.$v"; echo --help) | sort | tr '\n' ' ')
+	expect_eq "$(complete_words gcratchet "$v" --)" "$want" "completion of $v's options"
+done
+
+expect_status 2 "$GCR" completion options mesure
+expect_grep 'unknown command "mesure" \(did you mean measure\?\)' "$T/err"
+expect_status 2 "$GCR" completion zsh
+expect_grep 'expected bash, synopsis or options VERB' "$T/err"
+expect_status 2 "$GCR" completion --bogus
+finish
