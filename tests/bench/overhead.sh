@@ -6,9 +6,11 @@
 #   (b) build/bench/overhead running the same probe binary N times, N/2 with --iterations 1 and
 #       N/2 with --iterations 2 as (a) does, with the environment (a)'s runs get (the fixed one
 #       plus GCR_CENSUS_FD=3, descriptor 3 open on /dev/null), in a scratch folder.
-# Each side is timed whole, start-up included, by the same clock; the session's overhead per
-# run is (wall(a) - wall(b)) / N and its ratio wall(a) / wall(b). The last line is the median
-# over the sessions of each, with the 1-minute load before and after (docs/overhead.md).
+# Each side is timed whole, start-up included, by `overhead -t`: its wall time, and its CPU time
+# (user + system of its whole process tree, which a busy host disturbs less). A session's
+# overhead per run is (wall(a) - wall(b)) / N, the same for CPU, and its ratio wall(a) / wall(b).
+# The last line is the median over the sessions of each, with the 1-minute load before and
+# after (docs/overhead.md).
 # Usage: sh tests/bench/overhead.sh [-k SESSIONS] [-n RUNS] [-c COLLECTOR] [-p PROBE]
 #        (defaults 5, 200, epsilon, 01; `make bench-overhead` builds it and runs this)
 set -u
@@ -52,27 +54,26 @@ mkdir "$T/wd"
 ROUNDS=$((N / 2 - 1))
 HALF=$((N / 2))
 
-now_ns() { date +%s%N; }
-
-# One side, timed whole; prints its wall time in ns.
+# One side each, timed whole by `overhead -t`: prints "WALL_NS CPU_NS" (CPU: user + system
+# time of the side's whole process tree).
 run_measure() { # session
-	t0=$(now_ns)
-	GCR_LOCK_FILE="$T/bench.lock" "$GCR" measure --collector "$COLLECTOR" --probes "$PROBE" \
-		--two-n 1,2 --rounds "$ROUNDS" --warmup 1 --meters rusage,census --seed "$1" \
-		--db "$T/s$1.db" >/dev/null 2>"$T/measure.err" </dev/null ||
-		{ echo "overhead: gcratchet measure failed:" >&2 && tail -n 5 "$T/measure.err" >&2 && exit 2; }
-	t1=$(now_ns)
-	echo $((t1 - t0))
+	GCR_LOCK_FILE="$T/bench.lock" "$BARE" -t "$GCR" measure --collector "$COLLECTOR" \
+		--probes "$PROBE" --two-n 1,2 --rounds "$ROUNDS" --warmup 1 --meters rusage,census \
+		--seed "$1" --db "$T/s$1.db" </dev/null >/dev/null 2>"$T/measure.err" ||
+		{ echo "overhead: gcratchet measure failed:" >&2 && tail -n 5 "$T/measure.err" >&2 && return 2; }
+	tail -n 1 "$T/measure.err"
+	rm -f "$T/s$1.db" "$T/s$1.db-wal" "$T/s$1.db-shm"
 }
 run_bare() {
-	t0=$(now_ns)
-	(cd "$T/wd" && for n in 1 2; do
-		env -i HOME=/tmp LANG=C LC_ALL=C PATH=/usr/local/bin:/usr/bin:/bin TZ=UTC GCR_CENSUS_FD=3 \
-			"$BARE" "$HALF" "$EXE" --iterations "$n" </dev/null >/dev/null 2>&1 3>/dev/null ||
-			exit 2
-	done) || { echo "overhead: the bare loop failed" >&2 && exit 2; }
-	t1=$(now_ns)
-	echo $((t1 - t0))
+	: >"$T/bare.times"
+	for n in 1 2; do
+		(cd "$T/wd" && env -i HOME=/tmp LANG=C LC_ALL=C PATH=/usr/local/bin:/usr/bin:/bin TZ=UTC \
+			GCR_CENSUS_FD=3 "$BARE" -t "$BARE" "$HALF" "$EXE" --iterations "$n" \
+			</dev/null >/dev/null 2>"$T/bare.err" 3>/dev/null) ||
+			{ echo "overhead: the bare loop failed:" >&2 && tail -n 5 "$T/bare.err" >&2 && return 2; }
+		tail -n 1 "$T/bare.err" >>"$T/bare.times"
+	done
+	awk '{ w += $1; c += $2 } END { print w, c }' "$T/bare.times"
 }
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
@@ -87,21 +88,20 @@ while [ "$i" -le "$K" ]; do
 		a=$(run_measure "$i") || exit 2
 	fi
 	echo "$a $b" >>"$T/pairs"
-	awk -v a="$a" -v b="$b" -v n="$N" -v i="$i" 'BEGIN {
-		printf "session %d: measure %.1f ms, bare %.1f ms: %+.3f ms per run, ratio %.3f\n",
-			i, a / 1e6, b / 1e6, (a - b) / n / 1e6, a / b }'
-	rm -f "$T/s$i.db" "$T/s$i.db-wal" "$T/s$i.db-shm"
+	echo "$a $b" | awk -v n="$N" -v i="$i" '{
+		printf "session %d: measure %.1f ms (cpu %.1f), bare %.1f ms (cpu %.1f): %+.3f ms per run (cpu %+.3f), ratio %.3f\n",
+			i, $1 / 1e6, $2 / 1e6, $3 / 1e6, $4 / 1e6, ($1 - $3) / n / 1e6, ($2 - $4) / n / 1e6, $1 / $3 }'
 	i=$((i + 1))
 done
 load_after=$(cut -d' ' -f1 /proc/loadavg)
-awk -v n="$N" -v k="$K" -v lb="$load_before" -v la="$load_after" -v c="$COLLECTOR" -v p="$PROBE" '
+awk -v n="$N" -v k="$K" -v lb="$load_before" -v la="$load_after" -v c0="$COLLECTOR" -v p="$PROBE" '
 	function median(v, m,   i, j, t) {
 		for (i = 2; i <= m; i++)
 			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 	}
-	{ d[NR] = ($1 - $2) / n / 1e6; r[NR] = $1 / $2; bare[NR] = $2 / n / 1e6 }
+	{ d[NR] = ($1 - $3) / n / 1e6; c[NR] = ($2 - $4) / n / 1e6; r[NR] = $1 / $3; bare[NR] = $3 / n / 1e6 }
 	END {
-		printf "overhead: %+.3f ms per run above a bare fork/exec/wait4 (%.3f ms), ratio %.3f: median of %d paired sessions of %d runs (%s, probe %s); load %s before, %s after\n",
-			median(d, k), median(bare, k), median(r, k), k, n, c, p, lb, la
+		printf "overhead: %+.3f ms per run above a bare fork/exec/wait4 (%.3f ms a run), cpu %+.3f ms, ratio %.3f: median of %d paired sessions of %d runs (%s, probe %s); load %s before, %s after\n",
+			median(d, k), median(bare, k), median(c, k), median(r, k), k, n, c0, p, lb, la
 	}' "$T/pairs"
