@@ -2,7 +2,9 @@
 # overhead — a benchmark, not a test: what `gcratchet measure` costs per run on top of a bare
 # fork/exec/wait4 of the same probe. Each of K sessions pairs, in alternating order,
 #   (a) gcratchet measure --collector epsilon --probes 01 --two-n 1,2 --meters rusage,census
-#       with R rounds + 1 warm-up: N = 2 (R + 1) runs (no valgrind, its own database and lock);
+#       with R rounds + 1 warm-up: N = 2 (R + 1) runs (no valgrind; its own lock, and its own
+#       database, made by an untimed session first, as results/gcratchet.db is there after
+#       the first);
 #   (b) build/bench/overhead running the same probe binary N times, N/2 with --iterations 1 and
 #       N/2 with --iterations 2 as (a) does, with the environment (a)'s runs get (the fixed one
 #       plus GCR_CENSUS_FD=3, descriptor 3 open on /dev/null), in a scratch folder.
@@ -59,10 +61,9 @@ HALF=$((N / 2))
 run_measure() { # session
 	GCR_LOCK_FILE="$T/bench.lock" "$BARE" -t "$GCR" measure --collector "$COLLECTOR" \
 		--probes "$PROBE" --two-n 1,2 --rounds "$ROUNDS" --warmup 1 --meters rusage,census \
-		--seed "$1" --db "$T/s$1.db" </dev/null >/dev/null 2>"$T/measure.err" ||
+		--seed "$1" --db "$T/results.db" </dev/null >/dev/null 2>"$T/measure.err" ||
 		{ echo "overhead: gcratchet measure failed:" >&2 && tail -n 5 "$T/measure.err" >&2 && return 2; }
 	tail -n 1 "$T/measure.err"
-	rm -f "$T/s$1.db" "$T/s$1.db-wal" "$T/s$1.db-shm"
 }
 run_bare() {
 	: >"$T/bare.times"
@@ -76,6 +77,12 @@ run_bare() {
 	awk '{ w += $1; c += $2 } END { print w, c }' "$T/bare.times"
 }
 
+# The database exists, as results/gcratchet.db does after the first session: creating it is
+# not a cost of every session. This untimed session also warms the caches for both sides.
+GCR_LOCK_FILE="$T/bench.lock" "$GCR" measure --collector "$COLLECTOR" --probes "$PROBE" \
+	--two-n 1,2 --rounds 1 --warmup 0 --meters rusage,census --db "$T/results.db" \
+	</dev/null >/dev/null 2>"$T/measure.err" ||
+	{ echo "overhead: gcratchet measure failed:" >&2 && tail -n 5 "$T/measure.err" >&2 && exit 2; }
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 i=1
 : >"$T/pairs"
