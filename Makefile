@@ -9,6 +9,8 @@
 #                   suite (also under AddressSanitizer and UBSan, a set of CLI tests
 #                   under LeakSanitizer too, and each fuzzer for FUZZ_TEST_SECONDS=15);
 #                   ends with "N passed, N failed"
+#   make bench-overhead   the harness's cost per run above a bare fork/exec/wait4 of the
+#                   same probe (tests/bench/overhead.sh, docs/overhead.md): a benchmark
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
 #   make check      the ratchet without the dependency step
 #   make install    PREFIX=/usr/local (DESTDIR too); make uninstall PREFIX=... removes it
@@ -123,6 +125,15 @@ $(B)/tests/test_pausestats: tests/unit/test_pausestats.c tests/unit/unit.h $(COR
 	   $(CORE_OBJS) $(LIBS_H)
 
 test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
+
+# ---- Benchmarks, run by hand (not by the suite) -------------------------------------------
+$(B)/bench/overhead: tests/bench/overhead.c
+	@mkdir -p $(B)/bench
+	$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -o $@ $<
+
+.PHONY: bench-overhead
+bench-overhead: all $(B)/bench/overhead
+	@sh tests/bench/overhead.sh
 
 # ---- The sanitizer build of the harness and unit tests ------------------------------------
 # clang, because its UBSan also checks float-to-integer casts and, with -fsanitize=integer,

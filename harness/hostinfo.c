@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -17,6 +18,8 @@
 
 #include "json.h"
 #include "util.h"
+
+extern char **environ;
 
 /* Copies the value of the first "key<spaces>: value" line of a /proc file. */
 static void hostinfo_proc_field(const char *path, const char *key, char *out, size_t size)
@@ -103,9 +106,48 @@ static int hostinfo_pmu(void)
 #define HOSTINFO_THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 #define HOSTINFO_THP_DEFRAG  "/sys/kernel/mm/transparent_hugepage/defrag"
 
+/*
+ * The first line `cc --version` prints, or "unknown". Started without a shell (one exec
+ * fewer: every session asks, and a session of short runs pays for its start-up per run).
+ */
+static void hostinfo_compiler(char *out, size_t size)
+{
+	char *argv[] = {(char *)"cc", (char *)"--version", NULL}, buf[256];
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+	int fds[2], status;
+
+	snprintf(out, size, "unknown");
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "cc", &fa, NULL, argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	while (
+	    pid > 0 && len < sizeof buf - 1 &&
+	    ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	close(fds[0]);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (pid > 0 && buf[0]) {
+		len = strlen(buf) < size - 1 ? strlen(buf) : size - 1;
+		memcpy(out, buf, len);
+		out[len] = '\0';
+	}
+}
+
 void hostinfo_read(struct hostinfo *h)
 {
-	FILE *p;
 	struct utsname u;
 	char mem[64] = "";
 	uint64_t hash = HASH_FNV1A_SEED;
@@ -134,16 +176,7 @@ void hostinfo_read(struct hostinfo *h)
 	h->aslr = hostinfo_int_file("/proc/sys/kernel/randomize_va_space", -1);
 	h->perf_paranoid = hostinfo_int_file("/proc/sys/kernel/perf_event_paranoid", -99);
 	h->pmu = hostinfo_pmu();
-	snprintf(h->compiler, sizeof h->compiler, "unknown");
-	p = popen("cc --version 2>/dev/null", "r");
-	if (p) {
-		char line[128];
-		if (fgets(line, sizeof line, p)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(h->compiler, sizeof h->compiler, "%s", line);
-		}
-		pclose(p);
-	}
+	hostinfo_compiler(h->compiler, sizeof h->compiler);
 
 	hash = hash_fnv1a(h->hostname, strlen(h->hostname) + 1, hash);
 	hash = hash_fnv1a(h->cpu_model, strlen(h->cpu_model) + 1, hash);

@@ -569,6 +569,7 @@ struct session_state {
 	struct metric_set user_ns;
 	/* Per arm: the capabilities its census said this session, once recorded; NULL: none yet */
 	char **caps_seen;
+	int64_t kept_since_ns; /* when the oldest run the store keeps unwritten ended; 0: none */
 	int run_index, run_total, seq;
 };
 
@@ -742,6 +743,34 @@ out:
 }
 
 /*
+ * Runs are written a round at a time (store_batch_begin): a transaction per run was most of
+ * what the harness cost a 1 ms run. A run that took SESSION_WRITE_NOW_MS or more is written
+ * at once, with those kept before it (a commit is nothing next to it, and the next run is
+ * likely as long), and so are runs kept for SESSION_WRITE_EVERY_MS: a crash (SIGKILL, power)
+ * loses at most the runs of the round in progress, and never more than a second of short ones.
+ * An interrupted or failed session writes all it kept before it closes.
+ */
+#define SESSION_WRITE_NOW_MS   100
+#define SESSION_WRITE_EVERY_MS 1000
+
+static int session_write_kept(struct session_state *s, int64_t run_ns, struct err *e)
+{
+	int64_t now = now_mono_ns();
+
+	if (store_batch_pending(s->st) == 0) {
+		s->kept_since_ns = 0;
+		return 0;
+	}
+	if (!s->kept_since_ns)
+		s->kept_since_ns = now;
+	if (run_ns >= 0 && run_ns < SESSION_WRITE_NOW_MS * 1000000LL &&
+	    now - s->kept_since_ns < SESSION_WRITE_EVERY_MS * 1000000LL)
+		return 0;
+	s->kept_since_ns = 0;
+	return store_batch_flush(s->st, e);
+}
+
+/*
  * Classifies a launched job's result and stores it as the session's next run, then reports
  * it. When `keep` is given, an ok run's metrics are copied there. Releases the job either way.
  */
@@ -797,7 +826,8 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 	r.started_at = j->when;
 	r.metrics = &f.metrics;
 	r.functions = f.has_functions ? &f.functions : NULL;
-	if (store_run_insert(s->st, &r, &run_id, e) != 0)
+	if (store_run_insert(s->st, &r, &run_id, e) != 0 ||
+	    session_write_kept(s, j->elapsed_ns, e) != 0)
 		goto out;
 	s->out->runs++;
 	/* A run the user interrupted says nothing about the probe. */
@@ -1316,6 +1346,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		goto out;
 	if (session_register(&s, e) != 0)
 		goto out;
+	store_batch_begin(st);
 
 	for (int round = 1; round <= total_rounds && !*plan->stop; round++) {
 		session_shuffle(plan->seed, round, plan->probes.n, order);
@@ -1327,6 +1358,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 					goto out;
 			}
 		}
+		if (session_write_kept(&s, -1, e) != 0)
+			goto out;
 	}
 	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop &&
 	    session_valgrind_runs(&s, order, e) != 0)
@@ -1336,6 +1369,9 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 out:
 	if (out->session_id) {
 		struct err e2;
+		/* Every finished run is written before the session closes, whatever ended it. */
+		if (store_batch_end(st, rc != 0 ? &e2 : e) != 0)
+			rc = -1;
 		status = rc != 0 ? "incomplete" : out->interrupted ? "interrupted" : "complete";
 		/* A failure to close the session must not hide the error that ended it. */
 		if (store_session_end(st, out->session_id, status, hostinfo_load1(),

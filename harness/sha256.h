@@ -29,6 +29,13 @@ void sha256_final_hex(struct sha256 *s, char hex[SHA256_HEX_LEN + 1]);
 void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
 /* The digest of a file's bytes, as hex; -1 with a message naming the file when it cannot be read. */
 int sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1], struct err *e);
+/*
+ * 1 when digests are computed with the processor's SHA instructions (x86 SHA-NI), 0 with the
+ * portable code; the digests are the same. sha256_set_portable(1) makes every later digest
+ * use the portable code (the tests compare the two), sha256_set_portable(0) undoes it.
+ */
+int sha256_accelerated(void);
+void sha256_set_portable(int portable);
 /* 1 when s is exactly SHA256_HEX_LEN lowercase hex digits. */
 int sha256_hex_valid(const char *s);
 

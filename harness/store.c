@@ -12,6 +12,14 @@
 #include "sha256.h"
 #include "store_engine.h"
 
+/* A run a batch keeps until it is written: the record, pointing into copies it owns. */
+struct store_kept {
+	struct run_record r;
+	char *strings[7]; /* probe, size, detail, checksum, premise_text, stderr_tail, started_at */
+	struct metric_set metrics;
+	struct fnprof functions;
+};
+
 struct store {
 	const struct store_engine *eng;
 	struct store_conn *conn;
@@ -19,7 +27,21 @@ struct store {
 	enum store_mode mode;
 	char boot_id[64];   /* this kernel's boot id, "" when unknown */
 	char hostname[256]; /* this host's name, "" when unknown */
+	int batching;       /* store_batch_begin: runs are kept in `kept` until a flush */
+	struct store_kept *kept;
+	size_t nkept, capkept;
 };
+
+static void store_kept_release(struct store *s)
+{
+	for (size_t i = 0; i < s->nkept; i++) {
+		for (size_t k = 0; k < sizeof s->kept[i].strings / sizeof *s->kept[i].strings; k++)
+			free(s->kept[i].strings[k]);
+		metric_set_release(&s->kept[i].metrics);
+		fnprof_release(&s->kept[i].functions);
+	}
+	s->nkept = 0;
+}
 
 /*
  * The migration ladder: step i takes a database from schema version i + 1 to i + 2. Each runs
@@ -707,6 +729,8 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	store_kept_release(s);
+	free(s->kept);
 	if (s->conn)
 		s->eng->close(s->conn);
 	free(s->where);
@@ -1179,6 +1203,27 @@ out:
 	return rc;
 }
 
+/* A value no verdict could rest on is never stored: checked before anything is written. */
+static int store_run_check(struct store *s, const struct run_record *r, struct err *e)
+{
+	char msg[ERR_MSG_MAX];
+
+	for (size_t i = 0, n = r->metrics ? r->metrics->n : 0; i < n; i++) {
+		if (metrics_value_check(r->metrics->items[i].name, r->metrics->items[i].value,
+		                        r->kind, e) == 0)
+			continue;
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		return err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s",
+		                s->where, r->probe, r->round, r->seq, msg);
+	}
+	if (r->functions && fnprof_check(r->functions, e) != 0) {
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		return err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s",
+		                s->where, r->probe, r->round, r->seq, msg);
+	}
+	return 0;
+}
+
 /* A run and its samples, inside the caller's transaction. */
 static int store_run_write(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
@@ -1186,24 +1231,8 @@ static int store_run_write(struct store *s, const struct run_record *r, int64_t 
 	char *premise = run_premise_join(r->premise, r->premise_text);
 	int rc = -1;
 
-	/* Checked before anything is written: a value no verdict could rest on is never stored. */
-	for (size_t i = 0, n = r->metrics ? r->metrics->n : 0; i < n; i++) {
-		char msg[ERR_MSG_MAX];
-		if (metrics_value_check(r->metrics->items[i].name, r->metrics->items[i].value,
-		                        r->kind, e) == 0)
-			continue;
-		snprintf(msg, sizeof msg, "%s", e->msg);
-		err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s", s->where,
-		         r->probe, r->round, r->seq, msg);
+	if (store_run_check(s, r, e) != 0)
 		goto out;
-	}
-	if (r->functions && fnprof_check(r->functions, e) != 0) {
-		char msg[ERR_MSG_MAX];
-		snprintf(msg, sizeof msg, "%s", e->msg);
-		err_setc(e, ERR_INVALID, "%s: storing a run of %s (round %d, seq %d): %s", s->where,
-		         r->probe, r->round, r->seq, msg);
-		goto out;
-	}
 	if (query_open(s, &q,
 	               "INSERT INTO runs(session_id, build_id, probe, size, round, seq, warmup,"
 	               " kind, status, detail, checksum, premise, stderr_tail, started_at, arm)"
@@ -1257,8 +1286,92 @@ out:
 	return rc;
 }
 
+/* Keeps a copy of r for the batch's next flush. */
+static void store_keep(struct store *s, const struct run_record *r)
+{
+	struct store_kept *k;
+	const char *from[7] = {r->probe,        r->size,        r->detail,    r->checksum,
+	                       r->premise_text, r->stderr_tail, r->started_at};
+
+	if (s->nkept == s->capkept) {
+		s->capkept = s->capkept ? 2 * s->capkept : 64;
+		s->kept = xrealloc(s->kept, s->capkept * sizeof *s->kept);
+	}
+	k = &s->kept[s->nkept++];
+	memset(k, 0, sizeof *k);
+	k->r = *r;
+	for (size_t i = 0; i < 7; i++)
+		k->strings[i] = from[i] ? xstrdup(from[i]) : NULL;
+	k->r.probe = k->strings[0];
+	k->r.size = k->strings[1];
+	k->r.detail = k->strings[2];
+	k->r.checksum = k->strings[3];
+	k->r.premise_text = k->strings[4];
+	k->r.stderr_tail = k->strings[5];
+	k->r.started_at = k->strings[6];
+	for (size_t i = 0; r->metrics && i < r->metrics->n; i++)
+		metric_set_add(&k->metrics, r->metrics->items[i].name, r->metrics->items[i].value);
+	k->r.metrics = r->metrics ? &k->metrics : NULL;
+	fnprof_init(&k->functions);
+	if (r->functions)
+		fnprof_copy(r->functions, &k->functions);
+	k->r.functions = r->functions ? &k->functions : NULL;
+}
+
+void store_batch_begin(struct store *s)
+{
+	s->batching = 1;
+}
+
+size_t store_batch_pending(const struct store *s)
+{
+	return s->batching ? s->nkept : 0;
+}
+
+int store_batch_flush(struct store *s, struct err *e)
+{
+	int64_t id;
+	int rc = -1;
+
+	if (s->nkept == 0)
+		return 0;
+	if (store_begin(s, "storing runs", e) != 0)
+		goto out;
+	for (size_t i = 0; i < s->nkept; i++)
+		if (store_run_write(s, &s->kept[i].r, &id, e) != 0)
+			goto out;
+	if (store_commit(s, "storing runs", e) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc != 0) {
+		char msg[ERR_MSG_MAX];
+		s->eng->rollback(s->conn);
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		err_setc(e, e->code, "%s (%zu finished run%s not stored)", msg, s->nkept,
+		         s->nkept == 1 ? "" : "s");
+	}
+	store_kept_release(s);
+	return rc;
+}
+
+int store_batch_end(struct store *s, struct err *e)
+{
+	int rc = store_batch_flush(s, e);
+
+	s->batching = 0;
+	return rc;
+}
+
 int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e)
 {
+	if (s->batching) {
+		*id = 0;
+		if (store_run_check(s, r, e) != 0)
+			return -1;
+		store_keep(s, r);
+		return 0;
+	}
 	if (store_begin(s, "storing a run", e) != 0)
 		return -1;
 	if (store_run_write(s, r, id, e) != 0 || store_commit(s, "storing a run", e) != 0) {

@@ -13,8 +13,9 @@
  * A/A, a nursery size against another), so runs are told apart by their arm, never by build.
  *
  * Invariants:
- * - One transaction per run: a run and all its samples land together or not at all, so a
- *   session killed half way keeps every run that had finished.
+ * - A run and all its samples land together or not at all, in a transaction of their own or
+ *   with the other runs of a batch (store_batch_begin): a session killed half way keeps every
+ *   run written before, which a session does at the end of every round.
  * - A database written by an older schema is migrated, step by step, in one transaction when
  *   it is opened for writing; one written by a newer schema is refused, never rewritten.
  * - Every failure of the database is an error, never fewer rows: a damaged file is ERR_CORRUPT
@@ -219,9 +220,26 @@ struct store_run {
 };
 /*
  * Stores one run, its samples and its functions in one transaction (see the invariants
- * above); functions that break fnprof.h's invariants are refused like a bad value.
+ * above); functions that break fnprof.h's invariants are refused like a bad value. In a batch
+ * the run is checked the same way now and kept (a copy: r may go), to be written by the next
+ * store_batch_flush; *id is then 0.
  */
 int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, struct err *e);
+/*
+ * Batches: from store_batch_begin, store_run_insert keeps each run in memory, and
+ * store_batch_flush writes all those kept, in the order they came, in one transaction. A
+ * commit per run was most of what storing a 1 ms run cost (SQLite: the locks and WAL frames of
+ * a transaction; PostgreSQL: its round trips), and a batch holds no lock while probes run. The
+ * price: what is kept and not yet flushed is lost if the process dies, so the caller flushes
+ * at the end of every round, and sooner for long runs (session.c). A flush that fails writes
+ * none of them and drops them (the error says how many). store_batch_end flushes and goes back
+ * to a transaction per run; store_close drops a batch not flushed.
+ */
+void store_batch_begin(struct store *s);
+int store_batch_flush(struct store *s, struct err *e);
+int store_batch_end(struct store *s, struct err *e);
+/* Runs kept by the batch and not yet written; 0 outside a batch. */
+size_t store_batch_pending(const struct store *s);
 /*
  * Every run of a session (and arm, when arm >= 0), in the order they ran, with samples and
  * functions.

@@ -1,8 +1,12 @@
 /*
  * store_sqlite.c — the SQLite engine behind store.c: one file on this host.
  *
- * WAL with synchronous=NORMAL: a commit per run costs no fsync, and a crash of the harness
- * still keeps every committed run (only a power cut can lose the last few).
+ * WAL with synchronous=NORMAL: a commit costs no fsync, and a crash of the harness still keeps
+ * every committed transaction (only a power cut can lose the last few). A session writes its
+ * runs a round at a time (store_batch_begin), so a commit is one per round, not one per run.
+ *
+ * Prepared statements are kept for reuse (as PostgreSQL keeps its own on the server):
+ * parsing the INSERT of a run and of its samples cost more than writing them.
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -14,18 +18,25 @@
 
 #include "store_engine.h"
 
-/* How long a writer waits for another writer's transaction (one run) before giving up. */
+/* How long a writer waits for another writer's transaction (a round's runs) before giving up. */
 #define SQLITE_BUSY_TIMEOUT_MS 10000
+
+/* Statements kept for reuse per connection; the rest are prepared and finalized each time. */
+#define SQLITE_STMT_CACHE 32
 
 struct store_conn {
 	sqlite3 *db;
 	char *path;
+	struct store_stmt *cache[SQLITE_STMT_CACHE];
+	size_t ncache;
 };
 
 struct store_stmt {
 	struct store_conn *c;
 	sqlite3_stmt *st;
 	int bind_rc; /* the first failed bind, reported by the next step */
+	char *sql;   /* a kept statement's text; NULL: finalized when done */
+	int in_use;  /* a kept statement handed out, not yet given back */
 };
 
 /*
@@ -265,6 +276,13 @@ static void sqlite_close(struct store_conn *c)
 {
 	if (!c)
 		return;
+	/* Every statement goes first: sqlite3_close refuses a connection that still has one. */
+	for (size_t i = 0; i < c->ncache; i++) {
+		sqlite3_finalize(c->cache[i]->st);
+		free(c->cache[i]->sql);
+		free(c->cache[i]);
+	}
+	c->ncache = 0;
 	sqlite3_close(c->db);
 	free(c->path);
 	free(c);
@@ -312,9 +330,18 @@ static int sqlite_prepare(struct store_conn *c, const char *sql, struct store_st
                           struct err *e)
 {
 	sqlite3_stmt *st = NULL;
-	int r = sqlite3_prepare_v2(c->db, sql, -1, &st, NULL);
+	int r, keep = c->ncache < SQLITE_STMT_CACHE;
 
 	*out = NULL;
+	/* A kept one not in use: it was reset and its bindings cleared when given back. */
+	for (size_t i = 0; i < c->ncache; i++) {
+		if (!c->cache[i]->in_use && strcmp(c->cache[i]->sql, sql) == 0) {
+			c->cache[i]->in_use = 1;
+			*out = c->cache[i];
+			return 0;
+		}
+	}
+	r = sqlite3_prepare_v3(c->db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &st, NULL);
 	if (r != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return sqlite_fail(c, r, NULL, e);
@@ -322,6 +349,11 @@ static int sqlite_prepare(struct store_conn *c, const char *sql, struct store_st
 	*out = xcalloc(1, sizeof **out);
 	(*out)->c = c;
 	(*out)->st = st;
+	if (keep) {
+		(*out)->sql = xstrdup(sql);
+		(*out)->in_use = 1;
+		c->cache[c->ncache++] = *out;
+	}
 	return 0;
 }
 
@@ -417,6 +449,14 @@ static void sqlite_finalize(struct store_stmt *st)
 {
 	if (!st)
 		return;
+	if (st->sql) {
+		/* Kept: finished (a pending row would hold the transaction) and given back. */
+		sqlite3_reset(st->st);
+		sqlite3_clear_bindings(st->st);
+		st->bind_rc = SQLITE_OK;
+		st->in_use = 0;
+		return;
+	}
 	sqlite3_finalize(st->st);
 	free(st);
 }

@@ -5,6 +5,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 GCR="${GCR:-$TOP/build/gcratchet}"
 T=$(mktemp -d /tmp/gcratchet-cli.XXXXXX)
 export GCR_DB="$T/results.db"
+# A bench lock of its own: no test waits for a real session on the host, nor for a test run
+# beside it (tests/run.sh runs two at a time). The tests of the lock set theirs.
+export GCR_LOCK_FILE="$T/bench.lock"
 export GCR_BASELINE_DIR="$TOP/baselines"
 cd "$T" || exit 2
 trap 'rm -rf "$T"' EXIT

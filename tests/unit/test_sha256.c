@@ -1,4 +1,7 @@
-/* SHA-256 against the FIPS 180-4 / NIST CAVP example vectors, across block boundaries. */
+/*
+ * SHA-256 against the FIPS 180-4 / NIST CAVP example vectors, across block boundaries, with the
+ * processor's SHA instructions where it has them and with the portable code: both must agree.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,7 +17,37 @@ static void check_hex(const char *msg, const char *want)
 	CHECK_STR(hex, want);
 }
 
-int main(void)
+/* Every length from 0 to 300 bytes and a few large ones, each split in two at every 7th byte. */
+static void check_paths_agree(void)
+{
+	static uint8_t data[70000];
+	char fast[SHA256_HEX_LEN + 1], slow[SHA256_HEX_LEN + 1];
+	size_t lens[] = {1000, 4095, 4096, 65536, 65599, sizeof data};
+	int same = 1;
+
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 13);
+	for (size_t len = 0; len < 300 + sizeof lens / sizeof *lens; len++) {
+		size_t n = len < 300 ? len : lens[len - 300];
+		for (size_t cut = 0; cut <= n; cut += 7) {
+			struct sha256 s;
+			sha256_set_portable(0);
+			sha256_init(&s);
+			sha256_update(&s, data, cut);
+			sha256_update(&s, data + cut, n - cut);
+			sha256_final_hex(&s, fast);
+			sha256_set_portable(1);
+			sha256_hex(data, n, slow);
+			same &= strcmp(fast, slow) == 0;
+			if (n > 300)
+				cut += n / 3;
+		}
+	}
+	sha256_set_portable(0);
+	CHECK(same);
+}
+
+static void check_vectors(void)
 {
 	char hex[SHA256_HEX_LEN + 1], path[] = "/tmp/test_sha256.XXXXXX", *big;
 	struct sha256 s;
@@ -58,5 +91,19 @@ int main(void)
 	    !sha256_hex_valid("CDC76E5C9914FB9281A1C7E284D73E67F1809A48A497200E046D39CCC7112CD0"));
 	CHECK(!sha256_hex_valid("-"));
 	CHECK(!sha256_hex_valid("cdc76e5c"));
+}
+
+int main(void)
+{
+	int accelerated = sha256_accelerated();
+
+	printf("test_sha256: the SHA instructions are %s\n", accelerated ? "used" : "absent");
+	check_vectors();
+	sha256_set_portable(1);
+	CHECK(!sha256_accelerated());
+	check_vectors();
+	sha256_set_portable(0);
+	CHECK(sha256_accelerated() == accelerated);
+	check_paths_agree();
 	return unit_done("test_sha256");
 }
