@@ -66,4 +66,43 @@ for p in 1 01 01_nursery_churn; do
 done
 expect_status 2 "$GCR" history --collector "$COLLECTOR" --probe 7 --metric census.alloc_bytes
 expect_grep 'unknown probe "7" \(valid: 01_nursery_churn, 02_survivor_promotion\)' "$T/err"
+# GitLab's nightly job (docs/ci/gitlab-ci.yml, ratchet-pinned-host) the same way: after the
+# same nights, its after_script lines, as written, each exit 0 and write what its artifacts
+# keep. (t107 runs GitLab's merge-request job whole.)
+python3 - "$TOP/docs/ci/gitlab-ci.yml" "$T/gl" <<'PY' 2>"$T/extract.err"
+import os, shlex, sys, yaml
+path, out = sys.argv[1:3]
+os.makedirs(out)
+job = yaml.safe_load(open(path))["ratchet-pinned-host"]
+assert any(r.get("if", "").find("schedule") >= 0 for r in job["rules"]), "not scheduled"
+with open(os.path.join(out, "env.sh"), "w") as f:
+    for k, v in (job.get("variables") or {}).items():
+        if k != "GCR_DB":
+            f.write("export %s=%s\n" % (k, shlex.quote(str(v))))
+for n, line in enumerate(job["after_script"], 1):
+    with open(os.path.join(out, "step%02d.sh" % n), "w") as f:
+        f.write(line + "\n")
+with open(os.path.join(out, "artifacts"), "w") as f:
+    f.write("\n".join(job["artifacts"]["paths"]) + "\n")
+assert job["artifacts"]["when"] == "always", "artifacts not kept when the job fails"
+PY
+[ $? -eq 0 ] && pass || { fail "reading the GitLab recipe: $(tail -n 3 "$T/extract.err")"; finish; }
+. "$T/gl/env.sh"
+mkdir "$T/gljob" && cd "$T/gljob" || exit 2
+ln -s "$TOP/build" build
+steps=0
+for s in "$T"/gl/step*.sh; do
+	steps=$((steps + 1))
+	if sh -e "$s" >"$T/out" 2>"$T/err"; then pass; else
+		fail "GitLab nightly after_script line $steps: exit $?: $(cat "$s")"
+		tail -n 5 "$T/err" >&2
+	fi
+done
+[ "$steps" -ge 3 ] && pass || fail "the GitLab nightly job has $steps after_script lines, expected 3"
+while read -r f; do
+	[ -z "$f" ] && continue
+	[ -s "$f" ] && pass || fail "the GitLab nightly job keeps $f, which no line wrote"
+done <"$T/gl/artifacts"
+expect_grep '<testcase ' gcratchet-junit.xml "the GitLab nightly JUnit report has no test case"
+cd "$T" || exit 2
 finish
