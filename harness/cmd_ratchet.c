@@ -159,7 +159,6 @@ int cmd_ratchet(int argc, char **argv)
 	struct err e;
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
-	uint64_t v;
 	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0, lock_fd = -1;
 
 	c.profile = "shared_ci";
@@ -174,14 +173,17 @@ int cmd_ratchet(int argc, char **argv)
 			rc = cli_usage(cli_find_command(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--rounds") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
-				goto out;
-			if (v > SESSION_OPTS_ROUNDS_MAX) {
-				rc = cli_error(cmd, "--rounds must be 1 to %d, got %s",
-				               SESSION_OPTS_ROUNDS_MAX, val);
+			/* measure's parser and bounds; 0 stays "the profile's rounds". */
+			struct session_opts scratch;
+
+			session_opts_init(&scratch, SESSION_VERB_MEASURE);
+			r = session_opts_parse(&scratch, opt, val, &e);
+			rounds = scratch.rounds;
+			session_opts_release(&scratch);
+			if (r < 0) {
+				rc = cli_error(cmd, "%s", e.msg);
 				goto out;
 			}
-			rounds = (int)v;
 		} else if (strcmp(opt, "--build") == 0) {
 			build_dir = val;
 		} else if (ratchet_is_session_opt(opt)) {

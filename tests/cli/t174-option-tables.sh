@@ -63,6 +63,14 @@ for v in $verbs; do
 	expect_eq "$(complete_words gcratchet "$v" --)" "$want" "completion of $v's options"
 done
 
+# One parser for the options verbs share: ratchet's --rounds is refused as measure's is.
+for bad in 0 x 20000; do
+	expect_status 2 "$GCR" measure --rounds "$bad"
+	sed 's/^gcratchet measure: //' "$T/err" >"$T/measure.err"
+	expect_status 2 "$GCR" ratchet --rounds "$bad"
+	expect_eq "$(sed 's/^gcratchet ratchet: //' "$T/err")" "$(cat "$T/measure.err")" "ratchet --rounds $bad"
+done
+
 expect_status 2 "$GCR" completion options mesure
 expect_grep 'unknown command "mesure" \(did you mean measure\?\)' "$T/err"
 expect_status 2 "$GCR" completion zsh
