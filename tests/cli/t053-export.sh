@@ -50,6 +50,6 @@ expect_eq "$(python3 -c 'import json, sys; print(json.load(sys.stdin)["session"]
 
 expect_status 2 "$GCR" export --session 99
 expect_grep "no session 99" "$T/err"
-expect_status 2 "$GCR" export --session 1 --format csv
-expect_grep '--format must be json' "$T/err"
+expect_status 2 "$GCR" export --session 1 --format yaml
+expect_grep '--format must be json or csv, got "yaml"' "$T/err"
 finish
