@@ -64,5 +64,5 @@ char *report_csv_samples(const struct report_data *d)
 		}
 	}
 	free(order);
-	return sbuf_detach(&b);
+	return b.data;
 }

@@ -75,11 +75,7 @@ static int report_json_run_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/*
- * The runs in the order every output lists them: by probe number, arm, kind, round, then the
- * order they ran (seq says that order; the shuffle of a session's seed never shows). Newly
- * allocated; its pointers are borrowed from d.
- */
+/* seq breaks the ties, so that the shuffle of a session's seed never shows in the order. */
 const struct store_run **report_json_run_order(const struct report_data *d)
 {
 	const struct store_run **order = xcalloc(d->nruns ? d->nruns : 1, sizeof *order);
