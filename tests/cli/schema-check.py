@@ -54,14 +54,15 @@ def main(argv):
     except (OSError, ValueError, jsonschema.SchemaError) as e:
         print(f"{argv[1]}: {e}", file=sys.stderr)
         return 2
-    bad = good = 0
+    bad = good = unread = 0
     for path in argv[2:]:
         try:
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
         except (OSError, ValueError) as e:
             print(f"{path}: not JSON: {e}")
-            return 2
+            unread += 1
+            continue
         tag = doc.get("format") if isinstance(doc, dict) else None
         if tag not in schemas or tag == "common":
             print(f"{path}: no schema for format {tag!r} in {argv[1]}")
@@ -78,6 +79,8 @@ def main(argv):
         else:
             good += 1
             print(f"{path}: ok {tag}")
+    if unread:
+        return 2
     if want_invalid:
         return 1 if good else 0
     return 1 if bad else 0

@@ -34,13 +34,13 @@ check_all() {
 	expect_eq "$got" 0 "every output valid against docs/schema"
 	[ "$got" -eq 0 ] || sed 's/^/  | /' "$T/schema.out" | grep -v ': ok ' | head -n 30 >&2
 	for f in $VALID; do
-		expect_grep "^$f: ok gcratchet-" "$T/schema.out" "$f is valid"
+		if grep -q "^$f: ok gcratchet-" "$T/schema.out"; then pass; else fail "$f is not valid (above)"; fi
 	done
 	# shellcheck disable=SC2086
 	"$PY" "$TOP/tests/cli/schema-check.py" --invalid "$SCHEMAS" $INVALID >"$T/drift.out" 2>&1
 	expect_eq "$?" 0 "every drifted output refused"
 	for f in $INVALID; do
-		expect_no_grep "^$f: ok " "$T/drift.out" "$f is refused"
+		if grep -q "^$f: ok " "$T/drift.out"; then fail "$f is not refused"; else pass; fi
 	done
 }
 
@@ -172,6 +172,33 @@ script_commit "$S" 4
 expect_status 0 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good HEAD~3 --bad HEAD \
 	--probe 01,02 --metric census.alloc_bytes --cache "$T/bisect-cache" --json "$T/bisect.json"
 valid "$T/bisect.json"
+
+# ---- Failures are outputs too: a crash, a bad census, a search that found nothing ------------
+F="$T/failing"
+make_script_build "$F" 01_steady 02_other
+M1="--size ci --warmup 0 --meters rusage,census --rounds 2"
+# shellcheck disable=SC2086
+expect_status 0 "$GCR" measure --build "$F" $M1 --db "$T/fail.db"
+FB="env GCR_BASELINE_DIR=$T/fail-baselines GCR_DB=$T/fail.db"
+# shellcheck disable=SC2086 # $FB is words
+expect_status 0 $FB "$GCR" baseline pin --profile shared_ci --collector scripted --session 1
+echo crash >"$F/mode.02_other"
+# shellcheck disable=SC2086
+expect_status 2 "$GCR" ab "$F" "$F" $M1 --db "$T/fail.db" --json "$T/ab-crash.json"
+echo badcensus >"$F/mode.02_other"
+# shellcheck disable=SC2086
+expect_status 2 "$GCR" measure --build "$F" $M1 --db "$T/fail.db"
+# shellcheck disable=SC2086
+expect_status 2 $FB "$GCR" check --profile shared_ci --collector scripted --format json
+cp "$T/out" "$T/check-unjudged.json"
+expect_status 0 "$GCR" export --db "$T/fail.db" --out "$T/export-failed.json"
+expect_status 2 "$GCR" minheap --build "$F" --probes 02 --size ci --repeats 1 --db "$T/fail.db" \
+	--out "$T/mh-failed.json"
+valid "$T/ab-crash.json" "$T/check-unjudged.json" "$T/export-failed.json" "$T/mh-failed.json"
+expect_eq "$(jq -r '.verdict' "$T/check-unjudged.json")" could_not_judge "check's unjudged JSON"
+expect_eq "$(jq -r '[.runs[].status] | unique | join(",")' "$T/export-failed.json")" \
+	"bad_census,ok" "the export's failed runs were checked"
+expect_eq "$(jq -r '.results[0].outcome' "$T/mh-failed.json")" failed "minheap's failed search"
 
 # ---- A real collector's pause log, Ir by function, and explain -------------------------------
 export GCR_DB="$T/real.db"
