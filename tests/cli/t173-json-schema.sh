@@ -1,9 +1,10 @@
 #!/bin/sh
 # Every JSON output against its schema in docs/schema/ (issue 29 item 6), with Debian's
 # python3-jsonschema: export, report's session summary, check, ab, history, minheap, sweep,
-# bisect and explain, each from a real small session. A key added or a required one removed
-# fails the check. Outputs list probes by number, then metric, whatever the seed shuffled or
-# --probes named first; export --format csv has one row per sample, quoted as RFC 4180 says.
+# bisect and explain, each from a real small session, failed runs and searches included. A key
+# added or a required one removed fails the check. Outputs list probes by number, then metric,
+# whatever the seed shuffled or --probes named first; export --format csv has one row per
+# sample, quoted as RFC 4180 says.
 . "$(dirname "$0")/lib.sh"
 export GCR_LOCK_FILE="$T/bench.lock"
 export GCR_BASELINE_DIR="$T/baselines"
@@ -24,7 +25,7 @@ fi
 # them all at the end, in one run of python (its start costs more than a check).
 VALID=
 valid() { VALID="$VALID $*"; }
-# invalid FILE what: the file must be refused, with errors; check_all checks them too.
+# invalid FILE: the file must be refused, with errors; check_all checks these too.
 INVALID=
 invalid() { INVALID="$INVALID $1"; }
 check_all() {
