@@ -508,7 +508,7 @@ static int check_probe_cmp(const void *a, const void *b)
 	const struct baseline_probe *x = *(const struct baseline_probe *const *)a;
 	const struct baseline_probe *y = *(const struct baseline_probe *const *)b;
 
-	return strcmp(x->name, y->name);
+	return strlist_probe_cmp(x->name, y->name);
 }
 
 void check_judge(const struct check_input *in, struct check_result *out)

@@ -107,7 +107,7 @@ static size_t explain_profile(const struct explain_side *s, const struct explain
 	return n;
 }
 
-/* The probes to explain: --probe's (resolved against the FIX side's), else all of them. */
+/* The probes to explain, by number: --probe's (resolved against the FIX side's), else all. */
 static int explain_probes(const char *cmd, const char *list, const struct strlist *available,
                           struct strlist *out)
 {
@@ -117,17 +117,19 @@ static int explain_probes(const char *cmd, const char *list, const struct strlis
 	if (!list) {
 		for (size_t i = 0; i < available->n; i++)
 			strlist_push(out, available->items[i]);
-		return 0;
+	} else {
+		strlist_split(&want, list);
+		for (size_t i = 0; i < want.n && rc == 0; i++) {
+			const char *p = cli_resolve_probe(cmd, want.items[i], available);
+			if (!p)
+				rc = -1;
+			else if (!strlist_contains(out, p))
+				strlist_push(out, p);
+		}
+		strlist_release(&want);
 	}
-	strlist_split(&want, list);
-	for (size_t i = 0; i < want.n && rc == 0; i++) {
-		const char *p = cli_resolve_probe(cmd, want.items[i], available);
-		if (!p)
-			rc = -1;
-		else if (!strlist_contains(out, p))
-			strlist_push(out, p);
-	}
-	strlist_release(&want);
+	/* By probe number, as every output lists them. */
+	strlist_sort_probes(out);
 	return rc;
 }
 

@@ -1,4 +1,7 @@
-/* gcratchet export — the JSON census report of a stored session: every run, every sample. */
+/*
+ * gcratchet export — the JSON census report of a stored session (every run, every sample), or
+ * its samples as CSV, one row each.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +9,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "report.h"
+#include "report_csv.h"
 #include "report_json.h"
 #include "store.h"
 
@@ -19,9 +23,9 @@ int cmd_export(int argc, char **argv)
 	struct store *st = NULL;
 	struct report_data d;
 	struct err e;
-	char *json = NULL;
+	char *text = NULL;
 	int64_t session = 0;
-	int rc = EXIT_UNJUDGED, r, loaded = 0;
+	int rc = EXIT_UNJUDGED, r, loaded = 0, csv = 0;
 
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
@@ -32,10 +36,12 @@ int cmd_export(int argc, char **argv)
 			if (cli_parse_session(cmd, opt, val, NULL, &session) != 0)
 				goto out;
 		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "json") != 0) {
-				rc = cli_error(cmd, "--format must be json, got \"%s\"", val);
+			if (strcmp(val, "json") != 0 && strcmp(val, "csv") != 0) {
+				rc =
+				    cli_error(cmd, "--format must be json or csv, got \"%s\"", val);
 				goto out;
 			}
+			csv = strcmp(val, "csv") == 0;
 		} else if (strcmp(opt, "--out") == 0) {
 			out_path = val;
 		} else if (strcmp(opt, "--db") == 0) {
@@ -64,16 +70,16 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	loaded = 1;
-	json = report_json_session(&d);
+	text = csv ? report_csv_samples(&d) : report_json_session(&d);
 	if (out_path) {
-		if (write_file_atomic(out_path, json, strlen(json), &e) != 0) {
+		if (write_file_atomic(out_path, text, strlen(text), &e) != 0) {
 			rc = cli_error(cmd, "%s", e.msg);
 			goto out;
 		}
 		fprintf(stderr, "gcratchet %s: session %lld (%zu runs) written to %s\n", cmd,
 		        (long long)session, d.nruns,
 		        write_file_is_stdout(out_path) ? "stdout" : out_path);
-	} else if (fputs(json, stdout) < 0 || fflush(stdout) != 0) {
+	} else if (fputs(text, stdout) < 0 || fflush(stdout) != 0) {
 		rc = cli_error(cmd, "writing to stdout failed");
 		goto out;
 	}
@@ -81,7 +87,7 @@ int cmd_export(int argc, char **argv)
 out:
 	if (loaded)
 		report_data_release(&d);
-	free(json);
+	free(text);
 	store_close(st);
 	return rc;
 }

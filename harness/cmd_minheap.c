@@ -338,6 +338,7 @@ int minheap_session(const char *cmd, const struct session_opts *o, const char *c
 	int64_t host_id = 0, *build_ids = NULL, t0 = now_mono_ns();
 	char started_at[32];
 	cJSON *root = NULL, *rows = NULL;
+	struct strlist probes = {0};
 	int rc = EXIT_UNJUDGED, incomplete = 0;
 
 	session_setup_init(&s);
@@ -365,12 +366,16 @@ int minheap_session(const char *cmd, const struct session_opts *o, const char *c
 	       s.plan.size, MINHEAP_FRAC, repeats, repeats == 1 ? "" : "s");
 	if (view == MEASURE_VIEW_RUNS)
 		minheap_print_header();
-	for (size_t k = 0; k < s.plan.probes.n && !*s.plan.stop; k++) {
+	/* By probe number, whatever order --probes named them in: every output's order. */
+	for (size_t k = 0; k < s.plan.probes.n; k++)
+		strlist_push(&probes, s.plan.probes.items[k]);
+	strlist_sort_probes(&probes);
+	for (size_t k = 0; k < probes.n && !*s.plan.stop; k++) {
 		for (size_t b = 0; b < s.narms && !*s.plan.stop; b++) {
 			struct minheap_row w;
 
-			if (minheap_cell(prober, &s.arms[b], s.plan.probes.items[k], repeats, &w,
-			                 &e) != 0) {
+			if (minheap_cell(prober, &s.arms[b], probes.items[k], repeats, &w, &e) !=
+			    0) {
 				if (*s.plan.stop)
 					break;
 				rc = cli_error(cmd, "%s", e.msg);
@@ -405,6 +410,7 @@ out:
 		free(text);
 	}
 	cJSON_Delete(root);
+	strlist_release(&probes);
 	session_prober_close(prober);
 	free(build_ids);
 	session_setup_end(&s);

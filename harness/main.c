@@ -216,16 +216,25 @@ static const struct cli_command commands[] = {
      "missing, empty or built for another ABI, a failed run, an interrupted session).\n",
      "A/B two collector builds, interleaved and paired"},
     {"export", cmd_export,
-     "usage: gcratchet export [--session N] [--format json] [--out FILE] [--db FILE]\n"
+     "usage: gcratchet export [--session N] [--format json|csv] [--out FILE] [--db FILE]\n"
      "\n"
      "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
      "format gcratchet-session, version 2: the session, its host, its builds with their\n"
      "manifests, its arms (position, label, knobs, build), and every run with its arm and\n"
-     "every sample it stored.\n"
+     "every sample it stored (schema: docs/schema/gcratchet-session.json).\n"
      "\n"
-     "Exit status: 0 written; 2 no such session, an unreadable database, an unwritable FILE,\n"
-     "or bad arguments.\n",
-     "write the JSON census report of a session"},
+     "--format csv writes a header row, then one row per sample, with the columns\n"
+     "  session,run,seq,round,warmup,kind,status,arm,label,build,collector,probe,size,\n"
+     "  metric,unit,value\n"
+     "(run: the run's id; seq: the order the session ran it; warmup: true or false; kind:\n"
+     "timed, valgrind, ...; arm: the arm's position; label: the arm's; unit: bytes, ns,\n"
+     "count, instructions or ratio). Fields with a comma, a quote or a line break are\n"
+     "quoted as RFC 4180 says. Both formats list runs by probe number, arm, kind and round,\n"
+     "and a run's samples by metric name.\n"
+     "\n"
+     "Exit status: 0 written; 2 no such session or database, or the output could not be\n"
+     "written.\n",
+     "write a session's runs and samples as JSON or CSV"},
     {"report", cmd_report,
      "usage: gcratchet report --session N|latest [--html FILE] [--md FILE] [--json FILE]\n"
      "                        [--base LABEL] [--fix LABEL] [--across | --no-across]\n"

@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -195,6 +196,46 @@ void strlist_split(struct strlist *l, const char *s)
 		if (*p == ',')
 			p++;
 	}
+}
+
+int strlist_probe_cmp(const char *a, const char *b)
+{
+	int na = isdigit((unsigned char)*a) != 0, nb = isdigit((unsigned char)*b) != 0;
+
+	if (na != nb)
+		return na ? -1 : 1;
+	if (na) {
+		/* Compared as digit strings, so that no number is too long to order. */
+		const char *pa = a, *pb = b;
+		size_t la = 0, lb = 0;
+		int c;
+		while (*pa == '0' && isdigit((unsigned char)pa[1]))
+			pa++;
+		while (*pb == '0' && isdigit((unsigned char)pb[1]))
+			pb++;
+		while (isdigit((unsigned char)pa[la]))
+			la++;
+		while (isdigit((unsigned char)pb[lb]))
+			lb++;
+		if (la != lb)
+			return la < lb ? -1 : 1;
+		c = memcmp(pa, pb, la);
+		if (c)
+			return c;
+	}
+	return strcmp(a, b);
+}
+
+static int strlist_probe_qsort_cmp(const void *a, const void *b)
+{
+	return strlist_probe_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strlist_sort_probes(struct strlist *l)
+{
+	/* An empty list has no items array, and qsort's may not be NULL. */
+	if (l->n > 1)
+		qsort(l->items, l->n, sizeof *l->items, strlist_probe_qsort_cmp);
 }
 
 char *strlist_join(const struct strlist *l, const char *sep)

@@ -79,6 +79,14 @@ void strlist_release(struct strlist *l);
 void strlist_split(struct strlist *l, const char *s);
 /* "a, b, c" — newly allocated. */
 char *strlist_join(const struct strlist *l, const char *sep);
+/*
+ * The order every output lists probes in: by the number a name starts with ("9_x" before
+ * "10_y"), a name with no number after every numbered one, then byte order. A session's
+ * shuffled run order never shows in an output's order.
+ */
+int strlist_probe_cmp(const char *a, const char *b);
+/* Sorts l's items by strlist_probe_cmp. */
+void strlist_sort_probes(struct strlist *l);
 
 /* Reads a whole file; NUL-terminated. Errors name the path. */
 int read_file(const char *path, char **out, size_t *len, struct err *e);

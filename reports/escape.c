@@ -131,6 +131,26 @@ void escape_xml(struct sbuf *b, const char *s)
 	escape_walk(b, s, escape_ascii_xml, ESCAPE_MODE_XML);
 }
 
+void escape_csv(struct sbuf *b, const char *s)
+{
+	struct sbuf v;
+
+	sbuf_init(&v);
+	escape_utf8(&v, s);
+	if (v.len && strpbrk(v.data, ",\"\r\n")) {
+		sbuf_add(b, "\"", 1);
+		for (const char *p = v.data; *p; p++) {
+			if (*p == '"')
+				sbuf_add(b, "\"", 1);
+			sbuf_add(b, p, 1);
+		}
+		sbuf_add(b, "\"", 1);
+	} else if (v.len) {
+		sbuf_add(b, v.data, v.len);
+	}
+	sbuf_release(&v);
+}
+
 struct cJSON *escape_json_string(const char *s)
 {
 	struct sbuf b;

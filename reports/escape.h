@@ -53,6 +53,13 @@ void escape_md(struct sbuf *b, const char *s);
 void escape_xml(struct sbuf *b, const char *s);
 
 /*
+ * Appends s as one CSV field (RFC 4180): valid UTF-8, and in double quotes, each quote
+ * doubled, when it holds a comma, a quote, a carriage return or a newline; otherwise as it is.
+ * NULL and "" are both an empty field.
+ */
+void escape_csv(struct sbuf *b, const char *s);
+
+/*
  * A JSON string of s as valid UTF-8 (cJSON escapes quotes and controls but copies other bytes
  * as they are), or a JSON null when s is NULL. The caller adds it to an object or array.
  */

@@ -8,6 +8,11 @@
 
 #include "stats.h"
 
+static int report_metric_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct metric *)a)->name, ((const struct metric *)b)->name);
+}
+
 int report_data_load(struct store *st, int64_t id, struct report_data *out, struct err *e)
 {
 	int rc = -1;
@@ -24,6 +29,12 @@ int report_data_load(struct store *st, int64_t id, struct report_data *out, stru
 	if (store_runs_load(st, id, -1, &out->runs, &out->nruns, e) != 0)
 		goto out;
 	strlist_split(&out->probes, out->session.probes ? out->session.probes : "");
+	strlist_sort_probes(&out->probes);
+	/* In byte order whichever engine stored them: a PostgreSQL collation may order otherwise. */
+	for (size_t i = 0; i < out->nruns; i++)
+		if (out->runs[i].metrics.n > 1)
+			qsort(out->runs[i].metrics.items, out->runs[i].metrics.n,
+			      sizeof *out->runs[i].metrics.items, report_metric_cmp);
 	rc = 0;
 out:
 	if (rc != 0)

@@ -22,9 +22,10 @@ struct report_data {
 	struct store_build *builds; /* the arms, in session order (position) */
 	size_t nbuilds;
 	char **manifests;       /* manifests[i] belongs to builds[i]; may be NULL */
-	struct store_run *runs; /* every run, in the order they ran */
+	struct store_run *runs; /* every run, in the order they ran; samples by metric name */
 	size_t nruns;
-	struct strlist probes; /* the session's probes, as planned */
+	/* The session's probes by number (strlist_probe_cmp); session.probes keeps the plan's order */
+	struct strlist probes;
 };
 
 /* Loads session `id` whole. Errors name the database and what was missing. */

@@ -301,12 +301,7 @@ static void report_check_row(struct sbuf *out, const struct report_check *c,
 	free(why);
 }
 
-static int report_check_name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* One line per probe, by name: how its rows came out (the rows that are not ok are above). */
+/* One line per probe, by number: how its rows came out (the rows that are not ok are above). */
 static void report_check_probe_lines(struct sbuf *out, const struct report_check *c)
 {
 	const struct check_result *res = c->res;
@@ -316,7 +311,7 @@ static void report_check_probe_lines(struct sbuf *out, const struct report_check
 	for (size_t i = 0; i < res->nrows; i++)
 		if (!strlist_contains(&probes, res->rows[i].probe))
 			strlist_push(&probes, res->rows[i].probe);
-	qsort(probes.items, probes.n, sizeof *probes.items, report_check_name_cmp);
+	strlist_sort_probes(&probes);
 	sbuf_init(&line);
 	sbuf_addf(&line, "%-24s %6s %10s %9s %16s %11s\n", "probe", "ok", "regressed", "improved",
 	          "could not judge", "not gated");

@@ -58,8 +58,38 @@ static cJSON *report_json_list(const char *comma_list)
 	return a;
 }
 
+static int report_json_run_cmp(const void *a, const void *b)
+{
+	const struct store_run *x = *(const struct store_run *const *)a;
+	const struct store_run *y = *(const struct store_run *const *)b;
+	int c = strlist_probe_cmp(x->probe, y->probe);
+
+	if (c)
+		return c;
+	if (x->arm != y->arm)
+		return x->arm < y->arm ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->round != y->round)
+		return x->round < y->round ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* seq breaks the ties, so that the shuffle of a session's seed never shows in the order. */
+const struct store_run **report_json_run_order(const struct report_data *d)
+{
+	const struct store_run **order = xcalloc(d->nruns ? d->nruns : 1, sizeof *order);
+
+	for (size_t i = 0; i < d->nruns; i++)
+		order[i] = &d->runs[i];
+	if (d->nruns > 1)
+		qsort(order, d->nruns, sizeof *order, report_json_run_cmp);
+	return order;
+}
+
 static cJSON *report_json_root(const struct report_data *d, const char *format)
 {
+	const struct store_run **order = report_json_run_order(d);
 	const struct store_session *s = &d->session;
 	cJSON *root = cJSON_CreateObject(), *o, *a;
 
@@ -133,7 +163,7 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 
 	a = cJSON_AddArrayToObject(root, "runs");
 	for (size_t i = 0; i < d->nruns; i++) {
-		const struct store_run *r = &d->runs[i];
+		const struct store_run *r = order[i];
 		long ai = report_data_arm_index(d, r->arm);
 		cJSON *ro = cJSON_CreateObject(), *samples;
 		cJSON_AddNumberToObject(ro, "id", (double)r->id);
@@ -175,6 +205,7 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		}
 		cJSON_AddItemToArray(a, ro);
 	}
+	free(order);
 	return root;
 }
 

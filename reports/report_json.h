@@ -3,7 +3,9 @@
  *
  * "gcratchet-session" version 1 (gcratchet export): {format, version, session, host, builds,
  * runs}; every run carries every sample it stored as "samples": {metric: value}. Nothing is
- * summarised away: a reader can recompute every statistic from it.
+ * summarised away: a reader can recompute every statistic from it. Runs are listed by probe
+ * number, arm, kind and round (report_json_run_order), never in the session's shuffled order.
+ * docs/schema/ holds a JSON Schema for each format.
  * "gcratchet-ab" version 1 (gcratchet ab --json, report --json): the same fields plus
  * "comparison": the two arms, complete rounds, identity, and per cell the paired values,
  * deltas, medians, interval, test, verdict. docs/ab.md lists every field.
@@ -30,5 +32,11 @@ char *report_json_session(const struct report_data *d);
  */
 char *report_json_session_summary(const struct report_data *d);
 char *report_json_ab(const struct compare *c);
+/*
+ * d's runs in the order the JSON and CSV exports list them: by probe number
+ * (strlist_probe_cmp), arm position, kind, round, then seq. Newly allocated (free it); the
+ * runs are borrowed from d.
+ */
+const struct store_run **report_json_run_order(const struct report_data *d);
 
 #endif /* REPORT_JSON_H */

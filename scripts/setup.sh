@@ -13,8 +13,9 @@ case "${1:-}" in
 --test)
 	# The suite: clang, its sanitizer and libFuzzer runtimes (make asan, make fuzz), a
 	# PostgreSQL server (the fleet store's tests), sqlite3, python3-yaml (the recipe tests),
-	# chromium (the HTML page tests), clang-format, xmllint, jq.
-	PACKAGES="$PACKAGES clang libclang-rt-dev postgresql sqlite3 python3-yaml chromium clang-format libxml2-utils jq"
+	# python3-jsonschema (the JSON outputs checked against docs/schema/), chromium (the HTML
+	# page tests), clang-format, xmllint, jq.
+	PACKAGES="$PACKAGES clang libclang-rt-dev postgresql sqlite3 python3-yaml python3-jsonschema chromium clang-format libxml2-utils jq"
 	# The JVM's collectors as build folders (make jvm, docs/jvm.md): java and javac 17.
 	PACKAGES="$PACKAGES openjdk-17-jdk-headless"
 	# V8's collector settings as build folders (make js, docs/js.md): node 18 or later.

@@ -44,12 +44,21 @@ want=$(sql "SELECT CAST(s.value AS INTEGER) FROM samples s JOIN runs r ON r.id=s
 got=$(python3 -c 'import json, sys; print(int(sorted(json.load(open(sys.argv[1]))["runs"], key=lambda r: r["id"])[0]["samples"]["census.alloc_bytes"]))' "$T/s1.json")
 expect_eq "$got" "$want" "a sample's value"
 
+# CSV: a header and a row per stored sample, each value as stored (every double's digits).
+expect_status 0 "$GCR" export --session 1 --format csv --out "$T/s1.csv"
+expect_eq "$(($(wc -l <"$T/s1.csv") - 1))" \
+	"$(sql "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id=s.run_id WHERE r.session_id=1")" \
+	"a CSV row per sample"
+expect_eq "$(python3 -c 'import csv, sys
+print(sorted((int(r["run"]), r["metric"], float(r["value"])) for r in csv.DictReader(open(sys.argv[1]))) == sorted((r["id"], m, v) for r in __import__("json").load(open(sys.argv[2]))["runs"] for m, v in r["samples"].items()))' "$T/s1.csv" "$T/s1.json")" \
+	True "the CSV's samples are the JSON's"
+
 # Default: the newest session.
 expect_status 0 "$GCR" export
 expect_eq "$(python3 -c 'import json, sys; print(json.load(sys.stdin)["session"]["id"])' <"$T/out")" 2 "newest session by default"
 
 expect_status 2 "$GCR" export --session 99
 expect_grep "no session 99" "$T/err"
-expect_status 2 "$GCR" export --session 1 --format csv
-expect_grep '--format must be json' "$T/err"
+expect_status 2 "$GCR" export --session 1 --format yaml
+expect_grep '--format must be json or csv, got "yaml"' "$T/err"
 finish

@@ -18,7 +18,7 @@ wants test-deps >"$T/test"
 for p in gcc make libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev libgc-dev valgrind; do
 	grep -qx "$p" "$T/main" && pass || fail "make deps does not install $p"
 done
-for p in chromium openjdk-17-jdk-headless postgresql nodejs clang python3-yaml; do
+for p in chromium openjdk-17-jdk-headless postgresql nodejs clang python3-yaml python3-jsonschema; do
 	grep -qx "$p" "$T/main" && fail "make deps installs $p, which the main job never uses" || pass
 	grep -qx "$p" "$T/test" && pass || fail "make test-deps does not install $p"
 done

@@ -93,6 +93,22 @@ static void test_xml(void)
 	CHECK(escapes_to(escape_xml, "\376x", FFFD "x"));
 }
 
+/* RFC 4180: a field with a comma, a quote, CR or LF is quoted, its quotes doubled. */
+static void test_csv(void)
+{
+	CHECK(escapes_to(escape_csv, "01_nursery_churn", "01_nursery_churn"));
+	CHECK(escapes_to(escape_csv, "", ""));
+	CHECK(escapes_to(escape_csv, NULL, ""));
+	CHECK(escapes_to(escape_csv, "a, b", "\"a, b\""));
+	CHECK(escapes_to(escape_csv, "say \"hi\"", "\"say \"\"hi\"\"\""));
+	CHECK(escapes_to(escape_csv, "\"", "\"\"\"\""));
+	CHECK(escapes_to(escape_csv, "two\nlines", "\"two\nlines\""));
+	CHECK(escapes_to(escape_csv, "cr\r", "\"cr\r\""));
+	/* Spaces and a semicolon need no quotes; bytes that are not UTF-8 are replaced. */
+	CHECK(escapes_to(escape_csv, " x; y ", " x; y "));
+	CHECK(escapes_to(escape_csv, "\377,", "\"" FFFD ",\""));
+}
+
 static void test_json(void)
 {
 	cJSON *v = escape_json_string("quote \" and \377\376 and \x01");
@@ -113,6 +129,7 @@ int main(void)
 	test_line();
 	test_md();
 	test_xml();
+	test_csv();
 	test_json();
 	return unit_done("test_escape");
 }

@@ -1,0 +1,35 @@
+/* util's probe order: every output lists probes by number, whatever order a session ran them. */
+#include "unit.h"
+#include "util.h"
+
+int main(void)
+{
+	struct strlist l = {0};
+
+	CHECK(strlist_probe_cmp("01_nursery_churn", "02_survivor_promotion") < 0);
+	CHECK(strlist_probe_cmp("9_small", "10_large_objects") < 0);
+	CHECK(strlist_probe_cmp("10_large_objects", "9_small") > 0);
+	/* Leading zeros do not count, and a number too long for any integer still orders. */
+	CHECK(strlist_probe_cmp("007_x", "8_y") < 0);
+	CHECK(strlist_probe_cmp("123456789012345678901234567890_a", "99_b") > 0);
+	/* A name without a number comes after every numbered one, then byte order. */
+	CHECK(strlist_probe_cmp("99_last", "alpha") < 0);
+	CHECK(strlist_probe_cmp("alpha", "beta") < 0);
+	CHECK(strlist_probe_cmp("01_a", "01_b") < 0);
+	CHECK(strlist_probe_cmp("1_a", "01_a") != 0);
+	CHECK(strlist_probe_cmp("01_a", "01_a") == 0);
+
+	strlist_split(&l, "14_grow_then_churn,zeta,03_cross_gen,1_first,02_promote");
+	strlist_sort_probes(&l);
+	CHECK(l.n == 5);
+	CHECK_STR(l.items[0], "1_first");
+	CHECK_STR(l.items[1], "02_promote");
+	CHECK_STR(l.items[2], "03_cross_gen");
+	CHECK_STR(l.items[3], "14_grow_then_churn");
+	CHECK_STR(l.items[4], "zeta");
+	strlist_release(&l);
+	/* An empty list sorts (no items array). */
+	strlist_sort_probes(&l);
+	CHECK(l.n == 0);
+	return unit_done("test_util");
+}
