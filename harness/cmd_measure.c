@@ -43,10 +43,11 @@ static void measure_load_warning(const char *cmd, struct store *st, int64_t sess
 	if (store_session_get(st, session, &si, &e) != 0)
 		return;
 	if (si.load_before >= 0 && si.load_after > si.load_before + 0.5)
-		fprintf(stderr,
-		        "gcratchet %s: warning: the load rose from %.2f to %.2f during the session; "
-		        "time figures may be noisy\n",
-		        cmd, si.load_before, si.load_after);
+		fprintf(
+		    stderr,
+		    "gcratchet %s: warning: the load rose from %.2f to %.2f during the session; "
+		    "time figures may be noisy\n",
+		    cmd, si.load_before, si.load_after);
 	store_session_release(&si);
 }
 

@@ -219,7 +219,8 @@ void progress_status_text(const struct progress *pr, const struct session_progre
 		         p->rounds - p->warmups);
 	snprintf(buf, size, "[%3d/%d] %s  %s%s%s%s%s%s%s", p->run_index, p->run_total, where,
 	         r->probe, p->arm && p->arm->label ? " on " : "",
-	         p->arm && p->arm->label ? p->arm->label : "", r->status != RUN_STATUS_OK ? "  " : "",
+	         p->arm && p->arm->label ? p->arm->label : "",
+	         r->status != RUN_STATUS_OK ? "  " : "",
 	         r->status != RUN_STATUS_OK ? run_status_label(r->status) : "", left[0] ? "  " : "",
 	         left);
 	/* One column short of the edge: some terminals wrap a line that fills the last one. */

@@ -515,7 +515,8 @@ static void session_classify(const struct session_plan *plan, const struct build
 		r->detail = d;
 	}
 	/* Valgrind's own log is apart from the probe's stderr; a run it ended says why. */
-	if (valgrind && cg_out && r->status != RUN_STATUS_OK && r->status != RUN_STATUS_INTERRUPTED) {
+	if (valgrind && cg_out && r->status != RUN_STATUS_OK &&
+	    r->status != RUN_STATUS_INTERRUPTED) {
 		char *log = meter_valgrind_log(cg_out, buildinfo_probe_wrapper(build, probe));
 		char *said = log ? meter_valgrind_log_error(log) : NULL;
 		if (said) {
