@@ -126,28 +126,19 @@ out:
 	return rc;
 }
 
-/* ---- Progress on a terminal ----------------------------------------------------------- */
+/* ---- Progress, on stderr (progress.h) ------------------------------------------------ */
 
 struct ab_progress {
-	int tty;
 	struct progress *estimate;
+	struct progress_display display;
 };
 
 static void ab_on_progress(void *ctx, const struct session_progress *p)
 {
 	struct ab_progress *pr = ctx;
-	char where[48], left[48];
 
 	progress_report(pr->estimate, p);
-	if (!pr->tty)
-		return;
-	progress_left_text(pr->estimate, left, sizeof left);
-	session_setup_where(p, where, sizeof where);
-	/* \r and clear-to-end keep it to one line that rewrites itself. */
-	fprintf(stderr, "\r" PROGRESS_CLEAR_EOL "%s  run %d/%d  %.30s on %.24s  %s%s%s", where,
-	        p->run_index, p->run_total, cli_safe(p->run->probe), cli_safe(p->arm->label),
-	        run_status_label(p->run->status), left[0] ? "  " : "", left);
-	fflush(stderr);
+	progress_display_update(&pr->display, pr->estimate, p);
 }
 
 /* ---- Output files --------------------------------------------------------------------- */
@@ -380,11 +371,10 @@ int cmd_ab(int argc, char **argv)
 		        "gcratchet %s: A/A: BASE and FIX are one build, stored once and run as two "
 		        "arms, %s and %s\n",
 		        cmd, cli_safe(s.labels[0]), cli_safe(s.labels[1]));
-	progress.tty = isatty(2);
 	progress.estimate = progress_new(&s.plan);
+	progress_display_init(&progress.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
 	r = session_run(&s.plan, s.st, ab_on_progress, &progress, &outcome, &e);
-	if (progress.tty)
-		fprintf(stderr, "\r" PROGRESS_CLEAR_EOL);
+	progress_display_clear(&progress.display);
 	if (r != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");

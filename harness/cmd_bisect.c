@@ -27,6 +27,7 @@
 #include "escape.h"
 #include "json.h"
 #include "metrics.h"
+#include "progress.h"
 #include "quiet.h"
 #include "session_opts.h"
 #include "sha256.h"
@@ -87,7 +88,6 @@ struct bisect_ctx {
 	size_t nsteps;
 	double build_s, measure_s;
 	FILE *out; /* the running account: stdout, or stderr when the JSON goes there */
-	int tty;
 };
 
 static volatile sig_atomic_t bisect_stop;
@@ -742,21 +742,16 @@ out:
 /* ---- Measuring ------------------------------------------------------------------------- */
 
 struct bisect_progress {
-	const struct bisect_ctx *c;
-	const char *what;
+	struct progress *estimate;
+	struct progress_display display; /* on stderr, as all of the running account's progress */
 };
 
 static void bisect_on_progress(void *ctx, const struct session_progress *p)
 {
 	struct bisect_progress *pr = ctx;
-	char where[48];
 
-	if (!pr->c->tty)
-		return;
-	session_setup_where(p, where, sizeof where);
-	fprintf(stderr, "\r\033[K%s: %s  run %d/%d  %.30s on %.30s", pr->what, where, p->run_index,
-	        p->run_total, cli_safe(p->run->probe), cli_safe(p->arm->label));
-	fflush(stderr);
+	progress_report(pr->estimate, p);
+	progress_display_update(&pr->display, pr->estimate, p);
 }
 
 /* The meters that measure the metric: valgrind for Ir and the cache simulation, perf for an
@@ -791,11 +786,11 @@ static int bisect_session(struct bisect_ctx *c, const size_t *idx, size_t narms,
 	struct session_opts o;
 	struct session_setup s;
 	struct session_outcome outcome;
-	struct bisect_progress pr = {c, what};
+	struct bisect_progress pr = {NULL, {0}};
 	struct strlist probes = {0};
 	struct err e = ERR_INIT;
 	char *command = NULL;
-	int rc = -1;
+	int rc = -1, r;
 
 	*session_id = 0;
 	*runs = NULL;
@@ -838,15 +833,15 @@ static int bisect_session(struct bisect_ctx *c, const size_t *idx, size_t narms,
 	command = xasprintf("%s (bisect %lld: %s)", c->command, (long long)c->id, what);
 	if (session_setup_begin(c->cmd, &o, command, &s) != 0)
 		goto out;
-	if (session_run(&s.plan, s.st, bisect_on_progress, &pr, &outcome, &e) != 0) {
-		if (c->tty)
-			fprintf(stderr, "\r\033[K");
+	pr.estimate = progress_new(&s.plan);
+	progress_display_init(&pr.display, c->cmd, stderr, STDERR_FILENO, s.plan.stop);
+	r = session_run(&s.plan, s.st, bisect_on_progress, &pr, &outcome, &e);
+	progress_display_clear(&pr.display);
+	if (r != 0) {
 		cli_error(c->cmd, "%s%s", e.msg,
 		          outcome.session_id ? " (runs stored so far are kept)" : "");
 		goto out;
 	}
-	if (c->tty)
-		fprintf(stderr, "\r\033[K");
 	*session_id = outcome.session_id;
 	if (outcome.interrupted) {
 		bisect_stop = bisect_stop ? bisect_stop : 1;
@@ -859,6 +854,7 @@ static int bisect_session(struct bisect_ctx *c, const size_t *idx, size_t narms,
 	}
 	rc = 0;
 out:
+	progress_free(pr.estimate);
 	session_setup_end(&s);
 	session_opts_release(&o);
 	strlist_release(&probes);
@@ -2554,7 +2550,6 @@ int cmd_bisect(int argc, char **argv)
 		c.out = stderr;
 	c.root = buildinfo_root();
 	c.command = cli_command_line(argc, argv);
-	c.tty = isatty(2);
 	if (bisect_setup_cache(&c, cache_opt) != 0)
 		goto out;
 	if (store_open(cli_db_path(c.base.db), STORE_WRITE, &c.st, &e) != 0) {

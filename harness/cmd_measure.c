@@ -35,7 +35,7 @@ static void *measure_ballast(void)
 }
 
 /* The load is recorded before and after; a session the host got busier during says so. */
-static void measure_load_warning(struct store *st, int64_t session)
+static void measure_load_warning(const char *cmd, struct store *st, int64_t session)
 {
 	struct store_session si;
 	struct err e;
@@ -43,30 +43,25 @@ static void measure_load_warning(struct store *st, int64_t session)
 	if (store_session_get(st, session, &si, &e) != 0)
 		return;
 	if (si.load_before >= 0 && si.load_after > si.load_before + 0.5)
-		printf("warning: the load rose from %.2f to %.2f during the session; time figures "
-		       "may be noisy\n",
-		       si.load_before, si.load_after);
+		fprintf(
+		    stderr,
+		    "gcratchet %s: warning: the load rose from %.2f to %.2f during the session; "
+		    "time figures may be noisy\n",
+		    cmd, si.load_before, si.load_after);
 	store_session_release(&si);
 }
 
 /*
- * How the runs of a session are shown: the view, the estimate of the time left, and whether
- * stdout is a terminal to show them on.
+ * How the runs of a session are shown: on stdout, the runs (each, or in the quiet view only
+ * those in trouble) as the record of what was measured; on stderr, where the session is and
+ * the time left (progress.h), redrawn on a terminal and a few plain lines elsewhere.
  */
 struct measure_show {
 	enum measure_view view;
 	struct progress *estimate;
-	int tty, width;
-	int transient; /* a line that overwrites itself is on the terminal */
+	struct progress_display display;
+	int stdout_tty; /* stdout is a terminal too: the status line is erased before a run's */
 };
-
-/* Clears the line that overwrites itself, before anything that stays. */
-static void measure_clear_transient(struct measure_show *show)
-{
-	if (show->transient)
-		printf("\r" PROGRESS_CLEAR_EOL);
-	show->transient = 0;
-}
 
 static void measure_progress(void *ctx, const struct session_progress *p)
 {
@@ -75,28 +70,18 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", left[48] = "", *safe;
+	char where[32], figures[96] = "", *safe;
 	int trouble = r->status != RUN_STATUS_OK || r->detail || r->premise == RUN_PREMISE_NOT_MET;
 
 	progress_report(show->estimate, p);
-	/* On a terminal only: logs and the tests read the lines as they were. */
-	if (show->tty)
-		progress_left_text(show->estimate, left, sizeof left);
 	session_setup_where(p, where, sizeof where);
-	/* Quiet: a run that went well is only the line that overwrites itself, on a terminal. */
+	/* Quiet: a run that went well is only the status line. */
 	if (show->view == MEASURE_VIEW_QUIET && !trouble) {
-		if (show->tty) {
-			char line[160];
-			progress_status_line(show->estimate, p, show->width, line, sizeof line);
-			safe = escape_text(line);
-			printf("\r%s" PROGRESS_CLEAR_EOL, safe);
-			free(safe);
-			show->transient = 1;
-			fflush(stdout);
-		}
+		progress_display_update(&show->display, show->estimate, p);
 		return;
 	}
-	measure_clear_transient(show);
+	if (show->stdout_tty)
+		progress_display_clear(&show->display);
 	if (r->status == RUN_STATUS_OK) {
 		if (ir)
 			snprintf(figures, sizeof figures, "Ir %.0f", *ir);
@@ -108,9 +93,8 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s%s%s\n", p->run_index, p->run_total, where,
-	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe,
-	       left[0] ? "  " : "", left);
+	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where,
+	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: the lines that
@@ -140,6 +124,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 		measure_inert++;
 	}
 	fflush(stdout);
+	progress_display_update(&show->display, show->estimate, p);
 }
 
 int measure_session(const char *cmd, const struct session_opts *o, const char *command,
@@ -147,7 +132,7 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 {
 	struct session_setup s;
 	struct session_outcome outcome;
-	struct measure_show show = {view, NULL, isatty(STDOUT_FILENO), 0, 0};
+	struct measure_show show = {view, NULL, {0}, isatty(STDOUT_FILENO)};
 	struct err e;
 	void *ballast = measure_ballast();
 	int rc = EXIT_UNJUDGED;
@@ -187,19 +172,19 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	fflush(stdout);
 
 	show.estimate = progress_new(&s.plan);
-	show.width = show.tty ? progress_term_width(STDOUT_FILENO) : 0;
+	progress_display_init(&show.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
 	if (session_run(&s.plan, s.st, measure_progress, &show, &outcome, &e) != 0) {
-		measure_clear_transient(&show);
+		progress_display_clear(&show.display);
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");
 		if (session_id)
 			*session_id = outcome.session_id;
 		goto out;
 	}
-	measure_clear_transient(&show);
+	progress_display_clear(&show.display);
 	if (session_id)
 		*session_id = outcome.session_id;
-	measure_load_warning(s.st, outcome.session_id);
+	measure_load_warning(cmd, s.st, outcome.session_id);
 	/* The store's own name for itself: a URL without its password. */
 	printf("session %lld: %d run%s, %d failed%s; stored in %s\n", (long long)outcome.session_id,
 	       outcome.runs, outcome.runs == 1 ? "" : "s", outcome.runs_failed,

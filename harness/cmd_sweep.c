@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
 #include "hostinfo.h"
+#include "progress.h"
 #include "report_sweep.h"
 #include "session.h"
 #include "session_opts.h"
@@ -47,6 +49,8 @@ struct sweep_progress {
 	size_t ncells;
 	int64_t stored_for; /* the session the cells are stored for; 0 before */
 	char *store_error;  /* the first failure to store them (owned), or NULL */
+	struct progress *estimate;
+	struct progress_display display; /* on stderr: stdout has the runs */
 };
 
 /* Stores the cells for session `id` once; -1 with e when the store refused them. */
@@ -71,6 +75,10 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 
 	if (!ctx->store_error && sweep_store_cells(ctx, r->session_id, &e) != 0)
 		ctx->store_error = xstrdup(e.msg);
+	progress_report(ctx->estimate, p);
+	/* The run's line goes to stdout: erase the status line first if it is the same terminal. */
+	if (isatty(STDOUT_FILENO))
+		progress_display_clear(&ctx->display);
 	session_setup_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
 		ctx->exhausted++;
@@ -88,6 +96,7 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
 	fflush(stdout);
+	progress_display_update(&ctx->display, ctx->estimate, p);
 }
 
 /* The newest answer the store has for this host, build, probe and size; 0 when none. */
@@ -243,7 +252,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	size_t np = 0, narms = 0;
 	long ref = -1;
 	struct err e;
-	int rc = EXIT_UNJUDGED;
+	int rc = EXIT_UNJUDGED, r;
 
 	memset(&prog, 0, sizeof prog);
 	session_setup_init(&s);
@@ -303,7 +312,11 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	prog.cells = cells;
 	prog.ncells = narms * np;
 	fflush(stdout);
-	if (session_run(&s.plan, s.st, sweep_progress_line, &prog, &outcome, &e) != 0) {
+	prog.estimate = progress_new(&s.plan);
+	progress_display_init(&prog.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
+	r = session_run(&s.plan, s.st, sweep_progress_line, &prog, &outcome, &e);
+	progress_display_clear(&prog.display);
+	if (r != 0) {
 		rc = cli_error(cmd, "%s%s", e.msg,
 		               outcome.session_id ? " (runs stored so far are kept)" : "");
 		/* The heaps of the runs that were stored still explain them. */
@@ -332,6 +345,7 @@ out:
 	for (size_t i = 0; labels && i < narms; i++)
 		free(labels[i]);
 	free(prog.store_error);
+	progress_free(prog.estimate);
 	free(pk);
 	free(labels);
 	free(cells);

@@ -10,7 +10,7 @@
 #include "metrics.h"
 #include "fnprof.h"
 
-#define METER_VALGRIND_FIXED_ARGS 9
+#define METER_VALGRIND_FIXED_ARGS 10
 
 int meter_valgrind_find(struct meter_valgrind *m, struct err *e)
 {
@@ -81,6 +81,13 @@ char **meter_valgrind_argv(const struct meter_valgrind *m, const char *out_file,
 	} else {
 		argv[i++] = xasprintf("--cachegrind-out-file=%s", out_file);
 	}
+	/*
+	 * Valgrind's own messages (cachegrind's "warning: L3 cache found, using its data for the
+	 * LL simulation." on some hosts) go to a log of their own: the probe's stderr is what the
+	 * probe printed, nothing else.
+	 */
+	argv[i++] = trace_children ? xasprintf("--log-file=%s.log.%%p", out_file)
+	                           : xasprintf("--log-file=%s.log", out_file);
 	argv[i++] = xstrdup("-q");
 	for (size_t k = 0; k < n; k++)
 		argv[i++] = xstrdup(probe_argv[k]);
@@ -462,11 +469,71 @@ static int meter_valgrind_unlink(const char *path, void *ctx, struct err *e)
 
 void meter_valgrind_remove(const char *out_file)
 {
+	char *log = xasprintf("%s.log", out_file);
 	struct err e;
 	size_t n;
 
 	unlink(out_file);
 	meter_valgrind_tree(out_file, &n, meter_valgrind_unlink, NULL, &e);
+	unlink(log);
+	meter_valgrind_tree(log, &n, meter_valgrind_unlink, NULL, &e);
+	free(log);
+}
+
+static int meter_valgrind_log_add(const char *path, void *ctx, struct err *e)
+{
+	struct sbuf *b = ctx;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (read_file(path, &text, &len, e) == 0)
+		sbuf_add(b, text, len);
+	free(text);
+	return 0;
+}
+
+char *meter_valgrind_log(const char *out_file, int trace_children)
+{
+	char *log = xasprintf("%s.log", out_file), *text;
+	struct sbuf b;
+	struct err e;
+	size_t n;
+
+	sbuf_init(&b);
+	if (trace_children)
+		meter_valgrind_tree(log, &n, meter_valgrind_log_add, &b, &e);
+	else
+		meter_valgrind_log_add(log, &b, &e);
+	free(log);
+	text = b.len ? sbuf_detach(&b) : NULL;
+	sbuf_release(&b);
+	return text;
+}
+
+char *meter_valgrind_log_error(const char *log)
+{
+	const char *line = log, *last = NULL;
+	size_t last_len = 0;
+
+	/* "==PID== message" is valgrind speaking; "--PID-- warning: ..." is its chatter. */
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (len > 2 && line[0] == '=' && line[1] == '=') {
+			const char *msg = memchr(line + 2, '=', len - 2);
+			if (msg && (size_t)(msg - line) + 2 < len && msg[1] == '=') {
+				size_t skip = (size_t)(msg - line) + 2;
+				while (skip < len && line[skip] == ' ')
+					skip++;
+				if (skip < len) {
+					last = line + skip;
+					last_len = len - skip;
+				}
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return last ? xasprintf("%.*s", (int)last_len, last) : NULL;
 }
 
 char *meter_valgrind_wrapper_suspect(double ir, double user_ns)

@@ -70,8 +70,19 @@ int meter_valgrind_read(const char *out_file, int trace_children, struct meter_v
  */
 int meter_valgrind_read_profile(const char *out_file, int trace_children,
                                 struct meter_valgrind_counts *c, struct fnprof *fns, struct err *e);
-/* Removes what a run wrote: out_file and every out_file.PID. */
+/* Removes what a run wrote: out_file and every out_file.PID, and valgrind's logs. */
 void meter_valgrind_remove(const char *out_file);
+/*
+ * What valgrind itself said during the run: meter_valgrind_argv sends its messages to
+ * out_file.log (out_file.log.PID for each process with trace_children), never to the probe's
+ * stderr. Newly allocated, or NULL when it said nothing.
+ */
+char *meter_valgrind_log(const char *out_file, int trace_children);
+/*
+ * The last message valgrind spoke in `log` ("==PID== message", not its "--PID-- warning"
+ * chatter), without the prefix; newly allocated, or NULL when there is none.
+ */
+char *meter_valgrind_log_error(const char *log);
 
 /*
  * The sanity floor for a probe not declared a wrapper: 10 million Ir per CPU-second of the

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "stats.h"
 #include "util.h"
 
@@ -197,12 +198,31 @@ void progress_left_text(const struct progress *pr, char *buf, size_t size)
 void progress_status_line(const struct progress *pr, const struct session_progress *p, int width,
                           char *buf, size_t size)
 {
-	char left[48];
+	progress_status_text(pr, p, 1, width, buf, size);
+}
+
+void progress_status_text(const struct progress *pr, const struct session_progress *p,
+                          int with_left, int width, char *buf, size_t size)
+{
+	const struct run_record *r = p->run;
+	char left[48] = "", where[40];
 	size_t len;
 
-	progress_left_text(pr, left, sizeof left);
-	snprintf(buf, size, "[%3d/%d] %s%s%s", p->run_index, p->run_total, p->run->probe,
-	         left[0] ? "  " : "", left);
+	if (with_left)
+		progress_left_text(pr, left, sizeof left);
+	if (p->round == 0)
+		snprintf(where, sizeof where, "valgrind");
+	else if (p->warmup)
+		snprintf(where, sizeof where, "warm-up %d/%d", p->round, p->warmups);
+	else
+		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
+		         p->rounds - p->warmups);
+	snprintf(buf, size, "[%3d/%d] %s  %s%s%s%s%s%s%s", p->run_index, p->run_total, where,
+	         r->probe, p->arm && p->arm->label ? " on " : "",
+	         p->arm && p->arm->label ? p->arm->label : "",
+	         r->status != RUN_STATUS_OK ? "  " : "",
+	         r->status != RUN_STATUS_OK ? run_status_label(r->status) : "", left[0] ? "  " : "",
+	         left);
 	/* One column short of the edge: some terminals wrap a line that fills the last one. */
 	len = strlen(buf);
 	if (width > 1 && len > (size_t)width - 1)
@@ -216,4 +236,58 @@ int progress_term_width(int fd)
 	if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0)
 		return 0;
 	return ws.ws_col;
+}
+
+int progress_redraw_ok(int fd)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return isatty(fd) && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
+}
+
+void progress_display_init(struct progress_display *d, const char *cmd, FILE *out, int fd,
+                           volatile sig_atomic_t *stop)
+{
+	memset(d, 0, sizeof *d);
+	d->out = out;
+	d->cmd = cmd;
+	d->stop = stop;
+	d->redraw = progress_redraw_ok(fd);
+	d->width = d->redraw ? progress_term_width(fd) : 0;
+}
+
+void progress_display_update(struct progress_display *d, const struct progress *pr,
+                             const struct session_progress *p)
+{
+	int with_left = !(d->stop && *d->stop);
+	int64_t now = now_mono_ns();
+	char line[192];
+	char *safe;
+
+	if (d->redraw) {
+		/* "gcratchet measure: " would crowd a narrow terminal; the command is on screen. */
+		progress_status_text(pr, p, with_left, d->width, line, sizeof line);
+		safe = escape_text(line);
+		fprintf(d->out, "\r%s" PROGRESS_CLEAR_EOL, safe);
+		d->shown = 1;
+	} else {
+		if (d->last_ns && p->run_index != 1 && p->run_index != p->run_total &&
+		    now - d->last_ns < PROGRESS_PLAIN_EVERY_S * INT64_C(1000000000))
+			return;
+		progress_status_text(pr, p, with_left, 0, line, sizeof line);
+		safe = escape_text(line);
+		fprintf(d->out, "gcratchet %s: %s\n", d->cmd, safe);
+		d->last_ns = now;
+	}
+	free(safe);
+	fflush(d->out);
+}
+
+void progress_display_clear(struct progress_display *d)
+{
+	if (!d->shown)
+		return;
+	fprintf(d->out, "\r" PROGRESS_CLEAR_EOL);
+	fflush(d->out);
+	d->shown = 0;
 }

@@ -15,14 +15,19 @@
  * valgrind runs go plan->jobs at once, so their share of the time left is divided by jobs (or
  * by the number of them left, when that is fewer).
  *
- * The caller prints (the cli layer decides where, and only on a terminal); this module only
- * computes and formats. Not thread-safe: feed it from the thread session_run reports on.
+ * The estimate only computes and formats. struct progress_display below writes the status
+ * line to a stream the caller gives (stderr: stdout is kept for a command's result), redrawn
+ * in place on a terminal and otherwise as plain lines no more often than every
+ * PROGRESS_PLAIN_EVERY_S, so a log gets a handful of lines, not one per run. Not thread-safe:
+ * feed both from the thread session_run reports on.
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "session.h"
 
@@ -67,16 +72,59 @@ void progress_format_duration(int64_t ns, char *buf, size_t size);
 void progress_left_text(const struct progress *pr, char *buf, size_t size);
 
 /*
- * A one-line status for a terminal, "[ 12/84] 05_binary_trees  ~35s left", after the report
- * `p` (already given to progress_report): its count, its probe and the time left, cut to
+ * A one-line status, "[ 12/84] round 2/5  05_binary_trees on epsilon  ~35s left", after the
+ * report `p` (already given to progress_report): its count, where in the schedule it is, its
+ * probe and arm, its status when not ok ("  crashed"), and the time left, cut to
  * `width` columns (0: no limit) so that it never wraps, which would stop "\r" from rewriting
  * it. To show it in place on a terminal, write "\r", the line and PROGRESS_CLEAR_EOL; when the
  * session ends, "\r" PROGRESS_CLEAR_EOL clears it.
  */
 void progress_status_line(const struct progress *pr, const struct session_progress *p, int width,
                           char *buf, size_t size);
+/* The same without the time left (with_left 0): an interrupted session has no "rest" to time. */
+void progress_status_text(const struct progress *pr, const struct session_progress *p,
+                          int with_left, int width, char *buf, size_t size);
 
 /* The width of the terminal on descriptor fd, in columns; 0 when fd is not one or says none. */
 int progress_term_width(int fd);
+
+/*
+ * 1 when descriptor fd is a terminal that may be redrawn on: a tty, NO_COLOR unset or empty
+ * (https://no-color.org: no control sequences at all), and TERM not "dumb".
+ */
+int progress_redraw_ok(int fd);
+
+/* A plain (not redrawn) progress line is written at most this often, besides the first and last. */
+#define PROGRESS_PLAIN_EVERY_S 5
+
+/*
+ * Where and how the status line of a session is shown. `out` is the stream (stderr), `fd` its
+ * descriptor; `cmd` names the verb in plain lines ("gcratchet measure: [ 3/40] ..."); `stop`,
+ * when not NULL, is the session's interrupt count (plan->stop): once it is set the line
+ * carries no time left. Borrows cmd and stop for as long as it is used.
+ */
+struct progress_display {
+	FILE *out;
+	const char *cmd;
+	volatile sig_atomic_t *stop;
+	int redraw;      /* progress_redraw_ok(fd) */
+	int width;       /* the terminal's columns when redrawing, else 0 */
+	int shown;       /* a redrawn line is on the terminal now */
+	int64_t last_ns; /* when the last plain line was written; 0: none yet */
+};
+void progress_display_init(struct progress_display *d, const char *cmd, FILE *out, int fd,
+                           volatile sig_atomic_t *stop);
+/*
+ * Shows where the session is after report p (already given to progress_report): redrawn on a
+ * terminal; otherwise a plain line for the first run, the last, and any run
+ * PROGRESS_PLAIN_EVERY_S or more after the last line written.
+ */
+void progress_display_update(struct progress_display *d, const struct progress *pr,
+                             const struct session_progress *p);
+/*
+ * Erases a redrawn line, before anything that stays is written to the terminal (on either
+ * stream: stdout and stderr are often the same terminal). Nothing when none is shown.
+ */
+void progress_display_clear(struct progress_display *d);
 
 #endif /* PROGRESS_H */

@@ -514,6 +514,20 @@ static void session_classify(const struct session_plan *plan, const struct build
 		free(r->detail);
 		r->detail = d;
 	}
+	/* Valgrind's own log is apart from the probe's stderr; a run it ended says why. */
+	if (valgrind && cg_out && r->status != RUN_STATUS_OK &&
+	    r->status != RUN_STATUS_INTERRUPTED) {
+		char *log = meter_valgrind_log(cg_out, buildinfo_probe_wrapper(build, probe));
+		char *said = log ? meter_valgrind_log_error(log) : NULL;
+		if (said) {
+			char *d = xasprintf("%s%svalgrind: %s", r->detail ? r->detail : "",
+			                    r->detail ? "; " : "", said);
+			free(r->detail);
+			r->detail = d;
+		}
+		free(said);
+		free(log);
+	}
 	if (valgrind && r->status == RUN_STATUS_OK) {
 		struct meter_valgrind_counts counts;
 		if (meter_valgrind_read_profile(cg_out, buildinfo_probe_wrapper(build, probe),
@@ -830,6 +844,8 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 	    session_write_kept(s, j->elapsed_ns, e) != 0)
 		goto out;
 	s->out->runs++;
+	if (plan->stored && *plan->stored < SIG_ATOMIC_MAX)
+		++*plan->stored;
 	/* A run the user interrupted says nothing about the probe. */
 	if (r.status != RUN_STATUS_OK)
 		s->out->runs_failed += r.status == RUN_STATUS_INTERRUPTED ? 0 : 1;
@@ -956,9 +972,16 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 
 	if (!plan->two_n[0])
 		return session_one(s, b, probe, round, warmup, 0, NULL, e);
-	if (session_one(s, b, probe, round, warmup, plan->two_n[0], &m1, e) == 0 &&
-	    session_one(s, b, probe, round, warmup, plan->two_n[1], &m2, e) == 0)
+	if (session_one(s, b, probe, round, warmup, plan->two_n[0], &m1, e) != 0)
+		goto out;
+	/* Interrupted between the two: the first run is kept, there is nothing to derive. */
+	if (*plan->stop) {
+		rc = 0;
+		goto out;
+	}
+	if (session_one(s, b, probe, round, warmup, plan->two_n[1], &m2, e) == 0)
 		rc = session_derive(s, b, probe, round, warmup, 0, &m1, &m2, e);
+out:
 	metric_set_release(&m1);
 	metric_set_release(&m2);
 	return rc;
@@ -1322,6 +1345,8 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 
 	memset(out, 0, sizeof *out);
 	memset(&s, 0, sizeof s);
+	if (plan->stored)
+		*plan->stored = 0;
 	s.plan = plan;
 	s.st = st;
 	s.progress = progress;

@@ -102,6 +102,11 @@ struct session_plan {
 	 * probes. Runs that finished are stored either way.
 	 */
 	volatile sig_atomic_t *stop;
+	/*
+	 * NULL, or where session_run counts the runs it has stored (0 when it starts, one more as
+	 * each is committed), for a signal handler to say what an interrupt keeps.
+	 */
+	volatile sig_atomic_t *stored;
 };
 
 struct session_progress {

@@ -1,6 +1,7 @@
 #include "session_opts.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "hostinfo.h"
+#include "progress.h"
 #include "quiet.h"
 
 /* ---- The options ---------------------------------------------------------------------- */
@@ -356,12 +358,81 @@ int session_opts_knob(struct strlist *knobs, const char *opt, const char *val, s
  * first, and the runner may treat more than one as "stop the running probe too".
  */
 static volatile sig_atomic_t session_setup_stop;
+/* The runs session_run has stored (plan.stored); -1 while no session_run counts them. */
+static volatile sig_atomic_t session_setup_stored = -1;
+/* Set before the handler is installed, read by it: the verb, and a line to erase first. */
+static const char *session_setup_cmd = "";
+static int session_setup_redraw;
+
+/* Appends s to buf[*len] within size: the handler's snprintf, which it may not call. */
+static void session_notice_add(char *buf, size_t size, size_t *len, const char *s)
+{
+	while (*s && *len + 1 < size)
+		buf[(*len)++] = *s++;
+}
+
+static void session_notice_num(char *buf, size_t size, size_t *len, long n)
+{
+	char digits[24];
+	int k = (int)sizeof digits - 1;
+
+	digits[k] = '\0';
+	do
+		digits[--k] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 && k > 0);
+	session_notice_add(buf, size, len, digits + k);
+}
+
+/*
+ * What the first and the second interrupt do, said at once (with write(2): async-signal-safe)
+ * on stderr, so that the user knows the first was heard while the running probe finishes.
+ */
+static void session_setup_notice(int sig, sig_atomic_t count, sig_atomic_t stored)
+{
+	const char *how = sig == SIGINT ? "interrupted" : "terminated";
+	char buf[320];
+	size_t len = 0;
+	ssize_t w;
+
+	if (session_setup_redraw)
+		session_notice_add(buf, sizeof buf, &len, "\r" PROGRESS_CLEAR_EOL);
+	session_notice_add(buf, sizeof buf, &len, "gcratchet ");
+	session_notice_add(buf, sizeof buf, &len, session_setup_cmd);
+	session_notice_add(buf, sizeof buf, &len, ": ");
+	session_notice_add(buf, sizeof buf, &len, how);
+	if (count == 1) {
+		session_notice_add(buf, sizeof buf, &len,
+		                   ": finishing the running probe, which is stored too; ");
+		if (stored >= 0) {
+			session_notice_add(buf, sizeof buf, &len, "the ");
+			session_notice_num(buf, sizeof buf, &len, (long)stored);
+			session_notice_add(buf, sizeof buf, &len,
+			                   stored == 1 ? " run stored so far is kept"
+			                               : " runs stored so far are kept");
+		} else {
+			session_notice_add(buf, sizeof buf, &len, "what is stored so far is kept");
+		}
+		session_notice_add(buf, sizeof buf, &len,
+		                   sig == SIGINT ? "; press Ctrl-C again to stop it now\n"
+		                                 : "; a second SIGTERM stops it now\n");
+	} else {
+		session_notice_add(buf, sizeof buf, &len,
+		                   " again: stopping the running probe now (stored as "
+		                   "interrupted); the finished runs are kept\n");
+	}
+	w = write(STDERR_FILENO, buf, len);
+	(void)w;
+}
 
 static void session_setup_on_signal(int sig)
 {
-	(void)sig;
+	int saved = errno;
+
 	if (session_setup_stop < SIG_ATOMIC_MAX)
 		session_setup_stop++;
+	if (session_setup_stop <= 2)
+		session_setup_notice(sig, session_setup_stop, session_setup_stored);
+	errno = saved;
 }
 
 void session_setup_init(struct session_setup *s)
@@ -636,6 +707,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->launcher = s->launcher;
 	plan->command = command;
 	plan->stop = &session_setup_stop;
+	plan->stored = &session_setup_stored;
 	session_setup_thp(cmd, o, plan);
 
 	if (store_open(cli_db_path(o->db), STORE_WRITE, &s->st, &e) != 0) {
@@ -653,6 +725,9 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 		return -1;
 	}
 	session_setup_stop = 0;
+	session_setup_stored = -1;
+	session_setup_cmd = cmd;
+	session_setup_redraw = progress_redraw_ok(STDERR_FILENO);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = session_setup_on_signal;
 	sigaction(SIGINT, &sa, &s->old_int);

@@ -70,7 +70,8 @@ static void report_history_plot(struct sbuf *b, const struct report_history *h,
 		lo = fmin(lo, h->value - a);
 		hi = fmax(hi, h->value + a);
 	}
-	report_html_pad(&lo, &hi);
+	if (!report_html_from_zero(h->metric))
+		report_html_pad(&lo, &hi);
 	sbuf_addf(b,
 	          "<svg class=\"plot history\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 	          "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
@@ -80,6 +81,8 @@ static void report_history_plot(struct sbuf *b, const struct report_history *h,
 	sbuf_addf(b, " of ");
 	escape_xml(b, h->probe);
 	sbuf_addf(b, " by commit\">\n");
+	/* The axis first: it widens lo and hi to its round ticks, which the band is drawn in. */
+	report_html_axis(b, L0, L1, &lo, &hi, h->metric, 0);
 	if (h->has_band) {
 		double top = report_html_y(h->value + h->allowance, lo, hi),
 		       bottom = report_html_y(h->value - h->allowance, lo, hi);
@@ -93,7 +96,6 @@ static void report_history_plot(struct sbuf *b, const struct report_history *h,
 		metrics_format_value(h->metric, h->value + h->allowance, v, sizeof v);
 		sbuf_addf(b, "%s</title></rect>\n", v);
 	}
-	report_html_axis(b, L0, L1, lo, hi, h->metric, 0);
 	if (h->has_value) {
 		metrics_format_value(h->metric, h->value, v, sizeof v);
 		sbuf_addf(

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axis.h"
 #include "escape.h"
 #include "movers.h"
 #include "pauses.h"
@@ -90,57 +91,41 @@ void report_html_pad(double *lo, double *hi)
 		*lo = 0;
 }
 
-/*
- * Tick labels: short (large counts get an SI suffix), and with as many decimals as the span
- * of the axis needs, so three ticks of one plot never read the same.
- */
-static void report_html_tick(const char *metric, double v, double span, char *buf, size_t size)
+int report_html_from_zero(const char *metric)
 {
-	int bytes = metrics_display_unit(metric) == METRIC_UNIT_BYTES;
-	int ns = metrics_display_unit(metric) == METRIC_UNIT_NS;
-	double a = fabs(v), unit = 1;
-	const char *suffix = "";
-	int decimals;
+	const struct metric_info *m = metrics_lookup(metric);
 
-	if (bytes) {
-		unit = a >= 1024.0 * 1024 * 1024 ? 1024.0 * 1024 * 1024
-		       : a >= 1024.0 * 1024      ? 1024.0 * 1024
-		       : a >= 1024               ? 1024
-		                                 : 1;
-		suffix = unit >= 1024.0 * 1024 * 1024 ? " GiB"
-		         : unit >= 1024.0 * 1024      ? " MiB"
-		         : unit >= 1024               ? " KiB"
-		                                      : " B";
-	} else if (ns) {
-		unit = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
-		suffix = unit >= 1e9 ? " s" : unit >= 1e6 ? " ms" : unit >= 1e3 ? " us" : " ns";
-	} else if (a >= 1e4) {
-		unit = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : 1e3;
-		suffix = unit >= 1e9 ? "G" : unit >= 1e6 ? "M" : "k";
-	}
-	decimals = span > 0 ? (int)ceil(-log10(span / unit)) + 1 : 0;
-	if (decimals < 0 || (unit == 1 && !bytes && !ns && v == floor(v) && span >= 2))
-		decimals = 0;
-	if (decimals > 4)
-		decimals = 4;
-	snprintf(buf, size, "%.*f%s", decimals, v / unit, suffix);
+	return m && (m->unit == METRIC_UNIT_BYTES || m->unit == METRIC_UNIT_COUNT ||
+	             m->unit == METRIC_UNIT_INSTRUCTIONS);
 }
 
-void report_html_axis(struct sbuf *b, double x0, double x1, double lo, double hi,
+void report_html_axis(struct sbuf *b, double x0, double x1, double *lo, double *hi,
                       const char *metric, int pct)
 {
-	for (int t = 0; t <= 2; t++) {
-		double v = lo + (hi - lo) * t / 2, y = report_html_y(v, lo, hi);
+	enum metric_unit unit = metrics_display_unit(metric);
+	struct report_axis ax;
+
+	report_axis_nice(*lo, *hi, REPORT_HTML_TICKS, !pct && report_html_from_zero(metric),
+	                 pct                             ? REPORT_AXIS_PCT
+	                 : unit == METRIC_UNIT_BYTES     ? REPORT_AXIS_BYTES
+	                 : unit == METRIC_UNIT_NS        ? REPORT_AXIS_NS
+	                 : unit == METRIC_UNIT_RATIO     ? REPORT_AXIS_PLAIN
+	                 : strcmp(metric, "sweep.ratio") ? REPORT_AXIS_COUNT
+	                                                 : REPORT_AXIS_PLAIN,
+	                 &ax);
+	*lo = ax.lo;
+	*hi = ax.hi;
+	for (int t = 0; t < ax.nticks; t++) {
+		double y = report_html_y(ax.ticks[t], ax.lo, ax.hi);
 		char label[48];
-		if (pct)
-			report_format_pct(v, label, sizeof label);
-		else
-			report_html_tick(metric, v, (hi - lo) / 2, label, sizeof label);
+		report_axis_label(&ax, ax.ticks[t], label, sizeof label);
+		sbuf_addf(b,
+		          "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		          "stroke=\"%s\"/>",
+		          x0, y, x1, y, ax.ticks[t] == 0 && ax.lo < 0 ? "#bbb" : "#e5e5e5");
 		sbuf_addf(
-		    b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>",
-		    x0, y, x1, y);
-		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", x0 - 4,
-		          y + 3.5, label);
+		    b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+		    x0 - 4, y + 3.5, label);
 	}
 	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n",
 	          x0, REPORT_HTML_TOP, x0, REPORT_HTML_BOTTOM);
@@ -228,11 +213,13 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 		dlo = fmin(dlo, s->ci.lo * scale);
 		dhi = fmax(dhi, s->ci.hi * scale);
 	}
-	report_html_pad(&lo, &hi);
+	/* A count or size is drawn from zero, its axis up to a round tick: no padding. */
+	if (!report_html_from_zero(cell->metric))
+		report_html_pad(&lo, &hi);
 	report_html_pad(&dlo, &dhi);
 
 	/* Left: both arms, a grey line joining the two runs of each round. */
-	report_html_axis(b, L0, L1, lo, hi, cell->metric, 0);
+	report_html_axis(b, L0, L1, &lo, &hi, cell->metric, 0);
 	for (size_t i = 0; i < s->n; i++) {
 		double x = report_html_x(i, s->n, L0, L1);
 		sbuf_addf(
@@ -253,7 +240,7 @@ static void report_html_ab_svg(struct sbuf *b, const struct compare_cell *cell, 
 	sbuf_addf(b, "\n");
 
 	/* Right: the deltas as bars from zero, their median and the interval around it. */
-	report_html_axis(b, R0, R1, dlo, dhi, cell->metric, pct);
+	report_html_axis(b, R0, R1, &dlo, &dhi, cell->metric, pct);
 	if (isfinite(s->ci.lo) && !s->deterministic)
 		sbuf_addf(b,
 		          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -523,7 +510,10 @@ static void report_html_pause_svg(struct sbuf *b, const char *probe,
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"90\">no pause</text></svg>\n", R0);
 		return;
 	}
-	report_html_axis(b, R0, R1, 0, top, "census.pause_count", 0);
+	{
+		double zero = 0;
+		report_html_axis(b, R0, R1, &zero, &top, "census.pause_count", 0);
+	}
 	for (int k = lo; k <= hi; k++) {
 		double band = (R1 - R0 - 8) / (double)(hi - lo + 1);
 		double x = R0 + 8 + band * (k - lo), bar = band / (double)(narms + 1);
@@ -927,8 +917,9 @@ static void report_html_session_svg(struct sbuf *b, const struct report_data *d,
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"90\">no successful run</text></svg>\n", L0);
 		return;
 	}
-	report_html_pad(&lo, &hi);
-	report_html_axis(b, L0, L1, lo, hi, metric, 0);
+	if (!report_html_from_zero(metric))
+		report_html_pad(&lo, &hi);
+	report_html_axis(b, L0, L1, &lo, &hi, metric, 0);
 	{
 		size_t slots = (size_t)maxround + (size_t)has_vg;
 		for (size_t bi = 0; bi < d->nbuilds; bi++) {

@@ -39,8 +39,17 @@ const char *report_html_color(size_t i);
 double report_html_y(double v, double lo, double hi);
 /* Widens a value range a little (never below zero for positive values). */
 void report_html_pad(double *lo, double *hi);
-/* Three horizontal grid lines with their labels (as `metric` values, or percentages). */
-void report_html_axis(struct sbuf *b, double x0, double x1, double lo, double hi,
+/* About this many intervals between a panel's ticks (axis.h makes it 2 to 6). */
+#define REPORT_HTML_TICKS 4
+/* 1 when `metric` counts or sizes something (bytes, events, instructions): drawn from zero. */
+int report_html_from_zero(const char *metric);
+/*
+ * The value axis of a panel across [x0, x1] (axis.h): round-number grid lines and labels for
+ * data from *lo to *hi, as `metric` values (from zero when report_html_from_zero) or, with
+ * pct, percentages. It widens *lo and *hi to the axis' range, the first and last tick: map
+ * the panel's values with report_html_y(v, *lo, *hi) after it.
+ */
+void report_html_axis(struct sbuf *b, double x0, double x1, double *lo, double *hi,
                       const char *metric, int pct);
 /* The x position of point i of n across [x0, x1]. */
 double report_html_x(size_t i, size_t n, double x0, double x1);

@@ -11,6 +11,15 @@
 #include "report_html.h"
 #include "stats.h"
 
+/*
+ * What a time under the clock's resolution counts as (sweep.c, SWEEP_CLOCK_RESOLUTION_NS), said
+ * wherever a ratio or a mean of times is shown: a geometric mean is defined for it.
+ */
+#define REPORT_SWEEP_FLOOR                                                                        \
+	"A wall or user time of 0 ns (under rusage's 1 us resolution) is taken as 1 us in every " \
+	"ratio and geometric mean; the stored figure stays 0."
+_Static_assert((int)SWEEP_CLOCK_RESOLUTION_NS == 1000, "REPORT_SWEEP_FLOOR says 1 us");
+
 /* The short names of enum sweep_metric in tables and JSON keys. */
 static const char *const report_sweep_title[SWEEP_NMETRICS] = {
     [SWEEP_WALL] = "wall time",
@@ -307,7 +316,8 @@ char *report_sweep_md(const struct report_sweep *r)
 		}
 	sbuf_addf(&b,
 	          "\n\"-\": not every probe has the figure at that heap (`probes` says how many "
-	          "do): a mean over fewer probes would not compare with its neighbours.\n\n");
+	          "do): a mean over fewer probes would not compare with its neighbours. %s\n\n",
+	          REPORT_SWEEP_FLOOR);
 
 	sbuf_addf(&b, "### Lower-bound overhead of wall time\n\n| probe | lower bound |");
 	for (size_t bi = 0; bi < t->nbuilds; bi++)
@@ -579,7 +589,12 @@ static void report_sweep_panel(struct sbuf *b, const struct report_sweep *r, siz
 		return;
 	}
 	report_html_pad(&lo, &hi);
-	report_html_axis(b, L0, L1, lo, hi, "sweep.ratio", 0);
+	report_html_axis(b, L0, L1, &lo, &hi, "sweep.ratio", 0);
+	/* 1.0 is the best build at the largest heap (or, for an LBO, no overhead at all). */
+	sbuf_addf(b,
+	          "<line class=\"unity\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+	          "stroke=\"#666\" stroke-dasharray=\"4 3\"><title>1.0</title></line>\n",
+	          L0, report_html_y(1, lo, hi), L1, report_html_y(1, lo, hi));
 	for (size_t bi = 0; bi < t->nbuilds; bi++) {
 		const char *color = report_html_color(bi);
 		int open = 0;
@@ -699,12 +714,14 @@ char *report_sweep_html(const struct report_sweep *r)
 		escape_xml(&b, r->d.session.status);
 		sbuf_addf(&b, ":</strong> %s</p>\n", REPORT_SWEEP_PARTIAL);
 	}
-	sbuf_addf(&b, "<p class=\"meta\">x: heap as a multiple of each probe's "
-	              "reference minimum heap, the same absolute size for every build. y: the "
-	              "median cost over the best build's at the largest heap (1 is the best), and "
-	              "the lower-bound overhead: the cost over the smallest cost without GC work "
-	              "any build showed (docs/sweeps.md). &#215;: the build ran out of heap "
-	              "there.</p>\n<p class=\"legend\">");
+	sbuf_addf(&b,
+	          "<p class=\"meta\">x: heap as a multiple of each probe's "
+	          "reference minimum heap, the same absolute size for every build. y: the "
+	          "median cost over the best build's at the largest heap (1 is the best), and "
+	          "the lower-bound overhead: the cost over the smallest cost without GC work "
+	          "any build showed (docs/sweeps.md); the dashed line is 1.0. &#215;: the "
+	          "build ran out of heap there. %s</p>\n<p class=\"legend\">",
+	          REPORT_SWEEP_FLOOR);
 	for (size_t i = 0; i < t->nbuilds; i++) {
 		sbuf_addf(&b, "<span><span class=\"sw\" style=\"background:%s\"></span>",
 		          report_html_color(i));

@@ -92,15 +92,17 @@ expect_grep "^\| 01_p \| census.alloc_bytes \| 1000 \| 1200 \| \+200 \| \+20.00%
 $AB "$T/a" "$T/a" >"$T/out" 2>&1
 expect_grep "^  census: 2 deterministic counters compared exactly, all equal$" "$T/out"
 
-# ---- The progress line: on a terminal only ----------------------------------------------
+# ---- The progress line: redrawn on a terminal, a few plain lines elsewhere (t173) ---------
 if command -v script >/dev/null 2>&1; then
 	script -qec "$GCR ab $T/a $T/a --rounds 2 --meters rusage,census >/dev/null" /dev/null \
 		>"$T/tty" 2>&1
-	expect_grep "round 2/2  run [0-9]+/6  01_p on base( \(2\))?  ok  (~[0-9ms]+|<1s) left" "$T/tty"
-	expect_grep "warm-up 1/1  run 1/6" "$T/tty"
+	expect_grep "$(printf '\r')\[  [0-9]/6\] round 2/2  01_p on base( \(2\))?  (~[0-9ms]+|<1s) left" "$T/tty"
+	expect_grep "\[  1/6\] warm-up 1/1  01_p on base" "$T/tty"
 fi
-$AB "$T/a" "$T/a" >/dev/null 2>"$T/err"
-expect_no_grep " left|round [0-9]+/" "$T/err" "no progress line when stderr is not a terminal"
+$AB "$T/a" "$T/a" >"$T/out" 2>"$T/err"
+expect_grep "^gcratchet ab: \[  1/[0-9]+\] warm-up 1/1  01_p on base( \(2\))?  (~[0-9ms]+|<1s) left$" "$T/err"
+expect_no_grep "$(printf '\r')" "$T/err" "plain progress lines when stderr is not a terminal"
+expect_no_grep "\[ *[0-9]+/[0-9]+\] (round|warm-up)" "$T/out" "no progress on stdout"
 
 # ---- Interrupted in run 9 (of either arm): rounds 1-3 of 7 are complete and only they pair ---
 rm -f "$T/count"

@@ -70,6 +70,10 @@ expect_eq "$(sql "SELECT reference_build FROM sweep_cells WHERE session_id = 2 L
 expect_status 0 "$GCR" report --session 1 --html "$T/s.html" --md "$T/s.md" --json "$T/s.json"
 expect_grep "### Geometric mean over 2 probes" "$T/s.md" "Markdown: geometric mean"
 expect_grep "### Lower-bound overhead of wall time" "$T/s.md" "Markdown: LBO table"
+# Issue 29 item 7: a dashed 1.0 line on every normalised panel, and the floor of a 0 ns time said.
+expect_eq "$(grep -o '<line class="unity"' "$T/s.html" | wc -l)" 12 "a 1.0 line on each of the 12 panels"
+expect_grep "taken as 1 us in every ratio and geometric mean" "$T/s.md" "Markdown: the clock's floor"
+expect_grep "taken as 1 us in every ratio and geometric mean" "$T/s.html" "HTML: the clock's floor"
 python3 -c 'import json, math, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "gcratchet-sweep" and d["factors"] == [1.25, 2], d["factors"]

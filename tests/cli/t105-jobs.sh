@@ -24,21 +24,24 @@ expect_status 0 "$GCR" measure $M --jobs 1
 cp "$T/out" "$T/out1"
 expect_grep "^        \(one valgrind run per probe and build, after the timed rounds; up to 1 at once: --jobs 1\)$" "$T/out1"
 "$GCR" export >"$T/s1.json"
-# The second under a terminal (script(1) gives it one): the estimate shows there only.
+# The second under a terminal (script(1) gives it one): the estimate is on the status line
+# redrawn there (stderr), after each run's own line.
 if command -v script >/dev/null 2>&1; then
 	script -qec "$GCR measure $M --jobs 2" /dev/null >"$T/out2" 2>&1
-	expect_grep "^\[  1/6\] round 1/1 .* ok .*  (~[0-9ms]+|<1s) left" "$T/out2"
-	expect_grep "^\[  5/6\] valgrind .* ok +Ir [0-9]+  (~[0-9ms]+|<1s) left" "$T/out2"
+	cr=$(printf '\r')
+	expect_grep "^\[  1/6\] round 1/1 .* ok " "$T/out2"
+	expect_grep "$cr\[  1/6\] round 1/1  [0-9a-z_]+ on marksweep  (~[0-9ms]+|<1s) left" "$T/out2"
+	expect_grep "$cr\[  5/6\] valgrind  [0-9a-z_]+ on marksweep  (~[0-9ms]+|<1s) left" "$T/out2"
 	# The last run has nothing left to estimate.
-	expect_no_grep "^\[  6/6\].* left" "$T/out2"
+	expect_no_grep "\[  6/6\][^$cr]* left" "$T/out2"
 else
 	expect_status 0 "$GCR" measure $M --jobs 2
 	cp "$T/out" "$T/out2"
 fi
 expect_grep "up to 2 at once: --jobs 2\)" "$T/out2"
 "$GCR" export >"$T/s2.json"
-# Without a terminal, no line has an estimate: logs read as they always did.
-expect_no_grep " left" "$T/out1" "no estimate when stdout is not a terminal"
+# Stdout never has an estimate (progress is on stderr): logs read as they always did.
+expect_no_grep " left" "$T/out1" "no estimate on stdout"
 expect_eq "$(jq -r .session.facts.jobs "$T/s1.json") $(jq -r .session.facts.jobs "$T/s2.json")" \
 	"1 2" "the session records its jobs"
 

@@ -269,6 +269,66 @@ static void test_profile(void)
 	fnprof_release(&p);
 }
 
+/*
+ * Issue 29 item 3: valgrind's own messages go to a log beside the counts, never to the probe's
+ * stderr; what it said is read back (a tree's logs too), its chatter told from its errors.
+ */
+static void test_log(void)
+{
+	static const struct meter_valgrind vg = {(char *)"/usr/bin/valgrind", (char *)"v"};
+	char dir[] = "/tmp/gcratchet-test-cglog.XXXXXX", *out, *log, *name, *said;
+	char *const probe[] = {(char *)"probe", (char *)"ci", NULL};
+	char **argv;
+	int named = 0;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	out = xasprintf("%s/cg.4.out", dir);
+	log = xasprintf("%s.log", out);
+	for (int tree = 0; tree < 2; tree++) {
+		argv = meter_valgrind_argv(&vg, out, 1, tree, probe);
+		name = tree ? xasprintf("--log-file=%s.%%p", log) : xasprintf("--log-file=%s", log);
+		named = 0;
+		for (size_t i = 0; argv[i]; i++)
+			named |= strcmp(argv[i], name) == 0;
+		CHECK(named);
+		meter_valgrind_argv_free(argv);
+		free(name);
+	}
+	CHECK(meter_valgrind_log(out, 0) == NULL);
+	f = fopen(log, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("--77-- warning: L3 cache found, using its data for the LL simulation.\n"
+		      "==77== Valgrind's memory management: out of memory:\n"
+		      "==77==    newSuperblock's request for 4096 bytes failed.\n"
+		      "--77-- warning: simulated LL cache: line_size 64  assoc 30\n",
+		      f);
+		fclose(f);
+	}
+	said = meter_valgrind_log(out, 0);
+	CHECK(said && strstr(said, "L3 cache found"));
+	free(said);
+	said = meter_valgrind_log_error(
+	    "--77-- warning: L3 cache found\n==77== Valgrind's memory management: out of memory:\n"
+	    "==77==    newSuperblock's request for 4096 bytes failed.\n--77-- warning: x\n");
+	CHECK_STR(said ? said : "(none)", "newSuperblock's request for 4096 bytes failed.");
+	free(said);
+	CHECK(meter_valgrind_log_error("--77-- warning: L3 cache found\n==77==\n") == NULL);
+	write_pid_file(log, 301, "==301== from the child\n");
+	said = meter_valgrind_log(out, 1);
+	CHECK(said && strcmp(said, "==301== from the child\n") == 0);
+	free(said);
+	meter_valgrind_remove(out);
+	CHECK(access(log, F_OK) != 0);
+	name = xasprintf("%s.301", log);
+	CHECK(access(name, F_OK) != 0);
+	free(name);
+	rmdir(dir);
+	free(log);
+	free(out);
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -279,6 +339,7 @@ int main(void)
 	}
 	close(fd);
 	test_ir_only();
+	test_log();
 	test_cache_sim();
 	test_refused();
 	test_tree();

@@ -169,13 +169,26 @@ static void test_status_line(void)
 	p.run_index = 1;
 	p.run_total = 16;
 	p.round = 1;
+	p.rounds = 4;
+	p.warmups = 1;
+	p.warmup = 1;
 	p.elapsed_ns = 5 * S;
 	progress_report(pr, &p);
 	progress_status_line(pr, &p, 0, line, sizeof line);
-	CHECK_STR(line, "[  1/16] 02_b  ~1m15s left");
+	CHECK_STR(line, "[  1/16] warm-up 1/1  02_b on fix  ~1m15s left");
+	/* Interrupted: no time left to speak of. */
+	progress_status_text(pr, &p, 0, 0, line, sizeof line);
+	CHECK_STR(line, "[  1/16] warm-up 1/1  02_b on fix");
 	/* Cut one column short of a narrow terminal, so it never wraps. */
 	progress_status_line(pr, &p, 12, line, sizeof line);
-	CHECK_STR(line, "[  1/16] 02");
+	CHECK_STR(line, "[  1/16] wa");
+	/* A run not ok says so. */
+	r.status = RUN_STATUS_CRASHED;
+	p.round = 3;
+	p.warmup = 0;
+	progress_status_text(pr, &p, 0, 0, line, sizeof line);
+	CHECK_STR(line, "[  1/16] round 2/3  02_b on fix  crashed");
+	r.status = RUN_STATUS_OK;
 	/* Nothing left: no estimate on the line. */
 	for (int i = 0; i < 4; i++) {
 		if (i < 3)
@@ -186,7 +199,7 @@ static void test_status_line(void)
 	}
 	p.run_index = 16;
 	progress_status_line(pr, &p, 80, line, sizeof line);
-	CHECK_STR(line, "[ 16/16] 02_b");
+	CHECK_STR(line, "[ 16/16] round 2/3  02_b on fix");
 	progress_free(pr);
 	/* Under half a second left: "<1s", not "~0s". */
 	pr = progress_new(&plan);
@@ -198,6 +211,54 @@ static void test_status_line(void)
 	CHECK(progress_term_width(-1) == 0);
 }
 
+/* Not a terminal: plain lines, the first and the last of a fast session only, no "\r". */
+static void test_display(void)
+{
+	struct session_plan plan;
+	struct progress *pr;
+	struct progress_display d;
+	struct session_progress p;
+	struct run_record r;
+	volatile sig_atomic_t stop = 0;
+	FILE *f = tmpfile();
+	char text[2048];
+	size_t n;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	plan_init(&plan, 1, SESSION_METER_RUSAGE);
+	pr = progress_new(&plan);
+	memset(&p, 0, sizeof p);
+	memset(&r, 0, sizeof r);
+	r.probe = "01_a";
+	p.run = &r;
+	p.arm = &arms[0];
+	p.run_total = 16;
+	p.rounds = 4;
+	p.warmups = 1;
+	p.round = 2;
+	p.elapsed_ns = S / 100;
+	progress_display_init(&d, "measure", f, fileno(f), &stop);
+	CHECK(d.redraw == 0);
+	for (int i = 1; i <= 16; i++) {
+		p.run_index = i;
+		if (i == 16)
+			stop = 1; /* interrupted: the last line has no time left */
+		progress_report(pr, &p);
+		progress_display_update(&d, pr, &p);
+	}
+	progress_display_clear(&d);
+	rewind(f);
+	n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	CHECK_STR(text, "gcratchet measure: [  1/16] round 1/3  01_a on base  <1s left\n"
+	                "gcratchet measure: [ 16/16] round 1/3  01_a on base\n");
+	fclose(f);
+	progress_free(pr);
+	strlist_release(&plan.probes);
+}
+
 int main(void)
 {
 	test_fallbacks();
@@ -205,6 +266,7 @@ int main(void)
 	test_two_n();
 	test_formats();
 	test_status_line();
+	test_display();
 	progress_free(NULL);
 	return unit_done("test_progress");
 }
