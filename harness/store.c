@@ -1832,8 +1832,12 @@ out:
 	return rc;
 }
 
-int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
-                       int *copied, struct err *e)
+/*
+ * store_session_copy and store_session_copy_in: own_txn 1 opens and commits the destination's
+ * transaction here; 0 writes inside the one the caller opened (and rolls back on failure).
+ */
+static int store_session_copy_txn(struct store *from, int64_t session_id, struct store *to,
+                                  int own_txn, int64_t *to_id, int *copied, struct err *e)
 {
 	struct store_copy c = {.from = from, .session_id = session_id};
 	int rc = -1;
@@ -1883,6 +1887,14 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 	    store_minheap_list(from, &c.minheap, &c.nminheap, e) != 0 ||
 	    store_host_facts(from, c.si.host_id, &c.facts, e) != 0)
 		goto out;
+	if (!own_txn) {
+		if (store_copy_into(to, &c, to_id, copied, e) != 0) {
+			*copied = 0;
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
 	if (store_begin(to, "copying a session", e) != 0)
 		goto out;
 	/* A session lands whole or not at all, and one already there is left as it is. */
@@ -1903,6 +1915,106 @@ out:
 	store_builds_release(c.builds, c.nb);
 	store_session_release(&c.si);
 	return rc;
+}
+
+int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                       int *copied, struct err *e)
+{
+	return store_session_copy_txn(from, session_id, to, 1, to_id, copied, e);
+}
+
+int store_session_copy_in(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                          int *copied, struct err *e)
+{
+	return store_session_copy_txn(from, session_id, to, 0, to_id, copied, e);
+}
+
+/* ---- Tables of other modules in a store's database (store_sql) -------------------------- */
+
+struct store_sql {
+	struct store_query q;
+};
+
+const char *store_engine_name(const struct store *s)
+{
+	return s->eng->name;
+}
+
+int store_sql_exec(struct store *s, const char *sql, const char *what, struct err *e)
+{
+	return store_exec(s, sql, what, e);
+}
+
+int store_sql_begin(struct store *s, const char *what, struct err *e)
+{
+	return store_begin(s, what, e);
+}
+
+int store_sql_commit(struct store *s, const char *what, struct err *e)
+{
+	return store_commit(s, what, e);
+}
+
+void store_sql_rollback(struct store *s)
+{
+	s->eng->rollback(s->conn);
+}
+
+int store_sql_open(struct store *s, const char *sql, const char *what, struct store_sql **out,
+                   struct err *e)
+{
+	struct store_sql *q = xcalloc(1, sizeof *q);
+
+	*out = NULL;
+	if (query_open(s, &q->q, sql, what, e) != 0) {
+		free(q);
+		return -1;
+	}
+	*out = q;
+	return 0;
+}
+
+void store_sql_int64(struct store_sql *q, int64_t v)
+{
+	query_int64(&q->q, v);
+}
+
+void store_sql_text(struct store_sql *q, const char *v)
+{
+	query_text(&q->q, v);
+}
+
+int store_sql_step(struct store_sql *q, struct err *e)
+{
+	return query_step(&q->q, e);
+}
+
+int store_sql_reset(struct store_sql *q, struct err *e)
+{
+	return query_reset(&q->q, e);
+}
+
+int store_sql_null(struct store_sql *q, int i)
+{
+	return q->q.s->eng->column_null(q->q.st, i);
+}
+
+int64_t store_sql_col_int64(struct store_sql *q, int i)
+{
+	return col_int64(&q->q, i);
+}
+
+const char *store_sql_col_text(struct store_sql *q, int i)
+{
+	return col_peek(&q->q, i);
+}
+
+void store_sql_close(struct store_sql *q)
+{
+	if (!q)
+		return;
+	query_close(&q->q);
+	free(q);
 }
 
 /* ---- History ------------------------------------------------------------------------------ */
