@@ -542,6 +542,18 @@ int cmd_worker(int argc, char **argv)
 			continue;
 		}
 		if (!got) {
+			int64_t running = 0;
+			/* A running job may yet lose its lease and come back: --drain waits for it. */
+			if (drain && queue_running(k.s, &running, &e) != 0) {
+				worker_drop(&k, &e);
+				continue;
+			}
+			if (drain && running > 0) {
+				if (queue_worker_seen(k.s, k.w.name, "idle", &e) != 0)
+					worker_drop(&k, &e);
+				worker_sleep(1);
+				continue;
+			}
 			if (once || drain) {
 				worker_say(
 				    &k, "no job queued that this worker can run; %zu done, exiting",

@@ -507,6 +507,23 @@ done:
 	return rc;
 }
 
+int queue_running(struct store *s, int64_t *n, struct err *e)
+{
+	struct store_sql *q = NULL;
+	int rc = -1;
+
+	*n = 0;
+	if (store_sql_open(s, "SELECT count(*) FROM queue_job WHERE state = 'running'",
+	                   "counting running jobs", &q, e) != 0)
+		return -1;
+	if (store_sql_step(q, e) == 1) {
+		*n = store_sql_col_int64(q, 0);
+		rc = 0;
+	}
+	store_sql_close(q);
+	return rc;
+}
+
 int queue_heartbeat(struct store *s, const char *worker, const struct queue_job *j, int64_t lease_s,
                     int *ours, struct err *e)
 {

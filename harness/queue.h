@@ -111,6 +111,8 @@ void queue_job_release(struct queue_job *j);
  */
 int queue_claim(struct store *s, const struct queue_worker *w, int64_t lease_s,
                 struct queue_job *out, int *got, struct err *e);
+/* *n: how many jobs are running (any worker's): each may yet come back to the queue. */
+int queue_running(struct store *s, int64_t *n, struct err *e);
 /* Extends the lease: *ours 0 when the job is no longer this claim's (reaped, canceled). */
 int queue_heartbeat(struct store *s, const char *worker, const struct queue_job *j, int64_t lease_s,
                     int *ours, struct err *e);
