@@ -15,8 +15,8 @@
 #include "cmds.h"
 #include "queue.h"
 
-/* The verbs a job may run; each stores its results as sessions, which the worker pushes. */
-static const char *const queue_verbs[] = {"measure", "ab", "ratchet", "sweep", NULL};
+/* The verbs a job may run: each stores sessions (or minheap's answers) the worker copies. */
+static const char *const queue_verbs[] = {"measure", "ab", "ratchet", "sweep", "minheap", NULL};
 
 const char *queue_fleet_url(const char *cmd, const char *opt)
 {
@@ -308,8 +308,8 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (verb_at >= argc) {
-		rc = cli_error(cmd,
-		               "queue submit needs a VERB to run (measure, ab, ratchet, sweep)");
+		rc = cli_error(
+		    cmd, "queue submit needs a VERB to run (measure, ab, ratchet, sweep, minheap)");
 		goto out;
 	}
 	req.verb = argv[verb_at];
@@ -321,7 +321,7 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 			rc = cli_error(
 			    cmd,
 			    "queue submit %s: not a verb the queue runs (measure, ab, ratchet, "
-			    "sweep)",
+			    "sweep, minheap)",
 			    req.verb);
 			goto out;
 		}

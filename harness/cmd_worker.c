@@ -293,7 +293,7 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 	struct store *scratch = NULL;
 	struct err e = ERR_INIT;
 	int64_t ids[8];
-	size_t n = 0;
+	size_t n = 0, answers = 0;
 	enum queue_completion how;
 
 	if (access(db, F_OK) == 0 && store_open(db, STORE_READ, &scratch, &e) != 0) {
@@ -304,7 +304,7 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 	}
 	while (worker_reconnect(k) == 0) {
 		if (queue_complete(k->s, scratch, k->w.name, j, status, output, &how, ids,
-		                   sizeof ids / sizeof ids[0], &n, &e) == 0) {
+		                   sizeof ids / sizeof ids[0], &n, &answers, &e) == 0) {
 			if (how == QUEUE_FENCED) {
 				worker_say(
 				    k,
@@ -323,9 +323,13 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 					len += (size_t)snprintf(list + len, sizeof list - len,
 					                        "%s%lld", i ? ", " : "",
 					                        (long long)ids[i]);
-				worker_say(k, "job %lld: done, exit %d, %zu session%s stored%s%s",
+				char heaps[64] = "";
+				if (answers)
+					snprintf(heaps, sizeof heaps, ", %zu minimum-heap answer%s",
+					         answers, answers == 1 ? "" : "s");
+				worker_say(k, "job %lld: done, exit %d, %zu session%s stored%s%s%s",
 				           (long long)j->id, status, n, n == 1 ? "" : "s",
-				           n ? ": " : "", list);
+				           n ? ": " : "", list, heaps);
 			}
 			break;
 		}

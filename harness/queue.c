@@ -654,7 +654,7 @@ out:
 int queue_complete(struct store *s, struct store *scratch, const char *worker,
                    const struct queue_job *j, int exit_status, const char *output,
                    enum queue_completion *how, int64_t *sessions, size_t max, size_t *nsessions,
-                   struct err *e)
+                   size_t *nanswers, struct err *e)
 {
 	const char *what = "completing a job";
 	struct store_session *all = NULL;
@@ -663,6 +663,7 @@ int queue_complete(struct store *s, struct store *scratch, const char *worker,
 
 	*how = QUEUE_FENCED;
 	*nsessions = 0;
+	*nanswers = 0;
 	/* The scratch store is read first: the fleet's transaction stays short. */
 	if (scratch && store_list_sessions(scratch, NULL, &all, &n, e) != 0)
 		return -1;
@@ -702,6 +703,9 @@ int queue_complete(struct store *s, struct store *scratch, const char *worker,
 			sessions[*nsessions] = to_id;
 		(*nsessions)++;
 	}
+	/* A minheap's answers travel with no session; a session's own are not copied twice. */
+	if (scratch && store_minheaps_copy_in(scratch, s, nanswers, e) != 0)
+		goto fail;
 	if (queue_run(s,
 	              "UPDATE queue_job SET state = 'done', finished_at = clock_timestamp(),"
 	              " lease_until = NULL, exit_status = ?, output = ? WHERE id = ?",

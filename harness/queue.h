@@ -139,12 +139,13 @@ enum queue_completion {
  * Completes the job in one transaction: checks the claim's token on the locked row, copies
  * every session of `scratch` into s (store_session_copy_in), records them in queue_session
  * (their fleet ids in sessions[], up to max), and marks the job done with exit_status and the
- * tail of the verb's output. *nsessions how many it stored.
+ * tail of the verb's output. *nsessions how many it stored; *nanswers how many minimum-heap
+ * answers the scratch store held (a minheap job's results: copied too, each once).
  */
 int queue_complete(struct store *s, struct store *scratch, const char *worker,
                    const struct queue_job *j, int exit_status, const char *output,
                    enum queue_completion *how, int64_t *sessions, size_t max, size_t *nsessions,
-                   struct err *e);
+                   size_t *nanswers, struct err *e);
 
 /* Cancels a queued or running job (by_request 0) or every such job of a request: *n how many. */
 int queue_cancel(struct store *s, int64_t id, int by_request, size_t *n, struct err *e);

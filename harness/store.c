@@ -1929,6 +1929,111 @@ int store_session_copy_in(struct store *from, int64_t session_id, struct store *
 	return store_session_copy_txn(from, session_id, to, 0, to_id, copied, e);
 }
 
+/* A host of `from` by id, as store_host_copy takes it. */
+static int store_host_read(struct store *from, int64_t host_id, struct store_session *si,
+                           char **facts, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	if (query_open(from, &q, "SELECT fingerprint, hostname, facts FROM hosts WHERE id = ?",
+	               "reading a host", e) != 0)
+		goto out;
+	query_int64(&q, host_id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r == 0) {
+		err_setc(e, ERR_CORRUPT, "%s: no host %lld", from->where, (long long)host_id);
+		goto out;
+	}
+	si->host_fingerprint = col_text(&q, 0);
+	si->hostname = col_text(&q, 1);
+	*facts = col_text(&q, 2);
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+/* A build of `from` by id, with its manifest, as store_build_upsert takes it. */
+static int store_build_read(struct store *from, int64_t build_id, struct store_build *b,
+                            char **manifest, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	if (query_open(from, &q,
+	               "SELECT name, collector, collector_version, git_commit, dir, manifest_hash,"
+	               " manifest, capabilities FROM builds WHERE id = ?",
+	               "reading a build", e) != 0)
+		goto out;
+	query_int64(&q, build_id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r == 0) {
+		err_setc(e, ERR_CORRUPT, "%s: no build %lld", from->where, (long long)build_id);
+		goto out;
+	}
+	b->id = build_id;
+	b->name = col_text(&q, 0);
+	b->collector = col_text(&q, 1);
+	b->collector_version = col_text(&q, 2);
+	b->git_commit = col_text(&q, 3);
+	b->dir = col_text(&q, 4);
+	b->manifest_hash = col_text(&q, 5);
+	*manifest = col_text(&q, 6);
+	b->capabilities = col_text(&q, 7);
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, struct err *e)
+{
+	struct store_minheap *m = NULL;
+	size_t nm = 0;
+	int rc = -1;
+
+	*n = 0;
+	if (store_minheap_list(from, &m, &nm, e) != 0)
+		return -1;
+	for (size_t k = 0; k < nm; k++) {
+		struct store_session si = {0};
+		struct store_build b = {0};
+		char *facts = NULL, *manifest = NULL;
+		int64_t host_id = 0, build_id = 0;
+		int r = store_host_read(from, m[k].host_id, &si, &facts, e);
+		if (r == 0)
+			r = store_host_copy(to, &si, facts, &host_id, e);
+		if (r == 0)
+			r = store_build_read(from, m[k].build_id, &b, &manifest, e);
+		if (r == 0)
+			r = store_build_upsert(to, &b, manifest, &build_id, e);
+		if (r == 0)
+			r = store_minheap_copy(to, &m[k], host_id, build_id,
+			                       store_minheap_ordinal(m, k), e);
+		free(facts);
+		free(manifest);
+		free(si.host_fingerprint);
+		free(si.hostname);
+		free(b.name);
+		free(b.collector);
+		free(b.collector_version);
+		free(b.git_commit);
+		free(b.dir);
+		free(b.manifest_hash);
+		free(b.capabilities);
+		if (r != 0)
+			goto out;
+	}
+	*n = nm;
+	rc = 0;
+out:
+	store_minheaps_release(m, nm);
+	return rc;
+}
+
 /* ---- Tables of other modules in a store's database (store_sql) -------------------------- */
 
 struct store_sql {

@@ -168,6 +168,12 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
  */
 int store_session_copy_in(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
                           int *copied, struct err *e);
+/*
+ * Every minimum-heap answer of `from` into `to` (with its host and build), inside a transaction
+ * the caller opened on `to`, each stored once (an answer already there is not copied again):
+ * a minheap job's results, which no session carries. *n how many `from` holds.
+ */
+int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, struct err *e);
 /* The connection string as messages name it (a path, a URL without its password). */
 const char *store_where(const struct store *s);
 /* The engine's name: "sqlite" or "postgresql". */

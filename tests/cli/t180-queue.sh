@@ -171,6 +171,20 @@ expect_eq "$(q "SELECT state || ' ' || attempt FROM queue_job WHERE id = 34")" "
 	"the refused job waits for a worker that has the build"
 expect_eq "$(q "SELECT count(*) FROM queue_refusal WHERE job_id = 34 AND worker = 'r1'")" 1
 
+expect_status 0 "$GCR" queue cancel 34
+
+# ---- minheap: its answers (no session) reach the fleet; two builds, two jobs -------------
+H2="$T/heap2"
+BUILD_NAME=heap2 make_script_build "$H2" 01_steady
+expect_status 0 "$GCR" queue submit minheap --build "$B" --build "$H2" --probes 01 --repeats 1
+expect_grep "2 jobs \(split by builds\)" "$T/out" "a minheap of two builds is split by build"
+TMPDIR="$T" GCR_LOCK_FILE="$T/lock.m1" expect_status 0 "$GCR" worker --name m1 --drain
+expect_grep "done, exit 0, 0 sessions stored, 1 minimum-heap answer" "$T/out"
+expect_eq "$(q "SELECT count(*) FROM queue_job WHERE request_id = 32 AND state = 'done'")" 2 \
+	"both minheap jobs done"
+expect_eq "$(q "SELECT count(*) FROM minheap m JOIN builds b ON b.id = m.build_id WHERE m.command LIKE 'gcratchet minheap %' AND m.probe = '01_steady'")" 2 \
+	"each build's answer is in the fleet's database, once"
+
 # No password anywhere: a worker and a submit with one in the URL.
 SECRET_URL="postgresql://gcr:Qsecret@/fleet?host=$PG_DIR"
 expect_status 0 "$GCR" queue status --fleet "$SECRET_URL"
