@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "queue.h"
+#include "report_sweep.h"
 
 /* The verbs a job may run: each stores sessions (or minheap's answers) the worker copies. */
 static const char *const queue_verbs[] = {"measure", "ab", "ratchet", "sweep", "minheap", NULL};
@@ -412,9 +413,71 @@ static void queue_print_jobs(const struct queue_status *st)
 	}
 }
 
+/*
+ * A sweep request's parts, every one done, as one sweep (report_sweep_load_parts) written to
+ * the files named (NULL: not). EXIT_OK, or EXIT_UNJUDGED with the message printed.
+ */
+static int queue_merge_sweep(const char *cmd, struct store *s, const struct queue_status *st,
+                             const char *md, const char *json, const char *html)
+{
+	const char *paths[3] = {md, json, html};
+	struct report_sweep r;
+	struct err e = ERR_INIT;
+	int64_t *ids = xcalloc(st->njobs + 1, sizeof *ids);
+	int rc = EXIT_UNJUDGED;
+
+	if (strcmp(st->jobs[0].verb, "sweep") != 0) {
+		rc = cli_error(cmd,
+		               "--md, --json and --html merge a sweep's parts; request %lld is "
+		               "a %s (each part's session has its own report: gcratchet report "
+		               "--session N)",
+		               (long long)st->jobs[0].request_id, st->jobs[0].verb);
+		goto out;
+	}
+	for (size_t i = 0; i < st->njobs; i++) {
+		const struct queue_job_row *j = &st->jobs[i];
+		char *end = NULL;
+		if (strcmp(j->state, "done") != 0 || !j->sessions ||
+		    (ids[i] = strtoll(j->sessions, &end, 10)) <= 0 || *end) {
+			rc = cli_error(cmd,
+			               "job %lld (%s) is %s%s: a sweep merges once every part is "
+			               "done with its one session",
+			               (long long)j->id, j->label, j->state,
+			               strcmp(j->state, "done") == 0 ? " without one session" : "");
+			goto out;
+		}
+	}
+	if (report_sweep_load_parts(s, ids, st->njobs, &r, &e) != 0) {
+		rc = cli_error(cmd, "%s: %s", store_where(s), e.msg);
+		goto out;
+	}
+	rc = EXIT_OK;
+	for (int k = 0; k < 3 && rc == EXIT_OK; k++) {
+		char *text;
+		if (!paths[k])
+			continue;
+		text = k == 0   ? report_sweep_md(&r)
+		       : k == 1 ? report_sweep_json(&r)
+		                : report_sweep_html(&r);
+		if (write_file_atomic(paths[k], text, strlen(text), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		else if (!write_file_is_stdout(paths[k]))
+			fprintf(stderr,
+			        "gcratchet %s: the %zu parts' sweep (%zu probes) written to %s\n",
+			        cmd, st->njobs, r.t.nprobes, paths[k]);
+		free(text);
+	}
+	report_sweep_release(&r);
+out:
+	free(ids);
+	return rc;
+}
+
 static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 {
-	static const struct cli_opt opts[] = {{"--fleet", 1}, {"--all", 0}, {NULL, 0}};
+	static const struct cli_opt opts[] = {{"--fleet", 1}, {"--all", 0},  {"--md", 1},
+	                                      {"--json", 1},  {"--html", 1}, {NULL, 0}};
+	const char *md = NULL, *json = NULL, *html = NULL;
 	struct queue_status st = {0};
 	struct strlist pos = {0};
 	struct cli_iter it;
@@ -433,10 +496,20 @@ static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 			fleet_opt = val;
 		} else if (strcmp(opt, "--all") == 0) {
 			all = 1;
+		} else if (strcmp(opt, "--md") == 0) {
+			md = val;
+		} else if (strcmp(opt, "--json") == 0) {
+			json = val;
+		} else if (strcmp(opt, "--html") == 0) {
+			html = val;
 		}
 	}
 	if (r < 0)
 		goto out;
+	if (!result && (md || json || html)) {
+		rc = cli_error(cmd, "--md, --json and --html are queue result's");
+		goto out;
+	}
 	if (result) {
 		if (pos.n != 1 ||
 		    cli_parse_session(cmd, "REQUEST", pos.items[0], NULL, &request) != 0) {
@@ -480,9 +553,14 @@ static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 		}
 		printf("%zu of %zu parts done; the sessions are in %s\n", done, st.njobs,
 		       cli_safe(store_where(s)));
-		rc = fflush(stdout) != 0 ? cli_error(cmd, "writing to stdout failed")
-		     : done == st.njobs  ? EXIT_OK
-		                         : EXIT_UNJUDGED;
+		if (fflush(stdout) != 0) {
+			rc = cli_error(cmd, "writing to stdout failed");
+			goto out;
+		}
+		if (md || json || html)
+			rc = queue_merge_sweep(cmd, s, &st, md, json, html);
+		else
+			rc = done == st.njobs ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
 	printf("jobs:");

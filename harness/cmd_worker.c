@@ -553,7 +553,7 @@ int cmd_worker(int argc, char **argv)
 				continue;
 			}
 			if (drain && running > 0) {
-				if (queue_worker_seen(k.s, k.w.name, "idle", &e) != 0)
+				if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
 					worker_drop(&k, &e);
 				worker_sleep(1);
 				continue;
@@ -564,7 +564,7 @@ int cmd_worker(int argc, char **argv)
 				    jobs);
 				break;
 			}
-			if (queue_worker_seen(k.s, k.w.name, "idle", &e) != 0)
+			if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
 				worker_drop(&k, &e);
 			worker_sleep((double)poll_s);
 			continue;
@@ -575,7 +575,7 @@ int cmd_worker(int argc, char **argv)
 		if (once)
 			break;
 	}
-	if (k.s && queue_worker_seen(k.s, k.w.name, "stopped", &e) != 0)
+	if (k.s && queue_worker_seen(k.s, k.w.name, "stopped", 0, &e) != 0)
 		e.code = ERR_NONE;
 	rc = k.fatal ? EXIT_UNJUDGED : EXIT_OK;
 out:

@@ -395,13 +395,14 @@ int queue_worker_register(struct store *s, const struct queue_worker *w, struct 
 	                 7, NULL, e);
 }
 
-int queue_worker_seen(struct store *s, const char *name, const char *state, struct err *e)
+int queue_worker_seen(struct store *s, const char *name, const char *state, int64_t job_id,
+                      struct err *e)
 {
 	return queue_run(s,
 	                 "UPDATE queue_worker SET last_seen = clock_timestamp(), state = ?,"
-	                 " job_id = CASE WHEN ? = 'running' THEN job_id END WHERE name = ?",
+	                 " job_id = NULLIF(CAST(? AS BIGINT), 0) WHERE name = ?",
 	                 "recording the worker's heartbeat",
-	                 (struct qarg[]){QT(state), QT(state), QT(name)}, 3, NULL, e);
+	                 (struct qarg[]){QT(state), QI(job_id), QT(name)}, 3, NULL, e);
 }
 
 int queue_reap(struct store *s, size_t *n, struct err *e)
@@ -538,7 +539,7 @@ int queue_heartbeat(struct store *s, const char *worker, const struct queue_job 
 	        &rows, e) != 0)
 		return -1;
 	*ours = rows == 1;
-	return queue_worker_seen(s, worker, *ours ? "running" : "idle", e);
+	return queue_worker_seen(s, worker, *ours ? "running" : "idle", *ours ? j->id : 0, e);
 }
 
 /* Ends this claim's attempt row: outcome and detail. */
@@ -576,7 +577,7 @@ int queue_refuse(struct store *s, const char *worker, const struct queue_job *j,
 	                what, (struct qarg[]){QI(j->id), QT(worker), QT(reason)}, 3, NULL,
 	                e) != 0 ||
 	      queue_attempt_end(s, j, "refused", reason, e) != 0)) ||
-	    queue_worker_seen(s, worker, "idle", e) != 0 || store_sql_commit(s, what, e) != 0) {
+	    queue_worker_seen(s, worker, "idle", 0, e) != 0 || store_sql_commit(s, what, e) != 0) {
 		store_sql_rollback(s);
 		return -1;
 	}
@@ -613,7 +614,7 @@ int queue_fail(struct store *s, const char *worker, const struct queue_job *j, c
 	store_sql_close(q);
 	q = NULL;
 	if ((r == 1 && queue_attempt_end(s, j, "failed", reason, e) != 0) ||
-	    queue_worker_seen(s, worker, "idle", e) != 0 || store_sql_commit(s, what, e) != 0)
+	    queue_worker_seen(s, worker, "idle", 0, e) != 0 || store_sql_commit(s, what, e) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -712,7 +713,7 @@ int queue_complete(struct store *s, struct store *scratch, const char *worker,
 	              what, (struct qarg[]){QI(exit_status), QT(output), QI(j->id)}, 3, NULL,
 	              e) != 0 ||
 	    queue_attempt_end(s, j, "done", NULL, e) != 0 ||
-	    queue_worker_seen(s, worker, "idle", e) != 0 || store_sql_commit(s, what, e) != 0)
+	    queue_worker_seen(s, worker, "idle", 0, e) != 0 || store_sql_commit(s, what, e) != 0)
 		goto fail;
 	*how = QUEUE_COMPLETED;
 	rc = 0;

@@ -86,8 +86,10 @@ struct queue_worker {
 };
 /* Records (or refreshes) the worker's row: its host facts, idle. */
 int queue_worker_register(struct store *s, const struct queue_worker *w, struct err *e);
-/* The worker's row says it is alive, with its state ("idle", "running", "stopped"). */
-int queue_worker_seen(struct store *s, const char *name, const char *state, struct err *e);
+/* The worker's row says it is alive, with its state ("idle", "running", "stopped") and job
+ * (0: none). */
+int queue_worker_seen(struct store *s, const char *name, const char *state, int64_t job_id,
+                      struct err *e);
 
 /*
  * Every running job whose lease has passed goes back to queued, or to failed when it has had

@@ -108,6 +108,22 @@ expect_eq "$(q "SELECT count(DISTINCT worker) FROM queue_attempt WHERE outcome =
 expect_status 0 "$GCR" queue result 2
 expect_grep "3 of 3 parts done" "$T/out" "the sweep's three parts are done"
 expect_grep "probe 02 .*done" "$T/out"
+# The sweep's three parts, merged, make the report a local sweep of the three probes makes.
+expect_status 0 "$GCR" queue result 2 --md "$T/queued.md" --json "$T/queued.json"
+expect_status 0 "$GCR" sweep --build "$B" --probes 01,02,03 --factors 2 --rounds 1 --warmup 0 \
+	--meters rusage,census --db "$T/local.db"
+expect_status 0 "$GCR" report --session 1 --md "$T/local.md" --json "$T/local.json" --db "$T/local.db"
+mask() { sed -E 's/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/N/g' "$1"; }
+mask "$T/queued.md" >"$T/queued.masked"
+mask "$T/local.md" >"$T/local.masked"
+if diff "$T/local.masked" "$T/queued.masked" >"$T/md.diff"; then pass; else
+	fail "the merged sweep's Markdown differs from a local sweep's beyond its figures"
+	head -n 20 "$T/md.diff" >&2
+fi
+expect_eq "$(jq -c '[.probes[]?.probe // empty] // empty' "$T/queued.json" 2>/dev/null)" \
+	"$(jq -c '[.probes[]?.probe // empty] // empty' "$T/local.json" 2>/dev/null)" "the same probes in the JSON"
+expect_status 2 "$GCR" queue result 3 --md "$T/no.md"
+expect_grep "merge a sweep's parts; request 3 is a measure" "$T/err"
 expect_status 0 "$GCR" queue status
 expect_grep "0 queued, 0 running, 30 done, 0 failed" "$T/out"
 expect_grep "^$victim .*running" "$T/out" "the killed worker is shown with its stale heartbeat"
