@@ -103,6 +103,8 @@ other=$(q "SELECT worker FROM queue_attempt WHERE job_id = 1 AND outcome = 'done
 [ -n "$other" ] && [ "$other" != "$victim" ] && pass || fail "the killed job completed on another worker ($other)"
 q "SELECT reasons FROM queue_job WHERE id = 1" >"$T/reasons"
 expect_grep "attempt 1 on $victim: no heartbeat within its lease" "$T/reasons" "the reason is kept"
+expect_eq "$(q "SELECT count(*) > 20 FROM queue_job WHERE request_id <> 1 AND finished_at < (SELECT finished_at FROM queue_job WHERE id = 1)")" t \
+	"requests in progress at once all advance: the others completed while request 1 was in progress"
 expect_eq "$(q "SELECT count(DISTINCT worker) FROM queue_attempt WHERE outcome = 'done'")" 2 \
 	"the two live workers shared the jobs"
 expect_status 0 "$GCR" queue result 2
