@@ -144,6 +144,10 @@ static int queue_split(const char *cmd, const char *verb, const struct strlist *
 			probes_at = at;
 		}
 	}
+	/* A verb that names no build runs the default collector: the worker checks that too. */
+	if (nb == 0 && strcmp(verb, "ab") != 0 &&
+	    queue_build_resolve(cmd, "--collector", CLI_DEFAULT_COLLECTOR, &builds[nb++]) != 0)
+		goto out;
 	if (split && strcmp(verb, "sweep") == 0 && probes && strchr(probes, ',')) {
 		struct strlist list = {0};
 		strlist_split(&list, probes);

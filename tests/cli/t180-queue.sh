@@ -196,12 +196,26 @@ H2="$T/heap2"
 BUILD_NAME=heap2 make_script_build "$H2" 01_steady
 expect_status 0 "$GCR" queue submit minheap --build "$B" --build "$H2" --probes 01 --repeats 1
 expect_grep "2 jobs \(split by builds\)" "$T/out" "a minheap of two builds is split by build"
+# An ab is one job: both arms, interleaved, in one session on one host.
+expect_status 0 "$GCR" queue submit ab "$H2" "$B" --probes 01 --rounds 2 --warmup 0 \
+	--meters rusage,census
+expect_grep "request 33: ab, 1 job$" "$T/out" "an ab is never split"
 TMPDIR="$T" GCR_LOCK_FILE="$T/lock.m1" expect_status 0 "$GCR" worker --name m1 --drain
 expect_grep "done, exit 0, 0 sessions stored, 1 minimum-heap answer" "$T/out"
+expect_eq "$(q "SELECT j.state || ' ' || (SELECT count(*) FROM session_builds b WHERE b.session_id = s.session_id) || ' ' || (SELECT count(*) FROM runs r WHERE r.session_id = s.session_id) FROM queue_job j JOIN queue_session s ON s.job_id = j.id WHERE j.request_id = 33")" \
+	"done 2 4" "the ab's two arms ran in one session, two rounds each"
 expect_eq "$(q "SELECT count(*) FROM queue_job WHERE request_id = 32 AND state = 'done'")" 2 \
 	"both minheap jobs done"
 expect_eq "$(q "SELECT count(*) FROM minheap m JOIN builds b ON b.id = m.build_id WHERE m.command LIKE 'gcratchet minheap %' AND m.probe = '01_steady'")" 2 \
 	"each build's answer is in the fleet's database, once"
+
+# A verb that names no build runs the default collector: its digest is recorded to be checked.
+expect_status 0 "$GCR" queue submit measure --probes 01 --rounds 1
+last=$(q "SELECT max(id) FROM queue_job")
+q "SELECT builds FROM queue_job WHERE id = $last" >"$T/builds"
+expect_grep '"option":"--collector","value":"gen","digest":"[0-9a-f]{16}"' "$T/builds" \
+	"the default collector is recorded with its manifest hash"
+expect_status 0 "$GCR" queue cancel "$last"
 
 # No password anywhere: a worker and a submit with one in the URL.
 SECRET_URL="postgresql://gcr:Qsecret@/fleet?host=$PG_DIR"
