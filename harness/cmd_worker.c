@@ -482,6 +482,13 @@ int cmd_worker(int argc, char **argv)
 				rc = cli_error(cmd, "%s %s: at most 86400 seconds", opt, val);
 				goto out;
 			}
+			if (strcmp(opt, "--lease") == 0 && n < 3) {
+				rc = cli_error(cmd,
+				               "--lease %s: at least 3 seconds (a heartbeat every "
+				               "third of it)",
+				               val);
+				goto out;
+			}
 			if (strcmp(opt, "--lease") == 0)
 				k.lease_s = (int64_t)n;
 			else

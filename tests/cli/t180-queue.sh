@@ -22,6 +22,10 @@ M="--probes 01 --rounds 1 --warmup 0 --meters rusage,census"
 cd "$T" || exit 2
 
 # ---- Submitting -------------------------------------------------------------------------
+expect_status 2 "$GCR" worker --lease 1 --once
+expect_grep "at least 3 seconds" "$T/err"
+expect_status 2 "$GCR" worker --once --drain
+expect_grep "choose one" "$T/err"
 expect_status 2 "$GCR" queue submit measure --build "$B" $M --db "$T/x.db"
 expect_grep "a job names no database" "$T/err" "a job with its own --db is refused"
 expect_status 2 "$GCR" queue submit frobnicate
@@ -134,10 +138,10 @@ expect_grep "^$victim .*running" "$T/out" "the killed worker is shown with its s
 printf '4\n0\n' >"$S/sleep.01_steady"
 rm -f "$S/turn.01_steady"
 expect_status 0 "$GCR" queue submit measure --build "$S" $M
-start_worker f1 2
+start_worker f1 3
 wait_for "SELECT state FROM queue_job WHERE id = 31" running 20 || fail "job 31 never ran"
 kill -STOP "$PID_f1"
-start_worker f2 2
+start_worker f2 3
 wait_for "SELECT state FROM queue_job WHERE id = 31" done 30 || fail "job 31 was not taken over"
 # The frozen worker's verb ends meanwhile (it is not frozen): thawed, the worker goes straight
 # to completing the job, without a heartbeat first, and the completion's fence refuses it.
