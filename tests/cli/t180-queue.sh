@@ -213,6 +213,19 @@ expect_eq "$(q "SELECT count(*) FROM queue_job WHERE request_id = 32 AND state =
 expect_eq "$(q "SELECT count(*) FROM minheap m JOIN builds b ON b.id = m.build_id WHERE m.command LIKE 'gcratchet minheap %' AND m.probe = '01_steady'")" 2 \
 	"each build's answer is in the fleet's database, once"
 
+# The host class: a --quiet job waits for a worker started with --quiet; a CPU no worker has
+# is never taken.
+expect_status 0 "$GCR" queue submit --quiet measure --build "$H2" $M
+qj=$(q "SELECT max(id) FROM queue_job")
+expect_status 0 "$GCR" queue submit --cpu "NoSuchCPU 9000" measure --build "$H2" $M
+cj=$(q "SELECT max(id) FROM queue_job")
+TMPDIR="$T" GCR_LOCK_FILE="$T/lock.c1" expect_status 0 "$GCR" worker --name c1 --drain
+expect_grep "0 done, exiting" "$T/out" "a worker not declared quiet takes neither"
+TMPDIR="$T" GCR_LOCK_FILE="$T/lock.c2" expect_status 0 "$GCR" worker --name c2 --drain --quiet
+expect_grep "job $qj: done" "$T/out" "a quiet worker takes the quiet job"
+expect_eq "$(q "SELECT state FROM queue_job WHERE id = $cj")" queued "no worker has that CPU"
+expect_status 0 "$GCR" queue cancel "$cj"
+
 # A verb that names no build runs the default collector: its digest is recorded to be checked.
 expect_status 0 "$GCR" queue submit measure --probes 01 --rounds 1
 last=$(q "SELECT max(id) FROM queue_job")
