@@ -13,14 +13,28 @@
 #include "cli.h"
 #include "cmds.h"
 
-/* Every option verb c's table advertises, in its order ("--rounds=" takes a value). */
+static void completion_subwords(const struct cli_command *c, struct sbuf *out);
+
+/*
+ * Every option verb c's tables advertise, in their order ("--rounds=" takes a value): the
+ * verb's own, then those of each first word its usage lines name (queue submit, status ...).
+ */
 static void completion_options(const struct cli_command *c, struct strlist *out)
 {
-	char *argv[] = {(char *)c->name, (char *)"--help", NULL};
+	char *argv[] = {(char *)c->name, (char *)"--help", NULL, NULL};
+	struct sbuf subs;
 
+	sbuf_init(&subs);
+	completion_subwords(c, &subs);
 	cli_list_options(out);
 	c->fn(2, argv);
+	for (char *w = subs.data ? strtok(subs.data, " ") : NULL; w; w = strtok(NULL, " ")) {
+		argv[1] = w;
+		argv[2] = (char *)"--help";
+		c->fn(3, argv);
+	}
 	cli_list_options(NULL);
+	sbuf_release(&subs);
 }
 
 /* The usage lines of c's --help: everything before its first blank line. */

@@ -101,6 +101,11 @@ int cmd_history(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
+/* The fleet's database for queue and worker: --fleet, else $GCR_FLEET_URL; NULL after
+ * printing why when neither is set. */
+const char *queue_fleet_url(const char *cmd, const char *opt);
 
 /* What history and report --history select: NULL since, size or db is any or the default. */
 struct history_query {

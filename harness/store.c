@@ -1945,8 +1945,12 @@ out:
 	return rc;
 }
 
-int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
-                       int *copied, struct err *e)
+/*
+ * store_session_copy and store_session_copy_in: own_txn 1 opens and commits the destination's
+ * transaction here; 0 writes inside the one the caller opened (and rolls back on failure).
+ */
+static int store_session_copy_txn(struct store *from, int64_t session_id, struct store *to,
+                                  int own_txn, int64_t *to_id, int *copied, struct err *e)
 {
 	struct store_copy c = {.from = from, .session_id = session_id};
 	int rc = -1;
@@ -1996,6 +2000,14 @@ int store_session_copy(struct store *from, int64_t session_id, struct store *to,
 	    store_minheap_list(from, &c.minheap, &c.nminheap, e) != 0 ||
 	    store_host_facts(from, c.si.host_id, &c.facts, e) != 0)
 		goto out;
+	if (!own_txn) {
+		if (store_copy_into(to, &c, to_id, copied, e) != 0) {
+			*copied = 0;
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
 	if (store_begin(to, "copying a session", e) != 0)
 		goto out;
 	/* A session lands whole or not at all, and one already there is left as it is. */
@@ -2016,6 +2028,211 @@ out:
 	store_builds_release(c.builds, c.nb);
 	store_session_release(&c.si);
 	return rc;
+}
+
+int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                       int *copied, struct err *e)
+{
+	return store_session_copy_txn(from, session_id, to, 1, to_id, copied, e);
+}
+
+int store_session_copy_in(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                          int *copied, struct err *e)
+{
+	return store_session_copy_txn(from, session_id, to, 0, to_id, copied, e);
+}
+
+/* A host of `from` by id, as store_host_copy takes it. */
+static int store_host_read(struct store *from, int64_t host_id, struct store_session *si,
+                           char **facts, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	if (query_open(from, &q, "SELECT fingerprint, hostname, facts FROM hosts WHERE id = ?",
+	               "reading a host", e) != 0)
+		goto out;
+	query_int64(&q, host_id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r == 0) {
+		err_setc(e, ERR_CORRUPT, "%s: no host %lld", from->where, (long long)host_id);
+		goto out;
+	}
+	si->host_fingerprint = col_text(&q, 0);
+	si->hostname = col_text(&q, 1);
+	*facts = col_text(&q, 2);
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+/* A build of `from` by id, with its manifest, as store_build_upsert takes it. */
+static int store_build_read(struct store *from, int64_t build_id, struct store_build *b,
+                            char **manifest, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	if (query_open(from, &q,
+	               "SELECT name, collector, collector_version, git_commit, dir, manifest_hash,"
+	               " manifest, capabilities FROM builds WHERE id = ?",
+	               "reading a build", e) != 0)
+		goto out;
+	query_int64(&q, build_id);
+	if ((r = query_step(&q, e)) < 0)
+		goto out;
+	if (r == 0) {
+		err_setc(e, ERR_CORRUPT, "%s: no build %lld", from->where, (long long)build_id);
+		goto out;
+	}
+	b->id = build_id;
+	b->name = col_text(&q, 0);
+	b->collector = col_text(&q, 1);
+	b->collector_version = col_text(&q, 2);
+	b->git_commit = col_text(&q, 3);
+	b->dir = col_text(&q, 4);
+	b->manifest_hash = col_text(&q, 5);
+	*manifest = col_text(&q, 6);
+	b->capabilities = col_text(&q, 7);
+	rc = 0;
+out:
+	query_close(&q);
+	return rc;
+}
+
+int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, struct err *e)
+{
+	struct store_minheap *m = NULL;
+	size_t nm = 0;
+	int rc = -1;
+
+	*n = 0;
+	if (store_minheap_list(from, &m, &nm, e) != 0)
+		return -1;
+	for (size_t k = 0; k < nm; k++) {
+		struct store_session si = {0};
+		struct store_build b = {0};
+		char *facts = NULL, *manifest = NULL;
+		int64_t host_id = 0, build_id = 0;
+		int r = store_host_read(from, m[k].host_id, &si, &facts, e);
+		if (r == 0)
+			r = store_host_copy(to, &si, facts, &host_id, e);
+		if (r == 0)
+			r = store_build_read(from, m[k].build_id, &b, &manifest, e);
+		if (r == 0)
+			r = store_build_upsert(to, &b, manifest, &build_id, e);
+		if (r == 0)
+			r = store_minheap_copy(to, &m[k], host_id, build_id,
+			                       store_minheap_ordinal(m, k), e);
+		free(facts);
+		free(manifest);
+		free(si.host_fingerprint);
+		free(si.hostname);
+		free(b.name);
+		free(b.collector);
+		free(b.collector_version);
+		free(b.git_commit);
+		free(b.dir);
+		free(b.manifest_hash);
+		free(b.capabilities);
+		if (r != 0)
+			goto out;
+	}
+	*n = nm;
+	rc = 0;
+out:
+	store_minheaps_release(m, nm);
+	return rc;
+}
+
+/* ---- Tables of other modules in a store's database (store_sql) -------------------------- */
+
+struct store_sql {
+	struct store_query q;
+};
+
+const char *store_engine_name(const struct store *s)
+{
+	return s->eng->name;
+}
+
+int store_sql_exec(struct store *s, const char *sql, const char *what, struct err *e)
+{
+	return store_exec(s, sql, what, e);
+}
+
+int store_sql_begin(struct store *s, const char *what, struct err *e)
+{
+	return store_begin(s, what, e);
+}
+
+int store_sql_commit(struct store *s, const char *what, struct err *e)
+{
+	return store_commit(s, what, e);
+}
+
+void store_sql_rollback(struct store *s)
+{
+	s->eng->rollback(s->conn);
+}
+
+int store_sql_open(struct store *s, const char *sql, const char *what, struct store_sql **out,
+                   struct err *e)
+{
+	struct store_sql *q = xcalloc(1, sizeof *q);
+
+	*out = NULL;
+	if (query_open(s, &q->q, sql, what, e) != 0) {
+		free(q);
+		return -1;
+	}
+	*out = q;
+	return 0;
+}
+
+void store_sql_int64(struct store_sql *q, int64_t v)
+{
+	query_int64(&q->q, v);
+}
+
+void store_sql_text(struct store_sql *q, const char *v)
+{
+	query_text(&q->q, v);
+}
+
+int store_sql_step(struct store_sql *q, struct err *e)
+{
+	return query_step(&q->q, e);
+}
+
+int store_sql_reset(struct store_sql *q, struct err *e)
+{
+	return query_reset(&q->q, e);
+}
+
+int store_sql_null(struct store_sql *q, int i)
+{
+	return q->q.s->eng->column_null(q->q.st, i);
+}
+
+int64_t store_sql_col_int64(struct store_sql *q, int i)
+{
+	return col_int64(&q->q, i);
+}
+
+const char *store_sql_col_text(struct store_sql *q, int i)
+{
+	return col_peek(&q->q, i);
+}
+
+void store_sql_close(struct store_sql *q)
+{
+	if (!q)
+		return;
+	query_close(&q->q);
+	free(q);
 }
 
 /* ---- History ------------------------------------------------------------------------------ */

@@ -162,8 +162,47 @@ int store_session_begin(struct store *s, const struct store_session *si, int64_t
  */
 int store_session_copy(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
                        int *copied, struct err *e);
+/*
+ * store_session_copy inside a transaction the caller opened on `to` (store_sql_begin) and
+ * commits: the queue (queue.c) completes a job in the transaction that stores its session, so
+ * both land or neither. On failure nothing is rolled back here; the caller rolls back.
+ */
+int store_session_copy_in(struct store *from, int64_t session_id, struct store *to, int64_t *to_id,
+                          int *copied, struct err *e);
+/*
+ * Every minimum-heap answer of `from` into `to` (with its host and build), inside a transaction
+ * the caller opened on `to`, each stored once (an answer already there is not copied again):
+ * a minheap job's results, which no session carries. *n how many `from` holds.
+ */
+int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, struct err *e);
 /* The connection string as messages name it (a path, a URL without its password). */
 const char *store_where(const struct store *s);
+/* The engine's name: "sqlite" or "postgresql". */
+const char *store_engine_name(const struct store *s);
+
+/*
+ * Statements of a module that keeps tables of its own in a store's database (queue.c), through
+ * the store's connection, engine and error rules (messages name the database, never a
+ * password). SQL as store_engine.h says: `?` placeholders bound in order. A module that uses
+ * these owns its tables and their schema; store.c's ladder never touches them.
+ */
+struct store_sql;
+int store_sql_exec(struct store *s, const char *sql, const char *what, struct err *e);
+int store_sql_begin(struct store *s, const char *what, struct err *e);
+int store_sql_commit(struct store *s, const char *what, struct err *e);
+void store_sql_rollback(struct store *s);
+int store_sql_open(struct store *s, const char *sql, const char *what, struct store_sql **out,
+                   struct err *e);
+void store_sql_int64(struct store_sql *q, int64_t v);
+void store_sql_text(struct store_sql *q, const char *v); /* NULL binds SQL NULL */
+/* 1 with a row, 0 when done, -1 with e. */
+int store_sql_step(struct store_sql *q, struct err *e);
+int store_sql_reset(struct store_sql *q, struct err *e);
+int store_sql_null(struct store_sql *q, int i);
+int64_t store_sql_col_int64(struct store_sql *q, int i);
+/* Borrowed until the next step; NULL for SQL NULL. */
+const char *store_sql_col_text(struct store_sql *q, int i);
+void store_sql_close(struct store_sql *q); /* NULL is nothing */
 /*
  * Adds arm number `position` (0-based, the interleaving order) to a session: build_id run
  * with `knobs` (a JSON object of NAME: VALUE strings, or NULL for none) under `label`. A

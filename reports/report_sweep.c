@@ -123,7 +123,8 @@ static void report_sweep_point(const struct report_sweep *r, const struct report
 	}
 }
 
-int report_sweep_load(struct store *st, int64_t id, struct report_sweep *out, struct err *e)
+/* The table of out->d and out->cells, loaded; `id` names the session in messages. */
+static int report_sweep_fill(int64_t id, struct report_sweep *out, struct err *e)
 {
 	struct report_sweep_arm *arms = NULL;
 	struct sweep_table *t = &out->t;
@@ -131,10 +132,6 @@ int report_sweep_load(struct store *st, int64_t id, struct report_sweep *out, st
 	size_t nf = 0;
 	int rc = -1;
 
-	memset(out, 0, sizeof *out);
-	if (report_data_load(st, id, &out->d, e) != 0 ||
-	    store_sweep_load(st, id, &out->cells, &out->ncells, e) != 0)
-		goto out;
 	if (out->ncells == 0) {
 		err_setc(e, ERR_NOT_FOUND, "session %lld is not a sweep (it has no heap sizes)",
 		         (long long)id);
@@ -205,6 +202,77 @@ out:
 	if (rc != 0)
 		report_sweep_release(out);
 	return rc;
+}
+
+int report_sweep_load(struct store *st, int64_t id, struct report_sweep *out, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (report_data_load(st, id, &out->d, e) != 0 ||
+	    store_sweep_load(st, id, &out->cells, &out->ncells, e) != 0) {
+		report_sweep_release(out);
+		return -1;
+	}
+	return report_sweep_fill(id, out, e);
+}
+
+/* 1 when two sessions ran the same arms: builds (by manifest hash) at the same positions. */
+static int report_sweep_same_arms(const struct report_data *a, const struct report_data *b)
+{
+	if (a->nbuilds != b->nbuilds)
+		return 0;
+	for (size_t i = 0; i < a->nbuilds; i++)
+		if (a->builds[i].position != b->builds[i].position ||
+		    strcmp(a->builds[i].manifest_hash, b->builds[i].manifest_hash) != 0 ||
+		    strcmp(a->builds[i].label, b->builds[i].label) != 0)
+			return 0;
+	return 1;
+}
+
+int report_sweep_load_parts(struct store *st, const int64_t *ids, size_t n,
+                            struct report_sweep *out, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (n == 0)
+		return err_setc(e, ERR_INVALID, "no sessions to merge");
+	if (report_data_load(st, ids[0], &out->d, e) != 0 ||
+	    store_sweep_load(st, ids[0], &out->cells, &out->ncells, e) != 0)
+		goto fail;
+	for (size_t k = 1; k < n; k++) {
+		struct report_data d = {0};
+		struct store_sweep_cell *cells = NULL;
+		size_t ncells = 0;
+		if (report_data_load(st, ids[k], &d, e) != 0 ||
+		    store_sweep_load(st, ids[k], &cells, &ncells, e) != 0) {
+			report_data_release(&d);
+			goto fail;
+		}
+		if (!report_sweep_same_arms(&out->d, &d)) {
+			report_data_release(&d);
+			store_sweep_release(cells, ncells);
+			err_setc(e, ERR_INVALID,
+			         "sessions %lld and %lld did not sweep the same builds at the same "
+			         "factors: they are not parts of one sweep",
+			         (long long)ids[0], (long long)ids[k]);
+			goto fail;
+		}
+		/* The part's runs, probes and cells move into the first: their arms are the same. */
+		out->d.runs = xrealloc(out->d.runs, (out->d.nruns + d.nruns + 1) * sizeof *d.runs);
+		memcpy(out->d.runs + out->d.nruns, d.runs, d.nruns * sizeof *d.runs);
+		out->d.nruns += d.nruns;
+		d.nruns = 0;
+		for (size_t p = 0; p < d.probes.n; p++)
+			if (!strlist_contains(&out->d.probes, d.probes.items[p]))
+				strlist_push(&out->d.probes, d.probes.items[p]);
+		out->cells = xrealloc(out->cells, (out->ncells + ncells + 1) * sizeof *cells);
+		memcpy(out->cells + out->ncells, cells, ncells * sizeof *cells);
+		out->ncells += ncells;
+		store_sweep_release(cells, 0);
+		report_data_release(&d);
+	}
+	return report_sweep_fill(ids[0], out, e);
+fail:
+	report_sweep_release(out);
+	return -1;
 }
 
 void report_sweep_release(struct report_sweep *r)

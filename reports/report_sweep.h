@@ -39,6 +39,14 @@ struct report_sweep {
  * not have or an arm's probes disagree on its factor; store errors as they come.
  */
 int report_sweep_load(struct store *st, int64_t id, struct report_sweep *out, struct err *e);
+/*
+ * One sweep from the sessions of its parts (a queued sweep split by probe, docs/queue.md):
+ * sessions that swept the same arms (builds by manifest hash, positions, labels: so the same
+ * factors), each some of the probes. The header is the first session's; runs, probes and heap
+ * sizes are every session's. ERR_INVALID when the arms differ.
+ */
+int report_sweep_load_parts(struct store *st, const int64_t *ids, size_t n,
+                            struct report_sweep *out, struct err *e);
 void report_sweep_release(struct report_sweep *r);
 
 char *report_sweep_md(const struct report_sweep *r);

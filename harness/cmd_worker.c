@@ -1,0 +1,592 @@
+/*
+ * gcratchet worker — runs the fleet queue's jobs on this host (docs/queue.md): claims one,
+ * checks its builds, runs its verb as a child gcratchet into a scratch database (the child
+ * takes the bench lock, as any measuring verb does), keeps the job's lease by heartbeats while
+ * it runs, and completes it in the transaction that stores its sessions in the fleet's
+ * database. A database that stops answering is waited for, with backoff: a job is never
+ * completed twice, and one whose lease expired meanwhile is another worker's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buildinfo.h"
+#include "cli.h"
+#include "cmds.h"
+#include "hostinfo.h"
+#include "queue.h"
+
+#define WORKER_LEASE_S      30 /* default --lease */
+#define WORKER_POLL_S       5  /* default --poll: how often an idle worker looks again */
+#define WORKER_BACKOFF_MAX  8  /* seconds between attempts to reach a stopped database */
+#define WORKER_OUTPUT_BYTES 4000
+
+static volatile sig_atomic_t worker_stop;
+
+static void worker_on_signal(int sig)
+{
+	(void)sig;
+	worker_stop = 1;
+}
+
+struct worker {
+	const char *cmd, *url, *scratch_root;
+	struct store *s;
+	struct queue_worker w;
+	int64_t lease_s;
+	unsigned backoff_s;
+	int down;  /* the database could not be reached at the last try */
+	int fatal; /* an error retrying cannot mend: the worker stops */
+	char exe[PATH_MAX];
+};
+
+static double worker_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps `s` seconds, or less when the worker is asked to stop. */
+static void worker_sleep(double s)
+{
+	double end = worker_now() + s;
+
+	while (!worker_stop && worker_now() < end) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void worker_say(const struct worker *k, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void worker_say(const struct worker *k, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	printf("worker %s: %s\n", cli_safe(k->w.name), cli_safe(buf));
+	fflush(stdout);
+}
+
+/*
+ * After a store error: a connection lost, a server not answering or a lock held too long is
+ * waited out (the connection is dropped and opened again); anything else stops the worker.
+ */
+static void worker_drop(struct worker *k, const struct err *e)
+{
+	if (e->code == ERR_IO || e->code == ERR_BUSY) {
+		if (!k->down)
+			worker_say(k, "lost the fleet's database: %s; retrying", e->msg);
+		k->down = 1;
+	} else {
+		cli_error(k->cmd, "%s", e->msg);
+		k->fatal = 1;
+	}
+	store_close(k->s);
+	k->s = NULL;
+}
+
+/* 0 with k->s open and the worker registered; -1 when the database cannot be had now. */
+static int worker_connect(struct worker *k)
+{
+	struct err e = ERR_INIT;
+
+	if (k->s)
+		return 0;
+	if (queue_open(k->url, &k->s, &e) != 0 || queue_worker_register(k->s, &k->w, &e) != 0) {
+		if (e.code != ERR_IO && e.code != ERR_BUSY) {
+			cli_error(k->cmd, "%s", e.msg);
+			k->fatal = 1;
+		} else if (!k->down) {
+			worker_say(k, "waiting for the fleet's database: %s", e.msg);
+		}
+		k->down = 1;
+		store_close(k->s);
+		k->s = NULL;
+		return -1;
+	}
+	if (k->down)
+		worker_say(k, "the fleet's database answers again");
+	k->down = 0;
+	k->backoff_s = 1;
+	return 0;
+}
+
+/* Waits for the database with backoff; -1 when the worker must stop instead. */
+static int worker_reconnect(struct worker *k)
+{
+	while (!k->fatal && !worker_stop) {
+		if (worker_connect(k) == 0)
+			return 0;
+		if (k->fatal)
+			break;
+		worker_sleep(k->backoff_s);
+		if (k->backoff_s < WORKER_BACKOFF_MAX)
+			k->backoff_s *= 2;
+	}
+	return -1;
+}
+
+static int worker_rm(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The last WORKER_OUTPUT_BYTES of the verb's output (NULL when it wrote none). */
+static char *worker_output(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long size;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+		long from = size > WORKER_OUTPUT_BYTES ? size - WORKER_OUTPUT_BYTES : 0;
+		buf = xmalloc((size_t)(size - from) + 1);
+		fseek(f, from, SEEK_SET);
+		n = fread(buf, 1, (size_t)(size - from), f);
+		buf[n] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The last non-empty line of text, for a reason; a static buffer. */
+static const char *worker_last_line(const char *text)
+{
+	static char line[512];
+	const char *end, *start;
+
+	line[0] = '\0';
+	if (!text)
+		return line;
+	end = text + strlen(text);
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(line, sizeof line, "%.*s", (int)(end - start), start);
+	return line;
+}
+
+/*
+ * NULL when every build of the job is here with the job's digest, else why not (allocated):
+ * the worker refuses a job it would measure on another build than the one submitted.
+ */
+static char *worker_check_builds(const struct queue_job *j)
+{
+	char *root = buildinfo_root(), *why = NULL;
+
+	for (size_t i = 0; i < j->nbuilds && !why; i++) {
+		const struct queue_build *b = &j->builds[i];
+		struct buildinfo bi = {0};
+		struct err e = ERR_INIT;
+		char *dir = strcmp(b->option, "--collector") == 0
+		                ? xasprintf("%s/collectors/%s", root, b->value)
+		            : b->value[0] == '/' ? xstrdup(b->value)
+		                                 : xasprintf("%s/%s", j->cwd, b->value);
+		if (buildinfo_load(dir, &bi, &e) != 0)
+			why = xasprintf("%s %s: %s", b->option, b->value, e.msg);
+		else if (strcmp(bi.manifest_hash, b->digest) != 0)
+			why = xasprintf(
+			    "%s %s: this host's copy (%s) has manifest hash %s, the job's "
+			    "build has %s",
+			    b->option, b->value, dir, bi.manifest_hash, b->digest);
+		buildinfo_release(&bi);
+		free(dir);
+	}
+	free(root);
+	return why;
+}
+
+/* Starts `exe verb args... --db db` in cwd with its output in log; the child's pid or -1. */
+static pid_t worker_spawn(const struct worker *k, const struct queue_job *j, const char *db,
+                          const char *log)
+{
+	char **argv = xcalloc(j->args.n + 5, sizeof *argv);
+	pid_t parent = getpid(), pid;
+	size_t n = 0;
+
+	argv[n++] = (char *)k->exe;
+	argv[n++] = j->verb;
+	for (size_t i = 0; i < j->args.n; i++)
+		argv[n++] = j->args.items[i];
+	argv[n++] = (char *)"--db";
+	argv[n++] = (char *)db;
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+		/* The verb must not outlive its worker: its lease would lapse while it measures. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(126);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || chdir(j->cwd) != 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, 0);
+		unsetenv("GCR_FLEET_URL");
+		unsetenv("GCR_DB");
+		execv(k->exe, argv);
+		_exit(127);
+	}
+	free(argv);
+	return pid;
+}
+
+/* Records a failed attempt, waiting for the database when it is away. */
+static void worker_fail(struct worker *k, const struct queue_job *j, const char *reason)
+{
+	struct err e = ERR_INIT;
+	char state[16];
+
+	while (worker_reconnect(k) == 0) {
+		if (queue_fail(k->s, k->w.name, j, reason, state, &e) == 0) {
+			if (!*state)
+				worker_say(
+				    k,
+				    "job %lld: attempt %lld failed (%s); the job was no longer "
+				    "this worker's",
+				    (long long)j->id, (long long)j->attempt, reason);
+			else
+				worker_say(k, "job %lld: attempt %lld failed: %s; the job is %s",
+				           (long long)j->id, (long long)j->attempt, reason, state);
+			return;
+		}
+		worker_drop(k, &e);
+	}
+}
+
+/* Completes the job with its sessions, waiting for the database when it is away. */
+static void worker_complete(struct worker *k, const struct queue_job *j, const char *db, int status,
+                            const char *output)
+{
+	struct store *scratch = NULL;
+	struct err e = ERR_INIT;
+	int64_t ids[8];
+	size_t n = 0, answers = 0;
+	enum queue_completion how;
+
+	if (access(db, F_OK) == 0 && store_open(db, STORE_READ, &scratch, &e) != 0) {
+		char *why = xasprintf("its scratch database: %s", e.msg);
+		worker_fail(k, j, why);
+		free(why);
+		return;
+	}
+	while (worker_reconnect(k) == 0) {
+		if (queue_complete(k->s, scratch, k->w.name, j, status, output, &how, ids,
+		                   sizeof ids / sizeof ids[0], &n, &answers, &e) == 0) {
+			if (how == QUEUE_FENCED) {
+				worker_say(
+				    k,
+				    "job %lld: its lease was taken over (the job was reclaimed or "
+				    "canceled): its result is discarded, nothing stored",
+				    (long long)j->id);
+			} else if (how == QUEUE_COMPLETED_LATE) {
+				worker_say(k,
+				           "job %lld: done (completed before the database's answer "
+				           "was lost)",
+				           (long long)j->id);
+			} else {
+				char list[256] = "";
+				size_t len = 0;
+				for (size_t i = 0; i < n && i < sizeof ids / sizeof ids[0]; i++)
+					len += (size_t)snprintf(list + len, sizeof list - len,
+					                        "%s%lld", i ? ", " : "",
+					                        (long long)ids[i]);
+				char heaps[64] = "";
+				if (answers)
+					snprintf(heaps, sizeof heaps, ", %zu minimum-heap answer%s",
+					         answers, answers == 1 ? "" : "s");
+				worker_say(k, "job %lld: done, exit %d, %zu session%s stored%s%s%s",
+				           (long long)j->id, status, n, n == 1 ? "" : "s",
+				           n ? ": " : "", list, heaps);
+			}
+			break;
+		}
+		if (e.code == ERR_IO || e.code == ERR_BUSY) {
+			worker_drop(k, &e);
+			continue;
+		}
+		/* The fleet refused the sessions (a build with another manifest, bad data). */
+		{
+			char *why = xasprintf("storing its sessions: %s", e.msg);
+			worker_fail(k, j, why);
+			free(why);
+		}
+		break;
+	}
+	store_close(scratch);
+}
+
+static void worker_run(struct worker *k, const struct queue_job *j)
+{
+	char *why, *dir = NULL, *db = NULL, *log = NULL, *output = NULL;
+	double hb_every = k->lease_s / 3.0 < 1 ? 1 : (double)k->lease_s / 3.0, next_hb;
+	struct stat sb;
+	struct err e = ERR_INIT;
+	int status = 0, lost = 0, stopped = 0;
+	pid_t pid;
+
+	worker_say(k, "job %lld (request %lld, %s, %s): attempt %lld of %lld", (long long)j->id,
+	           (long long)j->request_id, j->verb, j->label, (long long)j->attempt,
+	           (long long)j->max_attempts);
+	why = stat(j->cwd, &sb) != 0 || !S_ISDIR(sb.st_mode)
+	          ? xasprintf("its working directory %s is not a folder here", j->cwd)
+	          : worker_check_builds(j);
+	if (why) {
+		if (queue_refuse(k->s, k->w.name, j, why, &e) != 0)
+			worker_drop(k, &e);
+		else
+			worker_say(k, "job %lld: refused: %s", (long long)j->id, why);
+		free(why);
+		return;
+	}
+	dir = xasprintf("%s/gcratchet-worker.XXXXXX", k->scratch_root);
+	if (!mkdtemp(dir)) {
+		why = xasprintf("cannot make a scratch folder in %s: %s", k->scratch_root,
+		                strerror(errno));
+		worker_fail(k, j, why);
+		free(why);
+		goto out;
+	}
+	db = xasprintf("%s/job.db", dir);
+	log = xasprintf("%s/output.log", dir);
+	if ((pid = worker_spawn(k, j, db, log)) < 0) {
+		why = xasprintf("cannot start %s: %s", k->exe, strerror(errno));
+		worker_fail(k, j, why);
+		free(why);
+		goto out;
+	}
+	next_hb = worker_now() + hb_every;
+	for (;;) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (worker_stop && !stopped && !lost) {
+			kill(pid, SIGTERM);
+			stopped = 1;
+		}
+		if (worker_now() >= next_hb && !lost) {
+			int ours = 1;
+			if (k->s || worker_connect(k) == 0) {
+				if (queue_heartbeat(k->s, k->w.name, j, k->lease_s, &ours, &e) != 0)
+					worker_drop(k, &e);
+				else if (!ours) {
+					worker_say(k,
+					           "job %lld: no longer this worker's (its lease "
+					           "was taken "
+					           "over, or it was canceled): stopping it",
+					           (long long)j->id);
+					kill(pid, SIGTERM);
+					lost = 1;
+				}
+			}
+			next_hb = worker_now() + hb_every;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (lost)
+		goto out;
+	output = worker_output(log);
+	if (!stopped && WIFEXITED(status) &&
+	    (WEXITSTATUS(status) == EXIT_OK || WEXITSTATUS(status) == EXIT_REGRESSION)) {
+		worker_complete(k, j, db, WEXITSTATUS(status), output);
+		goto out;
+	}
+	if (stopped)
+		why = xasprintf("the worker was stopped");
+	else if (WIFEXITED(status))
+		why = xasprintf("gcratchet %s exited %d: %s", j->verb, WEXITSTATUS(status),
+		                worker_last_line(output));
+	else
+		why = xasprintf("gcratchet %s was killed by signal %d", j->verb,
+		                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	worker_fail(k, j, why);
+	free(why);
+out:
+	if (dir && !getenv("GCR_WORKER_KEEP"))
+		nftw(dir, worker_rm, 8, FTW_DEPTH | FTW_PHYS);
+	free(output);
+	free(log);
+	free(db);
+	free(dir);
+}
+
+int cmd_worker(int argc, char **argv)
+{
+	static const struct cli_opt opts[] = {
+	    {"--fleet", 1}, {"--name", 1},  {"--lease", 1},   {"--poll", 1}, {"--once", 0},
+	    {"--drain", 0}, {"--quiet", 0}, {"--scratch", 1}, {NULL, 0},
+	};
+	const char *cmd = "worker", *opt, *val, *fleet_opt = NULL, *tmp = getenv("TMPDIR");
+	struct worker k = {.cmd = cmd, .lease_s = WORKER_LEASE_S, .backoff_s = 1};
+	struct hostinfo h;
+	struct cli_iter it;
+	struct err e = ERR_INIT;
+	struct sigaction sa;
+	char *facts = NULL;
+	uint64_t poll_s = WORKER_POLL_S, n;
+	size_t jobs = 0;
+	int rc = EXIT_UNJUDGED, r, once = 0, drain = 0;
+	ssize_t len;
+
+	k.scratch_root = tmp && *tmp ? tmp : "/tmp";
+	cli_iter_init(&it, cmd, argc, argv, opts);
+	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
+		if (strcmp(opt, "--help") == 0) {
+			rc = cli_usage(cli_find_command(cmd), 0);
+			goto out;
+		} else if (strcmp(opt, "--fleet") == 0) {
+			fleet_opt = val;
+		} else if (strcmp(opt, "--name") == 0) {
+			if (!*val || strlen(val) > 64) {
+				rc = cli_error(cmd, "--name \"%s\": from 1 to 64 characters", val);
+				goto out;
+			}
+			k.w.name = val;
+		} else if (strcmp(opt, "--lease") == 0 || strcmp(opt, "--poll") == 0) {
+			if (cli_parse_count(cmd, opt, val, 0, &n) != 0)
+				goto out;
+			if (n > 86400) {
+				rc = cli_error(cmd, "%s %s: at most 86400 seconds", opt, val);
+				goto out;
+			}
+			if (strcmp(opt, "--lease") == 0 && n < 3) {
+				rc = cli_error(cmd,
+				               "--lease %s: at least 3 seconds (a heartbeat every "
+				               "third of it)",
+				               val);
+				goto out;
+			}
+			if (strcmp(opt, "--lease") == 0)
+				k.lease_s = (int64_t)n;
+			else
+				poll_s = n;
+		} else if (strcmp(opt, "--once") == 0) {
+			once = 1;
+		} else if (strcmp(opt, "--drain") == 0) {
+			drain = 1;
+		} else if (strcmp(opt, "--quiet") == 0) {
+			k.w.quiet = 1;
+		} else if (strcmp(opt, "--scratch") == 0) {
+			k.scratch_root = val;
+		}
+	}
+	if (r < 0)
+		goto out;
+	if (once && drain) {
+		rc = cli_error(cmd, "--once and --drain: choose one");
+		goto out;
+	}
+	if (!(k.url = queue_fleet_url(cmd, fleet_opt)))
+		goto out;
+	if (!store_is_conninfo(k.url)) {
+		rc = cli_error(cmd, "the queue needs the fleet's PostgreSQL database "
+		                    "(postgresql://...), not a file");
+		goto out;
+	}
+	len = readlink("/proc/self/exe", k.exe, sizeof k.exe - 1);
+	if (len <= 0) {
+		rc = cli_error(cmd, "cannot find its own executable (/proc/self/exe)");
+		goto out;
+	}
+	k.exe[len] = '\0';
+	hostinfo_read(&h);
+	facts = hostinfo_json(&h);
+	if (!k.w.name)
+		k.w.name = h.hostname;
+	k.w.hostname = h.hostname;
+	k.w.cpu_model = h.cpu_model;
+	k.w.kernel = h.kernel;
+	k.w.facts = facts;
+	k.w.pid = (int64_t)getpid();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = worker_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	{
+		char *safe = store_url_redact(k.url);
+		worker_say(&k, "on %s (%s, kernel %s%s), lease %lld s, fleet %s", h.hostname,
+		           h.cpu_model, h.kernel, k.w.quiet ? ", quiet" : "", (long long)k.lease_s,
+		           safe);
+		free(safe);
+	}
+	while (!worker_stop) {
+		struct queue_job j;
+		int got = 0;
+		if (worker_reconnect(&k) != 0)
+			break;
+		if (queue_reap(k.s, NULL, &e) != 0 ||
+		    queue_claim(k.s, &k.w, k.lease_s, &j, &got, &e) != 0) {
+			worker_drop(&k, &e);
+			continue;
+		}
+		if (!got) {
+			int64_t running = 0;
+			/* A running job may yet lose its lease and come back: --drain waits for it. */
+			if (drain && queue_running(k.s, &running, &e) != 0) {
+				worker_drop(&k, &e);
+				continue;
+			}
+			if (drain && running > 0) {
+				if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
+					worker_drop(&k, &e);
+				worker_sleep(1);
+				continue;
+			}
+			if (once || drain) {
+				worker_say(
+				    &k, "no job queued that this worker can run; %zu done, exiting",
+				    jobs);
+				break;
+			}
+			if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
+				worker_drop(&k, &e);
+			worker_sleep((double)poll_s);
+			continue;
+		}
+		worker_run(&k, &j);
+		queue_job_release(&j);
+		jobs++;
+		if (once)
+			break;
+	}
+	if (k.s && queue_worker_seen(k.s, k.w.name, "stopped", 0, &e) != 0)
+		e.code = ERR_NONE;
+	rc = k.fatal ? EXIT_UNJUDGED : EXIT_OK;
+out:
+	store_close(k.s);
+	free(facts);
+	return rc;
+}
