@@ -1296,6 +1296,13 @@ static void store_keep(struct store *s, const struct run_record *r)
 	if (s->nkept == s->capkept) {
 		s->capkept = s->capkept ? 2 * s->capkept : 64;
 		s->kept = xrealloc(s->kept, s->capkept * sizeof *s->kept);
+		/* The kept runs point at their own metrics and functions, which moved with them. */
+		for (size_t i = 0; i < s->nkept; i++) {
+			if (s->kept[i].r.metrics)
+				s->kept[i].r.metrics = &s->kept[i].metrics;
+			if (s->kept[i].r.functions)
+				s->kept[i].r.functions = &s->kept[i].functions;
+		}
 	}
 	k = &s->kept[s->nkept++];
 	memset(k, 0, sizeof *k);

@@ -1127,7 +1127,8 @@ static void test_batch(void)
 	CHECK(store_session_add_arm(st, session, 0, build, "base", NULL, &e) == 0);
 	CHECK(store_batch_pending(st) == 0);
 	store_batch_begin(st);
-	for (int i = 1; i <= 40; i++) {
+	/* 200 runs: the batch grows past its first 64 and moves its copies. */
+	for (int i = 1; i <= 200; i++) {
 		struct metric_set m = {0};
 		char *probe = xasprintf("%02d_p", i % 3 + 1), *detail = xasprintf("run %d", i);
 		memset(&r, 0, sizeof r);
@@ -1162,7 +1163,7 @@ static void test_batch(void)
 	/* Refused when it comes, and not kept. */
 	{
 		struct metric_set m = {0};
-		r.seq = 41;
+		r.seq = 201;
 		r.probe = "01_p";
 		r.detail = NULL;
 		r.metrics = &m;
@@ -1170,16 +1171,16 @@ static void test_batch(void)
 		CHECK(store_run_insert(st, &r, &id, &e) != 0 && e.code == ERR_INVALID);
 		metric_set_release(&m);
 	}
-	CHECK(store_batch_pending(st) == 15);
+	CHECK(store_batch_pending(st) == 175);
 	CHECK(store_batch_end(st, &e) == 0);
 	CHECK(store_batch_pending(st) == 0);
 	/* Out of a batch, a run is written at once again. */
-	r.seq = 42;
+	r.seq = 202;
 	r.metrics = NULL;
 	CHECK(store_run_insert(st, &r, &id, &e) == 0 && id > 0);
 	CHECK(store_runs_load(st, session, -1, &runs, &n, &e) == 0);
-	CHECK(n == 41);
-	for (size_t i = 0; i < n && i < 40; i++) {
+	CHECK(n == 201);
+	for (size_t i = 0; i < n && i < 200; i++) {
 		char want[32];
 		const double *v = metric_set_get(&runs[i].metrics, "census.alloc_bytes");
 		snprintf(want, sizeof want, "run %zu", i + 1);
@@ -1200,12 +1201,12 @@ static void test_batch(void)
 	CHECK(store_batch_flush(st, &e) != 0);
 	CHECK(strstr(e.msg, "(2 finished runs not stored)") != NULL);
 	CHECK(store_batch_pending(st) == 0);
-	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 41);
+	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 201);
 	/* Closed with runs kept: nothing is written, nothing leaks (the sanitizer build says). */
 	r.seq = 45;
 	CHECK(store_run_insert(st, &r, &id, &e) == 0);
 	store_close(st);
-	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 41);
+	CHECK(test_sql_int(path, "SELECT count(*) FROM runs") == 201);
 	free(path);
 }
 
