@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
@@ -17,7 +19,8 @@
 #include "report_sweep.h"
 
 /* The verbs a job may run: each stores sessions (or minheap's answers) the worker copies. */
-static const char *const queue_verbs[] = {"measure", "ab", "ratchet", "sweep", "minheap", NULL};
+static const char *const queue_verbs[] = {"measure", "ab",     "ratchet", "sweep",
+                                          "minheap", "bisect", NULL};
 
 const char *queue_fleet_url(const char *cmd, const char *opt)
 {
@@ -103,6 +106,102 @@ static int queue_ab_arm(const char *cmd, const char *arg, struct queue_build *ou
 	return rc;
 }
 
+/*
+ * A bisect is one job: its steps decide each other. Its --good and --bad are resolved here to
+ * full hashes in the repository the bisect searches (as the submitter's checkout sees it), so
+ * that a worker bisects the commits submitted whatever its branches say; its builds are made
+ * at those commits by the worker, so no build digest is recorded. --resume and --json are
+ * refused: the bisect's record lives in the worker's scratch store and comes back with the
+ * job (queue result). -1 after printing why.
+ */
+static int queue_bisect_args(const char *cmd, const struct strlist *args, struct strlist *out)
+{
+	const char *repo = NULL, *repo_opt = NULL;
+	char *scripts = NULL, *root = buildinfo_root();
+	int rc = -1;
+
+	for (size_t i = 0; i < args->n; i++) {
+		size_t at = i;
+		const char *v;
+		const char *a = args->items[i];
+		if (strcmp(a, "--resume") == 0 || strncmp(a, "--json", 6) == 0) {
+			cli_error(
+			    cmd,
+			    "queue submit bisect: %s is refused: the worker's bisect is stored "
+			    "with the job (its answer: gcratchet queue result REQUEST [--json "
+			    "FILE]; its record and steps: the fleet's bisects)",
+			    strncmp(a, "--json", 6) == 0 ? "--json" : "--resume");
+			goto out;
+		}
+		if ((v = queue_opt_value(args, &i, "--collector-dir")) != NULL)
+			repo = v;
+		else if ((i = at, v = queue_opt_value(args, &i, "--collector")) != NULL) {
+			scripts = cli_script_path(root, "build-rev.sh");
+			if (strrchr(scripts, '/'))
+				*strrchr(scripts, '/') = '\0';
+			repo = scripts;
+		} else if ((i = at, v = queue_opt_value(args, &i, "--repo")) != NULL)
+			repo_opt = v;
+		else
+			i = at;
+	}
+	if (!repo)
+		repo = repo_opt ? repo_opt : ".";
+	for (size_t i = 0; i < args->n; i++) {
+		size_t at = i;
+		const char *v = queue_opt_value(args, &i, "--good");
+		const char *name = "--good";
+		if (!v) {
+			i = at;
+			v = queue_opt_value(args, &i, "--bad");
+			name = "--bad";
+		}
+		if (!v) {
+			i = at;
+			v = queue_opt_value(args, &i, "--old");
+			name = "--old";
+		}
+		if (!v) {
+			i = at;
+			v = queue_opt_value(args, &i, "--new");
+			name = "--new";
+		}
+		if (!v) {
+			i = at;
+			strlist_push(out, args->items[i]);
+			continue;
+		}
+		{
+			struct sbuf hash;
+			char *spec = xasprintf("%s^{commit}", v);
+			const char *argv[] = {"git",      "-C",      repo, "rev-parse",
+			                      "--verify", "--quiet", spec, NULL};
+			int st;
+			sbuf_init(&hash);
+			st = run_capture((char *const *)argv, 1, &hash);
+			while (hash.len && hash.data[hash.len - 1] == '\n')
+				hash.data[--hash.len] = '\0';
+			free(spec);
+			if (st != 0 || hash.len != 40) {
+				cli_error(cmd,
+				          "queue submit bisect: %s %s is not a commit of the "
+				          "repository in %s",
+				          name, v, repo);
+				sbuf_release(&hash);
+				goto out;
+			}
+			strlist_push(out, name);
+			strlist_push(out, hash.data);
+			sbuf_release(&hash);
+		}
+	}
+	rc = 0;
+out:
+	free(scripts);
+	free(root);
+	return rc;
+}
+
 /* The parts a request is split into (docs/queue.md, "Splitting"); -1 after printing why. */
 static int queue_split(const char *cmd, const char *verb, const struct strlist *args, int split,
                        struct queue_part **parts, size_t *nparts, const char **how)
@@ -117,6 +216,14 @@ static int queue_split(const char *cmd, const char *verb, const struct strlist *
 	*how = "none";
 	builds = xcalloc(args->n + 2, sizeof *builds);
 	bpos = xcalloc(args->n + 2, sizeof *bpos);
+	if (strcmp(verb, "bisect") == 0) {
+		struct queue_part *p;
+		*parts = xcalloc(1, sizeof **parts);
+		p = &(*parts)[(*nparts)++];
+		p->label = xstrdup("whole");
+		rc = queue_bisect_args(cmd, args, &p->args);
+		goto out;
+	}
 	if (strcmp(verb, "ab") == 0) {
 		if (args->n < 2 || strncmp(args->items[0], "--", 2) == 0 ||
 		    strncmp(args->items[1], "--", 2) == 0) {
@@ -313,8 +420,8 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (verb_at >= argc) {
-		rc = cli_error(
-		    cmd, "queue submit needs a VERB to run (measure, ab, ratchet, sweep, minheap)");
+		rc = cli_error(cmd, "queue submit needs a VERB to run (measure, ab, ratchet, "
+		                    "sweep, minheap, bisect)");
 		goto out;
 	}
 	req.verb = argv[verb_at];
@@ -326,14 +433,18 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 			rc = cli_error(
 			    cmd,
 			    "queue submit %s: not a verb the queue runs (measure, ab, ratchet, "
-			    "sweep, minheap)",
+			    "sweep, minheap, bisect)",
 			    req.verb);
 			goto out;
 		}
 	}
 	for (int i = verb_at + 1; i < argc; i++) {
 		size_t n = strcspn(argv[i], "=");
-		if (store_db_option(argv[i], n) || store_is_conninfo(argv[i])) {
+		/* bisect's --make VAR=VALUE reads as key=value; a URL there is still refused. */
+		int make_var = strcmp(req.verb, "bisect") == 0 && i > verb_at + 1 &&
+		               strcmp(argv[i - 1], "--make") == 0 &&
+		               strncmp(argv[i], "postgres", 8) != 0;
+		if (store_db_option(argv[i], n) || (!make_var && store_is_conninfo(argv[i]))) {
 			rc = cli_error(
 			    cmd,
 			    "queue submit: the verb's argument %d is %s: a job names no "
@@ -477,6 +588,76 @@ out:
 	return rc;
 }
 
+/* A bisect job's answer (queue_complete's JSON), as the bisect itself says it. */
+static void queue_print_answer(const struct queue_job_row *j)
+{
+	cJSON *o = cJSON_Parse(j->answer);
+	const cJSON *status = cJSON_GetObjectItemCaseSensitive(o, "status"),
+	            *first = cJSON_GetObjectItemCaseSensitive(o, "first_bad"),
+	            *subject = cJSON_GetObjectItemCaseSensitive(o, "subject"),
+	            *detail = cJSON_GetObjectItemCaseSensitive(o, "detail"),
+	            *id = cJSON_GetObjectItemCaseSensitive(o, "bisect"),
+	            *steps = cJSON_GetObjectItemCaseSensitive(o, "steps");
+
+	if (!cJSON_IsString(status)) {
+		printf("job %lld: its answer is not the queue's JSON\n", (long long)j->id);
+		cJSON_Delete(o);
+		return;
+	}
+	printf("job %lld: bisect %lld in the fleet, %s after %lld steps", (long long)j->id,
+	       cJSON_IsNumber(id) ? (long long)id->valuedouble : 0LL, cli_safe(status->valuestring),
+	       cJSON_IsNumber(steps) ? (long long)steps->valuedouble : 0LL);
+	if (cJSON_IsString(first))
+		printf(": %s is the first bad commit%s%s", cli_safe(first->valuestring),
+		       cJSON_IsString(subject) ? " " : "",
+		       cJSON_IsString(subject) ? cli_safe(subject->valuestring) : "");
+	if (cJSON_IsString(detail))
+		printf(": %s", cli_safe(detail->valuestring));
+	printf("\n");
+	cJSON_Delete(o);
+}
+
+/* The bisect request's job, its worker and answer as one JSON document, to `path`. */
+static int queue_bisect_json(const char *cmd, const struct queue_status *st, const char *path)
+{
+	const struct queue_job_row *j = &st->jobs[0];
+	struct err e = ERR_INIT;
+	cJSON *o = cJSON_CreateObject(), *answer = j->answer ? cJSON_Parse(j->answer) : NULL;
+	char *text, *out;
+	int rc = EXIT_OK;
+
+	cJSON_AddStringToObject(o, "format", "gcratchet-queue-bisect");
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddNumberToObject(o, "request", (double)j->request_id);
+	cJSON_AddNumberToObject(o, "job", (double)j->id);
+	cJSON_AddStringToObject(o, "state", j->state);
+	cJSON_AddNumberToObject(o, "attempt", (double)j->attempt);
+	if (j->worker)
+		cJSON_AddStringToObject(o, "worker", j->worker);
+	else
+		cJSON_AddNullToObject(o, "worker");
+	if (j->host)
+		cJSON_AddStringToObject(o, "host", j->host);
+	else
+		cJSON_AddNullToObject(o, "host");
+	if (j->exit_status >= 0)
+		cJSON_AddNumberToObject(o, "exit", (double)j->exit_status);
+	else
+		cJSON_AddNullToObject(o, "exit");
+	if (answer)
+		cJSON_AddItemToObject(o, "answer", answer);
+	else
+		cJSON_AddNullToObject(o, "answer");
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	out = xasprintf("%s\n", text);
+	cJSON_free(text);
+	if (write_file_atomic(path, out, strlen(out), &e) != 0)
+		rc = cli_error(cmd, "%s", e.msg);
+	free(out);
+	return rc;
+}
+
 static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 {
 	static const struct cli_opt opts[] = {{"--fleet", 1}, {"--all", 0},  {"--md", 1},
@@ -557,11 +738,20 @@ static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 		}
 		printf("%zu of %zu parts done; the sessions are in %s\n", done, st.njobs,
 		       cli_safe(store_where(s)));
+		for (size_t i = 0; i < st.njobs; i++)
+			if (st.jobs[i].answer)
+				queue_print_answer(&st.jobs[i]);
 		if (fflush(stdout) != 0) {
 			rc = cli_error(cmd, "writing to stdout failed");
 			goto out;
 		}
-		if (md || json || html)
+		if (strcmp(st.jobs[0].verb, "bisect") == 0 && (md || html)) {
+			rc = cli_error(cmd, "a bisect's answer is written with --json FILE");
+		} else if (strcmp(st.jobs[0].verb, "bisect") == 0 && json) {
+			rc = queue_bisect_json(cmd, &st, json);
+			if (rc == EXIT_OK && done != st.njobs)
+				rc = EXIT_UNJUDGED;
+		} else if (md || json || html)
 			rc = queue_merge_sweep(cmd, s, &st, md, json, html);
 		else
 			rc = done == st.njobs ? EXIT_OK : EXIT_UNJUDGED;

@@ -295,6 +295,7 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 	int64_t ids[8];
 	size_t n = 0, answers = 0;
 	enum queue_completion how;
+	char *answer = NULL;
 
 	if (access(db, F_OK) == 0 && store_open(db, STORE_READ, &scratch, &e) != 0) {
 		char *why = xasprintf("its scratch database: %s", e.msg);
@@ -304,7 +305,7 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 	}
 	while (worker_reconnect(k) == 0) {
 		if (queue_complete(k->s, scratch, k->w.name, j, status, output, &how, ids,
-		                   sizeof ids / sizeof ids[0], &n, &answers, &e) == 0) {
+		                   sizeof ids / sizeof ids[0], &n, &answers, &answer, &e) == 0) {
 			if (how == QUEUE_FENCED) {
 				worker_say(
 				    k,
@@ -330,6 +331,9 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 				worker_say(k, "job %lld: done, exit %d, %zu session%s stored%s%s%s",
 				           (long long)j->id, status, n, n == 1 ? "" : "s",
 				           n ? ": " : "", list, heaps);
+				if (answer)
+					worker_say(k, "job %lld: bisect answer %s",
+					           (long long)j->id, answer);
 			}
 			break;
 		}
@@ -345,7 +349,30 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 		}
 		break;
 	}
+	free(answer);
 	store_close(scratch);
+}
+
+/*
+ * A bisect's exit 2 is also an answer: several candidates, ends that did not move, an end
+ * that does not build. 1 when the scratch store holds a bisect that finished so (found,
+ * ambiguous, failed): a result to keep, not an attempt to repeat. Interrupted: 0.
+ */
+static int worker_bisect_finished(const char *db)
+{
+	struct store *scratch = NULL;
+	struct store_bisect b = {0};
+	struct err e = ERR_INIT;
+	int done = 0;
+
+	if (access(db, F_OK) != 0 || store_open(db, STORE_READ, &scratch, &e) != 0)
+		return 0;
+	if (store_bisect_get(scratch, 1, &b, &e) == 0)
+		done = strcmp(b.status, "found") == 0 || strcmp(b.status, "ambiguous") == 0 ||
+		       strcmp(b.status, "failed") == 0;
+	store_bisect_release(&b);
+	store_close(scratch);
+	return done;
 }
 
 static void worker_run(struct worker *k, const struct queue_job *j)
@@ -420,7 +447,9 @@ static void worker_run(struct worker *k, const struct queue_job *j)
 		goto out;
 	output = worker_output(log);
 	if (!stopped && WIFEXITED(status) &&
-	    (WEXITSTATUS(status) == EXIT_OK || WEXITSTATUS(status) == EXIT_REGRESSION)) {
+	    (WEXITSTATUS(status) == EXIT_OK || WEXITSTATUS(status) == EXIT_REGRESSION ||
+	     (WEXITSTATUS(status) == EXIT_UNJUDGED && strcmp(j->verb, "bisect") == 0 &&
+	      worker_bisect_finished(db)))) {
 		worker_complete(k, j, db, WEXITSTATUS(status), output);
 		goto out;
 	}

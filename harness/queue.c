@@ -61,6 +61,9 @@ static const char queue_schema_v1[] =
     " session_id BIGINT NOT NULL UNIQUE REFERENCES sessions(id), uuid TEXT NOT NULL,"
     " worker TEXT NOT NULL, attempt BIGINT NOT NULL, PRIMARY KEY(job_id, session_id));";
 
+/* 2: a job's answer (a bisect's: the first bad commit, or why none), as JSON. */
+static const char queue_schema_v2[] = "ALTER TABLE queue_job ADD COLUMN IF NOT EXISTS answer TEXT;";
+
 /* ---- Small helpers ---------------------------------------------------------------------- */
 
 static char *col_dup(struct store_sql *q, int i)
@@ -247,10 +250,12 @@ static int queue_schema(struct store *s, struct err *e)
 		         store_where(s), version, QUEUE_SCHEMA_VERSION);
 		goto out;
 	}
-	if (version < 1) {
+	if (version < QUEUE_SCHEMA_VERSION) {
 		char v[32];
 		snprintf(v, sizeof v, "%d", QUEUE_SCHEMA_VERSION);
-		if (store_sql_exec(s, queue_schema_v1, "creating the queue's tables", e) != 0 ||
+		if ((version < 1 &&
+		     store_sql_exec(s, queue_schema_v1, "creating the queue's tables", e) != 0) ||
+		    store_sql_exec(s, queue_schema_v2, "adding the jobs' answers", e) != 0 ||
 		    queue_run(s,
 		              "INSERT INTO meta(key, value) VALUES('queue_schema_version', ?)"
 		              " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -652,19 +657,96 @@ out:
 	return rc;
 }
 
+/*
+ * The scratch store's bisect (its first: the job ran one) copied into the fleet's with its
+ * steps (store_bisect_copy_in), inside the completion's transaction, and its answer as JSON
+ * (*answer, allocated). A scratch store without a bisect has no answer (*answer NULL).
+ */
+static int queue_copy_bisect(struct store *s, struct store *scratch, const int64_t *from_ids,
+                             const int64_t *to_ids, size_t n, char **answer, struct err *e)
+{
+	struct store_bisect b = {0};
+	struct store_bisect_step *steps = NULL;
+	struct err e2 = ERR_INIT;
+	size_t nsteps = 0, measured = 0;
+	int64_t to_id = 0;
+	int rc = -1;
+	cJSON *o, *a;
+	char *text;
+
+	*answer = NULL;
+	if (store_bisect_get(scratch, 1, &b, &e2) != 0) {
+		if (e2.code == ERR_NOT_FOUND)
+			return 0;
+		*e = e2;
+		return -1;
+	}
+	/* Bisect ids are the largest plus one: two completions at once take them in turn. */
+	if (store_sql_exec(s, "LOCK TABLE bisects IN SHARE ROW EXCLUSIVE MODE", "copying a bisect",
+	                   e) != 0 ||
+	    store_bisect_copy_in(scratch, 1, s, from_ids, to_ids, n, &to_id, e) != 0 ||
+	    store_bisect_steps(scratch, 1, &steps, &nsteps, e) != 0)
+		goto out;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "bisect", (double)to_id);
+	cJSON_AddStringToObject(o, "status", b.status ? b.status : "");
+	if (b.mode)
+		cJSON_AddStringToObject(o, "mode", b.mode);
+	else
+		cJSON_AddNullToObject(o, "mode");
+	if (b.first_bad) {
+		cJSON_AddStringToObject(o, "first_bad", b.first_bad);
+		for (size_t i = 0; i < nsteps; i++)
+			if (steps[i].commit && strcmp(steps[i].commit, b.first_bad) == 0 &&
+			    steps[i].subject) {
+				cJSON_AddStringToObject(o, "subject", steps[i].subject);
+				break;
+			}
+	} else {
+		cJSON_AddNullToObject(o, "first_bad");
+	}
+	if (b.detail)
+		cJSON_AddStringToObject(o, "detail", b.detail);
+	else
+		cJSON_AddNullToObject(o, "detail");
+	cJSON_AddStringToObject(o, "good", b.good ? b.good : "");
+	cJSON_AddStringToObject(o, "bad", b.bad ? b.bad : "");
+	cJSON_AddStringToObject(o, "metric", b.metric ? b.metric : "");
+	cJSON_AddStringToObject(o, "probes", b.probes ? b.probes : "");
+	for (size_t i = 0; i < nsteps; i++)
+		measured += steps[i].role && strcmp(steps[i].role, "step") == 0;
+	cJSON_AddNumberToObject(o, "steps", (double)measured);
+	a = cJSON_AddArrayToObject(o, "sessions");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)to_ids[i]));
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	*answer = xstrdup(text);
+	cJSON_free(text);
+	rc = 0;
+out:
+	store_bisect_steps_release(steps, nsteps);
+	store_bisect_release(&b);
+	return rc;
+}
+
 int queue_complete(struct store *s, struct store *scratch, const char *worker,
                    const struct queue_job *j, int exit_status, const char *output,
                    enum queue_completion *how, int64_t *sessions, size_t max, size_t *nsessions,
-                   size_t *nanswers, struct err *e)
+                   size_t *nanswers, char **answer, struct err *e)
 {
 	const char *what = "completing a job";
 	struct store_session *all = NULL;
+	int64_t *from_ids = NULL, *to_ids = NULL;
 	size_t n = 0;
 	int rc = -1, held;
+	char *bisect_answer = NULL;
 
 	*how = QUEUE_FENCED;
 	*nsessions = 0;
 	*nanswers = 0;
+	if (answer)
+		*answer = NULL;
 	/* The scratch store is read first: the fleet's transaction stays short. */
 	if (scratch && store_list_sessions(scratch, NULL, &all, &n, e) != 0)
 		return -1;
@@ -678,6 +760,8 @@ int queue_complete(struct store *s, struct store *scratch, const char *worker,
 		rc = 0;
 		goto out;
 	}
+	from_ids = xcalloc(n + 1, sizeof *from_ids);
+	to_ids = xcalloc(n + 1, sizeof *to_ids);
 	for (size_t i = 0; i < n; i++) {
 		int64_t to_id = 0;
 		int copied = 0;
@@ -700,28 +784,42 @@ int queue_complete(struct store *s, struct store *scratch, const char *worker,
 		                              QI(j->attempt)},
 		              5, NULL, e) != 0)
 			goto fail;
+		from_ids[i] = all[i].id;
+		to_ids[i] = to_id;
 		if (*nsessions < max)
 			sessions[*nsessions] = to_id;
 		(*nsessions)++;
 	}
+	/* A bisect's record and its answer travel with its steps' sessions. */
+	if (scratch && strcmp(j->verb, "bisect") == 0 &&
+	    queue_copy_bisect(s, scratch, from_ids, to_ids, n, &bisect_answer, e) != 0)
+		goto fail;
 	/* A minheap's answers travel with no session; a session's own are not copied twice. */
 	if (scratch && store_minheaps_copy_in(scratch, s, nanswers, e) != 0)
 		goto fail;
 	if (queue_run(s,
 	              "UPDATE queue_job SET state = 'done', finished_at = clock_timestamp(),"
-	              " lease_until = NULL, exit_status = ?, output = ? WHERE id = ?",
-	              what, (struct qarg[]){QI(exit_status), QT(output), QI(j->id)}, 3, NULL,
-	              e) != 0 ||
+	              " lease_until = NULL, exit_status = ?, output = ?, answer = ? WHERE id = ?",
+	              what,
+	              (struct qarg[]){QI(exit_status), QT(output), QT(bisect_answer), QI(j->id)}, 4,
+	              NULL, e) != 0 ||
 	    queue_attempt_end(s, j, "done", NULL, e) != 0 ||
 	    queue_worker_seen(s, worker, "idle", 0, e) != 0 || store_sql_commit(s, what, e) != 0)
 		goto fail;
 	*how = QUEUE_COMPLETED;
+	if (answer) {
+		*answer = bisect_answer;
+		bisect_answer = NULL;
+	}
 	rc = 0;
 	goto out;
 fail:
 	store_sql_rollback(s);
 	*nsessions = 0;
 out:
+	free(bisect_answer);
+	free(from_ids);
+	free(to_ids);
 	store_sessions_release(all, n);
 	return rc;
 }
@@ -827,7 +925,7 @@ int queue_status_read(struct store *s, int all, int64_t request, struct queue_st
 	        " j.reasons,"
 	        " (SELECT string_agg(CAST(qs.session_id AS TEXT), ',' ORDER BY qs.session_id)"
 	        "  FROM queue_session qs WHERE qs.job_id = j.id),"
-	        " r.submitter"
+	        " r.submitter, j.answer"
 	        " FROM queue_job j JOIN queue_request r ON r.id = j.request_id"
 	        " WHERE (CAST(? AS BIGINT) > 0 AND j.request_id = CAST(? AS BIGINT))"
 	        " OR (CAST(? AS BIGINT) = 0 AND (CAST(? AS BIGINT) = 1"
@@ -861,6 +959,7 @@ int queue_status_read(struct store *s, int all, int64_t request, struct queue_st
 		j->reasons = col_dup(q, 12);
 		j->sessions = col_dup(q, 13);
 		j->submitter = col_dup(q, 14);
+		j->answer = col_dup(q, 15);
 	}
 	if (r < 0)
 		goto out;
@@ -884,6 +983,7 @@ void queue_status_release(struct queue_status *st)
 		free(j->reasons);
 		free(j->sessions);
 		free(j->submitter);
+		free(j->answer);
 	}
 	for (size_t i = 0; i < st->nworkers; i++) {
 		free(st->workers[i].name);

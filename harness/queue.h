@@ -35,7 +35,7 @@
 #include "store.h"
 #include "util.h"
 
-#define QUEUE_SCHEMA_VERSION 1
+#define QUEUE_SCHEMA_VERSION 2
 #define QUEUE_MAX_ATTEMPTS   3 /* claims of one job before it fails, by default */
 
 /*
@@ -142,12 +142,15 @@ enum queue_completion {
  * every session of `scratch` into s (store_session_copy_in), records them in queue_session
  * (their fleet ids in sessions[], up to max), and marks the job done with exit_status and the
  * tail of the verb's output. *nsessions how many it stored; *nanswers how many minimum-heap
- * answers the scratch store held (a minheap job's results: copied too, each once).
+ * answers the scratch store held (a minheap job's results: copied too, each once). A bisect
+ * job's bisect and its steps are copied too (store_bisect_copy_in, under the fleet's next
+ * bisect id), and its answer (status, first bad commit, detail, as JSON) kept in the job's
+ * answer column and in *answer (allocated; NULL for another verb, or when answer is NULL).
  */
 int queue_complete(struct store *s, struct store *scratch, const char *worker,
                    const struct queue_job *j, int exit_status, const char *output,
                    enum queue_completion *how, int64_t *sessions, size_t max, size_t *nsessions,
-                   size_t *nanswers, struct err *e);
+                   size_t *nanswers, char **answer, struct err *e);
 
 /* Cancels a queued or running job (by_request 0) or every such job of a request: *n how many. */
 int queue_cancel(struct store *s, int64_t id, int by_request, size_t *n, struct err *e);
@@ -159,6 +162,7 @@ struct queue_job_row {
 	int64_t waited_s;   /* from queued to its (last) start, or to now while queued; -1 */
 	int64_t lease_left; /* seconds of lease left while running, else 0 */
 	char *verb, *label, *state, *worker, *host, *reasons, *sessions, *submitter;
+	char *answer; /* a bisect's answer, JSON (queue_complete), or NULL */
 };
 struct queue_worker_row {
 	char *name, *hostname, *state, *cpu_model;

@@ -2926,6 +2926,142 @@ out:
 	return rc;
 }
 
+/* A scratch session id of a step's list ("3 4") as the destination's, by the caller's map. */
+static char *store_bisect_map_sessions(const char *list, const int64_t *from_ids,
+                                       const int64_t *to_ids, size_t n, int *ok)
+{
+	struct sbuf b;
+	const char *p = list;
+
+	sbuf_init(&b);
+	*ok = 1;
+	while (p && *p) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		size_t k = 0;
+		if (end == p)
+			break;
+		while (k < n && from_ids[k] != v)
+			k++;
+		if (k == n)
+			*ok = 0;
+		else
+			sbuf_addf(&b, "%s%lld", b.len ? " " : "", (long long)to_ids[k]);
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+	if (!b.len) {
+		sbuf_release(&b);
+		return NULL;
+	}
+	return sbuf_detach(&b);
+}
+
+int store_bisect_copy_in(struct store *from, int64_t id, struct store *to,
+                         const int64_t *from_sessions, const int64_t *to_sessions, size_t n,
+                         int64_t *to_id, struct err *e)
+{
+	struct store_bisect b = {0};
+	struct store_bisect_step *steps = NULL;
+	struct store_query q = {0};
+	size_t nsteps = 0;
+	int64_t last = 0;
+	int rc = -1;
+
+	*to_id = 0;
+	if (store_bisect_get(from, id, &b, e) != 0 ||
+	    store_bisect_steps(from, id, &steps, &nsteps, e) != 0)
+		goto out;
+	if (query_open(to, &q, "SELECT COALESCE(MAX(id), 0) FROM bisects", "copying a bisect", e) !=
+	        0 ||
+	    query_id(&q, &last, e) != 0)
+		goto out;
+	query_close(&q);
+	if (query_open(to, &q,
+	               "INSERT INTO bisects(id, started_at, finished_at, status, pid, command,"
+	               " source, repo, target, build_options, good, bad, commits, probes, metric,"
+	               " size, improved, threshold_pct, threshold_abs, rounds, max_rounds, warmup,"
+	               " mode, first_bad, detail)"
+	               " VALUES(?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+	               " ?, ?, ?, ?)",
+	               "copying a bisect", e) != 0)
+		goto out;
+	query_int64(&q, last + 1);
+	query_text(&q, b.started_at);
+	query_text(&q, b.finished_at);
+	query_text(&q, b.status);
+	query_text(&q, b.command);
+	query_text(&q, b.source);
+	query_text(&q, b.repo);
+	query_text(&q, b.target);
+	query_text(&q, b.build_options);
+	query_text(&q, b.good);
+	query_text(&q, b.bad);
+	query_text(&q, b.commits);
+	query_text(&q, b.probes);
+	query_text(&q, b.metric);
+	query_text(&q, b.size);
+	query_int64(&q, b.improved ? 1 : 0);
+	query_double(&q, b.threshold_pct);
+	query_double(&q, b.threshold_abs);
+	query_int64(&q, b.rounds);
+	query_int64(&q, b.max_rounds);
+	query_int64(&q, b.warmup);
+	query_text(&q, b.mode);
+	query_text(&q, b.first_bad);
+	query_text(&q, b.detail);
+	if (query_done(&q, e) != 0)
+		goto out;
+	query_close(&q);
+	for (size_t i = 0; i < nsteps; i++) {
+		struct store_bisect_step st = steps[i];
+		char *sessions = NULL, *manifest = NULL;
+		int ok = 1, r = 0;
+		st.bisect_id = last + 1;
+		/* A step's build and sessions by the destination's ids. */
+		if (steps[i].build_id > 0) {
+			struct store_build bd = {0};
+			int64_t build_id = 0;
+			r = store_build_read(from, steps[i].build_id, &bd, &manifest, e);
+			if (r == 0)
+				r = store_build_upsert(to, &bd, manifest, &build_id, e);
+			st.build_id = build_id;
+			free(bd.name);
+			free(bd.collector);
+			free(bd.collector_version);
+			free(bd.git_commit);
+			free(bd.dir);
+			free(bd.manifest_hash);
+			free(bd.capabilities);
+			free(manifest);
+		}
+		if (r == 0) {
+			sessions = store_bisect_map_sessions(steps[i].sessions, from_sessions,
+			                                     to_sessions, n, &ok);
+			if (!ok)
+				r = err_setc(e, ERR_CORRUPT,
+				             "%s: bisect %lld step %d names session(s) %s, not all "
+				             "copied with it",
+				             from->where, (long long)id, steps[i].seq,
+				             steps[i].sessions);
+		}
+		st.sessions = sessions;
+		if (r == 0)
+			r = store_bisect_step_insert(to, &st, e);
+		free(sessions);
+		if (r != 0)
+			goto out;
+	}
+	*to_id = last + 1;
+	rc = 0;
+out:
+	query_close(&q);
+	store_bisect_steps_release(steps, nsteps);
+	store_bisect_release(&b);
+	return rc;
+}
+
 void store_bisect_steps_release(struct store_bisect_step *st, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

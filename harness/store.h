@@ -453,5 +453,15 @@ int store_bisect_step_insert(struct store *s, const struct store_bisect_step *st
 int store_bisect_steps(struct store *s, int64_t bisect_id, struct store_bisect_step **out,
                        size_t *n, struct err *e);
 void store_bisect_steps_release(struct store_bisect_step *st, size_t n);
+/*
+ * Copies bisect `id` of `from` and its steps into `to`, inside the transaction the caller
+ * opened on `to` (the queue's completion), under the next id of `to` (*to_id): the caller
+ * serialises writers. Each step's build is recorded in `to` (store_build_upsert) and its
+ * sessions named by their ids in `to`: from_sessions[k] was copied as to_sessions[k] (every
+ * session a step names must be in the map: ERR_CORRUPT otherwise). The copy's pid is NULL.
+ */
+int store_bisect_copy_in(struct store *from, int64_t id, struct store *to,
+                         const int64_t *from_sessions, const int64_t *to_sessions, size_t n,
+                         int64_t *to_id, struct err *e);
 
 #endif /* STORE_H */

@@ -41,6 +41,13 @@ expect_grep "history of census.alloc_bytes of 01_steady on scripted \(3 sessions
 expect_grep "No shared_ci baseline of scripted is pinned" "$T/none.html" "the missing baseline is said"
 expect_no_grep 'class="band"' "$T/none.html" "no band without a baseline"
 expect_eq "$(grep -c '<polyline class="host"' "$T/none.html")" 2 "one line per host"
+# Issue 30: each point says which host measured it, in its tooltip and in the table.
+expect_grep '<title>cccccccccccc session 3 on ci-&lt;runner&gt;-7: 1200 ' "$T/none.html" \
+	"the pushed-in point's tooltip names its host"
+expect_grep "<title>aaaaaaaaaaaa session 1 on $(uname -n): 1000 " "$T/none.html" \
+	"this host's point's tooltip names this host"
+expect_grep '<tr><td class="l"><code>cccccccccccc</code></td><td>3</td><td class="l">[^<]*</td><td class="l">ci-&lt;runner&gt;-7</td>' \
+	"$T/none.html" "the table's row names the point's host"
 
 # Pinned from session 1 (1000): its value and band drawn across. alloc_bytes is exact (a band
 # of 0, drawn as a line); the peak RSS band is 2% or 512 KiB, whichever is wider.
