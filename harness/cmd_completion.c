@@ -78,6 +78,14 @@ static int completion_word_ok(const char *s, size_t len)
 	return 1;
 }
 
+/* Shortens out to its first len characters. */
+static void completion_cut(struct sbuf *out, size_t len)
+{
+	out->len = len;
+	if (out->data)
+		out->data[len] = '\0';
+}
+
 /*
  * Splits a token like "ci|default|large" (brackets dropped) into words, when every part is
  * a lowercase word: the values an option (or a verb's first argument) takes. 0 when the
@@ -98,15 +106,17 @@ static int completion_choices(const char *tok, size_t len, int need_bar, struct 
 		while (j < len && tok[j] != '|')
 			j++;
 		if (!completion_word_ok(tok + i, j - i) || tok[i] == '-') {
-			out->len = start;
-			if (out->data)
-				out->data[start] = '\0';
+			completion_cut(out, start);
 			return 0;
 		}
 		sbuf_addf(out, "%s%.*s", out->len > start ? " " : "", (int)(j - i), tok + i);
 		i = j + 1;
 	}
-	return need_bar && parts < 2 ? (out->len = start, out->data[start] = '\0', 0) : 1;
+	if (need_bar && parts < 2) {
+		completion_cut(out, start);
+		return 0;
+	}
+	return 1;
 }
 
 static size_t completion_token_len(const char *s)
