@@ -17,7 +17,8 @@ of lines. Figures that change from run to run are allowed to differ: times ("0.2
 "8.3 s", "~1m05s left"), sizes (MiB, MB, KiB, kB, bytes), seeds, hashes, dates, paths to the
 build folders, a host's name, a run's Ir, decimals (p, q, percentages), and whatever the
 marker's vary patterns match; every other character, counts included, must be the same.
-The example's database is read as results/gcratchet.db, the default.
+The example's database is results/gcratchet.db, the default, in commands and in what they print
+(it is a file of the example's own, not the checkout's).
 
 Usage: doc_examples.py GCRATCHET TOP FILE...   (exit 0 when every example printed what it shows)
 """
@@ -113,7 +114,9 @@ def main():
             os.mkdir(os.path.join(work, "results"))
             for name, vary, line, steps in examples(path):
                 for command, want in steps:
-                    r = subprocess.run(["sh", "-c", command.replace("/tmp/", work + "/")],
+                    run = command.replace("/tmp/", work + "/")
+                    run = run.replace("results/gcratchet.db", env["GCR_DB"])
+                    r = subprocess.run(["sh", "-c", run],
                                        cwd=top, env=env, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True, errors="replace",
                                        timeout=600)
