@@ -161,6 +161,15 @@ static int bisect_git(const char *repo, struct sbuf *out, ...)
 	return st;
 }
 
+int bisect_commit_hash(const char *repo, const char *rev, struct sbuf *out)
+{
+	char *spec = xasprintf("%s^{commit}", rev);
+	int st = bisect_git(repo, out, "rev-parse", "--verify", "--quiet", spec, NULL);
+
+	free(spec);
+	return st != 0 || out->len == 0 ? -1 : 0;
+}
+
 /*
  * Runs argv in a process group of its own, stdin from /dev/null, stdout to out_path (NULL: to
  * the log) and stderr appended to log_path. An interrupt of ours ends the whole group (a build
@@ -357,21 +366,18 @@ out:
 static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, const char *bad_rev)
 {
 	struct sbuf good, bad, list, subj;
-	char *range = NULL, *spec = NULL, *save = NULL, *line;
+	char *range = NULL, *save = NULL, *line;
 	int rc = -1;
 
 	sbuf_init(&good);
 	sbuf_init(&bad);
 	sbuf_init(&list);
 	sbuf_init(&subj);
-	spec = xasprintf("%s^{commit}", good_rev);
-	if (bisect_git(c->repo, &good, "rev-parse", "--verify", "--quiet", spec, NULL) != 0) {
+	if (bisect_commit_hash(c->repo, good_rev, &good) != 0) {
 		cli_error(c->cmd, "--good %s is not a commit of %s", good_rev, c->repo);
 		goto out;
 	}
-	free(spec);
-	spec = xasprintf("%s^{commit}", bad_rev);
-	if (bisect_git(c->repo, &bad, "rev-parse", "--verify", "--quiet", spec, NULL) != 0) {
+	if (bisect_commit_hash(c->repo, bad_rev, &bad) != 0) {
 		cli_error(c->cmd, "--bad %s is not a commit of %s", bad_rev, c->repo);
 		goto out;
 	}
@@ -429,7 +435,6 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 	}
 	rc = 0;
 out:
-	free(spec);
 	free(range);
 	sbuf_release(&good);
 	sbuf_release(&bad);

@@ -121,9 +121,7 @@ static int queue_bisect_args(const char *cmd, const struct strlist *args, struct
 	int rc = -1;
 
 	for (size_t i = 0; i < args->n; i++) {
-		size_t at = i;
-		const char *v;
-		const char *a = args->items[i];
+		const char *v, *a = args->items[i];
 		if (strcmp(a, "--resume") == 0 || strncmp(a, "--json", 6) == 0) {
 			cli_error(
 			    cmd,
@@ -133,67 +131,43 @@ static int queue_bisect_args(const char *cmd, const struct strlist *args, struct
 			    strncmp(a, "--json", 6) == 0 ? "--json" : "--resume");
 			goto out;
 		}
-		if ((v = queue_opt_value(args, &i, "--collector-dir")) != NULL)
+		if ((v = queue_opt_value(args, &i, "--collector-dir")) != NULL) {
 			repo = v;
-		else if ((i = at, v = queue_opt_value(args, &i, "--collector")) != NULL) {
+		} else if (queue_opt_value(args, &i, "--collector") != NULL) {
 			scripts = cli_script_path(root, "build-rev.sh");
 			if (strrchr(scripts, '/'))
 				*strrchr(scripts, '/') = '\0';
 			repo = scripts;
-		} else if ((i = at, v = queue_opt_value(args, &i, "--repo")) != NULL)
+		} else if ((v = queue_opt_value(args, &i, "--repo")) != NULL) {
 			repo_opt = v;
-		else
-			i = at;
+		}
 	}
 	if (!repo)
 		repo = repo_opt ? repo_opt : ".";
 	for (size_t i = 0; i < args->n; i++) {
-		size_t at = i;
-		const char *v = queue_opt_value(args, &i, "--good");
-		const char *name = "--good";
+		static const char *const ends[] = {"--good", "--bad", "--old", "--new"};
+		const char *v = NULL, *name = NULL;
+		struct sbuf hash;
+
+		for (size_t k = 0; !v && k < sizeof ends / sizeof ends[0]; k++)
+			if ((v = queue_opt_value(args, &i, ends[k])) != NULL)
+				name = ends[k];
 		if (!v) {
-			i = at;
-			v = queue_opt_value(args, &i, "--bad");
-			name = "--bad";
-		}
-		if (!v) {
-			i = at;
-			v = queue_opt_value(args, &i, "--old");
-			name = "--old";
-		}
-		if (!v) {
-			i = at;
-			v = queue_opt_value(args, &i, "--new");
-			name = "--new";
-		}
-		if (!v) {
-			i = at;
 			strlist_push(out, args->items[i]);
 			continue;
 		}
-		{
-			struct sbuf hash;
-			char *spec = xasprintf("%s^{commit}", v);
-			const char *argv[] = {"git",      "-C",      repo, "rev-parse",
-			                      "--verify", "--quiet", spec, NULL};
-			int st;
-			sbuf_init(&hash);
-			st = run_capture((char *const *)argv, 1, &hash);
-			while (hash.len && hash.data[hash.len - 1] == '\n')
-				hash.data[--hash.len] = '\0';
-			free(spec);
-			if (st != 0 || hash.len != 40) {
-				cli_error(cmd,
-				          "queue submit bisect: %s %s is not a commit of the "
-				          "repository in %s",
-				          name, v, repo);
-				sbuf_release(&hash);
-				goto out;
-			}
-			strlist_push(out, name);
-			strlist_push(out, hash.data);
+		sbuf_init(&hash);
+		if (bisect_commit_hash(repo, v, &hash) != 0 || hash.len != 40) {
+			cli_error(
+			    cmd,
+			    "queue submit bisect: %s %s is not a commit of the repository in %s",
+			    name, v, repo);
 			sbuf_release(&hash);
+			goto out;
 		}
+		strlist_push(out, name);
+		strlist_push(out, hash.data);
+		sbuf_release(&hash);
 	}
 	rc = 0;
 out:
