@@ -72,6 +72,17 @@ expect_eq() {
 
 sql() { sqlite3 -batch -noheader "$GCR_DB" "$1"; }
 
+# await SECONDS COMMAND... — polls COMMAND until it succeeds; 1 when the time is up.
+await() {
+	n=$(($1 * 10))
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
 # seal_manifest DIR — writes each probe's current sha256 into DIR/manifest.json (compact, key
 # order kept): the harness refuses a probe whose bytes differ from its manifest's, so a test
 # that rewrites a probe seals the folder again.
@@ -87,8 +98,10 @@ seal_manifest() {
 # path any runtime can use. Their behaviour is read at run time from $dir/mode.<probe>, their
 # census.alloc_bytes from $dir/alloc.<probe> (default 1000) and major_collections from
 # $dir/gcs.<probe> (default 2). A probe with $dir/sleep.<probe> first sleeps the seconds on its
-# next line, in turn, one line per run, to plant a time. The build is named $BUILD_NAME
-# (default scripted); its collector is always "scripted".
+# next line, in turn, one line per run, to plant a time. A probe with $dir/heap.<probe> needs
+# the MiB it says: below them under GCR_HEAP_MAX_MB it exits 3, heap exhausted, as gcr.h's
+# collectors do, and its census says it committed 2 MiB at peak (for minheap and sweep). The
+# build is named $BUILD_NAME (default scripted); its collector is always "scripted".
 make_script_build() { # dir probe...
 	dir=$1
 	shift
@@ -109,6 +122,15 @@ make_script_build() { # dir probe...
 mode=\$(cat "$dir/mode.$p" 2>/dev/null || echo ok)
 alloc=\$(cat "$dir/alloc.$p" 2>/dev/null || echo 1000)
 gcs=\$(cat "$dir/gcs.$p" 2>/dev/null || echo 2)
+heap=\$(cat "$dir/heap.$p" 2>/dev/null)
+peak=
+if [ -n "\$heap" ]; then
+	if [ -n "\${GCR_HEAP_MAX_MB:-}" ] && [ "\$GCR_HEAP_MAX_MB" -lt "\$heap" ]; then
+		echo "gcr: heap exhausted" >&2
+		exit 3
+	fi
+	peak=',"heap_committed_peak_bytes":2097152'
+fi
 if [ -f "$dir/sleep.$p" ]; then
 	k=\$(cat "$dir/turn.$p" 2>/dev/null || echo 0)
 	echo \$((k + 1)) >"$dir/turn.$p"
@@ -121,7 +143,7 @@ fail) echo "out of cheese" >&2; exit 3 ;;
 badcensus) printf '{"format":"gcr-census","version":1,"probe":"$p","collector":"scripted","checksum":"0x0000000000000001","census":{"alloc_bytes":"many"}}' >&3 ;;
 nocensus) echo "checksum 0x00000000000000aa" ;;
 *) echo "checksum 0x00000000000000aa"
-   printf '{"format":"gcr-census","version":1,"probe":"$p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":%s,"major_collections":%s}}' "\$1" "\$alloc" "\$gcs" >&3 ;;
+   printf '{"format":"gcr-census","version":1,"probe":"$p","size":"%s","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":%s,"major_collections":%s%s}}' "\$1" "\$alloc" "\$gcs" "\$peak" >&3 ;;
 esac
 SCRIPT
 		chmod +x "$dir/$p"

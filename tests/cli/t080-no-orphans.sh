@@ -57,16 +57,6 @@ gone() {
 		if alive "$p"; then return 1; fi
 	done
 }
-# await SECONDS COMMAND... — polls COMMAND until it succeeds; 1 when the time is up.
-await() {
-	n=$(($1 * 10))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 pidof_file() { cat "$B/pid.$1" 2>/dev/null; }
 # started NAME — the probe wrote its pid file, or measure ended without getting there.
 started() { [ -s "$B/pid.$1" ] || ! alive "$mpid"; }

@@ -50,16 +50,6 @@ if command -v script >/dev/null 2>&1; then
 	expect_no_grep "$(printf '\033')" "$T/tty" "TERM=dumb: no control sequences"
 fi
 
-# await SECONDS COMMAND... — polls COMMAND until it succeeds; 1 when the time is up.
-await() {
-	n=$(($1 * 10))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 alive() { kill -0 "$1" 2>/dev/null; }
 gone() { ! alive "$1"; }
 runs_started() { [ "$(grep -c '^\[' "$T/m.out" 2>/dev/null)" -ge "$1" ] || gone "$mpid"; }
