@@ -9,9 +9,10 @@
 export GCR_LOCK_FILE="$T/bench.lock" GCR_BASELINE_DIR="$T/baselines"
 NIGHTLY=$TOP/docs/ci/github-nightly.yml
 
-python3 - "$NIGHTLY" "$T" <<'PY' 2>"$T/extract.err"
+python3 - "$NIGHTLY" "$T/gh" <<'PY' 2>"$T/extract.err"
 import os, shlex, sys, yaml
 path, tmp = sys.argv[1:3]
+os.makedirs(tmp)
 job = yaml.safe_load(open(path))["jobs"]["pinned-host"]
 with open(os.path.join(tmp, "env.sh"), "w") as f:
     for k, v in (job.get("env") or {}).items():
@@ -28,7 +29,7 @@ for step in job["steps"]:
             f.write(step["with"]["path"])
 PY
 [ $? -eq 0 ] && pass || { fail "reading the nightly recipe: $(tail -n 3 "$T/extract.err")"; finish; }
-. "$T/env.sh"
+. "$T/gh/env.sh"
 [ -n "${COLLECTOR:-}" ] && pass || fail "the nightly job sets no COLLECTOR"
 
 # What the Ratchet step leaves: a pinned_host baseline's session, then a second night's.
@@ -38,21 +39,27 @@ expect_status 0 "$GCR" baseline pin --profile pinned_host --collector "$COLLECTO
 	--session latest --accept-noise "t170 runs on any host"
 expect_status 0 "$GCR" measure $M
 
-mkdir "$T/job" && cd "$T/job" || exit 2
-ln -s "$TOP/build" build
-steps=0
-for s in "$T"/step*.sh; do
-	steps=$((steps + 1))
-	if sh -e "$s" >"$T/out" 2>"$T/err"; then pass; else
-		fail "nightly step $(basename "$s"): exit $?"
-		tail -n 5 "$T/err" >&2
-	fi
-done
-[ "$steps" -ge 2 ] && pass || fail "the nightly recipe has $steps report steps, expected 2"
-while read -r f; do
-	[ -z "$f" ] && continue
-	[ -s "$f" ] && pass || fail "the artifact step keeps $f, which no step wrote"
-done <"$T/artifacts"
+# run_job WORKDIR STEPDIR MIN WHAT: in a fresh WORKDIR (build/ linked, as in a checkout), runs
+# STEPDIR's step*.sh in order, each of which must exit 0, at least MIN of them; then every file
+# STEPDIR/artifacts names must have been written.
+run_job() {
+	mkdir "$1" && cd "$1" || exit 2
+	ln -s "$TOP/build" build
+	steps=0
+	for s in "$2"/step*.sh; do
+		steps=$((steps + 1))
+		if sh -e "$s" >"$T/out" 2>"$T/err"; then pass; else
+			fail "$4 step $steps: exit $?: $(cat "$s")"
+			tail -n 5 "$T/err" >&2
+		fi
+	done
+	[ "$steps" -ge "$3" ] && pass || fail "$4 has $steps report steps, expected $3"
+	while read -r f; do
+		[ -z "$f" ] && continue
+		[ -s "$f" ] && pass || fail "$4 keeps $f, which no step wrote"
+	done <"$2/artifacts"
+}
+run_job "$T/job" "$T/gh" 2 "the GitHub nightly job"
 grep -q '01_nursery_churn' gcratchet-history.html && pass ||
 	fail "the history page does not name 01_nursery_churn"
 
@@ -88,21 +95,7 @@ assert job["artifacts"]["when"] == "always", "artifacts not kept when the job fa
 PY
 [ $? -eq 0 ] && pass || { fail "reading the GitLab recipe: $(tail -n 3 "$T/extract.err")"; finish; }
 . "$T/gl/env.sh"
-mkdir "$T/gljob" && cd "$T/gljob" || exit 2
-ln -s "$TOP/build" build
-steps=0
-for s in "$T"/gl/step*.sh; do
-	steps=$((steps + 1))
-	if sh -e "$s" >"$T/out" 2>"$T/err"; then pass; else
-		fail "GitLab nightly after_script line $steps: exit $?: $(cat "$s")"
-		tail -n 5 "$T/err" >&2
-	fi
-done
-[ "$steps" -ge 3 ] && pass || fail "the GitLab nightly job has $steps after_script lines, expected 3"
-while read -r f; do
-	[ -z "$f" ] && continue
-	[ -s "$f" ] && pass || fail "the GitLab nightly job keeps $f, which no line wrote"
-done <"$T/gl/artifacts"
+run_job "$T/gljob" "$T/gl" 3 "the GitLab nightly job"
 expect_grep '<testcase ' gcratchet-junit.xml "the GitLab nightly JUnit report has no test case"
 cd "$T" || exit 2
 finish
