@@ -1127,19 +1127,24 @@ out:
 	return rc;
 }
 
+/* What one build holds; the struct itself is the caller's. */
+static void store_build_release(struct store_build *b)
+{
+	free(b->name);
+	free(b->collector);
+	free(b->collector_version);
+	free(b->git_commit);
+	free(b->dir);
+	free(b->manifest_hash);
+	free(b->label);
+	free(b->knobs);
+	free(b->capabilities);
+}
+
 void store_builds_release(struct store_build *b, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(b[i].name);
-		free(b[i].collector);
-		free(b[i].collector_version);
-		free(b[i].git_commit);
-		free(b[i].dir);
-		free(b[i].manifest_hash);
-		free(b[i].label);
-		free(b[i].knobs);
-		free(b[i].capabilities);
-	}
+	for (size_t i = 0; i < n; i++)
+		store_build_release(&b[i]);
 	free(b);
 }
 
@@ -2109,6 +2114,21 @@ out:
 	return rc;
 }
 
+/* Build build_id of `from`, found or added in `to` (store_build_upsert); *to_id its id there. */
+static int store_build_copy(struct store *from, int64_t build_id, struct store *to, int64_t *to_id,
+                            struct err *e)
+{
+	struct store_build b = {0};
+	char *manifest = NULL;
+	int r = store_build_read(from, build_id, &b, &manifest, e);
+
+	if (r == 0)
+		r = store_build_upsert(to, &b, manifest, to_id, e);
+	store_build_release(&b);
+	free(manifest);
+	return r;
+}
+
 int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, struct err *e)
 {
 	struct store_minheap *m = NULL;
@@ -2120,30 +2140,19 @@ int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, stru
 		return -1;
 	for (size_t k = 0; k < nm; k++) {
 		struct store_session si = {0};
-		struct store_build b = {0};
-		char *facts = NULL, *manifest = NULL;
+		char *facts = NULL;
 		int64_t host_id = 0, build_id = 0;
 		int r = store_host_read(from, m[k].host_id, &si, &facts, e);
 		if (r == 0)
 			r = store_host_copy(to, &si, facts, &host_id, e);
 		if (r == 0)
-			r = store_build_read(from, m[k].build_id, &b, &manifest, e);
-		if (r == 0)
-			r = store_build_upsert(to, &b, manifest, &build_id, e);
+			r = store_build_copy(from, m[k].build_id, to, &build_id, e);
 		if (r == 0)
 			r = store_minheap_copy(to, &m[k], host_id, build_id,
 			                       store_minheap_ordinal(m, k), e);
 		free(facts);
-		free(manifest);
 		free(si.host_fingerprint);
 		free(si.hostname);
-		free(b.name);
-		free(b.collector);
-		free(b.collector_version);
-		free(b.git_commit);
-		free(b.dir);
-		free(b.manifest_hash);
-		free(b.capabilities);
 		if (r != 0)
 			goto out;
 	}
@@ -3016,25 +3025,14 @@ int store_bisect_copy_in(struct store *from, int64_t id, struct store *to,
 	query_close(&q);
 	for (size_t i = 0; i < nsteps; i++) {
 		struct store_bisect_step st = steps[i];
-		char *sessions = NULL, *manifest = NULL;
+		char *sessions = NULL;
 		int ok = 1, r = 0;
 		st.bisect_id = last + 1;
 		/* A step's build and sessions by the destination's ids. */
 		if (steps[i].build_id > 0) {
-			struct store_build bd = {0};
 			int64_t build_id = 0;
-			r = store_build_read(from, steps[i].build_id, &bd, &manifest, e);
-			if (r == 0)
-				r = store_build_upsert(to, &bd, manifest, &build_id, e);
+			r = store_build_copy(from, steps[i].build_id, to, &build_id, e);
 			st.build_id = build_id;
-			free(bd.name);
-			free(bd.collector);
-			free(bd.collector_version);
-			free(bd.git_commit);
-			free(bd.dir);
-			free(bd.manifest_hash);
-			free(bd.capabilities);
-			free(manifest);
 		}
 		if (r == 0) {
 			sessions = store_bisect_map_sessions(steps[i].sessions, from_sessions,
