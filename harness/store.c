@@ -2941,6 +2941,7 @@ static char *store_bisect_map_sessions(const char *list, const int64_t *from_ids
 {
 	struct sbuf b;
 	const char *p = list;
+	char *text;
 
 	sbuf_init(&b);
 	*ok = 1;
@@ -2960,11 +2961,9 @@ static char *store_bisect_map_sessions(const char *list, const int64_t *from_ids
 		while (*p == ' ')
 			p++;
 	}
-	if (!b.len) {
-		sbuf_release(&b);
-		return NULL;
-	}
-	return sbuf_detach(&b);
+	text = b.len ? sbuf_detach(&b) : NULL;
+	sbuf_release(&b);
+	return text;
 }
 
 int store_bisect_copy_in(struct store *from, int64_t id, struct store *to,

@@ -63,7 +63,10 @@ void sbuf_init(struct sbuf *b);
 void sbuf_release(struct sbuf *b);
 void sbuf_add(struct sbuf *b, const void *data, size_t len);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Takes ownership of the contents; leaves b empty. */
+/*
+ * Takes ownership of the contents; leaves b empty, holding a fresh buffer: add to it, or
+ * sbuf_release it.
+ */
 char *sbuf_detach(struct sbuf *b);
 
 /* A list of owned strings. */

@@ -140,7 +140,7 @@ done
 # sanitizer report makes the command exit 23, which no test expects, and so fails it. A set that drives
 # every verb, kept to about half a minute: t123 runs each verb once on scripted probes. The
 # collectors and the launcher are build/'s (GCR_BUILD_ROOT): probes are not what is tested.
-lsan_tests="t001 t012 t023 t024 t053 t056 t057 t060 t070 t071 t092 t099 t120 t121 t122 t123 t170 t174"
+lsan_tests="t001 t012 t023 t024 t053 t056 t057 t060 t070 t071 t092 t099 t120 t121 t122 t123 t170 t174 t181"
 if [ -z "$pattern" ]; then
 	if [ -x build-asan/gcratchet ]; then
 		for n in $lsan_tests; do
