@@ -74,7 +74,7 @@ static void measure_progress(void *ctx, const struct session_progress *p)
 	int trouble = r->status != RUN_STATUS_OK || r->detail || r->premise == RUN_PREMISE_NOT_MET;
 
 	progress_report(show->estimate, p);
-	session_setup_where(p, where, sizeof where);
+	progress_where(p, where, sizeof where);
 	/* Quiet: a run that went well is only the status line. */
 	if (show->view == MEASURE_VIEW_QUIET && !trouble) {
 		progress_display_update(&show->display, show->estimate, p);

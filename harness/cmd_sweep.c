@@ -79,7 +79,7 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 	/* The run's line goes to stdout: erase the status line first if it is the same terminal. */
 	if (isatty(STDOUT_FILENO))
 		progress_display_clear(&ctx->display);
-	session_setup_where(p, where, sizeof where);
+	progress_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
 		ctx->exhausted++;
 	else if (r->status != RUN_STATUS_OK && r->status != RUN_STATUS_INTERRUPTED)

@@ -195,6 +195,16 @@ void progress_left_text(const struct progress *pr, char *buf, size_t size)
 	snprintf(buf, size, "~%s left", d);
 }
 
+void progress_where(const struct session_progress *p, char *buf, size_t size)
+{
+	if (p->round == 0)
+		snprintf(buf, size, "valgrind");
+	else if (p->warmup)
+		snprintf(buf, size, "warm-up %d/%d", p->round, p->warmups);
+	else
+		snprintf(buf, size, "round %d/%d", p->round - p->warmups, p->rounds - p->warmups);
+}
+
 void progress_status_line(const struct progress *pr, const struct session_progress *p, int width,
                           char *buf, size_t size)
 {
@@ -210,13 +220,7 @@ void progress_status_text(const struct progress *pr, const struct session_progre
 
 	if (with_left)
 		progress_left_text(pr, left, sizeof left);
-	if (p->round == 0)
-		snprintf(where, sizeof where, "valgrind");
-	else if (p->warmup)
-		snprintf(where, sizeof where, "warm-up %d/%d", p->round, p->warmups);
-	else
-		snprintf(where, sizeof where, "round %d/%d", p->round - p->warmups,
-		         p->rounds - p->warmups);
+	progress_where(p, where, sizeof where);
 	snprintf(buf, size, "[%3d/%d] %s  %s%s%s%s%s%s%s", p->run_index, p->run_total, where,
 	         r->probe, p->arm && p->arm->label ? " on " : "",
 	         p->arm && p->arm->label ? p->arm->label : "",

@@ -70,6 +70,8 @@ void progress_format_duration(int64_t ns, char *buf, size_t size);
 /* "~1m05s left" ("<1s left" below half a second) for the runs not yet recorded, or "" when
  * progress_left_ns is -1 or 0. */
 void progress_left_text(const struct progress *pr, char *buf, size_t size);
+/* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is in the schedule. */
+void progress_where(const struct session_progress *p, char *buf, size_t size);
 
 /*
  * A one-line status, "[ 12/84] round 2/5  05_binary_trees on epsilon  ~35s left", after the

@@ -760,14 +760,3 @@ void session_setup_end(struct session_setup *s)
 	free(s->root);
 	session_setup_init(s);
 }
-
-/* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is in the schedule. */
-void session_setup_where(const struct session_progress *p, char *buf, size_t size)
-{
-	if (p->round == 0)
-		snprintf(buf, size, "valgrind");
-	else if (p->warmup)
-		snprintf(buf, size, "warm-up %d/%d", p->round, p->warmups);
-	else
-		snprintf(buf, size, "round %d/%d", p->round - p->warmups, p->rounds - p->warmups);
-}

@@ -145,8 +145,6 @@ struct session_setup {
 };
 
 void session_setup_init(struct session_setup *s);
-/* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is, for its line. */
-void session_setup_where(const struct session_progress *p, char *buf, size_t size);
 /*
  * Adds an arm the caller loaded itself (ab's BASE and FIX), before session_setup_begin: the
  * build *b (ownership taken) with the checked knobs (copied; NULL: none).
