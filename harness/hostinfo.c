@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -18,8 +17,6 @@
 
 #include "json.h"
 #include "util.h"
-
-extern char **environ;
 
 /* Copies the value of the first "key<spaces>: value" line of a /proc file. */
 static void hostinfo_proc_field(const char *path, const char *key, char *out, size_t size)
@@ -112,38 +109,14 @@ static int hostinfo_pmu(void)
  */
 static void hostinfo_compiler(char *out, size_t size)
 {
-	char *argv[] = {(char *)"cc", (char *)"--version", NULL}, buf[256];
-	posix_spawn_file_actions_t fa;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
-	int fds[2], status;
+	char *argv[] = {(char *)"cc", (char *)"--version", NULL};
+	struct sbuf b;
 
-	snprintf(out, size, "unknown");
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "cc", &fa, NULL, argv, environ) != 0)
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	while (
-	    pid > 0 && len < sizeof buf - 1 &&
-	    ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
-		len += n > 0 ? (size_t)n : 0;
-	close(fds[0]);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (pid > 0 && buf[0]) {
-		len = strlen(buf) < size - 1 ? strlen(buf) : size - 1;
-		memcpy(out, buf, len);
-		out[len] = '\0';
-	}
+	sbuf_init(&b);
+	run_capture(argv, 1, &b);
+	b.data[strcspn(b.data, "\n")] = '\0';
+	snprintf(out, size, "%s", b.data[0] ? b.data : "unknown");
+	sbuf_release(&b);
 }
 
 void hostinfo_read(struct hostinfo *h)

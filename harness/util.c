@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 int err_set(struct err *e, const char *fmt, ...)
 {
@@ -719,34 +722,28 @@ size_t utf8_len(const unsigned char *p, size_t avail)
 
 int run_capture(char *const argv[], int quiet, struct sbuf *out)
 {
-	int fd[2], status = 0;
+	posix_spawn_file_actions_t fa;
+	int fd[2], status = 0, r;
 	pid_t pid;
 	char buf[4096];
 	ssize_t n;
 
-	if (pipe(fd) != 0)
+	if (pipe2(fd, O_CLOEXEC) != 0)
 		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			if (quiet)
-				dup2(null, 2);
-		}
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
+	/* Spawned, not forked: a harness holding a large heap pays nothing to copy it. */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	if (quiet)
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	close(fd[1]);
+	if (r != 0) {
+		close(fd[0]);
+		/* The program could not be run (not found, not executable): as a shell says it. */
+		return r == ENOMEM || r == EAGAIN ? -1 : 127;
+	}
 	while ((n = read(fd[0], buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -31,5 +31,19 @@ int main(void)
 	/* An empty list sorts (no items array). */
 	strlist_sort_probes(&l);
 	CHECK(l.n == 0);
+	/* run_capture: stdout appended, the exit status, 127 for a program that is not there. */
+	{
+		char *ok[] = {(char *)"sh", (char *)"-c", (char *)"echo one; echo two >&2; exit 3",
+		              NULL};
+		char *none[] = {(char *)"gcratchet-no-such-program", NULL};
+		struct sbuf b;
+		sbuf_init(&b);
+		sbuf_add(&b, "x", 1);
+		CHECK(run_capture(ok, 1, &b) == 3);
+		CHECK_STR(b.data, "xone\n");
+		CHECK(run_capture(none, 1, &b) == 127);
+		CHECK_STR(b.data, "xone\n");
+		sbuf_release(&b);
+	}
 	return unit_done("test_util");
 }
