@@ -35,7 +35,8 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototyp
         -Wwrite-strings -Wformat=2 -Wvla -Werror
 PKGS := libcjson sqlite3 libpq
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libpq is opened when a PostgreSQL store is first used (store_pg.c), so it is not linked.
+PKG_LIBS = $(shell pkg-config --libs libcjson sqlite3 2>/dev/null)
 CFLAGS_H = -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -Ireports -Icollectors/include $(PKG_CFLAGS)
 # libpfm4 ships no pkg-config file on Debian; use it when a later one does.
 PFM_LIBS = $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)

@@ -26,6 +26,7 @@
  * libpq's parsing rules and replace them; every message of pg_open goes through the latter.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -71,6 +72,89 @@ struct store_stmt {
 	PGresult *res;  /* the result of the last execution, NULL before the first step */
 	int row;
 };
+
+/*
+ * libpq is opened the first time a PostgreSQL store is used, not linked: it brings twenty
+ * libraries (TLS, Kerberos, LDAP, SASL) whose loading and relocation were most of the 8 ms
+ * every start of the harness took, a session on SQLite included (docs/overhead.md). Every
+ * call goes through `pq`, filled by pg_load; the header still gives the types.
+ */
+#define PG_LIBPQ "libpq.so.5"
+#define PG_API(F)               \
+	F(PQclear)              \
+	F(PQconnectdbParams)    \
+	F(PQconninfoFree)       \
+	F(PQconninfoParse)      \
+	F(PQconsumeInput)       \
+	F(PQerrorMessage)       \
+	F(PQescapeIdentifier)   \
+	F(PQfinish)             \
+	F(PQflush)              \
+	F(PQfreemem)            \
+	F(PQgetResult)          \
+	F(PQgetisnull)          \
+	F(PQgetvalue)           \
+	F(PQisBusy)             \
+	F(PQntuples)            \
+	F(PQresultErrorField)   \
+	F(PQresultStatus)       \
+	F(PQsendPrepare)        \
+	F(PQsendQuery)          \
+	F(PQsendQueryPrepared)  \
+	F(PQsetNoticeProcessor) \
+	F(PQsetnonblocking)     \
+	F(PQsocket)             \
+	F(PQstatus)             \
+	F(PQtransactionStatus)
+
+static struct {
+#define PG_FIELD(name) __typeof__(name) *name;
+	PG_API(PG_FIELD)
+#undef PG_FIELD
+	int state; /* 0: not tried yet, 1: loaded, -1: cannot be (why says why) */
+	char why[ERR_MSG_MAX / 2];
+} pq;
+
+/* Opens libpq once; 0, or an error saying what is missing (every later call says the same). */
+static int pg_load(struct err *e)
+{
+	void *lib;
+
+	if (pq.state == 0) {
+		pq.state = -1;
+		dlerror();
+		lib = dlopen(PG_LIBPQ, RTLD_NOW | RTLD_LOCAL);
+		if (!lib)
+			snprintf(pq.why, sizeof pq.why, "%s", dlerror());
+#define PG_SYM(name)                                                        \
+	if (lib && !pq.why[0] && !(*(void **)&pq.name = dlsym(lib, #name))) \
+		snprintf(pq.why, sizeof pq.why, "%s has no %s", PG_LIBPQ, #name);
+		PG_API(PG_SYM)
+#undef PG_SYM
+		if (lib && !pq.why[0])
+			pq.state = 1;
+	}
+	if (pq.state == 1)
+		return 0;
+	return err_setc(e, ERR_FAILED,
+	                "a PostgreSQL store needs libpq, which cannot be loaded (%s): install "
+	                "libpq5 (Debian's package), or use a SQLite file",
+	                pq.why);
+}
+
+/* libpq's parse of a connection string; NULL when it cannot parse it or is not there. */
+static PQconninfoOption *pg_parse(const char *target, char **parse_error)
+{
+	if (parse_error)
+		*parse_error = NULL;
+	return pg_load(NULL) == 0 ? pq.PQconninfoParse(target, parse_error) : NULL;
+}
+
+static void pg_conninfo_free(PQconninfoOption *opts)
+{
+	if (opts)
+		pq.PQconninfoFree(opts);
+}
 
 /*
  * Schema version 1 in PostgreSQL's words: the tables and columns of store_sqlite.c's, ids
@@ -360,7 +444,7 @@ static const char *pg_option(const PQconninfoOption *opts, const char *key)
  */
 static int pg_masked_faithfully(const PQconninfoOption *target, const char *shown)
 {
-	PQconninfoOption *got = PQconninfoParse(shown, NULL);
+	PQconninfoOption *got = pg_parse(shown, NULL);
 	int same = got != NULL;
 
 	for (const PQconninfoOption *o = target; same && o->keyword; o++) {
@@ -370,7 +454,7 @@ static int pg_masked_faithfully(const PQconninfoOption *target, const char *show
 		else
 			same = o->val ? v && strcmp(v, o->val) == 0 : v == NULL;
 	}
-	PQconninfoFree(got);
+	pg_conninfo_free(got);
 	return same;
 }
 
@@ -414,12 +498,12 @@ char *store_pg_redact(const char *target)
 	 * original (a form the spans above do not foresee), show the options it parsed instead.
 	 * A string it cannot parse at all is shown masked; it is refused before any use.
 	 */
-	opts = PQconninfoParse(target, NULL);
+	opts = pg_parse(target, NULL);
 	if (opts && !pg_masked_faithfully(opts, shown)) {
 		free(shown);
 		shown = pg_rebuilt(opts);
 	}
-	PQconninfoFree(opts);
+	pg_conninfo_free(opts);
 	return shown;
 }
 
@@ -447,7 +531,7 @@ char *store_pg_redact_in(const char *target, const char *text)
 {
 	struct pg_span *spans = NULL;
 	size_t n = 0;
-	PQconninfoOption *opts = PQconninfoParse(target, NULL);
+	PQconninfoOption *opts = pg_parse(target, NULL);
 	char *out = xstrdup(text), *raw, *shown = store_pg_redact(target);
 
 	/* The whole string first: some of libpq's messages quote it all. */
@@ -468,7 +552,7 @@ char *store_pg_redact_in(const char *target, const char *text)
 		if (pg_secret_key(o->keyword) && o->val)
 			pg_replace(&out, o->val, "***");
 	free(spans);
-	PQconninfoFree(opts);
+	pg_conninfo_free(opts);
 	return out;
 }
 
@@ -488,13 +572,13 @@ static int pg_gone(struct err *e)
 static int pg_fail(struct store_conn *c, const PGresult *res, struct err *e)
 {
 	char msg[ERR_MSG_MAX / 2];
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? pq.PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? pq.PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
 	if (!c->pg)
 		return pg_gone(e);
-	pg_message(primary ? primary : PQerrorMessage(c->pg), msg, sizeof msg);
-	if (PQstatus(c->pg) == CONNECTION_BAD)
+	pg_message(primary ? primary : pq.PQerrorMessage(c->pg), msg, sizeof msg);
+	if (pq.PQstatus(c->pg) == CONNECTION_BAD)
 		return err_setc(e, ERR_IO, "lost the connection to the server: %s", msg);
 	if (state && strcmp(state, "57014") == 0)
 		return err_setc(
@@ -511,7 +595,7 @@ static int pg_fail(struct store_conn *c, const PGresult *res, struct err *e)
  */
 static int pg_poll(struct store_conn *c, short events, int64_t deadline)
 {
-	struct pollfd pfd = {PQsocket(c->pg), events, 0};
+	struct pollfd pfd = {pq.PQsocket(c->pg), events, 0};
 
 	for (;;) {
 		int64_t left = deadline ? (deadline - now_mono_ns()) / 1000000 : -1;
@@ -538,44 +622,44 @@ static PGresult *pg_result(struct store_conn *c, struct err *e)
 	PGresult *last = NULL, *failed = NULL, *r;
 	int f, w;
 
-	while ((f = PQflush(c->pg)) > 0) {
+	while ((f = pq.PQflush(c->pg)) > 0) {
 		if ((w = pg_poll(c, POLLOUT | POLLIN, deadline)) != 0)
 			goto timeout;
-		if (!PQconsumeInput(c->pg))
+		if (!pq.PQconsumeInput(c->pg))
 			goto broken;
 	}
 	if (f < 0)
 		goto broken;
 	for (;;) {
-		while (PQisBusy(c->pg)) {
+		while (pq.PQisBusy(c->pg)) {
 			if ((w = pg_poll(c, POLLIN, deadline)) != 0)
 				goto timeout;
-			if (!PQconsumeInput(c->pg))
+			if (!pq.PQconsumeInput(c->pg))
 				goto broken;
 		}
-		if (!(r = PQgetResult(c->pg)))
+		if (!(r = pq.PQgetResult(c->pg)))
 			break;
 		if (failed) {
-			PQclear(r);
-		} else if (PQresultStatus(r) == PGRES_FATAL_ERROR) {
+			pq.PQclear(r);
+		} else if (pq.PQresultStatus(r) == PGRES_FATAL_ERROR) {
 			failed = r;
 		} else {
-			PQclear(last);
+			pq.PQclear(last);
 			last = r;
 		}
 	}
 	if (failed) {
-		PQclear(last);
+		pq.PQclear(last);
 		return failed;
 	}
 	if (!last)
 		goto broken;
 	return last;
 timeout:
-	PQclear(last);
-	PQclear(failed);
+	pq.PQclear(last);
+	pq.PQclear(failed);
 	/* Nothing more can be sent or read on it; closing does not wait for the server. */
-	PQfinish(c->pg);
+	pq.PQfinish(c->pg);
 	c->pg = NULL;
 	if (w < 0)
 		return err_setc(e, ERR_IO, "waiting for the server: %s", strerror(errno)), NULL;
@@ -587,8 +671,8 @@ timeout:
 	         PG_CLIENT_GRACE_MS / 1000);
 	return NULL;
 broken:
-	PQclear(last);
-	PQclear(failed);
+	pq.PQclear(last);
+	pq.PQclear(failed);
 	pg_fail(c, NULL, e);
 	return NULL;
 }
@@ -602,14 +686,14 @@ static int pg_run(struct store_conn *c, const char *sql, struct err *e)
 
 	if (!c->pg)
 		return pg_gone(e);
-	if (!PQsendQuery(c->pg, sql))
+	if (!pq.PQsendQuery(c->pg, sql))
 		return pg_fail(c, NULL, e);
 	if (!(res = pg_result(c, e)))
 		return -1;
-	st = PQresultStatus(res);
+	st = pq.PQresultStatus(res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
 		rc = pg_fail(c, res, e);
-	PQclear(res);
+	pq.PQclear(res);
 	return rc;
 }
 
@@ -650,13 +734,13 @@ static int pg_exec(struct store_conn *c, const char *sql, struct err *e)
 /* The name of the database a connection string names, or NULL. Newly allocated. */
 static char *pg_dbname(const char *target)
 {
-	PQconninfoOption *opts = PQconninfoParse(target, NULL);
+	PQconninfoOption *opts = pg_parse(target, NULL);
 	char *name = NULL;
 
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		if (strcmp(o->keyword, "dbname") == 0 && o->val && *o->val)
 			name = xstrdup(o->val);
-	PQconninfoFree(opts);
+	pg_conninfo_free(opts);
 	return name;
 }
 
@@ -726,7 +810,7 @@ static PGconn *pg_connectdb(const char *target, const char *dbname, const char *
 	if (options)
 		keys[n] = "options", vals[n++] = options;
 	keys[n] = vals[n] = NULL;
-	return PQconnectdbParams(keys, vals, 1);
+	return pq.PQconnectdbParams(keys, vals, 1);
 }
 
 /*
@@ -755,7 +839,7 @@ static int pg_connect_fail(PGconn *pg, const PQconninfoOption *opts, struct err 
 	char msg[ERR_MSG_MAX / 2];
 	const char *timeout = pg_option(opts, "connect_timeout");
 
-	pg_message(PQerrorMessage(pg), msg, sizeof msg);
+	pg_message(pq.PQerrorMessage(pg), msg, sizeof msg);
 	if (strstr(msg, "database \"") && strstr(msg, "\" does not exist"))
 		return err_setc(e, ERR_NOT_FOUND, "no such database");
 	if (strstr(msg, "timeout expired"))
@@ -784,19 +868,19 @@ static int pg_create_database(const char *target, const PQconninfoOption *opts, 
 	}
 	pg_timeouts(&admin, opts, &options);
 	admin.pg = pg_connectdb(target, "postgres", options);
-	if (PQstatus(admin.pg) != CONNECTION_OK) {
+	if (pq.PQstatus(admin.pg) != CONNECTION_OK) {
 		pg_connect_fail(admin.pg, opts, e);
 		goto out;
 	}
-	PQsetNoticeProcessor(admin.pg, pg_quiet, NULL);
-	PQsetnonblocking(admin.pg, 1);
-	ident = PQescapeIdentifier(admin.pg, name, strlen(name));
+	pq.PQsetNoticeProcessor(admin.pg, pg_quiet, NULL);
+	pq.PQsetnonblocking(admin.pg, 1);
+	ident = pq.PQescapeIdentifier(admin.pg, name, strlen(name));
 	if (!ident) {
 		pg_fail(&admin, NULL, e);
 		goto out;
 	}
 	sql = xasprintf("CREATE DATABASE %s", ident);
-	if (!PQsendQuery(admin.pg, sql)) {
+	if (!pq.PQsendQuery(admin.pg, sql)) {
 		pg_fail(&admin, NULL, e);
 		goto out;
 	}
@@ -806,8 +890,8 @@ static int pg_create_database(const char *target, const PQconninfoOption *opts, 
 	 * Another runner created it first, which is as good: 42P04 when its transaction had
 	 * committed, 23505 on the catalog's unique index when both were at it at once.
 	 */
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	if (pq.PQresultStatus(res) != PGRES_COMMAND_OK) {
+		const char *state = pq.PQresultErrorField(res, PG_DIAG_SQLSTATE);
 		if (!state || (strcmp(state, "42P04") != 0 && strcmp(state, "23505") != 0)) {
 			pg_fail(&admin, res, e);
 			goto out;
@@ -815,11 +899,11 @@ static int pg_create_database(const char *target, const PQconninfoOption *opts, 
 	}
 	rc = 0;
 out:
-	PQclear(res);
+	pq.PQclear(res);
 	free(sql);
 	free(options);
-	PQfreemem(ident);
-	PQfinish(admin.pg);
+	pq.PQfreemem(ident);
+	pq.PQfinish(admin.pg);
 	free(name);
 	return rc;
 }
@@ -832,10 +916,10 @@ static int pg_connect(struct store_conn *c, const char *target, const PQconninfo
 	pg_timeouts(c, opts, &options);
 	c->pg = pg_connectdb(target, NULL, options);
 	free(options);
-	if (PQstatus(c->pg) != CONNECTION_OK)
+	if (pq.PQstatus(c->pg) != CONNECTION_OK)
 		return pg_connect_fail(c->pg, opts, e);
 	/* Sends never block: pg_result flushes and waits with the deadline. */
-	if (PQsetnonblocking(c->pg, 1) != 0)
+	if (pq.PQsetnonblocking(c->pg, 1) != 0)
 		return pg_fail(c, NULL, e);
 	return 0;
 }
@@ -844,7 +928,8 @@ static void pg_close(struct store_conn *c)
 {
 	if (!c)
 		return;
-	PQfinish(c->pg);
+	if (c->pg)
+		pq.PQfinish(c->pg);
 	for (size_t i = 0; i < c->n_prepared; i++)
 		free(c->prepared[i].sql);
 	free(c->prepared);
@@ -856,9 +941,12 @@ static int pg_open(const char *target, enum store_mode mode, struct store_conn *
 	struct store_conn *c = xcalloc(1, sizeof *c);
 	struct err first = ERR_INIT;
 	char *parse_error = NULL;
-	PQconninfoOption *opts = PQconninfoParse(target, &parse_error);
+	PQconninfoOption *opts = NULL;
 	int rc = -1;
 
+	if (pg_load(e) != 0)
+		goto out;
+	opts = pg_parse(target, &parse_error);
 	/* Refused before any use: libpq would only say the same, later. */
 	if (!opts) {
 		char msg[ERR_MSG_MAX / 2];
@@ -871,12 +959,12 @@ static int pg_open(const char *target, enum store_mode mode, struct store_conn *
 			err_setc(e, first.code, "%s", first.msg);
 			goto out;
 		}
-		PQfinish(c->pg);
+		pq.PQfinish(c->pg);
 		c->pg = NULL;
 		if (pg_create_database(target, opts, e) != 0 || pg_connect(c, target, opts, e) != 0)
 			goto out;
 	}
-	PQsetNoticeProcessor(c->pg, pg_quiet, NULL);
+	pq.PQsetNoticeProcessor(c->pg, pg_quiet, NULL);
 	/* A reader writes nothing: the server refuses any write of this connection. */
 	if (mode == STORE_READ && pg_run(c, "SET default_transaction_read_only = on", e) != 0)
 		goto out;
@@ -892,8 +980,9 @@ out:
 		pg_close(c);
 		c = NULL;
 	}
-	PQfreemem(parse_error);
-	PQconninfoFree(opts);
+	if (parse_error)
+		pq.PQfreemem(parse_error);
+	pg_conninfo_free(opts);
 	*out = c;
 	return rc;
 }
@@ -922,9 +1011,9 @@ static void pg_rollback(struct store_conn *c)
 {
 	struct err ignored;
 
-	if (c->pg && PQstatus(c->pg) == CONNECTION_OK &&
-	    PQtransactionStatus(c->pg) != PQTRANS_IDLE && PQsendQuery(c->pg, "ROLLBACK"))
-		PQclear(pg_result(c, &ignored));
+	if (c->pg && pq.PQstatus(c->pg) == CONNECTION_OK &&
+	    pq.PQtransactionStatus(c->pg) != PQTRANS_IDLE && pq.PQsendQuery(c->pg, "ROLLBACK"))
+		pq.PQclear(pg_result(c, &ignored));
 }
 
 /* store.c's `?` as `$n`, outside quoted strings; *n the number of placeholders. */
@@ -963,7 +1052,7 @@ static int pg_prepare(struct store_conn *c, const char *sql, struct store_stmt *
 
 		snprintf(name, sizeof name, "gcr_%zu", c->n_prepared + 1);
 		/* The server infers each parameter's type from where it stands. */
-		if (!c->pg || !PQsendPrepare(c->pg, name, numbered, n, NULL)) {
+		if (!c->pg || !pq.PQsendPrepare(c->pg, name, numbered, n, NULL)) {
 			pg_fail(c, NULL, e);
 			free(numbered);
 			return -1;
@@ -972,13 +1061,13 @@ static int pg_prepare(struct store_conn *c, const char *sql, struct store_stmt *
 			free(numbered);
 			return -1;
 		}
-		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		if (pq.PQresultStatus(res) != PGRES_COMMAND_OK) {
 			pg_fail(c, res, e);
-			PQclear(res);
+			pq.PQclear(res);
 			free(numbered);
 			return -1;
 		}
-		PQclear(res);
+		pq.PQclear(res);
 		c->prepared = xrealloc(c->prepared, (c->n_prepared + 1) * sizeof *c->prepared);
 		p = &c->prepared[c->n_prepared++];
 		p->sql = xstrdup(sql);
@@ -1035,30 +1124,30 @@ static int pg_step(struct store_stmt *st, struct err *e)
 		ExecStatusType status;
 
 		if (!st->c->pg ||
-		    !PQsendQueryPrepared(st->c->pg, st->name, st->n_params,
-		                         (const char *const *)st->values, NULL, NULL, 0))
+		    !pq.PQsendQueryPrepared(st->c->pg, st->name, st->n_params,
+		                            (const char *const *)st->values, NULL, NULL, 0))
 			return pg_fail(st->c, NULL, e);
 		if (!(res = pg_result(st->c, e)))
 			return -1;
-		status = PQresultStatus(res);
+		status = pq.PQresultStatus(res);
 
 		if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
 			pg_fail(st->c, res, e);
-			PQclear(res);
+			pq.PQclear(res);
 			return -1;
 		}
 		st->res = res;
 		st->row = -1;
 	}
-	if (st->row < PQntuples(st->res))
+	if (st->row < pq.PQntuples(st->res))
 		st->row++;
-	return st->row < PQntuples(st->res) ? 1 : 0;
+	return st->row < pq.PQntuples(st->res) ? 1 : 0;
 }
 
 static int pg_reset(struct store_stmt *st, struct err *e)
 {
 	(void)e;
-	PQclear(st->res);
+	pq.PQclear(st->res);
 	st->res = NULL;
 	st->bind_error = 0;
 	/* No value of the last use may leak into the next: a missed bind reads as NULL. */
@@ -1071,20 +1160,21 @@ static int pg_reset(struct store_stmt *st, struct err *e)
 
 static int pg_column_null(struct store_stmt *st, int i)
 {
-	return PQgetisnull(st->res, st->row, i);
+	return pq.PQgetisnull(st->res, st->row, i);
 }
 
 static int64_t pg_column_int64(struct store_stmt *st, int i)
 {
-	return PQgetisnull(st->res, st->row, i)
+	return pq.PQgetisnull(st->res, st->row, i)
 	           ? 0
-	           : strtoll(PQgetvalue(st->res, st->row, i), NULL, 10);
+	           : strtoll(pq.PQgetvalue(st->res, st->row, i), NULL, 10);
 }
 
 static double pg_column_double(struct store_stmt *st, int i)
 {
-	return PQgetisnull(st->res, st->row, i) ? 0.0
-	                                        : strtod(PQgetvalue(st->res, st->row, i), NULL);
+	return pq.PQgetisnull(st->res, st->row, i)
+	           ? 0.0
+	           : strtod(pq.PQgetvalue(st->res, st->row, i), NULL);
 }
 
 static int pg_column_number(struct store_stmt *st, int i, double *out, const char **what)
@@ -1092,12 +1182,12 @@ static int pg_column_number(struct store_stmt *st, int i, double *out, const cha
 	const char *t;
 	char *end;
 
-	if (PQgetisnull(st->res, st->row, i)) {
+	if (pq.PQgetisnull(st->res, st->row, i)) {
 		*what = "NULL";
 		return -1;
 	}
 	/* A DOUBLE PRECISION column's text: digits, or NaN, Infinity and -Infinity. */
-	t = PQgetvalue(st->res, st->row, i);
+	t = pq.PQgetvalue(st->res, st->row, i);
 	*out = strtod(t, &end);
 	if (end == t || *end) {
 		*what = "text";
@@ -1108,7 +1198,7 @@ static int pg_column_number(struct store_stmt *st, int i, double *out, const cha
 
 static const char *pg_column_text(struct store_stmt *st, int i)
 {
-	return PQgetisnull(st->res, st->row, i) ? NULL : PQgetvalue(st->res, st->row, i);
+	return pq.PQgetisnull(st->res, st->row, i) ? NULL : pq.PQgetvalue(st->res, st->row, i);
 }
 
 static void pg_finalize(struct store_stmt *st)
