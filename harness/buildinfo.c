@@ -170,7 +170,7 @@ static int buildinfo_wrapper(const cJSON *probe, const char *path, const char *i
  * would otherwise be measured, and stored, as the build the manifest names.
  */
 static int buildinfo_verify(const cJSON *probe, const char *path, const char *item, const char *exe,
-                            struct strlist *digests, struct err *e)
+                            struct sha256_memo *memo, struct strlist *digests, struct err *e)
 {
 	const cJSON *v;
 	const char *want;
@@ -188,7 +188,7 @@ static int buildinfo_verify(const cJSON *probe, const char *path, const char *it
 		                "%s: %s: \"%s\" is not a sha256 (64 lowercase hex digits); write "
 		                "them with `gcratchet manifest DIR --force`, or rebuild",
 		                path, where, want);
-	if (sha256_file(exe, got, e) != 0)
+	if (sha256_file_memo(memo, exe, got, NULL, e) != 0)
 		return -1;
 	if (strcmp(got, want) != 0)
 		return err_setc(e, ERR_INVALID,
@@ -211,7 +211,7 @@ static int buildinfo_name_cmp(const void *a, const void *b)
  * `sha256sum -- *.class` (suffix ".class") or `sha256sum -- *` (suffix NULL: every name not
  * starting with a dot) prints there, one "HEX  NAME" line per file, names in byte order.
  */
-static int buildinfo_folder_digest(const char *dir, const char *suffix,
+static int buildinfo_folder_digest(const char *dir, const char *suffix, struct sha256_memo *memo,
                                    char hex[SHA256_HEX_LEN + 1], struct err *e)
 {
 	struct strlist names = {0};
@@ -233,7 +233,7 @@ static int buildinfo_folder_digest(const char *dir, const char *suffix,
 	sha256_init(&all);
 	for (size_t i = 0; i < names.n; i++) {
 		char one[SHA256_HEX_LEN + 1], *path = xasprintf("%s/%s", dir, names.items[i]);
-		int r = sha256_file(path, one, e);
+		int r = sha256_file_memo(memo, path, one, NULL, e);
 		free(path);
 		if (r != 0)
 			goto out;
@@ -281,7 +281,7 @@ static int buildinfo_classes(const cJSON *root, const char *path, struct buildin
 			                "%s: %s: must be a sha256 (64 lowercase hex digits)", path,
 			                f->field);
 		dir = xasprintf("%s/%s", out->dir, f->folder);
-		rc = buildinfo_folder_digest(dir, f->suffix, got, e);
+		rc = buildinfo_folder_digest(dir, f->suffix, out->memo, got, e);
 		if (rc == 0 && strcmp(got, v->valuestring) != 0)
 			rc = err_setc(
 			    e, ERR_INVALID,
@@ -307,7 +307,7 @@ int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err
 	if (i == b->probes.n || i >= b->probe_sha256.n)
 		return 0;
 	exe = buildinfo_probe_path(b, probe);
-	if (sha256_file(exe, got, e) != 0)
+	if (sha256_file_memo(b->memo, exe, got, NULL, e) != 0)
 		rc = -1;
 	else if (strcmp(got, b->probe_sha256.items[i]) != 0)
 		rc = err_setc(e, ERR_INVALID,
@@ -322,7 +322,7 @@ int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err
 		if (!b->folder_sha256[k])
 			continue;
 		dir = xasprintf("%s/%s", b->dir, f->folder);
-		if (buildinfo_folder_digest(dir, f->suffix, got, e) != 0)
+		if (buildinfo_folder_digest(dir, f->suffix, b->memo, got, e) != 0)
 			rc = -1;
 		else if (strcmp(got, b->folder_sha256[k]) != 0)
 			rc = err_setc(
@@ -503,6 +503,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 
 	memset(out, 0, sizeof *out);
 	out->dir = xstrdup(dir);
+	out->memo = sha256_memo_new();
 	if (access(dir, F_OK) != 0) {
 		err_set(e, "%s: no such build folder", dir);
 		goto out;
@@ -592,7 +593,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 			free(exe);
 			goto out;
 		}
-		rc = buildinfo_verify(probe, path, item, exe, &out->probe_sha256, e);
+		rc = buildinfo_verify(probe, path, item, exe, out->memo, &out->probe_sha256, e);
 		/*
 		 * "abi" says the probes were built against gcr.h; a wrapper may start such a
 		 * program, so only a probe that is not one is judged.
@@ -663,6 +664,7 @@ void buildinfo_release(struct buildinfo *b)
 		free(b->folder_sha256[k]);
 	strlist_release(&b->probes);
 	toolchain_release(&b->toolchain);
+	sha256_memo_free(b->memo);
 	memset(b, 0, sizeof *b);
 }
 
@@ -1071,7 +1073,7 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		    !cJSON_GetObjectItemCaseSensitive(old, f->field))
 			continue;
 		sub = xasprintf("%s/%s", dir, f->folder);
-		r = buildinfo_folder_digest(sub, f->suffix, hex, e);
+		r = buildinfo_folder_digest(sub, f->suffix, NULL, hex, e);
 		free(sub);
 		if (r != 0)
 			goto out;

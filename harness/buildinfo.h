@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "caps.h"
+#include "sha256.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -74,6 +75,11 @@ struct buildinfo {
 	char *folder_sha256[BUILDINFO_FOLDERS];
 	/* argv[i], argv_iterations[i]: probe i's templates; empty for the default */
 	struct strlist *argv, *argv_iterations;
+	/*
+	 * The files hashed at load, so buildinfo_unchanged reads again only those whose stamp
+	 * moved (sha256.h): a cache, written through a const build too.
+	 */
+	struct sha256_memo *memo;
 };
 
 /*
@@ -89,7 +95,8 @@ void buildinfo_release(struct buildinfo *b);
 /*
  * 0 when a probe's file (and the classes a JVM wrapper runs) still has the digest verified when
  * the build was loaded; -1 with e naming the file and both digests when it changed since (a
- * probe rebuilt during a session: its runs would be stored under the old build's id).
+ * probe rebuilt during a session: its runs would be stored under the old build's id). A file
+ * whose stamp has not moved since it was hashed is not read again (sha256_file_memo).
  */
 int buildinfo_unchanged(const struct buildinfo *b, const char *probe, struct err *e);
 /* Path of a probe's executable in the build; newly allocated. */

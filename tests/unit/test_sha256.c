@@ -2,8 +2,11 @@
  * SHA-256 against the FIPS 180-4 / NIST CAVP example vectors, across block boundaries, with the
  * processor's SHA instructions where it has them and with the portable code: both must agree.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sha256.h"
@@ -93,6 +96,74 @@ static void check_vectors(void)
 	CHECK(!sha256_hex_valid("cdc76e5c"));
 }
 
+/* Writes text to path whole, with both its times set to `age_s` seconds ago. */
+static void write_aged(const char *path, const char *text, int age_s)
+{
+	struct timespec t[2];
+	FILE *f = fopen(path, "w");
+
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= age_s;
+	t[1] = t[0];
+	/* The change time cannot be set back: it is the reason the memo trusts it. */
+	CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+}
+
+/*
+ * The memo reads a file again when its stamp moved (a rewrite, one of the same size, a file
+ * renamed over it) and while it is too recent for its times to tell (sha256.h), not otherwise;
+ * its digests are those of the bytes. The file's change time is always recent here (set by
+ * the write), so a file whose stamp the memo can trust is made by waiting out the margin in
+ * the one case that needs it.
+ */
+static void check_memo(void)
+{
+	char dir[] = "/tmp/test_sha256.XXXXXX", path[64], other[64];
+	char hex[SHA256_HEX_LEN + 1], want[SHA256_HEX_LEN + 1];
+	struct sha256_memo *m = sha256_memo_new();
+	struct err e = ERR_INIT;
+	int again = -1;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/probe", dir);
+	snprintf(other, sizeof other, "%s/other", dir);
+	write_aged(path, "one", 60);
+	sha256_hex("one", 3, want);
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) == 0 && again == 1);
+	CHECK_STR(hex, want);
+	/* Just written (its change time is now): read again, and again. */
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) == 0 && again == 1);
+	CHECK_STR(hex, want);
+	/* Once both times are older than the margin, its stamp vouches for it. */
+	sleep((unsigned)(SHA256_MEMO_RACY_NS / 1000000000LL) + 1);
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) == 0 && again == 1);
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) == 0 && again == 0);
+	CHECK_STR(hex, want);
+	/* Rewritten with bytes of the same length and its old times put back: read again. */
+	write_aged(path, "two", 60);
+	sha256_hex("two", 3, want);
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) == 0 && again == 1);
+	CHECK_STR(hex, want);
+	/* Another file renamed over it: read again. */
+	write_aged(other, "three", 60);
+	CHECK(rename(other, path) == 0);
+	sha256_hex("three", 5, want);
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) == 0 && again == 1);
+	CHECK_STR(hex, want);
+	/* Gone: an error naming it, whatever the memo holds. */
+	CHECK(unlink(path) == 0);
+	CHECK(sha256_file_memo(m, path, hex, &again, &e) != 0 && strstr(e.msg, path));
+	/* Without a memo, every call reads. */
+	write_aged(path, "one", 60);
+	sha256_hex("one", 3, want);
+	CHECK(sha256_file_memo(NULL, path, hex, &again, &e) == 0 && again == 1);
+	CHECK_STR(hex, want);
+	unlink(path);
+	rmdir(dir);
+	sha256_memo_free(m);
+}
+
 int main(void)
 {
 	int accelerated = sha256_accelerated();
@@ -105,5 +176,6 @@ int main(void)
 	sha256_set_portable(0);
 	CHECK(sha256_accelerated() == accelerated);
 	check_paths_agree();
+	check_memo();
 	return unit_done("test_sha256");
 }
