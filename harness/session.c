@@ -399,6 +399,26 @@ static char *session_probe_target(const struct buildinfo *build, const char *pro
 	return target;
 }
 
+/*
+ * Links exe to target, unless it is that link already (a session of one build runs each probe
+ * from the same link again and again: reading a link is a tenth of making one); 0 or -1 with
+ * errno. A probe that replaced its link (a file, another target) gets it made again.
+ */
+static int session_link_probe(const char *exe, const char *target)
+{
+	size_t len = strlen(target);
+	char *was = xmalloc(len + 2);
+	ssize_t n = readlink(exe, was, len + 2);
+	int same = n >= 0 && (size_t)n == len && memcmp(was, target, len) == 0;
+
+	free(was);
+	if (same)
+		return 0;
+	if (unlink(exe) != 0 && errno != ENOENT)
+		return -1;
+	return symlink(target, exe);
+}
+
 /* Turns a finished run's result into the stored record: status, detail, checksum, metrics. */
 static void session_classify(const struct session_plan *plan, const struct buildinfo *build,
                              const struct run_result *res, int valgrind, const char *cg_out,
@@ -675,7 +695,7 @@ static void session_launch(const struct session_state *s, const struct session_l
 
 	j->rc = -1;
 	/* The same executable path length on every host: see "Hermetic runs" above. */
-	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
+	if (session_link_probe(exe, target) != 0) {
 		err_set(&j->e, "%s: cannot link the probe %s there: %s", lane->scratch, target,
 		        strerror(errno));
 		goto out;
@@ -757,12 +777,13 @@ out:
 }
 
 /*
- * Runs are written a round at a time (store_batch_begin): a transaction per run was most of
- * what the harness cost a 1 ms run. A run that took SESSION_WRITE_NOW_MS or more is written
- * at once, with those kept before it (a commit is nothing next to it, and the next run is
- * likely as long), and so are runs kept for SESSION_WRITE_EVERY_MS: a crash (SIGKILL, power)
- * loses at most the runs of the round in progress, and never more than a second of short ones.
- * An interrupted or failed session writes all it kept before it closes.
+ * Short runs are written together (store_batch_begin): a transaction per run was most of what
+ * the harness cost a 1 ms run, and one per round of three such runs still a fifth of it. A run
+ * that took SESSION_WRITE_NOW_MS or more is written at once, with those kept before it (a
+ * commit is nothing next to it, and the next run is likely as long); shorter ones are kept
+ * until the oldest has waited SESSION_WRITE_EVERY_MS, at the end of a run or of a round. A
+ * crash (SIGKILL, power) loses at most a second of short runs. An interrupted or failed
+ * session writes all it kept before it closes.
  */
 #define SESSION_WRITE_NOW_MS   100
 #define SESSION_WRITE_EVERY_MS 1000
@@ -777,7 +798,7 @@ static int session_write_kept(struct session_state *s, int64_t run_ns, struct er
 	}
 	if (!s->kept_since_ns)
 		s->kept_since_ns = now;
-	if (run_ns >= 0 && run_ns < SESSION_WRITE_NOW_MS * 1000000LL &&
+	if (run_ns < SESSION_WRITE_NOW_MS * 1000000LL &&
 	    now - s->kept_since_ns < SESSION_WRITE_EVERY_MS * 1000000LL)
 		return 0;
 	s->kept_since_ns = 0;
@@ -1383,7 +1404,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 					goto out;
 			}
 		}
-		if (session_write_kept(&s, -1, e) != 0)
+		if (session_write_kept(&s, 0, e) != 0)
 			goto out;
 	}
 	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop &&
@@ -1486,7 +1507,7 @@ int session_prober_run(struct session_prober *p, const struct session_arm *arm, 
 	memset(out, 0, sizeof *out);
 	memset(&f, 0, sizeof f);
 	env = session_env_knobs(session_env(p->env_base, 1, 0), arm->knobs);
-	if ((unlink(exe) != 0 && errno != ENOENT) || symlink(target, exe) != 0) {
+	if (session_link_probe(exe, target) != 0) {
 		err_set(e, "%s: cannot link the probe %s there: %s", p->scratch, target,
 		        strerror(errno));
 		goto out;
