@@ -341,72 +341,133 @@ static void launch_perf_read(const int *perf_fds, uint32_t n, char *out, size_t 
 	}
 }
 
-/* Runs one request and replies; 0, 1 when the harness has gone away, or -1 (see errno). */
-static int launch_one(const struct launch_request *rq, const struct perf_event_attr *attrs,
-                      char **argv, char **envp, int fds[3], int sigfd, const sigset_t *old)
+/* What the probe's process needs between its creation and its exec (launch_child). */
+struct launch_child {
+	const struct launch_request *rq;
+	char **argv, **envp;
+	const int *fds; /* the probe's stdout, stderr and census pipe */
+	int devnull;    /* its stdin */
+	int exec_fd;    /* the exec pipe's write end: the THP report, then an errno if exec fails */
+	int go_fd;      /* read end of the pipe the counters' attachment is awaited on; -1: none */
+	pid_t launcher;
+	const sigset_t *old;
+};
+
+/*
+ * The probe's process, from its creation to exec. It runs either in a copy of the launcher
+ * (fork) or on the launcher's memory, with the launcher suspended until it execs or exits
+ * (clone with CLONE_VM | CLONE_VFORK): so it writes only its own stack and descriptors, and
+ * calls only async-signal-safe functions. Never returns.
+ */
+static int launch_child_main(void *arg)
 {
-	int exec_pipe[2], go_pipe[2], exec_errno = 0, status = 0, end, leftovers;
+	const struct launch_child *c = arg;
+	const struct launch_request *rq = c->rq;
 	struct launch_thp_report thp;
+	int e;
+	char go;
+
+	/* Its own process group: a timeout kills the probe and anything it started. */
+	setpgid(0, 0);
+	/* Should the launcher be killed, the probe goes with it rather than run on. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != c->launcher)
+		_exit(127);
+	/* Wait until the counters are attached: they must see the exec, not miss it. */
+	if (c->go_fd >= 0 && read(c->go_fd, &go, 1) < 0)
+		_exit(127);
+	sigprocmask(SIG_SETMASK, c->old, NULL);
+	if (c->devnull >= 0)
+		dup2(c->devnull, 0);
+	dup2(c->fds[0], 1);
+	dup2(c->fds[1], 2);
+	dup2(c->fds[2], 3);
+	if (rq->no_aslr)
+		personality(ADDR_NO_RANDOMIZE);
+	/* First on the exec pipe, ahead of an errno: the launcher reads them in this order. */
+	launch_thp(rq->thp_host, &thp);
+	if (write(c->exec_fd, &thp, sizeof thp) < 0)
+		_exit(127);
+	if (rq->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(rq->cpu, &set);
+		if (sched_setaffinity(0, sizeof set, &set) != 0) {
+			e = errno;
+			if (write(c->exec_fd, &e, sizeof e) < 0)
+				_exit(127);
+			_exit(127);
+		}
+	}
+	execve(c->argv[0], c->argv, c->envp);
+	e = errno;
+	if (write(c->exec_fd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/*
+ * The stack of a probe's process until its exec, when it is made on the launcher's memory.
+ * One is enough: the launcher is suspended while that process uses it.
+ */
+static _Alignas(16) char launch_child_stack[64 * 1024];
+
+/*
+ * Runs one request and replies; 0, 1 when the harness has gone away, or -1 (see errno).
+ *
+ * Without counters, the probe's process is made on the launcher's memory (clone with
+ * CLONE_VM | CLONE_VFORK, as posix_spawn does), not copied from it: a fork copied the
+ * launcher's page tables and then faulted in every page of libc the child touched before its
+ * exec, a fifth of a millisecond a run (docs/overhead.md). Its ru_maxrss is the same either
+ * way: the launcher's small resident size at the exec. With counters it is forked, so the
+ * launcher can attach them while the child waits on the go pipe (a suspended launcher could
+ * not).
+ */
+static int launch_one(const struct launch_request *rq, const struct perf_event_attr *attrs,
+                      char **argv, char **envp, int fds[3], int devnull, int sigfd,
+                      const sigset_t *old)
+{
+	int exec_pipe[2], go_pipe[2] = {-1, -1}, exec_errno = 0, status = 0, end, leftovers;
+	struct launch_thp_report thp;
+	struct launch_child child;
 	int perf_fds[LAUNCH_MAX_EVENTS];
 	char perf_text[LAUNCH_MAX_EVENTS * 64];
 	struct rusage ru;
 	int64_t start_ns, wall_ns;
-	pid_t pid, self = getpid();
+	pid_t pid;
 	const char *kind;
 	char line[512 + sizeof perf_text];
 
-	if (pipe2(exec_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0)
+	if (pipe2(exec_pipe, O_CLOEXEC) != 0 || (rq->nevents && pipe2(go_pipe, O_CLOEXEC) != 0))
 		return -1;
+	child.rq = rq;
+	child.argv = argv;
+	child.envp = envp;
+	child.fds = fds;
+	child.devnull = devnull;
+	child.exec_fd = exec_pipe[1];
+	child.go_fd = go_pipe[0];
+	child.launcher = getpid();
+	child.old = old;
 	start_ns = launch_now_ns();
-	pid = fork();
+	if (rq->nevents == 0) {
+		pid = clone(launch_child_main, launch_child_stack + sizeof launch_child_stack,
+		            CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+	} else {
+		pid = fork();
+		if (pid == 0) {
+			close(go_pipe[1]);
+			launch_child_main(&child);
+		}
+	}
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		int e, devnull = open("/dev/null", O_RDONLY);
-		char go;
-		/* Its own process group: a timeout kills the probe and anything it started. */
-		setpgid(0, 0);
-		/* Should the launcher be killed, the probe goes with it rather than run on. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != self)
-			_exit(127);
-		/* Wait until the counters are attached: they must see the exec, not miss it. */
-		close(go_pipe[1]);
-		if (rq->nevents && read(go_pipe[0], &go, 1) < 0)
-			_exit(127);
-		sigprocmask(SIG_SETMASK, old, NULL);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(fds[0], 1);
-		dup2(fds[1], 2);
-		dup2(fds[2], 3);
-		if (rq->no_aslr)
-			personality(ADDR_NO_RANDOMIZE);
-		/* First on the exec pipe, ahead of an errno: the launcher reads them in this order. */
-		launch_thp(rq->thp_host, &thp);
-		if (write(exec_pipe[1], &thp, sizeof thp) < 0)
-			_exit(127);
-		if (rq->cpu >= 0) {
-			cpu_set_t set;
-			CPU_ZERO(&set);
-			CPU_SET(rq->cpu, &set);
-			if (sched_setaffinity(0, sizeof set, &set) != 0) {
-				e = errno;
-				if (write(exec_pipe[1], &e, sizeof e) < 0)
-					_exit(127);
-				_exit(127);
-			}
-		}
-		execve(argv[0], argv, envp);
-		e = errno;
-		if (write(exec_pipe[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
 	close(exec_pipe[1]);
-	close(go_pipe[0]);
-	launch_perf_open(pid, attrs, rq->nevents, perf_fds);
-	close(go_pipe[1]);
+	if (rq->nevents) {
+		close(go_pipe[0]);
+		launch_perf_open(pid, attrs, rq->nevents, perf_fds);
+		close(go_pipe[1]);
+	}
 	/* Our copies must close so the harness sees EOF when the probe ends. */
 	for (int i = 0; i < 3; i++)
 		close(fds[i]);
@@ -462,13 +523,15 @@ int main(void)
 	static _Alignas(8) char buf[LAUNCH_MAX_REQUEST];
 	char cbuf[CMSG_SPACE(3 * sizeof(int))];
 	sigset_t chld, old;
-	int sigfd;
+	int sigfd, devnull;
 
 	if (fcntl(LAUNCH_SOCKET_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		fprintf(stderr, "gcratchet-launch: descriptor 3 (the harness socket) is not open; "
 		                "this program is started by gcratchet\n");
 		return 2;
 	}
+	/* The probes' stdin; -1 leaves theirs the launcher's (a /dev/null-less chroot). */
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
@@ -538,7 +601,7 @@ int main(void)
 			fprintf(stderr, "gcratchet-launch: malformed request strings\n");
 			return 2;
 		}
-		rc = launch_one(&rq, attrs, argv, envp, fds, sigfd, &old);
+		rc = launch_one(&rq, attrs, argv, envp, fds, devnull, sigfd, &old);
 		free(argv);
 		free(envp);
 		if (rc > 0)
