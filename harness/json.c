@@ -29,7 +29,7 @@ static void json_path_add_key(struct sbuf *b, const char *key)
 	if (b->len)
 		sbuf_add(b, ".", 1);
 	if (json_is_identifier(key)) {
-		sbuf_addf(b, "%s", key);
+		sbuf_add(b, key, strlen(key));
 		return;
 	}
 	sbuf_add(b, "\"", 1);
@@ -46,7 +46,7 @@ void json_path_key(char *buf, size_t size, const char *parent, const char *key)
 	struct sbuf b;
 
 	sbuf_init(&b);
-	sbuf_addf(&b, "%s", parent);
+	sbuf_add(&b, parent, strlen(parent));
 	json_path_add_key(&b, key);
 	snprintf(buf, size, "%s", b.data);
 	sbuf_release(&b);

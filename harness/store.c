@@ -1159,7 +1159,7 @@ static char *store_samples_insert_sql(size_t rows)
 	sbuf_init(&b);
 	sbuf_addf(&b, "INSERT INTO samples(run_id, metric, value) VALUES(?, ?, ?)");
 	for (size_t i = 1; i < rows; i++)
-		sbuf_addf(&b, ", (?, ?, ?)");
+		sbuf_add(&b, ", (?, ?, ?)", 11);
 	return b.data;
 }
 
