@@ -99,19 +99,6 @@ static void bisect_on_signal(int sig)
 		bisect_stop++;
 }
 
-/*
- * The text of b, which the caller now owns; b holds nothing afterwards (sbuf_init it to use it
- * again). Not sbuf_detach, which leaves b holding a fresh buffer to release.
- */
-static char *bisect_take(struct sbuf *b)
-{
-	char *s = b->data;
-
-	b->data = NULL;
-	b->len = b->cap = 0;
-	return s;
-}
-
 static double bisect_seconds(int64_t since_ns)
 {
 	return (double)(now_mono_ns() - since_ns) / 1e9;
@@ -317,7 +304,7 @@ static int bisect_repo_of(struct bisect_ctx *c, const char *opt, const char *dir
 		          dir);
 		goto out;
 	}
-	*top = bisect_take(&out);
+	*top = sbuf_detach(&out);
 	if (prefix) {
 		sbuf_init(&out);
 		if (bisect_git(dir, &out, "rev-parse", "--show-prefix", NULL) != 0) {
@@ -327,7 +314,7 @@ static int bisect_repo_of(struct bisect_ctx *c, const char *opt, const char *dir
 		}
 		if (out.len && out.data[out.len - 1] == '/')
 			out.data[--out.len] = '\0';
-		*prefix = bisect_take(&out);
+		*prefix = sbuf_detach(&out);
 	}
 	rc = 0;
 out:
@@ -403,7 +390,7 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 	}
 	c->commits = xcalloc(1, sizeof *c->commits);
 	c->commits[0].hash = xstrdup(good.data);
-	c->commits[0].subject = bisect_take(&subj);
+	c->commits[0].subject = sbuf_detach(&subj);
 	c->ncommits = 1;
 	for (line = strtok_r(list.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *parent = strchr(line, ' ');
@@ -431,7 +418,7 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 		sbuf_release(&subj);
 		sbuf_init(&subj);
 		bisect_git(c->repo, &subj, "log", "-1", "--format=%s", c->commits[i].hash, NULL);
-		c->commits[i].subject = bisect_take(&subj);
+		c->commits[i].subject = sbuf_detach(&subj);
 	}
 	rc = 0;
 out:
@@ -495,7 +482,7 @@ static char *bisect_probe_list(const struct bisect_ctx *c, const char *sep)
 	sbuf_init(&b);
 	for (size_t i = 0; i < c->nprobes; i++)
 		sbuf_addf(&b, "%s%s", i ? sep : "", c->probes[i].name);
-	return bisect_take(&b);
+	return sbuf_detach(&b);
 }
 
 /* ---- Builds, cached by commit and build options ---------------------------------------- */
@@ -599,7 +586,7 @@ static char *bisect_probe_srcs(const struct bisect_ctx *c, const char *prefix)
 	sbuf_addf(&b, "PROBE_SRCS=");
 	for (size_t i = 0; i < c->nprobes; i++)
 		sbuf_addf(&b, "%s%s%s.c", i ? " " : "", prefix, c->probes[i].name);
-	return bisect_take(&b);
+	return sbuf_detach(&b);
 }
 
 /*
@@ -966,7 +953,7 @@ static char *bisect_session_list(const int64_t *ids, size_t n)
 	sbuf_init(&b);
 	for (size_t i = 0; i < n; i++)
 		sbuf_addf(&b, "%s%lld", i ? " " : "", (long long)ids[i]);
-	return bisect_take(&b);
+	return sbuf_detach(&b);
 }
 
 /* ---- Steps: stored, applied and printed ------------------------------------------------- */
@@ -1319,7 +1306,7 @@ static char *bisect_unmoved_text(const struct bisect_ctx *c, const struct bisect
 		else
 			sbuf_addf(&b, ": within the threshold %s", thr);
 	}
-	return bisect_take(&b);
+	return sbuf_detach(&b);
 }
 
 /*
@@ -1697,7 +1684,7 @@ static int bisect_step_paired(struct bisect_ctx *c, size_t i, enum bisect_mark *
 			          k++ ? ";" : "", c->probes[p].name, pp->cell.delta_pct, lo, hi,
 			          100 * pp->cell.ci.level);
 		}
-		*reason = bisect_take(&b);
+		*reason = sbuf_detach(&b);
 		*m = BISECT_SKIP;
 	}
 	rc = 0;
@@ -1969,7 +1956,7 @@ static int bisect_finish(struct bisect_ctx *c, const char *failed_detail, const 
 			sbuf_addf(&b, "%s%s", i > st.lo + 1 ? " " : "", c->commits[i].hash);
 		}
 		fprintf(c->out, "We cannot bisect more!\n");
-		detail = bisect_take(&b);
+		detail = sbuf_detach(&b);
 	}
 	bisect_print_cost(c);
 	fflush(c->out);
@@ -2217,7 +2204,7 @@ static int bisect_load(struct bisect_ctx *c, int64_t id)
 			c->commits[c->ncommits].hash = xstrdup(t);
 			sbuf_init(&subj);
 			bisect_git(c->repo, &subj, "log", "-1", "--format=%s", t, NULL);
-			c->commits[c->ncommits++].subject = bisect_take(&subj);
+			c->commits[c->ncommits++].subject = sbuf_detach(&subj);
 		}
 		free(copy);
 	}

@@ -414,7 +414,6 @@ static int json_scan_object(struct json_scan *s)
 		}
 		keys[nkeys].s = sbuf_detach(&key);
 		keys[nkeys++].off = off;
-		sbuf_release(&key);
 		json_path_add_key(&s->path, keys[nkeys - 1].s);
 		json_skip_ws(s);
 		if (s->pos >= s->len || s->text[s->pos] != ':') {

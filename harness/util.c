@@ -120,6 +120,8 @@ static void sbuf_reserve(struct sbuf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return;
+	if (b->cap == 0)
+		b->cap = 64; /* detached: a new buffer */
 	while (b->len + extra + 1 > b->cap)
 		b->cap *= 2;
 	b->data = xrealloc(b->data, b->cap);
@@ -139,6 +141,8 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	int n;
 
 	/* Formatted once where it fits, which it mostly does; twice only to grow the buffer. */
+	if (b->cap == 0)
+		sbuf_reserve(b, 0);
 	va_start(ap, fmt);
 	n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
@@ -155,7 +159,8 @@ char *sbuf_detach(struct sbuf *b)
 {
 	char *s = b->data;
 
-	sbuf_init(b);
+	b->data = NULL;
+	b->len = b->cap = 0;
 	return s;
 }
 

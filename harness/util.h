@@ -64,8 +64,8 @@ void sbuf_release(struct sbuf *b);
 void sbuf_add(struct sbuf *b, const void *data, size_t len);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
- * Takes ownership of the contents; leaves b empty, holding a fresh buffer: add to it, or
- * sbuf_release it.
+ * The text of b, which the caller now owns; b holds nothing afterwards: adding to it starts a
+ * new buffer, and sbuf_release of it frees nothing.
  */
 char *sbuf_detach(struct sbuf *b);
 
