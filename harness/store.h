@@ -270,7 +270,8 @@ int store_run_insert(struct store *s, const struct run_record *r, int64_t *id, s
  * commit per run was most of what storing a 1 ms run cost (SQLite: the locks and WAL frames of
  * a transaction; PostgreSQL: its round trips), and a batch holds no lock while probes run. The
  * price: what is kept and not yet flushed is lost if the process dies, so the caller flushes
- * at the end of every round, and sooner for long runs (session.c). A flush that fails writes
+ * once the oldest kept run has waited a second, and at once after a long run (session.c). A
+ * flush that fails writes
  * none of them and drops them (the error says how many). store_batch_end flushes and goes back
  * to a transaction per run; store_close drops a batch not flushed.
  */
