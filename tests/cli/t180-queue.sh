@@ -112,7 +112,10 @@ other=$(q "SELECT worker FROM queue_attempt WHERE job_id = 1 AND outcome = 'done
 [ -n "$other" ] && [ "$other" != "$victim" ] && pass || fail "the killed job completed on another worker ($other)"
 q "SELECT reasons FROM queue_job WHERE id = 1" >"$T/reasons"
 expect_grep "attempt 1 on $victim: no heartbeat within its lease" "$T/reasons" "the reason is kept"
-expect_eq "$(q "SELECT count(*) >= 3 FROM queue_job WHERE request_id <> 1 AND finished_at < (SELECT finished_at FROM queue_job WHERE id = 1)")" t \
+# Job 1 waits out its lease and then a free worker, which it takes first (priority 10): how
+# many others end before it depends on how long the sweep's parts take on this host, but at
+# least the one that freed that worker does.
+expect_eq "$(q "SELECT count(*) >= 1 FROM queue_job WHERE request_id <> 1 AND finished_at < (SELECT finished_at FROM queue_job WHERE id = 1)")" t \
 	"requests in progress at once all advance: others completed while request 1 was in progress"
 expect_eq "$(q "SELECT count(*) > 0 FROM queue_job WHERE request_id NOT IN (1, 2) AND finished_at > (SELECT min(started_at) FROM queue_job WHERE request_id = 2) AND finished_at < (SELECT max(finished_at) FROM queue_job WHERE request_id = 2)")" t \
 	"others completed while the sweep's request was in progress"
