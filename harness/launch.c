@@ -4,9 +4,9 @@
  * Why it exists: the kernel folds a parent's resident size into a child's ru_maxrss across
  * fork and exec (posix_spawn and vfork too), so a harness holding hundreds of MB would inflate
  * the peak RSS of a small probe. The harness starts this launcher once per session; the
- * launcher forks each probe from its own small address space, so the probe's ru_maxrss, read
- * here with wait4, is the probe's own. Being long-lived, it costs one fork+exec per run, the
- * same as a bare harness would, instead of two.
+ * launcher starts each probe from its own small address space, so the probe's ru_maxrss, read
+ * here with wait4, is the probe's own. Being long-lived, it costs one process and exec per run,
+ * the same as a bare harness would, instead of two (launch_one says how the process is made).
  *
  * Usage: gcratchet-launch        (descriptor 3 is a SOCK_SEQPACKET socket to the harness)
  *

@@ -3,7 +3,7 @@
  *
  * WAL with synchronous=NORMAL: a commit costs no fsync, and a crash of the harness still keeps
  * every committed transaction (only a power cut can lose the last few). A session writes its
- * runs a round at a time (store_batch_begin), so a commit is one per round, not one per run.
+ * short runs together (store_batch_begin), a commit a second rather than one a run.
  *
  * Prepared statements are kept for reuse (as PostgreSQL keeps its own on the server):
  * parsing the INSERT of a run and of its samples cost more than writing them.
