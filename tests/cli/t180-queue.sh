@@ -117,8 +117,10 @@ expect_grep "attempt 1 on $victim: no heartbeat within its lease" "$T/reasons" "
 # least the one that freed that worker does.
 expect_eq "$(q "SELECT count(*) >= 1 FROM queue_job WHERE request_id <> 1 AND finished_at < (SELECT finished_at FROM queue_job WHERE id = 1)")" t \
 	"requests in progress at once all advance: others completed while request 1 was in progress"
-expect_eq "$(q "SELECT count(*) > 0 FROM queue_job WHERE request_id NOT IN (1, 2) AND finished_at > (SELECT min(started_at) FROM queue_job WHERE request_id = 2) AND finished_at < (SELECT max(finished_at) FROM queue_job WHERE request_id = 2)")" t \
-	"others completed while the sweep's request was in progress"
+# The sweep's parts ran on more than one worker (whether a later request's job ends
+# while its last part runs is a race between the parts' lengths, which failed on a busy host).
+expect_eq "$(q "SELECT count(DISTINCT a.worker) > 1 FROM queue_attempt a JOIN queue_job j ON j.id = a.job_id WHERE j.request_id = 2 AND a.outcome = 'done'")" t \
+	"the sweep's request advanced on several workers"
 expect_eq "$(q "SELECT count(DISTINCT worker) FROM queue_attempt WHERE outcome = 'done'")" 2 \
 	"the two live workers shared the jobs"
 expect_status 0 "$GCR" queue result 2
