@@ -2,9 +2,9 @@
 # A planted regression: marksweep built with GCR_PLANT_ALLOC_SPIN=1 (collectors/common/plant.h:
 # one extra step of dependent arithmetic, about 5 instructions, per allocation; about 2.8% of
 # 01_nursery_churn's instructions at the ci size) must be reported as worse on that probe's
-# instruction cell, with the right sign and about the right size; the census, which counts
-# the collector's bookkeeping and not its cost, must show no difference; and the same pair the
-# other way round is "better".
+# instruction cell, with the right sign and about the right size; the census's counters,
+# which count the collector's bookkeeping and not its cost, must show no difference; and the
+# same pair the other way round is "better".
 . "$(dirname "$0")/lib.sh"
 
 SPIN=1
@@ -34,8 +34,12 @@ print("ir_pct_ok", 1.5 <= ir["delta_median_pct"] <= 4.0, ir["delta_median_pct"])
 # The cost per allocation: what the planted loop costs, whatever the probe's size.
 per = ir["delta_median"] / allocs["base_median"]
 print("ir_per_alloc_ok", 3 <= per <= 8, per)
-print("census_same", all(x["verdict"] == "same" for x in c["cells"]
-                         if x["metric"].startswith("census.") and x["role"] == "decides"))
+# The census's counters, not its pause times and MMU: those are clock readings of a mutator
+# that now does more work, judged as noisy cells (a sign test flags one by chance, or the
+# spin moves MMU for real).
+counters = [x for x in c["cells"] if x["metric"].startswith("census.") and x["role"] == "decides"
+            and x["deterministic"]]
+print("census_same", len(counters) >= 8 and all(x["verdict"] == "same" for x in counters))
 print("outcome", c["outcome"])
 PY
 cat "$T/cells" >&2
