@@ -39,7 +39,7 @@ test_timeout=${GCR_TEST_TIMEOUT:-600}
 # they were started, each with its own seconds, whatever order they end in.
 test_jobs=${GCR_TEST_JOBS:-2}
 case $test_jobs in '' | *[!0-9]* | 0) test_jobs=1 ;; esac
-queued=0 printed=0 running=0
+queued=0 printed=0 running=0 cpu_total=0
 # run_one N name command...: the part, timed; its status and seconds go to $log/N.status.
 run_one() {
 	n=$1 name=$2
@@ -51,7 +51,12 @@ run_one() {
 	wait $!
 	status=$?
 	[ "$status" -eq 124 ] && echo "$name: ended after ${test_timeout}s (GCR_TEST_TIMEOUT)" >>"$out"
-	echo "$status $(( $(date +%s) - start ))" >"$log/$n.status.tmp"
+	# The CPU seconds (user + system) of the part and everything it waited for: the shell's
+	# `times` prints its own line, then its children's ("0m1.230000s 0m0.450000s"); not in a
+	# command substitution, whose subshell has no children yet.
+	times >"$log/$n.times"
+	cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f", t }' "$log/$n.times")
+	echo "$status $(( $(date +%s) - start )) ${cpu:-0}" >"$log/$n.status.tmp"
 	mv "$log/$n.status.tmp" "$log/$n.status"
 }
 # Prints every finished part whose turn has come; with "all", waits for the rest first.
@@ -63,8 +68,9 @@ drain() {
 			sleep 0.2
 			continue
 		fi
-		read -r status secs <"$log/$n.status"
-		tally "$(cat "$log/$n.name") [${secs}s]" "$status" "$log/$n.out"
+		read -r status secs cpu <"$log/$n.status"
+		tally "$(cat "$log/$n.name") [${secs}s, cpu ${cpu}s]" "$status" "$log/$n.out"
+		cpu_total=$((cpu_total + cpu))
 		printed=$n
 	done
 }
@@ -159,6 +165,6 @@ drain all
 wait
 rm -rf "$log"
 echo
-echo "suite: $(( $(date +%s) - suite_start ))s"
+echo "suite: $(( $(date +%s) - suite_start ))s, the parts' CPU ${cpu_total}s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
