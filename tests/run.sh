@@ -85,7 +85,7 @@ count_running() {
 		k=$((k + 1))
 	done
 }
-# t032 holds bdwgc's valgrind Ir to 0.01% run to run (bdwgc reads the clock, and a loaded host
+# t032 holds bdwgc's valgrind Ir to 0.05% run to run (bdwgc reads the clock, and a loaded host
 # moved it by 0.016% once), t051 catches a planted spin by its time: each runs with nothing
 # beside it, as on the host its figures describe. The CLI tests that judge time by sleeps
 # (pinned_host's bands, a noisy host's spread) use a second of CPU in up to 20 s: they run
@@ -194,7 +194,7 @@ lsan_tests="t001 t012 t023 t024 t053 t056 t057 t060 t070 t071 t092 t099 t120 t12
 # The order the parts start in: the CPU-bound suite ends when its last part does, so the ones
 # that run alone go first, one after the other, then the quiet ones together (nothing else is
 # running yet to wait for), then the longest, by the CPU seconds of a suite run on this 2-core
-# VM (tests/run.sh prints them: t022 170, t075 48, t040 41, t096 37, t076 33 ...), and the
+# VM (tests/run.sh prints them: t022 150, t075 50, t040 44, t096 42, t076 34 ...), and the
 # rest in their usual order. A part missing from these lists only starts later; a name that
 # matches no part starts nothing.
 first="$alone_tests $quiet_tests cli/t022 cli/t075 cli/t040 cli/t096 cli/t076 cli/t105 cli/t160

@@ -33,9 +33,11 @@ done
 # valgrind Ir: identical across repeated runs of the same build, probe and size for a precise
 # collector (marksweep's 01). bdwgc's 02, whose conservative scan once took the pause log's
 # clock values for pointers and moved its Ir by up to 4% here and 10.5% on a CI runner
-# (docs/meters.md), must stay within 0.01%: on a loaded host it still moves by a few hundred
+# (docs/meters.md), must stay within 0.05%: on a loaded host it still moves by a few hundred
 # instructions now and then (553 of 413 M in one run of the suite, 3 runs in 8 of the suite
-# before issue 24), which is what ab's spread rule and pin's measured widening are for.
+# before issue 24), and once by 55,931 (0.0135%) running alone on a slow VM, which is what
+# ab's spread rule and pin's measured widening are for; the clock-as-pointer bug moved it 80
+# times this bound.
 for i in 1 2; do
 	expect_status 0 "$GCR" measure --collector marksweep,bdwgc --probes 01,02 --size ci --rounds 1 --warmup 0 --meters valgrind
 	"$GCR" export >"$T/vg$i.json"
@@ -50,8 +52,8 @@ for cell in marksweep/01_nursery_churn bdwgc/02_survivor_promotion; do
 	echo "valgrind.ir spread of $cell over two runs: $spread instructions"
 	case $cell in
 	bdwgc/*)
-		if [ "$spread" -le 41000 ]; then pass; else
-			fail "$cell's Ir moved by $spread instructions run to run (more than 0.01%)"
+		if [ "$spread" -le 206000 ]; then pass; else
+			fail "$cell's Ir moved by $spread instructions run to run (more than 0.05%)"
 		fi
 		;;
 	*) expect_eq "$spread" 0 "$cell's Ir moved by $spread instructions run to run" ;;
