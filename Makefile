@@ -146,19 +146,20 @@ SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow,integer -fno-sanit
 # It also has the test hooks compiled in (GCR_TEST_HOOKS): the store engine that fails the
 # Nth operation on request (harness/store_fault.c), which only tests ask for. Its objects carry
 # libFuzzer's coverage instrumentation too (fuzzer-no-link: counters, no libFuzzer), so that the
-# fuzzers link them instead of compiling the core a third time (40 of the suite's 200 CPU
-# seconds of building).
-SAN_OPT := -O1 -g -fsanitize=fuzzer-no-link $(SAN_FLAGS) -DGCR_TEST_HOOKS
+# fuzzers link them instead of compiling the core a third time (40 of make test's 200 CPU
+# seconds of building). SAN_BUILD is that build's variables, for a sub-make (whose recipe must
+# name $(MAKE) itself to share -j's jobs).
+SAN_BUILD = B=build-asan CC=$(SAN_CC) \
+            OPT='-O1 -g -fsanitize=fuzzer-no-link $(SAN_FLAGS) -DGCR_TEST_HOOKS'
 asan:
-	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='$(SAN_OPT)' \
-	   harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
+	@$(MAKE) --no-print-directory $(SAN_BUILD) harness $(addprefix build-asan/tests/,$(UNIT_TESTS))
 
 # ---- libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, built by clang into build-fuzz/ --
 # Each links the sanitizer build's core objects (make asan, above: clang, the sanitizers and
 # coverage instrumentation), never the gcc build's; a new harness needs no edit here.
 # tests/fuzz/README.md says how to run one, and what to do with a crash. The suite runs each
-# for FUZZ_TEST_SECONDS after replaying its committed corpus: a regression check, not a hunt
-# (make fuzz hunts, and keeps what it finds).
+# for FUZZ_TEST_SECONDS, its committed corpus first: a regression check, not a hunt (make fuzz
+# hunts, and keeps what it finds).
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 5
@@ -168,8 +169,7 @@ build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_OBJS)
 
 # After asan, whose objects it links: one make never builds build-asan/ twice at once (-j).
 fuzz-build: asan
-	@$(MAKE) --no-print-directory B=build-asan CC=$(SAN_CC) OPT='$(SAN_OPT)' \
-	   $(addprefix build-fuzz/fuzz/,$(FUZZ_TARGETS))
+	@$(MAKE) --no-print-directory $(SAN_BUILD) $(addprefix build-fuzz/fuzz/,$(FUZZ_TARGETS))
 
 # Longer runs that keep what they find in build-fuzz/corpus/<target>/ from one run to the next.
 fuzz: fuzz-build
