@@ -90,10 +90,17 @@ count_running() {
 # beside it, as on the host its figures describe. The CLI tests that judge time by sleeps
 # (pinned_host's bands, a noisy host's spread) use a second of CPU in up to 20 s: they run
 # beside each other, but beside nothing else.
+# The light ones wait, mostly, on a PostgreSQL server or a lock (a tenth of their time or
+# less on CPU, with bounds that guard against a hang, not measured times): up to three run
+# beside the quiet ones, which leave both cores idle, and they take no slot of GCR_TEST_JOBS.
 alone_tests="t032 t051"
 quiet_tests="t062 t078 t146 t163"
-solo="" quiet_ids=""
-# kind_of NAME: $kind is alone, quiet or "" (any part).
+light_tests="t115 t103 t119 t101 t117 t118 t074"
+light_jobs=3
+# One job at a time means one: the light ones then wait their turn like any other.
+[ "$test_jobs" -eq 1 ] && light_tests=
+solo="" quiet_ids="" light_ids=""
+# kind_of NAME: $kind is alone, quiet, light or "" (any part).
 kind_of() {
 	kind=
 	case "$1" in cli/*) ;; *) return 0 ;; esac
@@ -101,22 +108,27 @@ kind_of() {
 	k=${k%%-*}
 	case " $alone_tests " in *" $k "*) kind=alone ;; esac
 	case " $quiet_tests " in *" $k "*) kind=quiet ;; esac
+	case " $light_tests " in *" $k "*) kind=light ;; esac
 }
-# count_quiet: how many quiet parts are still running (into $quiet_running).
-count_quiet() {
-	quiet_running=0
-	for q in $quiet_ids; do
-		[ -f "$log/$q.status" ] || quiet_running=$((quiet_running + 1))
+# count_ids IDS: how many of those parts are still running (into $n_running).
+count_ids() {
+	n_running=0
+	for q in $1; do
+		[ -f "$log/$q.status" ] || n_running=$((n_running + 1))
 	done
 }
 # may_start KIND: whether a part of that kind may start now, with $running parts running.
 may_start() {
 	[ -n "$solo" ] && [ ! -f "$log/$solo.status" ] && return 1
-	count_quiet
+	count_ids "$quiet_ids"
+	quiet_running=$n_running
+	count_ids "$light_ids"
+	light_running=$n_running
 	case $1 in
 	alone) [ "$running" -eq 0 ] ;;
-	quiet) [ "$running" -eq "$quiet_running" ] ;;
-	*) [ "$quiet_running" -eq 0 ] && [ "$running" -lt "$test_jobs" ] ;;
+	quiet) [ "$running" -eq $((quiet_running + light_running)) ] ;;
+	light) [ "$light_running" -lt "$light_jobs" ] ;;
+	*) [ "$quiet_running" -eq 0 ] && [ $((running - light_running)) -lt "$test_jobs" ] ;;
 	esac
 }
 run() { # name, command...
@@ -135,6 +147,7 @@ run() { # name, command...
 	case $kind in
 	alone) solo=$queued ;;
 	quiet) quiet_ids="$quiet_ids $queued" ;;
+	light) light_ids="$light_ids $queued" ;;
 	esac
 }
 # Interrupted, the parts still running go too: each runs under timeout, in a process group of
@@ -197,11 +210,11 @@ parts() {
 lsan_tests="t001 t012 t023 t024 t053 t056 t057 t060 t070 t071 t092 t099 t120 t121 t122 t123 t170 t174 t181"
 # The order the parts start in: the CPU-bound suite ends when its last part does, so the ones
 # that run alone go first, one after the other, then the quiet ones together (nothing else is
-# running yet to wait for), then the longest, by the CPU seconds of a suite run on this 2-core
+# running yet to wait for) with the light ones beside them, then the longest, by the CPU seconds of a suite run on this 2-core
 # VM (tests/run.sh prints them: t022 150, t075 50, t040 44, t096 42, t076 34 ...), and the
 # rest in their usual order. A part missing from these lists only starts later; a name that
 # matches no part starts nothing.
-first="$alone_tests $quiet_tests cli/t022 cli/t075 cli/t040 cli/t096 cli/t076 cli/t105 cli/t160
+first="$alone_tests $quiet_tests $light_tests cli/t022 cli/t075 cli/t040 cli/t096 cli/t076 cli/t105 cli/t160
 	cli/t175 cli/t090 cli/t077 cli/t082 cli/t180 cli/t021 cli/t054 abi/conformance cli/t050
 	cli/t107 cli/t150 cli/t108 cli/t177 cli/t151"
 started=" "
