@@ -210,13 +210,13 @@ parts() {
 lsan_tests="t001 t012 t023 t024 t053 t056 t057 t060 t070 t071 t092 t099 t120 t121 t122 t123 t170 t174 t181"
 # The order the parts start in: the CPU-bound suite ends when its last part does, so the ones
 # that run alone go first, one after the other, then the quiet ones together (nothing else is
-# running yet to wait for) with the light ones beside them, then the longest, by the CPU seconds of a suite run on this 2-core
-# VM (tests/run.sh prints them: t022 150, t075 50, t040 44, t096 42, t076 34 ...), and the
-# rest in their usual order. A part missing from these lists only starts later; a name that
-# matches no part starts nothing.
-first="$alone_tests $quiet_tests $light_tests cli/t022 cli/t075 cli/t040 cli/t096 cli/t076 cli/t105 cli/t160
-	cli/t175 cli/t090 cli/t077 cli/t082 cli/t180 cli/t021 cli/t054 abi/conformance cli/t050
-	cli/t107 cli/t150 cli/t108 cli/t177 cli/t151"
+# running yet to wait for) with the light ones beside them, then the longest, by the CPU
+# seconds of a suite run on this 2-core VM (tests/run.sh prints them: t022 163, t075 51,
+# t096 45, t076 32, t105 27 ...), and the rest in their usual order. A part missing from these
+# lists only starts later; a name that matches no part starts nothing.
+first="$alone_tests $quiet_tests $light_tests cli/t022 cli/t075 cli/t096 cli/t076 cli/t105
+	cli/t160 cli/t175 cli/t090 cli/t077 cli/t082 cli/t180 cli/t021 cli/t054 cli/t150 cli/t050
+	cli/t107 cli/t040 cli/t108 cli/t177 cli/t151 abi/conformance"
 started=" "
 # run_once NAME COMMAND...: the part, unless it has started already.
 run_once() {
