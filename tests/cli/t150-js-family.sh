@@ -35,10 +35,14 @@ done
 expect_eq "$(jq -r '.capabilities | index("clock_paced") != null' "$J/js-default/manifest.json") $(jq -r '.capabilities | index("clock_paced") != null' "$J/js-single-threaded/manifest.json")" \
 	"true false" "clock_paced on js-default, not with --single-threaded-gc"
 
-# One round of every probe on two settings (the harness runs each through a link in its
-# scratch folder: a wrapper that looked beside the link would fail here).
+# Three rounds of every probe on two settings (the harness runs each through a link in its
+# scratch folder: a wrapper that looked beside the link would fail here), as `ratchet` measures
+# before the committed baselines judge them (below). One round was judged by a single run:
+# js-default's memory.rss_anon_bytes on 13_memory_return, compared by its smallest run with a
+# 2 MiB floor (V8 paces by a clock), came out +8.3% (+3.1 MiB) in 1 of 14 one-round sessions
+# beside two busy loops, and failed the suite once in three; the smallest of three stays ok.
 expect_status 0 "$GCR" measure --build "$J/js-default" --build "$J/js-single-threaded" --size ci \
-	--rounds 1 --warmup 0 --meters rusage,census --seed 150
+	--rounds 3 --warmup 0 --meters rusage,census --seed 150
 expect_eq "$(exported 1 '[.runs[] | select(.status != "ok")] | length')" 0 "every JS run ok"
 expect_no_grep "warning" "$T/out" "a run with a warning (census against manifest)"
 for p in 01_nursery_churn 02_survivor_promotion 05_binary_trees 11_collect_at_depth 12_large_live_set 13_memory_return 15_request_latency; do
