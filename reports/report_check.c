@@ -160,7 +160,7 @@ static char *report_check_ungated(const struct report_check *c)
  * A quantile cell compares the session's smallest run with the pinned smallest, and a band
  * that holds half the pinned runs lets one new run past it up to half the time: from fewer
  * runs than a ratchet measures, its verdict is weak. js-default's 13_memory_return RSS
- * regressed in 3 of 10 one-round sessions of unchanged code and in none of 16 of three rounds.
+ * regressed in 3 of 10 one-round sessions of unchanged code and in none of 8 of three rounds.
  */
 #define REPORT_CHECK_FEW_RUNS 3
 

@@ -40,7 +40,7 @@ expect_eq "$(jq -r '.capabilities | index("clock_paced") != null' "$J/js-default
 # before the committed baselines judge them (below). One round was judged by a single run:
 # js-default's memory.rss_anon_bytes on 13_memory_return, compared by its smallest run with a
 # 2 MiB floor (V8 paces by a clock), came out 5.8-24% high in 3 of 10 one-round sessions on an
-# idle 2-core VM and failed the suite once in three; 0 of 16 three-round sessions failed.
+# idle 2-core VM and failed the suite once in three; none of 8 three-round sessions failed.
 expect_status 0 "$GCR" measure --build "$J/js-default" --build "$J/js-single-threaded" --size ci \
 	--rounds 3 --warmup 0 --meters rusage,census --seed 150
 expect_eq "$(exported 1 '[.runs[] | select(.status != "ok")] | length')" 0 "every JS run ok"
