@@ -326,3 +326,24 @@ int bisect_default_rounds(size_t probes)
 		n++;
 	return n;
 }
+
+char *bisect_log_reason(char *text)
+{
+	char *line, *save = NULL, *err_line = NULL, *last = NULL, *said = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!*line || strncmp(line, "make", 4) == 0)
+			continue;
+		/* The scripts' own words come last; a compiler's error says more, when there is one. */
+		if (strncmp(line, "bisect-build: ", 14) == 0 ||
+		    strncmp(line, "build-rev: ", 11) == 0) {
+			said = line;
+			continue;
+		}
+		/* A parallel build echoes other commands after the failing one, each with -Werror. */
+		if (strstr(line, "error:"))
+			err_line = line;
+		last = line;
+	}
+	return err_line ? err_line : last ? last : said;
+}

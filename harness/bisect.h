@@ -156,5 +156,12 @@ double bisect_look_alpha(int rounds, int max_rounds, size_t probes);
  * move one way pass a look of three at this many probes (2^-n below its level).
  */
 int bisect_default_rounds(size_t probes);
+/*
+ * The line of a failed build's log (text, NUL-terminated, changed in place) that says why: the
+ * last compiler or linker diagnostic ("error:" in it; "-Werror" in a command line is not one),
+ * else the last line that is not make's or the build scripts' own, else the last of the
+ * scripts'; a pointer into text, NULL when there is none.
+ */
+char *bisect_log_reason(char *text);
 
 #endif /* BISECT_H */

@@ -233,35 +233,19 @@ out:
 	return rc;
 }
 
-/*
- * The line of a build log that says why it failed: the last one with "error" in it, else the
- * last that is not the build scripts' own, else the last of theirs; newly allocated, NULL for
- * an empty log.
- */
-static char *bisect_log_reason(const char *log_path)
+/* The line of a build log that says why it failed (bisect_log_reason), newly allocated; NULL
+ * for an empty or unreadable log. */
+static char *bisect_log_file_reason(const char *log_path)
 {
-	char *text = NULL, *line, *save = NULL, *err_line = NULL, *last = NULL, *said = NULL;
-	char *r = NULL;
+	char *text = NULL, *line, *r = NULL;
 	size_t len;
 	struct err e;
 
 	if (read_file(log_path, &text, &len, &e) != 0)
 		return NULL;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!*line || strncmp(line, "make", 4) == 0)
-			continue;
-		/* The scripts' own words come last; a compiler's error says more, when there is one. */
-		if (strncmp(line, "bisect-build: ", 14) == 0 ||
-		    strncmp(line, "build-rev: ", 11) == 0) {
-			said = line;
-			continue;
-		}
-		if (strstr(line, "error"))
-			err_line = line;
-		last = line;
-	}
-	if (err_line || last || said)
-		r = xstrdup(err_line ? err_line : last ? last : said);
+	line = bisect_log_reason(text);
+	if (line)
+		r = xstrdup(line);
 	free(text);
 	return r;
 }
@@ -682,7 +666,7 @@ static int bisect_build(struct bisect_ctx *c, size_t i, int *cached, double *sec
 		goto out;
 	}
 	if (st != 0) {
-		why = bisect_log_reason(log);
+		why = bisect_log_file_reason(log);
 		cm->reason =
 		    xasprintf("does not build: %s (log: %s)", why ? why : "no output", log);
 		rc = 1;

@@ -456,6 +456,34 @@ static void test_levels(void)
 	}
 }
 
+/* Why a build failed: the compiler's diagnostic, even when a parallel build echoed more
+ * commands (each with -Werror) after it; else the last line; make's own lines never. */
+static void test_log_reason(void)
+{
+	char parallel[] = "cc -Werror -c tinyms.c -o tinyms.o\n"
+	                  "tinyms.c:12:5: error: expected ';' before 'return'\n"
+	                  "cc -Wall -Werror -c heaplimit.c -o heaplimit.o\n"
+	                  "make: *** [build.mk:40: tinyms.o] Error 1\n"
+	                  "bisect-build: make failed\n";
+	char linked[] = "cc -o probe probe.o -lgc\n"
+	                "/usr/bin/ld: probe.o: undefined reference to `gc_alloc'\n"
+	                "collect2: error: ld returned 1 exit status\n";
+	char plain[] = "configure: no libgc found\nmake: *** [all] Error 2\n";
+	char scripts[] = "make: Entering directory '/x'\nbuild-rev: no such commit\n";
+	char empty[] = "\n\n";
+	char *r;
+
+	r = bisect_log_reason(parallel);
+	CHECK(r && strcmp(r, "tinyms.c:12:5: error: expected ';' before 'return'") == 0);
+	r = bisect_log_reason(linked);
+	CHECK(r && strcmp(r, "collect2: error: ld returned 1 exit status") == 0);
+	r = bisect_log_reason(plain);
+	CHECK(r && strcmp(r, "configure: no libgc found") == 0);
+	r = bisect_log_reason(scripts);
+	CHECK(r && strcmp(r, "build-rev: no such commit") == 0);
+	CHECK(bisect_log_reason(empty) == NULL);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL);
@@ -471,5 +499,6 @@ int main(int argc, char **argv)
 	test_paired(seed);
 	test_combine();
 	test_levels();
+	test_log_reason();
 	return unit_done("test_bisect");
 }
