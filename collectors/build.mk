@@ -58,8 +58,9 @@ BUILD_CFLAGS := -std=c17 $(strip $(OPT) $(DWARF_FLAGS)) $(WARN) -D_GNU_SOURCE \
 TOOLCHAIN_FLAGS = $(filter-out -D% -I% -W%,$(BUILD_CFLAGS))
 
 # The knobs every build reads: the ABI's hard heap limit (collectors/common/heaplimit.c) and the
-# Ir plant's rate (plant.c), then the collector's own. A name is [A-Z][A-Z0-9_]*, safe unquoted.
-BUILD_KNOBS := $(sort GCR_HEAP_MAX_MB GCR_PLANT_IR $(COLLECTOR_KNOBS))
+# Ir plant's rate and its one-run form (plant.c), then the collector's own. A name is
+# [A-Z][A-Z0-9_]*, safe unquoted.
+BUILD_KNOBS := $(sort GCR_HEAP_MAX_MB GCR_PLANT_IR GCR_PLANT_IR_ONCE $(COLLECTOR_KNOBS))
 
 PROBE_SRCS := $(sort $(wildcard $(ROOT)/probes/[0-9][0-9]_*.c))
 PROBES := $(notdir $(PROBE_SRCS:.c=))

@@ -86,11 +86,12 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
  * min for a quantile cell (a conservative collector's smallest run is the one least disturbed
  * by what it happened to find on the stack), else their median. 0 values: returns 0. A
  * value that is not one the metric can hold (metrics_value_check: NaN, an infinity, a
- * negative count) is no figure: returns 0 with *invalid (owned) naming the run.
+ * negative count) is no figure: returns 0 with *invalid (owned) naming the run. range, unless
+ * NULL, gets the smallest and the largest run.
  */
 static size_t check_value(const struct store_run *runs, size_t n, const char *probe,
                           const char *size, const char *metric, enum baseline_class cls,
-                          double *out, char **invalid)
+                          double *out, double range[2], char **invalid)
 {
 	enum run_kind kind = metrics_run_kind(metric);
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
@@ -111,6 +112,13 @@ static size_t check_value(const struct store_run *runs, size_t n, const char *pr
 			return 0;
 		}
 		vals[nv++] = *v;
+	}
+	if (nv && range) {
+		range[0] = range[1] = vals[0];
+		for (size_t i = 1; i < nv; i++) {
+			range[0] = vals[i] < range[0] ? vals[i] : range[0];
+			range[1] = vals[i] > range[1] ? vals[i] : range[1];
+		}
 	}
 	if (nv && cls == BASELINE_CLASS_QUANTILE) {
 		*out = vals[0];
@@ -284,7 +292,8 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.state = CHECK_UNJUDGED;
 			row.reason = xstrdup(bad);
 		} else if ((nv = check_value(in->runs, in->nruns, probe, b->size, cell->metric,
-		                             rule.cls, &row.current, &row.reason)) == 0 &&
+		                             rule.cls, &row.current, row.range, &row.reason)) ==
+		               0 &&
 		           row.reason) {
 			row.state = CHECK_UNJUDGED; /* a value no figure can be: the run is named */
 		} else if (nv == 0) {
@@ -301,6 +310,13 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.n = (int)nv;
 			res->widened += row.widened == 2;
 			baseline_judge(&rule, row.base, row.current, &row.j);
+			{
+				struct baseline_judgement lo, hi;
+				baseline_judge(&rule, row.base, row.range[0], &lo);
+				baseline_judge(&rule, row.base, row.range[1], &hi);
+				row.every_run =
+				    lo.verdict == row.j.verdict && hi.verdict == row.j.verdict;
+			}
 			if (strcmp(cell->metric, "valgrind.ir") == 0 &&
 			    (row.j.verdict == BASELINE_REGRESSED ||
 			     row.j.verdict == BASELINE_IMPROVED))
@@ -313,7 +329,7 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 				char *invalid;
 				row.has_base_now = check_value(in->base_runs, in->nbase_runs, probe,
 				                               b->size, cell->metric, rule.cls,
-				                               &row.base_now, &invalid) != 0;
+				                               &row.base_now, NULL, &invalid) != 0;
 				free(invalid);
 			}
 		}

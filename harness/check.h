@@ -70,6 +70,8 @@ struct check_row {
 	double base;    /* the pinned median, or min for a quantile cell (cells) */
 	double current; /* the session's median (quantile: min) over n runs (judged cells) */
 	int n;
+	double range[2]; /* judged cells: the smallest and the largest of the n runs */
+	int every_run;   /* judged cells: each of the n runs alone would get the same verdict */
 	struct baseline_judgement j; /* cells: the band's verdict; other rows: REGRESSED */
 	/* A regressed cell the base build also measured: its median now, for drift attribution. */
 	int has_base_now;

@@ -10,7 +10,10 @@
 #include "baseline.h"
 #include "buildinfo.h"
 #include "cli.h"
+#include "check.h"
 #include "cmds.h"
+#include "judge.h"
+#include "metrics.h"
 #include "quiet.h"
 #include "session_opts.h"
 
@@ -20,6 +23,13 @@
  */
 #define RATCHET_ROUNDS_SHARED_CI 3
 #define RATCHET_WARMUP           1
+
+/*
+ * Valgrind runs added to a probe whose first valgrind run is past its baseline's allowance:
+ * check then judges the median of three, which one rare run cannot move, and a change of the
+ * code, which shows in every run, still moves (docs/meters.md, "One run past its allowance").
+ */
+#define RATCHET_CONFIRM_RUNS 2
 
 /*
  * The session options ratchet passes on as given: how the runs are made, never what is
@@ -112,6 +122,53 @@ out:
 	return rc;
 }
 
+struct ratchet_confirm {
+	const char *cmd;
+	const struct baseline *b;
+	int strict;
+};
+
+/*
+ * session.h's confirmation: judges the session's runs so far as check will, and marks each
+ * probe with a judged valgrind figure past its allowance, saying so. A session that cannot be
+ * judged now marks nothing: check says why at the end.
+ */
+static void ratchet_confirm(void *ctx, struct store *st, int64_t session,
+                            const struct strlist *probes, unsigned char *again)
+{
+	const struct ratchet_confirm *rc = ctx;
+	struct judge_inputs in = {0};
+	struct check_input ci;
+	struct check_result res = {0};
+	struct err e;
+
+	/* ratchet measures one build: the session's only arm. */
+	if (judge_open(st, session, &in, &e) != 0 || in.nbuilds != 1 ||
+	    judge_load_arm(st, &in, &in.builds[0], NULL, &e) != 0)
+		goto out;
+	judge_check_input(&in, rc->b, rc->strict, &ci);
+	check_judge(&ci, &res);
+	for (size_t i = 0; i < res.nrows; i++) {
+		const struct check_row *r = &res.rows[i];
+		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED ||
+		    metrics_run_kind(r->metric) != RUN_KIND_VALGRIND ||
+		    (r->j.verdict != BASELINE_REGRESSED && r->j.verdict != BASELINE_IMPROVED))
+			continue;
+		for (size_t k = 0; k < probes->n; k++)
+			if (strcmp(probes->items[k], r->probe) == 0)
+				again[k] = 1;
+		printf("%s: %s %s %.0f is %+.2f%% from the baseline's %.0f (allowed %.2f%%) "
+		       "over %d run%s: measuring it %d more times, to judge the median of %d\n",
+		       rc->cmd, r->probe, r->metric, r->current, r->j.delta_pct, r->base,
+		       r->band_pct, r->n, r->n == 1 ? "" : "s", RATCHET_CONFIRM_RUNS,
+		       r->n + RATCHET_CONFIRM_RUNS);
+	}
+	fflush(stdout);
+out:
+	check_result_release(&res);
+	judge_release(&in);
+}
+
 /* The minimum-heap search the baseline's min-heap cells are judged on, for this build. */
 static int ratchet_minheap(const char *cmd, const struct baseline *b, const char *collector,
                            const char *build_dir, const char *db, const char *command)
@@ -155,6 +212,7 @@ int cmd_ratchet(int argc, char **argv)
 	struct session_opts o = {0};
 	struct baseline b = {0};
 	struct buildinfo bi = {0};
+	struct ratchet_confirm confirm;
 	struct cli_iter it;
 	struct err e;
 	char *path = NULL, *command = NULL, *collector = NULL;
@@ -239,6 +297,10 @@ int cmd_ratchet(int argc, char **argv)
 	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
 	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
 		goto out;
+	confirm = (struct ratchet_confirm){cmd, &b, c.strict};
+	o.confirm = ratchet_confirm;
+	o.confirm_ctx = &confirm;
+	o.valgrind_confirm = RATCHET_CONFIRM_RUNS;
 	command = cli_command_line(argc, argv);
 	/*
 	 * One bench lock around the measure and the minimum-heap search: let go in between, and

@@ -1218,16 +1218,20 @@ out:
  * 0's shuffle) and arm, the arms alternating. Then, when plan->valgrind_runs_max is more, the
  * probes whose Ir did not repeat on some arm get runs up to that many on every arm: Ir is
  * judged exactly only where each arm repeats itself, and by its spread elsewhere, which needs
- * a few runs to be seen (paired.h).
+ * a few runs to be seen (paired.h). And the probes plan->confirm names get
+ * plan->valgrind_confirm more, where they have fewer.
  */
 static int session_valgrind_runs(struct session_state *s, size_t *order, struct err *e)
 {
 	const struct session_plan *plan = s->plan;
 	int runs = plan->valgrind_runs > 0 ? plan->valgrind_runs : 1;
 	int more = plan->valgrind_runs_max > runs ? plan->valgrind_runs_max - runs : 0;
+	int confirm = plan->confirm && !plan->two_n[0] ? plan->valgrind_confirm : 0;
+	int extra = more > confirm ? more : confirm;
 	size_t ncells = 0, n = plan->probes.n * plan->narms;
-	struct session_vg_cell *cells = xcalloc(n * (size_t)(runs + more) + 1, sizeof *cells);
+	struct session_vg_cell *cells = xcalloc(n * (size_t)(runs + extra) + 1, sizeof *cells);
 	struct session_vg_seen *seen = xcalloc(n + 1, sizeof *seen);
+	unsigned char *again = xcalloc(plan->probes.n + 1, 1);
 	int rc = -1;
 
 	session_shuffle(plan->seed, 0, plan->probes.n, order);
@@ -1237,12 +1241,21 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 				cells[ncells++] = (struct session_vg_cell){order[k], b};
 	if (session_valgrind_batch(s, cells, ncells, seen, e) != 0)
 		goto out;
+	/* What the confirmation judges must be in the store, not in the batch's memory. */
+	if (confirm && !*plan->stop) {
+		if (store_batch_flush(s->st, e) != 0)
+			goto out;
+		plan->confirm(plan->confirm_ctx, s->st, s->out->session_id, &plan->probes, again);
+	}
 	ncells = 0;
-	for (size_t k = 0; more && !plan->two_n[0] && k < plan->probes.n; k++) {
-		int differs = 0;
+	for (size_t k = 0; !plan->two_n[0] && k < plan->probes.n; k++) {
+		int differs = 0, add;
 		for (size_t b = 0; b < plan->narms; b++)
 			differs |= seen[order[k] * plan->narms + b].differs;
-		for (int r = 0; differs && r < more; r++)
+		add = differs ? more : 0;
+		if (again[order[k]] && confirm > add)
+			add = confirm;
+		for (int r = 0; r < add; r++)
 			for (size_t b = 0; b < plan->narms; b++)
 				cells[ncells++] = (struct session_vg_cell){order[k], b};
 	}
@@ -1251,6 +1264,7 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 		goto out;
 	rc = 0;
 out:
+	free(again);
 	free(seen);
 	free(cells);
 	return rc;

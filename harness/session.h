@@ -76,6 +76,18 @@ struct session_plan {
 	 * a probe whose Ir did not repeat on some arm gets that many on every arm.
 	 */
 	int valgrind_runs, valgrind_runs_max;
+	/*
+	 * Confirmation: NULL, or called once, when the first valgrind runs of every probe are
+	 * stored (in st, session `session`, not yet closed), to set again[k] for each probe of
+	 * plan->probes whose valgrind figures are to be measured valgrind_confirm more times on
+	 * every arm. ratchet asks for it where a run's figure is past its baseline's allowance:
+	 * a change of the code shows in every run, and a run that a conservative scan or a thread
+	 * schedule made rare does not come back (docs/meters.md, "One run past its allowance").
+	 */
+	void (*confirm)(void *ctx, struct store *st, int64_t session, const struct strlist *probes,
+	                unsigned char *again);
+	void *confirm_ctx;
+	int valgrind_confirm;
 	/* When two_n[0] > 0: run each probe at two_n[0] and two_n[1] iterations (see session.c) */
 	uint64_t two_n[2];
 	unsigned meters;

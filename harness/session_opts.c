@@ -695,6 +695,9 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->jobs = o->jobs;
 	plan->valgrind_runs = o->valgrind_runs;
 	plan->valgrind_runs_max = o->valgrind_runs_max;
+	plan->confirm = o->confirm;
+	plan->confirm_ctx = o->confirm_ctx;
+	plan->valgrind_confirm = o->valgrind_confirm;
 	plan->two_n[0] = o->two_n[0];
 	plan->two_n[1] = o->two_n[1];
 	plan->seed = o->have_seed ? o->seed : cli_default_seed();

@@ -81,6 +81,11 @@ struct session_opts {
 	int jobs;                  /* --jobs: valgrind runs at once; default the online CPUs */
 	/* --valgrind-runs N: runs per probe and arm; up to _max where Ir did not repeat */
 	int valgrind_runs, valgrind_runs_max;
+	/* Not an option: the verb's confirmation of valgrind figures (session.h); NULL: none */
+	void (*confirm)(void *ctx, struct store *st, int64_t session, const struct strlist *probes,
+	                unsigned char *again);
+	void *confirm_ctx;
+	int valgrind_confirm;
 	char *meters, *events;   /* --meters, --events; NULL: the defaults */
 	uint64_t seed;           /* --seed, when have_seed */
 	int have_seed;           /* 0: a fresh seed at session_setup_begin */

@@ -190,6 +190,54 @@ static char *report_check_few_runs(const struct check_result *res)
 	    1 << least, REPORT_CHECK_FEW_RUNS);
 }
 
+/*
+ * What the runs of the judged valgrind figures measured more than once say (ratchet measures a
+ * figure past its allowance twice more: cmd_ratchet.c). agree 0: the figures whose runs lie
+ * further apart than their allowance, so that one of them alone would have been judged
+ * otherwise and the median decides; agree 1: those past their allowance in every run, a
+ * change rather than a rare run. NULL when there are none.
+ */
+static char *report_check_runs(const struct check_result *res, int agree)
+{
+	struct sbuf b;
+	size_t cells = 0;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		double apart = r->range[1] - r->range[0];
+		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED || r->n < 2 ||
+		    metrics_run_kind(r->metric) != RUN_KIND_VALGRIND)
+			continue;
+		if (agree ? !r->every_run || r->j.verdict == BASELINE_OK ||
+		                r->j.verdict == BASELINE_INFO
+		          : !(apart > r->j.allowance))
+			continue;
+		sbuf_addf(&b, "%s%s %s ", cells++ ? "; " : "", r->probe, r->metric);
+		if (agree && apart == 0)
+			sbuf_addf(&b, "%s in each of its %d runs (%.0f in each)",
+			          check_row_verdict_name(r), r->n, r->range[0]);
+		else if (agree)
+			sbuf_addf(&b, "%s in each of its %d runs (%.0f to %.0f)",
+			          check_row_verdict_name(r), r->n, r->range[0], r->range[1]);
+		else
+			sbuf_addf(
+			    &b, "over %d runs from %.0f to %.0f (%.2f%% apart, allowed %.2f%%)",
+			    r->n, r->range[0], r->range[1],
+			    r->base != 0 ? 100.0 * apart / fabs(r->base) : INFINITY, r->band_pct);
+	}
+	if (cells == 0) {
+		sbuf_release(&b);
+		return NULL;
+	}
+	if (agree)
+		sbuf_addf(&b, ": a change, not one rare run");
+	else
+		sbuf_addf(&b, ": judged by %s median, which one rare run cannot move",
+		          cells == 1 ? "its" : "each one's");
+	return sbuf_detach(&b);
+}
+
 /* "(3 ok, 0 improved, 1 regressed, 0 could not judge, 2 not gated)" */
 static void report_check_counts(const struct check_result *res, struct sbuf *b)
 {
@@ -386,7 +434,8 @@ char *report_check_text(const struct report_check *c)
 	const struct baseline *bl = c->baseline;
 	struct sbuf b, line;
 	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c),
-	     *few = report_check_few_runs(res);
+	     *few = report_check_few_runs(res), *disagree = report_check_runs(res, 0),
+	     *agree = report_check_runs(res, 1);
 	size_t shown = 0;
 
 	sbuf_init(&b);
@@ -421,6 +470,10 @@ char *report_check_text(const struct report_check *c)
 		          res->widened, res->widened == 1 ? "" : "s");
 	if (few)
 		sbuf_addf(&line, "few runs: %s\n", few);
+	if (disagree)
+		sbuf_addf(&line, "runs disagree: %s\n", disagree);
+	if (agree)
+		sbuf_addf(&line, "confirmed: %s\n", agree);
 	report_check_line(&b, c, NULL, &line);
 	for (size_t i = 0; i < res->nrows; i++)
 		shown += c->all || report_check_row_shown(&res->rows[i]);
@@ -482,6 +535,8 @@ char *report_check_text(const struct report_check *c)
 	report_check_line(&b, c, NULL, &line);
 	sbuf_release(&line);
 	free(few);
+	free(disagree);
+	free(agree);
 	free(ungated);
 	free(sens);
 	return b.data;
@@ -543,7 +598,8 @@ char *report_check_md(const struct report_check *c)
 	struct report_budget bg;
 	struct strlist probes = {0};
 	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c),
-	     *few = report_check_few_runs(res);
+	     *few = report_check_few_runs(res), *disagree = report_check_runs(res, 0),
+	     *agree = report_check_runs(res, 1);
 	size_t shown = 0;
 
 	sbuf_init(&b);
@@ -601,6 +657,14 @@ char *report_check_md(const struct report_check *c)
 	if (few) {
 		sbuf_addf(&b, "\n>\n> few runs: ");
 		escape_md(&b, few);
+	}
+	if (disagree) {
+		sbuf_addf(&b, "\n>\n> runs disagree: ");
+		escape_md(&b, disagree);
+	}
+	if (agree) {
+		sbuf_addf(&b, "\n>\n> confirmed: ");
+		escape_md(&b, agree);
 	}
 	sbuf_addf(&b, "\n\n");
 	for (size_t i = 0; i < res->unpinned.n; i++) {
@@ -664,6 +728,8 @@ char *report_check_md(const struct report_check *c)
 	sbuf_release(&part);
 	strlist_release(&probes);
 	free(few);
+	free(disagree);
+	free(agree);
 	free(ungated);
 	free(sens);
 	return b.data;
@@ -743,6 +809,8 @@ char *report_check_json(const struct report_check *c)
 			if (r->state == CHECK_JUDGED) {
 				cJSON_AddNumberToObject(o, "current", r->current);
 				cJSON_AddNumberToObject(o, "n", r->n);
+				cJSON_AddNumberToObject(o, "runs_min", r->range[0]);
+				cJSON_AddNumberToObject(o, "runs_max", r->range[1]);
 				cJSON_AddNumberToObject(o, "delta", r->j.delta);
 				if (isfinite(r->j.delta_pct))
 					cJSON_AddNumberToObject(o, "delta_pct", r->j.delta_pct);

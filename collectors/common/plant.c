@@ -35,6 +35,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef GCR_PLANT_RETAIN_KB
 static void *plant_ballast;
@@ -103,10 +104,22 @@ static int plant_parse_rate(const char *s, uint64_t *whole, uint64_t *micro)
 	return 0;
 }
 
-/* The build's rate (the macro's value), unless the environment names another. */
+/* Whether this process runs under valgrind: its preload is in LD_PRELOAD. */
+static int plant_under_valgrind(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload != NULL && strstr(preload, "vgpreload") != NULL;
+}
+
+/*
+ * The build's rate (the macro's value), unless the environment names another. With
+ * GCR_PLANT_IR_ONCE=PATH, only the valgrind run that removes PATH pays it: a rare run, whose
+ * figure the next runs do not repeat (ratchet's confirmation, t183).
+ */
 static void plant_ir_init(void)
 {
-	const char *s = getenv("GCR_PLANT_IR");
+	const char *s = getenv("GCR_PLANT_IR"), *once = getenv("GCR_PLANT_IR_ONCE");
 
 	if (s == NULL || *s == '\0')
 		s = PLANT_STRING(GCR_PLANT_IR);
@@ -117,6 +130,8 @@ static void plant_ir_init(void)
 		        gcr_name(), s, (unsigned long long)PLANT_IR_MAX);
 		exit(2);
 	}
+	if (once != NULL && *once != '\0' && !(plant_under_valgrind() && unlink(once) == 0))
+		plant_rate_whole = plant_rate_micro = 0;
 }
 
 /* `steps` iterations of dependent arithmetic the compiler can neither drop nor fold. */

@@ -13,6 +13,9 @@
  *                            to 6 decimals (0.25: one step per 4 allocations); the variable
  *                            GCR_PLANT_IR in the environment overrides N at gcr_init. A fine
  *                            instruction cost, linear in N, for testing the Ir band's edge.
+ *                            With GCR_PLANT_IR_ONCE=PATH in the environment too, only the
+ *                            valgrind run that removes the file PATH pays it, every other
+ *                            run nothing: one rare run, for ratchet's confirmation (t183).
  *   GCR_PLANT_SCATTER=S      (gen only) a fresh old-generation block threads its free cells
  *                            in S interleaved passes (0, S, 2S, ..., then 1, S+1, ...), so
  *                            survivors promoted one after another land S cells apart: worse
