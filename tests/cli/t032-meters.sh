@@ -37,7 +37,9 @@ done
 # instructions now and then (553 of 413 M in one run of the suite, 3 runs in 8 of the suite
 # before issue 24), and once by 55,931 (0.0135%) running alone on a slow VM, which is what
 # ab's spread rule and pin's measured widening are for; the clock-as-pointer bug moved it 80
-# times this bound.
+# times this bound, in 10 of 16 runs. About 1 run in 65 still lands +1.9% high (docs/meters.md,
+# "One run past its allowance"): when the two runs differ by more, a third decides, and two of
+# the three must agree.
 for i in 1 2; do
 	expect_status 0 "$GCR" measure --collector marksweep,bdwgc --probes 01,02 --size ci --rounds 1 --warmup 0 --meters valgrind
 	"$GCR" export >"$T/vg$i.json"
@@ -52,6 +54,16 @@ for cell in marksweep/01_nursery_churn bdwgc/02_survivor_promotion; do
 	echo "valgrind.ir spread of $cell over two runs: $spread instructions"
 	case $cell in
 	bdwgc/*)
+		if [ "$spread" -gt 206000 ]; then
+			expect_status 0 "$GCR" measure --collector bdwgc --probes 02 --size ci --rounds 1 \
+				--warmup 0 --meters valgrind
+			"$GCR" export >"$T/vg3.json"
+			# The closest two of the three.
+			spread=$(jq -s -r '[.[].runs[] | select(.build == "bdwgc" and .probe == "02_survivor_promotion")
+				| .samples["valgrind.ir"] // empty] | sort | [.[1] - .[0], .[2] - .[1]] | min | floor' \
+				"$T/vg1.json" "$T/vg2.json" "$T/vg3.json")
+			echo "a third run: the closest two of the three are $spread instructions apart"
+		fi
 		if [ "$spread" -le 206000 ]; then pass; else
 			fail "$cell's Ir moved by $spread instructions run to run (more than 0.05%)"
 		fi
