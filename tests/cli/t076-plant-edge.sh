@@ -101,19 +101,22 @@ echo "caught at 0.5%:${caught:- none}"
 # bdwgc's Ir rule is the profile's 1%, as every build's (it had 2% by name, 5% while its Ir
 # moved with clock values it scanned as roots, docs/meters.md); pin widens only the probes whose
 # pinning runs spread. On 02, whose Ir repeats, a 0.5% plant is ok and a 2% plant, which the
-# old 2% band let through at its edge, is REGRESSED against the committed baseline.
+# old 2% band let through at its edge, is REGRESSED against the committed baseline. Each
+# session measures 02 three times under valgrind and takes the median (check does too): about
+# one run in 65 of bdwgc's 02 lands +1.9% high (docs/meters.md, "One run past its allowance").
 BD="$TOP/baselines/shared_ci/bdwgc.json"
 P=02_survivor_promotion
 build_variant bdwgc-ir collectors/bdwgc "$T/bd-ir" -DGCR_PLANT_IR=0 $P
 bd_planted() { # RATE: one session of the bdwgc plant build, exported to $T/s.json
 	GCR_PLANT_IR=$1 expect_status 0 "$GCR" measure --build "$T/bd-ir" --probes $P --size ci \
-		--rounds 1 --warmup 0 --meters rusage,census,valgrind
+		--rounds 1 --warmup 0 --meters rusage,census,valgrind --valgrind-runs 3
 	"$GCR" export >"$T/s.json"
 }
+bd_ir() { sample $P valgrind valgrind.ir | sort -n | sed -n 2p; } # the median of the three
 bd_planted 0
-ir0=$(sample $P valgrind valgrind.ir) allocs=$(sample $P timed census.alloc_objects)
+ir0=$(bd_ir) allocs=$(sample $P timed census.alloc_objects)
 bd_planted 1
-k=$(awk -v a="$(sample $P valgrind valgrind.ir)" -v b="$ir0" -v n="$allocs" 'BEGIN { printf "%.6f", (a - b) / n }')
+k=$(awk -v a="$(bd_ir)" -v b="$ir0" -v n="$allocs" 'BEGIN { printf "%.6f", (a - b) / n }')
 jq --arg p $P '.cells |= map(select(.probe == $p and (.metric | startswith("minheap.") | not)))
 	| .probes |= with_entries(select(.key == $p))
 	| .overrides |= map(select(.probe == $p))' "$BD" >"$T/bd-base.json"
