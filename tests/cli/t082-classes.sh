@@ -65,7 +65,9 @@ m() { # LABEL MEASURE-OPTIONS...
 		--rounds 5 --warmup 1 --meters rusage,census,valgrind
 	"$GCR" export >"$T/$label.export.json"
 }
-m bdwgc --collector bdwgc
+# Three valgrind runs, judged by their median: one run in 65 of 02 lands +1.9% high
+# (docs/meters.md, "One run past its allowance"), past the 1% Ir band.
+m bdwgc --collector bdwgc --valgrind-runs 3
 expect_status 0 "$GCR" check --all --profile shared_ci --collector bdwgc --build bdwgc \
 	--baseline "$T/bdwgc.json" --format json
 cp "$T/out" "$T/check.json"

@@ -24,13 +24,6 @@ ratchet_as() {
 	expect_eq "$?" "$want" "$label: ratchet's status"
 	session=$(sql "SELECT max(id) FROM sessions")
 }
-# absent REGEX FILE LABEL — FILE has no line matching REGEX.
-absent() {
-	if grep -Eq -- "$1" "$2"; then
-		fail "$3"
-		grep -E -- "$1" "$2" | sed 's/^/  | /' >&2
-	else pass; fi
-}
 vg_runs() { sql "SELECT count(*) FROM runs WHERE session_id = $session AND kind = 'valgrind'"; }
 # json FILTER — of check --format json on the last session.
 json() {
@@ -43,7 +36,7 @@ json() {
 # A/A: nothing past its allowance, nothing measured again, nothing said.
 ratchet_as 0 "unchanged"
 expect_eq "$(vg_runs)" 1 "unchanged: one valgrind run"
-absent "more times|runs disagree|confirmed" "$T/out" "unchanged: no confirmation"
+expect_no_grep "more times|runs disagree|confirmed" "$T/out" "unchanged: no confirmation"
 expect_grep "^verdict: ok" "$T/out"
 
 # One rare run: its figure is past the allowance, the next two are not: ok, and said so.
@@ -67,6 +60,6 @@ expect_eq "$(vg_runs)" 3 "planted: measured twice more"
 expect_grep "^ratchet: $P valgrind.ir [0-9]+ is \+[0-9.]+% .* measuring it 2 more times" "$T/out"
 expect_grep "^confirmed: $P valgrind.ir REGRESSED in each of its 3 runs \([0-9]+ (in each|to [0-9]+)\): a change, not one rare run$" "$T/out"
 expect_grep "^$P +valgrind.ir .*REGRESSED" "$T/out"
-absent "runs disagree" "$T/out" "planted: the runs agree"
+expect_no_grep "runs disagree" "$T/out" "planted: the runs agree"
 expect_eq "$(json '"\(.n) \(.verdict)"')" "3 regressed" "check judges the three, regressed"
 finish
