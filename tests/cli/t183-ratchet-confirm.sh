@@ -5,7 +5,8 @@
 # the code, which shows in every run, still does. marksweep built with GCR_PLANT_IR=0
 # (plant.h) is checked against its committed shared_ci baseline cut to 01_nursery_churn:
 # GCR_PLANT_IR=2 costs ~4% of its Ir; with GCR_PLANT_IR_ONCE=FILE only the valgrind run that
-# removes FILE pays it.
+# removes FILE pays it. The same with the session in PostgreSQL, where the first run is
+# judged from the fleet's store before the session closes.
 . "$(dirname "$0")/lib.sh"
 
 P=01_nursery_churn
@@ -62,4 +63,15 @@ expect_grep "^confirmed: $P valgrind.ir REGRESSED in each of its 3 runs \([0-9]+
 expect_grep "^$P +valgrind.ir .*REGRESSED" "$T/out"
 expect_no_grep "runs disagree" "$T/out" "planted: the runs agree"
 expect_eq "$(json '"\(.n) \(.verdict)"')" "3 regressed" "check judges the three, regressed"
+
+# The fleet's store: the first run is judged from PostgreSQL before the session is closed.
+pg_start
+V=$(pg_url confirm)
+touch "$T/token"
+GCR_PLANT_IR=2 GCR_PLANT_IR_ONCE="$T/token" expect_status 0 "$GCR" ratchet --build "$T/ms-ir" \
+	--baseline "$T/base.json" --db "$V"
+expect_grep "^ratchet: $P valgrind.ir .* measuring it 2 more times" "$T/out" "PostgreSQL: confirmed"
+expect_grep "^verdict: ok " "$T/out" "PostgreSQL: one rare run is ok"
+expect_eq "$(pg_sql confirm "SELECT count(*) FROM runs WHERE kind = 'valgrind'")" 3 \
+	"PostgreSQL: the three valgrind runs are stored"
 finish
