@@ -155,11 +155,27 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		printf("meters: %s\n", m.data);
 		sbuf_release(&m);
 	}
-	if (s.plan.meters & SESSION_METER_VALGRIND)
-		printf(
-		    "        (one valgrind run per probe and build, after the timed rounds; up to "
-		    "%d at once: --jobs %d)\n",
-		    s.plan.jobs, s.plan.jobs);
+	if (s.plan.meters & SESSION_METER_VALGRIND) {
+		int runs = s.plan.valgrind_runs > 1 ? s.plan.valgrind_runs : 1;
+		char more[96] = "";
+
+		/* The runs the session may add (session.h): where Ir did not repeat (ab), where a
+		 * figure is past its allowance (ratchet's confirmation). */
+		if (s.plan.valgrind_runs_max > runs)
+			snprintf(more, sizeof more, ", up to %d where Ir does not repeat",
+			         s.plan.valgrind_runs_max);
+		else if (s.plan.confirm)
+			snprintf(more, sizeof more, ", %d more of a probe past its allowance",
+			         s.plan.valgrind_confirm);
+		if (runs == 1)
+			printf("        (one valgrind run per probe and build%s, after the timed "
+			       "rounds; up to %d at once: --jobs %d)\n",
+			       more, s.plan.jobs, s.plan.jobs);
+		else
+			printf("        (%d valgrind runs per probe and build%s, after the timed "
+			       "rounds; up to %d at once: --jobs %d)\n",
+			       runs, more, s.plan.jobs, s.plan.jobs);
+	}
 	for (size_t b = 0; b < s.narms; b++) {
 		char *knobs = strlist_join(&s.knobs[b], " ");
 		/* A manifest is anyone's file: its names are shown, never obeyed. */
