@@ -157,7 +157,7 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 	}
 	if (s.plan.meters & SESSION_METER_VALGRIND) {
 		int runs = s.plan.valgrind_runs > 1 ? s.plan.valgrind_runs : 1;
-		char more[96] = "";
+		char what[32] = "one valgrind run", more[96] = "";
 
 		/* The runs the session may add (session.h): where Ir did not repeat (ab), where a
 		 * figure is past its allowance (ratchet's confirmation). */
@@ -167,14 +167,11 @@ int measure_session(const char *cmd, const struct session_opts *o, const char *c
 		else if (s.plan.confirm)
 			snprintf(more, sizeof more, ", %d more of a probe past its allowance",
 			         s.plan.valgrind_confirm);
-		if (runs == 1)
-			printf("        (one valgrind run per probe and build%s, after the timed "
-			       "rounds; up to %d at once: --jobs %d)\n",
-			       more, s.plan.jobs, s.plan.jobs);
-		else
-			printf("        (%d valgrind runs per probe and build%s, after the timed "
-			       "rounds; up to %d at once: --jobs %d)\n",
-			       runs, more, s.plan.jobs, s.plan.jobs);
+		if (runs > 1)
+			snprintf(what, sizeof what, "%d valgrind runs", runs);
+		printf("        (%s per probe and build%s, after the timed rounds; up to %d at "
+		       "once: --jobs %d)\n",
+		       what, more, s.plan.jobs, s.plan.jobs);
 	}
 	for (size_t b = 0; b < s.narms; b++) {
 		char *knobs = strlist_join(&s.knobs[b], " ");

@@ -176,9 +176,7 @@ static void GC_CALLBACK bdw_on_event(GC_EventType e)
  */
 static void bdw_refuse_valgrind(void)
 {
-	const char *preload = getenv("LD_PRELOAD");
-
-	if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
+	if (gcr_under_valgrind()) {
 		fprintf(stderr,
 		        "%s: cannot run under valgrind: libgc's incremental mode tracks dirty "
 		        "pages with mprotect and SIGSEGV\n",

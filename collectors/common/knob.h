@@ -1,6 +1,6 @@
 /*
  * knob.h — what the shipped collectors share besides the ABI: reading a knob from the
- * environment, and the clock their pauses are timed with.
+ * environment, whether the run is under valgrind, and the clock their pauses are timed with.
  */
 #ifndef GCR_KNOB_H
 #define GCR_KNOB_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /*
@@ -33,6 +34,14 @@ static inline uint64_t gcr_knob(const char *collector, const char *name, uint64_
 		exit(2);
 	}
 	return v;
+}
+
+/* Whether this process runs under valgrind, whose preload library is in LD_PRELOAD. */
+static inline int gcr_under_valgrind(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload != NULL && strstr(preload, "vgpreload") != NULL;
 }
 
 /* CLOCK_MONOTONIC in nanoseconds, for pause times. */

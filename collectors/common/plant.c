@@ -37,6 +37,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 #include <string.h>
 #include <unistd.h>
 
+#include "knob.h"
+
 #ifdef GCR_PLANT_RETAIN_KB
 static void *plant_ballast;
 static void **plant_slots[1] = {&plant_ballast};
@@ -104,14 +106,6 @@ static int plant_parse_rate(const char *s, uint64_t *whole, uint64_t *micro)
 	return 0;
 }
 
-/* Whether this process runs under valgrind: its preload is in LD_PRELOAD. */
-static int plant_under_valgrind(void)
-{
-	const char *preload = getenv("LD_PRELOAD");
-
-	return preload != NULL && strstr(preload, "vgpreload") != NULL;
-}
-
 /*
  * The build's rate (the macro's value), unless the environment names another. With
  * GCR_PLANT_IR_ONCE=PATH, only the valgrind run that removes PATH pays it: a rare run, whose
@@ -130,7 +124,7 @@ static void plant_ir_init(void)
 		        gcr_name(), s, (unsigned long long)PLANT_IR_MAX);
 		exit(2);
 	}
-	if (once != NULL && *once != '\0' && !(plant_under_valgrind() && unlink(once) == 0))
+	if (once != NULL && *once != '\0' && !(gcr_under_valgrind() && unlink(once) == 0))
 		plant_rate_whole = plant_rate_micro = 0;
 }
 
