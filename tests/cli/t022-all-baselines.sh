@@ -78,7 +78,13 @@ for c in epsilon marksweep gen bdwgc bdwgc-incremental; do
 		"$T/out" "$c was judged against the installed baseline"
 	grep -E "^verdict|REGRESSED|COULD NOT JUDGE" "$T/out" | sed "s/^/$c ($who): /"
 	[ "$st" -eq 0 ] || sed 's/^/  stderr: /' "$T/err" | tail -n 10 >&2
+	# The runs that did not succeed, said at the end: the suite shows a failed part's last 40
+	# lines, and a failed ratchet's rows and main_job's failures come before them.
+	[ "$st" -eq 0 ] || GCR_DB="$S/$c.db" sql "SELECT '$c run ' || seq || ' ' || probe || ' ' ||
+		kind || ': ' || status || ': ' || coalesce(detail, '') || ' ' ||
+		coalesce(substr(stderr_tail, -300), '') FROM runs WHERE status != 'ok'" >>"$T/not-ok"
 	[ "$c" = gen ] && main_job "$S/gen.db"
 done
 [ -n "$as_nobody" ] && expect_eq "$(stat -c %a "$S/bench.lock")" 666 "the lock root created is open to every user"
+[ -s "$T/not-ok" ] && sed 's/^/  /' "$T/not-ok" >&2
 finish
