@@ -10,6 +10,7 @@
 #include "heapgate.h"
 #include "json.h"
 #include "metrics.h"
+#include "stats.h"
 
 /* ---- Band arithmetic ---------------------------------------------------------------------- */
 
@@ -109,6 +110,8 @@ const char *baseline_class_name(enum baseline_class c)
 		return "banded";
 	case BASELINE_CLASS_QUANTILE:
 		return "quantile";
+	case BASELINE_CLASS_DIST:
+		return "distribution";
 	case BASELINE_CLASS_INFO:
 		return "info";
 	}
@@ -184,12 +187,12 @@ static const struct baseline_fact_rule {
     {BASELINE_FACT_INEXACT_RETENTION, "census.heap_used_after_full_bytes", BASELINE_CLASS_INFO,
      "what its last full collection kept is what it found on the stack: its modes change from "
      "session to session (bdwgc's on 02: 8 KiB in 8 of 15 runs, 8.4 MB in all 3 of the next)"},
-    {BASELINE_FACT_INEXACT_RETENTION, "heap, RSS and collection counts", BASELINE_CLASS_QUANTILE,
-     "a stale word keeps a dropped chain alive in one run and not the next: the smallest run "
-     "of a session is compared with the pinned smallest"},
-    {BASELINE_FACT_CLOCK_PACED, "every census counter but alloc_*, and RSS",
-     BASELINE_CLASS_QUANTILE,
-     "it collects when a clock says: its counts and what it holds move with the host's speed"},
+    {BASELINE_FACT_INEXACT_RETENTION, "heap, RSS and collection counts", BASELINE_CLASS_DIST,
+     "a stale word keeps a dropped chain alive in one run and not the next: a session's runs "
+     "are compared with the pinning runs (a rank test), a shift beyond the band decides"},
+    {BASELINE_FACT_CLOCK_PACED, "every census counter but alloc_*, and RSS", BASELINE_CLASS_DIST,
+     "it collects when a clock says: its counts and what it holds move with the host's speed, "
+     "so a session's runs are compared with the pinning runs, not one figure with another"},
 };
 
 static int baseline_fact_applies(size_t row, const char *metric)
@@ -266,6 +269,9 @@ static void baseline_rule_classify(struct baseline_rule *r, const struct metric_
 		}
 		r->cls = f->cls;
 		r->band_live_pct = 0;
+		/* The band of a distribution cell is the least shift worth reporting. */
+		if (r->band_pct < BASELINE_DIST_MIN_PCT)
+			r->band_pct = BASELINE_DIST_MIN_PCT;
 		if (baseline_metric_is_heap(r->metric) && r->band_abs < BASELINE_PAGE_BYTES)
 			r->band_abs = BASELINE_PAGE_BYTES;
 		if (caps_clock_paced(caps) && baseline_name_in(r->metric, baseline_rss_metrics) &&
@@ -273,6 +279,11 @@ static void baseline_rule_classify(struct baseline_rule *r, const struct metric_
 			r->band_abs = BASELINE_RSS_PACED_ABS;
 		return;
 	}
+}
+
+int baseline_metric_distributional(const char *metric)
+{
+	return metrics_is_census(metric) || baseline_name_in(metric, baseline_rss_metrics);
 }
 
 int baseline_metric_layout_sensitive(const char *metric)
@@ -348,7 +359,8 @@ static int baseline_check_rule(const struct baseline_rule *r, const char *where,
 		return err_setc(e, ERR_INVALID, "%s.band_live_pct: must be >= 0", where);
 	if (r->cls < BASELINE_CLASS_EXACT || r->cls > BASELINE_CLASS_INFO)
 		return err_setc(e, ERR_INVALID,
-		                "%s.class: must be \"exact\", \"banded\", \"quantile\" or \"info\"",
+		                "%s.class: must be \"exact\", \"banded\", \"quantile\", "
+		                "\"distribution\" or \"info\"",
 		                where);
 	if ((r->cls == BASELINE_CLASS_INFO) != !r->gated)
 		return err_setc(
@@ -440,6 +452,50 @@ static int baseline_check_head(const struct baseline *b, struct err *e)
 	return 0;
 }
 
+static int baseline_double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void baseline_runs_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, baseline_double_cmp);
+}
+
+void baseline_cell_set_runs(struct baseline_cell *c, const double *v, size_t n)
+{
+	free(c->runs);
+	c->runs = NULL;
+	c->nruns = n;
+	if (!n)
+		return;
+	c->runs = xcalloc(n, sizeof *c->runs);
+	memcpy(c->runs, v, n * sizeof *v);
+	baseline_runs_sort(c->runs, n);
+}
+
+/* A cell's "runs" are the runs its figures summarise: n of them, from min to max, their median. */
+static int baseline_check_runs(const struct baseline_cell *x, const char *where, struct err *e)
+{
+	double med;
+
+	for (size_t k = 0; k < x->nruns; k++)
+		if (!isfinite(x->runs[k]) || (k && x->runs[k] < x->runs[k - 1]))
+			return err_setc(e, ERR_INVALID, "%s.runs: must be finite and ascending",
+			                where);
+	med = stats_median(x->runs, x->nruns);
+	if ((int64_t)x->nruns != x->n || x->runs[0] != x->min || x->runs[x->nruns - 1] != x->max ||
+	    fabs(med - x->median) > 1e-9 * (fabs(med) + 1))
+		return err_setc(e, ERR_INVALID,
+		                "%s.runs: %zu runs from %.17g to %.17g with median %.17g do not "
+		                "match the cell's n %lld, min, max and median",
+		                where, x->nruns, x->runs[0], x->runs[x->nruns - 1], med,
+		                (long long)x->n);
+	return 0;
+}
+
 static int baseline_check_tables(const struct baseline *b, struct err *e)
 {
 	char where[320];
@@ -510,6 +566,8 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 			return err_setc(e, ERR_INVALID,
 			                "%s: pins %s %s again (first in cells[%zu])", where,
 			                x->probe, x->metric, at);
+		if (x->nruns && baseline_check_runs(x, where, e) != 0)
+			return -1;
 	}
 	for (size_t i = 0; i < b->noverrides; i++) {
 		const struct baseline_override *x = &b->overrides[i];
@@ -582,6 +640,18 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 			    e, ERR_INVALID,
 			    "vary_env.sessions: must include the baseline's session %lld",
 			    (long long)b->session);
+	}
+	/* After the overrides: which rule judges a cell decides whether it needs its runs. */
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *x = &b->cells[i];
+		const struct baseline_rule *r = baseline_rule_for_cell(b, x->probe, x->metric);
+		json_path_index(where, sizeof where, "cells", i);
+		if (r->cls == BASELINE_CLASS_DIST && x->nruns < 2)
+			return err_setc(e, ERR_INVALID,
+			                "%s (%s %s): class distribution, but %s: a distribution "
+			                "cell is judged against its pinning runs (pin it again)",
+			                where, x->probe, x->metric,
+			                x->nruns ? "it keeps one run" : "it keeps no \"runs\"");
 	}
 	if (b->noise.reason && (!b->noise.reason[0] || !b->noise.date || !b->noise.date[0] ||
 	                        !b->noise.who || !b->noise.who[0]))
@@ -725,6 +795,33 @@ static int baseline_get_int(struct baseline_ctx *c, const cJSON *obj, const char
 	return json_int(v, min, JSON_INT_MAX, c->path, where, out, c->e);
 }
 
+/*
+ * A distribution cell's "runs": a non-empty array of finite numbers, kept ascending (a file
+ * written by hand in another order means the same runs).
+ */
+static int baseline_parse_runs(struct baseline_ctx *c, const cJSON *arr, const char *jpath,
+                               struct baseline_cell *x)
+{
+	char where[320];
+	const cJSON *v;
+	size_t k = 0;
+
+	json_path_key(where, sizeof where, jpath, "runs");
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+		return baseline_bad(c, where, "must be a non-empty array of numbers");
+	x->nruns = (size_t)cJSON_GetArraySize(arr);
+	x->runs = xcalloc(x->nruns, sizeof *x->runs);
+	cJSON_ArrayForEach(v, arr)
+	{
+		char at[340];
+		json_path_index(at, sizeof at, where, k);
+		if (json_number(v, c->path, at, &x->runs[k++], c->e) != 0)
+			return -1;
+	}
+	baseline_runs_sort(x->runs, x->nruns);
+	return 0;
+}
+
 static int baseline_get_direction(struct baseline_ctx *c, const cJSON *v, const char *jpath,
                                   enum baseline_direction *d)
 {
@@ -771,8 +868,10 @@ static int baseline_get_class(struct baseline_ctx *c, const cJSON *obj, const ch
 		return -1;
 	v = cJSON_GetObjectItemCaseSensitive(obj, "class");
 	if (!v) {
-		r->cls = base && base->cls == BASELINE_CLASS_QUANTILE && r->gated
-		             ? BASELINE_CLASS_QUANTILE
+		r->cls = base && r->gated &&
+		                 (base->cls == BASELINE_CLASS_QUANTILE ||
+		                  base->cls == BASELINE_CLASS_DIST)
+		             ? base->cls
 		             : baseline_class_derive(r);
 		return 0;
 	}
@@ -781,7 +880,8 @@ static int baseline_get_class(struct baseline_ctx *c, const cJSON *obj, const ch
 		return -1;
 	if (baseline_class_parse(name, &r->cls) != 0)
 		return baseline_bad(c, where,
-		                    "must be \"exact\", \"banded\", \"quantile\" or \"info\"");
+		                    "must be \"exact\", \"banded\", \"quantile\", "
+		                    "\"distribution\" or \"info\"");
 	return 0;
 }
 
@@ -867,8 +967,9 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 		struct baseline_cell *x = &b->cells[i];
 		char jpath[64];
 
-		static const char *const keys[] = {"probe", "metric",     "median",   "min", "max",
-		                                   "n",     "min_spread", "sessions", NULL};
+		static const char *const keys[] = {"probe",    "metric", "median", "min",
+		                                   "max",      "n",      "runs",   "min_spread",
+		                                   "sessions", NULL};
 		json_path_index(jpath, sizeof jpath, "cells", i++);
 		if (!cJSON_IsObject(cell))
 			return baseline_bad(c, jpath, "must be an object");
@@ -889,6 +990,10 @@ static int baseline_parse_cells(struct baseline_ctx *c, const cJSON *cells, stru
 				return -1;
 			x->has_min_spread = 1;
 		}
+		if (cJSON_GetObjectItemCaseSensitive(cell, "runs") &&
+		    baseline_parse_runs(c, cJSON_GetObjectItemCaseSensitive(cell, "runs"), jpath,
+		                        x) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -1325,6 +1430,7 @@ void baseline_release(struct baseline *b)
 	for (size_t i = 0; i < b->ncells; i++) {
 		free(b->cells[i].probe);
 		free(b->cells[i].metric);
+		free(b->cells[i].runs);
 	}
 	free(b->cells);
 	for (size_t i = 0; i < b->noverrides; i++) {
@@ -1579,6 +1685,14 @@ char *baseline_serialize(const struct baseline *b)
 			sbuf_addf(&out, ", \"min_spread\": ");
 			baseline_add_number(&out, x->min_spread);
 		}
+		if (x->nruns) {
+			sbuf_addf(&out, ", \"runs\": [");
+			for (size_t k = 0; k < x->nruns; k++) {
+				sbuf_addf(&out, "%s", k ? ", " : "");
+				baseline_add_number(&out, x->runs[k]);
+			}
+			sbuf_addf(&out, "]");
+		}
 		sbuf_addf(&out, "}");
 	}
 	sbuf_addf(&out, "\n  ],\n  \"overrides\": [");
@@ -1716,6 +1830,9 @@ static double baseline_cell_reach(const struct baseline_cell *c, const struct ba
 {
 	double up = c->max - c->median, down = c->median - c->min;
 
+	/* A distribution cell is judged against its pinning runs themselves: none is beyond. */
+	if (r->cls == BASELINE_CLASS_DIST)
+		return 0;
 	if (r->cls == BASELINE_CLASS_QUANTILE && r->direction != BASELINE_DECREASE)
 		return c->has_min_spread && c->min_spread > down ? c->min_spread : down;
 	if (r->cls == BASELINE_CLASS_QUANTILE)

@@ -55,8 +55,14 @@ enum baseline_direction { BASELINE_INCREASE, BASELINE_DECREASE, BASELINE_EITHER 
  * - EXACT: deterministic for one build and toolchain: a band of 0, any change decides;
  * - BANDED: moves by a known amount from run to run or host to host: a percentage with an
  *   absolute floor;
- * - QUANTILE: a conservative or time-paced collector's figure, with a tail: check compares the
- *   session's smallest run with the pinned cell's smallest (min of N), within the band;
+ * - QUANTILE: the class of files pinned before DIST: check compares the session's smallest run
+ *   with the pinned cell's smallest (min of N), within the band. pin no longer writes it: it
+ *   passed a third more collections of a runtime whose counts vary (docs/baselines.md);
+ * - DIST: a figure that varies from run to run (a clock-paced runtime's counts, a conservative
+ *   collector's heap, a census counter whose pinning runs spread): the cell keeps its pinning
+ *   runs, and check compares the session's runs with them (dist.h): a rank test whose false
+ *   alarms are held to CHECK_DIST_ALPHA over every such cell of a check, and a shift beyond
+ *   the band, which is then the smallest effect worth reporting, not a tolerance;
  * - INFO: recorded, never decides (time on a shared host).
  * A rule read without a "class" (a file pinned before classes) gets the one its fields imply
  * (baseline_class_derive), so it is judged as it always was.
@@ -65,6 +71,7 @@ enum baseline_class {
 	BASELINE_CLASS_EXACT,
 	BASELINE_CLASS_BANDED,
 	BASELINE_CLASS_QUANTILE,
+	BASELINE_CLASS_DIST,
 	BASELINE_CLASS_INFO,
 };
 
@@ -104,6 +111,12 @@ struct baseline_cell {
 	double min_spread;
 	/* How many sessions the cell's n runs come from (its evidence); 0: not recorded. */
 	int64_t sessions;
+	/*
+	 * A distribution cell's pinning runs ("runs"), ascending, nruns == n: what check compares
+	 * a session's runs with. NULL and 0 for every other class.
+	 */
+	double *runs;
+	size_t nruns;
 };
 
 /*
@@ -286,6 +299,20 @@ int baseline_class_parse(const char *name, enum baseline_class *out);
  */
 int baseline_cell_rule(const struct baseline *b, const char *probe, const char *metric,
                        struct baseline_rule *out);
+/*
+ * The least band of a distribution rule, in percent: a shift smaller than this is not worth
+ * reporting, however many runs show it (a collection more in twenty is the host's load as
+ * often as the code).
+ */
+#define BASELINE_DIST_MIN_PCT 5.0
+/*
+ * 1 for a figure that a build's run-to-run variation moves as a whole distribution: the
+ * census counters and the resident-memory figures. When their pinning runs spread, pin makes
+ * them class distribution; Ir and time keep a band widened for their spread.
+ */
+int baseline_metric_distributional(const char *metric);
+/* Sets a cell's "runs" to a sorted copy of v[0..n) (n 0: none). */
+void baseline_cell_set_runs(struct baseline_cell *c, const double *v, size_t n);
 /* The figure of a pinned cell its class compares: the min for quantile, else the median. */
 double baseline_cell_value(const struct baseline_cell *c, enum baseline_class cls);
 /* The names of the profiles that have defaults; NULL-terminated, static. */

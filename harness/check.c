@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "dist.h"
 #include "metrics.h"
 #include "stats.h"
 
@@ -37,20 +38,11 @@ static int check_run_counts(const struct store_run *r, const char *probe, const 
 	return !r->warmup && strcmp(r->probe, probe) == 0 && strcmp(r->size, size) == 0;
 }
 
+/* Rows are counted once all are judged (check_count): distribution cells decide last. */
 static void check_add_row(struct check_result *res, const struct check_row *row)
 {
 	res->rows = xrealloc(res->rows, (res->nrows + 1) * sizeof *res->rows);
 	res->rows[res->nrows++] = *row;
-	if (row->state == CHECK_UNJUDGED)
-		res->unjudged++;
-	else if (row->j.verdict == BASELINE_REGRESSED)
-		res->regressed++;
-	else if (row->j.verdict == BASELINE_IMPROVED)
-		res->improved++;
-	else if (row->j.verdict == BASELINE_INFO)
-		res->info++;
-	else
-		res->ok++;
 }
 
 /* "3 of 5 runs crashed (SIGSEGV)": why the runs of one probe and kind cannot be judged. */
@@ -89,9 +81,8 @@ static char *check_failed_runs(const struct store_run *runs, size_t n, const cha
  * negative count) is no figure: returns 0 with *invalid (owned) naming the run. range, unless
  * NULL, gets the smallest and the largest run.
  */
-static size_t check_value(const struct store_run *runs, size_t n, const char *probe,
-                          const char *size, const char *metric, enum baseline_class cls,
-                          double *out, double range[2], char **invalid)
+static size_t check_values(const struct store_run *runs, size_t n, const char *probe,
+                           const char *size, const char *metric, double **out, char **invalid)
 {
 	enum run_kind kind = metrics_run_kind(metric);
 	double *vals = xcalloc(n ? n : 1, sizeof *vals);
@@ -99,6 +90,7 @@ static size_t check_value(const struct store_run *runs, size_t n, const char *pr
 	struct err e;
 
 	*invalid = NULL;
+	*out = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const double *v;
 		if (!check_run_counts(&runs[i], probe, size) || runs[i].kind != kind ||
@@ -113,6 +105,17 @@ static size_t check_value(const struct store_run *runs, size_t n, const char *pr
 		}
 		vals[nv++] = *v;
 	}
+	*out = vals;
+	return nv;
+}
+
+static size_t check_value(const struct store_run *runs, size_t n, const char *probe,
+                          const char *size, const char *metric, enum baseline_class cls,
+                          double *out, double range[2], char **invalid)
+{
+	double *vals;
+	size_t nv = check_values(runs, n, probe, size, metric, &vals, invalid);
+
 	if (nv && range) {
 		range[0] = range[1] = vals[0];
 		for (size_t i = 1; i < nv; i++) {
@@ -145,6 +148,9 @@ static void check_band(const struct baseline *b, const struct baseline_cell *cel
 	allowance = baseline_allowance(&eff, base);
 	*pct = base != 0 ? 100.0 * allowance / fabs(base) : INFINITY;
 	*widened = 0;
+	/* A distribution cell's band is the least shift worth reporting, not a tolerance. */
+	if (eff.cls == BASELINE_CLASS_DIST)
+		return;
 	if (rule != metric && metric && allowance > baseline_allowance(metric, base)) {
 		*widened = 1;
 		for (size_t i = 0; i < b->noverrides; i++)
@@ -251,6 +257,194 @@ static void check_where(const struct check_input *in, const char *probe, struct 
 	free(runs);
 }
 
+/* The rank test's direction for a rule: the bad side (either: up, tested at half alpha). */
+static int check_dist_direction(const struct baseline_rule *r)
+{
+	return r->direction == BASELINE_DECREASE ? -1 : 1;
+}
+
+/*
+ * A distribution cell's evidence (check.h): the session's runs against the pinning runs,
+ * p-values both ways and the shift. What it decides waits for every cell of the check
+ * (check_dist_decide): the false-alarm budget is shared.
+ */
+static void check_dist_measure(const struct check_input *in, const struct baseline_cell *cell,
+                               const struct baseline_rule *rule, struct check_row *row)
+{
+	double *x;
+	char *invalid;
+	size_t m = check_values(in->runs, in->nruns, cell->probe, in->baseline->size, cell->metric,
+	                        &x, &invalid);
+	int up = check_dist_direction(rule);
+
+	free(invalid);
+	if (m == 0 || cell->nruns == 0) {
+		free(x);
+		return;
+	}
+	row->p_bad = dist_p(x, m, cell->runs, cell->nruns, up);
+	row->p_good = dist_p(x, m, cell->runs, cell->nruns, -up);
+	if (rule->direction == BASELINE_EITHER) {
+		/* Either side is bad: two one-sided tests, each at half the level. */
+		double two = 2 * (row->p_bad < row->p_good ? row->p_bad : row->p_good);
+		row->p_bad = two > 1 ? 1 : two;
+		row->p_good = 1;
+	}
+	row->j.delta = dist_shift(x, m, cell->runs, cell->nruns);
+	row->j.delta_pct = row->base != 0      ? 100.0 * row->j.delta / fabs(row->base)
+	                   : row->j.delta == 0 ? 0
+	                                       : INFINITY;
+	free(x);
+}
+
+/*
+ * The verdict of every distribution cell, once all are measured: Holm's procedure over the
+ * family's p-values in each direction at CHECK_DIST_ALPHA, then the band: a shift the test
+ * is sure of but that is within the band is ok (not worth reporting). A cell that went inert
+ * stays regressed whatever the test says.
+ */
+static void check_dist_decide(const struct check_input *in, struct check_result *res)
+{
+	size_t k = 0, *at = xcalloc(res->nrows + 1, sizeof *at);
+	double *bad = xcalloc(res->nrows + 1, sizeof *bad),
+	       *good = xcalloc(res->nrows + 1, sizeof *good);
+	unsigned char *sig_bad = xcalloc(res->nrows + 1, 1), *sig_good = xcalloc(res->nrows + 1, 1);
+
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		if (r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED &&
+		    r->cls == BASELINE_CLASS_DIST && r->j.verdict != BASELINE_INFO) {
+			at[k] = i;
+			bad[k] = r->p_bad;
+			good[k++] = r->p_good;
+		}
+	}
+	dist_holm(bad, k, CHECK_DIST_ALPHA, sig_bad);
+	dist_holm(good, k, CHECK_DIST_ALPHA, sig_good);
+	for (size_t c = 0; c < k; c++) {
+		struct check_row *r = &res->rows[at[c]];
+		const struct baseline_cell *cell;
+		struct baseline_rule rule;
+		double move;
+		int up;
+		baseline_cell_rule(in->baseline, r->probe, r->metric, &rule);
+		up = check_dist_direction(&rule);
+		move = rule.direction == BASELINE_EITHER ? fabs(r->j.delta) : up * r->j.delta;
+		r->family = k;
+		r->j.allowance = baseline_allowance(&rule, r->base);
+		r->j.used = r->j.allowance > 0 ? move / r->j.allowance : move > 0 ? INFINITY : 0;
+		if (r->j.went_inert)
+			r->j.verdict = BASELINE_REGRESSED;
+		else if (sig_bad[c] && move > r->j.allowance)
+			r->j.verdict = BASELINE_REGRESSED;
+		else if (sig_good[c] && -move > r->j.allowance)
+			r->j.verdict = BASELINE_IMPROVED;
+		else
+			r->j.verdict = BASELINE_OK;
+		/* Regressed in every run: each one beyond every pinning run. */
+		cell = baseline_cell_find(in->baseline, r->probe, r->metric);
+		r->every_run = r->j.verdict != BASELINE_REGRESSED ||
+		               (up > 0 ? r->range[0] > cell->max : r->range[1] < cell->min);
+	}
+	free(sig_good);
+	free(sig_bad);
+	free(good);
+	free(bad);
+	free(at);
+}
+
+/*
+ * What each judged gated cell can see (check.h, mde), and the per-class summary: an exact
+ * cell any change; a banded or quantile one its allowance; a distribution one what its runs
+ * can tell from its pinning runs at the family's level (dist_mde), and, when that is past
+ * the target, how many runs would see the target.
+ */
+static void check_sees(const struct check_input *in, struct check_result *res)
+{
+	double *pcts[BASELINE_CLASS_INFO];
+
+	res->target_pct = in->sensitivity_pct > 0 ? in->sensitivity_pct : CHECK_INSENSITIVE_PCT;
+	for (int c = 0; c < BASELINE_CLASS_INFO; c++) {
+		pcts[c] = xcalloc(res->nrows + 1, sizeof *pcts[c]);
+		memset(&res->sees[c], 0, sizeof res->sees[c]);
+		res->sees[c].median_pct = res->sees[c].worst_pct = NAN;
+	}
+	for (size_t i = 0; i < res->nrows; i++) {
+		struct check_row *r = &res->rows[i];
+		struct check_class_sees *s;
+		struct baseline_rule rule;
+		const struct baseline_cell *cell;
+		r->mde = r->mde_pct = NAN;
+		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED ||
+		    r->j.verdict == BASELINE_INFO || r->cls >= BASELINE_CLASS_INFO ||
+		    baseline_cell_rule(in->baseline, r->probe, r->metric, &rule) != 0 ||
+		    !rule.gated)
+			continue;
+		cell = baseline_cell_find(in->baseline, r->probe, r->metric);
+		if (r->cls == BASELINE_CLASS_EXACT) {
+			r->mde = 0;
+		} else if (r->cls == BASELINE_CLASS_DIST && cell && cell->nruns) {
+			size_t fam = r->family ? r->family : 1;
+			double alpha = CHECK_DIST_ALPHA / (double)fam /
+			               (rule.direction == BASELINE_EITHER ? 2 : 1);
+			double allow = baseline_allowance(&rule, r->base);
+			int up = check_dist_direction(&rule);
+			r->mde = dist_mde(cell->runs, cell->nruns, (size_t)r->n, up, alpha, allow);
+			if (!(r->mde <= res->target_pct * fabs(r->base) / 100.0) &&
+			    res->target_pct * fabs(r->base) / 100.0 > allow)
+				r->need_runs = (int)dist_runs_to_see(
+				    cell->runs, cell->nruns,
+				    res->target_pct * fabs(r->base) / 100.0, up, alpha, allow,
+				    (size_t)r->n + 1, CHECK_RUNS_CAP);
+		} else {
+			r->mde = r->j.allowance;
+		}
+		r->mde_pct = r->base != 0  ? 100.0 * r->mde / fabs(r->base)
+		             : r->mde == 0 ? 0
+		                           : INFINITY;
+		s = &res->sees[r->cls];
+		if (s->cells == 0 || r->n < s->runs_min)
+			s->runs_min = r->n;
+		if (s->cells == 0 || r->n > s->runs_max)
+			s->runs_max = r->n;
+		pcts[r->cls][s->cells++] = r->mde_pct;
+		if (!(r->mde_pct <= res->target_pct)) {
+			s->blind++;
+			res->insensitive++;
+		}
+	}
+	for (int c = 0; c < BASELINE_CLASS_INFO; c++) {
+		struct check_class_sees *s = &res->sees[c];
+		if (s->cells) {
+			s->median_pct = stats_median(pcts[c], s->cells);
+			s->worst_pct = pcts[c][0];
+			for (size_t i = 1; i < s->cells; i++)
+				if (!(pcts[c][i] <= s->worst_pct))
+					s->worst_pct = pcts[c][i];
+		}
+		free(pcts[c]);
+	}
+}
+
+/* The outcome counts, from the rows as they finally are. */
+static void check_count(struct check_result *res)
+{
+	res->ok = res->improved = res->regressed = res->unjudged = res->info = 0;
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		if (r->state == CHECK_UNJUDGED)
+			res->unjudged++;
+		else if (r->j.verdict == BASELINE_REGRESSED)
+			res->regressed++;
+		else if (r->j.verdict == BASELINE_IMPROVED)
+			res->improved++;
+		else if (r->j.verdict == BASELINE_INFO)
+			res->info++;
+		else
+			res->ok++;
+	}
+}
+
 static void check_probe(const struct check_input *in, const char *probe, struct check_result *res)
 {
 	const struct baseline *b = in->baseline;
@@ -310,6 +504,8 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.n = (int)nv;
 			res->widened += row.widened == 2;
 			baseline_judge(&rule, row.base, row.current, &row.j);
+			if (rule.cls == BASELINE_CLASS_DIST && rule.gated)
+				check_dist_measure(in, cell, &rule, &row);
 			{
 				struct baseline_judgement lo, hi;
 				baseline_judge(&rule, row.base, row.range[0], &lo);
@@ -548,6 +744,9 @@ void check_judge(const struct check_input *in, struct check_result *out)
 			check_probe(in, order[i]->name, out);
 		free(order);
 	}
+	check_dist_decide(in, out);
+	check_sees(in, out);
+	check_count(out);
 	check_unpinned(in, out);
 	check_knobs(in, out);
 	out->why = check_why(in, out);

@@ -43,6 +43,22 @@
 #include "store.h"
 #include "util.h"
 
+/*
+ * Distribution cells (baseline.h, BASELINE_CLASS_DIST; dist.h): the chance that a check of
+ * unchanged code flags any of them is held to CHECK_DIST_ALPHA, however many it judges
+ * (Holm's procedure over their one-sided rank-test p-values). A cell is REGRESSED when its
+ * p-value survives that and its shift is beyond its band, the least effect worth reporting.
+ */
+#define CHECK_DIST_ALPHA      0.001
+/*
+ * Every gated cell states the smallest change it would catch at the runs it has. One that
+ * cannot see a change of this many percent (or none at all at its runs) is named
+ * insensitive: gated in name only. check --sensitivity PCT sets another target.
+ */
+#define CHECK_INSENSITIVE_PCT 50.0
+/* How many runs a statement of "runs needed" looks up to. */
+#define CHECK_RUNS_CAP        200
+
 /* The prefix of knobs that plant a cost (plant.h): compared never, judged always. */
 #define CHECK_PLANT_KNOBS "GCR_PLANT_"
 
@@ -73,6 +89,22 @@ struct check_row {
 	double range[2]; /* judged cells: the smallest and the largest of the n runs */
 	int every_run;   /* judged cells: each of the n runs alone would get the same verdict */
 	struct baseline_judgement j; /* cells: the band's verdict; other rows: REGRESSED */
+	/*
+	 * A judged distribution cell: the one-sided rank-test p-values of the session's runs
+	 * against the pinning runs, in the rule's bad and good directions, and the
+	 * Hodges-Lehmann shift (also j.delta). family: how many distribution cells the check
+	 * judged, which Holm's procedure divides CHECK_DIST_ALPHA among.
+	 */
+	double p_bad, p_good;
+	size_t family;
+	/*
+	 * Every judged gated cell: the smallest change it would catch at its n runs, in its
+	 * unit and in percent of base (an exact cell: 0, any change; INFINITY: none at these
+	 * runs), and for a distribution cell that cannot see the check's target, how many runs
+	 * would (0: more than CHECK_RUNS_CAP). mde is NAN for a cell that is not judged or gated.
+	 */
+	double mde, mde_pct;
+	int need_runs;
 	/* A regressed cell the base build also measured: its median now, for drift attribution. */
 	int has_base_now;
 	double base_now;
@@ -129,6 +161,16 @@ struct check_input {
 	const struct check_probe_knobs *probe_knobs;
 	size_t nprobe_knobs;
 	const struct hostinfo_thp *thp; /* the session's THP condition, or NULL: unknown */
+	/* The change every gated cell should see, in percent; 0: CHECK_INSENSITIVE_PCT. */
+	double sensitivity_pct;
+};
+
+/* What the judged gated cells of one class can see: their smallest detectable changes. */
+struct check_class_sees {
+	size_t cells;
+	double median_pct, worst_pct; /* NAN when cells is 0; INFINITY when some see nothing */
+	size_t blind;                 /* cells whose smallest detectable change is past target */
+	int runs_min, runs_max;       /* the runs the cells were judged on */
 };
 
 /*
@@ -170,7 +212,12 @@ struct check_result {
 	char *thp;
 	/* Cells pin widened for the spread of their pinning runs, among those judged. */
 	size_t widened;
-	char *why; /* why the whole check cannot pass (owned), or NULL */
+	/* What the verdict can see, per class (indexed by enum baseline_class; info unused), and
+	 * the target it was held to (percent). */
+	struct check_class_sees sees[BASELINE_CLASS_INFO];
+	double target_pct;
+	size_t insensitive; /* judged gated cells past the target, all classes */
+	char *why;          /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;
 };
 

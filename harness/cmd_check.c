@@ -21,9 +21,18 @@ static int check_colour(void)
 	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
 }
 
-int check_parse_opt(struct check_opts *o, const char *opt, const char *val)
+int check_parse_opt(const char *cmd, struct check_opts *o, const char *opt, const char *val)
 {
-	if (strcmp(opt, "--profile") == 0)
+	if (strcmp(opt, "--sensitivity") == 0) {
+		if (parse_pos_double(val, &o->sensitivity_pct) != 0 || o->sensitivity_pct > 1000) {
+			cli_error(
+			    cmd,
+			    "--sensitivity must be a change in percent above 0 and at most 1000, "
+			    "got \"%s\"",
+			    val);
+			return -1;
+		}
+	} else if (strcmp(opt, "--profile") == 0)
 		o->profile = val;
 	else if (strcmp(opt, "--collector") == 0)
 		o->collector = val;
@@ -115,6 +124,7 @@ int check_session(const char *cmd, const struct check_opts *o)
 		goto out;
 	}
 	judge_check_input(&in, &b, o->strict, &ci);
+	ci.sensitivity_pct = o->sensitivity_pct;
 	check_judge(&ci, &res);
 	rep.res = &res;
 	rep.baseline = &b;
@@ -162,10 +172,10 @@ out:
 int cmd_check(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
-	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--format", 1},
-	    {"--db", 1},           {"--baseline", 1},  {"--build", 1},   {"--base", 1},
-	    {"--strict", 0},       {"--all", 0},       {"--md", 1},      {"--html", 1},
-	    {"--samples-href", 1}, {NULL, 0},
+	    {"--profile", 1},      {"--collector", 1},   {"--session", 1}, {"--format", 1},
+	    {"--db", 1},           {"--baseline", 1},    {"--build", 1},   {"--base", 1},
+	    {"--strict", 0},       {"--all", 0},         {"--md", 1},      {"--html", 1},
+	    {"--samples-href", 1}, {"--sensitivity", 1}, {NULL, 0},
 	};
 	const char *cmd = "check", *opt, *val;
 	struct check_opts o = {0};
@@ -186,8 +196,8 @@ int cmd_check(int argc, char **argv)
 				    cmd, "--format must be table, md, json or junit, got \"%s\"",
 				    val);
 			o.format = val;
-		} else {
-			check_parse_opt(&o, opt, val);
+		} else if (check_parse_opt(cmd, &o, opt, val) < 0) {
+			return EXIT_UNJUDGED;
 		}
 	}
 	return r < 0 ? EXIT_UNJUDGED : check_session(cmd, &o);

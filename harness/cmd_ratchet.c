@@ -3,6 +3,7 @@
  * needs (its meters, size and probes, the rounds its profile prescribes), search the minimum
  * heaps it gates, and check the session against it. Exit status as check's.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "cli.h"
 #include "check.h"
 #include "cmds.h"
+#include "dist.h"
 #include "judge.h"
 #include "metrics.h"
 #include "quiet.h"
@@ -30,6 +32,13 @@
  * code, which shows in every run, still moves (docs/meters.md, "One run past its allowance").
  */
 #define RATCHET_CONFIRM_RUNS 2
+
+/*
+ * The most timed runs of a probe a ratchet measures when its evidence needs more (--max-runs):
+ * a distribution cell near its edge, or one that cannot yet see --sensitivity's change.
+ */
+#define RATCHET_MAX_RUNS     10
+#define RATCHET_MAX_RUNS_CAP 1000
 
 /*
  * The session options ratchet passes on as given: how the runs are made, never what is
@@ -126,6 +135,8 @@ struct ratchet_confirm {
 	const char *cmd;
 	const struct baseline *b;
 	int strict;
+	double sensitivity_pct; /* --sensitivity, or 0 */
+	int max_runs;           /* --max-runs */
 };
 
 /*
@@ -169,6 +180,114 @@ out:
 	judge_release(&in);
 }
 
+/*
+ * How many runs one distribution cell wants (0: no more than it has), and why, when it is near
+ * its edge (its shift is beyond its band but not yet beyond chance: the runs at which such a
+ * shift would be seen) or cannot see --sensitivity's change at its runs. At most max_runs; a
+ * cell that needs more than that says so in *short (the runs it would take, 0: past
+ * CHECK_RUNS_CAP).
+ */
+static int ratchet_cell_wants(const struct ratchet_confirm *rc, const struct check_row *r,
+                              const char **why, int *short_of, int *would_take)
+{
+	const struct baseline_cell *cell = baseline_cell_find(rc->b, r->probe, r->metric);
+	struct baseline_rule rule;
+	int up, want = 0;
+	double move, alpha;
+
+	*short_of = 0;
+	if (!cell || !cell->nruns || baseline_cell_rule(rc->b, r->probe, r->metric, &rule) != 0)
+		return 0;
+	up = rule.direction == BASELINE_DECREASE ? -1 : 1;
+	move = rule.direction == BASELINE_EITHER ? fabs(r->j.delta) : up * r->j.delta;
+	alpha = CHECK_DIST_ALPHA / (double)(r->family ? r->family : 1) /
+	        (rule.direction == BASELINE_EITHER ? 2 : 1);
+	if (r->j.verdict == BASELINE_OK && move > r->j.allowance) {
+		size_t m = dist_runs_to_see(cell->runs, cell->nruns, move, up, alpha,
+		                            r->j.allowance, (size_t)r->n + 1, (size_t)rc->max_runs);
+		/* What a shift that large needs, and two runs more at least: the shift seen in
+		 * few runs is as likely an overestimate as not. */
+		want = m ? (int)m : rc->max_runs;
+		if (want < r->n + 2)
+			want = r->n + 2 < rc->max_runs ? r->n + 2 : rc->max_runs;
+		*why = "past its band, not yet beyond chance";
+	}
+	if (rc->sensitivity_pct > 0 && !(r->mde_pct <= rc->sensitivity_pct) &&
+	    r->j.allowance < rc->sensitivity_pct * fabs(r->base) / 100.0) {
+		int need = r->need_runs;
+		if (need == 0 || need > rc->max_runs) {
+			*short_of = 1;
+			*would_take = need;
+			need = rc->max_runs;
+		}
+		if (need > want) {
+			want = need;
+			*why = "to see --sensitivity's change";
+		}
+	}
+	return want > r->n ? want : 0;
+}
+
+/*
+ * session.h's call for more timed runs: judges the runs so far as check will (with the
+ * sensitivity asked for) and asks for the runs each probe's distribution cells want
+ * (ratchet_cell_wants), saying which and why, and naming the cells --max-runs leaves short.
+ */
+static void ratchet_more(void *ctx, struct store *st, int64_t session, const struct strlist *probes,
+                         int *more)
+{
+	const struct ratchet_confirm *rc = ctx;
+	struct judge_inputs in = {0};
+	struct check_input ci;
+	struct check_result res = {0};
+	struct err e;
+
+	if (judge_open(st, session, &in, &e) != 0 || in.nbuilds != 1 ||
+	    judge_load_arm(st, &in, &in.builds[0], NULL, &e) != 0)
+		goto out;
+	judge_check_input(&in, rc->b, rc->strict, &ci);
+	ci.sensitivity_pct = rc->sensitivity_pct;
+	check_judge(&ci, &res);
+	for (size_t i = 0; i < res.nrows; i++) {
+		const struct check_row *r = &res.rows[i];
+		const char *why = NULL;
+		int short_of, would, want;
+		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED ||
+		    r->cls != BASELINE_CLASS_DIST || r->j.verdict == BASELINE_INFO)
+			continue;
+		want = ratchet_cell_wants(rc, r, &why, &short_of, &would);
+		if (short_of && rc->sensitivity_pct > 0) {
+			char pct[16];
+			metrics_format_pct(rc->sensitivity_pct, pct, sizeof pct);
+			if (would)
+				printf(
+				    "%s: %s %s cannot see %s%% within --max-runs %d: it would take "
+				    "%d runs\n",
+				    rc->cmd, r->probe, r->metric, pct, rc->max_runs, would);
+			else
+				printf("%s: %s %s cannot see %s%% within %d runs\n", rc->cmd,
+				       r->probe, r->metric, pct, CHECK_RUNS_CAP);
+		}
+		if (!want)
+			continue;
+		for (size_t k = 0; k < probes->n; k++) {
+			if (strcmp(probes->items[k], r->probe) != 0 || more[k] >= want - r->n)
+				continue;
+			if (more[k] == 0)
+				printf("%s: %s %s %+.2f%% over %d run%s, %s: measuring the probe "
+				       "%d more time%s\n",
+				       rc->cmd, r->probe, r->metric, r->j.delta_pct, r->n,
+				       r->n == 1 ? "" : "s", why, want - r->n,
+				       want - r->n == 1 ? "" : "s");
+			more[k] = want - r->n;
+		}
+	}
+	fflush(stdout);
+out:
+	check_result_release(&res);
+	judge_release(&in);
+}
+
 /* The minimum-heap search the baseline's min-heap cells are judged on, for this build. */
 static int ratchet_minheap(const char *cmd, const struct baseline *b, const char *collector,
                            const char *build_dir, const char *db, const char *command)
@@ -201,7 +320,8 @@ int cmd_ratchet(int argc, char **argv)
 	static const struct cli_opt own[] = {
 	    {"--profile", 1},  {"--collector", 1}, {"--build", 1},        {"--db", 1},
 	    {"--baseline", 1}, {"--rounds", 1},    {"--all", 0},          {"--strict", 0},
-	    {"--md", 1},       {"--html", 1},      {"--samples-href", 1}, {NULL, 0},
+	    {"--md", 1},       {"--html", 1},      {"--samples-href", 1}, {"--sensitivity", 1},
+	    {"--max-runs", 1}, {NULL, 0},
 	};
 	const char *cmd = "ratchet", *opt, *val, *build_dir = NULL;
 	struct cli_opt opts[sizeof own / sizeof own[0] +
@@ -218,6 +338,7 @@ int cmd_ratchet(int argc, char **argv)
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
 	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0, lock_fd = -1;
+	int max_runs = RATCHET_MAX_RUNS;
 
 	c.profile = "shared_ci";
 	for (size_t i = 0; own[i].name; i++)
@@ -244,11 +365,21 @@ int cmd_ratchet(int argc, char **argv)
 			}
 		} else if (strcmp(opt, "--build") == 0) {
 			build_dir = val;
+		} else if (strcmp(opt, "--max-runs") == 0) {
+			uint64_t n;
+			if (parse_u64(val, &n) != 0 || n < 1 || n > RATCHET_MAX_RUNS_CAP) {
+				rc = cli_error(
+				    cmd,
+				    "--max-runs must be a number of runs from 1 to %d, got \"%s\"",
+				    RATCHET_MAX_RUNS_CAP, val);
+				goto out;
+			}
+			max_runs = (int)n;
 		} else if (ratchet_is_session_opt(opt)) {
 			strlist_push(&passed, opt);
 			strlist_push(&passed, val ? val : "");
-		} else {
-			check_parse_opt(&c, opt, val);
+		} else if (check_parse_opt(cmd, &c, opt, val) < 0) {
+			goto out;
 		}
 	}
 	if (r < 0)
@@ -297,9 +428,11 @@ int cmd_ratchet(int argc, char **argv)
 	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
 	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
 		goto out;
-	confirm = (struct ratchet_confirm){cmd, &b, c.strict};
+	confirm = (struct ratchet_confirm){cmd, &b, c.strict, c.sensitivity_pct, max_runs};
 	o.confirm = ratchet_confirm;
 	o.confirm_ctx = &confirm;
+	o.more_timed = ratchet_more;
+	o.more_ctx = &confirm;
 	o.valgrind_confirm = RATCHET_CONFIRM_RUNS;
 	command = cli_command_line(argc, argv);
 	/*

@@ -40,10 +40,13 @@ struct check_opts {
 	/* --md FILE, --html FILE: the Markdown and the check page written there too (NULL: not);
 	 * --samples-href HREF: the session's own page, linked from the check page. */
 	const char *md, *html, *samples_href;
+	/* --sensitivity PCT: the change every gated cell should see (0: CHECK_INSENSITIVE_PCT) */
+	double sensitivity_pct;
 };
 /* Takes --profile, --collector, --db, --baseline, --build, --base, --strict, --all, --md,
- * --html and --samples-href: 1 when opt was one of them. */
-int check_parse_opt(struct check_opts *o, const char *opt, const char *val);
+ * --html, --samples-href and --sensitivity: 1 when opt was one of them, 0 when not, -1 when
+ * its value is wrong (said, as cmd). */
+int check_parse_opt(const char *cmd, struct check_opts *o, const char *opt, const char *val);
 /* Judges the session o names against its baseline and prints the verdict; check's status. */
 int check_session(const char *cmd, const struct check_opts *o);
 int cmd_baseline(int argc, char **argv);

@@ -67,6 +67,7 @@ static const struct cli_command commands[] = {
      "usage: gcratchet ratchet [--profile shared_ci|pinned_host] [--collector NAME | --build DIR]\n"
      "                         [--rounds N] [--baseline FILE] [--all] [--strict] [--db FILE]\n"
      "                         [--md FILE] [--html FILE] [--samples-href HREF]\n"
+     "                         [--sensitivity PCT] [--max-runs N]\n"
      "                         [--jobs N] [--timeout SEC] [--seed N] [--cpu N] [--no-aslr]\n"
      "                         [--lock-timeout SEC] [--idle-below LOAD] [--idle-timeout SEC]\n"
      "\n"
@@ -80,8 +81,12 @@ static const struct cli_command commands[] = {
      "printed (on a terminal, one line shows the run in progress), then check's verdict: the\n"
      "cells that are not ok, where a regressed Ir cell's instructions moved against the pin,\n"
      "one line per probe, the verdict line (--all: every cell); --md and --html write check's\n"
-     "Markdown and page. The options of the last group are measure's: how the runs are made,\n"
-     "not what is measured.\n"
+     "Markdown and page. A cell judged by its distribution (a figure that varies from run to\n"
+     "run) whose shift is past its band but not yet beyond chance gets more runs of its probe,\n"
+     "up to --max-runs N (default 10); --sensitivity PCT asks for the runs each such cell needs\n"
+     "to see a change of PCT percent, within --max-runs, and names the cells it cannot reach\n"
+     "and the runs they would take. The options of the last group are measure's: how the runs\n"
+     "are made, not what is measured.\n"
      "\n"
      "Exit status: as check's: 0 ok; 1 a regression; 2 could not judge (a failed run, a\n"
      "missing or bad baseline, bad arguments).\n",
@@ -90,7 +95,8 @@ static const struct cli_command commands[] = {
      "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
      "                       [--build LABEL] [--base LABEL] [--baseline FILE] [--strict]\n"
      "                       [--all] [--format table|md|json|junit] [--md FILE]\n"
-     "                       [--html FILE] [--samples-href HREF] [--db FILE]\n"
+     "                       [--html FILE] [--samples-href HREF] [--sensitivity PCT]\n"
+     "                       [--db FILE]\n"
      "\n"
      "Judges a session (default: the newest that measured the collector) against the baseline\n"
      "baselines/<profile>/<collector>.json. Each cell (probe x metric) has a baseline, the\n"
@@ -113,7 +119,12 @@ static const struct cli_command commands[] = {
      "link to the session's page when --samples-href names it (report --session N --html).\n"
      "\n"
      "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
-     "failed run, a missing metric, a bad baseline file or bad arguments).\n",
+     "failed run, a missing metric, a bad baseline file or bad arguments).\n"
+     "\n"
+     "Every gated cell states the smallest change it would catch at the session's runs (the\n"
+     "\"sees\" column, a \"can see\" line per class under the header); a cell that cannot see\n"
+     "a change of 50% (--sensitivity PCT: of PCT percent) is named INSENSITIVE, with the runs\n"
+     "that would let it.\n",
      "judge a session against a committed baseline profile"},
     {"baseline", cmd_baseline,
      "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"

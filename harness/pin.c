@@ -149,6 +149,8 @@ static int pin_cells(const struct store_run *runs, size_t n, const struct strlis
 			cell->min = st.min;
 			cell->max = st.max;
 			cell->n = (int64_t)nv;
+			/* Kept for now; pin_derive drops them where the cell is not a distribution. */
+			baseline_cell_set_runs(cell, vals, nv);
 			pin_cell_sessions(runs, n, cell, kind);
 		}
 	}
@@ -170,9 +172,11 @@ size_t pin_widen(struct baseline *b, struct strlist *notes)
 		struct baseline_override *o;
 		double spread = c->max - c->min, from, allowance, band, pct;
 		char lo[32], hi[32], band_text[32], pct_text[16];
+		int dist;
 
 		if (!rule || !rule->gated || c->n < 2 || spread <= 0 ||
-		    baseline_cell_rule(b, c->probe, c->metric, &eff) != 0)
+		    baseline_cell_rule(b, c->probe, c->metric, &eff) != 0 ||
+		    eff.cls == BASELINE_CLASS_DIST)
 			continue;
 		from = baseline_cell_value(c, eff.cls);
 		allowance = baseline_allowance(&eff, from);
@@ -191,24 +195,47 @@ size_t pin_widen(struct baseline *b, struct strlist *notes)
 		o->metric = xstrdup(c->metric);
 		o->rule = *rule;
 		o->rule.metric = o->metric;
-		o->rule.band_abs = band;
-		if (o->rule.cls == BASELINE_CLASS_EXACT) {
-			o->rule.cls = BASELINE_CLASS_BANDED;
-			o->rule.band_pct = 0;
+		dist = baseline_metric_distributional(c->metric) && c->nruns == (size_t)c->n;
+		if (dist) {
+			/*
+			 * A census or memory figure that varies is judged against its runs: twice
+			 * its spread would let a third more collections through (docs/baselines.md,
+			 * "distribution"). Its band is the least shift worth reporting.
+			 */
+			o->rule.cls = BASELINE_CLASS_DIST;
+			o->rule.band_live_pct = 0;
+			if (o->rule.band_pct < BASELINE_DIST_MIN_PCT)
+				o->rule.band_pct = BASELINE_DIST_MIN_PCT;
+			band = baseline_allowance(&o->rule, from);
+		} else {
+			o->rule.band_abs = band;
+			if (o->rule.cls == BASELINE_CLASS_EXACT) {
+				o->rule.cls = BASELINE_CLASS_BANDED;
+				o->rule.band_pct = 0;
+			}
 		}
 		metrics_format_value(c->metric, c->min, lo, sizeof lo);
 		metrics_format_value(c->metric, c->max, hi, sizeof hi);
 		metrics_format_value(c->metric, band, band_text, sizeof band_text);
 		metrics_format_pct(pct, pct_text, sizeof pct_text);
-		o->rationale = xasprintf(
-		    "pin: widened for the spread of its pinning runs: %s to %s (%s%%) over %lld "
-		    "runs in %lld session%s; band %s, %g times that spread (class %s)",
-		    lo, hi, pct_text, (long long)c->n, (long long)c->sessions,
-		    c->sessions == 1 ? "" : "s", band_text, PIN_WIDEN_K,
-		    baseline_class_name(o->rule.cls));
+		if (dist)
+			o->rationale = xasprintf(
+			    "pin: its pinning runs spread, %s to %s (%s%%) over %lld runs in %lld "
+			    "session%s: judged against those runs (class distribution), a shift "
+			    "of more than %s worth reporting",
+			    lo, hi, pct_text, (long long)c->n, (long long)c->sessions,
+			    c->sessions == 1 ? "" : "s", band_text);
+		else
+			o->rationale = xasprintf(
+			    "pin: widened for the spread of its pinning runs: %s to %s (%s%%) over "
+			    "%lld runs in %lld session%s; band %s, %g times that spread (class %s)",
+			    lo, hi, pct_text, (long long)c->n, (long long)c->sessions,
+			    c->sessions == 1 ? "" : "s", band_text, PIN_WIDEN_K,
+			    baseline_class_name(o->rule.cls));
 		o->evidence_runs = c->n;
 		o->evidence_spread_pct = pct;
-		o->widened_for_noise = 1;
+		/* A distribution's band is no allowance for noise: its runs are the noise. */
+		o->widened_for_noise = !dist;
 		widened++;
 		if (notes) {
 			char *line =
@@ -279,6 +306,11 @@ int pin_derive(const struct pin_input *in, struct baseline *b, struct strlist *n
 		free(line);
 	}
 	pin_widen(b, notes);
+	/* Only a distribution cell keeps its runs: every other class is judged by its figures. */
+	for (size_t i = 0; i < b->ncells; i++)
+		if (baseline_rule_for_cell(b, b->cells[i].probe, b->cells[i].metric)->cls !=
+		    BASELINE_CLASS_DIST)
+			baseline_cell_set_runs(&b->cells[i], NULL, 0);
 	pin_functions(in->runs, in->nruns, b);
 	rc = 0;
 out:
@@ -353,6 +385,8 @@ static void pin_repin_cell(struct baseline_cell *cell, const struct store_run *r
 		cell->min = sum.min;
 		cell->max = sum.max;
 		cell->n = (int64_t)nv;
+		if (cell->nruns)
+			baseline_cell_set_runs(cell, vals, nv);
 		/* One session now: the spread across environments is no longer known. */
 		cell->sessions = 1;
 		cell->has_min_spread = 0;

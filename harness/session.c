@@ -1370,6 +1370,63 @@ out:
 	return rc;
 }
 
+/*
+ * One round: every probe (or, with `more`, each probe whose more[k] is above 0, one less after)
+ * in the round's shuffle, the arms of each back to back, in order on odd rounds and reversed
+ * on even ones.
+ */
+static int session_round(struct session_state *s, int round, int warmup, size_t *order, int *more,
+                         struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+
+	session_shuffle(plan->seed, round, plan->probes.n, order);
+	for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++) {
+		if (more && more[order[k]] <= 0)
+			continue;
+		if (more)
+			more[order[k]]--;
+		for (size_t j = 0; j < plan->narms && !*plan->stop; j++) {
+			size_t b = round % 2 ? j : plan->narms - 1 - j;
+			if (session_cell(s, b, plan->probes.items[order[k]], round, warmup, e) != 0)
+				return -1;
+		}
+	}
+	return session_write_kept(s, 0, e);
+}
+
+/* The extra timed rounds plan->more_timed asks for (session.h), after round `last`. */
+static int session_more_timed(struct session_state *s, int last, size_t *order, struct err *e)
+{
+	const struct session_plan *plan = s->plan;
+	int *more = xcalloc(plan->probes.n + 1, sizeof *more), rc = -1, round = last;
+
+	for (int pass = 0; plan->more_timed && pass < SESSION_MORE_PASSES && !*plan->stop; pass++) {
+		int left = 0;
+		/* What the hook judges must be in the store, not in the batch's memory. */
+		if (store_batch_flush(s->st, e) != 0)
+			goto out;
+		memset(more, 0, (plan->probes.n + 1) * sizeof *more);
+		plan->more_timed(plan->more_ctx, s->st, s->out->session_id, &plan->probes, more);
+		for (size_t k = 0; k < plan->probes.n; k++)
+			left += more[k] > 0 ? more[k] : 0;
+		if (left == 0)
+			break;
+		s->run_total += left * (int)plan->narms * (plan->two_n[0] ? 2 : 1);
+		while (left > 0 && !*plan->stop) {
+			if (session_round(s, ++round, 0, order, more, e) != 0)
+				goto out;
+			left = 0;
+			for (size_t k = 0; k < plan->probes.n; k++)
+				left += more[k] > 0 ? more[k] : 0;
+		}
+	}
+	rc = 0;
+out:
+	free(more);
+	return rc;
+}
+
 int session_run(const struct session_plan *plan, struct store *st, session_progress_fn progress,
                 void *ctx, struct session_outcome *out, struct err *e)
 {
@@ -1409,18 +1466,11 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	store_batch_begin(st);
 
 	for (int round = 1; round <= total_rounds && !*plan->stop; round++) {
-		session_shuffle(plan->seed, round, plan->probes.n, order);
-		for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++) {
-			for (size_t j = 0; j < plan->narms && !*plan->stop; j++) {
-				size_t b = round % 2 ? j : plan->narms - 1 - j;
-				if (session_cell(&s, b, plan->probes.items[order[k]], round,
-				                 round <= plan->warmup, e) != 0)
-					goto out;
-			}
-		}
-		if (session_write_kept(&s, 0, e) != 0)
+		if (session_round(&s, round, round <= plan->warmup, order, NULL, e) != 0)
 			goto out;
 	}
+	if (session_more_timed(&s, total_rounds, order, e) != 0)
+		goto out;
 	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop &&
 	    session_valgrind_runs(&s, order, e) != 0)
 		goto out;

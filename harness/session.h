@@ -88,6 +88,18 @@ struct session_plan {
 	                unsigned char *again);
 	void *confirm_ctx;
 	int valgrind_confirm;
+	/*
+	 * More timed runs where the evidence needs them: NULL, or called once the timed rounds
+	 * are stored (in st, session `session`, not yet closed) to set more[k] (zeroed before)
+	 * for each probe of plan->probes: how many more timed runs of it on every arm. They go
+	 * in extra rounds (numbered on from the last, each a fresh shuffle of the probes that
+	 * still have some), before the valgrind runs; then it is called again, up to
+	 * SESSION_MORE_PASSES times in all, while it asks for more. ratchet asks for them where a
+	 * distribution cell is near its edge or cannot yet see what --sensitivity asks for.
+	 */
+	void (*more_timed)(void *ctx, struct store *st, int64_t session,
+	                   const struct strlist *probes, int *more);
+	void *more_ctx;
 	/* When two_n[0] > 0: run each probe at two_n[0] and two_n[1] iterations (see session.c) */
 	uint64_t two_n[2];
 	unsigned meters;
@@ -120,6 +132,9 @@ struct session_plan {
 	 */
 	volatile sig_atomic_t *stored;
 };
+
+/* How many times session_run asks plan->more_timed for more runs, at most. */
+#define SESSION_MORE_PASSES 4
 
 struct session_progress {
 	int run_index, run_total; /* 1-based */

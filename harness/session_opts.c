@@ -219,17 +219,10 @@ out:
 
 static int session_opts_load(const char *val, double *out, struct err *e)
 {
-	char *end = NULL;
-	double v = NAN;
-
-	/* strtod takes "nan", "inf" and leading blanks; none of them is a load average. */
-	if (*val && !isspace((unsigned char)*val))
-		v = strtod(val, &end);
-	if (!end || *end || !isfinite(v) || v <= 0)
+	if (parse_pos_double(val, out) != 0)
 		return err_setc(e, ERR_INVALID,
 		                "--idle-below must be a finite load average above 0, got \"%s\"",
 		                val);
-	*out = v;
 	return 0;
 }
 
@@ -698,6 +691,8 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->confirm = o->confirm;
 	plan->confirm_ctx = o->confirm_ctx;
 	plan->valgrind_confirm = o->valgrind_confirm;
+	plan->more_timed = o->more_timed;
+	plan->more_ctx = o->more_ctx;
 	plan->two_n[0] = o->two_n[0];
 	plan->two_n[1] = o->two_n[1];
 	plan->seed = o->have_seed ? o->seed : cli_default_seed();

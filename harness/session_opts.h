@@ -86,6 +86,10 @@ struct session_opts {
 	                unsigned char *again);
 	void *confirm_ctx;
 	int valgrind_confirm;
+	/* Not an option: the verb's call for more timed runs (session.h, more_timed); NULL: none */
+	void (*more_timed)(void *ctx, struct store *st, int64_t session,
+	                   const struct strlist *probes, int *more);
+	void *more_ctx;
 	char *meters, *events;   /* --meters, --events; NULL: the defaults */
 	uint64_t seed;           /* --seed, when have_seed */
 	int have_seed;           /* 0: a fresh seed at session_setup_begin */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -654,6 +655,20 @@ int parse_u64(const char *s, uint64_t *out)
 			return -1;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
+	*out = v;
+	return 0;
+}
+
+int parse_pos_double(const char *s, double *out)
+{
+	char *end = NULL;
+	double v = NAN;
+
+	/* strtod takes "nan", "inf" and leading blanks; none of them is a figure here. */
+	if (s && *s && !isspace((unsigned char)*s))
+		v = strtod(s, &end);
+	if (!end || *end || !isfinite(v) || v <= 0)
+		return -1;
 	*out = v;
 	return 0;
 }

@@ -122,6 +122,8 @@ int write_file_is_stdout(const char *path);
 
 /* Parses a non-negative decimal integer that fills the whole string. */
 int parse_u64(const char *s, uint64_t *out);
+/* Parses a finite number above 0 that fills the whole string (no blanks, "nan" or "inf"). */
+int parse_pos_double(const char *s, double *out);
 
 /*
  * The length of the well-formed UTF-8 sequence at p (Unicode table 3-7: no overlong forms, no

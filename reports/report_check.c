@@ -14,7 +14,7 @@
 
 /* The figures of one row as every form shows them; "-" where a row has none. */
 struct report_check_cells {
-	char base[32], cur[32], delta[32], allow[32], used[32];
+	char base[32], cur[32], delta[32], allow[32], used[32], sees[24];
 };
 
 static void report_check_fmt_used(const struct check_row *r, char *buf, size_t size)
@@ -42,6 +42,23 @@ static void report_check_fmt_delta(const struct check_row *r, char *buf, size_t 
 		snprintf(buf, size, "%+.2f%%", r->j.delta_pct);
 }
 
+/* A smallest detectable change, as a reader takes it: "+9.30%", "any change", "nothing". */
+static void report_check_fmt_sees(double pct, char *buf, size_t size)
+{
+	char v[16];
+
+	if (isnan(pct))
+		snprintf(buf, size, "-");
+	else if (pct == 0)
+		snprintf(buf, size, "any change");
+	else if (isinf(pct))
+		snprintf(buf, size, "nothing");
+	else {
+		metrics_format_pct(pct, v, sizeof v);
+		snprintf(buf, size, "%s%%", v);
+	}
+}
+
 static void report_check_format_cells(const struct check_row *r, struct report_check_cells *c)
 {
 	snprintf(c->base, sizeof c->base, "-");
@@ -59,6 +76,9 @@ static void report_check_format_cells(const struct check_row *r, struct report_c
 	}
 	report_check_fmt_delta(r, c->delta, sizeof c->delta);
 	report_check_fmt_used(r, c->used, sizeof c->used);
+	report_check_fmt_sees(r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED ? r->mde_pct
+	                                                                            : NAN,
+	                      c->sees, sizeof c->sees);
 }
 
 /*
@@ -154,6 +174,88 @@ static char *report_check_ungated(const struct report_check *c)
 	                 "worst %s%%): time is effectively not gated, a slowdown that large "
 	                 "passes as ok",
 	                 CHECK_TIME_UNGATED_PCT, median, worst);
+}
+
+/*
+ * What the verdict can see, a class at a time (check.h, check_class_sees): "exact 120 cells:
+ * any change; banded 15: 1.00% median, worst 2.30%; distribution 6 at 3 runs: 9.30% median,
+ * worst 28.6%". Newly allocated; NULL when no gated cell was judged.
+ */
+static char *report_check_sees(const struct check_result *res)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (int k = 0; k < BASELINE_CLASS_INFO; k++) {
+		const struct check_class_sees *s = &res->sees[k];
+		char med[24], worst[24], runs[32] = "";
+		if (!s->cells)
+			continue;
+		report_check_fmt_sees(s->median_pct, med, sizeof med);
+		report_check_fmt_sees(s->worst_pct, worst, sizeof worst);
+		if (k == BASELINE_CLASS_DIST && s->runs_min == s->runs_max)
+			snprintf(runs, sizeof runs, " at %d run%s", s->runs_min,
+			         s->runs_min == 1 ? "" : "s");
+		else if (k == BASELINE_CLASS_DIST)
+			snprintf(runs, sizeof runs, " at %d to %d runs", s->runs_min, s->runs_max);
+		sbuf_addf(&b, "%s%s %zu cell%s%s: ", b.len ? "; " : "",
+		          baseline_class_name((enum baseline_class)k), s->cells,
+		          s->cells == 1 ? "" : "s", runs);
+		if (s->median_pct == 0 && s->worst_pct == 0)
+			sbuf_addf(&b, "any change");
+		else
+			sbuf_addf(&b, "%s median, worst %s", med, worst);
+	}
+	if (!b.len) {
+		sbuf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/*
+ * The gated cells that cannot see a change of the check's target at their runs: gated in name
+ * only, and said, with what each sees and how many runs would see the target. NULL when none.
+ */
+#define REPORT_CHECK_INSENSITIVE_LIST 6
+static char *report_check_insensitive(const struct check_result *res)
+{
+	struct sbuf b;
+	char target[16];
+	size_t listed = 0;
+
+	if (!res->insensitive)
+		return NULL;
+	sbuf_init(&b);
+	metrics_format_pct(res->target_pct, target, sizeof target);
+	sbuf_addf(&b, "%zu gated cell%s cannot see a change of %s%% at %s runs: ", res->insensitive,
+	          res->insensitive == 1 ? "" : "s", target,
+	          res->insensitive == 1 ? "its" : "their");
+	for (size_t i = 0; i < res->nrows && listed < REPORT_CHECK_INSENSITIVE_LIST; i++) {
+		const struct check_row *r = &res->rows[i];
+		char sees[24];
+		if (isnan(r->mde_pct) || r->mde_pct <= res->target_pct)
+			continue;
+		report_check_fmt_sees(r->mde_pct, sees, sizeof sees);
+		sbuf_addf(&b, "%s%s %s (sees %s at %d run%s", listed ? ", " : "", r->probe,
+		          r->metric, sees, r->n, r->n == 1 ? "" : "s");
+		if (r->j.allowance >= res->target_pct * fabs(r->base) / 100.0) {
+			char band[24];
+			metrics_format_value(r->metric, r->j.allowance, band, sizeof band);
+			sbuf_addf(&b, "; its band, %s, is wider than that", band);
+		} else if (r->cls == BASELINE_CLASS_DIST) {
+			sbuf_addf(&b,
+			          r->need_runs ? "; %d runs would see %s%%"
+			                       : "; more than %d runs to see %s%%",
+			          r->need_runs ? r->need_runs : CHECK_RUNS_CAP, target);
+		}
+		sbuf_addf(&b, ")");
+		listed++;
+	}
+	if (res->insensitive > listed)
+		sbuf_addf(&b, ", and %zu more (--all: the \"sees\" column)",
+		          res->insensitive - listed);
+	return b.data;
 }
 
 /*
@@ -372,8 +474,8 @@ static void report_check_row(struct sbuf *out, const struct report_check *c,
 
 	report_check_format_cells(r, &cells);
 	sbuf_init(&line);
-	sbuf_addf(&line, "%-24s %-34s %14s %14s %10s %14s %7s  ", r->probe, r->metric, cells.base,
-	          cells.cur, cells.delta, cells.allow, cells.used);
+	sbuf_addf(&line, "%-24s %-34s %14s %14s %10s %14s %7s %10s  ", r->probe, r->metric,
+	          cells.base, cells.cur, cells.delta, cells.allow, cells.used, cells.sees);
 	report_check_line(out, c, NULL, &line);
 	sbuf_release(&line);
 	verdict = xasprintf("%s%s%s", check_row_verdict_name(r), why ? ": " : "", why ? why : "");
@@ -435,7 +537,8 @@ char *report_check_text(const struct report_check *c)
 	struct sbuf b, line;
 	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c),
 	     *few = report_check_few_runs(res), *disagree = report_check_runs(res, 0),
-	     *agree = report_check_runs(res, 1);
+	     *agree = report_check_runs(res, 1), *sees = report_check_sees(res),
+	     *blind = report_check_insensitive(res);
 	size_t shown = 0;
 
 	sbuf_init(&b);
@@ -462,6 +565,13 @@ char *report_check_text(const struct report_check *c)
 	sbuf_addf(&line, "baseline: %s (pinned %s on %s, session %lld)\n", c->baseline_path,
 	          bl->pinned_at, bl->hostname, (long long)bl->session);
 	sbuf_addf(&line, "sensitivity: %s\n", sens);
+	if (sees)
+		sbuf_addf(&line, "can see: %s\n", sees);
+	report_check_line(&b, c, NULL, &line);
+	if (blind) {
+		sbuf_addf(&line, "INSENSITIVE: %s\n", blind);
+		report_check_line(&b, c, REPORT_CHECK_YELLOW, &line);
+	}
 	if (res->widened)
 		sbuf_addf(&line,
 		          "widened: %zu judged cell%s pinned with a band for the spread of their "
@@ -478,8 +588,9 @@ char *report_check_text(const struct report_check *c)
 	for (size_t i = 0; i < res->nrows; i++)
 		shown += c->all || report_check_row_shown(&res->rows[i]);
 	if (shown) {
-		sbuf_addf(&line, "\n%-24s %-34s %14s %14s %10s %14s %7s  %s\n", "probe", "metric",
-		          "baseline", "current", "delta", "allowance", "used", "verdict");
+		sbuf_addf(&line, "\n%-24s %-34s %14s %14s %10s %14s %7s %10s  %s\n", "probe",
+		          "metric", "baseline", "current", "delta", "allowance", "used", "sees",
+		          "verdict");
 		report_check_line(&b, c, NULL, &line);
 		for (size_t i = 0; i < res->nrows; i++)
 			if (c->all || report_check_row_shown(&res->rows[i]))
@@ -534,6 +645,8 @@ char *report_check_text(const struct report_check *c)
 	sbuf_addf(&line, "\n");
 	report_check_line(&b, c, NULL, &line);
 	sbuf_release(&line);
+	free(blind);
+	free(sees);
 	free(few);
 	free(disagree);
 	free(agree);
@@ -599,7 +712,8 @@ char *report_check_md(const struct report_check *c)
 	struct strlist probes = {0};
 	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c),
 	     *few = report_check_few_runs(res), *disagree = report_check_runs(res, 0),
-	     *agree = report_check_runs(res, 1);
+	     *agree = report_check_runs(res, 1), *sees = report_check_sees(res),
+	     *blind = report_check_insensitive(res);
 	size_t shown = 0;
 
 	sbuf_init(&b);
@@ -649,6 +763,14 @@ char *report_check_md(const struct report_check *c)
 	escape_md(&b, bl->hostname);
 	sbuf_addf(&b, ", session %lld)\n>\n> sensitivity: ", (long long)bl->session);
 	escape_md(&b, sens);
+	if (sees) {
+		sbuf_addf(&b, "\n>\n> can see: ");
+		escape_md(&b, sees);
+	}
+	if (blind) {
+		sbuf_addf(&b, "\n>\n> **INSENSITIVE**: ");
+		escape_md(&b, blind);
+	}
 	if (res->widened)
 		sbuf_addf(&b,
 		          "\n>\n> widened: %zu judged cell%s pinned with a band for the spread "
@@ -727,6 +849,8 @@ char *report_check_md(const struct report_check *c)
 	}
 	sbuf_release(&part);
 	strlist_release(&probes);
+	free(blind);
+	free(sees);
 	free(few);
 	free(disagree);
 	free(agree);
@@ -791,6 +915,32 @@ char *report_check_json(const struct report_check *c)
 	cJSON_AddBoolToObject(so, "time_gated", sens->cells > 0 && !sens->time_ungated);
 	if (bl->noise.reason)
 		report_check_json_str(so, "noise_accepted", bl->noise.reason);
+	{
+		cJSON *classes = cJSON_AddObjectToObject(so, "classes");
+		cJSON_AddNumberToObject(so, "target_pct", res->target_pct);
+		cJSON_AddNumberToObject(so, "insensitive", (double)res->insensitive);
+		for (int k = 0; k < BASELINE_CLASS_INFO; k++) {
+			const struct check_class_sees *s = &res->sees[k];
+			cJSON *o;
+			if (!s->cells)
+				continue;
+			o = cJSON_AddObjectToObject(classes,
+			                            baseline_class_name((enum baseline_class)k));
+			cJSON_AddNumberToObject(o, "cells", (double)s->cells);
+			cJSON_AddNumberToObject(o, "runs_min", s->runs_min);
+			cJSON_AddNumberToObject(o, "runs_max", s->runs_max);
+			/* null: some cell sees nothing at its runs */
+			if (isfinite(s->median_pct))
+				cJSON_AddNumberToObject(o, "median_pct", s->median_pct);
+			else
+				cJSON_AddNullToObject(o, "median_pct");
+			if (isfinite(s->worst_pct))
+				cJSON_AddNumberToObject(o, "worst_pct", s->worst_pct);
+			else
+				cJSON_AddNullToObject(o, "worst_pct");
+			cJSON_AddNumberToObject(o, "insensitive", (double)s->blind);
+		}
+	}
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct check_row *r = &res->rows[i];
 		cJSON *o = cJSON_CreateObject();
@@ -817,6 +967,20 @@ char *report_check_json(const struct report_check *c)
 				cJSON_AddNumberToObject(o, "allowance", r->j.allowance);
 				if (isfinite(r->j.used))
 					cJSON_AddNumberToObject(o, "used", r->j.used);
+				if (!isnan(r->mde_pct)) {
+					/* null: no change is seen at these runs */
+					if (isfinite(r->mde_pct))
+						cJSON_AddNumberToObject(o, "sees_pct", r->mde_pct);
+					else
+						cJSON_AddNullToObject(o, "sees_pct");
+					if (r->need_runs)
+						cJSON_AddNumberToObject(o, "runs_to_see_target",
+						                        r->need_runs);
+				}
+				if (r->cls == BASELINE_CLASS_DIST && r->family) {
+					cJSON_AddNumberToObject(o, "p", r->p_bad);
+					cJSON_AddNumberToObject(o, "family", (double)r->family);
+				}
 			}
 		}
 		if (why)

@@ -286,8 +286,8 @@ static void test_check(void)
 	};
 	struct baseline_probe probes[] = {{(char *)"01_a", (char *)"0x0123456789abcdef", {0}}};
 	struct baseline_cell cells[] = {
-	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3, 0, 0, 0},
-	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3, 0, 0, 0},
+	    {(char *)"01_a", (char *)"census.alloc_bytes", 1000, 1000, 1000, 3, 0, 0, 0, NULL, 0},
+	    {(char *)"01_a", (char *)"rss.peak_bytes", 10, 9, 11, 3, 0, 0, 0, NULL, 0},
 	};
 	struct baseline_override over = {
 	    (char *)"01_a",
@@ -640,7 +640,9 @@ static void test_default_classes(void)
 	free(r);
 
 	/*
-	 * Conservative (collects, not precise): heap, RSS and collection counts are quantile,
+	 * Conservative (collects, not precise): heap, RSS and collection counts are judged by
+	 * their distribution (a band of at least BASELINE_DIST_MIN_PCT, the least shift worth
+	 * reporting),
 	 * what was asked stays exact; Ir keeps the profile's band (its spread widens it at pin).
 	 * A build that never said what it does is taken for one, whatever it is called.
 	 */
@@ -651,9 +653,10 @@ static void test_default_classes(void)
 		/* What its last collection happened to keep is recorded; retention is gated by
 		 * the committed peak (a page at least) and RSS. */
 		CHECK(r[1].cls == BASELINE_CLASS_INFO && !r[1].gated);
-		CHECK(r[7].cls == BASELINE_CLASS_QUANTILE && r[7].band_abs == 4096);
-		CHECK(r[2].cls == BASELINE_CLASS_QUANTILE && r[3].cls == BASELINE_CLASS_QUANTILE);
-		CHECK(r[6].cls == BASELINE_CLASS_QUANTILE);
+		CHECK(r[7].cls == BASELINE_CLASS_DIST && r[7].band_abs == 4096 &&
+		      r[7].band_pct == BASELINE_DIST_MIN_PCT);
+		CHECK(r[2].cls == BASELINE_CLASS_DIST && r[3].cls == BASELINE_CLASS_DIST);
+		CHECK(r[6].cls == BASELINE_CLASS_DIST);
 		CHECK(r[3].band_live_pct == 0);
 		CHECK(r[4].cls == BASELINE_CLASS_BANDED && r[4].band_pct == 1 &&
 		      r[4].band_abs == 1000);
@@ -670,10 +673,10 @@ static void test_default_classes(void)
 		free(r[i].metric);
 	free(r);
 
-	/* Time-paced: every census counter but what was asked is quantile. */
+	/* Time-paced: every census counter but what was asked is a distribution. */
 	CHECK(baseline_default_rules("shared_ci", &paced_caps, metrics, n, &r, &e) == 0);
-	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_QUANTILE);
-	CHECK(r[3].cls == BASELINE_CLASS_QUANTILE && r[3].band_abs == 2097152);
+	CHECK(r[0].cls == BASELINE_CLASS_EXACT && r[6].cls == BASELINE_CLASS_DIST);
+	CHECK(r[3].cls == BASELINE_CLASS_DIST && r[3].band_abs == 2097152);
 	for (size_t i = 0; i < n; i++) {
 		struct baseline_rule copy = r[i];
 		CHECK(baseline_class_derive(&copy) != BASELINE_CLASS_INFO || !copy.gated);

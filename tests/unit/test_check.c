@@ -480,7 +480,7 @@ static void gate_time(struct fixture *f, double band_pct, int noise)
 	b->cells = xrealloc(b->cells, (b->ncells + 1) * sizeof *b->cells);
 	c = &b->cells[b->ncells++];
 	*c = (struct baseline_cell){
-	    xstrdup("02_b"), xstrdup("time.wall_ns"), 2000, 1000, 3000, 11, 0, 0, 0};
+	    xstrdup("02_b"), xstrdup("time.wall_ns"), 2000, 1000, 3000, 11, 0, 0, 0, NULL, 0};
 	b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
 	o = &b->overrides[b->noverrides++];
 	memset(o, 0, sizeof *o);

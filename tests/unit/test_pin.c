@@ -175,9 +175,10 @@ static void test_functions(void)
 }
 
 /*
- * A JIT stand-in: a precise build whose collection count jitters by +-1. Pin sees it and bands
- * it by twice the spread; its evidence says so; ten checks of fresh runs never regress; and an
- * exact class written back over it by hand is what validate refuses.
+ * A JIT stand-in: a precise build whose collection count jitters by +-1. Pin sees it and judges
+ * it by its distribution: the override keeps the pinning runs' evidence, the cell its runs;
+ * ten checks of fresh runs never regress; and an exact class written back over it by hand is
+ * what validate refuses.
  */
 static void test_jitter(void)
 {
@@ -200,8 +201,12 @@ static void test_jitter(void)
 	identity(&b);
 	CHECK(baseline_check(&b, &e) == 0 && baseline_check_spread(&b, &e) == 0);
 	o = override_of(&b, "census.major_collections");
-	CHECK(o && o->rule.cls == BASELINE_CLASS_BANDED && o->widened_for_noise);
-	CHECK(o && o->evidence_runs == 15 && o->rule.band_abs == 4); /* runs 3..5: 2 x 2 */
+	CHECK(o && o->rule.cls == BASELINE_CLASS_DIST && !o->widened_for_noise);
+	/* The band is the least shift worth reporting, not twice the spread. */
+	CHECK(o && o->evidence_runs == 15 && o->rule.band_pct == BASELINE_DIST_MIN_PCT &&
+	      o->rule.band_abs == 0);
+	CHECK(baseline_cell_find(&b, "01_a", "census.major_collections")->nruns == 15);
+	CHECK(baseline_cell_find(&b, "01_a", "census.alloc_bytes")->nruns == 0);
 	CHECK(o && strstr(o->rationale, "over 15 runs in 3 sessions"));
 	CHECK(notes.n >= 1 && strstr(notes.items[0], "census.major_collections"));
 	/* The exact alloc_bytes stays exact beside it. */
@@ -248,8 +253,9 @@ static void test_jitter(void)
 }
 
 /*
- * A share widens by its spread as it is: MMU from 0.60 to 0.90 gets a band of 0.6, not one
- * rounded up to 1, which would pass any MMU at all.
+ * A share that varies (MMU from 0.60 to 0.90) is judged by its distribution, with its rule's
+ * band as the least shift worth reporting: never a band rounded up to 1, which would pass any
+ * MMU at all.
  */
 static void test_ratio(void)
 {
@@ -268,13 +274,13 @@ static void test_ratio(void)
 	in.nruns = rs.n;
 	CHECK(pin_derive(&in, &b, NULL, &e) == 0);
 	o = override_of(&b, "census.mmu_10ms");
-	CHECK(o && o->widened_for_noise);
-	CHECK(o && fabs(o->rule.band_abs - 0.6) < 1e-9);
+	CHECK(o && o->rule.cls == BASELINE_CLASS_DIST);
+	CHECK(o && o->rule.band_abs < 0.1);
 	baseline_release(&b);
 	runs_release(&rs);
 }
 
-/* Facts, not names: a conservative build's counts and RSS are quantile, its live set info. */
+/* Facts, not names: a conservative build's counts and RSS are distributions, its live set info. */
 static void test_facts(void)
 {
 	static const struct caps conservative = {1, CAPS_COLLECTS, 0};
@@ -288,8 +294,12 @@ static void test_facts(void)
 	in.runs = rs.r;
 	in.nruns = rs.n;
 	CHECK(pin_derive(&in, &b, NULL, &e) == 0);
-	CHECK(baseline_rule_for(&b, "census.major_collections")->cls == BASELINE_CLASS_QUANTILE);
-	CHECK(baseline_rule_for(&b, "rss.peak_bytes")->cls == BASELINE_CLASS_QUANTILE);
+	CHECK(baseline_rule_for(&b, "census.major_collections")->cls == BASELINE_CLASS_DIST);
+	CHECK(baseline_rule_for(&b, "rss.peak_bytes")->cls == BASELINE_CLASS_DIST);
+	/* A distribution cell keeps the runs check compares a session with. */
+	CHECK(baseline_cell_find(&b, "01_a", "census.major_collections")->nruns >= 2);
+	identity(&b);
+	CHECK(baseline_check(&b, &e) == 0);
 	CHECK(baseline_rule_for(&b, "census.alloc_bytes")->cls == BASELINE_CLASS_EXACT);
 	CHECK(!baseline_rule_for(&b, "census.heap_used_after_full_bytes")->gated);
 	baseline_release(&b);
