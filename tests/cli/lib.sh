@@ -151,6 +151,97 @@ SCRIPT
 	seal_manifest "$dir"
 }
 
+# make_pacer_build DIR FACTOR — a sealed build folder that stands in for a runtime whose
+# collections follow a clock and threads (a concurrent pacer: Go's, V8's background GC), so
+# its figures vary from run to run as a real one's do (issue 40). Its census says
+# ["collects","precise","clock_paced"] and names the collector "pacer" version 1.0 whatever
+# FACTOR is, so every variant is judged against one baseline; the build is named "pacer", or
+# "pacer-xFACTOR" for a variant ($BUILD_NAME overrides both). Each of its four probes prints a
+# fixed checksum and draws its census afresh per run (awk seeded from /dev/urandom):
+#
+#   probe                   major_collections             minor_collections   live (exact)
+#   01_nursery_churn        21.5 +-7%: 20-23              96 +-4%: 92-100     64 KiB
+#   02_survivor_promotion   60 +-5%: 57-63                -                   2 MiB
+#   05_binary_trees         7 +-1/7: 6-8                  -                   1 MiB
+#   12_large_live_set       11.2 +-3.5%: 11, 12 in 1 of 9 -                   8 MiB
+#
+# A count is round(rate x FACTOR x (1 + r x u)), u uniform in [-1, 1): FACTOR multiplies the
+# pacing rate before the jitter, so at 1.10 the counts overlap the base's (01: 22-25) and at 2
+# they do not (01: 40-46, 05: 12-16). 12's count mostly repeats, as a real pacer's can: five
+# rounds alike prove nothing about a clock-paced counter. Nothing else depends on FACTOR:
+# alloc_bytes and alloc_objects are exact (what the probe asked for),
+# heap_used_after_full_bytes is exact (a precise collector's live set), freed_bytes is alloc
+# less live less 0-399 bytes of the runtime's own, and the committed peak moves by +-3% (in
+# pages). So the planted cells are exactly the collection counts. VmHWM and RssAnon are the
+# awk process's own, as the protocol asks (made-up ones would disagree with wait4's peak RSS
+# and warn on every run). The figures are the same at every size. The manifest leaves the
+# valgrind meter off: the shell's Ir moves with the script's text (a longer FACTOR), not with
+# anything the stand-in models.
+make_pacer_build() { # dir factor
+	dir=$1 factor=$2
+	case $factor in
+	'' | *[!0-9.]* | *.*.*) factor= ;;
+	*[1-9]*) ;;
+	*) factor= ;;
+	esac
+	if [ -z "$factor" ]; then
+		fail "make_pacer_build: FACTOR must be a positive number (1, 1.10, 2), got '$2'"
+		finish
+	fi
+	if [ "$factor" = 1 ]; then name=${BUILD_NAME:-pacer}; else name=${BUILD_NAME:-pacer-x$factor}; fi
+	mkdir -p "$dir"
+	# name, checksum, major rate and r, minor rate and r (0: none), alloc bytes and objects,
+	# live after full, committed peak: the figures at FACTOR 1.
+	cat >"$dir/probes.txt" <<'EOF'
+01_nursery_churn 0x5061636572000001 21.5 0.07 96 0.04 38400000 200000 65536 4194304
+02_survivor_promotion 0x5061636572000002 60 0.05 0 0 64000000 500000 2097152 12582912
+05_binary_trees 0x5061636572000005 7 0.142857 0 0 120000000 3750000 1048576 20971520
+12_large_live_set 0x5061636572000012 11.2 0.035 0 0 40000000 600000 8388608 25165824
+EOF
+	{
+		printf '{"format":"gcratchet-build","version":2,"protocol":"census","name":"%s",' "$name"
+		printf '"collector":"pacer","collector_version":"1.0","git_commit":"none",'
+		printf '"capabilities":["collects","precise","clock_paced"],'
+		printf '"meters_off":{"valgrind":"a stand-in: its Ir is the shell reading the script"},"probes":['
+		sep=
+		while read -r p _; do
+			printf '%s{"name":"%s","file":"%s","sha256":"-"}' "$sep" "$p" "$p"
+			sep=,
+		done <"$dir/probes.txt"
+		printf ']}\n'
+	} >"$dir/manifest.json"
+	while read -r p sum maj majr min minr alloc objs live peak; do
+		cat >"$dir/$p" <<SCRIPT
+#!/bin/sh
+# The pacer stand-in's $p at factor $factor (tests/cli/lib.sh, make_pacer_build).
+case "\$1" in ci | default | large) ;; *) echo "usage: \$0 ci|default|large" >&2; exit 2 ;; esac
+seed=\$(od -An -N4 -tu4 /dev/urandom) || exit 2
+echo "checksum $sum"
+awk -v seed="\$seed" -v size="\$1" 'function count(rate, r) {
+	return int(rate * $factor * (1 + r * (2 * rand() - 1)) + 0.5)
+}
+function pages(bytes) { return int(bytes * (1 + 0.03 * (2 * rand() - 1)) / 4096 + 0.5) * 4096 }
+BEGIN {
+	srand(seed % 2147483647)
+	c = sprintf("\"alloc_bytes\":%d,\"alloc_objects\":%d,\"major_collections\":%d", $alloc, $objs, count($maj, $majr))
+	if ($min > 0) c = c sprintf(",\"minor_collections\":%d", count($min, $minr))
+	c = c sprintf(",\"freed_bytes\":%d,\"heap_committed_peak_bytes\":%d,\"heap_used_after_full_bytes\":%d", \
+		$alloc - $live - int(rand() * 400), pages($peak), $live)
+	printf "{\"format\":\"gcr-census\",\"version\":1,\"probe\":\"$p\",\"size\":\"%s\",", size
+	printf "\"collector\":\"pacer\",\"collector_version\":\"1.0\",\"capabilities\":[\"collects\",\"precise\",\"clock_paced\"],"
+	printf "\"checksum\":\"$sum\",\"census\":{%s},", c
+	while ((getline l <"/proc/self/status") > 0) {
+		split(l, f, /[: \t]+/)
+		if (f[1] == "VmHWM" || f[1] == "RssAnon") m[f[1]] = f[2] * 1024
+	}
+	printf "\"memory\":{\"vm_hwm_bytes\":%d,\"rss_anon_bytes\":%d}}", m["VmHWM"], m["RssAnon"]
+}' >&"\${GCR_CENSUS_FD:-1}"
+SCRIPT
+		chmod +x "$dir/$p"
+	done <"$dir/probes.txt"
+	seal_manifest "$dir"
+}
+
 # build_variant NAME COLLECTOR_DIR OUT EXTRA_CFLAGS PROBE... — a collector built with a plant
 # (EXTRA_CFLAGS) for only these probes, since the tests that plant run against the clock. A
 # variant that does not build fails the test and ends it.
