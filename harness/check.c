@@ -364,6 +364,7 @@ static void check_sees(const struct check_input *in, struct check_result *res)
 	double *pcts[BASELINE_CLASS_INFO];
 
 	res->target_pct = in->sensitivity_pct > 0 ? in->sensitivity_pct : CHECK_INSENSITIVE_PCT;
+	res->runs_budget = in->runs_budget;
 	for (int c = 0; c < BASELINE_CLASS_INFO; c++) {
 		pcts[c] = xcalloc(res->nrows + 1, sizeof *pcts[c]);
 		memset(&res->sees[c], 0, sizeof res->sees[c]);
@@ -381,6 +382,7 @@ static void check_sees(const struct check_input *in, struct check_result *res)
 		    !rule.gated)
 			continue;
 		cell = baseline_cell_find(in->baseline, r->probe, r->metric);
+		r->mde_runs = r->n;
 		if (r->cls == BASELINE_CLASS_EXACT) {
 			r->mde = 0;
 		} else if (r->cls == BASELINE_CLASS_DIST && cell && cell->nruns) {
@@ -389,13 +391,14 @@ static void check_sees(const struct check_input *in, struct check_result *res)
 			               (rule.direction == BASELINE_EITHER ? 2 : 1);
 			double allow = baseline_allowance(&rule, r->base);
 			int up = check_dist_direction(&rule);
-			r->mde = dist_mde(cell->runs, cell->nruns, (size_t)r->n, up, alpha, allow);
-			if (!(r->mde <= res->target_pct * fabs(r->base) / 100.0) &&
-			    res->target_pct * fabs(r->base) / 100.0 > allow)
-				r->need_runs = (int)dist_runs_to_see(
-				    cell->runs, cell->nruns,
-				    res->target_pct * fabs(r->base) / 100.0, up, alpha, allow,
-				    (size_t)r->n + 1, CHECK_RUNS_CAP);
+			double target = res->target_pct * fabs(r->base) / 100.0;
+			size_t m = (size_t)(r->n > in->runs_budget ? r->n : in->runs_budget);
+			r->mde = dist_mde(cell->runs, cell->nruns, m, up, alpha, allow);
+			r->mde_runs = (int)m;
+			if (!(r->mde <= target) && target > allow)
+				r->need_runs =
+				    (int)dist_runs_to_see(cell->runs, cell->nruns, target, up,
+				                          alpha, allow, m + 1, CHECK_RUNS_CAP);
 		} else {
 			r->mde = r->j.allowance;
 		}

@@ -104,6 +104,7 @@ struct check_row {
 	 * would (0: more than CHECK_RUNS_CAP). mde is NAN for a cell that is not judged or gated.
 	 */
 	double mde, mde_pct;
+	int mde_runs; /* the runs mde is stated at: n, or check_input's runs_budget when more */
 	int need_runs;
 	/* A regressed cell the base build also measured: its median now, for drift attribution. */
 	int has_base_now;
@@ -163,6 +164,12 @@ struct check_input {
 	const struct hostinfo_thp *thp; /* the session's THP condition, or NULL: unknown */
 	/* The change every gated cell should see, in percent; 0: CHECK_INSENSITIVE_PCT. */
 	double sensitivity_pct;
+	/*
+	 * The runs a distribution cell gets where its first runs are past its band (ratchet's
+	 * --max-runs), or 0: the session has the runs it has. What such a cell can see is stated
+	 * at this many runs.
+	 */
+	int runs_budget;
 };
 
 /* What the judged gated cells of one class can see: their smallest detectable changes. */
@@ -216,6 +223,7 @@ struct check_result {
 	 * the target it was held to (percent). */
 	struct check_class_sees sees[BASELINE_CLASS_INFO];
 	double target_pct;
+	int runs_budget;    /* check_input's: distribution cells are stated at this many runs */
 	size_t insensitive; /* judged gated cells past the target, all classes */
 	char *why;          /* why the whole check cannot pass (owned), or NULL */
 	enum check_verdict verdict;

@@ -125,6 +125,7 @@ int check_session(const char *cmd, const struct check_opts *o)
 	}
 	judge_check_input(&in, &b, o->strict, &ci);
 	ci.sensitivity_pct = o->sensitivity_pct;
+	ci.runs_budget = o->runs_budget;
 	check_judge(&ci, &res);
 	rep.res = &res;
 	rep.baseline = &b;

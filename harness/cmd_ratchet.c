@@ -137,6 +137,7 @@ struct ratchet_confirm {
 	int strict;
 	double sensitivity_pct; /* --sensitivity, or 0 */
 	int max_runs;           /* --max-runs */
+	struct strlist said;    /* "probe metric" of the cells already named short of runs */
 };
 
 /*
@@ -236,7 +237,7 @@ static int ratchet_cell_wants(const struct ratchet_confirm *rc, const struct che
 static void ratchet_more(void *ctx, struct store *st, int64_t session, const struct strlist *probes,
                          int *more)
 {
-	const struct ratchet_confirm *rc = ctx;
+	struct ratchet_confirm *rc = ctx;
 	struct judge_inputs in = {0};
 	struct check_input ci;
 	struct check_result res = {0};
@@ -247,16 +248,20 @@ static void ratchet_more(void *ctx, struct store *st, int64_t session, const str
 		goto out;
 	judge_check_input(&in, rc->b, rc->strict, &ci);
 	ci.sensitivity_pct = rc->sensitivity_pct;
+	ci.runs_budget = rc->max_runs;
 	check_judge(&ci, &res);
 	for (size_t i = 0; i < res.nrows; i++) {
 		const struct check_row *r = &res.rows[i];
 		const char *why = NULL;
+		char said[512];
 		int short_of, would, want;
 		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED ||
 		    r->cls != BASELINE_CLASS_DIST || r->j.verdict == BASELINE_INFO)
 			continue;
 		want = ratchet_cell_wants(rc, r, &why, &short_of, &would);
-		if (short_of && rc->sensitivity_pct > 0) {
+		snprintf(said, sizeof said, "%s %s", r->probe, r->metric);
+		if (short_of && rc->sensitivity_pct > 0 && !strlist_contains(&rc->said, said)) {
+			strlist_push(&rc->said, said);
 			char pct[16];
 			metrics_format_pct(rc->sensitivity_pct, pct, sizeof pct);
 			if (would)
@@ -332,7 +337,7 @@ int cmd_ratchet(int argc, char **argv)
 	struct session_opts o = {0};
 	struct baseline b = {0};
 	struct buildinfo bi = {0};
-	struct ratchet_confirm confirm;
+	struct ratchet_confirm confirm = {0};
 	struct cli_iter it;
 	struct err e;
 	char *path = NULL, *command = NULL, *collector = NULL;
@@ -428,7 +433,7 @@ int cmd_ratchet(int argc, char **argv)
 	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
 	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
 		goto out;
-	confirm = (struct ratchet_confirm){cmd, &b, c.strict, c.sensitivity_pct, max_runs};
+	confirm = (struct ratchet_confirm){cmd, &b, c.strict, c.sensitivity_pct, max_runs, {0}};
 	o.confirm = ratchet_confirm;
 	o.confirm_ctx = &confirm;
 	o.more_timed = ratchet_more;
@@ -455,6 +460,7 @@ int cmd_ratchet(int argc, char **argv)
 	fflush(stdout);
 	/* The session just measured, never an older one: what this build did is what is judged. */
 	c.session = session;
+	c.runs_budget = max_runs;
 	rc = check_session(cmd, &c);
 	/* A failed run the check could still pass on (a probe it pins nothing of) fails it. */
 	if (rc == EXIT_OK && measured != EXIT_OK)
@@ -463,6 +469,7 @@ out:
 	quiet_unlock(lock_fd);
 	free(command);
 	strlist_release(&passed);
+	strlist_release(&confirm.said);
 	session_opts_release(&o);
 	baseline_release(&b);
 	if (have_bi)

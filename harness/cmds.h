@@ -42,6 +42,8 @@ struct check_opts {
 	const char *md, *html, *samples_href;
 	/* --sensitivity PCT: the change every gated cell should see (0: CHECK_INSENSITIVE_PCT) */
 	double sensitivity_pct;
+	/* Not an option: ratchet's --max-runs, what its distribution cells are stated at */
+	int runs_budget;
 };
 /* Takes --profile, --collector, --db, --baseline, --build, --base, --strict, --all, --md,
  * --html, --samples-href and --sensitivity: 1 when opt was one of them, 0 when not, -1 when

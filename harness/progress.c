@@ -201,6 +201,9 @@ void progress_where(const struct session_progress *p, char *buf, size_t size)
 		snprintf(buf, size, "valgrind");
 	else if (p->warmup)
 		snprintf(buf, size, "warm-up %d/%d", p->round, p->warmups);
+	else if (p->round > p->rounds)
+		/* The runs a verb asked for after the planned rounds (session.h, more_timed). */
+		snprintf(buf, size, "again %d", p->round - p->rounds);
 	else
 		snprintf(buf, size, "round %d/%d", p->round - p->warmups, p->rounds - p->warmups);
 }

@@ -188,7 +188,7 @@ static char *report_check_sees(const struct check_result *res)
 	sbuf_init(&b);
 	for (int k = 0; k < BASELINE_CLASS_INFO; k++) {
 		const struct check_class_sees *s = &res->sees[k];
-		char med[24], worst[24], runs[32] = "";
+		char med[24], worst[24], runs[64] = "";
 		if (!s->cells)
 			continue;
 		report_check_fmt_sees(s->median_pct, med, sizeof med);
@@ -198,6 +198,11 @@ static char *report_check_sees(const struct check_result *res)
 			         s->runs_min == 1 ? "" : "s");
 		else if (k == BASELINE_CLASS_DIST)
 			snprintf(runs, sizeof runs, " at %d to %d runs", s->runs_min, s->runs_max);
+		if (k == BASELINE_CLASS_DIST && res->runs_budget > s->runs_min) {
+			size_t at = strlen(runs);
+			snprintf(runs + at, sizeof runs - at, ", %d where past the band",
+			         res->runs_budget);
+		}
 		sbuf_addf(&b, "%s%s %zu cell%s%s: ", b.len ? "; " : "",
 		          baseline_class_name((enum baseline_class)k), s->cells,
 		          s->cells == 1 ? "" : "s", runs);
@@ -238,16 +243,19 @@ static char *report_check_insensitive(const struct check_result *res)
 			continue;
 		report_check_fmt_sees(r->mde_pct, sees, sizeof sees);
 		sbuf_addf(&b, "%s%s %s (sees %s at %d run%s", listed ? ", " : "", r->probe,
-		          r->metric, sees, r->n, r->n == 1 ? "" : "s");
+		          r->metric, sees, r->mde_runs, r->mde_runs == 1 ? "" : "s");
 		if (r->j.allowance >= res->target_pct * fabs(r->base) / 100.0) {
 			char band[24];
 			metrics_format_value(r->metric, r->j.allowance, band, sizeof band);
 			sbuf_addf(&b, "; its band, %s, is wider than that", band);
+		} else if (r->cls == BASELINE_CLASS_DIST && r->need_runs) {
+			sbuf_addf(&b, "; %d runs would see %s%%", r->need_runs, target);
 		} else if (r->cls == BASELINE_CLASS_DIST) {
+			/* More runs of a session cannot beat the pin's own resolution. */
 			sbuf_addf(&b,
-			          r->need_runs ? "; %d runs would see %s%%"
-			                       : "; more than %d runs to see %s%%",
-			          r->need_runs ? r->need_runs : CHECK_RUNS_CAP, target);
+			          "; not within %d runs: the pin's runs cannot resolve %s%% (pin "
+			          "more: --vary-env)",
+			          CHECK_RUNS_CAP, target);
 		}
 		sbuf_addf(&b, ")");
 		listed++;
