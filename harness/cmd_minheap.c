@@ -128,9 +128,31 @@ static void minheap_print_header(void)
 	       "step", "runs", "peak MiB", "note");
 }
 
+/*
+ * The row's note. A found minimum whose "fails at" limit was at or above the unlimited run's
+ * committed peak says so: that limit held the whole peak and still did not fit, so the limit
+ * bounds more than the census's peak counts, or the peak missed a moment, or the build needs
+ * room to collect in (docs/sweeps.md, "A minimum above the unlimited peak").
+ */
+static void minheap_note(const struct minheap_row *w, char *note, size_t size)
+{
+	int above = w->res.outcome == MINHEAP_FOUND && w->peak_bytes >= 0 && w->res.lo_mb &&
+	            (w->res.lo_mb << 20) >= (uint64_t)w->peak_bytes;
+
+	if (w->res.outcome == MINHEAP_NEVER_FITS)
+		snprintf(note, size, "never fits");
+	else if (w->res.outcome != MINHEAP_FOUND)
+		snprintf(note, size, "%s", w->detail);
+	else
+		snprintf(note, size, "%s%s%s", w->res.unsteady ? "unsteady at the boundary" : "",
+		         w->res.unsteady && above ? "; " : "",
+		         above ? "fails at or above the unlimited peak" : "");
+}
+
 static void minheap_print_row(const struct minheap_row *w)
 {
 	char min[24] = "-", lo[24] = "-", step[24] = "-", peak[24] = "?";
+	char note[sizeof w->detail + 64];
 
 	if (w->res.outcome == MINHEAP_FOUND) {
 		snprintf(min, sizeof min, "%" PRIu64, w->res.min_mb);
@@ -140,11 +162,7 @@ static void minheap_print_row(const struct minheap_row *w)
 		snprintf(lo, sizeof lo, "%" PRIu64, w->res.lo_mb);
 	if (w->peak_bytes >= 0)
 		snprintf(peak, sizeof peak, "%.1f", (double)w->peak_bytes / 1048576.0);
-	const char *note = w->res.outcome == MINHEAP_FOUND
-	                       ? (w->res.unsteady ? "unsteady at the boundary" : "")
-	                   : w->res.outcome == MINHEAP_NEVER_FITS ? "never fits"
-	                                                          : w->detail;
-
+	minheap_note(w, note, sizeof note);
 	/* The label and probe are a manifest's, the note may quote a probe's stderr. */
 	printf("%-20s %-24s %10s %10s %8s %5u %12s%s%s\n", cli_safe(w->label), cli_safe(w->probe),
 	       min, lo, step, w->res.runs, peak, *note ? "  " : "", cli_safe(note));

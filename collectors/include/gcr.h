@@ -35,6 +35,11 @@
  *   limit on stderr and exits with status 3, which the harness stores as heap_exhausted. A
  *   value that is not an integer from 1 to 1048576 is a knob error (status 2). GCR_HEAP_MB
  *   above the limit is capped to it: the limit is the stronger promise. Unset: no limit.
+ *   heap_committed_peak_bytes counts what the limit counts; a run that completes while it
+ *   reports more than twice N MiB committed has ignored the limit, and gcratchet minheap
+ *   fails its search rather than report a minimum (docs/sweeps.md). A runtime whose own
+ *   limit is only soft makes it hard itself (docs/porting.md, "A runtime with only a soft
+ *   limit").
  */
 #ifndef GCR_H
 #define GCR_H

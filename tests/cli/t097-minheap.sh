@@ -76,4 +76,28 @@ expect_grep "01_nolimit .*at [0-9]+ MiB the run committed 100.0 MiB: the build i
 	"$T/out" "a build that ignores the limit is named"
 expect_eq "$(sql "SELECT outcome FROM minheap m JOIN builds b ON b.id = m.build_id WHERE b.name = 'scripted'")" \
 	failed "stored as a failed search, not a 1 MiB minimum"
+
+# A minimum above the unlimited peak (a Go port at GOGC=100: 12 MiB against a 10.8 MiB peak):
+# the limit at which it failed already held the whole peak its census reported, so the row
+# says so, and docs/sweeps.md says why that happens. A build whose failed limit is below its
+# peak gets no such note.
+B="$T/soft"
+make_script_build "$B" 01_softlimit 02_hardlimit
+for p in 01_softlimit:11324620 02_hardlimit:13107200; do
+	cat >"$B/${p%%:*}" <<SCRIPT
+#!/bin/sh
+if [ -n "\${GCR_HEAP_MAX_MB:-}" ] && [ "\$GCR_HEAP_MAX_MB" -lt 12 ]; then
+	echo "scripted: heap exhausted: the runtime's own memory does not fit" >&2
+	exit 3
+fi
+echo "checksum 0x00000000000000aa"
+printf '{"format":"gcr-census","version":1,"probe":"${p%%:*}","size":"ci","collector":"scripted","collector_version":"1.0","checksum":"0x00000000000000aa","census":{"alloc_bytes":1000,"heap_committed_peak_bytes":${p#*:}}}' >&3
+SCRIPT
+done
+seal_manifest "$B"
+expect_status 0 "$GCR" minheap --build "$B" --probes 01,02 --size ci --repeats 1
+expect_grep "^scripted +01_softlimit +12 +11 +1 +[0-9]+ +10.8  fails at or above the unlimited peak$" \
+	"$T/out" "a minimum whose failed limit held the unlimited peak is noted"
+expect_grep "^scripted +02_hardlimit +12 +11 +1 +[0-9]+ +12.5\$" "$T/out" \
+	"a failed limit below the unlimited peak is no surprise: no note"
 finish
