@@ -1577,6 +1577,21 @@ static void baseline_add_number(struct sbuf *out, double v)
 		sbuf_addf(out, "%.17g", v);
 }
 
+/* A rule's fields as the file writes them, in a rule and an override alike (no braces). */
+static void baseline_add_rule(struct sbuf *out, const struct baseline_rule *r)
+{
+	sbuf_addf(out, "\"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
+	          r->gated ? "true" : "false", baseline_direction_name(r->direction));
+	baseline_add_number(out, r->band_pct);
+	sbuf_addf(out, ", \"band_abs\": ");
+	baseline_add_number(out, r->band_abs);
+	if (r->band_live_pct > 0) {
+		sbuf_addf(out, ", \"band_live_pct\": ");
+		baseline_add_number(out, r->band_live_pct);
+	}
+	sbuf_addf(out, ", \"class\": \"%s\"", baseline_class_name(r->cls));
+}
+
 char *baseline_serialize(const struct baseline *b)
 {
 	struct sbuf out;
@@ -1642,16 +1657,9 @@ char *baseline_serialize(const struct baseline *b)
 		const struct baseline_rule *r = &b->rules[i];
 		sbuf_addf(&out, "%s\n    ", i ? "," : "");
 		baseline_add_string(&out, r->metric);
-		sbuf_addf(&out, ": {\"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
-		          r->gated ? "true" : "false", baseline_direction_name(r->direction));
-		baseline_add_number(&out, r->band_pct);
-		sbuf_addf(&out, ", \"band_abs\": ");
-		baseline_add_number(&out, r->band_abs);
-		if (r->band_live_pct > 0) {
-			sbuf_addf(&out, ", \"band_live_pct\": ");
-			baseline_add_number(&out, r->band_live_pct);
-		}
-		sbuf_addf(&out, ", \"class\": \"%s\"}", baseline_class_name(r->cls));
+		sbuf_addf(&out, ": {");
+		baseline_add_rule(&out, r);
+		sbuf_addf(&out, "}");
 	}
 	sbuf_addf(&out, "\n  },\n  \"probes\": {");
 	for (size_t i = 0; i < b->nprobes; i++) {
@@ -1702,17 +1710,8 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_string(&out, x->probe);
 		sbuf_addf(&out, ", \"metric\": ");
 		baseline_add_string(&out, x->metric);
-		sbuf_addf(&out, ", \"gated\": %s, \"direction\": \"%s\", \"band_pct\": ",
-		          x->rule.gated ? "true" : "false",
-		          baseline_direction_name(x->rule.direction));
-		baseline_add_number(&out, x->rule.band_pct);
-		sbuf_addf(&out, ", \"band_abs\": ");
-		baseline_add_number(&out, x->rule.band_abs);
-		if (x->rule.band_live_pct > 0) {
-			sbuf_addf(&out, ", \"band_live_pct\": ");
-			baseline_add_number(&out, x->rule.band_live_pct);
-		}
-		sbuf_addf(&out, ", \"class\": \"%s\"", baseline_class_name(x->rule.cls));
+		sbuf_addf(&out, ", ");
+		baseline_add_rule(&out, &x->rule);
 		if (x->widened_for_noise)
 			sbuf_addf(&out, ", \"widened_for_noise\": true");
 		sbuf_addf(&out, ", \"rationale\": ");
@@ -1900,5 +1899,156 @@ int baseline_check_spread(const struct baseline *b, struct err *e)
 			                                  : "");
 		}
 	}
+	return 0;
+}
+
+/* ---- Justification -------------------------------------------------------------------------- */
+
+/*
+ * Why `r` judges less than `ref` (the rule pin writes), in words for a message, or NULL when it
+ * does not: a wider band (pct, abs or live floor), gated -> not gated, a direction that stops
+ * watching a side ref watches, or a class that compares less (exact < banded < quantile < info:
+ * a quantile cell compares a session's smallest run, an info one nothing). Tighter is fine.
+ */
+static const char *baseline_looser(const struct baseline_rule *r, const struct baseline_rule *ref,
+                                   char *buf, size_t size)
+{
+	const struct {
+		const char *name;
+		double mine, pins;
+	} bands[] = {{"band_pct", r->band_pct, ref->band_pct},
+	             {"band_abs", r->band_abs, ref->band_abs},
+	             {"band_live_pct", r->band_live_pct, ref->band_live_pct}};
+
+	if (!ref->gated)
+		return NULL;
+	if (!r->gated)
+		return "not gated, where pin gates it";
+	if (r->direction != ref->direction && r->direction != BASELINE_EITHER) {
+		snprintf(buf, size, "direction \"%s\" stops watching the %s side pin watches",
+		         baseline_direction_name(r->direction),
+		         r->direction == BASELINE_DECREASE ? "increase" : "decrease");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof bands / sizeof bands[0]; i++)
+		if (bands[i].mine > bands[i].pins) {
+			snprintf(buf, size, "%s %g is wider than pin's %g", bands[i].name,
+			         bands[i].mine, bands[i].pins);
+			return buf;
+		}
+	if (r->cls > ref->cls) {
+		snprintf(buf, size, "class %s compares less than pin's %s",
+		         baseline_class_name(r->cls), baseline_class_name(ref->cls));
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * A wider band and a class that compares less are what a measured spread justifies: the
+ * override's evidence must have seen one. Not gating a cell, or watching another side, is a
+ * decision its rationale carries.
+ */
+static int baseline_looser_by_spread(const struct baseline_rule *r, const struct baseline_rule *ref)
+{
+	return r->gated && ref->gated &&
+	       (r->cls > ref->cls || r->band_pct > ref->band_pct || r->band_abs > ref->band_abs ||
+	        r->band_live_pct > ref->band_live_pct);
+}
+
+/* The rule pin writes for `metric` in b's profile, for the build b's capabilities describe. */
+static int baseline_pin_rule(const struct baseline *b, const char *metric,
+                             struct baseline_rule *out, struct err *e)
+{
+	struct baseline_rule *rules = NULL;
+
+	if (baseline_default_rules(b->profile, &b->caps, &metric, 1, &rules, e) != 0)
+		return -1;
+	*out = rules[0];
+	out->metric = NULL;
+	free(rules[0].metric);
+	free(rules);
+	return 0;
+}
+
+static char *baseline_rule_text(const struct baseline_rule *r)
+{
+	struct sbuf out;
+
+	sbuf_init(&out);
+	sbuf_addf(&out, "{");
+	baseline_add_rule(&out, r);
+	sbuf_addf(&out, "}");
+	return sbuf_detach(&out);
+}
+
+static const struct baseline_override *baseline_override_of(const struct baseline *b,
+                                                            const char *probe, const char *metric)
+{
+	for (size_t i = 0; i < b->noverrides; i++)
+		if (strcmp(b->overrides[i].probe, probe) == 0 &&
+		    strcmp(b->overrides[i].metric, metric) == 0)
+			return &b->overrides[i];
+	return NULL;
+}
+
+int baseline_check_justified(const struct baseline *b, struct err *e)
+{
+	struct baseline_rule ref;
+	char why[160], where[320];
+	const char *looser;
+	char *text, *caps;
+
+	if (b->nrules && baseline_pin_rule(b, b->rules[0].metric, &ref, e) != 0)
+		return err_setc(e, ERR_INVALID,
+		                "profile: \"%s\" has no default rules (valid: shared_ci, "
+		                "pinned_host): its rules cannot be held to what pin writes",
+		                b->profile);
+	for (size_t i = 0; i < b->nrules; i++) {
+		const struct baseline_rule *r = &b->rules[i];
+		if (baseline_pin_rule(b, r->metric, &ref, e) != 0 ||
+		    !(looser = baseline_looser(r, &ref, why, sizeof why)))
+			continue;
+		/* A looser rule judges no cell of its own: each has an override that says why. */
+		for (size_t c = 0; c < b->ncells; c++) {
+			const struct baseline_cell *x = &b->cells[c];
+			if (strcmp(x->metric, r->metric) != 0 ||
+			    baseline_override_of(b, x->probe, x->metric))
+				continue;
+			json_path_key(where, sizeof where, "rules", r->metric);
+			text = baseline_rule_text(&ref);
+			caps = caps_describe(&b->caps);
+			err_setc(e, ERR_INVALID,
+			         "%s: %s, and cells[%zu] (%s %s) has no override saying why: "
+			         "for profile %s and capabilities %s pin writes %s; restore that, "
+			         "or give the cell an override with a rationale and its evidence",
+			         where, looser, c, x->probe, x->metric, b->profile, caps, text);
+			free(caps);
+			free(text);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < b->noverrides; i++) {
+		const struct baseline_override *o = &b->overrides[i];
+		if (baseline_pin_rule(b, o->metric, &ref, e) != 0 ||
+		    !(looser = baseline_looser(&o->rule, &ref, why, sizeof why)) ||
+		    !baseline_looser_by_spread(&o->rule, &ref) || o->evidence_spread_pct > 0)
+			continue;
+		text = baseline_rule_text(&ref);
+		err_setc(e, ERR_INVALID,
+		         "overrides[%zu] (%s %s): %s, but its evidence saw no spread (%lld runs, "
+		         "spread_pct 0): pin writes %s; a wider band needs the runs that spread",
+		         i, o->probe, o->metric, looser, (long long)o->evidence_runs, text);
+		free(text);
+		return -1;
+	}
+	return 0;
+}
+
+int baseline_validate(const struct baseline *b, struct err *e)
+{
+	if (baseline_check(b, e) != 0 || baseline_check_spread(b, e) != 0 ||
+	    baseline_check_justified(b, e) != 0)
+		return -1;
 	return 0;
 }

@@ -236,6 +236,26 @@ int baseline_check(const struct baseline *b, struct err *e);
  */
 int baseline_check_spread(const struct baseline *b, struct err *e);
 /*
+ * A rule is no looser than what the file's own record justifies (docs/baselines.md, "What a
+ * hand edit must justify"). The reference is the rule pin writes, baseline_default_rules for
+ * the file's profile and its "capabilities" (absent: unknown, the least a build could be).
+ * A rule looser than that (a wider band_pct, band_abs or band_live_pct, gated -> not gated, a
+ * direction that stops watching the side pin watches, a class that compares less: exact <
+ * banded < quantile < info) judges no cell of its own: every cell of its metric has an
+ * override, which has a rationale (baseline_check). An override looser than pin's rule by its
+ * band or class is what a measured spread justifies: its evidence saw one (spread_pct > 0).
+ * Tighter is always fine. -1 (ERR_INVALID) naming the rule and the cell, or the override, and
+ * the rule pin writes; also for a profile without default rules.
+ */
+int baseline_check_justified(const struct baseline *b, struct err *e);
+/*
+ * Everything a baseline is held to before anything is judged with it or written: baseline_check,
+ * baseline_check_spread and baseline_check_justified, in that order. `baseline validate`,
+ * check, ratchet and update run it on the file they read (judge_baseline_load); pin and update
+ * on the file they write. -1 with the first failure's message (no file name).
+ */
+int baseline_validate(const struct baseline *b, struct err *e);
+/*
  * How far one cell's pinned runs reach in its rule's bad direction from the figure its class
  * compares (a quantile cell: the median's distance from the min), and in *allowance the
  * cell's allowance; 0 and INFINITY for a cell that is not gated.

@@ -39,23 +39,15 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 	for (size_t i = 0; i < paths.n; i++) {
 		struct baseline b;
 		struct err e;
-		if (baseline_load(paths.items[i], &b, &e) != 0) {
+		/* What check, ratchet and update read through: one judgement of a file. */
+		if (judge_baseline_load(paths.items[i], profile, &b, &e) != 0) {
 			fprintf(stderr, "gcratchet %s: %s\n", cmd, e.msg);
 			rc = EXIT_UNJUDGED;
 			continue;
 		}
-		if (profile && strcmp(b.profile, profile) != 0) {
-			fprintf(stderr, "gcratchet %s: %s: profile is \"%s\", not \"%s\"\n", cmd,
-			        paths.items[i], b.profile, profile);
-			rc = EXIT_UNJUDGED;
-		} else if (baseline_check_spread(&b, &e) != 0) {
-			fprintf(stderr, "gcratchet %s: %s: %s\n", cmd, paths.items[i], e.msg);
-			rc = EXIT_UNJUDGED;
-		} else {
-			printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
-			       cli_safe(paths.items[i]), cli_safe(b.profile), cli_safe(b.collector),
-			       b.nprobes, b.ncells);
-		}
+		printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
+		       cli_safe(paths.items[i]), cli_safe(b.profile), cli_safe(b.collector),
+		       b.nprobes, b.ncells);
 		baseline_release(&b);
 	}
 	strlist_release(&paths);
@@ -188,9 +180,9 @@ static int baseline_cmd_time_noise(const char *cmd, struct baseline *b,
 }
 
 /*
- * Writes a baseline file: only one that meets baseline_check, so that a file this harness
- * writes is one it will read back (a bad number once came back as INT64_MIN and every later
- * check exited 2).
+ * Writes a baseline file: only one that meets baseline_validate, so that a file this harness
+ * writes is one it will read back and judge with (a bad number once came back as INT64_MIN and
+ * every later check exited 2).
  */
 static int baseline_cmd_write(const char *cmd, const char *path, const struct baseline *b)
 {
@@ -198,7 +190,7 @@ static int baseline_cmd_write(const char *cmd, const char *path, const struct ba
 	char *text;
 	int rc;
 
-	if (baseline_check(b, &e) != 0)
+	if (baseline_validate(b, &e) != 0)
 		return cli_error(cmd, "refusing to write %s: %s", path, e.msg);
 	text = baseline_serialize(b);
 	rc = write_file_atomic(path, text, strlen(text), &e);
@@ -672,14 +664,10 @@ static int baseline_cmd_update(const char *cmd, const struct baseline_cmd_opts *
 	int rc = EXIT_UNJUDGED;
 	size_t changed;
 
-	if (baseline_load(path, &b, &e) != 0) {
+	if (judge_baseline_load(path, o->profile, &b, &e) != 0) {
 		cli_error(cmd, "%s%s", e.msg,
 		          e.code == ERR_NOT_FOUND ? " (pin one first: gcratchet baseline pin)"
 		                                  : "");
-		goto out;
-	}
-	if (strcmp(b.profile, o->profile) != 0) {
-		cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, o->profile);
 		goto out;
 	}
 	if (o->session == 0 && baseline_cmd_measure(o->profile, b.collector, o->build_dir, b.size,

@@ -81,7 +81,7 @@ int check_session(const char *cmd, const struct check_opts *o)
 		goto out;
 	}
 	path = o->baseline ? xstrdup(o->baseline) : cli_baseline_find(profile, collector);
-	if (baseline_load(path, &b, &e) != 0) {
+	if (judge_baseline_load(path, profile, &b, &e) != 0) {
 		if (!o->baseline && e.code == ERR_NOT_FOUND) {
 			char *looked = cli_baseline_looked();
 			rc = cli_error(
@@ -92,10 +92,6 @@ int check_session(const char *cmd, const struct check_opts *o)
 			free(looked);
 		} else
 			rc = cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (strcmp(b.profile, profile) != 0) {
-		rc = cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, profile);
 		goto out;
 	}
 	if (store_open(cli_db_path(o->db), STORE_READ, &st, &e) != 0) {

@@ -411,7 +411,7 @@ int cmd_ratchet(int argc, char **argv)
 	}
 	c.collector = collector;
 	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_find(c.profile, collector);
-	if (baseline_load(path, &b, &e) != 0) {
+	if (judge_baseline_load(path, c.profile, &b, &e) != 0) {
 		/* The pin command that measures the same build: a folder by --build. */
 		if (!c.baseline && e.code == ERR_NOT_FOUND) {
 			char *looked = cli_baseline_looked();
@@ -423,11 +423,6 @@ int cmd_ratchet(int argc, char **argv)
 			free(looked);
 		} else
 			rc = cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (strcmp(b.profile, c.profile) != 0) {
-		rc =
-		    cli_error(cmd, "%s: profile is \"%s\", not \"%s\"", path, b.profile, c.profile);
 		goto out;
 	}
 	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,

@@ -41,8 +41,10 @@ int heapgate_annotate(struct store *st, const struct store_session *si,
 			/* The confirmation moved up: repeats at the boundary disagreed. */
 			if (a && a->min_heap_mb - a->lo_mb > a->step_mb) {
 				info->unsteady++;
-				if ((double)(a->min_heap_mb - a->lo_mb) > info->widest_mib)
+				if ((double)(a->min_heap_mb - a->lo_mb) > info->widest_mib) {
 					info->widest_mib = (double)(a->min_heap_mb - a->lo_mb);
+					info->widest_runs = a->runs;
+				}
 			}
 		}
 		if (!a || runs[i].warmup || runs[i].kind != RUN_KIND_TIMED ||

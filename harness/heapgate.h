@@ -26,10 +26,11 @@
 #define HEAPGATE_METRIC "minheap.min_heap_mib"
 
 struct heapgate_info {
-	size_t probes;     /* probes of the runs that got a figure */
-	size_t missing;    /* probes of the runs without a stored answer */
-	size_t unsteady;   /* of the figures, answers whose search moved up at its boundary */
-	double widest_mib; /* the largest min - fails_at among the unsteady answers */
+	size_t probes;       /* probes of the runs that got a figure */
+	size_t missing;      /* probes of the runs without a stored answer */
+	size_t unsteady;     /* of the figures, answers whose search moved up at its boundary */
+	double widest_mib;   /* the largest min - fails_at among the unsteady answers */
+	int64_t widest_runs; /* the runs of the search that gave widest_mib (its evidence) */
 };
 
 /*
@@ -44,7 +45,9 @@ int heapgate_annotate(struct store *st, const struct store_session *si,
  * For baseline pin --minheap: a build whose search moved up at some boundary (info->unsteady:
  * a conservative collector, whose reachability moves with ASLR) is not deterministic there,
  * so its rule for HEAPGATE_METRIC gets an absolute band of the widest such move, at least
- * 1 MiB; a precise collector keeps the exact rule. Returns 1 when it widened the rule.
+ * 1 MiB; a precise collector keeps the exact rule. Returns 1 when it widened the rule. Pin
+ * applies it to a copy and writes the result as an override of each minimum-heap cell, with
+ * the search as its evidence: a rule looser than pin's own is refused (baseline_validate).
  */
 int heapgate_widen(struct baseline_rule *rules, size_t n, const struct heapgate_info *info);
 

@@ -7,6 +7,30 @@
 
 #include "json.h"
 
+int judge_baseline_load(const char *path, const char *profile, struct baseline *out, struct err *e)
+{
+	char why[ERR_MSG_MAX];
+	int rc = -1;
+
+	if (baseline_load(path, out, e) != 0)
+		return -1;
+	if (profile && strcmp(out->profile, profile) != 0) {
+		err_setc(e, ERR_INVALID, "%s: profile is \"%s\", not \"%s\"", path, out->profile,
+		         profile);
+		goto out;
+	}
+	if (baseline_validate(out, e) != 0) {
+		snprintf(why, sizeof why, "%s", e->msg);
+		err_setc(e, ERR_INVALID, "%s: %s", path, why);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		baseline_release(out);
+	return rc;
+}
+
 int judge_open(struct store *st, int64_t session, struct judge_inputs *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);

@@ -42,6 +42,15 @@ struct judge_inputs {
 	struct heapgate_info heapgate; /* the minimum heaps added to the runs */
 };
 
+/*
+ * Reads the baseline a verb judges with: the file at `path` parsed (baseline_load) and held to
+ * everything `baseline validate` holds it to (baseline_validate: an exact cell whose runs
+ * differ, a rule looser than its record justifies), and, unless `profile` is NULL, of that
+ * profile. check, ratchet, update and validate all read through here, so no verb judges with
+ * a file another refuses. -1 with e naming the file (ERR_NOT_FOUND when there is none: the
+ * caller suggests a pin); *out is then released.
+ */
+int judge_baseline_load(const char *path, const char *profile, struct baseline *out, struct err *e);
 /* Loads a session and its arms into *out (zeroed first). -1 with e naming the session. */
 int judge_open(struct store *st, int64_t session, struct judge_inputs *out, struct err *e);
 /*

@@ -156,7 +156,10 @@ static const struct cli_command commands[] = {
      "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"
      "date, who: $GCR_WHO, git's user.name or $USER). It prints what it changed; the file is\n"
      "written whole or not at all (a temporary file, then rename).\n"
-     "validate checks profile files without measuring.\n"
+     "validate checks profile files without measuring, as check, ratchet and update check\n"
+     "the file they read: a cell whose pinning runs spread beyond its band, and a rule looser\n"
+     "than what pin writes for the file's profile and capabilities with no override saying\n"
+     "why, are refused (docs/baselines.md, \"What a hand edit must justify\").\n"
      "\n"
      "Exit status: 0 done; 1 update refused to loosen a regressed cell without --accept;\n"
      "2 a bad file, a failed run in the session, or bad arguments.\n",

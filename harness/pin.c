@@ -252,6 +252,54 @@ size_t pin_widen(struct baseline *b, struct strlist *notes)
 }
 
 /*
+ * An unsteady minimum-heap search widens each minimum-heap cell (heapgate_widen's band) by an
+ * override with the search as its evidence; the metric's rule stays pin's exact one.
+ */
+static void pin_minheap_widen(struct baseline *b, const struct heapgate_info *info,
+                              struct strlist *notes)
+{
+	const struct baseline_rule *rule = baseline_rule_for(b, HEAPGATE_METRIC);
+	struct baseline_rule wide;
+
+	if (!rule)
+		return;
+	wide = *rule;
+	if (!heapgate_widen(&wide, 1, info))
+		return;
+	if (wide.cls == BASELINE_CLASS_EXACT)
+		wide.cls = BASELINE_CLASS_BANDED;
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *c = &b->cells[i];
+		struct baseline_override *o;
+		if (strcmp(c->metric, HEAPGATE_METRIC) != 0)
+			continue;
+		b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
+		o = &b->overrides[b->noverrides++];
+		memset(o, 0, sizeof *o);
+		o->probe = xstrdup(c->probe);
+		o->metric = xstrdup(c->metric);
+		o->rule = wide;
+		o->rule.metric = o->metric;
+		o->rationale = xasprintf(
+		    "pin --minheap: the minimum-heap search was unsteady at %zu boundar%s (its "
+		    "confirmation moved up by up to %g MiB): band %g MiB",
+		    info->unsteady, info->unsteady == 1 ? "y" : "ies", info->widest_mib,
+		    wide.band_abs);
+		/* An unsteady answer comes from repeats at its boundary: two runs at least. */
+		o->evidence_runs = info->widest_runs >= 2 ? info->widest_runs : 2;
+		o->evidence_spread_pct = c->median > 0 ? 100.0 * info->widest_mib / c->median : 100;
+	}
+	if (notes) {
+		char *line = xasprintf("overrides %s: band %g MiB: the minimum-heap search was "
+		                       "unsteady at %zu boundar%s",
+		                       HEAPGATE_METRIC, wide.band_abs, info->unsteady,
+		                       info->unsteady == 1 ? "y" : "ies");
+		strlist_push(notes, line);
+		free(line);
+	}
+}
+
+/*
  * A probe's functions from the ok valgrind runs of `size` among runs (every size: NULL): each
  * function's median over them, cut to the baseline's top. 0 when no run recorded functions.
  */
@@ -296,15 +344,8 @@ int pin_derive(const struct pin_input *in, struct baseline *b, struct strlist *n
 	                           metrics.n, &b->rules, e) != 0)
 		goto out;
 	b->nrules = metrics.n;
-	if (in->minheap && heapgate_widen(b->rules, b->nrules, in->minheap) && notes) {
-		char *line = xasprintf(
-		    "rule %s: band %g MiB: the minimum-heap search was unsteady "
-		    "at %zu boundar%s",
-		    HEAPGATE_METRIC, in->minheap->widest_mib > 1 ? in->minheap->widest_mib : 1,
-		    in->minheap->unsteady, in->minheap->unsteady == 1 ? "y" : "ies");
-		strlist_push(notes, line);
-		free(line);
-	}
+	if (in->minheap)
+		pin_minheap_widen(b, in->minheap, notes);
 	pin_widen(b, notes);
 	/* Only a distribution cell keeps its runs: every other class is judged by its figures. */
 	for (size_t i = 0; i < b->ncells; i++)

@@ -102,10 +102,16 @@ for p in $PROBES; do
 	done
 done
 
-# A baseline pinned before classes loads as it was judged; a bad class is named.
+# A baseline without classes gets each rule's class from its fields; a bad class is named.
+jq 'del(.rules[].class, .overrides[].class)' "$TOP/baselines/shared_ci/gen.json" >"$T/noclass.json"
+expect_no_grep '"class"' "$T/noclass.json"
+expect_status 0 "$GCR" baseline validate "$T/noclass.json"
+# One pinned before classes, with the RSS band of then (20%, 4 MiB), is looser than what pin
+# writes now: refused, naming the rule and pin's (issue 41: re-pin it, or say why per cell).
 git -C "$TOP" show 295b350:baselines/shared_ci/gen.json >"$T/old.json"
 expect_no_grep '"class"' "$T/old.json"
-expect_status 0 "$GCR" baseline validate "$T/old.json"
+expect_status 2 "$GCR" baseline validate "$T/old.json"
+expect_grep 'old.json: rules."rss.peak_bytes": band_pct 20 is wider than pin.s 2, and cells\[[0-9]+\]' "$T/err"
 jq '.rules["census.alloc_bytes"].class = "info"' "$T/old.json" >"$T/bad.json"
 expect_status 2 "$GCR" baseline validate "$T/bad.json"
 expect_grep "bad.json: rules.\"census.alloc_bytes\".class: \"info\" with gated true" "$T/err"

@@ -756,6 +756,129 @@ static void test_functions(void)
 	}
 }
 
+/*
+ * Issue 41 defect 10: a rule or override looser than what pin writes for the file's profile
+ * and capabilities must say why. A precise build's census.alloc_bytes is exact in shared_ci;
+ * rss.peak_bytes 2% with a 512 KiB floor and a 10% live floor (metrics.c).
+ */
+static const char justified[] =
+    "{\"format\": \"gcratchet-baseline\", \"version\": 1, \"profile\": \"shared_ci\",\n"
+    "\"collector\": {\"name\": \"gen\", \"version\": \"1\", \"git_commit\": \"abc\"},\n"
+    "\"host\": {\"fingerprint\": \"00ff\", \"hostname\": \"h\"}, \"pinned_at\": \"x\",\n"
+    "\"session\": 3, \"size\": \"ci\", \"meters\": [\"census\"], \"repeats\": 5,\n"
+    "\"capabilities\": [\"collects\", \"precise\"],\n"
+    "\"rules\": {\"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", "
+    "\"band_pct\": 0, \"band_abs\": 0, \"class\": \"exact\"}},\n"
+    "\"probes\": {\"p\": {\"checksum\": \"0x0123456789abcdef\"}, "
+    "\"q\": {\"checksum\": \"0x0123456789abcdef\"}},\n"
+    "\"cells\": [{\"probe\": \"p\", \"metric\": \"census.alloc_bytes\", \"median\": 1000, "
+    "\"min\": 1000, \"max\": 1000, \"n\": 5},\n"
+    "{\"probe\": \"q\", \"metric\": \"census.alloc_bytes\", \"median\": 2000, "
+    "\"min\": 2000, \"max\": 2000, \"n\": 5}]}\n";
+
+/* `justified` with `from` replaced by `to` (once), parsed: must parse. */
+static void parse_justified(const char *from, const char *to, struct baseline *b)
+{
+	const char *at = strstr(justified, from);
+	char *text;
+
+	CHECK(at != NULL);
+	if (!at)
+		return;
+	text = xasprintf("%.*s%s%s", (int)(at - justified), justified, to, at + strlen(from));
+	parse_ok(text, b);
+	free(text);
+}
+
+static void test_justified(void)
+{
+	static const char exact[] =
+	    "\"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", "
+	    "\"band_pct\": 0, \"band_abs\": 0, \"class\": \"exact\"}";
+	static const struct {
+		const char *rule, *says;
+	} looser[] = {
+	    {"\"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", "
+	     "\"band_pct\": 1000, \"band_abs\": 0, \"class\": \"banded\"}",
+	     "band_pct 1000 is wider than pin's 0"},
+	    {"\"census.alloc_bytes\": {\"gated\": false, \"direction\": \"increase\", "
+	     "\"band_pct\": 0, \"band_abs\": 0, \"class\": \"info\"}",
+	     "not gated, where pin gates it"},
+	    {"\"census.alloc_bytes\": {\"gated\": true, \"direction\": \"decrease\", "
+	     "\"band_pct\": 0, \"band_abs\": 0, \"class\": \"exact\"}",
+	     "direction \"decrease\" stops watching the increase side"},
+	    {"\"census.alloc_bytes\": {\"gated\": true, \"direction\": \"increase\", "
+	     "\"band_pct\": 0, \"band_abs\": 0, \"class\": \"quantile\"}",
+	     "class quantile compares less than pin's exact"},
+	};
+	static const char override[] =
+	    "],\n\"overrides\": [{\"probe\": \"p\", \"metric\": \"census.alloc_bytes\", "
+	    "\"band_pct\": 1000, \"band_abs\": 0, \"class\": \"banded\", \"rationale\": \"r\", "
+	    "\"evidence\": {\"runs\": 5, \"spread_pct\": %s}}]}\n";
+	struct baseline b;
+	struct err e;
+	char *ov;
+
+	parse_ok(justified, &b);
+	CHECK(baseline_check_justified(&b, &e) == 0 && baseline_validate(&b, &e) == 0);
+	baseline_release(&b);
+	for (size_t i = 0; i < sizeof looser / sizeof looser[0]; i++) {
+		parse_justified(exact, looser[i].rule, &b);
+		CHECK(baseline_check_justified(&b, &e) != 0);
+		CHECK(strstr(e.msg, "rules.\"census.alloc_bytes\": ") &&
+		      strstr(e.msg, looser[i].says));
+		/* It names the first cell it would judge, and what pin writes. */
+		CHECK(strstr(e.msg, "cells[0] (p census.alloc_bytes) has no override"));
+		CHECK(strstr(e.msg,
+		             "capabilities collects, precise pin writes {\"gated\": true, "
+		             "\"direction\": \"increase\", \"band_pct\": 0, \"band_abs\": 0, "
+		             "\"class\": \"exact\"}"));
+		CHECK(baseline_validate(&b, &e) != 0);
+		baseline_release(&b);
+	}
+	/* Either watches both sides: tighter, fine. So is a smaller band than pin's. */
+	parse_justified("\"direction\": \"increase\"", "\"direction\": \"either\"", &b);
+	CHECK(baseline_check_justified(&b, &e) == 0);
+	baseline_release(&b);
+	/* Without capabilities, the least a build could be: still exact for alloc_bytes. */
+	parse_justified("\"capabilities\": [\"collects\", \"precise\"],\n", "", &b);
+	CHECK(baseline_check_justified(&b, &e) == 0);
+	b.rules[0].gated = 0;
+	b.rules[0].cls = BASELINE_CLASS_INFO;
+	CHECK(baseline_check_justified(&b, &e) != 0 && strstr(e.msg, "capabilities unknown"));
+	/* A looser rule with no cell of its metric judges nothing: nothing to justify. */
+	b.ncells = 0;
+	CHECK(baseline_check_justified(&b, &e) == 0);
+	b.ncells = 2;
+	baseline_release(&b);
+
+	/* Overrides: a wider one with the spread that justifies it passes; with none, refused. */
+	ov = xasprintf(override, "12.5");
+	parse_justified("]}\n", ov, &b);
+	free(ov);
+	CHECK(baseline_check_justified(&b, &e) == 0);
+	/* A looser rule whose every cell has an override judges no cell itself. */
+	b.rules[0].band_pct = 1000;
+	b.rules[0].cls = BASELINE_CLASS_BANDED;
+	CHECK(baseline_check_justified(&b, &e) != 0 && strstr(e.msg, "cells[1] (q census"));
+	baseline_release(&b);
+	ov = xasprintf(override, "0");
+	parse_justified("]}\n", ov, &b);
+	free(ov);
+	CHECK(baseline_check_justified(&b, &e) != 0);
+	CHECK(strstr(e.msg, "overrides[0] (p census.alloc_bytes): band_pct 1000 is wider") &&
+	      strstr(e.msg, "saw no spread"));
+	/* Not gating one cell is a decision its rationale carries, not a spread. */
+	b.overrides[0].rule.gated = 0;
+	b.overrides[0].rule.cls = BASELINE_CLASS_INFO;
+	CHECK(baseline_check_justified(&b, &e) == 0);
+	baseline_release(&b);
+	/* A profile without default rules has nothing to hold its rules to. */
+	parse_justified("\"profile\": \"shared_ci\"", "\"profile\": \"nightly\"", &b);
+	CHECK(baseline_check_justified(&b, &e) != 0 && strstr(e.msg, "\"nightly\" has no default"));
+	baseline_release(&b);
+}
+
 int main(void)
 {
 	test_functions();
@@ -767,5 +890,6 @@ int main(void)
 	test_noise();
 	test_classes();
 	test_default_classes();
+	test_justified();
 	return unit_done("test_baseline");
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "heapgate.h"
 #include "pin.h"
 #include "unit.h"
 
@@ -373,6 +374,46 @@ static void test_update(void)
 	runs_release(&now);
 }
 
+/*
+ * pin --minheap of a build whose search was unsteady: the widened band goes on each
+ * minimum-heap cell as an override with the search as evidence, never on the rule (a rule
+ * looser than pin's own is refused), and what pin writes validates. The rule was widened
+ * in place before, with class exact, and baseline_check refused to write it.
+ */
+static void test_minheap_unsteady(void)
+{
+	static const struct caps caps = {1, CAPS_COLLECTS, 0};
+	struct heapgate_info info = {1, 0, 1, 3, 9};
+	struct runs rs = {0};
+	struct baseline b = {0};
+	struct pin_input in = {"shared_ci", &caps, NULL, 0, &info};
+	const struct baseline_override *o;
+	struct strlist notes = {0};
+	struct err e;
+
+	for (int i = 0; i < 3; i++) {
+		struct store_run *r = add_run(&rs, 1, "01_a", RUN_KIND_TIMED);
+		metric_set_add(&r->metrics, "census.alloc_bytes", 1000);
+		metric_set_add(&r->metrics, HEAPGATE_METRIC, 14);
+	}
+	in.runs = rs.r;
+	in.nruns = rs.n;
+	CHECK(pin_derive(&in, &b, &notes, &e) == 0);
+	identity(&b);
+	CHECK(baseline_rule_for(&b, HEAPGATE_METRIC)->cls == BASELINE_CLASS_EXACT);
+	CHECK(baseline_rule_for(&b, HEAPGATE_METRIC)->band_abs == 0);
+	o = override_of(&b, HEAPGATE_METRIC);
+	CHECK(o && o->rule.band_abs == 3 && o->rule.cls == BASELINE_CLASS_BANDED);
+	CHECK(o && o->evidence_runs == 9 && o->evidence_spread_pct > 0);
+	CHECK(baseline_validate(&b, &e) == 0);
+	if (baseline_validate(&b, &e) != 0)
+		fprintf(stderr, "  %s\n", e.msg);
+	CHECK(notes.n == 1 && strstr(notes.items[0], "unsteady at 1 boundary"));
+	strlist_release(&notes);
+	baseline_release(&b);
+	runs_release(&rs);
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("GCR_TEST_SEED");
@@ -390,5 +431,6 @@ int main(int argc, char **argv)
 	test_ratio();
 	test_facts();
 	test_update();
+	test_minheap_unsteady();
 	return unit_done("test_pin");
 }
