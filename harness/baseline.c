@@ -646,12 +646,13 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 		const struct baseline_cell *x = &b->cells[i];
 		const struct baseline_rule *r = baseline_rule_for_cell(b, x->probe, x->metric);
 		json_path_index(where, sizeof where, "cells", i);
-		if (r->cls == BASELINE_CLASS_DIST && x->nruns < 2)
-			return err_setc(e, ERR_INVALID,
-			                "%s (%s %s): class distribution, but %s: a distribution "
-			                "cell is judged against its pinning runs (pin it again)",
-			                where, x->probe, x->metric,
-			                x->nruns ? "it keeps one run" : "it keeps no \"runs\"");
+		if (r->cls == BASELINE_CLASS_DIST && x->nruns == 0)
+			return err_setc(
+			    e, ERR_INVALID,
+			    "%s (%s %s): class distribution, but it keeps no \"runs\": a "
+			    "distribution cell is judged against its pinning runs (pin it "
+			    "again)",
+			    where, x->probe, x->metric);
 	}
 	if (b->noise.reason && (!b->noise.reason[0] || !b->noise.date || !b->noise.date[0] ||
 	                        !b->noise.who || !b->noise.who[0]))

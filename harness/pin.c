@@ -187,7 +187,9 @@ size_t pin_widen(struct baseline *b, struct strlist *notes)
 			band = ceil(band);
 		if (allowance >= band)
 			continue;
-		pct = from != 0 ? 100.0 * spread / fabs(from) : 0;
+		/* Of the median; of the largest run's size where the median is 0 (an MMU of 0 in
+		 * most runs, 0.65 in one): a spread is never 0%. */
+		pct = 100.0 * spread / (from != 0 ? fabs(from) : fmax(fabs(c->max), fabs(c->min)));
 		b->overrides = xrealloc(b->overrides, (b->noverrides + 1) * sizeof *b->overrides);
 		o = &b->overrides[b->noverrides++];
 		memset(o, 0, sizeof *o);

@@ -21,7 +21,7 @@ edit() {
 	expect_status 2 "$GCR" baseline validate "$F"
 	expect_grep "$2" "$T/err"
 }
-edit 's/"band_pct": 2,/"band_pct": -2,/' 'scripted.json: rules."rss.peak_bytes".band_pct: must be >= 0'
+edit 's/\("rss.peak_bytes": {[^}]*"band_pct": \)[0-9.]*/\1-2/' 'scripted.json: rules."rss.peak_bytes".band_pct: must be >= 0'
 edit 's/"census.alloc_bytes": {/"census.alloc_furlongs": {/' 'rules."census.alloc_furlongs": unknown metric'
 edit 's/"direction": "increase"/"direction": "upward"/' 'direction: must be "increase", "decrease" or "either"'
 edit '/"rss.peak_bytes": {"gated"/d' 'cells\[[0-9]+\]: metric "rss.peak_bytes" has no entry in "rules"'
