@@ -37,6 +37,13 @@
 /* ---- What is bisected ------------------------------------------------------------------ */
 
 enum bisect_source { BISECT_SRC_COLLECTOR, BISECT_SRC_DIR, BISECT_SRC_CMD };
+
+/*
+ * A build's time limit unless --build-timeout says otherwise: a build holds the bench lock
+ * (and a worker's job), so one that hangs must not hold them for ever. A whole gcratchet
+ * builds in a minute on a 2-core host; thirty leave room for a slow collector.
+ */
+#define BISECT_BUILD_TIMEOUT_S (30 * 60)
 static const char *const bisect_source_names[] = {"collector", "collector-dir", "build-cmd"};
 
 /* One probe of the search and what its ends measured. */
@@ -77,7 +84,8 @@ struct bisect_ctx {
 	struct bisect_rule rule;
 	enum run_kind kind;
 	int rounds, max_rounds, warmup;
-	int exact; /* the mode: 1 exact, 0 paired */
+	int build_timeout_s; /* a build's limit, 0: none */
+	int exact;           /* the mode: 1 exact, 0 paired */
 	char *root, *checkout, *cache, *command;
 	struct session_opts base; /* how runs are made: timeout, jobs, lock, cpu, db */
 	struct store *st;
@@ -159,15 +167,17 @@ int bisect_commit_hash(const char *repo, const char *rev, struct sbuf *out)
 
 /*
  * Runs argv in a process group of its own, stdin from /dev/null, stdout to out_path (NULL: to
- * the log) and stderr appended to log_path. An interrupt of ours ends the whole group (a build
- * is many processes): SIGTERM, and SIGKILL five seconds later. Returns the exit status, -1
- * with e when it could not run or was killed by a signal, -2 when we interrupted it.
+ * the log) and stderr appended to log_path. An interrupt of ours, or timeout_s seconds passing
+ * (0: no limit), ends the whole group (a build is many processes): SIGTERM, so that a build
+ * script's traps remove its worktree, and SIGKILL five seconds later, and once more to what is
+ * left of the group when its leader is gone. Returns the exit status, -1 with e when it could
+ * not run or was killed by a signal, -2 when we interrupted it, -3 when it ran out of time.
  */
 static int bisect_spawn(char *const argv[], const char *out_path, const char *log_path,
-                        struct err *e)
+                        int timeout_s, struct err *e)
 {
-	int log_fd = -1, out_fd = -1, status = 0, killed = 0, rc = -1;
-	int64_t kill_at = 0;
+	int log_fd = -1, out_fd = -1, status = 0, killed = 0, timed_out = 0, rc = -1;
+	int64_t kill_at = 0, deadline = 0;
 	pid_t pid;
 
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -200,6 +210,8 @@ static int bisect_spawn(char *const argv[], const char *out_path, const char *lo
 	}
 	/* Both sides set the group, so that a kill right after the fork reaches it. */
 	setpgid(pid, pid);
+	if (timeout_s > 0)
+		deadline = now_mono_ns() + (int64_t)timeout_s * INT64_C(1000000000);
 	for (;;) {
 		struct timespec tick = {0, 20 * 1000 * 1000};
 		pid_t r = waitpid(pid, &status, WNOHANG);
@@ -209,7 +221,9 @@ static int bisect_spawn(char *const argv[], const char *out_path, const char *lo
 			err_setc(e, ERR_FAILED, "waiting for %s: %s", argv[0], strerror(errno));
 			goto out;
 		}
-		if (bisect_stop && !killed) {
+		if (!killed && deadline && now_mono_ns() > deadline)
+			timed_out = 1;
+		if ((bisect_stop || timed_out) && !killed) {
 			kill(-pid, SIGTERM);
 			killed = 1;
 			kill_at = now_mono_ns() + INT64_C(5000000000);
@@ -219,9 +233,11 @@ static int bisect_spawn(char *const argv[], const char *out_path, const char *lo
 		}
 		nanosleep(&tick, NULL);
 	}
-	if (killed)
-		rc = -2;
-	else if (WIFEXITED(status))
+	if (killed) {
+		/* A process of the build that ignored SIGTERM must not outlive it. */
+		kill(-pid, SIGKILL);
+		rc = timed_out ? -3 : -2;
+	} else if (WIFEXITED(status))
 		rc = WEXITSTATUS(status);
 	else
 		err_setc(e, ERR_FAILED, "%s was killed by signal %d", argv[0], WTERMSIG(status));
@@ -656,9 +672,15 @@ static int bisect_build(struct bisect_ctx *c, size_t i, int *cached, double *sec
 		cli_error(c->cmd, "%s: %s", log, strerror(errno));
 		goto out;
 	}
-	st = bisect_spawn(argv, outp, log, &e);
+	st = bisect_spawn(argv, outp, log, c->build_timeout_s, &e);
 	if (st == -2) {
 		rc = -2;
+		goto out;
+	}
+	if (st == -3) {
+		cm->reason = xasprintf("build timed out after %d s (--build-timeout; log: %s)",
+		                       c->build_timeout_s, log);
+		rc = 1;
 		goto out;
 	}
 	if (st == -1) {
@@ -2366,23 +2388,37 @@ static int bisect_parse_int(const char *cmd, const char *opt, const char *val, i
 
 int cmd_bisect(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--good", 1},          {"--old", 1 | CLI_OPT_HIDDEN},
-	    {"--bad", 1},           {"--new", 1 | CLI_OPT_HIDDEN},
-	    {"--probe", 1},         {"--probes", 1 | CLI_OPT_HIDDEN},
-	    {"--metric", 1},        {"--collector", 1},
-	    {"--collector-dir", 1}, {"--build-cmd", 1},
-	    {"--repo", 1},          {"--make", 1},
-	    {"--threshold", 1},     {"--improved", 0},
-	    {"--resume", 0},        {"--rounds", 1},
-	    {"--max-rounds", 1},    {"--warmup", 1},
-	    {"--size", 1},          {"--json", 1},
-	    {"--cache", 1},         {"--db", 1},
-	    {"--timeout", 1},       {"--jobs", 1},
-	    {"--lock-timeout", 1},  {"--cpu", 1},
-	    {"--no-aslr", 0},       {"--pass-env", 1},
-	    {"--thp", 1},           {NULL, 0},
-	};
+	static const struct cli_opt opts[] = {{"--good", 1},
+	                                      {"--old", 1 | CLI_OPT_HIDDEN},
+	                                      {"--bad", 1},
+	                                      {"--new", 1 | CLI_OPT_HIDDEN},
+	                                      {"--probe", 1},
+	                                      {"--probes", 1 | CLI_OPT_HIDDEN},
+	                                      {"--metric", 1},
+	                                      {"--collector", 1},
+	                                      {"--collector-dir", 1},
+	                                      {"--build-cmd", 1},
+	                                      {"--repo", 1},
+	                                      {"--make", 1},
+	                                      {"--threshold", 1},
+	                                      {"--improved", 0},
+	                                      {"--resume", 0},
+	                                      {"--rounds", 1},
+	                                      {"--max-rounds", 1},
+	                                      {"--warmup", 1},
+	                                      {"--size", 1},
+	                                      {"--json", 1},
+	                                      {"--cache", 1},
+	                                      {"--db", 1},
+	                                      {"--timeout", 1},
+	                                      {"--jobs", 1},
+	                                      {"--lock-timeout", 1},
+	                                      {"--cpu", 1},
+	                                      {"--no-aslr", 0},
+	                                      {"--pass-env", 1},
+	                                      {"--thp", 1},
+	                                      {"--build-timeout", 1},
+	                                      {NULL, 0}};
 	const char *cmd = "bisect", *opt, *val, *good = NULL, *bad = NULL, *threshold = NULL;
 	const char *repo_opt = NULL, *json_path = NULL, *cache_opt = NULL, *spec_given = NULL;
 	const char *sources[3] = {NULL, NULL, NULL};
@@ -2399,6 +2435,7 @@ int cmd_bisect(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	c.cmd = cmd;
 	c.warmup = 1;
+	c.build_timeout_s = BISECT_BUILD_TIMEOUT_S;
 	c.out = stdout;
 	snprintf(c.size, sizeof c.size, "ci");
 	session_opts_init(&c.base, SESSION_VERB_MEASURE);
@@ -2461,6 +2498,10 @@ int cmd_bisect(int argc, char **argv)
 				goto out;
 			}
 			snprintf(c.size, sizeof c.size, "%s", val);
+		} else if (strcmp(opt, "--build-timeout") == 0) {
+			if (bisect_parse_int(cmd, opt, val, 0, SESSION_OPTS_WAIT_MAX_S,
+			                     &c.build_timeout_s) != 0)
+				goto out;
 		} else if (strcmp(opt, "--json") == 0) {
 			json_path = val;
 		} else if (strcmp(opt, "--cache") == 0) {

@@ -185,33 +185,34 @@ static const char *history_commit(const char *c)
 
 /*
  * Appends s as one cell of the text table: on one line (a newline or tab, which a commit
- * string from another host's manifest may hold, as a space), as valid UTF-8 with no control
- * character (escape_text's rules, and the C1 controls U+0080-U+009F too, which some
- * terminals obey), cut after `cut` characters when cut is not 0 (never inside one), and
- * padded with spaces to `width` characters.
+ * string from another host's manifest may hold, as a space), made safe as every field of a
+ * terminal line is (escape_line), cut after `cut` characters when cut is not 0 (never inside
+ * one), and padded with spaces to `width` characters.
  */
 static void history_cell(struct sbuf *b, const char *s, size_t width, size_t cut)
 {
-	char *safe = escape_text(s);
-	const unsigned char *p = (const unsigned char *)safe;
+	char *flat = xstrdup(s ? s : "");
+	const unsigned char *p;
+	struct sbuf safe;
 	size_t chars = 0;
 
-	while (*p && (cut == 0 || chars < cut)) {
+	for (char *q = flat; *q; q++)
+		if (*q == '\n' || *q == '\t')
+			*q = ' ';
+	sbuf_init(&safe);
+	escape_line(&safe, flat);
+	for (p = (const unsigned char *)(safe.data ? safe.data : "");
+	     *p && (cut == 0 || chars < cut); chars++) {
 		size_t n = utf8_len(p, SIZE_MAX);
-		if (n == 0) /* escape_text left none; a byte is a character, to be sure */
+		if (n == 0) /* escape_line left none; a byte is a character, to be sure */
 			n = 1;
-		if (*p == '\n' || *p == '\t')
-			sbuf_add(b, " ", 1);
-		else if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
-			sbuf_addf(b, ESCAPE_REPLACEMENT);
-		else
-			sbuf_add(b, p, n);
+		sbuf_add(b, p, n);
 		p += n;
-		chars++;
 	}
 	for (; chars < width; chars++)
 		sbuf_add(b, " ", 1);
-	free(safe);
+	sbuf_release(&safe);
+	free(flat);
 }
 
 static void history_table(const struct store_history_point *const *rows, size_t n)

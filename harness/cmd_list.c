@@ -77,7 +77,7 @@ static int list_probes(const char *cmd, const char *root)
 			free(exe);
 		}
 		joined = strlist_join(&where, ", ");
-		printf("%-28s %s\n", probes.items[p], joined);
+		printf("%-28s %s\n", cli_safe(probes.items[p]), cli_safe(joined));
 		free(joined);
 	}
 out:
@@ -117,9 +117,12 @@ static int list_sessions(const char *cmd, const char *db)
 		/* A running session this host cannot probe may be alive or dead: say which it is. */
 		snprintf(status, sizeof status, "%s%s", s[i].status,
 		         s[i].elsewhere ? " (elsewhere)" : "");
+		/* A database may come from another host (push, a copy): every text in it is
+		 * outside's, a build's name above all. */
 		printf("%-6lld %-21s %-20s %-8s %-7lld %-40s %s\n", (long long)s[i].id,
-		       s[i].started_at, status, s[i].size, (long long)s[i].rounds, joined,
-		       s[i].hostname ? s[i].hostname : "?");
+		       cli_safe(s[i].started_at), cli_safe(status), cli_safe(s[i].size),
+		       (long long)s[i].rounds, cli_safe(joined),
+		       s[i].hostname ? cli_safe(s[i].hostname) : "?");
 		free(joined);
 		strlist_release(&names);
 		store_builds_release(b, nb);

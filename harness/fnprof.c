@@ -174,8 +174,35 @@ const struct fnprof_fn *fnprof_find(const struct fnprof *p, const char *name)
 	return NULL;
 }
 
+static int fnprof_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A name listed twice, at any two places: in order by Ir only neighbours of equal Ir are
+ * next to each other, and every reader (fnprof_find) takes the first and loses the other.
+ */
+static const char *fnprof_name_twice(const struct fnprof *p)
+{
+	const char **names = xcalloc(p->n ? p->n : 1, sizeof *names);
+	const char *twice = NULL;
+
+	for (size_t i = 0; i < p->n; i++)
+		names[i] = p->fns[i].name;
+	if (p->n > 1)
+		qsort(names, p->n, sizeof *names, fnprof_name_cmp);
+	for (size_t i = 1; i < p->n && !twice; i++)
+		if (strcmp(names[i - 1], names[i]) == 0)
+			twice = names[i];
+	free(names);
+	return twice;
+}
+
 int fnprof_check(const struct fnprof *p, struct err *e)
 {
+	const char *twice;
+
 	if (!isfinite(p->total_ir) || p->total_ir < 0)
 		return err_set(e, "the run's Ir %g is not a count", p->total_ir);
 	for (size_t i = 0; i < p->n; i++) {
@@ -190,6 +217,11 @@ int fnprof_check(const struct fnprof *p, struct err *e)
 			               "name, each once)",
 			               f->name);
 	}
+	if ((twice = fnprof_name_twice(p)) != NULL)
+		return err_set(e,
+		               "function %s is listed twice (each function is one entry, its Ir "
+		               "summed): one of them would be lost",
+		               twice);
 	if (fnprof_kept(p) > p->total_ir * (1 + FNPROF_SLACK))
 		return err_set(e, "the functions' Ir (%.0f) is more than the run's (%.0f)",
 		               fnprof_kept(p), p->total_ir);

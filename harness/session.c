@@ -1286,10 +1286,14 @@ static void session_facts_thp(cJSON *root, const struct hostinfo_thp *thp)
 /*
  * The session's facts: the host's, plus the environment every probe ran with (without the
  * census pipe), so a session says which knobs and passed variables its figures depend on,
- * and the THP condition they ran under.
+ * and the THP condition they ran under. A variable passed by --pass-env is recorded by its
+ * name alone: its value is the caller's, and may be a secret (a worker's PGPASSWORD, an API
+ * token) that a session's row, the fleet's copy of it and every export would otherwise hold
+ * for any reader. A guess at which names hold secrets would miss some (a JAVA_TOOL_OPTIONS
+ * with a keystore password in it), so no value of the caller's is kept.
  */
-static char *session_facts(const char *host_facts, char *const *probe_env, int jobs,
-                           const struct hostinfo_thp *thp)
+static char *session_facts(const char *host_facts, char *const *probe_env,
+                           const struct strlist *passed, int jobs, const struct hostinfo_thp *thp)
 {
 	cJSON *root = cJSON_Parse(host_facts), *env;
 	char *text;
@@ -1299,8 +1303,12 @@ static char *session_facts(const char *host_facts, char *const *probe_env, int j
 	/* How many valgrind runs went at once: their counts do not depend on it, their time does. */
 	cJSON_AddNumberToObject(root, "jobs", jobs);
 	env = cJSON_AddArrayToObject(root, "probe_env");
-	for (size_t i = 0; probe_env[i]; i++)
-		cJSON_AddItemToArray(env, cJSON_CreateString(probe_env[i]));
+	for (size_t i = 0; probe_env[i]; i++) {
+		char *name = xasprintf("%.*s", (int)strcspn(probe_env[i], "="), probe_env[i]);
+		int is_passed = passed && strlist_contains(passed, name);
+		cJSON_AddItemToArray(env, cJSON_CreateString(is_passed ? name : probe_env[i]));
+		free(name);
+	}
 	session_facts_thp(root, thp);
 	text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
@@ -1319,8 +1327,8 @@ static int session_register(struct session_state *s, struct err *e)
 
 	hostinfo_read(&host);
 	facts = hostinfo_json(&host);
-	session_facts_text =
-	    session_facts(facts, s->env_base, plan->jobs > 0 ? plan->jobs : 1, &plan->thp);
+	session_facts_text = session_facts(facts, s->env_base, plan->pass_env,
+	                                   plan->jobs > 0 ? plan->jobs : 1, &plan->thp);
 	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, e) != 0)
 		goto out;
 	session_meters_text(plan, meters, sizeof meters);

@@ -1479,8 +1479,11 @@ static int store_functions_load(struct store *s, int64_t session_id, int arm,
 		runs[i].functions.total_ir = v ? *v : fnprof_kept(&runs[i].functions);
 		if (fnprof_check(&runs[i].functions, e) != 0) {
 			snprintf(msg, sizeof msg, "%s", e->msg);
-			err_setc(e, ERR_CORRUPT, "%s: reading functions: run %lld: %s", s->where,
-			         (long long)runs[i].id, msg);
+			err_setc(e, ERR_CORRUPT,
+			         "%s: reading functions: session %lld, run %lld (probe %s, its "
+			         "valgrind run): %s",
+			         s->where, (long long)session_id, (long long)runs[i].id,
+			         runs[i].probe ? runs[i].probe : "?", msg);
 			goto out;
 		}
 	}

@@ -136,6 +136,12 @@ void escape_csv(struct sbuf *b, const char *s)
 	struct sbuf v;
 
 	sbuf_init(&v);
+	/*
+	 * A spreadsheet runs a cell that starts with one of these as a formula
+	 * (=HYPERLINK(...), +cmd|...): a leading quote makes it text (OWASP's CSV injection).
+	 */
+	if (s && s[0] && strchr(ESCAPE_CSV_FORMULA_STARTS, s[0]))
+		sbuf_add(&v, "'", 1);
 	escape_utf8(&v, s);
 	if (v.len && strpbrk(v.data, ",\"\r\n")) {
 		sbuf_add(b, "\"", 1);

@@ -52,9 +52,15 @@ void escape_md(struct sbuf *b, const char *s);
  */
 void escape_xml(struct sbuf *b, const char *s);
 
+/* The first characters that make a spreadsheet take a cell for a formula. */
+#define ESCAPE_CSV_FORMULA_STARTS "=+-@\t\r"
+
 /*
  * Appends s as one CSV field (RFC 4180): valid UTF-8, and in double quotes, each quote
  * doubled, when it holds a comma, a quote, a carriage return or a newline; otherwise as it is.
+ * A field that starts with a character of ESCAPE_CSV_FORMULA_STARTS gets a single quote in
+ * front, so that a spreadsheet shows it rather than running it (a build named
+ * =HYPERLINK(...)); numbers are not fields of text and are written by their caller.
  * NULL and "" are both an empty field.
  */
 void escape_csv(struct sbuf *b, const char *s);

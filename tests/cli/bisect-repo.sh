@@ -62,7 +62,9 @@ bisect_hash() {
 # 02_steady. Each reads, from the commit's tree, sleep-<probe>.txt (seconds, separated by
 # commas, taken in turn, one per run: "0.13,0.33" is a noisy wall time; default 0),
 # alloc-<probe>.txt (its census.alloc_bytes, default 1000) and fail-<probe>.txt (1: the probe
-# fails, exit 3). A file BROKEN holding 1 makes the build fail. bisect runs it as
+# fails, exit 3). A file BROKEN holding 1 makes the build fail; a file HANG holding N makes it
+# hang for N seconds in a child (its pid in the cache folder's hang.pid) that ignores SIGTERM,
+# as a stuck compiler might. bisect runs it as
 # --build-cmd "sh build.sh" --repo DIR.
 # script_commit DIR K FILE=TEXT... writes each FILE and commits it as "c<K>: FILE=TEXT ...".
 script_repo() {
@@ -75,6 +77,11 @@ set -eu
 if [ "$(cat BROKEN 2>/dev/null)" = 1 ]; then
 	echo "build.sh:1: error: BROKEN says this commit does not build" >&2
 	exit 1
+fi
+if [ -s HANG ]; then
+	sh -c 'trap "" TERM; sleep "$1"' sh "$(cat HANG)" &
+	echo $! >"$(dirname "$GCR_BISECT_OUT")/hang.pid"
+	wait
 fi
 out=$GCR_BISECT_OUT
 mkdir -p "$out"

@@ -66,7 +66,8 @@ MARKER=here run --pass-env MARKER
 report passed
 expect_grep "marker=here knob=unset" "$T/passed"
 "$GCR" export | jq -r '.session.facts.probe_env[]' >"$T/facts" 2>/dev/null
-expect_grep "^MARKER=here$" "$T/facts" "the passed variable is on the session's record"
+expect_grep "^MARKER$" "$T/facts" "the passed variable is on the session's record, by name"
+expect_no_grep "here" "$T/facts" "its value, which may be a secret (issue 41, defect 13)"
 expect_grep "^TZ=UTC$" "$T/facts"
 expect_status 2 "$GCR" measure --build "$B" --pass-env "NOT=A_NAME"
 expect_grep "pass-env takes variable names" "$T/err"

@@ -107,6 +107,15 @@ static void test_csv(void)
 	/* Spaces and a semicolon need no quotes; bytes that are not UTF-8 are replaced. */
 	CHECK(escapes_to(escape_csv, " x; y ", " x; y "));
 	CHECK(escapes_to(escape_csv, "\377,", "\"" FFFD ",\""));
+	/* What a spreadsheet would run is text (OWASP): a quote in front, quoted as needed. */
+	CHECK(escapes_to(escape_csv, "=HYPERLINK(\"http://x\")",
+	                 "\"'=HYPERLINK(\"\"http://x\"\")\""));
+	CHECK(escapes_to(escape_csv, "+1", "'+1"));
+	CHECK(escapes_to(escape_csv, "-O3", "'-O3"));
+	CHECK(escapes_to(escape_csv, "@SUM(A1)", "'@SUM(A1)"));
+	CHECK(escapes_to(escape_csv, "\tx", "'\tx"));
+	CHECK(escapes_to(escape_csv, "\rx", "\"'\rx\""));
+	CHECK(escapes_to(escape_csv, "a=b", "a=b"));
 }
 
 static void test_json(void)

@@ -71,6 +71,14 @@ static void test_merge(void)
 	p.total_ir = 120;
 	p.fns[1].ir = -1;
 	CHECK(fnprof_check(&p, &e) != 0 && strstr(e.msg, "not a count"));
+	p.fns[1].ir = 50;
+	/* A name twice but not side by side (issue 41, defect 8): in order by Ir, each a count. */
+	fnprof_add(&p, "z_last", NULL, 1);
+	p.total_ir = 200;
+	CHECK(fnprof_check(&p, &e) == 0);
+	free(p.fns[2].name);
+	p.fns[2].name = xstrdup(p.fns[0].name);
+	CHECK(fnprof_check(&p, &e) != 0 && strstr(e.msg, "is listed twice"));
 	fnprof_release(&p);
 }
 
