@@ -141,6 +141,11 @@ static int worker_connect(struct worker *k)
 		if (e.code != ERR_IO && e.code != ERR_BUSY) {
 			cli_error(k->cmd, "%s", e.msg);
 			k->fatal = 1;
+		} else if (!k->down && e.code == ERR_BUSY) {
+			worker_say(k,
+			           "waiting for the fleet's database, busy (a lock held by another "
+			           "transaction): %s",
+			           e.msg);
 		} else if (!k->down) {
 			worker_say(k, "waiting for the fleet's database: %s", e.msg);
 		}
