@@ -414,19 +414,18 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 	}
 	for (int i = verb_at + 1; i < argc; i++) {
 		size_t n = strcspn(argv[i], "=");
-		/* bisect's --make VAR=VALUE reads as key=value; a URL there is still refused. */
-		int make_var = strcmp(req.verb, "bisect") == 0 && i > verb_at + 1 &&
-		               strcmp(argv[i - 1], "--make") == 0 &&
-		               strncmp(argv[i], "postgres", 8) != 0;
-		if (store_db_option(argv[i], n) || (!make_var && store_is_conninfo(argv[i]))) {
+		/*
+		 * Only what names a server is refused: a knob's NAME=VALUE, bisect's --make
+		 * VAR=VALUE or a --build-cmd "CC=clang sh build.sh" looks like key=value too.
+		 */
+		int server = store_names_server(argv[i]);
+		if (store_db_option(argv[i], n) || server) {
 			rc = cli_error(
 			    cmd,
 			    "queue submit: the verb's argument %d is %s: a job names no "
 			    "database (the worker measures into a scratch file and stores the "
 			    "session in the fleet's)",
-			    i - verb_at,
-			    store_is_conninfo(argv[i]) ? "a connection string"
-			                               : "a database option");
+			    i - verb_at, server ? "a connection string" : "a database option");
 			goto out;
 		}
 		strlist_push(&args, argv[i]);

@@ -5,6 +5,18 @@
  * it runs, and completes it in the transaction that stores its sessions in the fleet's
  * database. A database that stops answering is waited for, with backoff: a job is never
  * completed twice, and one whose lease expired meanwhile is another worker's.
+ *
+ * The verb never outlives its worker by more than WORKER_GRACE_S: it runs in a process group
+ * of its own, dies with the worker (PR_SET_PDEATHSIG, SIGKILL: a killed worker's job is
+ * another's once its lease lapses, and the bench lock must be free for it), and when the job
+ * is canceled, taken over or the worker is stopped it is asked to stop (SIGTERM, again a
+ * second later: "stop the running probe now"), then its group is killed at the grace.
+ *
+ * A fault of this host (its scratch folder cannot be made, the disk is full, its gcratchet
+ * cannot be executed) is not the job's: the worker looks before it claims, and one found
+ * pauses it (--once and --drain: stops it, exit 2) instead of spending the attempts of every
+ * job in the queue. One found only when the verb cannot be started gives the job back, its
+ * attempt not counted, and stops the worker.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,11 +40,14 @@
 #include "cmds.h"
 #include "hostinfo.h"
 #include "queue.h"
+#include "scratch.h"
 
 #define WORKER_LEASE_S      30 /* default --lease */
 #define WORKER_POLL_S       5  /* default --poll: how often an idle worker looks again */
 #define WORKER_BACKOFF_MAX  8  /* seconds between attempts to reach a stopped database */
 #define WORKER_OUTPUT_BYTES 4000
+#define WORKER_GRACE_S      5  /* from asking the verb to stop to killing its process group */
+#define WORKER_MIN_FREE_MB  32 /* free space a job's scratch folder needs, at least */
 
 static volatile sig_atomic_t worker_stop;
 
@@ -47,8 +63,9 @@ struct worker {
 	struct queue_worker w;
 	int64_t lease_s;
 	unsigned backoff_s;
-	int down;  /* the database could not be reached at the last try */
-	int fatal; /* an error retrying cannot mend: the worker stops */
+	int down;   /* the database could not be reached at the last try */
+	int fatal;  /* an error retrying cannot mend: the worker stops */
+	int paused; /* the host cannot run jobs (worker_host_fault): said once */
 	char exe[PATH_MAX];
 };
 
@@ -86,12 +103,22 @@ static void worker_say(const struct worker *k, const char *fmt, ...)
 }
 
 /*
- * After a store error: a connection lost, a server not answering or a lock held too long is
- * waited out (the connection is dropped and opened again); anything else stops the worker.
+ * After a store error: a connection lost or a server not answering is waited out (the
+ * connection is dropped and opened again); a lock held too long by another transaction
+ * (ERR_BUSY: lock_timeout, a serialization failure) is waited out on the same connection, and
+ * said to be one; anything else stops the worker.
  */
 static void worker_drop(struct worker *k, const struct err *e)
 {
-	if (e->code == ERR_IO || e->code == ERR_BUSY) {
+	if (e->code == ERR_BUSY) {
+		worker_say(k,
+		           "the fleet's database is busy (a lock held by another transaction): %s; "
+		           "retrying",
+		           e->msg);
+		worker_sleep(1);
+		return;
+	}
+	if (e->code == ERR_IO) {
 		if (!k->down)
 			worker_say(k, "lost the fleet's database: %s; retrying", e->msg);
 		k->down = 1;
@@ -114,6 +141,11 @@ static int worker_connect(struct worker *k)
 		if (e.code != ERR_IO && e.code != ERR_BUSY) {
 			cli_error(k->cmd, "%s", e.msg);
 			k->fatal = 1;
+		} else if (!k->down && e.code == ERR_BUSY) {
+			worker_say(k,
+			           "waiting for the fleet's database, busy (a lock held by another "
+			           "transaction): %s",
+			           e.msg);
 		} else if (!k->down) {
 			worker_say(k, "waiting for the fleet's database: %s", e.msg);
 		}
@@ -129,13 +161,17 @@ static int worker_connect(struct worker *k)
 	return 0;
 }
 
-/* Waits for the database with backoff; -1 when the worker must stop instead. */
+/*
+ * Waits for the database with backoff; -1 when the worker must stop instead. A worker asked to
+ * stop tries once, without waiting: what it still has to record (its failed attempt) is
+ * recorded when the database answers.
+ */
 static int worker_reconnect(struct worker *k)
 {
-	while (!k->fatal && !worker_stop) {
+	while (!k->fatal) {
 		if (worker_connect(k) == 0)
 			return 0;
-		if (k->fatal)
+		if (k->fatal || worker_stop)
 			break;
 		worker_sleep(k->backoff_s);
 		if (k->backoff_s < WORKER_BACKOFF_MAX)
@@ -151,6 +187,44 @@ static int worker_rm(const char *path, const struct stat *sb, int flag, struct F
 	(void)ftw;
 	remove(path);
 	return 0;
+}
+
+/* Removes a job's scratch folder and all in it (kept with GCR_WORKER_KEEP, for debugging). */
+static void worker_rmdir(const char *dir)
+{
+	if (dir && !getenv("GCR_WORKER_KEEP"))
+		nftw(dir, worker_rm, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * NULL when this host can run a job now, with *dir the job's scratch folder made
+ * (--scratch/gcratchet-worker.XXXXXX with its owner file, scratch.h); else why not
+ * (allocated), *dir NULL: its gcratchet cannot be executed, the folder cannot be made or
+ * written (no --scratch, no permission, a full disk), or less than WORKER_MIN_FREE_MB is free.
+ */
+static char *worker_host_fault(const struct worker *k, char **dir)
+{
+	struct statvfs sv;
+	struct err e = ERR_INIT;
+	char *why = NULL;
+
+	*dir = NULL;
+	if (access(k->exe, X_OK) != 0)
+		return xasprintf("cannot execute %s: %s", k->exe, strerror(errno));
+	if (scratch_create(k->scratch_root, SCRATCH_WORKER_PREFIX, dir, &e) != 0)
+		return xasprintf("--scratch %s: %s", k->scratch_root, e.msg);
+	if (statvfs(*dir, &sv) == 0 &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < (uint64_t)WORKER_MIN_FREE_MB << 20) {
+		why = xasprintf("--scratch %s: %llu KiB free, less than the %d MiB a job's scratch "
+		                "folder needs",
+		                k->scratch_root,
+		                (unsigned long long)((uint64_t)sv.f_bavail * sv.f_frsize >> 10),
+		                WORKER_MIN_FREE_MB);
+		worker_rmdir(*dir);
+		free(*dir);
+		*dir = NULL;
+	}
+	return why;
 }
 
 /* The last WORKER_OUTPUT_BYTES of the verb's output (NULL when it wrote none). */
@@ -223,14 +297,23 @@ static char *worker_check_builds(const struct queue_job *j)
 	return why;
 }
 
-/* Starts `exe verb args... --db db` in cwd with its output in log; the child's pid or -1. */
+/*
+ * Starts `exe verb args... --db db` in cwd with its output in log, in a process group of its
+ * own that dies with the worker: the child's pid, or -1 with *why (allocated) and *host 1 when
+ * the fault is this host's (the log cannot be made, the executable cannot be run), 0 when it
+ * is the job's (its working directory).
+ */
 static pid_t worker_spawn(const struct worker *k, const struct queue_job *j, const char *db,
-                          const char *log)
+                          const char *log, char **why, int *host)
 {
 	char **argv = xcalloc(j->args.n + 5, sizeof *argv);
 	pid_t parent = getpid(), pid;
+	int report[2], failed[2] = {0, 0};
 	size_t n = 0;
+	ssize_t got;
 
+	*why = NULL;
+	*host = 1;
 	argv[n++] = (char *)k->exe;
 	argv[n++] = j->verb;
 	for (size_t i = 0; i < j->args.n; i++)
@@ -238,38 +321,84 @@ static pid_t worker_spawn(const struct worker *k, const struct queue_job *j, con
 	argv[n++] = (char *)"--db";
 	argv[n++] = (char *)db;
 	argv[n] = NULL;
+	/* The child says on this pipe where it failed before its exec; a clean exec closes it. */
+	if (pipe2(report, O_CLOEXEC) != 0) {
+		*why = xasprintf("cannot start %s: %s", k->exe, strerror(errno));
+		free(argv);
+		return -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		int fd;
-		/* The verb must not outlive its worker: its lease would lapse while it measures. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/*
+		 * The verb must not outlive its worker: the lease lapses, another host takes the
+		 * job, and this one would go on holding the bench lock. SIGKILL, not SIGTERM, on
+		 * which a session finishes its running probe first; its launcher then kills the
+		 * probe (launch.c).
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(126);
+		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		close(report[0]);
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || chdir(j->cwd) != 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0)
-			dup2(fd, 0);
-		unsetenv("GCR_FLEET_URL");
-		unsetenv("GCR_DB");
-		execv(k->exe, argv);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+			failed[0] = 1;
+		} else if (chdir(j->cwd) != 0) {
+			failed[0] = 2;
+		} else {
+			fd = open("/dev/null", O_RDONLY);
+			if (fd >= 0)
+				dup2(fd, 0);
+			unsetenv("GCR_FLEET_URL");
+			unsetenv("GCR_DB");
+			execv(k->exe, argv);
+			failed[0] = 3;
+		}
+		failed[1] = errno;
+		got = write(report[1], failed, sizeof failed);
+		(void)got;
 		_exit(127);
 	}
+	close(report[1]);
+	if (pid < 0) {
+		*why = xasprintf("cannot start %s: %s", k->exe, strerror(errno));
+		goto out;
+	}
+	/* Both sides set the group, so that a signal right after the fork reaches it. */
+	setpgid(pid, pid);
+	while ((got = read(report[0], failed, sizeof failed)) < 0 && errno == EINTR)
+		;
+	if (got == (ssize_t)sizeof failed) {
+		waitpid(pid, NULL, 0);
+		*host = failed[0] != 2;
+		*why = failed[0] == 1 ? xasprintf("cannot write %s: %s", log, strerror(failed[1]))
+		       : failed[0] == 2
+		           ? xasprintf("cannot enter its working directory %s: %s", j->cwd,
+		                       strerror(failed[1]))
+		           : xasprintf("cannot execute %s: %s", k->exe, strerror(failed[1]));
+		pid = -1;
+	}
+out:
+	close(report[0]);
 	free(argv);
 	return pid;
 }
 
-/* Records a failed attempt, waiting for the database when it is away. */
+/*
+ * Records a failed attempt, waiting for the database when it is away; a worker asked to stop
+ * tries a few times, then says that the lease will lapse instead.
+ */
 static void worker_fail(struct worker *k, const struct queue_job *j, const char *reason)
 {
 	struct err e = ERR_INIT;
 	char state[16];
+	int tries = 0;
 
-	while (worker_reconnect(k) == 0) {
+	while (worker_reconnect(k) == 0 && !(worker_stop && tries++ >= 3)) {
 		if (queue_fail(k->s, k->w.name, j, reason, state, &e) == 0) {
 			if (!*state)
 				worker_say(
@@ -284,6 +413,10 @@ static void worker_fail(struct worker *k, const struct queue_job *j, const char 
 		}
 		worker_drop(k, &e);
 	}
+	worker_say(k,
+	           "job %lld: its failed attempt (%s) could not be recorded: the job is reclaimed "
+	           "when its lease lapses",
+	           (long long)j->id, reason);
 }
 
 /* Completes the job with its sessions, waiting for the database when it is away. */
@@ -375,13 +508,18 @@ static int worker_bisect_finished(const char *db)
 	return done;
 }
 
-static void worker_run(struct worker *k, const struct queue_job *j)
+/*
+ * Runs the claimed job in dir, the scratch folder worker_host_fault made for it (removed
+ * here). 1 when the host failed it (the verb could not be started: the job was given back and
+ * the worker must stop), else 0.
+ */
+static int worker_run(struct worker *k, const struct queue_job *j, char *dir)
 {
-	char *why, *dir = NULL, *db = NULL, *log = NULL, *output = NULL;
-	double hb_every = k->lease_s / 3.0 < 1 ? 1 : (double)k->lease_s / 3.0, next_hb;
+	char *why, *db = NULL, *log = NULL, *output = NULL;
+	double hb_every = k->lease_s / 3.0 < 1 ? 1 : (double)k->lease_s / 3.0, next_hb, stop_at = 0;
 	struct stat sb;
 	struct err e = ERR_INIT;
-	int status = 0, lost = 0, stopped = 0;
+	int status = 0, lost = 0, stopped = 0, signals = 0, host = 0, rc = 0;
 	pid_t pid;
 
 	worker_say(k, "job %lld (request %lld, %s, %s): attempt %lld of %lld", (long long)j->id,
@@ -396,21 +534,24 @@ static void worker_run(struct worker *k, const struct queue_job *j)
 		else
 			worker_say(k, "job %lld: refused: %s", (long long)j->id, why);
 		free(why);
-		return;
-	}
-	dir = xasprintf("%s/gcratchet-worker.XXXXXX", k->scratch_root);
-	if (!mkdtemp(dir)) {
-		why = xasprintf("cannot make a scratch folder in %s: %s", k->scratch_root,
-		                strerror(errno));
-		worker_fail(k, j, why);
-		free(why);
 		goto out;
 	}
 	db = xasprintf("%s/job.db", dir);
 	log = xasprintf("%s/output.log", dir);
-	if ((pid = worker_spawn(k, j, db, log)) < 0) {
-		why = xasprintf("cannot start %s: %s", k->exe, strerror(errno));
-		worker_fail(k, j, why);
+	if ((pid = worker_spawn(k, j, db, log, &why, &host)) < 0) {
+		if (!host) {
+			worker_fail(k, j, why);
+		} else if (queue_release(k->s, k->w.name, j, why, &e) != 0) {
+			worker_drop(k, &e);
+			rc = 1;
+		} else {
+			worker_say(
+			    k,
+			    "job %lld: given back, its attempt not counted: this host cannot "
+			    "run it: %s",
+			    (long long)j->id, why);
+			rc = 1;
+		}
 		free(why);
 		goto out;
 	}
@@ -418,24 +559,38 @@ static void worker_run(struct worker *k, const struct queue_job *j)
 	for (;;) {
 		struct timespec ts = {0, 100 * 1000 * 1000};
 		pid_t w = waitpid(pid, &status, WNOHANG);
+		double now = worker_now();
 		if (w == pid || (w < 0 && errno != EINTR))
 			break;
-		if (worker_stop && !stopped && !lost) {
+		/*
+		 * Stopping: SIGTERM (a session finishes its running probe), again a second later
+		 * (it stops that probe now), and at the grace SIGKILL to the verb's group.
+		 */
+		if ((worker_stop || lost) && signals == 0) {
 			kill(pid, SIGTERM);
-			stopped = 1;
+			stopped = !lost;
+			stop_at = now;
+			signals = 1;
+		} else if (signals == 1 && now >= stop_at + 1) {
+			kill(pid, SIGTERM);
+			signals = 2;
+		} else if (signals == 2 && now >= stop_at + WORKER_GRACE_S) {
+			worker_say(k, "job %lld: gcratchet %s did not stop within %d s: killed",
+			           (long long)j->id, j->verb, WORKER_GRACE_S);
+			kill(-pid, SIGKILL);
+			signals = 3;
 		}
-		if (worker_now() >= next_hb && !lost) {
+		if (now >= next_hb && !lost) {
 			int ours = 1;
 			if (k->s || worker_connect(k) == 0) {
 				if (queue_heartbeat(k->s, k->w.name, j, k->lease_s, &ours, &e) != 0)
 					worker_drop(k, &e);
 				else if (!ours) {
-					worker_say(k,
-					           "job %lld: no longer this worker's (its lease "
-					           "was taken "
-					           "over, or it was canceled): stopping it",
-					           (long long)j->id);
-					kill(pid, SIGTERM);
+					worker_say(
+					    k,
+					    "job %lld: no longer this worker's (its lease "
+					    "was taken over, or it was canceled): stopping it",
+					    (long long)j->id);
 					lost = 1;
 				}
 			}
@@ -464,12 +619,13 @@ static void worker_run(struct worker *k, const struct queue_job *j)
 	worker_fail(k, j, why);
 	free(why);
 out:
-	if (dir && !getenv("GCR_WORKER_KEEP"))
-		nftw(dir, worker_rm, 8, FTW_DEPTH | FTW_PHYS);
+	worker_rmdir(dir);
+	/* A killed worker's folder (its verb died with it) is this host's to sweep. */
+	scratch_sweep(k->scratch_root, SCRATCH_WORKER_PREFIX);
 	free(output);
 	free(log);
 	free(db);
-	free(dir);
+	return rc;
 }
 
 int cmd_worker(int argc, char **argv)
@@ -571,18 +727,59 @@ int cmd_worker(int argc, char **argv)
 		           safe);
 		free(safe);
 	}
+	/* What killed workers of this host left in its scratch root. */
+	scratch_sweep(k.scratch_root, SCRATCH_WORKER_PREFIX);
 	while (!worker_stop) {
 		struct queue_job j;
+		char *dir = NULL, *fault;
 		int got = 0;
 		if (worker_reconnect(&k) != 0)
 			break;
+		/* The host first: a fault of its own must not spend the queue's attempts. */
+		if ((fault = worker_host_fault(&k, &dir)) != NULL) {
+			if (once || drain) {
+				cli_error(cmd, "this host cannot run jobs: %s; no job was claimed",
+				          fault);
+				k.fatal = 1;
+			} else if (!k.paused) {
+				worker_say(
+				    &k,
+				    "this host cannot run jobs: %s; paused (no job is claimed "
+				    "until it can, looked at every %llu s)",
+				    fault, (unsigned long long)(poll_s ? poll_s : 1));
+			}
+			k.paused = 1;
+			free(fault);
+			if (k.fatal)
+				break;
+			if (queue_worker_seen(k.s, k.w.name, "paused", 0, &e) != 0)
+				worker_drop(&k, &e);
+			worker_sleep((double)(poll_s ? poll_s : 1));
+			continue;
+		}
+		if (k.paused)
+			worker_say(&k, "this host can run jobs again");
+		k.paused = 0;
 		if (queue_reap(k.s, NULL, &e) != 0 ||
 		    queue_claim(k.s, &k.w, k.lease_s, &j, &got, &e) != 0) {
+			worker_rmdir(dir);
+			free(dir);
 			worker_drop(&k, &e);
+			continue;
+		}
+		if (got && j.broken) {
+			/* Failed by the claim: the next job is claimed at once. */
+			worker_say(&k, "job %lld (request %lld): failed: %s", (long long)j.id,
+			           (long long)j.request_id, j.broken);
+			worker_rmdir(dir);
+			free(dir);
+			queue_job_release(&j);
 			continue;
 		}
 		if (!got) {
 			int64_t running = 0;
+			worker_rmdir(dir);
+			free(dir);
 			/* A running job may yet lose its lease and come back: --drain waits for it. */
 			if (drain && queue_running(k.s, &running, &e) != 0) {
 				worker_drop(&k, &e);
@@ -605,10 +802,16 @@ int cmd_worker(int argc, char **argv)
 			worker_sleep((double)poll_s);
 			continue;
 		}
-		worker_run(&k, &j);
+		if (worker_run(&k, &j, dir) != 0) {
+			cli_error(cmd,
+			          "this host cannot run jobs: job %lld was given back; stopping",
+			          (long long)j.id);
+			k.fatal = 1;
+		}
+		free(dir);
 		queue_job_release(&j);
 		jobs++;
-		if (once)
+		if (once || k.fatal)
 			break;
 	}
 	if (k.s && queue_worker_seen(k.s, k.w.name, "stopped", 0, &e) != 0)

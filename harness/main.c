@@ -448,9 +448,16 @@ static const struct cli_command commands[] = {
      "--poll seconds (default 5). --quiet declares this host quiet (for jobs submitted with\n"
      "--quiet).\n"
      "SIGINT or SIGTERM stops the running verb, records the attempt as failed, and exits.\n"
+     "The verb runs in a process group of its own and dies with the worker; when its job is\n"
+     "canceled or taken over, or the worker is stopped, it is asked to stop and its group\n"
+     "killed 5 s later. Before each claim the worker checks its host (a scratch folder can be\n"
+     "made under --scratch with 32 MiB free, its gcratchet can be executed): a host that\n"
+     "cannot run jobs pauses the worker (--once, --drain: stops it, exit 2) and spends no\n"
+     "job's attempts; a job whose stored arguments cannot be read fails at its claim.\n"
      "\n"
      "Exit status: 0 stopped, drained or done with --once (whatever became of the jobs); 2 bad\n"
-     "arguments, or a database error that waiting cannot mend (a newer queue schema).\n",
+     "arguments, a database error that waiting cannot mend (a newer queue schema), or a host\n"
+     "that cannot run jobs (--once, --drain; or a verb that could not be started).\n",
      "run the fleet queue's jobs on this host"},
     {"history", cmd_history,
      "usage: gcratchet history --collector C --probe P --metric M [--since DATE] [--size S]\n"

@@ -14,6 +14,8 @@
 
 /* Taken while the queue's tables are created, so two workers starting at once build them once. */
 #define QUEUE_SCHEMA_LOCK_KEY 0x67637271 /* "gcrq" */
+/* How long a statement of the queue's waits for a row or table lock (queue_open). */
+#define QUEUE_LOCK_TIMEOUT    "5s"
 
 const char *const queue_states[5] = {"queued", "running", "done", "failed", "canceled"};
 
@@ -147,37 +149,42 @@ static char *queue_builds_json(const struct queue_build *b, size_t n)
 	return copy;
 }
 
-/* A job's args and builds as stored; ERR_CORRUPT when they are not what submit wrote. */
-static int queue_job_parse(struct store *s, const char *args, const char *builds,
-                           struct queue_job *j, struct err *e)
+/*
+ * A job's args and builds as stored; ERR_CORRUPT when they are not what submit wrote, the
+ * message saying what is wrong with them (without the database's name: it is kept as the
+ * job's reason).
+ */
+static int queue_job_parse(const char *args, const char *builds, struct queue_job *j, struct err *e)
 {
 	cJSON *a = args ? cJSON_Parse(args) : NULL, *b = builds ? cJSON_Parse(builds) : NULL;
-	int rc = -1, n;
+	int rc = -1, n, k = 0;
 
 	if (!cJSON_IsArray(a) || !cJSON_IsArray(b)) {
-		err_setc(e, ERR_CORRUPT,
-		         "%s: job %lld: its arguments or builds are not JSON arrays",
-		         store_where(s), (long long)j->id);
+		err_setc(e, ERR_CORRUPT, "its stored %s not a JSON array",
+		         !cJSON_IsArray(a) ? "arguments are" : "builds are");
 		goto out;
 	}
 	for (cJSON *x = a->child; x; x = x->next) {
+		k++;
 		if (!cJSON_IsString(x)) {
-			err_setc(e, ERR_CORRUPT, "%s: job %lld: an argument is not a string",
-			         store_where(s), (long long)j->id);
+			err_setc(e, ERR_CORRUPT, "its stored argument %d is not a string", k);
 			goto out;
 		}
 		strlist_push(&j->args, x->valuestring);
 	}
 	n = cJSON_GetArraySize(b);
 	j->builds = xcalloc((size_t)n + 1, sizeof *j->builds);
+	k = 0;
 	for (cJSON *x = b->child; x; x = x->next) {
 		cJSON *o = cJSON_GetObjectItemCaseSensitive(x, "option"),
 		      *v = cJSON_GetObjectItemCaseSensitive(x, "value"),
 		      *d = cJSON_GetObjectItemCaseSensitive(x, "digest");
+		k++;
 		if (!cJSON_IsString(o) || !cJSON_IsString(v) || !cJSON_IsString(d)) {
 			err_setc(e, ERR_CORRUPT,
-			         "%s: job %lld: a build lacks its option, value or digest",
-			         store_where(s), (long long)j->id);
+			         "its stored build %d lacks its option, value or digest (a string "
+			         "each)",
+			         k);
 			goto out;
 		}
 		j->builds[j->nbuilds].option = xstrdup(o->valuestring);
@@ -212,6 +219,7 @@ void queue_part_release(struct queue_part *p)
 
 void queue_job_release(struct queue_job *j)
 {
+	free(j->broken);
 	free(j->token);
 	free(j->verb);
 	free(j->cwd);
@@ -290,7 +298,17 @@ int queue_open(const char *url, struct store **out, struct err *e)
 	}
 	if (store_open(url, STORE_WRITE, &s, e) != 0)
 		return -1;
-	if (queue_schema(s, e) != 0) {
+	/*
+	 * A row lock waited for too long ends as what it is (SQLSTATE 55P03, ERR_BUSY: retried,
+	 * and said to be a lock), well before statement_timeout, whose end reads as a server that
+	 * stopped answering. A lock_timeout the connection string sets is kept.
+	 */
+	if (queue_run(s,
+	              "SELECT set_config('lock_timeout', ?, false)"
+	              " WHERE current_setting('lock_timeout') IN ('0', '0ms')",
+	              "setting lock_timeout", (struct qarg[]){QT(QUEUE_LOCK_TIMEOUT)}, 1, NULL,
+	              e) != 0 ||
+	    queue_schema(s, e) != 0) {
 		store_close(s);
 		return -1;
 	}
@@ -413,9 +431,10 @@ int queue_worker_seen(struct store *s, const char *name, const char *state, int6
 int queue_reap(struct store *s, size_t *n, struct err *e)
 {
 	/*
-	 * One statement: the job's row lock orders it against a completion or a heartbeat of the
-	 * same attempt, and a second worker reaping at once re-reads the row after the first
-	 * commits and finds it no longer running.
+	 * One statement. The rows are taken with SKIP LOCKED: a row locked by a transaction in
+	 * progress (a completion, a heartbeat, a worker frozen inside one) is left for a later
+	 * reap, never waited for, so a frozen worker cannot stop the others' claims. A second
+	 * worker reaping at once skips the rows the first has locked.
 	 */
 	return queue_run(
 	    s,
@@ -426,7 +445,8 @@ int queue_reap(struct store *s, size_t *n, struct err *e)
 	    "database)',"
 	    " finished_at = CASE WHEN attempt >= max_attempts THEN clock_timestamp() END,"
 	    " worker = NULL, token = NULL, lease_until = NULL"
-	    " WHERE state = 'running' AND lease_until < clock_timestamp()"
+	    " WHERE id IN (SELECT id FROM queue_job WHERE state = 'running'"
+	    "  AND lease_until < clock_timestamp() FOR UPDATE SKIP LOCKED)"
 	    " RETURNING id, attempt)"
 	    " UPDATE queue_attempt a SET outcome = 'lost', ended_at = clock_timestamp(),"
 	    " detail = 'no heartbeat within its lease' FROM lost"
@@ -439,6 +459,7 @@ int queue_claim(struct store *s, const struct queue_worker *w, int64_t lease_s,
                 struct queue_job *out, int *got, struct err *e)
 {
 	struct store_sql *q = NULL;
+	struct err bad = ERR_INIT;
 	const char *what = "claiming a job";
 	char *args = NULL, *builds = NULL;
 	int rc = -1, r;
@@ -489,8 +510,39 @@ int queue_claim(struct store *s, const struct queue_worker *w, int64_t lease_s,
 	builds = col_dup(q, 9);
 	store_sql_close(q);
 	q = NULL;
-	if (queue_job_parse(s, args, builds, out, e) != 0 ||
-	    queue_run(
+	if (queue_job_parse(args, builds, out, &bad) != 0) {
+		/*
+		 * Every worker would read the row alike: the job fails now, its attempts unspent,
+		 * in this transaction, and the queue goes on to the next (the claim does not roll
+		 * back, which would leave the row first in line for ever).
+		 */
+		out->broken = xasprintf("%s: it cannot be run", bad.msg);
+		strlist_release(&out->args);
+		queue_builds_free(out->builds, out->nbuilds);
+		out->builds = NULL;
+		out->nbuilds = 0;
+		if (queue_run(
+		        s,
+		        "UPDATE queue_job SET state = 'failed', finished_at = clock_timestamp(),"
+		        " reasons = COALESCE(reasons || chr(10), '') || 'attempt ' || attempt"
+		        " || ' on ' || worker || ': ' || ?, worker = NULL, token = NULL,"
+		        " lease_until = NULL WHERE id = ?",
+		        what, (struct qarg[]){QT(out->broken), QI(out->id)}, 2, NULL, e) != 0 ||
+		    queue_run(
+		        s,
+		        "INSERT INTO queue_attempt(job_id, attempt, worker, token, ended_at,"
+		        " outcome, detail) VALUES(?, ?, ?, ?, clock_timestamp(), 'failed', ?)",
+		        what,
+		        (struct qarg[]){QI(out->id), QI(out->attempt), QT(w->name), QT(out->token),
+		                        QT(out->broken)},
+		        5, NULL, e) != 0 ||
+		    store_sql_commit(s, what, e) != 0)
+			goto out;
+		*got = 1;
+		rc = 0;
+		goto done;
+	}
+	if (queue_run(
 	        s, "INSERT INTO queue_attempt(job_id, attempt, worker, token) VALUES(?, ?, ?, ?)",
 	        what, (struct qarg[]){QI(out->id), QI(out->attempt), QT(w->name), QT(out->token)},
 	        4, NULL, e) != 0 ||
@@ -559,34 +611,56 @@ static int queue_attempt_end(struct store *s, const struct queue_job *j, const c
 	                 e);
 }
 
-int queue_refuse(struct store *s, const char *worker, const struct queue_job *j, const char *reason,
-                 struct err *e)
+/*
+ * The job back to queued without the attempt counting, the attempt's outcome 'refused'; with
+ * `forever`, never offered to this worker again (queue_refusal).
+ */
+static int queue_give_back(struct store *s, const char *worker, const struct queue_job *j,
+                           const char *reason, int forever, struct err *e)
 {
-	const char *what = "refusing a job";
+	const char *what = forever ? "refusing a job" : "giving a job back";
 	size_t rows = 0;
 
 	if (store_sql_begin(s, what, e) != 0)
 		return -1;
 	if (queue_run(
 	        s,
-	        "UPDATE queue_job SET state = 'queued', attempt = attempt - 1, worker = NULL,"
-	        " token = NULL, lease_until = NULL,"
-	        " reasons = COALESCE(reasons || chr(10), '') || 'refused by ' || ? || ': ' || ?"
-	        " WHERE id = ? AND token = ? AND state = 'running' RETURNING id",
+	        forever ? "UPDATE queue_job SET state = 'queued', attempt = attempt - 1,"
+	                  " worker = NULL, token = NULL, lease_until = NULL,"
+	                  " reasons = COALESCE(reasons || chr(10), '') || 'refused by ' || ? ||"
+	                  " ': ' || ? WHERE id = ? AND token = ? AND state = 'running' RETURNING id"
+	                : "UPDATE queue_job SET state = 'queued', attempt = attempt - 1,"
+	                  " worker = NULL, token = NULL, lease_until = NULL,"
+	                  " reasons = COALESCE(reasons || chr(10), '') || 'given back by ' || ? ||"
+	                  " ' (a fault of its host, the attempt not counted): ' || ?"
+	                  " WHERE id = ? AND token = ? AND state = 'running' RETURNING id",
 	        what, (struct qarg[]){QT(worker), QT(reason), QI(j->id), QT(j->token)}, 4, &rows,
 	        e) != 0 ||
-	    (rows == 1 &&
-	     (queue_run(s,
-	                "INSERT INTO queue_refusal(job_id, worker, reason) VALUES(?, ?, ?)"
-	                " ON CONFLICT(job_id, worker) DO NOTHING",
-	                what, (struct qarg[]){QI(j->id), QT(worker), QT(reason)}, 3, NULL,
-	                e) != 0 ||
-	      queue_attempt_end(s, j, "refused", reason, e) != 0)) ||
-	    queue_worker_seen(s, worker, "idle", 0, e) != 0 || store_sql_commit(s, what, e) != 0) {
+	    (rows == 1 && forever &&
+	     queue_run(s,
+	               "INSERT INTO queue_refusal(job_id, worker, reason) VALUES(?, ?, ?)"
+	               " ON CONFLICT(job_id, worker) DO NOTHING",
+	               what, (struct qarg[]){QI(j->id), QT(worker), QT(reason)}, 3, NULL,
+	               e) != 0) ||
+	    (rows == 1 && queue_attempt_end(s, j, "refused", reason, e) != 0) ||
+	    queue_worker_seen(s, worker, forever ? "idle" : "paused", 0, e) != 0 ||
+	    store_sql_commit(s, what, e) != 0) {
 		store_sql_rollback(s);
 		return -1;
 	}
 	return 0;
+}
+
+int queue_refuse(struct store *s, const char *worker, const struct queue_job *j, const char *reason,
+                 struct err *e)
+{
+	return queue_give_back(s, worker, j, reason, 1, e);
+}
+
+int queue_release(struct store *s, const char *worker, const struct queue_job *j,
+                  const char *reason, struct err *e)
+{
+	return queue_give_back(s, worker, j, reason, 0, e);
 }
 
 int queue_fail(struct store *s, const char *worker, const struct queue_job *j, const char *reason,

@@ -42,7 +42,9 @@
  * Opens the fleet's database for the queue (a PostgreSQL connection string only: SKIP LOCKED
  * and server-side time are what make it a queue; ERR_INVALID otherwise), creating or migrating
  * the store's schema and the queue's tables. A database whose queue schema is newer is refused
- * (ERR_INVALID). A server that cannot be reached is ERR_IO.
+ * (ERR_INVALID). A server that cannot be reached is ERR_IO. The connection's lock_timeout is
+ * 5 s unless the connection string sets one: a lock held too long by another transaction is
+ * ERR_BUSY (to retry), never a wait until statement_timeout.
  */
 int queue_open(const char *url, struct store **out, struct err *e);
 
@@ -86,21 +88,23 @@ struct queue_worker {
 };
 /* Records (or refreshes) the worker's row: its host facts, idle. */
 int queue_worker_register(struct store *s, const struct queue_worker *w, struct err *e);
-/* The worker's row says it is alive, with its state ("idle", "running", "stopped") and job
- * (0: none). */
+/* The worker's row says it is alive, with its state ("idle", "running", "paused": its host
+ * cannot run jobs now, "stopped") and job (0: none). */
 int queue_worker_seen(struct store *s, const char *name, const char *state, int64_t job_id,
                       struct err *e);
 
 /*
  * Every running job whose lease has passed goes back to queued, or to failed when it has had
- * its attempts, its attempt recorded as lost; *n how many (NULL: not wanted).
+ * its attempts, its attempt recorded as lost; *n how many (NULL: not wanted). A job whose row
+ * another transaction holds locked is skipped (SKIP LOCKED), never waited for.
  */
 int queue_reap(struct store *s, size_t *n, struct err *e);
 
 /* A claimed job: owned strings; queue_job_release frees them. */
 struct queue_job {
 	int64_t id, request_id, attempt, max_attempts;
-	char *token; /* this claim's fencing token */
+	char *token;  /* this claim's fencing token */
+	char *broken; /* why its stored arguments cannot be read: the claim failed it; NULL */
 	char *verb, *cwd, *label;
 	struct strlist args;
 	struct queue_build *builds;
@@ -109,7 +113,11 @@ struct queue_job {
 void queue_job_release(struct queue_job *j);
 /*
  * Claims the queued job of the highest priority (then the oldest) that w's host class matches
- * and w never refused, for lease_s seconds: *got 1 with *out, 0 when there is none.
+ * and w never refused, for lease_s seconds: *got 1 with *out, 0 when there is none. A job
+ * whose stored arguments or builds cannot be read (not what submit writes) is failed by the
+ * claim itself, in its transaction, with the reason recorded once, whatever attempts it had
+ * left: *got 1 with out->broken saying why, and nothing to run (the next claim takes the next
+ * job).
  */
 int queue_claim(struct store *s, const struct queue_worker *w, int64_t lease_s,
                 struct queue_job *out, int *got, struct err *e);
@@ -124,6 +132,14 @@ int queue_heartbeat(struct store *s, const char *worker, const struct queue_job 
  */
 int queue_refuse(struct store *s, const char *worker, const struct queue_job *j, const char *reason,
                  struct err *e);
+/*
+ * The worker's host cannot run any job now (its scratch folder cannot be made, its gcratchet
+ * cannot be executed): the job goes back to queued without counting the attempt, for a
+ * healthy host, and the worker is recorded 'paused'. Unlike a refusal, the worker may be
+ * offered the job again once its host is mended.
+ */
+int queue_release(struct store *s, const char *worker, const struct queue_job *j,
+                  const char *reason, struct err *e);
 /*
  * The attempt failed (the verb exited 2 or was killed, the worker was stopped): back to
  * queued, or failed when it had its attempts, the reason kept. *state the job's state after

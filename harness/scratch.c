@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SCRATCH_PREFIX    "gcratchet."
 #define SCRATCH_TAG       "gcratchet-scratch 1"
 #define SCRATCH_MAX_DEPTH 32 /* deeper than any probe makes; bounds the descriptors held */
 
@@ -56,9 +55,9 @@ static unsigned long long scratch_start_time(long pid)
 	return start;
 }
 
-int scratch_create(const char *root, char **out, struct err *e)
+int scratch_create(const char *root, const char *prefix, char **out, struct err *e)
 {
-	char *dir = xasprintf("%s/" SCRATCH_PREFIX "XXXXXX", root), *owner = NULL, *text = NULL;
+	char *dir = xasprintf("%s/%sXXXXXX", root, prefix), *owner = NULL, *text = NULL;
 	char boot[64];
 	int fd = -1, rc = -1;
 	ssize_t len;
@@ -198,12 +197,12 @@ static void scratch_clear(int fd, dev_t dev, int depth)
 		unlinkat(fd, SCRATCH_OWNER_FILE, 0);
 }
 
-/* Whether name is gcratchet.XXXXXX with six letters or digits, as mkdtemp makes them. */
-static int scratch_is_name(const char *name)
+/* Whether name is prefix + XXXXXX with six letters or digits, as mkdtemp makes them. */
+static int scratch_is_name(const char *name, const char *prefix)
 {
-	const char *x = name + strlen(SCRATCH_PREFIX);
+	const char *x = name + strlen(prefix);
 
-	if (strncmp(name, SCRATCH_PREFIX, strlen(SCRATCH_PREFIX)) != 0 || strlen(x) != 6)
+	if (strncmp(name, prefix, strlen(prefix)) != 0 || strlen(x) != 6)
 		return 0;
 	for (; *x; x++)
 		if (!((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z') ||
@@ -230,7 +229,7 @@ static int scratch_read_owner(int fd, char *buf, size_t size)
 	return 0;
 }
 
-size_t scratch_sweep(const char *root)
+size_t scratch_sweep(const char *root, const char *prefix)
 {
 	int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dup_fd;
 	DIR *d;
@@ -250,7 +249,7 @@ size_t scratch_sweep(const char *root)
 		char owner[256];
 		int fd;
 
-		if (!scratch_is_name(ent->d_name) ||
+		if (!scratch_is_name(ent->d_name, prefix) ||
 		    fstatat(rfd, ent->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid())
 			continue;

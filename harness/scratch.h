@@ -1,6 +1,8 @@
 /*
- * scratch.h — the private scratch folders probes run in (SCRATCH_ROOT/gcratchet.XXXXXX), and
- * the sweep of those a session that is gone left behind.
+ * scratch.h — the private scratch folders probes run in (SCRATCH_ROOT/gcratchet.XXXXXX) and
+ * queue workers run jobs in (--scratch/gcratchet-worker.XXXXXX), and the sweep of those a
+ * process that is gone left behind. A worker's folder is the worker's: its owner file names
+ * the worker, whose verb dies with it (cmd_worker.c).
  *
  * A scratch folder is a run's working directory: it holds the probe links, valgrind's output
  * files and whatever a probe leaves there (a JVM once left its hs_err_pid*.log). A session
@@ -10,13 +12,14 @@
  * boot's id. A later session's sweep removes every folder whose maker is gone, and only
  * those.
  *
- * Invariants of the sweep: it removes only a folder of SCRATCH_ROOT named gcratchet.XXXXXX
- * (six letters or digits, as mkdtemp makes), that is a real folder (not a link) owned by the
- * effective user, holding an owner file of ours that names a process that no longer runs (its
- * pid is gone, or now another process's, or of another boot). A folder with no owner file (an
- * older harness's, or one being made) is left alone. Removal never follows a link: a link in
- * the folder is unlinked, a folder descended into only as itself (O_NOFOLLOW, on the same
- * file system), so nothing outside the folder is touched.
+ * Invariants of the sweep: it removes only a folder of its root named PREFIX + XXXXXX (six
+ * letters or digits, as mkdtemp makes; PREFIX one of the two below), that is a real folder
+ * (not a link) owned by the effective user, holding an owner file of ours that names a
+ * process that no longer runs (its pid is gone, or now another process's, or of another
+ * boot). A folder with no owner file (an older harness's, or one being made) is left alone.
+ * Removal never follows a link: a link in the folder is unlinked, a folder descended into
+ * only as itself (O_NOFOLLOW, on the same file system), so nothing outside the folder is
+ * touched.
  */
 #ifndef SCRATCH_H
 #define SCRATCH_H
@@ -26,14 +29,18 @@
 #include "util.h"
 
 /* Fixed, whatever TMPDIR says: a probe's path has the same length everywhere (session.c). */
-#define SCRATCH_ROOT       "/tmp"
-#define SCRATCH_OWNER_FILE ".gcratchet-owner"
+#define SCRATCH_ROOT          "/tmp"
+#define SCRATCH_OWNER_FILE    ".gcratchet-owner"
+/* The two kinds of folder: a session's (probes run there) and a queue worker's (a job's). */
+#define SCRATCH_PREFIX        "gcratchet."
+#define SCRATCH_WORKER_PREFIX "gcratchet-worker."
 
 /*
- * Makes root/gcratchet.XXXXXX (mode 0700) with its owner file; *out is its path, newly
- * allocated. On failure nothing is left and *out is NULL.
+ * Makes root/PREFIXXXXXXX (mode 0700; prefix SCRATCH_PREFIX or SCRATCH_WORKER_PREFIX) with its
+ * owner file; *out is its path, newly allocated. On failure (the root missing, the disk full:
+ * the owner file cannot be written) nothing is left and *out is NULL.
  */
-int scratch_create(const char *root, char **out, struct err *e);
+int scratch_create(const char *root, const char *prefix, char **out, struct err *e);
 
 /*
  * Removes what the session put in dir (the links named by `links`, which may be NULL) and the
@@ -43,9 +50,10 @@ int scratch_create(const char *root, char **out, struct err *e);
 void scratch_remove(const char *dir, const struct strlist *links);
 
 /*
- * Removes the scratch folders under root whose maker is gone (see the invariants above).
- * Best effort: what cannot be read or removed stays. Returns how many folders went.
+ * Removes the scratch folders named prefix + XXXXXX under root whose maker is gone (see the
+ * invariants above). Best effort: what cannot be read or removed stays. Returns how many
+ * folders went.
  */
-size_t scratch_sweep(const char *root);
+size_t scratch_sweep(const char *root, const char *prefix);
 
 #endif /* SCRATCH_H */

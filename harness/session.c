@@ -1067,7 +1067,7 @@ static int session_lane_open(const struct session_plan *plan, struct session_lan
 {
 	memset(lane, 0, sizeof *lane);
 	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-	if (scratch_create(SCRATCH_ROOT, &lane->scratch, e) != 0)
+	if (scratch_create(SCRATCH_ROOT, SCRATCH_PREFIX, &lane->scratch, e) != 0)
 		return -1;
 	return runner_open(plan->launcher, lane->scratch, &lane->runner, e);
 }
@@ -1466,7 +1466,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 			s.events[s.nevents++] = plan->perf->events[i].attr;
 	s.nlanes = 1;
 	/* What killed sessions left in /tmp goes before this one adds its own (scratch.h). */
-	scratch_sweep(SCRATCH_ROOT);
+	scratch_sweep(SCRATCH_ROOT, SCRATCH_PREFIX);
 	if (session_lane_open(plan, &s.lanes[0], e) != 0)
 		goto out;
 	if (session_register(&s, e) != 0)
@@ -1543,9 +1543,9 @@ int session_prober_open(const struct session_plan *plan, struct session_prober *
 
 	*out = NULL;
 	p->plan = plan;
-	scratch_sweep(SCRATCH_ROOT);
+	scratch_sweep(SCRATCH_ROOT, SCRATCH_PREFIX);
 	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-	if (scratch_create(SCRATCH_ROOT, &p->scratch, e) != 0) {
+	if (scratch_create(SCRATCH_ROOT, SCRATCH_PREFIX, &p->scratch, e) != 0) {
 		session_prober_close(p);
 		return -1;
 	}

@@ -620,6 +620,11 @@ int store_is_conninfo(const char *target)
 	return store_pg_is_conninfo(target);
 }
 
+int store_names_server(const char *arg)
+{
+	return store_pg_names_server(arg);
+}
+
 int store_db_option(const char *arg, size_t len)
 {
 	static const char *const opts[] = {"--db", "--to", "--from", "--fleet"};

@@ -64,6 +64,13 @@ char *store_url_redact(const char *url);
 /* 1 when target is a libpq connection string (a postgresql:// URL or key=value), not a path. */
 int store_is_conninfo(const char *target);
 /*
+ * 1 when arg is a connection string that names a server: a postgresql:// URL, or key=value
+ * pairs libpq reads whole, every key one of its keywords (host=, dbname=, password=...). A
+ * knob's NAME=VALUE or a command like "CC=clang sh build.sh" is not, though store_is_conninfo
+ * takes it for one. Without libpq, only a URL.
+ */
+int store_names_server(const char *arg);
+/*
  * 1 when the first len bytes of arg are an option whose value names a database (--db, --to,
  * --from, --fleet), and so may hold a password: the one list the command line's redaction
  * (cli_command_line, store_command_redact) goes by.

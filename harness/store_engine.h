@@ -95,6 +95,9 @@ int store_fault_engine(const struct store_engine *inner, const struct store_engi
  * libpq's connection strings, which only the PostgreSQL engine can read (store_pg.c):
  * - store_pg_is_conninfo: 1 for a URL (postgresql://, postgres://) or a key=value string
  *   (it starts with a keyword and '=');
+ * - store_pg_names_server: 1 for a URL, or a key=value string that libpq parses whole (each
+ *   key one of its keywords: "CC=clang sh build.sh" and "GCR_HEAP_MB=64" are not); without
+ *   libpq, only a URL;
  * - store_pg_redact: the string as a message may show it, each password (user:password@,
  *   password=, sslpassword=, their keys percent-encoded or not) as "***", by libpq's own
  *   parsing; newly allocated;
@@ -102,6 +105,7 @@ int store_fault_engine(const struct store_engine *inner, const struct store_engi
  *   it) with the string's secrets replaced, as written and as decoded; newly allocated.
  */
 int store_pg_is_conninfo(const char *s);
+int store_pg_names_server(const char *s);
 char *store_pg_redact(const char *target);
 char *store_pg_redact_in(const char *target, const char *text);
 

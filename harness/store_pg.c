@@ -411,6 +411,23 @@ int store_pg_is_conninfo(const char *s)
 	return *p == '=';
 }
 
+int store_pg_names_server(const char *s)
+{
+	PQconninfoOption *opts;
+	char *why = NULL;
+
+	if (pg_is_url(s))
+		return 1;
+	if (!store_pg_is_conninfo(s))
+		return 0;
+	/* libpq's own parse: only its keywords, as key=value pairs, to the end. */
+	opts = pg_parse(s, &why);
+	if (why)
+		pq.PQfreemem(why);
+	pg_conninfo_free(opts);
+	return opts != NULL;
+}
+
 /* s with the spans replaced by "***". Newly allocated. */
 static char *pg_masked(const char *s, const struct pg_span *spans, size_t n)
 {

@@ -5,6 +5,7 @@
 # transaction, the sessions its steps measured, the bisect's record and steps (under the
 # fleet's own ids), and its answer with the job, which queue result shows and --json carries.
 # A bisect whose answer is exit 2 (the ends did not move) is a result too: done, not retried.
+# Every --json it writes (queued, found, failed) is valid against docs/schema.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/cli/bisect-repo.sh"
 pg_start
@@ -38,6 +39,9 @@ expect_eq "$(q "SELECT builds FROM queue_job WHERE id = 1")" "[]" \
 	"a bisect names no build: the worker builds each commit"
 # The ends of this range did not move: the bisect's answer is exit 2, and a result.
 expect_status 0 "$GCR" queue submit bisect $BI --good "$C6" --bad "$C9"
+# Before any worker ran it: no answer yet (exit 2), a document all the same.
+expect_status 2 "$GCR" queue result 1 --json "$T/r0.json"
+expect_eq "$(jq -c '[.state, .answer]' "$T/r0.json")" '["queued",null]' "a queued bisect's JSON"
 
 # ---- One worker drains the queue --------------------------------------------------------
 TMPDIR="$T" "$GCR" worker --name wb --lease 5 --poll 1 --drain >"$T/wb.out" 2>"$T/wb.err"
@@ -87,4 +91,27 @@ expect_status 0 "$GCR" queue result 2
 expect_grep "^job 2: bisect [0-9]+ in the fleet, failed after 0 steps: .*did not move" "$T/out" \
 	"why the second bisect has no first bad commit"
 expect_eq "$(q "SELECT count(*) FROM bisects")" 2 "two bisects in the fleet, one per job"
+expect_status 0 "$GCR" queue result 2 --json "$T/r2.json"
+expect_eq "$(jq -c '[.answer.status, .answer.first_bad]' "$T/r2.json")" '["failed",null]' \
+	"the failed bisect's JSON"
+
+# ---- Every JSON written is valid against its schema (docs/schema, as t177 checks) ----------
+PY=
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import jsonschema' 2>/dev/null; then
+		PY=$p
+		break
+	fi
+done
+if [ -z "$PY" ]; then
+	fail "no python3 with jsonschema: scripts/setup.sh --test installs python3-jsonschema"
+	finish
+fi
+jq '.answer.status = "maybe"' "$T/r1.json" >"$T/drift.json"
+"$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$T/r0.json" "$T/r1.json" "$T/r2.json" \
+	>"$T/schema.out" 2>&1
+expect_eq "$?" 0 "queue result --json is valid against docs/schema/gcratchet-queue-bisect.json"
+expect_eq "$(grep -c ': ok gcratchet-queue-bisect$' "$T/schema.out")" 3 "each of the three checked"
+"$PY" "$TOP/tests/cli/schema-check.py" --invalid "$TOP/docs/schema" "$T/drift.json" >"$T/drift.out" 2>&1
+expect_eq "$?" 0 "an answer of another status is refused"
 finish
