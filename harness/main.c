@@ -118,14 +118,15 @@ static const struct cli_command commands[] = {
      "is set, and written to FILE with --md. --html FILE writes the check page: the verdict,\n"
      "the baseline, every row that is not ok with its band and samples, the functions, and a\n"
      "link to the session's page when --samples-href names it (report --session N --html).\n"
-     "\n"
-     "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
-     "failed run, a missing metric, a bad baseline file or bad arguments).\n"
-     "\n"
      "Every gated cell states the smallest change it would catch at the session's runs (the\n"
      "\"sees\" column, a \"can see\" line per class under the header); a cell that cannot see\n"
      "a change of 50% (--sensitivity PCT: of PCT percent) is named INSENSITIVE, with the runs\n"
-     "that would let it.\n",
+     "that would let it. A cell of class distribution (a figure that varies from run to run)\n"
+     "is judged by a rank test of the session's runs against its pinning runs, at a false-alarm\n"
+     "rate of 0.001 over all such cells of the check, and a shift beyond its band.\n"
+     "\n"
+     "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
+     "failed run, a missing metric, a bad baseline file or bad arguments).\n",
      "judge a session against a committed baseline profile"},
     {"baseline", cmd_baseline,
      "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
