@@ -726,6 +726,36 @@ static int check_probe_cmp(const void *a, const void *b)
 	return strlist_probe_cmp(x->name, y->name);
 }
 
+void check_baseline_sees(const struct baseline *b, int runs, int budget, double target_pct,
+                         struct check_result *out)
+{
+	struct check_input in = {0};
+	size_t family = 0;
+
+	memset(out, 0, sizeof *out);
+	in.baseline = b;
+	in.runs_budget = budget;
+	in.sensitivity_pct = target_pct;
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct baseline_cell *cell = &b->cells[i];
+		struct baseline_rule rule;
+		struct check_row row;
+		if (baseline_cell_rule(b, cell->probe, cell->metric, &rule) != 0 || !rule.gated)
+			continue;
+		check_row_init(&row, CHECK_ROW_CELL, cell->probe, cell->metric);
+		row.state = CHECK_JUDGED;
+		row.cls = rule.cls;
+		row.n = runs;
+		row.base = row.current = baseline_cell_value(cell, rule.cls);
+		row.j.allowance = baseline_allowance(&rule, row.base);
+		family += rule.cls == BASELINE_CLASS_DIST;
+		check_add_row(out, &row);
+	}
+	for (size_t i = 0; i < out->nrows; i++)
+		out->rows[i].family = out->rows[i].cls == BASELINE_CLASS_DIST ? family : 0;
+	check_sees(&in, out);
+}
+
 void check_judge(const struct check_input *in, struct check_result *out)
 {
 	memset(out, 0, sizeof *out);

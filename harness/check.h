@@ -229,6 +229,16 @@ struct check_result {
 	enum check_verdict verdict;
 };
 
+/*
+ * What a baseline makes detectable, from the file alone (baseline pin and validate print it):
+ * each gated cell judged as if a session had `runs` runs of it (and up to `budget` where a
+ * distribution cell is near its edge, 0: none) that did not move, its smallest detectable
+ * change and the per-class summary in out (rows, sees, insensitive, target_pct); no verdict.
+ * Release with check_result_release.
+ */
+void check_baseline_sees(const struct baseline *b, int runs, int budget, double target_pct,
+                         struct check_result *out);
+
 /* Judges in->runs against in->baseline into *out (zeroed first); cannot fail. */
 void check_judge(const struct check_input *in, struct check_result *out);
 void check_result_release(struct check_result *r);

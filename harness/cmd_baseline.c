@@ -14,8 +14,44 @@
 #include "judge.h"
 #include "metrics.h"
 #include "pin.h"
+#include "report_check.h"
 #include "session_opts.h"
 #include "store.h"
+
+/* A profile that gates time pins it from at least this many runs per cell. */
+static int baseline_cmd_min_time_runs(void)
+{
+	struct session_opts o;
+	int rounds;
+
+	session_opts_init(&o, SESSION_VERB_PIN_TIME);
+	rounds = o.rounds;
+	session_opts_release(&o);
+	return rounds;
+}
+
+/*
+ * What the file makes detectable, as a ratchet would measure against it (its rounds, and up to
+ * RATCHET_MAX_RUNS where a distribution cell is near its edge): a "can see" line and, when
+ * some gated cell cannot see a change of 50%, an "INSENSITIVE" line naming them.
+ */
+static void baseline_cmd_print_sees(const struct baseline *b)
+{
+	struct check_result res;
+	int runs = strcmp(b->profile, "pinned_host") == 0 ? baseline_cmd_min_time_runs()
+	                                                  : RATCHET_ROUNDS_SHARED_CI;
+	char *sees, *blind;
+
+	check_baseline_sees(b, runs, RATCHET_MAX_RUNS, 0, &res);
+	sees = report_check_sees(&res);
+	blind = report_check_insensitive(&res);
+	printf("  can see (a ratchet's %d runs): %s\n", runs, sees ? sees : "no gated cell");
+	if (blind)
+		printf("  INSENSITIVE: %s\n", blind);
+	free(blind);
+	free(sees);
+	check_result_release(&res);
+}
 
 static int baseline_cmd_validate(const char *cmd, const char *profile, const char *collector,
                                  const struct strlist *files)
@@ -48,22 +84,11 @@ static int baseline_cmd_validate(const char *cmd, const char *profile, const cha
 		printf("ok: %s (profile %s, collector %s, %zu probes, %zu cells)\n",
 		       cli_safe(paths.items[i]), cli_safe(b.profile), cli_safe(b.collector),
 		       b.nprobes, b.ncells);
+		baseline_cmd_print_sees(&b);
 		baseline_release(&b);
 	}
 	strlist_release(&paths);
 	return rc;
-}
-
-/* A profile that gates time pins it from at least this many runs per cell. */
-static int baseline_cmd_min_time_runs(void)
-{
-	struct session_opts o;
-	int rounds;
-
-	session_opts_init(&o, SESSION_VERB_PIN_TIME);
-	rounds = o.rounds;
-	session_opts_release(&o);
-	return rounds;
 }
 
 /* -1 (printed) when a gated time cell has fewer runs than a time pin needs. */
@@ -619,6 +644,7 @@ static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 		       cli_safe(b.collector_version), (long long)session, b.size, b.nprobes,
 		       b.ncells, caps);
 		free(caps);
+		baseline_cmd_print_sees(&b);
 	}
 	if (vary > 1) {
 		printf("pooled from %d sessions in varied environments:", vary);

@@ -23,8 +23,7 @@
  * Rounds per profile: shared_ci judges no time (the medians of 3 runs of counts); pinned_host
  * gates time, judged from as many runs as it is pinned from (SESSION_VERB_PIN_TIME).
  */
-#define RATCHET_ROUNDS_SHARED_CI 3
-#define RATCHET_WARMUP           1
+#define RATCHET_WARMUP 1
 
 /*
  * Valgrind runs added to a probe whose first valgrind run is past its baseline's allowance:
@@ -37,7 +36,6 @@
  * The most timed runs of a probe a ratchet measures when its evidence needs more (--max-runs):
  * a distribution cell near its edge, or one that cannot yet see --sensitivity's change.
  */
-#define RATCHET_MAX_RUNS     10
 #define RATCHET_MAX_RUNS_CAP 1000
 
 /*

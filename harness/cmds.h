@@ -30,6 +30,15 @@ int cmd_check(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_ratchet(int argc, char **argv);
 /* What check judges and how it prints it: check's options, for ratchet too. All borrowed. */
+/*
+ * What a ratchet measures of a shared_ci baseline (pinned_host: as many runs as its time cells
+ * were pinned from), and the most timed runs of a probe it measures where a distribution cell
+ * is near its edge (ratchet --max-runs): baseline pin and validate state what a file can see
+ * at these.
+ */
+#define RATCHET_ROUNDS_SHARED_CI 3
+#define RATCHET_MAX_RUNS         10
+
 struct check_opts {
 	const char *profile;   /* required */
 	const char *collector; /* NULL: CLI_DEFAULT_COLLECTOR */

@@ -181,7 +181,7 @@ static char *report_check_ungated(const struct report_check *c)
  * any change; banded 15: 1.00% median, worst 2.30%; distribution 6 at 3 runs: 9.30% median,
  * worst 28.6%". Newly allocated; NULL when no gated cell was judged.
  */
-static char *report_check_sees(const struct check_result *res)
+char *report_check_sees(const struct check_result *res)
 {
 	struct sbuf b;
 
@@ -223,7 +223,7 @@ static char *report_check_sees(const struct check_result *res)
  * only, and said, with what each sees and how many runs would see the target. NULL when none.
  */
 #define REPORT_CHECK_INSENSITIVE_LIST 6
-static char *report_check_insensitive(const struct check_result *res)
+char *report_check_insensitive(const struct check_result *res)
 {
 	struct sbuf b;
 	char target[16];

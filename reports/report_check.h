@@ -46,6 +46,14 @@ struct report_check {
 	const char *samples_href;
 };
 
+/*
+ * What a check's gated cells can see, a class at a time ("exact 120 cells: any change; ..."),
+ * and the cells that cannot see its target, named; each newly allocated, no newline, or NULL
+ * when there is nothing to say.
+ */
+char *report_check_sees(const struct check_result *res);
+char *report_check_insensitive(const struct check_result *res);
+
 /* Each newly allocated, ending in a newline. */
 char *report_check_text(const struct report_check *c);
 char *report_check_md(const struct report_check *c);
