@@ -47,7 +47,8 @@ static double *ranktest_dist(const long *rank2, size_t n, size_t ny, long *top)
 		/* Downwards in k, so f[k - 1] is still the previous step's when it is read. */
 		for (size_t k = kmax; k >= 1; k--)
 			for (long s = total; s >= rank2[i]; s--)
-				f[k * width + (size_t)s] += f[(k - 1) * width + (size_t)(s - rank2[i])];
+				f[k * width + (size_t)s] +=
+				    f[(k - 1) * width + (size_t)(s - rank2[i])];
 	}
 	dist = xcalloc(width, sizeof *dist);
 	ways = 0;
