@@ -298,7 +298,7 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 		/* The p the verdict was judged by; a deterministic cell's is 0 or 1, as before. */
 		report_json_num(t, "p", s->deterministic ? s->p : pv);
 		cJSON_AddBoolToObject(t, "in_fdr_family", s->in_family);
-		cJSON_AddBoolToObject(t, "in_holm_family", s->in_rank_family);
+		cJSON_AddBoolToObject(t, "in_rank_family", s->in_rank_family);
 		report_json_num(t, "q", qv);
 		report_json_num(t, "min_p", ranked ? s->rank.min_p : NAN);
 		report_json_num(t, "min_effect",
