@@ -8,7 +8,7 @@
 # their collection counts deciding (they were context).
 #
 # The jitter is a fixed pseudo-random sequence, one draw per run of a probe, so the test does
-# not depend on chance: over random draws this stand-in's A/A flags a cell in about 3% of
+# not depend on chance: over random draws this stand-in's A/A flags a cell in about 2% of
 # sessions at 5 rounds, q = 0.05 (tests/unit/test_paired.c, GCR_SIM_SESSIONS; docs/ab.md).
 . "$(dirname "$0")/lib.sh"
 export GCR_LOCK_FILE="$T/bench.lock"
