@@ -490,6 +490,43 @@ static const char *buildinfo_abi_unlike(const char *exe)
 	return why;
 }
 
+/*
+ * "design", optional: the design the build belongs to, when it is one setting of a runtime
+ * (GOGC 100 and 50 as two collector names, one design); the collector's name when absent.
+ */
+static int buildinfo_design(const cJSON *root, const char *path, struct buildinfo *out,
+                            struct err *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "design");
+	const char *s;
+
+	if (!v) {
+		out->design = xstrdup(out->collector);
+		return 0;
+	}
+	if (json_string(v, path, "design", &s, e) != 0)
+		return -1;
+	if (!*s)
+		return err_setc(e, ERR_INVALID,
+		                "%s: design: must be a non-empty string (leave it out for the "
+		                "collector's name)",
+		                path);
+	out->design = xstrdup(s);
+	return 0;
+}
+
+char *buildinfo_design_of(const char *manifest_text, const char *collector)
+{
+	cJSON *root = manifest_text ? cJSON_Parse(manifest_text) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "design");
+	char *out = xstrdup(cJSON_IsString(v) && *v->valuestring ? v->valuestring
+	                    : collector                          ? collector
+	                                                         : "");
+
+	cJSON_Delete(root);
+	return out;
+}
+
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 {
 	char *path = xasprintf("%s/manifest.json", dir), *text = NULL;
@@ -533,6 +570,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	    buildinfo_string(root, path, "collector", &out->collector, e) != 0 ||
 	    buildinfo_string(root, path, "collector_version", &out->version, e) != 0 ||
 	    buildinfo_string(root, path, "git_commit", &out->git_commit, e) != 0 ||
+	    buildinfo_design(root, path, out, e) != 0 ||
 	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
 	                    &out->toolchain, e) != 0 ||
 	    buildinfo_meters_off(root, path, out, e) != 0 ||
@@ -644,6 +682,7 @@ void buildinfo_release(struct buildinfo *b)
 	free(b->dir);
 	free(b->name);
 	free(b->collector);
+	free(b->design);
 	free(b->version);
 	free(b->git_commit);
 	free(b->manifest_text);
@@ -1047,6 +1086,9 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 	                        o->git_commit ? o->git_commit
 	                                      : buildinfo_old_string(old, "git_commit", "none"));
 	/* What the options did not set, a replaced manifest keeps: it is not in the files. */
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(old, "design")))
+		cJSON_AddStringToObject(
+		    root, "design", cJSON_GetObjectItemCaseSensitive(old, "design")->valuestring);
 	if (!meters && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(old, "meters_off")))
 		meters = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(old, "meters_off"), 1);
 	if (meters && cJSON_GetArraySize(meters) > 0)

@@ -38,7 +38,12 @@ struct buildinfo {
 	char *dir;       /* the folder, as given */
 	char *name;      /* build name: "marksweep", "marksweep-slow" */
 	char *collector; /* collector identity: baselines are keyed by it */
-	char *version;   /* collector version */
+	/*
+	 * "design": the design it belongs to, the collector's name when the manifest gives none;
+	 * two builds of one design (two settings of one runtime) are judged as one by ab.
+	 */
+	char *design;
+	char *version; /* collector version */
 	char *git_commit;
 	char *manifest_text;
 	char manifest_hash[17];
@@ -159,5 +164,11 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
                              size_t *nprobes, struct strlist *warnings, struct err *e);
 /* 1 when the manifest declares `probe` a wrapper (it starts the real program as a child). */
 int buildinfo_probe_wrapper(const struct buildinfo *b, const char *probe);
+
+/*
+ * The design a recorded manifest's text names ("design"), else `collector` (NULL: ""); text
+ * that does not parse names none. Newly allocated.
+ */
+char *buildinfo_design_of(const char *manifest_text, const char *collector);
 
 #endif /* BUILDINFO_H */

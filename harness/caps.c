@@ -117,3 +117,9 @@ int caps_clock_paced(const struct caps *c)
 {
 	return c->known && (c->flags & CAPS_CLOCK_PACED) != 0;
 }
+
+int caps_census_varies(const struct caps *c)
+{
+	return c->known && ((c->flags & CAPS_CLOCK_PACED) ||
+	                    ((c->flags & CAPS_COLLECTS) && !(c->flags & CAPS_PRECISE)));
+}

@@ -69,5 +69,12 @@ char *caps_describe(const struct caps *c);
 int caps_exact_retention(const struct caps *c); /* precise, or does not collect */
 int caps_clock_paced(const struct caps *c);
 int caps_collects(const struct caps *c);
+/*
+ * 1 when the build says its census need not repeat from run to run: it is clock-paced, or it
+ * collects without being precise (a stale word keeps a different set alive from run to run).
+ * Its counters are then never exact or deterministic, however alike a few runs happened to be
+ * (ab, explain, bisect). A build that said nothing is judged by what its runs measured.
+ */
+int caps_census_varies(const struct caps *c);
 
 #endif /* CAPS_H */

@@ -359,13 +359,22 @@ int cmd_ab(int argc, char **argv)
 		}
 	/* Said before the runs: a user who meant one design sees it while there is time. */
 	if (across == COMPARE_MODE_ACROSS ||
-	    (across == COMPARE_MODE_AUTO && strcmp(s.builds[0].collector, s.builds[1].collector)))
+	    (across == COMPARE_MODE_AUTO && strcmp(s.builds[0].design, s.builds[1].design)))
 		fprintf(stderr,
 		        "gcratchet %s: across designs (%s vs %s%s): census counters are context, "
 		        "only costs decide%s\n",
-		        cmd, cli_safe(s.builds[0].collector), cli_safe(s.builds[1].collector),
+		        cmd, cli_safe(s.builds[0].design), cli_safe(s.builds[1].design),
 		        across == COMPARE_MODE_ACROSS ? ", --across" : "",
 		        across == COMPARE_MODE_ACROSS ? "" : " (--no-across judges them)");
+	else if (across == COMPARE_MODE_AUTO &&
+	         strcmp(s.builds[0].collector, s.builds[1].collector) != 0)
+		/* Two settings of one runtime: the census is what the settings change. */
+		fprintf(
+		    stderr,
+		    "gcratchet %s: one design (%s, as both manifests say; collectors %s vs %s): "
+		    "census counters decide\n",
+		    cmd, cli_safe(s.builds[0].design), cli_safe(s.builds[0].collector),
+		    cli_safe(s.builds[1].collector));
 	if (strcmp(s.builds[0].manifest_hash, s.builds[1].manifest_hash) == 0)
 		fprintf(stderr,
 		        "gcratchet %s: A/A: BASE and FIX are one build, stored once and run as two "

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "caps.h"
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
@@ -1322,6 +1323,33 @@ static char *bisect_unmoved_text(const struct bisect_ctx *c, const struct bisect
  * the probes that moved known; 1 when they do not make a search (*detail says why); -1 when
  * the harness failed; -2 when interrupted.
  */
+/*
+ * "the bad end's census says clock_paced" when a census metric is bisected and a build of the
+ * ends' session says its census varies (caps.h): its counters are then judged by paired runs,
+ * never compared exactly. NULL otherwise; static storage.
+ */
+static const char *bisect_census_varies(struct bisect_ctx *c, int64_t sid)
+{
+	struct store_build *builds = NULL;
+	size_t nb = 0;
+	const char *says = NULL;
+	struct err e = {0};
+
+	if (!sid || !metrics_is_census(c->metric) ||
+	    store_session_builds(c->st, sid, &builds, &nb, &e) != 0)
+		return NULL;
+	for (size_t i = 0; i < nb && !says; i++) {
+		struct caps caps;
+		struct err pe = {0};
+		if (caps_parse_text(builds[i].capabilities, "capabilities", &caps, &pe) == 0 &&
+		    caps_census_varies(&caps))
+			says = caps_clock_paced(&caps) ? "the build says clock_paced"
+			                               : "the build says it is not precise";
+	}
+	store_builds_release(builds, nb);
+	return says;
+}
+
 static int bisect_ends(struct bisect_ctx *c, char **detail)
 {
 	size_t ends[2] = {0, c->ncommits - 1};
@@ -1412,18 +1440,30 @@ static int bisect_ends(struct bisect_ctx *c, char **detail)
 		}
 		if (c->exact) {
 			int repeats = 1;
+			const char *says = bisect_census_varies(c, sid);
 			for (size_t i = 0; i < c->nprobes; i++) {
 				struct bisect_probe *p = &c->probes[i];
 				bisect_ends_exact(&c->rule, p->good, p->ngood, p->bad, p->nbad,
 				                  &p->ends);
+				/* Two alike runs of a build that says they need not be prove nothing. */
+				if (says)
+					p->ends.repeats = 0;
 				repeats &= p->ends.repeats;
+			}
+			if (says) {
+				fprintf(
+				    c->out,
+				    "%s: %s, so its counters are never exact: deciding by paired "
+				    "runs\n",
+				    c->metric, says);
+				c->rule.pol.varies = 1;
 			}
 			if (repeats)
 				break;
 			/* Not exact after all: a conservative collector's Ir, a JIT's counts. */
 			for (size_t i = 0; i < c->nprobes; i++) {
 				struct bisect_probe *p = &c->probes[i];
-				if (!p->ends.repeats)
+				if (!p->ends.repeats && !says)
 					fprintf(c->out,
 					        "%s of %s did not repeat itself at %s: deciding by "
 					        "paired "

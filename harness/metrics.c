@@ -14,10 +14,24 @@
 	{                                                                                   \
 		name, METRIC_UNIT_##unit, RUN_KIND_##kind, METRIC_BETTER_##better,          \
 		    METRIC_CLASS_##cls, METRIC_NATURE_##nature, (ab_decides), (resolution), \
+		    METRIC_RESOLUTION_ABS_##unit,                                           \
 		{                                                                           \
 			shared_ci, pinned_host                                              \
 		}                                                                           \
 	}
+/*
+ * The absolute resolution of a metric, by its unit: the smallest difference ab calls a change
+ * in a figure that varies from run to run (docs/ab.md, "Exact metrics that do not repeat"). A
+ * page of bytes: a runtime's heap and freed bytes move by a few hundred bytes with its
+ * pacer's timing (+336 bytes of a 39 MB freed_bytes), and no collector change worth a
+ * verdict is smaller than a page. Counts, times and instructions have none: their relative
+ * resolution, and the test, decide.
+ */
+#define METRIC_RESOLUTION_ABS_BYTES        4096.0
+#define METRIC_RESOLUTION_ABS_NS           0.0
+#define METRIC_RESOLUTION_ABS_COUNT        0.0
+#define METRIC_RESOLUTION_ABS_INSTRUCTIONS 0.0
+#define METRIC_RESOLUTION_ABS_RATIO        0.0
 /* A default band that decides a check, and one that is recorded only. */
 #define GATE(pct, abs)             \
 	{                          \

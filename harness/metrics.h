@@ -105,6 +105,11 @@ struct metric_info {
 	/* 1: a difference can decide `ab`'s verdict; across designs, only a cost's (docs/ab.md) */
 	int ab_decides;
 	double resolution; /* relative: exact deltas within it count as no change */
+	/*
+	 * Absolute, in the metric's unit (from its unit: a page of bytes, else 0): a figure that
+	 * varies from run to run is not called changed by ab within it (docs/ab.md).
+	 */
+	double resolution_abs;
 	struct metric_band band[METRIC_PROFILE_COUNT];
 };
 

@@ -27,6 +27,7 @@ void paired_policy_for(const char *metric, struct paired_policy *out)
 	/* Info metrics (faults, sys time) are often quantised: their spread says little. */
 	out->spread = m->cls == METRIC_CLASS_QUANTILE || m->cls == METRIC_CLASS_BANDED;
 	out->resolution = m->resolution;
+	out->resolution_abs = m->resolution_abs;
 }
 
 static int paired_cmp(const void *a, const void *b)
@@ -277,15 +278,27 @@ int paired_bimodal(const double *x, size_t n, double *gap_out)
 	return found;
 }
 
+static double paired_max(const double *x, size_t n)
+{
+	double hi = x[0];
+
+	for (size_t i = 1; i < n; i++)
+		hi = fmax(hi, x[i]);
+	return hi;
+}
+
+static double paired_min(const double *x, size_t n)
+{
+	double lo = x[0];
+
+	for (size_t i = 1; i < n; i++)
+		lo = fmin(lo, x[i]);
+	return lo;
+}
+
 static double paired_range(const double *x, size_t n)
 {
-	double lo = x[0], hi = x[0];
-
-	for (size_t i = 1; i < n; i++) {
-		lo = fmin(lo, x[i]);
-		hi = fmax(hi, x[i]);
-	}
-	return hi - lo;
+	return paired_max(x, n) - paired_min(x, n);
 }
 
 static int paired_constant(const double *x, size_t n)
@@ -304,6 +317,9 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	out->q = NAN;
+	out->rank_q = NAN;
+	out->rank_mde = NAN;
+	out->rank.p_greater = out->rank.p_less = out->rank.p_two_sided = out->rank.min_p = 1;
 	out->verdict = PAIRED_UNJUDGED;
 	if (n == 0) {
 		out->base_median = out->fix_median = out->delta_median = out->delta_pct = NAN;
@@ -329,10 +345,11 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 	paired_signed_rank(d, n, &out->test);
 	/*
 	 * Deterministic is measured, never declared: each arm repeated itself over two runs at
-	 * least. One run proves nothing (bdwgc's Ir moves by 0.003 to 0.024% between runs).
+	 * least. One run proves nothing (bdwgc's Ir moves by 0.003 to 0.024% between runs), and
+	 * neither do seven: a figure the builds say need not repeat is never deterministic.
 	 */
-	(void)pol;
-	out->deterministic = n >= 2 && paired_constant(base, n) && paired_constant(fix, n);
+	out->deterministic =
+	    !pol->varies && n >= 2 && paired_constant(base, n) && paired_constant(fix, n);
 	out->spread = NAN;
 	if (out->deterministic) {
 		out->p = d[0] == 0 ? 1 : 0;
@@ -340,6 +357,15 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 		out->p = out->test.p_two_sided;
 		if (n >= 2)
 			out->spread = fmax(paired_range(base, n), paired_range(fix, n));
+		if (pol->exact) {
+			out->min_effect =
+			    fmax(pol->resolution * fabs(out->base_median), pol->resolution_abs);
+			if (n >= PAIRED_RANK_MIN)
+				ranktest_sum(base, n, fix, n, &out->rank);
+			/* No difference of the medians can exceed it: both lie within it. */
+			out->pooled_range = fmax(paired_max(base, n), paired_max(fix, n)) -
+			                    fmin(paired_min(base, n), paired_min(fix, n));
+		}
 	}
 	out->bimodal_base = paired_bimodal(base, n, NULL);
 	out->bimodal_fix = paired_bimodal(fix, n, NULL);
@@ -352,16 +378,100 @@ static enum paired_verdict paired_direction(int fix_higher, const struct paired_
 	return fix_higher == pol->lower_better ? PAIRED_WORSE : PAIRED_BETTER;
 }
 
-size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m, double q)
+/*
+ * The smallest shift a varying cell could have been called at, at level p_needed: the wider
+ * arm's values moved (ranktest_min_shift), and never below the cell's minimum effect.
+ */
+static void paired_rank_mde(struct paired_cell *c, const double *base, const double *fix,
+                            double p_needed)
+{
+	const double *wider = paired_range(fix, c->n) > paired_range(base, c->n) ? fix : base;
+	double shift;
+
+	if (ranktest_min_shift(wider, c->n, p_needed, &shift) == 0) {
+		c->rank_mde = fmax(shift, c->min_effect);
+		c->rank_rounds = 0;
+	} else {
+		c->rank_mde = INFINITY;
+		c->rank_rounds = ranktest_rounds_needed(p_needed);
+	}
+}
+
+/*
+ * The varying cells idx[0..k-1]: the rank test, Benjamini–Hochberg over the cells that could
+ * be called at all (one whose pooled values can reach no p <= q, or cannot differ beyond the
+ * metric's resolution, is left out; that spends none of the family's level, since the pooled
+ * values say nothing of which arm is which: Tarone's argument), and the minimum effect.
+ * Returns the family size.
+ */
+static size_t paired_judge_ranked(struct paired_cell *cells, const struct paired_policy *pols,
+                                  const size_t *idx, size_t k, const double *const *base,
+                                  const double *const *fix)
+{
+	double *minp = xmalloc((k ? k : 1) * sizeof *minp), *p = xmalloc((k ? k : 1) * sizeof *p);
+	double *adj = xmalloc((k ? k : 1) * sizeof *adj);
+	size_t *fam = xmalloc((k ? k : 1) * sizeof *fam), nfam = 0, called = 0;
+	int *reject = xmalloc((k ? k : 1) * sizeof *reject);
+
+	for (size_t j = 0; j < k; j++) {
+		struct paired_cell *c = &cells[idx[j]];
+		/* No split of values within the resolution of each other can differ beyond it. */
+		minp[j] = c->pooled_range > c->min_effect ? c->rank.min_p : 1;
+	}
+	for (size_t j = 0; j < k; j++)
+		if (minp[j] <= PAIRED_RANK_Q * (1 + 1e-12)) {
+			p[nfam] = cells[idx[j]].rank.p_two_sided;
+			fam[nfam++] = j;
+		}
+	paired_bh(p, nfam, PAIRED_RANK_Q, adj, reject);
+	for (size_t j = 0; j < k; j++)
+		cells[idx[j]].verdict = PAIRED_SAME;
+	for (size_t f = 0; f < nfam; f++) {
+		struct paired_cell *c = &cells[idx[fam[f]]];
+		int higher = c->rank.p_greater < c->rank.p_less;
+		double delta = c->fix_median - c->base_median;
+		c->in_rank_family = 1;
+		c->rank_q = adj[f];
+		called += (size_t)reject[f];
+		/* Shown, and beyond the resolution, on the side the ranks say. */
+		if (reject[f] && (higher ? delta : -delta) > c->min_effect)
+			c->verdict = paired_direction(higher, &pols[idx[fam[f]]]);
+	}
+	/*
+	 * What each could have seen in this family: the level Benjamini–Hochberg asks of it with
+	 * the cells the session called (one more, itself, when it was not one of them), in a
+	 * family it joins when it was left out.
+	 */
+	if (base)
+		for (size_t j = 0; j < k; j++) {
+			struct paired_cell *c = &cells[idx[j]];
+			int was_called = c->in_rank_family && c->verdict != PAIRED_SAME;
+			size_t m = nfam + !c->in_rank_family;
+			paired_rank_mde(c, base[idx[j]], fix[idx[j]],
+			                PAIRED_RANK_Q * (double)(called + !was_called) / (double)m);
+		}
+	free(reject);
+	free(fam);
+	free(adj);
+	free(p);
+	free(minp);
+	return nfam;
+}
+
+size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m, double q,
+                    const double *const *base, const double *const *fix, size_t *rank_family)
 {
 	double *p = xmalloc((m ? m : 1) * sizeof *p), *adj = xmalloc((m ? m : 1) * sizeof *adj);
 	size_t *idx = xmalloc((m ? m : 1) * sizeof *idx), fam = 0;
+	size_t *ranked = xmalloc((m ? m : 1) * sizeof *ranked), nranked = 0, rfam;
 	int *reject = xmalloc((m ? m : 1) * sizeof *reject);
 
 	for (size_t i = 0; i < m; i++) {
 		struct paired_cell *c = &cells[i];
 		c->in_family = 0;
 		c->q = NAN;
+		c->in_rank_family = 0;
+		c->rank_q = NAN;
 		if (c->n == 0) {
 			c->verdict = PAIRED_UNJUDGED;
 		} else if (!pols[i].decides) {
@@ -374,13 +484,15 @@ size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols,
 				c->verdict = paired_direction(delta > 0, &pols[i]);
 		} else if (pols[i].exact && c->n < PAIRED_SPREAD_MIN) {
 			c->verdict = PAIRED_FEW;
-		} else if (pols[i].exact) {
+		} else if (pols[i].exact && c->n < PAIRED_RANK_MIN) {
 			double delta = c->fix_median - c->base_median;
 			if (fabs(delta) <= PAIRED_SPREAD_K * c->spread ||
-			    fabs(delta) <= pols[i].resolution * fabs(c->base_median))
+			    fabs(delta) <= c->min_effect)
 				c->verdict = PAIRED_SAME;
 			else
 				c->verdict = paired_direction(delta > 0, &pols[i]);
+		} else if (pols[i].exact) {
+			ranked[nranked++] = i;
 		} else if (c->n < PAIRED_MIN_PAIRS) {
 			c->verdict = PAIRED_FEW;
 		} else {
@@ -389,6 +501,9 @@ size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols,
 			idx[fam++] = i;
 		}
 	}
+	rfam = paired_judge_ranked(cells, pols, ranked, nranked, base, fix);
+	if (rank_family)
+		*rank_family = rfam;
 	paired_bh(p, fam, q, adj, reject);
 	for (size_t k = 0; k < fam; k++) {
 		struct paired_cell *c = &cells[idx[k]];
@@ -400,6 +515,7 @@ size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols,
 			c->verdict = PAIRED_SAME;
 	}
 	free(reject);
+	free(ranked);
 	free(idx);
 	free(adj);
 	free(p);

@@ -21,7 +21,8 @@
  * - the sign count;
  * - deterministic cells (two values or more in each arm, each arm's identical) are decided
  *   by exact comparison, not by a test: the delta is then certain; an exact metric whose arms
- *   did not repeat is decided by its spread (PAIRED_SPREAD_K), never by a rank test;
+ *   did not repeat (or need not: paired_policy.varies) is decided by its distribution, the
+ *   two-sample rank test with BH over the session's cells judged so (PAIRED_RANK_*);
  * - a bimodality warning from a gap test calibrated on Gaussian samples (paired_bimodal).
  * The verdict over all cells of a session (paired_judge) controls the false-discovery rate
  * with Benjamini–Hochberg among the stochastic cells of metrics that decide.
@@ -36,6 +37,8 @@
 
 #include <stddef.h>
 
+#include "ranktest.h"
+
 /* Above this many non-zero deltas the signed-rank p-value comes from the normal approximation. */
 #define PAIRED_EXACT_MAX  400
 /* The false-discovery rate ab controls across the cells of a session. */
@@ -43,14 +46,22 @@
 /* Below this many pairs no stochastic cell can reach p < 0.05 two-sided (2/2^5 = 0.0625). */
 #define PAIRED_MIN_PAIRS  6
 /*
- * An exact metric whose arms did not repeat themselves (a conservative collector's Ir, a JIT's
- * collection counts) is judged by its spread: a difference of the medians counts only beyond
- * PAIRED_SPREAD_K times the wider arm's range, from PAIRED_SPREAD_MIN values per arm. Over
- * simulated A/A pairs of three runs a side the rule flags one cell in about a thousand with
- * Gaussian noise, and as rarely with bdwgc's noise on 11_collect_at_depth (0.05% and one run
- * in twenty 1.3% low); at two a side it flagged 3% (docs/ab.md, "Exact metrics that do not
- * repeat").
+ * An exact metric whose arms did not repeat themselves (a conservative collector's Ir, a
+ * clock-paced runtime's collection counts) is judged by its distribution: from
+ * PAIRED_RANK_MIN values per arm by the two-sample rank test (ranktest.h), the session's
+ * cells judged this way forming one family for Benjamini–Hochberg at PAIRED_RANK_Q, which
+ * holds the family-wise rate of an A/A (nothing changed) at PAIRED_RANK_Q (a cell whose pooled
+ * values could never reach p <= q, as Tarone left such tests out, or never differ by more than the
+ * metric's resolution, is left out), and a
+ * difference of the medians within the metric's resolution (relative, and absolute:
+ * metrics.h resolution_abs) is "same" whatever the test says. Five rounds that do not overlap
+ * give p = 2/252 = 0.0079. With 3 values per arm (ab's valgrind runs) no rank test can reach
+ * 0.05, and a difference counts beyond PAIRED_SPREAD_K times the wider arm's range; below
+ * PAIRED_SPREAD_MIN values the cell is "few". docs/ab.md gives the false alarms and power of
+ * both, measured by simulation (tests/unit/test_paired.c, GCR_SIM_SESSIONS).
  */
+#define PAIRED_RANK_MIN   4
+#define PAIRED_RANK_Q     0.05
 #define PAIRED_SPREAD_K   3.0
 #define PAIRED_SPREAD_MIN 3
 
@@ -58,6 +69,7 @@ struct paired_policy {
 	int decides;       /* 1: the cell gets better/worse/same and can fail ab; 0: info only */
 	int lower_better;  /* direction of "better" */
 	double resolution; /* relative: deterministic deltas within it count as "same" */
+	double resolution_abs; /* absolute: a varying cell's deltas within it are "same" */
 	/*
 	 * 1: the metric repeats exactly for a build that is deterministic (valgrind Ir, the census
 	 * counters): compared exactly where each arm repeated itself, by its spread where not,
@@ -66,6 +78,12 @@ struct paired_policy {
 	int exact;
 	/* 1: a change of its spread is reported (info): a stochastic metric (quantile, banded) */
 	int spread;
+	/*
+	 * 1: what the builds say they do means this figure need not repeat (the census of a
+	 * clock-paced or not precise collector, caps.h): never deterministic, however alike its
+	 * runs happened to be; set by the caller, who knows the builds.
+	 */
+	int varies;
 };
 /* The policy of a metric by name, from its metrics_lookup entry; unknown ones are info-only costs. */
 void paired_policy_for(const char *metric, struct paired_policy *out);
@@ -136,6 +154,25 @@ struct paired_cell {
 	double q;      /* BH-adjusted p within the family; NAN outside it */
 	int in_family; /* entered the BH family */
 	int bimodal_base, bimodal_fix;
+	/*
+	 * An exact metric that did not repeat, with PAIRED_RANK_MIN values a side or more: the
+	 * rank-sum test of FIX's values against BASE's (rank.nx 0 otherwise); whether it entered
+	 * the session's family of such cells and its BH-adjusted p there (NAN outside).
+	 */
+	struct ranktest rank;
+	int in_rank_family;
+	double rank_q;
+	/* A varying cell's minimum effect: max(resolution * |BASE|, resolution_abs); else 0 */
+	double min_effect;
+	double pooled_range; /* a varying cell's: max - min of both arms together; else 0 */
+	/*
+	 * A varying cell judged by rank: the smallest shift, in the metric's unit, it could have
+	 * called at these rounds in this family (a move of the wider arm's values beyond it, and
+	 * beyond min_effect); INFINITY when no move could (rank_rounds then says how many values
+	 * a side complete separation needs); NAN for any other cell.
+	 */
+	double rank_mde;
+	size_t rank_rounds;
 	enum paired_verdict verdict;
 };
 
@@ -149,12 +186,15 @@ void paired_analyze(const double *base, const double *fix, size_t n,
 /*
  * Verdicts for all m cells of a session (pols[i] is cell i's metric policy): deterministic
  * cells by exact comparison within their resolution; exact metrics that did not repeat by
- * their spread (few: fewer than PAIRED_SPREAD_MIN values); stochastic cells of deciding metrics
- * with at least PAIRED_MIN_PAIRS pairs form one family for Benjamini–Hochberg at level q;
- * the rest are info, few or unjudged. Returns the family size.
+ * their distribution, the rank test with BH over them (PAIRED_RANK_MIN values or more) or
+ * their spread (few: fewer than PAIRED_SPREAD_MIN values); stochastic cells of deciding
+ * metrics with at least PAIRED_MIN_PAIRS pairs form one family for Benjamini–Hochberg at level
+ * q; the rest are info, few or unjudged. base[i] and fix[i] (both may be NULL) are cell i's
+ * values, for what a varying cell could have seen (rank_mde; NAN without them). Returns the
+ * BH family size; *rank_family (may be NULL) gets the rank-tested family's.
  */
-size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m,
-                    double q);
+size_t paired_judge(struct paired_cell *cells, const struct paired_policy *pols, size_t m, double q,
+                    const double *const *base, const double *const *fix, size_t *rank_family);
 
 /*
  * A change in an arm's spread (σ 143.8 -> 17.3 ms is what some fixes are for): shown as info,

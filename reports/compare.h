@@ -68,9 +68,16 @@ struct compare_cell {
 	double *base, *fix; /* stats.n paired values, in round order */
 	int *rounds;        /* the measured round (1-based; 0 for valgrind) of each pair */
 	const char *only;   /* "BASE" or "FIX" when only that arm reports the metric, else NULL */
-	/* The minimum detectable effect at these rounds: half the width of the delta's CI, in
-	 * percent of BASE's median; NAN for an exact cell, one without pairs or a zero median. */
+	/*
+	 * The minimum detectable effect at these rounds, in percent of BASE's median: half the
+	 * width of the delta's CI for a stochastic cell; for an exact cell that did not repeat,
+	 * the smallest move its rule could call (the rank test in its family, or three
+	 * times the wider arm's range), INFINITY when none at these rounds (mde_rounds says how
+	 * many a side it would take); NAN for a deterministic cell, one without pairs or a zero
+	 * median.
+	 */
 	double mde_pct;
+	size_t mde_rounds;
 	/* Across designs, a behaviour metric that would decide within one: shown, not judged. */
 	int context;
 	/* "BASE", "FIX" or "both" when its probe went inert there: not judged; else NULL. */
@@ -116,7 +123,21 @@ struct compare {
 	size_t nprobes;
 	struct compare_cell *cells;
 	size_t ncells;
-	size_t family; /* cells in the Benjamini–Hochberg family */
+	size_t family;      /* cells in the Benjamini–Hochberg family */
+	size_t rank_family; /* varying exact cells in the rank test's BH family */
+	/*
+	 * The design of each arm: its manifest's "design", else its collector's name. Two
+	 * builds of one design (two settings of one runtime) are judged as one. Owned.
+	 */
+	char *base_design, *fix_design;
+	/*
+	 * Not NULL when an arm's recorded capabilities say its census need not repeat (caps.h,
+	 * caps_census_varies): "FIX says clock_paced", "BASE says not precise". Its counters are
+	 * then never deterministic nor compared exactly, however alike the rounds. Owned.
+	 */
+	char *census_varies;
+	/* The session's host load, when it makes time host noise: "load 10.3 on 2 CPUs"; owned */
+	char *time_noise;
 	double fdr_q;
 	enum compare_mode mode; /* as asked */
 	int across;             /* 1: behaviour figures are context (asked, or collectors differ) */
@@ -149,9 +170,27 @@ void compare_release(struct compare *c);
 /* Sorts metric names as the comparison orders cells: deciding metrics first, the usual ones
  * (Ir, user, wall, RSS) leading. */
 void compare_sort_metrics(struct strlist *metrics);
+/*
+ * The p-value and the multiplicity-adjusted one a table shows for a cell: the signed-rank
+ * test's and its Benjamini–Hochberg q, or for a varying exact cell judged by rank the rank-sum
+ * test's and its BH-adjusted q in the family of such cells; NAN where there is none (deterministic, no pairs, out of
+ * the family).
+ */
+void compare_cell_pq(const struct compare_cell *cell, double *p, double *q);
+/*
+ * The identity section's census line when an arm says its census varies: "census: no counter
+ * compared exactly (FIX says clock_paced): counters are judged by their distributions"; NULL
+ * otherwise. Into buf.
+ */
+const char *compare_census_varies_text(const struct compare *c, char *buf, size_t size);
+/* The rule that judged a cell: "exact", "rank-sum", "spread", "signed-rank" or NULL (none). */
+const char *compare_cell_method(const struct compare_cell *cell);
 /* "1-7 of 7", "1-3, 5 of 7": the complete rounds; newly allocated. */
 char *compare_rounds_text(const struct compare *c);
-/* "7/7 higher", "6/7 lower", "7 equal", "exact": the sign count of a cell; into buf. */
+/*
+ * "7/7 higher", "6/7 lower", "7 equal", "exact (7)", "by rank (5)", "by spread (3)": how a
+ * cell's rounds went, or the rule that judged it; into buf.
+ */
 void compare_signs_text(const struct compare_cell *cell, char *buf, size_t size);
 /* "WORSE", "better", "same", "info", "n<6", "unjudged". */
 const char *compare_verdict_text(enum paired_verdict v);

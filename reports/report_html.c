@@ -340,6 +340,7 @@ static const char *report_html_cell_class(const struct compare_cell *cell)
 static void report_html_identity_items(struct sbuf *b, const struct compare *c, int all)
 {
 	size_t doubt = 0;
+	char line[256];
 
 	for (size_t i = 0; i < c->nprobes; i++)
 		doubt += (size_t)compare_probe_doubtful(&c->probes[i]);
@@ -408,16 +409,20 @@ static void report_html_identity_items(struct sbuf *b, const struct compare *c, 
 		}
 		sbuf_addf(b, "</li>\n");
 	}
-	sbuf_addf(b, "<li>census: %d deterministic counter%s compared exactly, ", c->census_exact,
-	          c->census_exact == 1 ? "" : "s");
-	if (c->census_differ == 0)
-		sbuf_addf(b, "all equal</li>\n");
-	else if (c->across)
-		sbuf_addf(b, "%d differ between the designs (context, not judged)</li>\n",
-		          c->census_differ);
-	else
-		sbuf_addf(b, "<span class=\"bad\">%d differ</span> (see the table)</li>\n",
-		          c->census_differ);
+	if (compare_census_varies_text(c, line, sizeof line)) {
+		sbuf_addf(b, "<li>%s</li>\n", line);
+	} else {
+		sbuf_addf(b, "<li>census: %d deterministic counter%s compared exactly, ",
+		          c->census_exact, c->census_exact == 1 ? "" : "s");
+		if (c->census_differ == 0)
+			sbuf_addf(b, "all equal</li>\n");
+		else if (c->across)
+			sbuf_addf(b, "%d differ between the designs (context, not judged)</li>\n",
+			          c->census_differ);
+		else
+			sbuf_addf(b, "<span class=\"bad\">%d differ</span> (see the table)</li>\n",
+			          c->census_differ);
+	}
 	sbuf_addf(b, "</ul>\n");
 }
 
@@ -672,6 +677,7 @@ static void report_html_cell_row(struct sbuf *b, const struct compare_cell *cell
 {
 	const struct paired_cell *s = &cell->stats;
 	char x[48], y[48], dl[48], pct[24], ci[64], signs[32], p[16] = "-", q[16] = "-";
+	double pv, qv;
 
 	metrics_format_value(cell->metric, s->base_median, x, sizeof x);
 	metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
@@ -679,10 +685,11 @@ static void report_html_cell_row(struct sbuf *b, const struct compare_cell *cell
 	report_format_pct(s->delta_pct, pct, sizeof pct);
 	report_text_interval(cell, ci, sizeof ci);
 	compare_signs_text(cell, signs, sizeof signs);
-	if (s->n && !s->deterministic)
-		snprintf(p, sizeof p, "%.4f", s->p);
-	if (s->in_family)
-		snprintf(q, sizeof q, "%.4f", s->q);
+	compare_cell_pq(cell, &pv, &qv);
+	if (!isnan(pv))
+		snprintf(p, sizeof p, "%.4f", pv);
+	if (!isnan(qv))
+		snprintf(q, sizeof q, "%.4f", qv);
 	sbuf_addf(b, "<tr%s><td class=\"l\">", cell->pol.decides ? "" : " class=\"info\"");
 	if (spark) {
 		sbuf_addf(b, "<span id=\"cell-%zu\"></span>", i);

@@ -270,20 +270,40 @@ static cJSON *report_json_cell(const struct compare_cell *cell)
 	cJSON_AddStringToObject(t, "method", "order statistics of the deltas (sign-test interval)");
 	/* The smallest effect these rounds could show: half the CI's width, % of BASE. */
 	report_json_num(o, "mde_pct", cell->mde_pct);
+	/* No change could be called at these rounds: how many a side would call one. */
+	if (isinf(cell->mde_pct))
+		cJSON_AddNumberToObject(o, "mde_rounds_needed", (double)cell->mde_rounds);
+	else
+		cJSON_AddNullToObject(o, "mde_rounds_needed");
 	t = cJSON_AddObjectToObject(o, "signs");
 	cJSON_AddNumberToObject(t, "lower", s->n_lower);
 	cJSON_AddNumberToObject(t, "higher", s->n_higher);
 	cJSON_AddNumberToObject(t, "equal", s->n_equal);
 	t = cJSON_AddObjectToObject(o, "test");
-	cJSON_AddStringToObject(t, "method",
-	                        s->deterministic ? "exact comparison" : "Wilcoxon signed-rank");
-	cJSON_AddBoolToObject(t, "exact", s->test.exact);
-	cJSON_AddNumberToObject(t, "n_used", (double)s->test.n_used);
-	cJSON_AddNumberToObject(t, "n_zero", (double)s->test.n_zero);
-	report_json_num(t, "w_plus", s->test.w_plus);
-	report_json_num(t, "p", s->p);
-	cJSON_AddBoolToObject(t, "in_fdr_family", s->in_family);
-	report_json_num(t, "q", s->q);
+	{
+		const char *m = compare_cell_method(cell);
+		int ranked = m && strcmp(m, "rank-sum") == 0;
+		double pv, qv;
+		cJSON_AddStringToObject(t, "method",
+		                        !m                         ? "none"
+		                        : strcmp(m, "exact") == 0  ? "exact comparison"
+		                        : ranked                   ? "Wilcoxon rank-sum"
+		                        : strcmp(m, "spread") == 0 ? "spread"
+		                                                   : "Wilcoxon signed-rank");
+		cJSON_AddBoolToObject(t, "exact", ranked ? s->rank.exact : s->test.exact);
+		cJSON_AddNumberToObject(t, "n_used", (double)s->test.n_used);
+		cJSON_AddNumberToObject(t, "n_zero", (double)s->test.n_zero);
+		report_json_num(t, "w_plus", s->test.w_plus);
+		compare_cell_pq(cell, &pv, &qv);
+		/* The p the verdict was judged by; a deterministic cell's is 0 or 1, as before. */
+		report_json_num(t, "p", s->deterministic ? s->p : pv);
+		cJSON_AddBoolToObject(t, "in_fdr_family", s->in_family);
+		cJSON_AddBoolToObject(t, "in_rank_family", s->in_rank_family);
+		report_json_num(t, "q", qv);
+		report_json_num(t, "min_p", ranked ? s->rank.min_p : NAN);
+		report_json_num(t, "min_effect",
+		                cell->pol.exact && !s->deterministic ? s->min_effect : NAN);
+	}
 	t = cJSON_AddObjectToObject(o, "bimodal");
 	cJSON_AddBoolToObject(t, "base", s->bimodal_base);
 	cJSON_AddBoolToObject(t, "fix", s->bimodal_fix);
@@ -402,6 +422,8 @@ char *report_json_ab(const struct compare *c)
 	}
 	o = cJSON_AddObjectToObject(cmp, "across");
 	cJSON_AddBoolToObject(o, "designs", c->across);
+	cJSON_AddStringToObject(o, "base_design", c->base_design);
+	cJSON_AddStringToObject(o, "fix_design", c->fix_design);
 	cJSON_AddStringToObject(o, "mode",
 	                        c->mode == COMPARE_MODE_ACROSS ? "across"
 	                        : c->mode == COMPARE_MODE_SAME ? "same"
@@ -420,6 +442,9 @@ char *report_json_ab(const struct compare *c)
 	cJSON_AddNumberToObject(o, "q", c->fdr_q);
 	cJSON_AddNumberToObject(o, "family_size", (double)c->family);
 	cJSON_AddNumberToObject(o, "spread_family_size", (double)c->spread_family);
+	cJSON_AddStringToObject(o, "rank_method", "Benjamini-Hochberg");
+	cJSON_AddNumberToObject(o, "rank_q", PAIRED_RANK_Q);
+	cJSON_AddNumberToObject(o, "rank_family_size", (double)c->rank_family);
 	o = cJSON_AddObjectToObject(cmp, "counts");
 	cJSON_AddNumberToObject(o, "worse", c->worse);
 	cJSON_AddNumberToObject(o, "better", c->better);
@@ -435,6 +460,7 @@ char *report_json_ab(const struct compare *c)
 	o = cJSON_AddObjectToObject(cmp, "identity");
 	cJSON_AddBoolToObject(o, "failed", c->identity_failed);
 	cJSON_AddNumberToObject(o, "census_exact", c->census_exact);
+	report_json_str(o, "census_varies", c->census_varies);
 	cJSON_AddNumberToObject(o, "census_differ", c->census_differ);
 	cJSON_AddNumberToObject(o, "inert_probes", c->inert_probes);
 	a = cJSON_AddArrayToObject(o, "probes");

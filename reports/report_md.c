@@ -14,6 +14,7 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 {
 	const struct paired_cell *s = &cell->stats;
 	char x[48], y[48], dl[48], pct[24], ci[64], mde[24], signs[32];
+	double pv, qv;
 	const char *v = compare_cell_verdict_text(cell);
 
 	metrics_format_value(cell->metric, s->base_median, x, sizeof x);
@@ -28,12 +29,13 @@ static void report_md_row(const struct compare_cell *cell, struct sbuf *b)
 	sbuf_addf(b, " | ");
 	escape_md(b, cell->metric);
 	sbuf_addf(b, " | %s | %s | %s | %s | %s | %s | %s | ", x, y, dl, pct, ci, mde, signs);
-	if (s->n == 0 || s->deterministic)
+	compare_cell_pq(cell, &pv, &qv);
+	if (isnan(pv))
 		sbuf_addf(b, "- | - | ");
-	else if (s->in_family)
-		sbuf_addf(b, "%.4f | %.4f | ", s->p, s->q);
+	else if (!isnan(qv))
+		sbuf_addf(b, "%.4f | %.4f | ", pv, qv);
 	else
-		sbuf_addf(b, "%.4f | - | ", s->p);
+		sbuf_addf(b, "%.4f | - | ", pv);
 	if (!cell->context && !cell->inert &&
 	    (s->verdict == PAIRED_WORSE || s->verdict == PAIRED_BETTER))
 		sbuf_addf(b, "**%s**", v);
@@ -200,6 +202,12 @@ static int report_md_identity_line(const struct compare_probe *p, struct sbuf *b
 
 static void report_md_census_line(const struct compare *c, struct sbuf *b)
 {
+	char line[256];
+
+	if (compare_census_varies_text(c, line, sizeof line)) {
+		sbuf_addf(b, "- %s\n", line);
+		return;
+	}
 	sbuf_addf(b, "- census: %d deterministic counter%s compared exactly, ", c->census_exact,
 	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0)

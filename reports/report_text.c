@@ -12,6 +12,8 @@ void report_text_mde(const struct compare_cell *cell, char *buf, size_t size)
 {
 	if (isnan(cell->mde_pct))
 		snprintf(buf, size, "-");
+	else if (isinf(cell->mde_pct))
+		snprintf(buf, size, "none<%zu", cell->mde_rounds);
 	else
 		snprintf(buf, size, "%.2f%%", cell->mde_pct);
 }
@@ -72,6 +74,8 @@ static void report_text_builds(const struct compare *c, struct sbuf *b)
 
 static void report_text_identity(const struct compare *c, struct sbuf *b)
 {
+	char line[256];
+
 	sbuf_addf(b, "\nidentity (checked first)\n");
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
@@ -113,6 +117,10 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 				          why ? why : "");
 		}
 	}
+	if (compare_census_varies_text(c, line, sizeof line)) {
+		sbuf_addf(b, "  %s\n", line);
+		return;
+	}
 	sbuf_addf(b, "  census: %d deterministic counter%s compared exactly, ", c->census_exact,
 	          c->census_exact == 1 ? "" : "s");
 	if (c->census_differ == 0) {
@@ -137,6 +145,24 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 static void report_text_raw(struct sbuf *b, const char *s)
 {
 	sbuf_addf(b, "%s", s);
+}
+
+static int report_text_any_method(const struct compare *c, const char *method)
+{
+	for (size_t i = 0; i < c->ncells; i++) {
+		const char *m = compare_cell_method(&c->cells[i]);
+		if (m && c->cells[i].pol.decides && strcmp(m, method) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int report_text_any_unreachable(const struct compare *c)
+{
+	for (size_t i = 0; i < c->ncells; i++)
+		if (c->cells[i].pol.decides && isinf(c->cells[i].mde_pct))
+			return 1;
+	return 0;
 }
 
 void report_text_warnings(const struct compare *c, struct sbuf *b, const char *prefix,
@@ -237,6 +263,19 @@ void report_text_warnings(const struct compare *c, struct sbuf *b, const char *p
 	          "%snote: verdicts control the false-discovery rate (Benjamini-Hochberg, q = "
 	          "%.2f) over %zu tested cell%s; deterministic cells are compared exactly\n",
 	          prefix, c->fdr_q, c->family, c->family == 1 ? "" : "s");
+	if (c->rank_family || report_text_any_method(c, "rank-sum"))
+		sbuf_addf(
+		    b,
+		    "%snote: exact figures that vary are judged by their distributions (rank-sum "
+		    "test, Benjamini-Hochberg at q = %.2f over %zu cell%s that could reach it; "
+		    "a change within "
+		    "the metric's resolution is same)\n",
+		    prefix, PAIRED_RANK_Q, c->rank_family, c->rank_family == 1 ? "" : "s");
+	if (report_text_any_unreachable(c))
+		sbuf_addf(b,
+		          "%snote: MDE none<N: at these rounds no change of that cell could be "
+		          "called; N rounds could call one that does not overlap\n",
+		          prefix);
 	free(across);
 	free(rounds);
 }
@@ -293,6 +332,7 @@ char *report_text_ab(const struct compare *c)
 		const struct compare_cell *cell = &c->cells[i];
 		const struct paired_cell *s = &cell->stats;
 		char x[48], y[48], dl[48], pct[24], ci[64], mde[24], signs[32], p[16], q[16];
+		double pv, qv;
 		metrics_format_value(cell->metric, s->base_median, x, sizeof x);
 		metrics_format_value(cell->metric, s->fix_median, y, sizeof y);
 		report_format_delta(cell->metric, s->delta_median, dl, sizeof dl);
@@ -300,14 +340,15 @@ char *report_text_ab(const struct compare *c)
 		report_text_interval(cell, ci, sizeof ci);
 		report_text_mde(cell, mde, sizeof mde);
 		compare_signs_text(cell, signs, sizeof signs);
-		if (s->n == 0 || s->deterministic)
+		compare_cell_pq(cell, &pv, &qv);
+		if (isnan(pv))
 			snprintf(p, sizeof p, "-");
 		else
-			snprintf(p, sizeof p, "%.4f", s->p);
-		if (s->in_family)
-			snprintf(q, sizeof q, "%.4f", s->q);
-		else
+			snprintf(p, sizeof p, "%.4f", pv);
+		if (isnan(qv))
 			snprintf(q, sizeof q, "-");
+		else
+			snprintf(q, sizeof q, "%.4f", qv);
 		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s%s\n",
 		          cell->probe, cell->metric, x, y, dl, pct, ci, mde, signs, p, q,
 		          compare_cell_verdict_text(cell),

@@ -297,6 +297,60 @@ static void test_where(void)
 	report_data_release(&d);
 }
 
+/*
+ * Issue 40: two settings of one runtime that say one design are judged as one; a clock-paced
+ * build's counters are never deterministic; the headline leads with the collector's
+ * collections, and says time is host noise when the load says so.
+ */
+static void test_design_caps_headline(void)
+{
+	struct arm_plan plan[2] = {arm_ok("go-gogc100", 11, 8e6), arm_ok("go-gogc50", 22, 9e6)};
+	struct report_data d;
+	struct compare c;
+	const struct compare_cell *gcs;
+	char *why, *moved;
+
+	session_init(&d, plan);
+	d.manifests = xcalloc(2, sizeof *d.manifests);
+	d.manifests[0] = xstrdup("{\"collector\": \"go-gogc100\", \"design\": \"go-gc\"}");
+	d.manifests[1] = xstrdup("{\"collector\": \"go-gogc50\", \"design\": \"go-gc\"}");
+	d.session.facts = xstrdup("{\"ncpu\": 2}");
+	d.session.load_before = 10.3;
+	compare_build(&d, 0, 1, PAIRED_FDR_Q, COMPARE_MODE_AUTO, &c);
+	CHECK(!c.across && c.context == 0);
+	CHECK_STR(c.base_design, "go-gc");
+	why = compare_across_text(&c);
+	CHECK(why && strstr(why, "one design (go-gc, as both manifests say; collectors "
+	                         "go-gogc100 vs go-gogc50)") == why);
+	free(why);
+	gcs = cell_of(&c, "census.major_collections");
+	CHECK(gcs && gcs->stats.verdict == PAIRED_WORSE && gcs->stats.deterministic);
+	moved = compare_headline_moved(&c);
+	/* Collections before memory; time set apart as host noise. */
+	CHECK(strstr(moved, "major_collections +100.0%") &&
+	      strstr(moved, "major_collections") < strstr(moved, "VmHWM"));
+	CHECK(strstr(moved, "; time is host noise here (load 10.3 on 2 CPUs)") != NULL);
+	free(moved);
+	compare_release(&c);
+
+	/* The same runs, the builds saying they are clock-paced: nothing is deterministic. */
+	for (int arm = 0; arm < 2; arm++)
+		d.builds[arm].capabilities =
+		    xstrdup("[\"collects\", \"precise\", \"clock_paced\"]");
+	compare_build(&d, 0, 1, PAIRED_FDR_Q, COMPARE_MODE_AUTO, &c);
+	gcs = cell_of(&c, "census.major_collections");
+	CHECK(gcs && !gcs->stats.deterministic && c.census_exact == 0);
+	CHECK(c.census_varies && strcmp(c.census_varies, "BASE says clock_paced") == 0);
+	{
+		char signs[32];
+		compare_signs_text(gcs, signs, sizeof signs);
+		/* Three rounds: the spread rule, never "exact (3)". */
+		CHECK_STR(signs, "by spread (3)");
+	}
+	compare_release(&c);
+	report_data_release(&d);
+}
+
 int main(void)
 {
 	test_where();
@@ -304,5 +358,6 @@ int main(void)
 	test_across_designs();
 	test_inert();
 	test_failure_stderr();
+	test_design_caps_headline();
 	return unit_done("test_compare");
 }
