@@ -5,20 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranktest.h"
 #include "stats.h"
 #include "util.h"
-
-struct dist_item {
-	double v;
-	int from_x;
-};
-
-static int dist_item_cmp(const void *a, const void *b)
-{
-	const struct dist_item *p = a, *q = b;
-
-	return (p->v > q->v) - (p->v < q->v);
-}
 
 static int dist_double_cmp(const void *a, const void *b)
 {
@@ -27,83 +16,14 @@ static int dist_double_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * The share of the k-subsets of N integer scores whose sum is at least (ge) or at most (!ge)
- * `threshold`: one knapsack count per subset size and sum, in doubles (C(40, 20) is 1.4e11,
- * far inside a double's exact integers).
- */
-static double dist_subset_share(const long *score, size_t N, size_t k, long threshold, int ge)
-{
-	long total = 0;
-	double *dp, hit = 0, all = 0;
-	size_t width;
-
-	for (size_t i = 0; i < N; i++)
-		total += score[i];
-	width = (size_t)total + 1;
-	dp = xcalloc((k + 1) * width, sizeof *dp);
-	dp[0] = 1;
-	for (size_t i = 0; i < N; i++)
-		for (size_t j = (i + 1 < k ? i + 1 : k); j >= 1; j--)
-			for (long s = total; s >= score[i]; s--)
-				dp[j * width + (size_t)s] +=
-				    dp[(j - 1) * width + (size_t)(s - score[i])];
-	for (long s = 0; s <= total; s++) {
-		double c = dp[k * width + (size_t)s];
-		all += c;
-		if (ge ? s >= threshold : s <= threshold)
-			hit += c;
-	}
-	free(dp);
-	return all > 0 ? hit / all : 1.0;
-}
-
 double dist_p(const double *x, size_t m, const double *y, size_t n, int direction)
 {
-	size_t N = m + n;
-	struct dist_item *it = xcalloc(N, sizeof *it);
-	long *score = xcalloc(N, sizeof *score), tx = 0;
-	double ties = 0, p;
+	struct ranktest t;
 
 	assert(m > 0 && n > 0 && direction != 0);
-	for (size_t i = 0; i < m; i++)
-		it[i] = (struct dist_item){direction > 0 ? x[i] : -x[i], 1};
-	for (size_t j = 0; j < n; j++)
-		it[m + j] = (struct dist_item){direction > 0 ? y[j] : -y[j], 0};
-	qsort(it, N, sizeof *it, dist_item_cmp);
-	/* Twice the mid-rank, an integer: a tie group at ranks a..b scores a + b each. */
-	for (size_t a = 0; a < N;) {
-		size_t b = a;
-		while (b + 1 < N && it[b + 1].v == it[a].v)
-			b++;
-		for (size_t i = a; i <= b; i++) {
-			score[i] = (long)(a + 1 + b + 1);
-			if (it[i].from_x)
-				tx += score[i];
-		}
-		ties += pow((double)(b - a + 1), 3) - (double)(b - a + 1);
-		a = b + 1;
-	}
-	if (N <= DIST_EXACT_MAX) {
-		/* Choose the smaller side: the y's sum is the total less the x's. */
-		if (m <= n) {
-			p = dist_subset_share(score, N, m, tx, 1);
-		} else {
-			long total = 0;
-			for (size_t i = 0; i < N; i++)
-				total += score[i];
-			p = dist_subset_share(score, N, n, total - tx, 0);
-		}
-	} else {
-		/* In rank units: E = m (N + 1) / 2, Var = m n / 12 ((N + 1) - ties / (N (N - 1))). */
-		double t = (double)tx / 2.0, e = (double)m * (double)(N + 1) / 2.0;
-		double var = (double)m * (double)n / 12.0 *
-		             ((double)(N + 1) - ties / ((double)N * (double)(N - 1)));
-		p = var > 0 ? 0.5 * erfc((t - e - 0.5) / sqrt(2.0 * var)) : (t > e ? 0.0 : 1.0);
-	}
-	free(score);
-	free(it);
-	return p > 1 ? 1 : p;
+	/* ranktest's second sample is the one tested for being higher: the session's runs. */
+	ranktest_sum(y, n, x, m, &t);
+	return direction > 0 ? t.p_greater : t.p_less;
 }
 
 double dist_shift(const double *x, size_t m, const double *y, size_t n)
@@ -222,22 +142,10 @@ size_t dist_runs_to_see(const double *y, size_t n, double shift, int direction, 
 
 void dist_holm(const double *p, size_t k, double alpha, unsigned char *sig)
 {
-	size_t *order = xcalloc(k ? k : 1, sizeof *order);
+	int *reject = xcalloc(k ? k : 1, sizeof *reject);
 
-	memset(sig, 0, k);
+	ranktest_holm(p, k, alpha, NULL, reject);
 	for (size_t i = 0; i < k; i++)
-		order[i] = i;
-	/* Insertion sort by p: k is the cells of one check, tens to hundreds. */
-	for (size_t i = 1; i < k; i++)
-		for (size_t j = i; j > 0 && p[order[j]] < p[order[j - 1]]; j--) {
-			size_t t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	for (size_t r = 0; r < k; r++) {
-		if (!(p[order[r]] <= alpha / (double)(k - r)))
-			break;
-		sig[order[r]] = 1;
-	}
-	free(order);
+		sig[i] = reject[i] != 0;
+	free(reject);
 }

@@ -10,8 +10,8 @@
  *
  * - is x above (or below) y beyond chance? Mann-Whitney's rank-sum test, exact: the p-value is
  *   the share of the C(m+n, m) ways to choose which of the pooled runs are the session's whose
- *   rank sum is at least the observed one, ties at their mid-rank. Exact while m+n is at most
- *   DIST_EXACT_MAX, a normal approximation (tie-corrected, continuity-corrected) beyond.
+ *   rank sum is at least the observed one, ties at their mid-rank (ranktest.h: exact up to
+ *   RANKTEST_EXACT_MAX runs in all, a normal approximation beyond).
  * - is the shift worth reporting? The Hodges-Lehmann estimate, the median of the m*n
  *   differences x_i - y_j, must be beyond a minimum effect (the rule's band).
  *
@@ -26,9 +26,6 @@
 #define DIST_H
 
 #include <stddef.h>
-
-/* Pooled sizes up to this are tested exactly; beyond, by the normal approximation. */
-#define DIST_EXACT_MAX 60
 
 /*
  * The one-sided p-value that x lies above y (direction > 0) or below it (direction < 0): the
@@ -65,9 +62,9 @@ size_t dist_runs_to_see(const double *y, size_t n, double shift, int direction, 
                         double min_effect, size_t from, size_t cap);
 
 /*
- * Holm's step-down over k one-sided p-values at family-wise level alpha: sig[i] = 1 for each
- * p[i] the procedure rejects. The chance that any null cell of the k is flagged is at most
- * alpha, however the cells depend on each other.
+ * Holm's step-down over k one-sided p-values at family-wise level alpha (ranktest_holm): sig[i]
+ * = 1 for each p[i] the procedure rejects. The chance that any null cell of the k is flagged is
+ * at most alpha, however the cells depend on each other.
  */
 void dist_holm(const double *p, size_t k, double alpha, unsigned char *sig);
 

@@ -97,7 +97,18 @@ void ranktest_sum(const double *x, size_t nx, const double *y, size_t ny, struct
 
 	if (n <= RANKTEST_EXACT_MAX) {
 		long top;
-		double *dist = ranktest_dist(rank2, n, ny, &top), below = 0, above = 1;
+		/*
+		 * The smaller side's sums are the cheaper count (its subsets, not the larger's): x's
+		 * doubled sum is the total less y's, so P(2W = s) is P(2W_x = top - s).
+		 */
+		double *dist = ranktest_dist(rank2, n, nx < ny ? nx : ny, &top), below = 0,
+		       above = 1;
+		if (nx < ny)
+			for (long s = 0, t = top; s < t; s++, t--) {
+				double keep = dist[s];
+				dist[s] = dist[t];
+				dist[t] = keep;
+			}
 		for (long s = 0; s <= top; s++) {
 			double two;
 			below += dist[s];

@@ -87,20 +87,20 @@ int main(int argc, char **argv)
 		CHECK_NEAR(p, b, 1e-9);
 	}
 
-	/* The normal approximation beyond DIST_EXACT_MAX agrees with the exact one near it. */
+	/* The normal approximation beyond RANKTEST_EXACT_MAX agrees with the exact one near it. */
 	{
-		double x[30], y[30], xs[25], ys[25];
-		for (int i = 0; i < 30; i++) {
+		double x[60], y[60], xs[45], ys[45];
+		for (int i = 0; i < 60; i++) {
 			x[i] = 100 + draw(40);
 			y[i] = 95 + draw(40);
 		}
-		for (int i = 0; i < 25; i++) {
+		for (int i = 0; i < 45; i++) {
 			xs[i] = x[i];
 			ys[i] = y[i];
 		}
-		double approx = dist_p(x, 30, y, 30, 1), exact = dist_p(xs, 25, ys, 25, 1);
+		double approx = dist_p(x, 60, y, 60, 1), exact = dist_p(xs, 45, ys, 45, 1);
 		CHECK(approx > 0 && approx < 1 && exact > 0 && exact < 1);
-		/* Two samples of the same draws: the same side of a half, the same order. */
+		/* Two samples of the same draws: the same side of a half. */
 		CHECK((approx < 0.5) == (exact < 0.5));
 	}
 
