@@ -290,6 +290,12 @@ static void check_dist_measure(const struct check_input *in, const struct baseli
 		row->p_bad = two > 1 ? 1 : two;
 		row->p_good = 1;
 	}
+	row->far_bad = dist_far_beyond(x, m, cell->runs, cell->nruns, up);
+	row->far_good = dist_far_beyond(x, m, cell->runs, cell->nruns, -up);
+	if (rule->direction == BASELINE_EITHER) {
+		row->far_bad |= row->far_good;
+		row->far_good = 0;
+	}
 	row->j.delta = dist_shift(x, m, cell->runs, cell->nruns);
 	row->j.delta_pct = row->base != 0      ? 100.0 * row->j.delta / fabs(row->base)
 	                   : row->j.delta == 0 ? 0
@@ -298,10 +304,11 @@ static void check_dist_measure(const struct check_input *in, const struct baseli
 }
 
 /*
- * The verdict of every distribution cell, once all are measured: Holm's procedure over the
- * family's p-values in each direction at CHECK_DIST_ALPHA, then the band: a shift the test
- * is sure of but that is within the band is ok (not worth reporting). A cell that went inert
- * stays regressed whatever the test says.
+ * The verdict of every distribution cell, once all are measured: a change is what Holm's
+ * procedure over the family's p-values (each direction, at CHECK_DIST_ALPHA) is sure of, or
+ * runs every one far beyond the pinning runs (dist_far_beyond: what few runs can still say);
+ * then the band: a change within it is ok (not worth reporting). A cell that went inert stays
+ * regressed whatever the test says.
  */
 static void check_dist_decide(const struct check_input *in, struct check_result *res)
 {
@@ -335,9 +342,9 @@ static void check_dist_decide(const struct check_input *in, struct check_result 
 		r->j.used = r->j.allowance > 0 ? move / r->j.allowance : move > 0 ? INFINITY : 0;
 		if (r->j.went_inert)
 			r->j.verdict = BASELINE_REGRESSED;
-		else if (sig_bad[c] && move > r->j.allowance)
+		else if ((sig_bad[c] || r->far_bad) && move > r->j.allowance)
 			r->j.verdict = BASELINE_REGRESSED;
-		else if (sig_good[c] && -move > r->j.allowance)
+		else if ((sig_good[c] || r->far_good) && -move > r->j.allowance)
 			r->j.verdict = BASELINE_IMPROVED;
 		else
 			r->j.verdict = BASELINE_OK;
@@ -393,7 +400,9 @@ static void check_sees(const struct check_input *in, struct check_result *res)
 			int up = check_dist_direction(&rule);
 			double target = res->target_pct * fabs(r->base) / 100.0;
 			size_t m = (size_t)(r->n > in->runs_budget ? r->n : in->runs_budget);
-			r->mde = dist_mde(cell->runs, cell->nruns, m, up, alpha, allow);
+			r->mde =
+			    fmin(dist_mde(cell->runs, cell->nruns, m, up, alpha, allow),
+			         dist_far_mde(cell->runs, cell->nruns, (size_t)r->n, up, allow));
 			r->mde_runs = (int)m;
 			if (!(r->mde <= target) && target > allow)
 				r->need_runs =

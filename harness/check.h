@@ -97,6 +97,8 @@ struct check_row {
 	 */
 	double p_bad, p_good;
 	size_t family;
+	/* A judged distribution cell: every run far beyond the pinning runs (dist.h), each side. */
+	int far_bad, far_good;
 	/*
 	 * Every judged gated cell: the smallest change it would catch at its n runs, in its
 	 * unit and in percent of base (an exact cell: 0, any change; INFINITY: none at these

@@ -39,6 +39,55 @@ double dist_shift(const double *x, size_t m, const double *y, size_t n)
 	return v;
 }
 
+/* y's quantiles at (i - 1/2) / m, each moved by s in direction: the typical session. */
+static void dist_typical(const double *y, size_t n, size_t m, int direction, double s, double *x)
+{
+	for (size_t i = 0; i < m; i++)
+		x[i] =
+		    stats_quantile(y, n, ((double)i + 0.5) / (double)m) + (direction > 0 ? s : -s);
+}
+
+/* The pinning runs' edge a far-beyond run must pass, in direction. */
+static double dist_far_edge(const double *y, size_t n, int direction)
+{
+	double lo = y[0], hi = y[0];
+
+	for (size_t j = 1; j < n; j++) {
+		lo = y[j] < lo ? y[j] : lo;
+		hi = y[j] > hi ? y[j] : hi;
+	}
+	return direction > 0 ? hi + DIST_FAR_K * (hi - lo) : lo - DIST_FAR_K * (hi - lo);
+}
+
+int dist_far_beyond(const double *x, size_t m, const double *y, size_t n, int direction)
+{
+	double edge = dist_far_edge(y, n, direction);
+
+	assert(m > 0 && n > 0 && direction != 0);
+	for (size_t i = 0; i < m; i++)
+		if (direction > 0 ? !(x[i] > edge) : !(x[i] < edge))
+			return 0;
+	return 1;
+}
+
+double dist_far_mde(const double *y, size_t n, size_t m, int direction, double min_effect)
+{
+	double *x = xcalloc(m, sizeof *x), edge = dist_far_edge(y, n, direction), need, hl;
+
+	assert(m > 0 && n > 0 && direction != 0);
+	dist_typical(y, n, m, direction, 0, x);
+	/* The typical session's nearest run must pass the edge; its shift must pass min_effect. */
+	need = direction > 0 ? edge - x[0] : x[0] - edge;
+	for (size_t i = 1; i < m; i++) {
+		double d = direction > 0 ? edge - x[i] : x[i] - edge;
+		need = d > need ? d : need;
+	}
+	hl = min_effect - direction * dist_shift(x, m, y, n);
+	free(x);
+	need = need > 0 ? need : 0;
+	return hl > need ? hl : need;
+}
+
 double dist_min_p(size_t m, size_t n)
 {
 	double c = 1;
@@ -55,14 +104,6 @@ size_t dist_runs_for_alpha(size_t n, double alpha, size_t cap)
 		if (dist_min_p(m, n) <= alpha)
 			return m;
 	return 0;
-}
-
-/* y's quantiles at (i - 1/2) / m, each moved by s in direction: the typical session. */
-static void dist_typical(const double *y, size_t n, size_t m, int direction, double s, double *x)
-{
-	for (size_t i = 0; i < m; i++)
-		x[i] =
-		    stats_quantile(y, n, ((double)i + 0.5) / (double)m) + (direction > 0 ? s : -s);
 }
 
 double dist_mde(const double *y, size_t n, size_t m, int direction, double alpha, double min_effect)

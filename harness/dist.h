@@ -37,6 +37,20 @@ double dist_p(const double *x, size_t m, const double *y, size_t n, int directio
 /* The Hodges-Lehmann shift: the median of every x_i - y_j. */
 double dist_shift(const double *x, size_t m, const double *y, size_t n);
 
+/*
+ * Far beyond: every session run past the pinning runs' extreme on that side (max, or min
+ * going down) by more than DIST_FAR_K times their range (max - min). A change that large is one
+ * whatever the runs: a rank test of 3 runs cannot be sure of anything at the level a check of
+ * a hundred cells needs (1 / C(18, 3) is 1/816), and an 8 MiB retention on a conservative
+ * collector's heap must not pass for that. It is the old quantile rule's "twice the spread",
+ * held to the whole range and to every run, so it alarms no more often than that rule did.
+ */
+#define DIST_FAR_K 2.0
+int dist_far_beyond(const double *x, size_t m, const double *y, size_t n, int direction);
+/* The least shift at which the typical session of m runs (dist_mde's) is far beyond and its
+ * Hodges-Lehmann shift beyond min_effect. */
+double dist_far_mde(const double *y, size_t n, size_t m, int direction, double min_effect);
+
 /* The smallest one-sided p-value m runs against n can have: 1 / C(m + n, m). */
 double dist_min_p(size_t m, size_t n);
 
