@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "dist.h"
+#include "util.h"
 #include "unit.h"
 
 /* The exact p by enumerating every m-subset of the pooled runs (N <= 20). */
@@ -45,6 +46,7 @@ static double brute_p(const double *x, size_t m, const double *y, size_t n)
 }
 
 static uint64_t rng;
+UTIL_WRAPS_ON_PURPOSE
 static unsigned draw(unsigned k)
 {
 	rng = rng * 6364136223846793005ull + 1442695040888963407ull;

@@ -8,9 +8,11 @@
 
 #include "ranktest.h"
 #include "unit.h"
+#include "util.h"
 
 static uint64_t rng_state;
 
+UTIL_WRAPS_ON_PURPOSE
 static double rng_unit(void)
 {
 	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
