@@ -56,6 +56,19 @@ static unsigned long long scratch_start_time(long pid)
 	return start;
 }
 
+int scratch_root(const char **root, struct err *e)
+{
+	const char *env = getenv("GCR_SCRATCH_ROOT");
+
+	*root = SCRATCH_ROOT;
+	if (!env || !*env)
+		return 0;
+	if (env[0] != '/')
+		return err_set(e, "GCR_SCRATCH_ROOT: must be an absolute path, got \"%s\"", env);
+	*root = env;
+	return 0;
+}
+
 int scratch_create(const char *root, char **out, struct err *e)
 {
 	char *dir = xasprintf("%s/" SCRATCH_PREFIX "XXXXXX", root), *owner = NULL, *text = NULL;
