@@ -87,14 +87,16 @@ count_running() {
 }
 # t032 holds bdwgc's valgrind Ir to 0.05% run to run (bdwgc reads the clock, and a loaded host
 # moved it by 0.016% once), t051 catches a planted spin by its time: each runs with nothing
-# beside it, as on the host its figures describe. The CLI tests that judge time by sleeps
-# (pinned_host's bands, a noisy host's spread) use a second of CPU in up to 20 s: they run
-# beside each other, but beside nothing else.
+# beside it, as on the host its figures describe. The CLI tests that pin time by sleeps
+# (pinned_host's bands) use a second of CPU in up to 20 s: they run beside each other, but
+# beside nothing else. The tests that must see a planted time (t146's spread, t163's noisy
+# bisect) plant CPU time (tests/cli/cpu_spin.c) and judge time.user_ns, which a loaded host
+# barely moves, and run anywhere.
 # The light ones wait, mostly, on a PostgreSQL server or a lock (a tenth of their time or
 # less on CPU, with bounds that guard against a hang, not measured times): up to three run
 # beside the quiet ones, which leave both cores idle, and they take no slot of GCR_TEST_JOBS.
 alone_tests="t032 t051"
-quiet_tests="t062 t078 t146 t163"
+quiet_tests="t062 t078"
 light_tests="t115 t103 t119 t101 t117 t118 t074"
 light_jobs=3
 # One job at a time means one: the light ones then wait their turn like any other.

@@ -100,8 +100,10 @@ seal_manifest() {
 # $dir/gcs.<probe> (default 2). A probe with $dir/sleep.<probe> first sleeps the seconds on its
 # next line, in turn, one line per run, to plant a time. A probe with $dir/heap.<probe> needs
 # the MiB it says: below them under GCR_HEAP_MAX_MB it exits 3, heap exhausted, as gcr.h's
-# collectors do, and its census says it committed 2 MiB at peak (for minheap and sweep). The
-# build is named $BUILD_NAME (default scripted); its collector is always "scripted".
+# collectors do, and its census says it committed 2 MiB at peak (for minheap and sweep). A
+# probe with $dir/spin.<probe> (spin_plant; not with a sleep too) uses the milliseconds of
+# CPU on its next line, in turn, to plant a CPU time. The build is named $BUILD_NAME (default
+# scripted); its collector is always "scripted".
 make_script_build() { # dir probe...
 	dir=$1
 	shift
@@ -136,6 +138,11 @@ if [ -f "$dir/sleep.$p" ]; then
 	echo \$((k + 1)) >"$dir/turn.$p"
 	sleep "\$(sed -n "\$((k % \$(wc -l <"$dir/sleep.$p") + 1))p" "$dir/sleep.$p")"
 fi
+if [ -f "$dir/spin.$p" ]; then
+	k=\$(cat "$dir/turn.$p" 2>/dev/null || echo 0)
+	echo \$((k + 1)) >"$dir/turn.$p"
+	"$T/cpu_spin" "\$(sed -n "\$((k % \$(wc -l <"$dir/spin.$p") + 1))p" "$dir/spin.$p")" || exit 4
+fi
 case "\$mode" in
 crash) kill -SEGV \$\$ ;;
 hang) sleep 600 ;;
@@ -149,6 +156,28 @@ SCRIPT
 		chmod +x "$dir/$p"
 	done
 	seal_manifest "$dir"
+}
+
+# build_cpu_spin — $T/cpu_spin (tests/cli/cpu_spin.c): `cpu_spin MS` uses MS milliseconds of
+# CPU and exits. A plant of CPU time is what the tests that judge time plant, not a sleep: a
+# loaded host stretches a sleep's wall time by tens of milliseconds a run, and a run's CPU
+# time (time.user_ns) barely. Not built, the test fails and ends.
+build_cpu_spin() {
+	[ -x "$T/cpu_spin" ] && return 0
+	if ! cc -O2 -o "$T/cpu_spin" "$TOP/tests/cli/cpu_spin.c" >"$T/cpu_spin.log" 2>&1; then
+		fail "building tests/cli/cpu_spin.c"
+		cat "$T/cpu_spin.log" >&2
+		finish
+	fi
+}
+
+# spin_plant DIR PROBE MS... — probe PROBE of the scripted build DIR uses MS milliseconds of
+# CPU in its runs, the values in turn, one a run.
+spin_plant() {
+	build_cpu_spin
+	_dir=$1 _p=$2
+	shift 2
+	printf '%s\n' "$@" >"$_dir/spin.$_p"
 }
 
 # build_variant NAME COLLECTOR_DIR OUT EXTRA_CFLAGS PROBE... — a collector built with a plant
