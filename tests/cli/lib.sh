@@ -11,12 +11,19 @@ export GCR_LOCK_FILE="$T/bench.lock"
 export GCR_BASELINE_DIR="$TOP/baselines"
 cd "$T" || exit 2
 trap 'rm -rf "$T"' EXIT
-_passed=0 _failed=0
+_passed=0 _failed=0 _skipped=0
 
 pass() { _passed=$((_passed + 1)); }
 fail() {
 	_failed=$((_failed + 1))
 	echo "FAILED: $*" >&2
+}
+# skip REASON — a check (or a set of them) this host cannot make: counted as skipped, never as
+# passed, and the reason said on stdout, where tests/run.sh shows it. A test that skips
+# everything ends "0 passed, 0 failed, 1 skipped", which the suite counts as a skipped part.
+skip() {
+	_skipped=$((_skipped + 1))
+	echo "SKIPPED: $*"
 }
 
 # expect_status N COMMAND... — runs COMMAND, keeps its output in $T/out and $T/err.
@@ -195,8 +202,14 @@ build_variant() {
 	fi
 }
 
+# finish — the test's tally, "NAME: N passed, N failed" and ", N skipped" when any were, and
+# its status: 1 when a check failed.
 finish() {
-	echo "$(basename "$0" .sh): $_passed passed, $_failed failed"
+	if [ "$_skipped" -gt 0 ]; then
+		echo "$(basename "$0" .sh): $_passed passed, $_failed failed, $_skipped skipped"
+	else
+		echo "$(basename "$0" .sh): $_passed passed, $_failed failed"
+	fi
 	[ "$_failed" -eq 0 ]
 	exit $?
 }

@@ -3,7 +3,7 @@
 # root must take it, not exit 2 with "Permission denied" because root's umask made it 0644.
 . "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-	echo "t074-lock-users: needs root and setpriv to act as another user; skipped"
+	skip "t074: needs root and setpriv to act as another user"
 	finish
 fi
 chmod 755 "$T"
