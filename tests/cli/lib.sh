@@ -90,6 +90,16 @@ await() {
 	done
 }
 
+# await_lock PID [LOCK] — waits (up to 60 s) until process PID holds the bench lock LOCK
+# (default $GCR_LOCK_FILE): its note "pid PID since ..." is the lock file's first line. A
+# test that needs a session to hold the lock waits for this, not for a fixed sleep that a
+# loaded host can outlast; a holder that never gets there fails the check.
+await_lock() {
+	if await 60 grep -q "^pid $1 since" "${2:-$GCR_LOCK_FILE}"; then pass; else
+		fail "pid $1 did not take the bench lock ${2:-$GCR_LOCK_FILE} within 60 s"
+	fi
+}
+
 # seal_manifest DIR — writes each probe's current sha256 into DIR/manifest.json (compact, key
 # order kept): the harness refuses a probe whose bytes differ from its manifest's, so a test
 # that rewrites a probe seals the folder again.

@@ -37,7 +37,7 @@ echo hang >"$B/mode.01_steady"
 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --meters rusage,census \
 	--timeout 4 --db "$S/root2.db" >"$T/hold.out" 2>&1 &
 holder=$!
-sleep 1
+await_lock "$holder"
 expect_status 2 as_nobody "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 \
 	--meters rusage,census --db "$S/nobody3.db" --lock-timeout 1
 expect_grep "bench lock .* is held by" "$T/err"
