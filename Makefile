@@ -8,7 +8,7 @@
 #   make test       install missing dependencies, check formatting, build, run the whole
 #                   suite (also under AddressSanitizer and UBSan, a set of CLI tests
 #                   under LeakSanitizer too, and each fuzzer for FUZZ_TEST_SECONDS=5);
-#                   ends with "N passed, N failed"
+#                   ends with "N passed, N failed, N skipped"
 #   make bench-overhead   the harness's cost per run above a bare fork/exec/wait4 of the
 #                   same probe (tests/bench/overhead.sh, docs/overhead.md): a benchmark
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each

@@ -55,6 +55,19 @@ static unsigned long long scratch_start_time(long pid)
 	return start;
 }
 
+int scratch_root(const char **root, struct err *e)
+{
+	const char *env = getenv("GCR_SCRATCH_ROOT");
+
+	*root = SCRATCH_ROOT;
+	if (!env || !*env)
+		return 0;
+	if (env[0] != '/')
+		return err_set(e, "GCR_SCRATCH_ROOT: must be an absolute path, got \"%s\"", env);
+	*root = env;
+	return 0;
+}
+
 int scratch_create(const char *root, const char *prefix, char **out, struct err *e)
 {
 	char *dir = xasprintf("%s/%sXXXXXX", root, prefix), *owner = NULL, *text = NULL;

@@ -36,6 +36,16 @@
 #define SCRATCH_WORKER_PREFIX "gcratchet-worker."
 
 /*
+ * The root sessions make their scratch folders in and sweep: SCRATCH_ROOT, or the absolute
+ * path in $GCR_SCRATCH_ROOT when that is set and not empty. A root of its own keeps sessions
+ * apart that must not sweep each other's folders (the suite's test of the sweep, beside other
+ * sessions on the host); its path's length is not /tmp's, so a probe's path, and with it its
+ * Ir, differs a little from a session's under /tmp. A relative path is an error, naming the
+ * variable. *root is static or the environment's; never freed.
+ */
+int scratch_root(const char **root, struct err *e);
+
+/*
  * Makes root/PREFIXXXXXXX (mode 0700; prefix SCRATCH_PREFIX or SCRATCH_WORKER_PREFIX) with its
  * owner file; *out is its path, newly allocated. On failure (the root missing, the disk full:
  * the owner file cannot be written) nothing is left and *out is NULL.

@@ -114,8 +114,9 @@ void session_shuffle(uint64_t seed, int round, size_t n, size_t *order)
  *   (their values are paths that differ between hosts), nor a GCR_* variable no build reads:
  *   sixteen stray ones moved epsilon's Ir on probe 10 by +1.08%;
  * - the executable is run through a link in the session's scratch folder, whose path has the
- *   same length everywhere (/tmp/gcratchet.XXXXXX/<probe>), which is also the working
- *   directory of every run;
+ *   same length everywhere (/tmp/gcratchet.XXXXXX/<probe>; GCR_SCRATCH_ROOT, for tests that
+ *   must keep their sessions apart, gives up that sameness: scratch.h), which is also the
+ *   working directory of every run;
  * - valgrind runs have address-space randomisation off.
  */
 static const char *const session_fixed_env[] = {
@@ -136,6 +137,7 @@ static const char *const session_harness_vars[] = {
     "GCR_BISECT_CACHE",
     "GCR_FLEET_URL",
     "GCR_FUZZ_SECONDS",
+    "GCR_SCRATCH_ROOT", /* scratch.h */
     NULL,
 };
 
@@ -1065,9 +1067,12 @@ static void *session_worker_main(void *arg)
 static int session_lane_open(const struct session_plan *plan, struct session_lane *lane,
                              struct err *e)
 {
+	const char *root;
+
 	memset(lane, 0, sizeof *lane);
-	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-	if (scratch_create(SCRATCH_ROOT, SCRATCH_PREFIX, &lane->scratch, e) != 0)
+	/* /tmp's fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
+	if (scratch_root(&root, e) != 0 ||
+	    scratch_create(root, SCRATCH_PREFIX, &lane->scratch, e) != 0)
 		return -1;
 	return runner_open(plan->launcher, lane->scratch, &lane->runner, e);
 }
@@ -1441,7 +1446,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	struct session_state s;
 	size_t *order = xcalloc(plan->probes.n, sizeof *order);
 	int total_rounds = plan->warmup + plan->rounds, rc = -1;
-	const char *status;
+	const char *status, *root;
 
 	memset(out, 0, sizeof *out);
 	memset(&s, 0, sizeof s);
@@ -1466,7 +1471,9 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 			s.events[s.nevents++] = plan->perf->events[i].attr;
 	s.nlanes = 1;
 	/* What killed sessions left in /tmp goes before this one adds its own (scratch.h). */
-	scratch_sweep(SCRATCH_ROOT, SCRATCH_PREFIX);
+	if (scratch_root(&root, e) != 0)
+		goto out;
+	scratch_sweep(root, SCRATCH_PREFIX);
 	if (session_lane_open(plan, &s.lanes[0], e) != 0)
 		goto out;
 	if (session_register(&s, e) != 0)
@@ -1540,12 +1547,17 @@ static void session_env_unset(char **env, const char *name)
 int session_prober_open(const struct session_plan *plan, struct session_prober **out, struct err *e)
 {
 	struct session_prober *p = xcalloc(1, sizeof *p);
+	const char *root;
 
 	*out = NULL;
 	p->plan = plan;
-	scratch_sweep(SCRATCH_ROOT, SCRATCH_PREFIX);
-	/* A fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
-	if (scratch_create(SCRATCH_ROOT, SCRATCH_PREFIX, &p->scratch, e) != 0) {
+	if (scratch_root(&root, e) != 0) {
+		session_prober_close(p);
+		return -1;
+	}
+	scratch_sweep(root, SCRATCH_PREFIX);
+	/* /tmp's fixed-length path, whatever TMPDIR says: see "Hermetic runs" above. */
+	if (scratch_create(root, SCRATCH_PREFIX, &p->scratch, e) != 0) {
 		session_prober_close(p);
 		return -1;
 	}

@@ -59,8 +59,9 @@ bisect_hash() {
 
 # script_repo DIR makes DIR, an empty repository of a build command, build.sh, that makes a
 # build folder of two shell-script probes speaking the census protocol: 01_sleepy and
-# 02_steady. Each reads, from the commit's tree, sleep-<probe>.txt (seconds, separated by
-# commas, taken in turn, one per run: "0.13,0.33" is a noisy wall time; default 0),
+# 02_steady. Each reads, from the commit's tree, spin-<probe>.txt (milliseconds of CPU,
+# separated by commas, taken in turn, one per run: "33,83" is a noisy CPU time; default 0; a
+# test that plants one runs build_cpu_spin first: the probes run lib.sh's $T/cpu_spin),
 # alloc-<probe>.txt (its census.alloc_bytes, default 1000) and fail-<probe>.txt (1: the probe
 # fails, exit 3). A file BROKEN holding 1 makes the build fail; a file HANG holding N makes it
 # hang for N seconds in a child (its pid in the cache folder's hang.pid) that ignores SIGTERM,
@@ -87,7 +88,7 @@ out=$GCR_BISECT_OUT
 mkdir -p "$out"
 entries=
 for p in 01_sleepy 02_steady; do
-	if [ -f "sleep-$p.txt" ]; then tr ',' '\n' <"sleep-$p.txt" >"$out/sleep-$p"; else echo 0 >"$out/sleep-$p"; fi
+	if [ -f "spin-$p.txt" ]; then tr ',' '\n' <"spin-$p.txt" >"$out/spin-$p"; else echo 0 >"$out/spin-$p"; fi
 	cat "alloc-$p.txt" 2>/dev/null >"$out/alloc-$p" || echo 1000 >"$out/alloc-$p"
 	cat "fail-$p.txt" 2>/dev/null >"$out/fail-$p" || echo 0 >"$out/fail-$p"
 	cat >"$out/$p" <<PROBE
@@ -95,7 +96,8 @@ for p in 01_sleepy 02_steady; do
 d=\$(dirname "\$(readlink -f "\$0")")
 k=\$(cat "\$d/turn-$p" 2>/dev/null || echo 0)
 echo \$((k + 1)) >"\$d/turn-$p"
-sleep "\$(sed -n "\$((k % \$(wc -l <"\$d/sleep-$p") + 1))p" "\$d/sleep-$p")"
+ms=\$(sed -n "\$((k % \$(wc -l <"\$d/spin-$p") + 1))p" "\$d/spin-$p")
+[ "\$ms" = 0 ] || @CPU_SPIN@ "\$ms" || exit 4
 if [ "\$(cat "\$d/fail-$p")" = 1 ]; then
 	echo "$p: out of cheese" >&2
 	exit 3
@@ -109,6 +111,7 @@ done
 printf '{"format":"gcratchet-build","version":1,"abi":1,"name":"scripted","collector":"scripted","collector_version":"1.0","git_commit":"%s","probes":[%s]}\n' \
 	"$GCR_BISECT_COMMIT" "$entries" >"$out/manifest.json"
 SH
+	sed -i "s#@CPU_SPIN@#'$T/cpu_spin'#" "$1/build.sh"
 }
 
 script_commit() {

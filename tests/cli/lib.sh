@@ -11,12 +11,19 @@ export GCR_LOCK_FILE="$T/bench.lock"
 export GCR_BASELINE_DIR="$TOP/baselines"
 cd "$T" || exit 2
 trap 'rm -rf "$T"' EXIT
-_passed=0 _failed=0
+_passed=0 _failed=0 _skipped=0
 
 pass() { _passed=$((_passed + 1)); }
 fail() {
 	_failed=$((_failed + 1))
 	echo "FAILED: $*" >&2
+}
+# skip REASON — a check (or a set of them) this host cannot make: counted as skipped, never as
+# passed, and the reason said on stdout, where tests/run.sh shows it. A test that skips
+# everything ends "0 passed, 0 failed, 1 skipped", which the suite counts as a skipped part.
+skip() {
+	_skipped=$((_skipped + 1))
+	echo "SKIPPED: $*"
 }
 
 # expect_status N COMMAND... — runs COMMAND, keeps its output in $T/out and $T/err.
@@ -83,6 +90,16 @@ await() {
 	done
 }
 
+# await_lock PID [LOCK] — waits (up to 60 s) until process PID holds the bench lock LOCK
+# (default $GCR_LOCK_FILE): its note "pid PID since ..." is the lock file's first line. A
+# test that needs a session to hold the lock waits for this, not for a fixed sleep that a
+# loaded host can outlast; a holder that never gets there fails the check.
+await_lock() {
+	if await 60 grep -q "^pid $1 since" "${2:-$GCR_LOCK_FILE}"; then pass; else
+		fail "pid $1 did not take the bench lock ${2:-$GCR_LOCK_FILE} within 60 s"
+	fi
+}
+
 # seal_manifest DIR — writes each probe's current sha256 into DIR/manifest.json (compact, key
 # order kept): the harness refuses a probe whose bytes differ from its manifest's, so a test
 # that rewrites a probe seals the folder again.
@@ -100,8 +117,10 @@ seal_manifest() {
 # $dir/gcs.<probe> (default 2). A probe with $dir/sleep.<probe> first sleeps the seconds on its
 # next line, in turn, one line per run, to plant a time. A probe with $dir/heap.<probe> needs
 # the MiB it says: below them under GCR_HEAP_MAX_MB it exits 3, heap exhausted, as gcr.h's
-# collectors do, and its census says it committed 2 MiB at peak (for minheap and sweep). The
-# build is named $BUILD_NAME (default scripted); its collector is always "scripted".
+# collectors do, and its census says it committed 2 MiB at peak (for minheap and sweep). A
+# probe with $dir/spin.<probe> (spin_plant; not with a sleep too) uses the milliseconds of
+# CPU on its next line, in turn, to plant a CPU time. The build is named $BUILD_NAME (default
+# scripted); its collector is always "scripted".
 make_script_build() { # dir probe...
 	dir=$1
 	shift
@@ -135,6 +154,11 @@ if [ -f "$dir/sleep.$p" ]; then
 	k=\$(cat "$dir/turn.$p" 2>/dev/null || echo 0)
 	echo \$((k + 1)) >"$dir/turn.$p"
 	sleep "\$(sed -n "\$((k % \$(wc -l <"$dir/sleep.$p") + 1))p" "$dir/sleep.$p")"
+fi
+if [ -f "$dir/spin.$p" ]; then
+	k=\$(cat "$dir/turn.$p" 2>/dev/null || echo 0)
+	echo \$((k + 1)) >"$dir/turn.$p"
+	"$T/cpu_spin" "\$(sed -n "\$((k % \$(wc -l <"$dir/spin.$p") + 1))p" "$dir/spin.$p")" || exit 4
 fi
 case "\$mode" in
 crash) kill -SEGV \$\$ ;;
@@ -242,6 +266,28 @@ SCRIPT
 	seal_manifest "$dir"
 }
 
+# build_cpu_spin — $T/cpu_spin (tests/cli/cpu_spin.c): `cpu_spin MS` uses MS milliseconds of
+# CPU and exits. A plant of CPU time is what the tests that judge time plant, not a sleep: a
+# loaded host stretches a sleep's wall time by tens of milliseconds a run, and a run's CPU
+# time (time.user_ns) barely. Not built, the test fails and ends.
+build_cpu_spin() {
+	[ -x "$T/cpu_spin" ] && return 0
+	if ! cc -O2 -o "$T/cpu_spin" "$TOP/tests/cli/cpu_spin.c" >"$T/cpu_spin.log" 2>&1; then
+		fail "building tests/cli/cpu_spin.c"
+		cat "$T/cpu_spin.log" >&2
+		finish
+	fi
+}
+
+# spin_plant DIR PROBE MS... — probe PROBE of the scripted build DIR uses MS milliseconds of
+# CPU in its runs, the values in turn, one a run.
+spin_plant() {
+	build_cpu_spin
+	_dir=$1 _p=$2
+	shift 2
+	printf '%s\n' "$@" >"$_dir/spin.$_p"
+}
+
 # build_variant NAME COLLECTOR_DIR OUT EXTRA_CFLAGS PROBE... — a collector built with a plant
 # (EXTRA_CFLAGS) for only these probes, since the tests that plant run against the clock. A
 # variant that does not build fails the test and ends it.
@@ -257,8 +303,14 @@ build_variant() {
 	fi
 }
 
+# finish — the test's tally, "NAME: N passed, N failed" and ", N skipped" when any were, and
+# its status: 1 when a check failed.
 finish() {
-	echo "$(basename "$0" .sh): $_passed passed, $_failed failed"
+	if [ "$_skipped" -gt 0 ]; then
+		echo "$(basename "$0" .sh): $_passed passed, $_failed failed, $_skipped skipped"
+	else
+		echo "$(basename "$0" .sh): $_passed passed, $_failed failed"
+	fi
 	[ "$_failed" -eq 0 ]
 	exit $?
 }

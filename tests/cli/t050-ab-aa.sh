@@ -38,7 +38,9 @@ for x in ir:
     print("ir_delta", x["probe"], x["delta_median"], file=sys.stderr)
 print("census_cells", len(census))
 print("census_deterministic", sum(1 for x in census if x["deterministic"]))
-print("census_flagged", sum(1 for x in census if x["verdict"] != "same"))
+# Counters only: the census's pause figures (pause_p99_ns, mmu_10ms) are clock readings, noisy
+# cells that an A/A flags by chance, and a loaded host's stalls more often.
+print("census_flagged", sum(1 for x in census if x["deterministic"] and x["verdict"] != "same"))
 print("census_pairs", min(x["n"] for x in census))
 print("identity_failed", c["identity"]["failed"])
 print("census_differ", c["identity"]["census_differ"])
@@ -50,7 +52,7 @@ cat "$T/cells" >&2
 expect_grep "^ir_cells 2$" "$T/cells" "one Ir cell per probe"
 expect_grep "^ir_exact_same 2$" "$T/cells" "Ir equal in both arms (within 10 ppm)"
 expect_grep "^census_cells ([5-9]|[1-9][0-9])$" "$T/cells" "census cells measured"
-expect_no_grep "^census_flagged [1-9]" "$T/cells" "an A/A census cell reported as a difference"
+expect_no_grep "^census_flagged [1-9]" "$T/cells" "an A/A census counter reported as a difference"
 expect_grep "^census_pairs 7$" "$T/cells" "seven pairs per census cell"
 expect_grep "^identity_failed False$" "$T/cells"
 expect_grep "^census_differ 0$" "$T/cells"

@@ -98,6 +98,8 @@ if command -v script >/dev/null 2>&1; then
 		>"$T/tty" 2>&1
 	expect_grep "$(printf '\r')\[  [0-9]/6\] round 2/2  01_p on base( \(2\))?  (~[0-9ms]+|<1s) left" "$T/tty"
 	expect_grep "\[  1/6\] warm-up 1/1  01_p on base" "$T/tty"
+else
+	skip "t055: the progress line on a terminal: no script(1) to give ab one (util-linux)"
 fi
 $AB "$T/a" "$T/a" >"$T/out" 2>"$T/err"
 expect_grep "^gcratchet ab: \[  1/[0-9]+\] warm-up 1/1  01_p on base( \(2\))?  (~[0-9ms]+|<1s) left$" "$T/err"

@@ -8,11 +8,12 @@ B="$T/scripted"
 make_script_build "$B" 01_steady 02_slow
 echo hang >"$B/mode.02_slow"
 
-# Session one holds the lock for about 3 s (its probe hangs until the time limit).
+# Session one holds the lock for about 3 s (its probe hangs until the time limit), from when
+# it has taken it: a fixed sleep for that was outlasted on a loaded host.
 "$GCR" measure --build "$B" --probes 02 --rounds 1 --warmup 0 --meters rusage,census --timeout 3 \
 	--db "$T/one.db" >"$T/one.out" 2>&1 &
 one=$!
-sleep 1
+await_lock "$one"
 expect_status 2 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --meters rusage,census --lock-timeout 1
 expect_grep "the bench lock .*bench.lock is held by pid $one since .* gave up after 1 s" "$T/err"
 expect_status 0 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --meters rusage,census --lock-timeout 60

@@ -3,7 +3,7 @@
 # root must take it, not exit 2 with "Permission denied" because root's umask made it 0644.
 . "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-	echo "t074-lock-users: needs root and setpriv to act as another user; skipped"
+	skip "t074: needs root and setpriv to act as another user"
 	finish
 fi
 chmod 755 "$T"
@@ -37,7 +37,7 @@ echo hang >"$B/mode.01_steady"
 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --meters rusage,census \
 	--timeout 4 --db "$S/root2.db" >"$T/hold.out" 2>&1 &
 holder=$!
-sleep 1
+await_lock "$holder"
 expect_status 2 as_nobody "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 \
 	--meters rusage,census --db "$S/nobody3.db" --lock-timeout 1
 expect_grep "bench lock .* is held by" "$T/err"

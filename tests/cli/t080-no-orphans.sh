@@ -95,7 +95,7 @@ case "$(tr '\0' ' ' <"/proc/$launcher/cmdline" 2>/dev/null)" in
 esac
 kill -KILL "$mpid"
 wait "$mpid" 2>/dev/null
-if await 5 gone "$launcher" "$probe" "$(pidof_file sleeper-child)" "$(pidof_file sleeper-daemon)"; then
+if await 10 gone "$launcher" "$probe" "$(pidof_file sleeper-child)" "$(pidof_file sleeper-daemon)"; then
 	pass
 else
 	fail "left running 5 s after measure was killed:$(for p in "$launcher" "$probe" \
@@ -109,7 +109,7 @@ kill_ours "$launcher"
 # measure ends, and the run (still ok) says so.
 expect_status 0 "$GCR" measure $M --probes 02 --rounds 1
 daemon=$(pidof_file leaky-daemon)
-if [ -n "$daemon" ] && await 2 gone "$daemon"; then pass; else
+if [ -n "$daemon" ] && await 10 gone "$daemon"; then pass; else
 	fail "the leaky probe's daemon ($daemon) outlived the session"
 fi
 expect_grep "warning: killed 1 leftover process$" "$T/out"
@@ -133,7 +133,7 @@ else
 	kill_ours "$mpid"
 	wait "$mpid"
 fi
-if await 2 gone "$(pidof_file stubborn)" "$(pidof_file stubborn-child)"; then pass; else
+if await 10 gone "$(pidof_file stubborn)" "$(pidof_file stubborn-child)"; then pass; else
 	fail "the hung probe outlived its session"
 fi
 expect_grep "interrupted +killed by a second interrupt" "$T/m3.out"

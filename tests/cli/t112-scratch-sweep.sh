@@ -5,24 +5,46 @@
 # running session's, another user's, one without an owner file, a link, or anything a link in
 # a folder leads to. The JVM wrappers write a crash's report on stderr, not into the working
 # directory (jvm/build.sh).
+# Past its first check the test's sessions use a scratch root of their own (GCR_SCRATCH_ROOT):
+# in /tmp, any other gcratchet session on the host (another test run, a user's measure) sweeps
+# the folders of gone sessions this test plants and looks at, and once removed the killed
+# session's folder before the test looked (issue 41). A session without the variable neither
+# makes nor sweeps folders there.
 . "$(dirname "$0")/lib.sh"
 export GCR_LOCK_FILE="$T/bench.lock"
 B="$T/scripted"
 P=01_sweep112
 make_script_build "$B" "$P"
-# With $B/leave, the probe leaves a file in its working directory, the scratch folder.
-sed -i "2i [ -f '$B/leave' ] && echo left >left-t112.txt" "$B/$P"
+# With $B/leave, the probe leaves a file in its working directory, the scratch folder; it
+# writes that folder's path in $B/cwd.
+sed -i "2i [ -f '$B/leave' ] && echo left >left-t112.txt; pwd >'$B/cwd'" "$B/$P"
 seal_manifest "$B"
 FAKES=
 trap 'rm -rf "$T" $FAKES' EXIT
 m() { expect_status 0 "$GCR" measure --build "$B" --size ci --rounds 1 --warmup 0 --meters rusage,census "$@"; }
-holding() { # the scratch folders holding $1, one a line
-	for f in /tmp/gcratchet.*/"$1"; do [ -e "$f" ] || [ -L "$f" ] && dirname "$f"; done
+holding() { # the scratch folders under $R holding $1, one a line
+	for f in "$R"/gcratchet.*/"$1"; do [ -e "$f" ] || [ -L "$f" ] && dirname "$f"; done
 }
 
-# A session that ends leaves nothing.
+# A session that ends leaves nothing, in /tmp when GCR_SCRATCH_ROOT is not set. (Another
+# session can only remove what this one left: the check cannot fail for it.)
+unset GCR_SCRATCH_ROOT
 m
-expect_eq "$(holding "$P")" "" "scratch folders left by a session that ended"
+d=$(cat "$B/cwd")
+expect_eq "$(dirname "$d")" /tmp "the scratch root without GCR_SCRATCH_ROOT"
+[ -n "$d" ] && [ ! -e "$d" ] && pass || fail "the scratch folder $d is left by a session that ended"
+
+# The rest in a root of the test's own: no other session on the host sweeps it.
+R=$T/scratch
+mkdir "$R"
+export GCR_SCRATCH_ROOT="$R"
+expect_status 2 env GCR_SCRATCH_ROOT=scratch "$GCR" measure --build "$B" --size ci --rounds 1 \
+	--warmup 0 --meters rusage,census
+expect_grep "GCR_SCRATCH_ROOT: must be an absolute path, got \"scratch\"" "$T/err"
+m
+expect_no_grep "not passed to the probes: .*GCR_SCRATCH_ROOT" "$T/err" "GCR_SCRATCH_ROOT is gcratchet's, not a knob"
+expect_eq "$(dirname "$(cat "$B/cwd")")" "$R" "the scratch root GCR_SCRATCH_ROOT names"
+expect_eq "$(ls -A "$R")" "" "scratch folders left in GCR_SCRATCH_ROOT by a session that ended"
 
 # A killed session's folder stays while it runs, whatever other sessions do, and goes with the
 # next session after it is gone: with a crashed JVM's report, a probe's files and folders in
@@ -30,14 +52,9 @@ expect_eq "$(holding "$P")" "" "scratch folders left by a session that ended"
 echo 30 >"$B/sleep.$P"
 "$GCR" measure --build "$B" --size ci --rounds 1 --warmup 0 --meters rusage,census >"$T/bg" 2>&1 &
 mpid=$!
-i=0 # until the probe sleeps: it counts its turn first
-while [ ! -f "$B/turn.$P" ] && [ "$i" -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+await 10 test -f "$B/turn.$P" # until the probe sleeps: it counts its turn first
 d=$(holding "$P")
-FAKES="$FAKES $d" # whatever happens, not left in /tmp by this test
-[ -n "$d" ] && [ -d "$d" ] && pass || fail "the running session's scratch folder did not appear"
+[ -n "$d" ] && [ -d "$d" ] && pass || fail "the running session's scratch folder did not appear in $R"
 rm "$B/sleep.$P"
 expect_status 0 env GCR_LOCK_FILE="$T/other.lock" "$GCR" measure --build "$B" --size ci --rounds 1 \
 	--warmup 0 --meters rusage,census --db "$T/other.db"
@@ -52,6 +69,10 @@ echo keep >"$T/outside/file"
 ln -s "$T/outside" "$d/dirlink"
 ln -s "$T/outside/file" "$d/filelink"
 ln -s "$T/outside" "$d/sub/deeper/link"
+# A session in /tmp sweeps /tmp only: the folder stays for a session of its root.
+expect_status 0 env -u GCR_SCRATCH_ROOT GCR_LOCK_FILE="$T/other.lock" "$GCR" measure --build "$B" \
+	--size ci --rounds 1 --warmup 0 --meters rusage,census --db "$T/other.db"
+[ -d "$d" ] && pass || fail "a session without GCR_SCRATCH_ROOT swept $R"
 m
 [ ! -e "$d" ] && pass || fail "the killed session's scratch folder is still there: $(ls -A "$d" | tr '\n' ' ')"
 expect_eq "$(cat "$T/outside/file" 2>&1)" keep "the file a link in the folder named"
@@ -61,15 +82,14 @@ expect_eq "$(ls "$T/outside")" file "the folder links in it named"
 touch "$B/leave"
 m
 d=$(holding left-t112.txt)
-FAKES="$FAKES $d"
 [ -n "$d" ] && [ -f "$d/.gcratchet-owner" ] && pass || fail "no scratch folder kept with what the probe left"
 rm "$B/leave"
 m
 [ -n "$d" ] && [ ! -e "$d" ] && pass || fail "the folder with what the probe left stays after its session"
 
-# What the sweep must leave, and what it must take, planted in /tmp.
+# What the sweep must leave, and what it must take, planted in the root.
 fake() { # VAR: a folder named as a scratch folder, its path in $VAR (and in FAKES, removed at exit)
-	_f=$(mktemp -d /tmp/gcratchet.XXXXXX)
+	_f=$(mktemp -d "$R/gcratchet.XXXXXX")
 	FAKES="$FAKES $_f"
 	eval "$1=\$_f"
 }
@@ -93,7 +113,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then chown -R nobody "$other
 # A link named as a scratch folder, to a folder whose owner file names a dead process.
 mkdir "$T/victim"
 owner "$T/victim" "$dead" 1 "$boot"
-link=$(mktemp -u /tmp/gcratchet.XXXXXX)
+link=$(mktemp -u "$R/gcratchet.XXXXXX")
 ln -s "$T/victim" "$link"
 FAKES="$FAKES $link"
 # An owner file that is a link to one naming a dead process.

@@ -63,21 +63,15 @@ echo hang >"$H/mode.01_steady"
 "$GCR" measure --build "$H" --probes 01 --rounds 1 --warmup 0 --meters rusage,census \
 	--timeout 6 --db "$T/holder.db" >"$T/holder.out" 2>&1 &
 holder=$!
-i=0
-while ! grep -q "^pid $holder since" "$L" 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+await_lock "$holder"
 # A session already waiting on the file when it goes...
 printf '3\n' >"$B/sleep.01_steady"
 "$GCR" measure --build "$B" --probes 01 --rounds 1 --warmup 0 --meters rusage,census \
 	--lock-timeout 30 --db "$T/waiter.db" >"$T/waiter.out" 2>&1 &
 waiter=$!
-i=0
-while ! grep -q "waiting for the bench lock" "$T/waiter.out" 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+if await 60 grep -q "waiting for the bench lock" "$T/waiter.out"; then pass; else
+	fail "the second session did not wait for the bench lock"
+fi
 rm -f "$L"
 # ... and one that comes after: it still finds the lock held, and measures nothing.
 expect_status 2 m --lock-timeout 1 --db "$T/second.db"
@@ -87,12 +81,7 @@ expect_eq "$(sqlite3 "$T/second.db" "SELECT count(*) FROM runs" 2>/dev/null || e
 # The waiter takes the lock on the file the path names when its turn comes, so a third
 # session sees it held.
 wait "$holder"
-i=0
-while ! grep -q "^pid $waiter since" "$L" 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-expect_grep "^pid $waiter since" "$L" "the waiter's note is in the file the path names"
+await_lock "$waiter" # its note in the file the path names
 if flock -n "$L" true 2>/dev/null; then
 	fail "the lock file at the path is not locked while the waiter measures"
 else pass; fi

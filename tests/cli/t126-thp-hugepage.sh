@@ -52,7 +52,7 @@ madvise | always)
 	done
 	;;
 *)
-	echo "t126: skipped the --thp host half: this host's THP mode is '${mode:-absent}' (/sys/kernel/mm/transparent_hugepage/enabled), so no probe gets huge pages; it needs madvise or always"
+	skip "t126: the --thp host half: this host's THP mode is '${mode:-absent}' (/sys/kernel/mm/transparent_hugepage/enabled), so no probe gets huge pages; it needs madvise or always"
 	;;
 esac
 

@@ -12,7 +12,7 @@ export GCR_LOCK_FILE="$T/bench.lock"
 exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
 if ! command -v node >/dev/null 2>&1; then
-	echo "t150: SKIPPED: no node on PATH: the JS builds need node (scripts/setup.sh --test installs nodejs)"
+	skip "t150: no node on PATH: the JS builds need node (scripts/setup.sh --test installs nodejs)"
 	finish
 fi
 

@@ -60,7 +60,7 @@ last_session() { sql "SELECT MAX(id) FROM sessions"; }
 mpid=$!
 await 120 runs_started 2
 kill -INT "$mpid"
-await 3 grep -q "interrupted" "$T/m.err"
+await 10 grep -q "interrupted" "$T/m.err"
 expect_grep "^gcratchet measure: interrupted: finishing the running probe, which is stored too; the [0-9]+ runs? stored so far (is|are) kept; press Ctrl-C again to stop it now$" "$T/m.err"
 if await 10 gone "$mpid"; then
 	wait "$mpid"
@@ -91,7 +91,7 @@ expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE session_id=$(last_session) AND
 mpid=$!
 await 120 test -s "$B/pid.vghang" -o ! -d "/proc/$mpid"
 kill -INT "$mpid"
-await 3 grep -q "interrupted" "$T/m.err"
+await 10 grep -q "interrupted" "$T/m.err"
 kill -INT "$mpid"
 if await 10 gone "$mpid"; then
 	wait "$mpid"
