@@ -434,6 +434,12 @@ static int baseline_check_head(const struct baseline *b, struct err *e)
 		return err_setc(e, ERR_INVALID,
 		                "repeats: must be an integer from 1 to 2^53-1, got %lld",
 		                (long long)b->repeats);
+	if (!(isfinite(b->sensitivity_pct) && b->sensitivity_pct >= 0 &&
+	      b->sensitivity_pct <= 1000))
+		return err_setc(e, ERR_INVALID,
+		                "sensitivity_pct: must be a change in percent above 0 and at most "
+		                "1000, got %g",
+		                b->sensitivity_pct);
 	for (size_t i = 0; i < b->meters.n; i++) {
 		const char *m = b->meters.items[i];
 		size_t k = 0;
@@ -1335,6 +1341,8 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 	    baseline_get_string(&c, root, "size", "", &out->size) != 0 ||
 	    baseline_parse_meters(&c, cJSON_GetObjectItemCaseSensitive(root, "meters"), out) != 0 ||
 	    baseline_get_int(&c, root, "repeats", "", 1, &out->repeats) != 0 ||
+	    (cJSON_GetObjectItemCaseSensitive(root, "sensitivity_pct") &&
+	     baseline_get_number(&c, root, "sensitivity_pct", "", &out->sensitivity_pct) != 0) ||
 	    baseline_parse_rules(&c, cJSON_GetObjectItemCaseSensitive(root, "rules"), out) != 0 ||
 	    baseline_parse_probes(&c, cJSON_GetObjectItemCaseSensitive(root, "probes"), out) != 0 ||
 	    baseline_parse_cells(&c, cJSON_GetObjectItemCaseSensitive(root, "cells"), out) != 0 ||
@@ -1351,11 +1359,11 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 		goto out;
 	{
 		static const char *const top[] = {
-		    "format",       "version",        "profile",  "collector", "host",
-		    "toolchain",    "pinned_at",      "session",  "size",      "meters",
-		    "repeats",      "rules",          "probes",   "cells",     "overrides",
-		    "ledger",       "noise_accepted", "vary_env", "knobs",     "thp",
-		    "capabilities", "functions",      NULL};
+		    "format",       "version",        "profile",         "collector", "host",
+		    "toolchain",    "pinned_at",      "session",         "size",      "meters",
+		    "repeats",      "rules",          "probes",          "cells",     "overrides",
+		    "ledger",       "noise_accepted", "vary_env",        "knobs",     "thp",
+		    "capabilities", "functions",      "sensitivity_pct", NULL};
 		static const char *const collector[] = {"name", "version", "git_commit", NULL};
 		static const char *const host[] = {"fingerprint", "hostname", NULL};
 		static const char *const toolchain[] = {"compiler", "version", "flags", "valgrind",
@@ -1635,6 +1643,11 @@ char *baseline_serialize(const struct baseline *b)
 		baseline_add_string(&out, b->meters.items[i]);
 	}
 	sbuf_addf(&out, "],\n  \"repeats\": %lld,\n", (long long)b->repeats);
+	if (b->sensitivity_pct > 0) {
+		sbuf_addf(&out, "  \"sensitivity_pct\": ");
+		baseline_add_number(&out, b->sensitivity_pct);
+		sbuf_addf(&out, ",\n");
+	}
 	if (b->knobs_known) {
 		sbuf_addf(&out, "  \"knobs\": ");
 		baseline_add_knobs(&out, &b->knobs);

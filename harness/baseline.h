@@ -187,6 +187,13 @@ struct baseline {
 	char *size;
 	struct strlist meters;
 	int64_t repeats;
+	/*
+	 * "sensitivity_pct" (optional): the change in percent every gated cell should see: check's
+	 * target for naming a cell INSENSITIVE, and the change ratchet measures enough runs to
+	 * see (ratchet --sensitivity overrides it). 0: absent (check: CHECK_INSENSITIVE_PCT;
+	 * ratchet: only the runs a cell near its edge needs). A re-pin keeps it.
+	 */
+	double sensitivity_pct;
 	struct baseline_rule *rules;
 	size_t nrules;
 	struct baseline_probe *probes;

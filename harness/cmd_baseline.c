@@ -42,7 +42,7 @@ static void baseline_cmd_print_sees(const struct baseline *b)
 	                                                  : RATCHET_ROUNDS_SHARED_CI;
 	char *sees, *blind;
 
-	check_baseline_sees(b, runs, RATCHET_MAX_RUNS, 0, &res);
+	check_baseline_sees(b, runs, RATCHET_MAX_RUNS, b->sensitivity_pct, &res);
 	sees = report_check_sees(&res);
 	blind = report_check_insensitive(&res);
 	printf("  can see (a ratchet's %d runs): %s\n", runs, sees ? sees : "no gated cell");
@@ -487,6 +487,9 @@ static void baseline_cmd_keep_ledger(const char *path, struct baseline *b)
 
 	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || baseline_load(path, &old, &e) != 0)
 		return;
+	/* What the team asked the file to see is a decision, not a measurement: it stays. */
+	if (strcmp(old.profile, b->profile) == 0 && strcmp(old.collector, b->collector) == 0)
+		b->sensitivity_pct = old.sensitivity_pct;
 	if (strcmp(old.profile, b->profile) == 0 && strcmp(old.collector, b->collector) == 0)
 		for (size_t i = 0; i < old.nledger; i++) {
 			const struct baseline_ledger_entry *l = &old.ledger[i];

@@ -120,7 +120,7 @@ int check_session(const char *cmd, const struct check_opts *o)
 		goto out;
 	}
 	judge_check_input(&in, &b, o->strict, &ci);
-	ci.sensitivity_pct = o->sensitivity_pct;
+	ci.sensitivity_pct = o->sensitivity_pct > 0 ? o->sensitivity_pct : b.sensitivity_pct;
 	ci.runs_budget = o->runs_budget;
 	check_judge(&ci, &res);
 	rep.res = &res;

@@ -426,6 +426,9 @@ int cmd_ratchet(int argc, char **argv)
 	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
 	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
 		goto out;
+	/* --sensitivity, else what the profile asks every gated cell to see. */
+	if (c.sensitivity_pct <= 0)
+		c.sensitivity_pct = b.sensitivity_pct;
 	confirm = (struct ratchet_confirm){cmd, &b, c.strict, c.sensitivity_pct, max_runs, {0}};
 	o.confirm = ratchet_confirm;
 	o.confirm_ctx = &confirm;

@@ -100,6 +100,17 @@ expect_eq "$(grep REGRESSED "$T/out" | awk '$2 !~ /collections$/')" "" "x1.10: R
 expect_grep "^ratchet: 05_binary_trees census.major_collections cannot see 10% within " "$T/out"
 expect_grep "^INSENSITIVE: [0-9]+ gated cells cannot see a change of 10% at their runs: " "$T/out"
 
+# The profile can ask for it instead ("sensitivity_pct"): ratchet measures for it, validate
+# checks it, and check's target is it.
+jq '.sensitivity_pct = 10' "$F" >"$T/sens.json"
+expect_status 0 "$GCR" baseline validate "$T/sens.json"
+expect_grep "^  INSENSITIVE: [0-9]+ gated cells cannot see a change of 10% " "$T/out"
+expect_status 1 "$GCR" ratchet --profile shared_ci --build "$T/pacer-1.10" --baseline "$T/sens.json"
+expect_grep "^ratchet: 05_binary_trees census.major_collections cannot see 10% within " "$T/out"
+jq '.sensitivity_pct = -1' "$F" >"$T/bad.json"
+expect_status 2 "$GCR" baseline validate "$T/bad.json"
+expect_grep "bad.json: sensitivity_pct: must be a change in percent above 0 and at most 1000, got -1" "$T/err"
+
 # check alone judges the stored session the same way; its JSON says what each cell sees.
 expect_status 1 "$GCR" check --profile shared_ci --collector pacer --format json
 expect_eq "$(jq -r '[.cells[] | select(.class == "distribution" and .verdict == "regressed")] | length > 0' "$T/out")" true \
