@@ -37,7 +37,7 @@ int cmd_ratchet(int argc, char **argv);
  * at these.
  */
 #define RATCHET_ROUNDS_SHARED_CI 3
-#define RATCHET_MAX_RUNS         10
+#define RATCHET_MAX_RUNS         15
 
 struct check_opts {
 	const char *profile;   /* required */

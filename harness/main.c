@@ -84,7 +84,7 @@ static const struct cli_command commands[] = {
      "one line per probe, the verdict line (--all: every cell); --md and --html write check's\n"
      "Markdown and page. A cell judged by its distribution (a figure that varies from run to\n"
      "run) whose shift is past its band but not yet beyond chance gets more runs of its probe,\n"
-     "up to --max-runs N (default 10); --sensitivity PCT asks for the runs each such cell needs\n"
+     "up to --max-runs N (default 15); --sensitivity PCT asks for the runs each such cell needs\n"
      "to see a change of PCT percent, within --max-runs, and names the cells it cannot reach\n"
      "and the runs they would take. The options of the last group are measure's: how the runs\n"
      "are made, not what is measured.\n"

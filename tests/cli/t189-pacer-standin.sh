@@ -81,7 +81,7 @@ expect_eq "$(tr '\n' ',' <"$T/regressed")" \
 # ---- Sharp (issue 40): a third more collections cannot pass ------------------------------
 # Before, min against min within twice the spread: 05's band was 67% of its count, and the
 # x1.33 rate passed on 05 in 30 ratchets of 30. Judged by distribution, each planted count is
-# REGRESSED, the cells near their edge measured again (up to --max-runs 10).
+# REGRESSED, the cells near their edge measured again (up to --max-runs 15).
 expect_status 1 "$GCR" ratchet --profile shared_ci --build "$T/pacer-1.33"
 grep REGRESSED "$T/out" | awk '{ print $1, $2 }' | sort >"$T/regressed"
 expect_eq "$(tr '\n' ',' <"$T/regressed")" \
@@ -90,7 +90,7 @@ expect_eq "$(tr '\n' ',' <"$T/regressed")" \
 expect_grep "^ratchet: [0-9a-z_]+ census\.[a-z_]+ \+[0-9.]+% over 3 runs, past its band, not yet beyond chance: measuring the probe [0-9]+ more times?$" \
 	"$T/out"
 # Each verdict says what it can see: a line per class, and a "sees" figure per cell.
-expect_grep "^can see: exact 8 cells: any change; distribution [0-9]+ cells at [0-9]+ (to [0-9]+ )?runs, 10 where past the band: " "$T/out"
+expect_grep "^can see: exact 8 cells: any change; distribution [0-9]+ cells at [0-9]+ (to [0-9]+ )?runs, 15 where past the band: " "$T/out"
 
 # --sensitivity 10 asks for the runs a 10% change needs: the x1.10 rate is REGRESSED, on
 # collection counts only; 05 (a count of 7, 10% is 0.7 of a collection) says it cannot see it.
