@@ -303,6 +303,42 @@ static void check_dist_measure(const struct check_input *in, const struct baseli
 	free(x);
 }
 
+/* The one-sided level a distribution cell of a family of `family` is tested at by Holm's first
+ * step: CHECK_DIST_ALPHA / family, halved again for a rule whose either side is bad. */
+static double check_dist_alpha(const struct baseline_rule *rule, size_t family)
+{
+	return CHECK_DIST_ALPHA / (double)(family ? family : 1) /
+	       (rule->direction == BASELINE_EITHER ? 2 : 1);
+}
+
+static double check_dist_move(const struct baseline_rule *rule, double delta)
+{
+	return rule->direction == BASELINE_EITHER ? fabs(delta)
+	                                          : check_dist_direction(rule) * delta;
+}
+
+double check_row_bad_shift(const struct baseline *b, const struct check_row *r)
+{
+	struct baseline_rule rule;
+
+	if (baseline_cell_rule(b, r->probe, r->metric, &rule) != 0)
+		return 0;
+	return check_dist_move(&rule, r->j.delta);
+}
+
+size_t check_row_runs_to_see(const struct baseline *b, const struct check_row *r, double shift,
+                             size_t cap)
+{
+	const struct baseline_cell *cell = baseline_cell_find(b, r->probe, r->metric);
+	struct baseline_rule rule;
+
+	if (!cell || !cell->nruns || baseline_cell_rule(b, r->probe, r->metric, &rule) != 0)
+		return 0;
+	return dist_runs_to_see(cell->runs, cell->nruns, shift, check_dist_direction(&rule),
+	                        check_dist_alpha(&rule, r->family),
+	                        baseline_allowance(&rule, r->base), (size_t)r->n + 1, cap);
+}
+
 /*
  * The verdict of every distribution cell, once all are measured: a change is what Holm's
  * procedure over the family's p-values (each direction, at CHECK_DIST_ALPHA) is sure of, or
@@ -336,7 +372,7 @@ static void check_dist_decide(const struct check_input *in, struct check_result 
 		int up;
 		baseline_cell_rule(in->baseline, r->probe, r->metric, &rule);
 		up = check_dist_direction(&rule);
-		move = rule.direction == BASELINE_EITHER ? fabs(r->j.delta) : up * r->j.delta;
+		move = check_dist_move(&rule, r->j.delta);
 		r->family = k;
 		r->j.allowance = baseline_allowance(&rule, r->base);
 		r->j.used = r->j.allowance > 0 ? move / r->j.allowance : move > 0 ? INFINITY : 0;
@@ -393,9 +429,7 @@ static void check_sees(const struct check_input *in, struct check_result *res)
 		if (r->cls == BASELINE_CLASS_EXACT) {
 			r->mde = 0;
 		} else if (r->cls == BASELINE_CLASS_DIST && cell && cell->nruns) {
-			size_t fam = r->family ? r->family : 1;
-			double alpha = CHECK_DIST_ALPHA / (double)fam /
-			               (rule.direction == BASELINE_EITHER ? 2 : 1);
+			double alpha = check_dist_alpha(&rule, r->family);
 			double allow = baseline_allowance(&rule, r->base);
 			int up = check_dist_direction(&rule);
 			double target = res->target_pct * fabs(r->base) / 100.0;

@@ -241,6 +241,15 @@ struct check_result {
 void check_baseline_sees(const struct baseline *b, int runs, int budget, double target_pct,
                          struct check_result *out);
 
+/*
+ * For a judged distribution row r of a check against b: its shift on the rule's bad side
+ * (either: its size), and the fewest runs, from r->n + 1 to cap, at which a shift of `shift`
+ * would be judged a change at r's family's level (dist_runs_to_see); 0: not within cap.
+ */
+double check_row_bad_shift(const struct baseline *b, const struct check_row *r);
+size_t check_row_runs_to_see(const struct baseline *b, const struct check_row *r, double shift,
+                             size_t cap);
+
 /* Judges in->runs against in->baseline into *out (zeroed first); cannot fail. */
 void check_judge(const struct check_input *in, struct check_result *out);
 void check_result_release(struct check_result *r);

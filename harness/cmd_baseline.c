@@ -21,13 +21,7 @@
 /* A profile that gates time pins it from at least this many runs per cell. */
 static int baseline_cmd_min_time_runs(void)
 {
-	struct session_opts o;
-	int rounds;
-
-	session_opts_init(&o, SESSION_VERB_PIN_TIME);
-	rounds = o.rounds;
-	session_opts_release(&o);
-	return rounds;
+	return session_opts_default_rounds(SESSION_VERB_PIN_TIME);
 }
 
 /*

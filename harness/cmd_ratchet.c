@@ -56,17 +56,6 @@ static int ratchet_is_session_opt(const char *opt)
 	return 0;
 }
 
-static int ratchet_time_rounds(void)
-{
-	struct session_opts o;
-	int rounds;
-
-	session_opts_init(&o, SESSION_VERB_PIN_TIME);
-	rounds = o.rounds;
-	session_opts_release(&o);
-	return rounds;
-}
-
 static int ratchet_gates_minheap(const struct baseline *b)
 {
 	for (size_t i = 0; i < b->ncells; i++)
@@ -122,7 +111,9 @@ static int ratchet_opts(const char *cmd, const struct baseline *b, const char *c
 	free(o->meters);
 	o->meters = strlist_join(&b->meters, ",");
 	o->probes = ratchet_probes(b, "");
-	o->rounds = rounds ? rounds : pinned ? ratchet_time_rounds() : RATCHET_ROUNDS_SHARED_CI;
+	o->rounds = rounds   ? rounds
+	            : pinned ? session_opts_default_rounds(SESSION_VERB_PIN_TIME)
+	                     : RATCHET_ROUNDS_SHARED_CI;
 	o->warmup = RATCHET_WARMUP;
 	rc = 0;
 out:
@@ -139,6 +130,28 @@ struct ratchet_confirm {
 };
 
 /*
+ * The session's runs so far, judged as check will judge them (with the sensitivity and the
+ * run budget ratchet gives check): -1 when they cannot be loaded now, and then nothing is
+ * asked for; check says why at the end. in and res are the caller's to release.
+ */
+static int ratchet_judge_now(const struct ratchet_confirm *rc, struct store *st, int64_t session,
+                             struct judge_inputs *in, struct check_result *res)
+{
+	struct check_input ci;
+	struct err e;
+
+	/* ratchet measures one build: the session's only arm. */
+	if (judge_open(st, session, in, &e) != 0 || in->nbuilds != 1 ||
+	    judge_load_arm(st, in, &in->builds[0], NULL, &e) != 0)
+		return -1;
+	judge_check_input(in, rc->b, rc->strict, &ci);
+	ci.sensitivity_pct = rc->sensitivity_pct;
+	ci.runs_budget = rc->max_runs;
+	check_judge(&ci, res);
+	return 0;
+}
+
+/*
  * session.h's confirmation: judges the session's runs so far as check will, and marks each
  * probe with a judged valgrind figure past its allowance, saying so. A session that cannot be
  * judged now marks nothing: check says why at the end.
@@ -148,16 +161,10 @@ static void ratchet_confirm(void *ctx, struct store *st, int64_t session,
 {
 	const struct ratchet_confirm *rc = ctx;
 	struct judge_inputs in = {0};
-	struct check_input ci;
 	struct check_result res = {0};
-	struct err e;
 
-	/* ratchet measures one build: the session's only arm. */
-	if (judge_open(st, session, &in, &e) != 0 || in.nbuilds != 1 ||
-	    judge_load_arm(st, &in, &in.builds[0], NULL, &e) != 0)
+	if (ratchet_judge_now(rc, st, session, &in, &res) != 0)
 		goto out;
-	judge_check_input(&in, rc->b, rc->strict, &ci);
-	check_judge(&ci, &res);
 	for (size_t i = 0; i < res.nrows; i++) {
 		const struct check_row *r = &res.rows[i];
 		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED ||
@@ -189,21 +196,12 @@ out:
 static int ratchet_cell_wants(const struct ratchet_confirm *rc, const struct check_row *r,
                               const char **why, int *short_of, int *would_take)
 {
-	const struct baseline_cell *cell = baseline_cell_find(rc->b, r->probe, r->metric);
-	struct baseline_rule rule;
-	int up, want = 0;
-	double move, alpha;
+	double move = check_row_bad_shift(rc->b, r);
+	int want = 0;
 
 	*short_of = 0;
-	if (!cell || !cell->nruns || baseline_cell_rule(rc->b, r->probe, r->metric, &rule) != 0)
-		return 0;
-	up = rule.direction == BASELINE_DECREASE ? -1 : 1;
-	move = rule.direction == BASELINE_EITHER ? fabs(r->j.delta) : up * r->j.delta;
-	alpha = CHECK_DIST_ALPHA / (double)(r->family ? r->family : 1) /
-	        (rule.direction == BASELINE_EITHER ? 2 : 1);
 	if (r->j.verdict == BASELINE_OK && move > r->j.allowance) {
-		size_t m = dist_runs_to_see(cell->runs, cell->nruns, move, up, alpha,
-		                            r->j.allowance, (size_t)r->n + 1, (size_t)rc->max_runs);
+		size_t m = check_row_runs_to_see(rc->b, r, move, (size_t)rc->max_runs);
 		/* What a shift that large needs, and two runs more at least: the shift seen in
 		 * few runs is as likely an overestimate as not. */
 		want = m ? (int)m : rc->max_runs;
@@ -237,17 +235,10 @@ static void ratchet_more(void *ctx, struct store *st, int64_t session, const str
 {
 	struct ratchet_confirm *rc = ctx;
 	struct judge_inputs in = {0};
-	struct check_input ci;
 	struct check_result res = {0};
-	struct err e;
 
-	if (judge_open(st, session, &in, &e) != 0 || in.nbuilds != 1 ||
-	    judge_load_arm(st, &in, &in.builds[0], NULL, &e) != 0)
+	if (ratchet_judge_now(rc, st, session, &in, &res) != 0)
 		goto out;
-	judge_check_input(&in, rc->b, rc->strict, &ci);
-	ci.sensitivity_pct = rc->sensitivity_pct;
-	ci.runs_budget = rc->max_runs;
-	check_judge(&ci, &res);
 	for (size_t i = 0; i < res.nrows; i++) {
 		const struct check_row *r = &res.rows[i];
 		const char *why = NULL;

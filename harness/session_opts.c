@@ -104,6 +104,17 @@ static int session_opts_default_jobs(void)
 	return n < 1 ? 1 : n > SESSION_OPTS_JOBS_MAX ? SESSION_OPTS_JOBS_MAX : (int)n;
 }
 
+int session_opts_default_rounds(enum session_verb verb)
+{
+	struct session_opts o;
+	int rounds;
+
+	session_opts_init(&o, verb);
+	rounds = o.rounds;
+	session_opts_release(&o);
+	return rounds;
+}
+
 void session_opts_init(struct session_opts *o, enum session_verb verb)
 {
 	const struct session_opts_defaults *d = &session_opts_defaults[verb];

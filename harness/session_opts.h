@@ -110,6 +110,8 @@ struct session_opts {
 
 /* The verb's defaults and accepted groups; release with session_opts_release. */
 void session_opts_init(struct session_opts *o, enum session_verb verb);
+/* The rounds a verb measures by default (session_opts_init's). */
+int session_opts_default_rounds(enum session_verb verb);
 void session_opts_release(struct session_opts *o);
 
 /*
