@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "dist.h"
+#include "stats.h"
 #include "util.h"
 #include "unit.h"
 
@@ -148,6 +149,29 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 15; i++)
 			neg[i] = -base[i];
 		CHECK_NEAR(dist_mde(neg, 15, 5, -1, a, 0), m5, 1e-9);
+	}
+	/*
+	 * Far beyond: pinned 20-23 (range 3), so a run must pass 23 + 2 x 3 = 29 upwards, 20 - 6 =
+	 * 14 downwards; every run must. The typical 3 runs (20.5, 21.5, 22.5 roughly) need a
+	 * shift that puts the lowest past 29.
+	 */
+	{
+		const double far[] = {30, 31, 35}, near[] = {30, 29, 35}, low[] = {13, 10, 13.5};
+		CHECK(dist_far_beyond(far, 3, base, 15, 1));
+		CHECK(!dist_far_beyond(near, 3, base, 15, 1));
+		CHECK(dist_far_beyond(low, 3, base, 15, -1) &&
+		      !dist_far_beyond(low, 3, base, 15, 1));
+		double f = dist_far_mde(base, 15, 3, 1, 0);
+		double q[1];
+		CHECK(f > 0);
+		/* The typical session moved by that much is far beyond; a little less is not. */
+		q[0] = stats_quantile(base, 15, 0.5 / 3) + f + 1e-9;
+		CHECK(q[0] > 29);
+		/* A band beyond that decides: the shift must pass it too. */
+		CHECK(dist_far_mde(base, 15, 3, 1, 100) >= 99);
+		/* A pin whose runs never moved: any shift past the band is far beyond. */
+		const double same[] = {7, 7, 7, 7};
+		CHECK_NEAR(dist_far_mde(same, 4, 3, 1, 0.35), 0.35, 1e-9);
 	}
 	return unit_done("test_dist");
 }
