@@ -47,6 +47,7 @@ for p in $PROBES; do
 	# (not its min-heap cell, which needs a minheap search).
 	jq --arg p "$p" '.cells |= map(select(.probe == $p and (.metric | startswith("minheap.") | not)))
 		| .probes |= with_entries(select(.key == $p))
+		| if has("functions") then .functions |= with_entries(select(.key == $p)) else . end
 		| if has("overrides") then .overrides |= map(select(.probe == $p)) else . end' \
 		"$BASE" >"$T/base.json"
 	read -r base pct abs <<EOF
@@ -119,6 +120,7 @@ bd_planted 1
 k=$(awk -v a="$(bd_ir)" -v b="$ir0" -v n="$allocs" 'BEGIN { printf "%.6f", (a - b) / n }')
 jq --arg p $P '.cells |= map(select(.probe == $p and (.metric | startswith("minheap.") | not)))
 	| .probes |= with_entries(select(.key == $p))
+	| if has("functions") then .functions |= with_entries(select(.key == $p)) else . end
 	| .overrides |= map(select(.probe == $p))' "$BD" >"$T/bd-base.json"
 base=$(jq -r --arg p $P '.cells[] | select(.probe == $p and .metric == "valgrind.ir") | .median' "$T/bd-base.json")
 expect_eq "$(jq -r '.rules["valgrind.ir"] | "\(.band_pct) \(.class)"' "$T/bd-base.json")" "1 banded" \

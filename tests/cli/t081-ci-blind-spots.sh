@@ -22,6 +22,7 @@ build_variant gen-retain collectors/gen "$T/gen-retain" -DGCR_PLANT_RETAIN_KB=10
 jq --arg l "$LIST" '($l | split(",")) as $ps
 	| .cells |= map(select((.probe | IN($ps[])) and (.metric | startswith("valgrind.") or startswith("minheap.") | not)))
 	| .probes |= with_entries(select(.key | IN($ps[])))
+	| if has("functions") then .functions |= with_entries(select(.key | IN($ps[]))) else . end
 	| .overrides |= map(select(.probe | IN($ps[])))' "$BASE" >"$T/base.json"
 
 judge() { # WANT-STATUS BUILD-LABEL MEASURE-OPTIONS...

@@ -7,7 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 BL="$T/epsilon.json"
 jq '.cells |= map(select(.probe == "01_nursery_churn" or .probe == "12_large_live_set"))
-	| .probes |= with_entries(select(.key == "01_nursery_churn" or .key == "12_large_live_set"))' \
+	| .probes |= with_entries(select(.key == "01_nursery_churn" or .key == "12_large_live_set"))
+	| if has("functions") then .functions |= with_entries(select(.key == "01_nursery_churn" or .key == "12_large_live_set")) else . end
+	| .overrides |= map(select(.probe == "01_nursery_churn" or .probe == "12_large_live_set"))' \
 	"$TOP/baselines/shared_ci/epsilon.json" >"$BL"
 expect_status 0 "$GCR" baseline validate "$BL"
 

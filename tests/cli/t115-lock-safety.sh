@@ -105,7 +105,9 @@ wait "$locker"
 rm -f "$L"
 BL="$T/epsilon.json"
 jq '.cells |= map(select(.probe == "01_nursery_churn"))
-	| .probes |= with_entries(select(.key == "01_nursery_churn"))' \
+	| .probes |= with_entries(select(.key == "01_nursery_churn"))
+	| if has("functions") then .functions |= with_entries(select(.key == "01_nursery_churn")) else . end
+	| .overrides |= map(select(.probe == "01_nursery_churn"))' \
 	"$TOP/baselines/shared_ci/epsilon.json" >"$BL"
 "$GCR" ratchet --collector epsilon --baseline "$BL" --db "$T/ratchet.db" >"$T/ratchet.out" 2>&1 &
 ratchet=$!

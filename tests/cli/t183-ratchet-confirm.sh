@@ -13,6 +13,7 @@ P=01_nursery_churn
 build_variant marksweep-ir collectors/marksweep "$T/ms-ir" -DGCR_PLANT_IR=0 $P
 jq --arg p "$P" '.cells |= map(select(.probe == $p and (.metric | startswith("minheap.") | not)))
 	| .probes |= with_entries(select(.key == $p))
+	| if has("functions") then .functions |= with_entries(select(.key == $p)) else . end
 	| if has("overrides") then .overrides |= map(select(.probe == $p)) else . end' \
 	"$TOP/baselines/shared_ci/marksweep.json" >"$T/base.json"
 export GCR_DB="$T/db"
