@@ -718,6 +718,12 @@ static void test_varying_sim(void)
 			for (size_t fi = 0; fi < sizeof factors / sizeof *factors; fi++) {
 				int sessions_called = 0, all_found = 0;
 				long cells_found = 0;
+				/* The suite checks the A/A bound and the doubling at 5 rounds; the
+				 * whole table is for GCR_SIM_SESSIONS (the sanitizer build at -O0 took
+				 * over 600 s for all of it on a loaded 2-core VM). */
+				if (!print &&
+				    (rounds[ri] != 5 || (factors[fi] != 1 && factors[fi] != 2)))
+					continue;
 				for (int s = 0; s < n; s++) {
 					int called, found;
 					sim_session(rounds[ri], factors[fi], probes, &called,
