@@ -666,7 +666,7 @@ static double sim_draw(int probe)
 }
 
 /* One session at `rounds`: *alarms the cells called in an A/A (factor 1), or *found the
- * planted collection cells called worse. `probes` 2 is the CLI test's stand-in (t184): only
+ * planted collection cells called worse. `probes` 2 is the CLI test's stand-in (t191): only
  * the collection counts of 20-23 and 6-8 vary. */
 static void sim_session(int rounds, double factor, int probes, int *called, int *found)
 {
