@@ -111,7 +111,7 @@ static size_t check_values(const struct store_run *runs, size_t n, const char *p
 
 static size_t check_value(const struct store_run *runs, size_t n, const char *probe,
                           const char *size, const char *metric, enum baseline_class cls,
-                          double *out, double range[2], char **invalid)
+                          double *out, double range[2], char **invalid, double **keep)
 {
 	double *vals;
 	size_t nv = check_values(runs, n, probe, size, metric, &vals, invalid);
@@ -130,7 +130,11 @@ static size_t check_value(const struct store_run *runs, size_t n, const char *pr
 	} else if (nv) {
 		*out = stats_median(vals, nv);
 	}
-	free(vals);
+	/* The runs themselves, for a caller that judges their distribution (keep: not NULL). */
+	if (keep)
+		*keep = vals;
+	else
+		free(vals);
 	return nv;
 }
 
@@ -268,20 +272,13 @@ static int check_dist_direction(const struct baseline_rule *r)
  * p-values both ways and the shift. What it decides waits for every cell of the check
  * (check_dist_decide): the false-alarm budget is shared.
  */
-static void check_dist_measure(const struct check_input *in, const struct baseline_cell *cell,
-                               const struct baseline_rule *rule, struct check_row *row)
+static void check_dist_measure(const struct baseline_cell *cell, const struct baseline_rule *rule,
+                               const double *x, size_t m, struct check_row *row)
 {
-	double *x;
-	char *invalid;
-	size_t m = check_values(in->runs, in->nruns, cell->probe, in->baseline->size, cell->metric,
-	                        &x, &invalid);
 	int up = check_dist_direction(rule);
 
-	free(invalid);
-	if (m == 0 || cell->nruns == 0) {
-		free(x);
+	if (m == 0 || cell->nruns == 0)
 		return;
-	}
 	row->p_bad = dist_p(x, m, cell->runs, cell->nruns, up);
 	row->p_good = dist_p(x, m, cell->runs, cell->nruns, -up);
 	if (rule->direction == BASELINE_EITHER) {
@@ -300,7 +297,6 @@ static void check_dist_measure(const struct check_input *in, const struct baseli
 	row->j.delta_pct = row->base != 0      ? 100.0 * row->j.delta / fabs(row->base)
 	                   : row->j.delta == 0 ? 0
 	                                       : INFINITY;
-	free(x);
 }
 
 /* The one-sided level a distribution cell of a family of `family` is tested at by Holm's first
@@ -503,6 +499,7 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 		struct baseline_rule rule;
 		const char *bad;
 		struct check_row row;
+		double *runs = NULL; /* the session's figures of the cell, once read */
 		size_t nv;
 
 		if (strcmp(cell->probe, probe) != 0)
@@ -532,8 +529,8 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			row.state = CHECK_UNJUDGED;
 			row.reason = xstrdup(bad);
 		} else if ((nv = check_value(in->runs, in->nruns, probe, b->size, cell->metric,
-		                             rule.cls, &row.current, row.range, &row.reason)) ==
-		               0 &&
+		                             rule.cls, &row.current, row.range, &row.reason,
+		                             &runs)) == 0 &&
 		           row.reason) {
 			row.state = CHECK_UNJUDGED; /* a value no figure can be: the run is named */
 		} else if (nv == 0) {
@@ -551,7 +548,7 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			res->widened += row.widened == 2;
 			baseline_judge(&rule, row.base, row.current, &row.j);
 			if (rule.cls == BASELINE_CLASS_DIST && rule.gated)
-				check_dist_measure(in, cell, &rule, &row);
+				check_dist_measure(cell, &rule, runs, nv, &row);
 			{
 				struct baseline_judgement lo, hi;
 				baseline_judge(&rule, row.base, row.range[0], &lo);
@@ -569,13 +566,15 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 			else if (row.j.verdict == BASELINE_REGRESSED && in->base_runs) {
 				/* The base arm's invalid value only leaves the drift unknown. */
 				char *invalid;
-				row.has_base_now = check_value(in->base_runs, in->nbase_runs, probe,
-				                               b->size, cell->metric, rule.cls,
-				                               &row.base_now, NULL, &invalid) != 0;
+				row.has_base_now =
+				    check_value(in->base_runs, in->nbase_runs, probe, b->size,
+				                cell->metric, rule.cls, &row.base_now, NULL,
+				                &invalid, NULL) != 0;
 				free(invalid);
 			}
 		}
 		check_add_row(res, &row);
+		free(runs);
 	}
 	free(timed_bad);
 	free(vg_bad);
