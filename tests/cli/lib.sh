@@ -266,6 +266,20 @@ SCRIPT
 	seal_manifest "$dir"
 }
 
+# need_jsonschema — sets PY to a python3 that has jsonschema (the one on PATH, else Debian's
+# own), for tests/cli/schema-check.py; with none, the test fails and ends, naming the package.
+need_jsonschema() {
+	PY=
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import jsonschema' 2>/dev/null; then
+			PY=$p
+			return 0
+		fi
+	done
+	fail "no python3 with jsonschema: scripts/setup.sh --test installs python3-jsonschema"
+	finish
+}
+
 # build_cpu_spin — $T/cpu_spin (tests/cli/cpu_spin.c): `cpu_spin MS` uses MS milliseconds of
 # CPU and exits. A plant of CPU time is what the tests that judge time plant, not a sleep: a
 # loaded host stretches a sleep's wall time by tens of milliseconds a run, and a run's CPU

@@ -10,17 +10,7 @@ export GCR_LOCK_FILE="$T/bench.lock"
 export GCR_BASELINE_DIR="$T/baselines"
 SCHEMAS="$TOP/docs/schema"
 # The python3 that has jsonschema: the one on PATH, else Debian's own.
-PY=
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
-if [ -z "$PY" ]; then
-	fail "no python3 with jsonschema: scripts/setup.sh --test installs python3-jsonschema"
-	finish
-fi
+need_jsonschema
 # valid FILE...: each is to be valid against the schema its format names; check_all checks
 # them all at the end, in one run of python (its start costs more than a check).
 VALID=

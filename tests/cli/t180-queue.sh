@@ -143,19 +143,9 @@ fi
 expect_eq "$(jq -c '[.probes[]?.probe // empty] // empty' "$T/queued.json" 2>/dev/null)" \
 	"$(jq -c '[.probes[]?.probe // empty] // empty' "$T/local.json" 2>/dev/null)" "the same probes in the JSON"
 # The merged sweep's JSON is a sweep's: valid against its schema (docs/schema, as t177 checks).
-PY=
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
-if [ -n "$PY" ]; then
-	"$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$T/queued.json" >"$T/schema.out" 2>&1
-	expect_grep ": ok gcratchet-sweep$" "$T/schema.out" "the merged sweep's JSON is valid against its schema"
-else
-	fail "no python3 with jsonschema: scripts/setup.sh --test installs python3-jsonschema"
-fi
+need_jsonschema
+"$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$T/queued.json" >"$T/schema.out" 2>&1
+expect_grep ": ok gcratchet-sweep$" "$T/schema.out" "the merged sweep's JSON is valid against its schema"
 expect_status 2 "$GCR" queue result 3 --md "$T/no.md"
 expect_grep "merge a sweep's parts; request 3 is a measure" "$T/err"
 expect_status 0 "$GCR" queue status

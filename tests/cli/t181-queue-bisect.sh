@@ -96,17 +96,7 @@ expect_eq "$(jq -c '[.answer.status, .answer.first_bad]' "$T/r2.json")" '["faile
 	"the failed bisect's JSON"
 
 # ---- Every JSON written is valid against its schema (docs/schema, as t177 checks) ----------
-PY=
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import jsonschema' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
-if [ -z "$PY" ]; then
-	fail "no python3 with jsonschema: scripts/setup.sh --test installs python3-jsonschema"
-	finish
-fi
+need_jsonschema
 jq '.answer.status = "maybe"' "$T/r1.json" >"$T/drift.json"
 "$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$T/r0.json" "$T/r1.json" "$T/r2.json" \
 	>"$T/schema.out" 2>&1
