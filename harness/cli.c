@@ -186,12 +186,9 @@ const char *cli_safe(const char *s)
 	return *slot;
 }
 
-int cli_usage(const struct cli_command *c, int to_stderr)
+int cli_listing(void)
 {
-	if (cli_options_sink)
-		return EXIT_OK;
-	fputs(c->usage, to_stderr ? stderr : stdout);
-	return to_stderr ? EXIT_UNJUDGED : EXIT_OK;
+	return cli_options_sink != NULL;
 }
 
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
@@ -208,18 +205,16 @@ int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow
 int cli_parse_session(const char *cmd, const char *opt, const char *val, const char *word,
                       int64_t *id)
 {
-	uint64_t v;
+	struct err e = ERR_INIT;
+	int64_t v;
 
-	if (word && strcmp(val, word) == 0)
-		return 1;
-	/* Above INT64_MAX the cast would wrap: 2^64 - 1 used to read as "no session -1". */
-	if (parse_u64(val, &v) != 0 || v == 0 || v > (uint64_t)INT64_MAX) {
-		cli_error(cmd, "%s must be a session id from 1 to %" PRId64 "%s%s%s, got \"%s\"",
-		          opt, INT64_MAX, word ? " or \"" : "", word ? word : "", word ? "\"" : "",
-		          val);
+	if (cli_session_id(opt, val, word, &v, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
 		return -1;
 	}
-	*id = (int64_t)v;
+	if (v == CLI_SESSION_WORD)
+		return 1;
+	*id = v;
 	return 0;
 }
 

@@ -26,12 +26,133 @@ enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_UNJUDGED = 2 };
 #define CLI_DEFAULT_DB        "results/gcratchet.db"
 #define CLI_DEFAULT_BASELINES "baselines"
 
-struct cli_command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;   /* the full --help text */
-	const char *summary; /* one line for `gcratchet --help` */
+/*
+ * ---- A verb is one declaration ---------------------------------------------------------
+ *
+ * Each verb file declares `const struct cli_verb cmd_NAME`: its name, summary, synopsis
+ * arguments, description, exit statuses and a typed option table, and `run`. One parser
+ * (cli_parse) walks argv against the table: it lands each value where its row says, checks
+ * bounds and choices, answers --help from the declaration, and says "did you mean". --help,
+ * gcratchet completion and README.md's synopsis are all made from the same rows, so an
+ * option is one row and nothing else.
+ */
+enum cli_kind {
+	CLI_FLAG,    /* int at .off set to 1 (a value of its own: .max when not 0) */
+	CLI_STRING,  /* const char * at .off: the value, borrowed from argv; the last one wins */
+	CLI_OWNED,   /* char * at .off: a copy of the value, the previous one freed */
+	CLI_INT,     /* int at .off: an integer from .min to .max (.max 0: any above .min) */
+	CLI_U64,     /* uint64_t at .off: the same, 64 bits wide */
+	CLI_PCT,     /* double at .off: a number above 0, at most .max when .max is not 0 */
+	CLI_ENUM,    /* const char * at .off: one of .values ("table|md|json|junit") */
+	CLI_SESSION, /* int64_t at .off: a session id; .values: a word also taken, kept as
+	                CLI_SESSION_WORD */
+	CLI_LIST,    /* struct strlist at .off: every value appended (CLI_COMMAS: split on ,) */
+	CLI_CALL,    /* .call(base + .off, opt, val, e) lands it */
+	CLI_INCLUDE, /* the rows of .rows whose .group is in this row's .group, landing in the
+	                struct at .off: another module's options (session_opts' run options) */
 };
+#define CLI_SESSION_WORD ((int64_t)-1)
+
+/* Row flags. */
+enum {
+	CLI_HIDDEN = 1u << 0,      /* accepted for older command lines; not shown, not completed */
+	CLI_REQUIRED = 1u << 1,    /* shown without brackets in the synopsis (the verb checks it) */
+	CLI_REPEAT = 1u << 2,      /* may be given again to add: "[--knob NAME=VALUE]..." */
+	CLI_COMMAS = 1u << 3,      /* CLI_LIST: a comma list adds each of its items */
+	CLI_BUILDS = 1u << 4,      /* its value names builds to measure: queue reads it */
+	CLI_NO_SYNOPSIS = 1u << 5, /* listed under the options, not in the usage line */
+};
+
+struct err;
+struct cli_option {
+	const char *name;    /* "--rounds"; NULL ends a table */
+	const char *metavar; /* "N"; NULL: a flag, which takes no value (an enum: its values) */
+	enum cli_kind kind;
+	size_t off;        /* where the value lands: offsetof the verb's options struct */
+	uint64_t min, max; /* CLI_INT, CLI_U64, CLI_PCT bounds; CLI_FLAG's value */
+	/* CLI_ENUM's choices "a|b|c"; CLI_SESSION's word; CLI_INT's unit after a range */
+	const char *values;
+	/* CLI_CALL: lands val (NULL for a flag) in field; -1 with e saying what was wrong */
+	int (*call)(void *field, const char *opt, const char *val, struct err *e);
+	const struct cli_option *rows; /* CLI_INCLUDE */
+	unsigned group; /* a shared row: its group bit; CLI_INCLUDE: the groups taken */
+	unsigned flags;
+	const char *help; /* one help line; wrapped when long */
+};
+
+struct cli_verb {
+	const char *name;
+	const char *summary; /* one line for `gcratchet --help` */
+	/* What the synopsis shows after the name and before the options: "BASE FIX",
+	 * "[probes|collectors|sessions|metrics]" (lowercase choices are completed) */
+	const char *args;
+	const char *description; /* paragraphs, wrapped at 92 columns as written */
+	const char *exit_status; /* after "Exit status: " */
+	const struct cli_option *options;
+	/* Subcommands (baseline pin, queue submit), ending with a NULL name: each a verb of its
+	 * own whose name is the word after this verb's, run by this verb's `run` */
+	const struct cli_verb *subs;
+	int (*run)(int argc, char **argv);
+	const struct cli_verb *parent; /* a subcommand's verb: its exit statuses are the verb's */
+	/* TRANSITION (issue 42): the whole --help text of a verb whose options are not yet rows;
+	 * its table is listed by running it under cli_list_options. Goes when every verb is. */
+	const char *usage;
+};
+void cli_list_options(struct strlist *sink);
+int cli_listing(void);
+
+/* What a row's value is called ("N"; an enum's choices); NULL: a flag, which takes none. */
+const char *cli_option_metavar(const struct cli_option *r);
+
+/* The verbs, ending with NULL (main.c). */
+const struct cli_verb *const *cli_verbs(void);
+const struct cli_verb *cli_find_verb(const char *name);
+/* The subcommand of v named word; NULL when none. */
+const struct cli_verb *cli_find_sub(const struct cli_verb *v, const char *word);
+
+/*
+ * Parses argv[1..] of verb v (argv[0] is its name) into base, the verb's options struct as
+ * initialised with its defaults. Arguments that are not options go to positional (NULL:
+ * an error). Returns 0 when parsed, 1 after printing --help on stdout (exit 0), -1 after
+ * printing the error on stderr, as "gcratchet VERB: ..." (exit 2).
+ */
+int cli_parse(const struct cli_verb *v, int argc, char **argv, void *base,
+              struct strlist *positional);
+/*
+ * The rows of v's table that argv gives, in order, without landing anything: each(ctx, row,
+ * val) for every option (val NULL for a flag); positional arguments go to each with row NULL.
+ * 0, or -1 after printing an error (as cli_parse). For the queue, which reads another verb's
+ * command line for the builds it names (CLI_BUILDS).
+ */
+int cli_scan(const struct cli_verb *v, int argc, char **argv,
+             void (*each)(void *ctx, const struct cli_option *row, const char *val), void *ctx);
+/*
+ * Lands one value as row says, in base (a pointer to the struct the row's table describes).
+ * Pure: prints nothing; -1 with e (ERR_INVALID) naming the option and the value.
+ */
+int cli_apply(const struct cli_option *row, void *base, const char *val, struct err *e);
+/* A session id, or `word` (NULL: none) as CLI_SESSION_WORD; -1 with e naming opt and val. */
+int cli_session_id(const char *opt, const char *val, const char *word, int64_t *id, struct err *e);
+/*
+ * The row named opt of a table, includes searched (only the groups they take), with the
+ * offset of the struct it lands in added to *off (start it at 0); NULL when none.
+ */
+const struct cli_option *cli_find_option(const struct cli_option *rows, const char *opt,
+                                         size_t *off);
+/*
+ * Every row a table shows, in order, includes expanded (a name seen already is left out:
+ * a verb's own row shadows an included one): each(ctx, row) for each, hidden ones too.
+ */
+void cli_each_option(const struct cli_option *rows,
+                     void (*each)(void *ctx, const struct cli_option *row), void *ctx);
+/* v's --help text (its subcommands' too): usage lines, description, options, exit statuses. */
+void cli_help(const struct cli_verb *v, struct sbuf *out);
+/* Only the usage lines ("usage: gcratchet ..." and the lines it wraps to). */
+void cli_synopsis(const struct cli_verb *v, struct sbuf *out);
+/* Prints v's help and returns 0 (help asked) or 2 (usage error, on stderr). */
+int cli_usage(const struct cli_verb *v, int to_stderr);
+
+/* ---- The walker under cli_parse, for verbs not yet declared as data --------------------- */
 
 struct cli_opt {
 	const char *name; /* "--rounds" */
@@ -39,16 +160,6 @@ struct cli_opt {
 };
 /* An option accepted for older command lines, left out of --help and the completion. */
 #define CLI_OPT_HIDDEN 2
-
-/* The command table, ending with a NULL name (main.c). */
-const struct cli_command *cli_commands(void);
-/*
- * Listing a verb's options without running it (gcratchet completion, and the test that holds
- * every --help to its verb's table): while a sink is set, cli_iter_init appends the options
- * the verb's table advertises to it, "--rounds=" for one that takes a value, and cli_usage
- * prints nothing. A verb called with only --help then lists its options and returns 0.
- */
-void cli_list_options(struct strlist *sink);
 
 /*
  * Walks argv[1..] of a subcommand. Returns 1 with *opt (the option's table entry name) and
@@ -79,9 +190,6 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
  * is "".
  */
 const char *cli_safe(const char *s);
-/* Prints the usage text and returns 0 (help asked) or 2 (usage error). */
-int cli_usage(const struct cli_command *c, int to_stderr);
-const struct cli_command *cli_find_command(const char *name);
 /* The nearest command's name to a mistyped one, for "did you mean"; NULL when none is close. */
 const char *cli_near_command(const char *name);
 /* Levenshtein distance of two strings of up to 64 characters ((size_t)-1 for longer ones). */

@@ -9,6 +9,7 @@
 
 #include "buildinfo.h"
 #include "cli.h"
+#include "meter_perf.h"
 #include "cmds.h"
 #include "compare.h"
 #include "progress.h"
@@ -274,7 +275,7 @@ out:
 	return rc;
 }
 
-int cmd_ab(int argc, char **argv)
+static int ab_main(int argc, char **argv)
 {
 	/* ab's own options; the session's are shared with measure (session_opts.h). */
 	static const struct cli_opt own[] = {
@@ -302,7 +303,7 @@ int cmd_ab(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &sides)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if ((r = ab_parse_across(cmd, opt, &across)) != 0) {
 			if (r < 0)
@@ -408,3 +409,66 @@ out:
 	free(root);
 	return rc;
 }
+
+const struct cli_verb cmd_ab = {
+    .name = "ab",
+    .summary = "A/B two collector builds, interleaved and paired",
+    .run = ab_main,
+    .usage =
+        "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
+        "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N] [--jobs N]\n"
+        "                    [--timeout SEC] [--knob-base NAME=VALUE]... [--knob-fix "
+        "NAME=VALUE]...\n"
+        "                    [--across | --no-across] [--md FILE] [--json FILE] [--html FILE]\n"
+        "                    [--valgrind-runs N] [--pass-env NAME] [--thp off|host] [--db FILE]\n"
+        "\n"
+        "A/B two collector builds on this host: every round runs each probe on both builds back\n"
+        "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
+        "are stored as one session. Then, identity first (checksums equal, deterministic census\n"
+        "counters compared exactly), one row per cell (probe x metric): medians of each arm, the\n"
+        "median of the per-round deltas FIX - BASE with a 95% interval, the sign count, an exact\n"
+        "Wilcoxon signed-rank p and a verdict with the false-discovery rate controlled across the\n"
+        "session (Benjamini-Hochberg, q = 0.05). docs/ab.md explains every choice.\n"
+        "\n"
+        "BASE and FIX are each a build folder (any path holding a manifest.json), a shipped\n"
+        "collector (build/collectors/NAME), or a git revision REV[:COLLECTOR] (default collector\n"
+        "" CLI_DEFAULT_COLLECTOR
+        "), built by scripts/build-rev.sh into build/rev/<tree hash>/ and reused while\n"
+        "the revision's tree is unchanged. A folder or collector name wins over a revision.\n"
+        "BASE and FIX are the session's two arms: a build and the knobs its probes run with. One\n"
+        "build on both sides (an A/A) is stored once; its arms are labelled NAME and NAME (2).\n"
+        "\n"
+        "  --rounds N     measured rounds (default 7; 6 or more to judge noisy cells)\n"
+        "  --probes LIST  comma list of probe names or numbers (default: all both builds have)\n"
+        "  --size S       ci, default or large (default: ci)\n"
+        "  --meters LIST  rusage,census,perf,valgrind (default: all the host has);\n"
+        "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
+        "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
+        "  --jobs N       valgrind runs at once, after the timed rounds (default: the online "
+        "CPUs)\n"
+        "  --valgrind-runs N\n"
+        "                 valgrind runs per probe and arm (default 2, 3 where Ir differs: an Ir\n"
+        "                 that does not repeat is judged by its spread)\n"
+        "  --pass-env NAME give probes this variable of ours too (as measure's)\n"
+        "  --knob-base NAME=VALUE, --knob-fix NAME=VALUE\n"
+        "                 an environment variable for BASE's or FIX's probes (repeatable): gen\n"
+        "                 against gen with a 16 MiB nursery is\n"
+        "                 gcratchet ab gen gen --knob-fix GCR_NURSERY_KB=16384\n"
+        "  --across       two collector designs: the census (collections, bytes copied or\n"
+        "                 promoted, barrier hits, heap as the collector counts it) is context,\n"
+        "                 only costs decide (time, Ir, RSS, memory, cachesim, perf); the default\n"
+        "                 when the builds' collector names differ. --no-across judges the census\n"
+        "                 as within one design.\n"
+        "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
+        "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
+        "  --html FILE    a self-contained page with one plot per cell\n"
+        "\n"
+        "A probe that went inert in either arm (its premise not met) is shown in the identity\n"
+        "section and none of its cells is judged; a failed run shows its stderr's first line.\n"
+        "A progress line (round, run, ETA) goes to stderr when it is a terminal. Ctrl-C stops\n"
+        "after the current run: finished runs stay stored and only complete rounds are paired.\n"
+        "\n"
+        "Exit status: 0 no cell worse; 1 FIX is worse on some cell, or its results differ from\n"
+        "BASE's (checksum), or it fails where BASE does not; 2 could not run or judge (a side\n"
+        "missing, empty or built for another ABI, a failed run, an interrupted session).\n",
+};

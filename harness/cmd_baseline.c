@@ -824,7 +824,7 @@ static int baseline_cmd_unknown_collector(const char *cmd, const char *collector
 	return rc;
 }
 
-int cmd_baseline(int argc, char **argv)
+static int baseline_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
@@ -845,7 +845,7 @@ int cmd_baseline(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--profile") == 0) {
 			o.profile = val;
@@ -980,3 +980,49 @@ out:
 	strlist_release(&pos);
 	return rc;
 }
+
+const struct cli_verb cmd_baseline = {
+    .name = "baseline",
+    .summary = "pin a baseline profile from a session, or validate one",
+    .run = baseline_main,
+    .usage =
+        "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
+        "                              [--build NAME] [--out FILE] [--db FILE]\n"
+        "                              [--accept-noise \"reason\"] [--vary-env N] [--meters LIST]\n"
+        "                              [--minheap] [--heap-limited]\n"
+        "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
+        "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
+        "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
+        "\n"
+        "pin measures the collector (ci size, 5 rounds after a warm-up, every meter the host "
+        "has),\n"
+        "or takes --session N (latest: the newest that measured the collector), and writes\n"
+        "baselines/<P>/<collector>.json: every probe's checksum, every cell (median, min, max, n)\n"
+        "and the profile's default rule for each metric. Only sessions whose runs all succeeded.\n"
+        "A profile that gates time (pinned_host) is measured over 11 rounds and pinned from no\n"
+        "fewer; when a gated time cell spread beyond the band over them, pin refuses (exit 2),\n"
+        "naming the noisiest cells, the host's state and the fixes, unless --accept-noise\n"
+        "\"reason\" records the decision in the file beside the widened cells. --vary-env N\n"
+        "(2 to 16) measures N sessions, the i-th with every run's environment padded by up to\n"
+        "(i-1) * 4096 bytes and ASLR on for timed runs, pools their runs per cell, widens a cell\n"
+        "whose pooled spread exceeds its band, and records the sessions in \"vary_env\".\n"
+        "Each rule has a class: exact, banded, quantile (judged on the min of the runs) or info.\n"
+        "--heap-limited pins a session that ran at heap limits (a sweep's arm), refused "
+        "otherwise.\n"
+        "--minheap also pins each probe's minimum heap (minheap.min_heap_mib) from the newest\n"
+        "answers gcratchet minheap stored for the build; check then judges a probe that needs "
+        "more\n"
+        "heap as REGRESSED (docs/sweeps.md, \"The min-heap ratchet\").\n"
+        "update measures again (or takes --session) and judges every pinned cell: an improved\n"
+        "cell is tightened to the new figures on its own; a regressed one is loosened only with\n"
+        "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"
+        "date, who: $GCR_WHO, git's user.name or $USER). It prints what it changed; the file is\n"
+        "written whole or not at all (a temporary file, then rename).\n"
+        "validate checks profile files without measuring, as check, ratchet and update check\n"
+        "the file they read: a cell whose pinning runs spread beyond its band, and a rule looser\n"
+        "than what pin writes for the file's profile and capabilities with no override saying\n"
+        "why, are refused (docs/baselines.md, \"What a hand edit must justify\").\n"
+        "\n"
+        "Exit status: 0 done; 1 update refused to loosen a regressed cell without --accept;\n"
+        "2 a bad file, a failed run in the session, or bad arguments.\n",
+};

@@ -2426,7 +2426,7 @@ static int bisect_parse_int(const char *cmd, const char *opt, const char *val, i
 	return 0;
 }
 
-int cmd_bisect(int argc, char **argv)
+static int bisect_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{"--good", 1},
 	                                      {"--old", 1 | CLI_OPT_HIDDEN},
@@ -2484,7 +2484,7 @@ int cmd_bisect(int argc, char **argv)
 		if (!spec_given && bisect_is_spec_opt(opt))
 			spec_given = opt;
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--good") == 0 || strcmp(opt, "--old") == 0) {
 			good = val;
@@ -2779,3 +2779,63 @@ out:
 	bisect_release(&c);
 	return rc;
 }
+
+const struct cli_verb cmd_bisect = {
+    .name = "bisect",
+    .summary = "find the commit that moved a figure, building and measuring each step",
+    .run = bisect_main,
+    .usage =
+        "usage: gcratchet bisect --good REV --bad REV --probe P[,P...] --metric M\n"
+        "                        (--collector NAME | --collector-dir DIR | --build-cmd CMD\n"
+        "                        [--repo DIR]) [--make VAR=VALUE]... [--threshold N|N%]\n"
+        "                        [--improved] [--size ci|default|large] [--rounds N]\n"
+        "                        [--max-rounds N] [--warmup N] [--json FILE] [--cache DIR]\n"
+        "                        [--db FILE] [--timeout SEC] [--jobs N] [--lock-timeout SEC]\n"
+        "                        [--cpu N] [--no-aslr] [--pass-env NAME] [--thp off|host]\n"
+        "                        [--build-timeout SEC]\n"
+        "       gcratchet bisect --resume [ID] [--json FILE] [--db FILE]\n"
+        "\n"
+        "Finds the first commit between a good and a bad end (along the bad end's first parents)\n"
+        "where the figure M of any of the probes moved: each commit is built, measured with this\n"
+        "gcratchet, and the range halved as git bisect does.\n"
+        "\n"
+        "  --collector NAME     a shipped collector of this repository, built at each commit by\n"
+        "                       scripts/build-rev.sh (the commit's probes and build rules)\n"
+        "  --collector-dir DIR  an out-of-tree collector in a git repository: DIR at each commit,\n"
+        "                       built with this checkout's make rules and probes (make collector)\n"
+        "  --build-cmd CMD      anything else: sh -c CMD in a worktree of --repo (default: the\n"
+        "                       current directory's repository) at each commit; it must leave a\n"
+        "                       build folder with a manifest in $GCR_BISECT_OUT\n"
+        "  --make VAR=VALUE     a make option for each build (CC=clang, EXTRA_CFLAGS=-O3)\n"
+        "  --threshold N|N%     what counts as moved: an amount in M's unit or a percentage of "
+        "the\n"
+        "                       good end's figure (default: M's band in the baseline profiles)\n"
+        "  --improved           find the commit that made it better (--old and --new are\n"
+        "                       --good's and --bad's other names, --probes --probe's)\n"
+        "  --size S             ci (default), default or large\n"
+        "  --rounds N           paired mode: rounds per batch (default: 6 or more with several\n"
+        "                       probes; 3 valgrind runs for an Ir that does not repeat)\n"
+        "  --max-rounds N       paired mode: the budget per commit (default 3 batches); a commit\n"
+        "                       still undecided then is \"cannot tell\" and skipped\n"
+        "  --warmup N           paired mode: warm-up rounds per batch (default 1)\n"
+        "  --json FILE          the whole bisect as JSON (- for stdout; the account goes to "
+        "stderr)\n"
+        "  --cache DIR          build folders, by commit and build options (default\n"
+        "                       $GCR_BISECT_CACHE or results/bisect-builds)\n"
+        "  --build-timeout SEC  a build still running after SEC seconds (default 1800; 0: no\n"
+        "                       limit) is killed, its process group whole, and its commit\n"
+        "                       skipped (\"build timed out after SEC s\"); --timeout bounds runs\n"
+        "  --resume [ID]        continue an interrupted bisect (default the newest), or print a\n"
+        "                       finished one's answer again; what it measured is not measured "
+        "again\n"
+        "\n"
+        "Deciding a commit: an exact metric (Ir, census counters) whose ends each repeat\n"
+        "themselves when measured twice is measured once per commit and compared with the ends;\n"
+        "any other is measured in paired, interleaved runs against the good end and judged with\n"
+        "ab's statistics, up to --max-rounds. A commit that does not build, whose probe fails or\n"
+        "that cannot be told is skipped and named. Every step is stored (docs/bisect.md).\n"
+        "\n"
+        "Exit status: 0 the first bad (or improved) commit is named; 2 skips leave several\n"
+        "candidates, the ends did not move, a step was interrupted (--resume continues), or bad\n"
+        "arguments.\n",
+};

@@ -166,7 +166,7 @@ out:
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+static int check_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--profile", 1},      {"--collector", 1},   {"--session", 1}, {"--format", 1},
@@ -182,7 +182,7 @@ int cmd_check(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0)
-			return cli_usage(cli_find_command(cmd), 0);
+			return cli_usage(cli_find_verb(cmd), 0);
 		if (strcmp(opt, "--session") == 0) {
 			if (cli_parse_session(cmd, opt, val, NULL, &o.session) != 0)
 				return EXIT_UNJUDGED;
@@ -199,3 +199,45 @@ int cmd_check(int argc, char **argv)
 	}
 	return r < 0 ? EXIT_UNJUDGED : check_session(cmd, &o);
 }
+
+const struct cli_verb cmd_check = {
+    .name = "check",
+    .summary = "judge a session against a committed baseline profile",
+    .run = check_main,
+    .usage =
+        "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
+        "                       [--build LABEL] [--base LABEL] [--baseline FILE] [--strict]\n"
+        "                       [--all] [--format table|md|json|junit] [--md FILE]\n"
+        "                       [--html FILE] [--samples-href HREF] [--sensitivity PCT]\n"
+        "                       [--db FILE]\n"
+        "\n"
+        "Judges a session (default: the newest that measured the collector) against the baseline\n"
+        "baselines/<profile>/<collector>.json. Each cell (probe x metric) has a baseline, the\n"
+        "current median, delta, allowance, share of the allowance used and a verdict. The table\n"
+        "shows the cells that are not ok (REGRESSED with how far past the allowance, improved,\n"
+        "COULD NOT JUDGE, INERT), one line per probe with its counts, and the verdict; --all\n"
+        "shows every cell. Colour on a terminal only, never under NO_COLOR. A probe that printed\n"
+        "another checksum than the baseline's is a regression; cells whose runs failed or were\n"
+        "not measured cannot be judged. A baseline pinned on another host or collector version\n"
+        "is named STALE on the first line; --strict makes that exit 2. With --base BUILD (another\n"
+        "build measured in the same session, e.g. the unchanged collector), each regressed cell\n"
+        "says how much of its delta the base shows too (drift since the pin) and how much is the\n"
+        "change. A regressed or improved Ir cell shows the functions that moved most against the\n"
+        "pin (the baseline keeps each probe's largest; gcratchet explain lists them all). The\n"
+        "Markdown (md) fits a pull-request comment: the verdict, one line per probe, every row\n"
+        "that is not ok, the functions, then the ok rows in one fold, below 60,000 characters;\n"
+        "json and junit carry every cell. It is also appended to $GITHUB_STEP_SUMMARY when that\n"
+        "is set, and written to FILE with --md. --html FILE writes the check page: the verdict,\n"
+        "the baseline, every row that is not ok with its band and samples, the functions, and a\n"
+        "link to the session's page when --samples-href names it (report --session N --html).\n"
+        "Every gated cell states the smallest change it would catch at the session's runs (the\n"
+        "\"sees\" column, a \"can see\" line per class under the header); a cell that cannot see\n"
+        "a change of 50% (--sensitivity PCT: of PCT percent) is named INSENSITIVE, with the runs\n"
+        "that would let it. A cell of class distribution (a figure that varies from run to run)\n"
+        "is judged by a rank test of the session's runs against its pinning runs, at a "
+        "false-alarm\n"
+        "rate of 0.001 over all such cells of the check, and a shift beyond its band.\n"
+        "\n"
+        "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
+        "failed run, a missing metric, a bad baseline file or bad arguments).\n",
+};

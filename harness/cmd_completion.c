@@ -13,45 +13,78 @@
 #include "cli.h"
 #include "cmds.h"
 
-static void completion_subwords(const struct cli_command *c, struct sbuf *out);
+static void completion_subwords(const struct cli_verb *c, struct sbuf *out);
 
 /*
  * Every option verb c's tables advertise, in their order ("--rounds=" takes a value): the
  * verb's own, then those of each first word its usage lines name (queue submit, status ...).
  */
-static void completion_options(const struct cli_command *c, struct strlist *out)
+static void completion_row(void *ctx, const struct cli_option *r)
+{
+	struct strlist *out = ctx;
+	char *name;
+
+	if (r->flags & CLI_HIDDEN)
+		return;
+	name = xasprintf("%s%s", r->name, cli_option_metavar(r) ? "=" : "");
+	if (!strlist_contains(out, name))
+		strlist_push(out, name);
+	free(name);
+}
+
+static void completion_options(const struct cli_verb *c, struct strlist *out)
 {
 	char *argv[] = {(char *)c->name, (char *)"--help", NULL, NULL};
 	struct sbuf subs;
 
+	if (!c->usage) {
+		cli_each_option(c->options, completion_row, out);
+		for (const struct cli_verb *s = c->subs; s && s->name; s++)
+			cli_each_option(s->options, completion_row, out);
+		return;
+	}
+
 	sbuf_init(&subs);
 	completion_subwords(c, &subs);
 	cli_list_options(out);
-	c->fn(2, argv);
+	c->run(2, argv);
 	for (char *w = subs.data ? strtok(subs.data, " ") : NULL; w; w = strtok(NULL, " ")) {
 		argv[1] = w;
 		argv[2] = (char *)"--help";
-		c->fn(3, argv);
+		c->run(3, argv);
 	}
 	cli_list_options(NULL);
 	sbuf_release(&subs);
 }
 
 /* The usage lines of c's --help: everything before its first blank line. */
-static size_t completion_usage_len(const struct cli_command *c)
+static size_t completion_usage_len(const char *usage)
 {
-	const char *end = strstr(c->usage, "\n\n");
+	const char *end = strstr(usage, "\n\n");
 
-	return end ? (size_t)(end - c->usage) + 1 : strlen(c->usage);
+	return end ? (size_t)(end - usage) + 1 : strlen(usage);
+}
+
+/* c's usage lines: the declaration's, or (TRANSITION) its --help text's. Newly allocated. */
+static char *completion_usage(const struct cli_verb *c)
+{
+	struct sbuf out;
+
+	if (c->usage)
+		return xasprintf("%.*s", (int)completion_usage_len(c->usage), c->usage);
+	sbuf_init(&out);
+	cli_synopsis(c, &out);
+	return out.data;
 }
 
 /*
  * The usage lines as the README shows them: "usage: " and the matching indent of the lines
  * that follow taken off.
  */
-static void completion_synopsis(const struct cli_command *c, struct sbuf *out)
+static void completion_synopsis(const struct cli_verb *c, struct sbuf *out)
 {
-	const char *p = c->usage, *end = c->usage + completion_usage_len(c);
+	char *usage = completion_usage(c);
+	const char *p = usage, *end = usage + strlen(usage);
 	size_t skip = strlen("usage: ");
 
 	if (strncmp(p, "usage: ", skip) == 0)
@@ -65,6 +98,7 @@ static void completion_synopsis(const struct cli_command *c, struct sbuf *out)
 		if (p < end && strspn(p, " ") >= skip)
 			p += skip;
 	}
+	free(usage);
 }
 
 static int completion_word_ok(const char *s, size_t len)
@@ -125,9 +159,10 @@ static size_t completion_token_len(const char *s)
 }
 
 /* The words verb c takes first (baseline's pin, update, validate; list's probes ...). */
-static void completion_subwords(const struct cli_command *c, struct sbuf *out)
+static void completion_subwords(const struct cli_verb *c, struct sbuf *out)
 {
-	const char *p = c->usage, *end = c->usage + completion_usage_len(c);
+	char *usage = completion_usage(c);
+	const char *p = usage, *end = usage + strlen(usage);
 	size_t nlen = strlen(c->name);
 
 	while ((p = strstr(p, "gcratchet ")) && p < end) {
@@ -140,14 +175,14 @@ static void completion_subwords(const struct cli_command *c, struct sbuf *out)
 		if (out->len && out->data[out->len - 1] != ' ')
 			sbuf_addf(out, " ");
 	}
+	free(usage);
 }
 
 /* The case arms of one verb's option values: "--size) values=\"ci default large\" ;;". */
-static void completion_values(const struct cli_command *c, const struct strlist *opts,
+static void completion_values(const struct cli_verb *c, const struct strlist *opts,
                               struct sbuf *out)
 {
-	size_t usage_len = completion_usage_len(c);
-	char *usage = xasprintf("%.*s", (int)usage_len, c->usage);
+	char *usage = completion_usage(c);
 	struct sbuf takes;
 
 	sbuf_init(&takes);
@@ -185,8 +220,8 @@ static void completion_bash(struct sbuf *out)
 	struct sbuf verbs;
 
 	sbuf_init(&verbs);
-	for (const struct cli_command *c = cli_commands(); c->name; c++)
-		sbuf_addf(&verbs, "%s ", c->name);
+	for (const struct cli_verb *const *v = cli_verbs(); *v; v++)
+		sbuf_addf(&verbs, "%s ", (*v)->name);
 	sbuf_addf(out,
 	          "# bash completion for gcratchet %s, generated from every verb's option table\n"
 	          "# by `gcratchet completion bash`. Install it with\n"
@@ -202,7 +237,8 @@ static void completion_bash(struct sbuf *out)
 	          "\telse\n"
 	          "\t\tcase ${COMP_WORDS[1]} in\n",
 	          GCRATCHET_VERSION, verbs.data);
-	for (const struct cli_command *c = cli_commands(); c->name; c++) {
+	for (const struct cli_verb *const *v = cli_verbs(); *v; v++) {
+		const struct cli_verb *c = *v;
 		struct strlist opts = {0};
 		struct sbuf subs, values;
 
@@ -243,7 +279,7 @@ static void completion_bash(struct sbuf *out)
 	sbuf_release(&verbs);
 }
 
-int cmd_completion(int argc, char **argv)
+static int completion_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{NULL, 0}};
 	const char *cmd = "completion", *opt, *val;
@@ -255,7 +291,7 @@ int cmd_completion(int argc, char **argv)
 	sbuf_init(&out);
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &args)) == 1) {
-		rc = cli_usage(cli_find_command(cmd), 0);
+		rc = cli_usage(cli_find_verb(cmd), 0);
 		goto out;
 	}
 	if (r < 0)
@@ -263,10 +299,10 @@ int cmd_completion(int argc, char **argv)
 	if (args.n == 1 && strcmp(args.items[0], "bash") == 0) {
 		completion_bash(&out);
 	} else if (args.n == 1 && strcmp(args.items[0], "synopsis") == 0) {
-		for (const struct cli_command *c = cli_commands(); c->name; c++)
-			completion_synopsis(c, &out);
+		for (const struct cli_verb *const *v = cli_verbs(); *v; v++)
+			completion_synopsis(*v, &out);
 	} else if (args.n == 2 && strcmp(args.items[0], "options") == 0) {
-		const struct cli_command *c = cli_find_command(args.items[1]);
+		const struct cli_verb *c = cli_find_verb(args.items[1]);
 		struct strlist names = {0};
 
 		if (!c) {
@@ -297,3 +333,23 @@ out:
 	sbuf_release(&out);
 	return rc;
 }
+
+const struct cli_verb cmd_completion = {
+    .name = "completion",
+    .summary = "bash completion, a verb's options and the usage synopsis, from the option tables",
+    .run = completion_main,
+    .usage =
+        "usage: gcratchet completion bash\n"
+        "       gcratchet completion options VERB\n"
+        "       gcratchet completion synopsis\n"
+        "\n"
+        "What the verbs' option tables say. bash prints a bash completion script (verbs, each\n"
+        "verb's options and first words, the values an option takes when its usage line lists\n"
+        "them, file names for the rest): gcratchet completion bash >/etc/bash_completion.d/\n"
+        "gcratchet, or eval \"$(gcratchet completion bash)\" in ~/.bashrc. options VERB prints\n"
+        "VERB's options one a line, \"--rounds=\" for one that takes a value. synopsis prints\n"
+        "every verb's usage lines, the block README.md's Commands section shows (make\n"
+        "readme-synopsis writes it there).\n"
+        "\n"
+        "Exit status: 0 printed; 2 bad arguments or an unknown verb.\n",
+};

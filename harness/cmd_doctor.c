@@ -152,7 +152,7 @@ static void doctor_thp(struct doctor *d)
 	            "prctl(PR_SET_THP_DISABLE), on a kernel >= 3.15");
 }
 
-int cmd_doctor(int argc, char **argv)
+static int doctor_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{"--profile", 1}, {NULL, 0}};
 	const char *cmd = "doctor", *opt, *val, *profile = "shared_ci";
@@ -170,7 +170,7 @@ int cmd_doctor(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		}
 		profile = val;
@@ -285,3 +285,19 @@ out:
 	free(root);
 	return rc;
 }
+
+const struct cli_verb cmd_doctor = {
+    .name = "doctor",
+    .summary = "check this host against what a profile needs",
+    .run = doctor_main,
+    .usage =
+        "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
+        "\n"
+        "Checks this host against what the profile needs: an instruction meter (a PMU through\n"
+        "perf, or valgrind), perf_event_paranoid, free memory, load (pinned_host wants a quiet\n"
+        "host), and records the CPU governor, transparent hugepages, SMT and ASLR. Every line "
+        "that\n"
+        "is not ok says the exact fix.\n"
+        "\n"
+        "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
+};

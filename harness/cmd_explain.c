@@ -158,7 +158,7 @@ static int explain_parse(const char *cmd, int argc, char **argv, struct explain_
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			cli_usage(cli_find_command(cmd), 0);
+			cli_usage(cli_find_verb(cmd), 0);
 			return 1;
 		} else if (strcmp(opt, "--session") == 0 || strcmp(opt, "--against") == 0) {
 			int64_t *id = strcmp(opt, "--session") == 0 ? &o->session : &o->against;
@@ -209,7 +209,7 @@ static int explain_parse(const char *cmd, int argc, char **argv, struct explain_
 	return 0;
 }
 
-int cmd_explain(int argc, char **argv)
+static int explain_main(int argc, char **argv)
 {
 	const char *cmd = "explain";
 	struct explain_opts o = {0};
@@ -400,3 +400,33 @@ out:
 	store_close(st);
 	return rc;
 }
+
+const struct cli_verb cmd_explain = {
+    .name = "explain",
+    .summary =
+        "where the instructions moved between two sessions, arms, or a session and its baseline",
+    .run = explain_main,
+    .usage =
+        "usage: gcratchet explain [--session N|latest] [--build LABEL] [--probe LIST]\n"
+        "                         [--base LABEL | --against M [--against-build LABEL] |\n"
+        "                          --profile P [--collector C] | --baseline FILE]\n"
+        "                         [--top N] [--format text|md|json] [--db FILE]\n"
+        "\n"
+        "Where the instructions moved, function by function, as cg_diff shows it: cachegrind's\n"
+        "Ir of every function each valgrind run kept (0.1% of the run and its 50 largest), per\n"
+        "side each function's median over its runs. For every probe (or --probe LIST), the\n"
+        "functions that moved, largest move first: both counts, the move, its part of the\n"
+        "probe's Ir and its share of the probe's whole change, and the functions one side alone\n"
+        "kept. Against what:\n"
+        "  (default)        two arms of the session: BASE and FIX of an ab, or --base LABEL and\n"
+        "                   --build LABEL\n"
+        "  --against M      the same probes in session M (its arm --against-build, else its "
+        "first)\n"
+        "  --profile P      the functions the baseline baselines/<P>/<collector>.json keeps\n"
+        "                   (its 20 largest per probe, pinned with it), or --baseline FILE's\n"
+        "--session defaults to the newest stored; --top N lists N functions per probe (default:\n"
+        "every one that moved); --format md and json for a pull request or a script.\n"
+        "\n"
+        "Exit status: 0 printed; 2 nothing to compare (no functions on both sides), bad\n"
+        "arguments, a missing session or baseline.\n",
+};

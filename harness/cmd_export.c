@@ -13,7 +13,7 @@
 #include "report_json.h"
 #include "store.h"
 
-int cmd_export(int argc, char **argv)
+static int export_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--session", 1}, {"--format", 1}, {"--out", 1}, {"--db", 1}, {NULL, 0},
@@ -30,7 +30,7 @@ int cmd_export(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--session") == 0) {
 			if (cli_parse_session(cmd, opt, val, NULL, &session) != 0)
@@ -91,3 +91,28 @@ out:
 	store_close(st);
 	return rc;
 }
+
+const struct cli_verb cmd_export = {
+    .name = "export",
+    .summary = "write a session's runs and samples as JSON or CSV",
+    .run = export_main,
+    .usage =
+        "usage: gcratchet export [--session N] [--format json|csv] [--out FILE] [--db FILE]\n"
+        "\n"
+        "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
+        "format gcratchet-session, version 2: the session, its host, its builds with their\n"
+        "manifests, its arms (position, label, knobs, build), and every run with its arm and\n"
+        "every sample it stored (schema: docs/schema/gcratchet-session.json).\n"
+        "\n"
+        "--format csv writes a header row, then one row per sample, with the columns\n"
+        "  session,run,seq,round,warmup,kind,status,arm,label,build,collector,probe,size,\n"
+        "  metric,unit,value\n"
+        "(run: the run's id; seq: the order the session ran it; warmup: true or false; kind:\n"
+        "timed, valgrind, ...; arm: the arm's position; label: the arm's; unit: bytes, ns,\n"
+        "count, instructions or ratio). Fields with a comma, a quote or a line break are\n"
+        "quoted as RFC 4180 says. Both formats list runs by probe number, arm, kind and round,\n"
+        "and a run's samples by metric name.\n"
+        "\n"
+        "Exit status: 0 written; 2 no such session or database, or the output could not be\n"
+        "written.\n",
+};

@@ -410,7 +410,7 @@ void history_release(struct history_series *s)
 	memset(s, 0, sizeof *s);
 }
 
-int cmd_history(int argc, char **argv)
+static int history_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--collector", 1}, {"--probe", 1}, {"--metric", 1}, {"--since", 1}, {"--size", 1},
@@ -426,7 +426,7 @@ int cmd_history(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--format") == 0) {
 			format = val;
@@ -455,3 +455,24 @@ out:
 	history_release(&s);
 	return rc;
 }
+
+const struct cli_verb cmd_history = {
+    .name = "history",
+    .summary = "one metric's session medians across commits and hosts",
+    .run = history_main,
+    .usage =
+        "usage: gcratchet history --collector C --probe P --metric M [--since DATE] [--size S]\n"
+        "                         [--git DIR] [--format table|json] [--db FILE]\n"
+        "\n"
+        "One metric of one probe across sessions: for every session (and arm) that measured it\n"
+        "with a build of collector C, the median of its measured ok runs, with the commit, the\n"
+        "host, the build and the size. In commit order, a commit's sessions together in the\n"
+        "order they started: the order of the git history of DIR (default: the current\n"
+        "directory's repository, if it is one; git rev-list --topo-order --all), and after the\n"
+        "commits it has, the others where each was first measured; stderr says which points git\n"
+        "ordered, and json's \"order\" too. --since keeps sessions started on or\n"
+        "after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC); --size keeps one size. json\n"
+        "(format gcratchet-history) adds every run's value.\n"
+        "\n"
+        "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
+};

@@ -193,7 +193,7 @@ static int list_metrics(void)
 	return EXIT_OK;
 }
 
-int cmd_list(int argc, char **argv)
+static int list_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{"--db", 1}, {NULL, 0}};
 	const char *cmd = "list", *opt, *val, *db = NULL, *what = "probes";
@@ -205,7 +205,7 @@ int cmd_list(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		}
 		db = val;
@@ -235,3 +235,16 @@ out:
 	free(root);
 	return rc;
 }
+
+const struct cli_verb cmd_list = {
+    .name = "list",
+    .summary = "list probes, collector builds, sessions or metrics",
+    .run = list_main,
+    .usage = "usage: gcratchet list [probes|collectors|sessions|metrics] [--db FILE]\n"
+             "\n"
+             "probes: the probes built, and for which builds; collectors: the build folders under\n"
+             "build/collectors with collector, version and commit; sessions: the sessions in the\n"
+             "database; metrics: every metric name a baseline rule may use.\n"
+             "\n"
+             "Exit status: 0 listed; 2 an unreadable database or build folder, or bad arguments.\n",
+};

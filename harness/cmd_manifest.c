@@ -227,7 +227,7 @@ static int manifest_check(const char *cmd, const struct manifest_check_opts *c)
 	return failed ? EXIT_REGRESSION : EXIT_OK;
 }
 
-int cmd_manifest(int argc, char **argv)
+static int manifest_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--name", 1},      {"--collector", 1},    {"--version", 1}, {"--git-commit", 1},
@@ -252,7 +252,7 @@ int cmd_manifest(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &positional)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--name") == 0) {
 			o.name = val;
@@ -313,7 +313,7 @@ int cmd_manifest(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	if (positional.n != 1) {
-		rc = cli_usage(cli_find_command(cmd), 1);
+		rc = cli_usage(cli_find_verb(cmd), 1);
 		goto out;
 	}
 	if (checking && writing) {
@@ -369,3 +369,44 @@ out:
 	strlist_release(&positional);
 	return rc;
 }
+
+const struct cli_verb cmd_manifest = {
+    .name = "manifest",
+    .summary = "write a build folder's manifest (probe sha256s) for a foreign build",
+    .run = manifest_main,
+    .usage =
+        "usage: gcratchet manifest DIR [--collector NAME] [--version V] [--abi N | --protocol "
+        "census]\n"
+        "                          [--name NAME] [--git-commit REV] [--wrapper PROBE]...\n"
+        "                          [--meters-off METER=WHY]... [--knob NAME]...\n"
+        "                          [--capabilities LIST] [--argv JSON] [--argv-iterations JSON]\n"
+        "                          [--digest classes|lib]... [--force]\n"
+        "       gcratchet manifest DIR --check [--size LIST|all] [--reference NAME|DIR] [--db "
+        "FILE]\n"
+        "\n"
+        "Writes DIR/manifest.json (docs/manifest.md) for a folder of probe executables built\n"
+        "outside make: every executable named like a probe (NN_name) with its sha256. The build's\n"
+        "name (--name) is the folder's; --collector (default: the folder's name) and --version\n"
+        "(default unknown) are its identity, --git-commit (default none) its revision; --protocol\n"
+        "census (the default) for any program, --abi N for C probes built against gcr.h (a probe\n"
+        "that is a script or lacks the probe runtime is warned about). --wrapper PROBE declares a\n"
+        "probe that starts the real program as a child (the valgrind meter then follows\n"
+        "children). --meters-off valgrind=WHY leaves a meter off unless --meters names it;\n"
+        "--knob NAME declares a variable its probes read (only declared knobs reach them);\n"
+        "--capabilities collects,precise,... says what it does (none: nothing); --argv and\n"
+        "--argv-iterations give every probe's command line as a JSON array ('[\"{exe}\",\n"
+        "\"--size\", \"{size}\"]'); --digest classes|lib names that folder by its digest. --knob\n"
+        "none and --meters-off none empty the list. --force replaces an existing manifest,\n"
+        "keeping every field no option sets, with new digests: the folder becomes a new build.\n"
+        "\n"
+        "--check writes nothing: it runs the port checklist of docs/porting.md on the build in\n"
+        "DIR, each probe as a session runs it (hermetic, through the scratch folder's link), at\n"
+        "each size of --size (default ci), against the same probe of --reference (default gen):\n"
+        "ok, a census, no warning, the reference's checksum, the premise not inert; and, at the\n"
+        "first size, heap exhausted with status 3 under GCR_HEAP_MAX_MB=1. One line per check,\n"
+        "a failed run's stderr under it, then \"N passed, N failed\".\n"
+        "\n"
+        "Exit status: 0 written, or every check passed; 1 a check failed; 2 bad arguments, no "
+        "probe\n"
+        "in DIR, a manifest already there, or the checks could not run.\n",
+};

@@ -435,7 +435,7 @@ out:
 	return rc;
 }
 
-int cmd_minheap(int argc, char **argv)
+static int minheap_main(int argc, char **argv)
 {
 	static const struct cli_opt own[] = {
 	    {"--out", 1},
@@ -457,7 +457,7 @@ int cmd_minheap(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--out") == 0) {
 			out_path = val;
@@ -507,3 +507,29 @@ out:
 	session_opts_release(&o);
 	return rc;
 }
+
+const struct cli_verb cmd_minheap = {
+    .name = "minheap",
+    .summary = "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build",
+    .run = minheap_main,
+    .usage =
+        "usage: gcratchet minheap [--collector NAME|--build DIR]... [--probes LIST]\n"
+        "                         [--size ci|default|large] [--repeats N] [--out FILE]\n"
+        "                         [--timeout S] [--db FILE] [--knob NAME=VALUE]...\n"
+        "                         [--thp off|host] [--cpu N] [--no-aslr] [--pass-env NAME]\n"
+        "                         [--env-offset MAX] [--lock-timeout SEC] [--idle-below LOAD]\n"
+        "                         [--idle-timeout SEC]\n"
+        "\n"
+        "For each build and probe, searches for the smallest GCR_HEAP_MAX_MB (MiB) in which the\n"
+        "probe completes with the checksum it prints without a limit: bracket from the heap it\n"
+        "committed without one, bisect to 1/64 of the bound (at least 1 MiB), then run the\n"
+        "answer --repeats times in all (default 3) and move up while any run fails, for\n"
+        "collectors that are not deterministic. A run killed at --timeout counts as too small.\n"
+        "Prints a table, stores each answer (the minheap table of --db) and writes --out FILE\n"
+        "(JSON, format gcratchet-minheap). docs/sweeps.md has the method and its caveats.\n"
+        "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
+        "measure's: how the runs are made.\n"
+        "\n"
+        "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
+        "checksum) or could not run, or the search was interrupted.\n",
+};

@@ -127,7 +127,7 @@ static int push_or_pull(const char *cmd, int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, remote_opt) == 0) {
 			remote = val;
@@ -172,12 +172,47 @@ out:
 	return rc;
 }
 
-int cmd_push(int argc, char **argv)
+static int push_main(int argc, char **argv)
 {
 	return push_or_pull("push", argc, argv);
 }
 
-int cmd_pull(int argc, char **argv)
+static int pull_main(int argc, char **argv)
 {
 	return push_or_pull("pull", argc, argv);
 }
+
+const struct cli_verb cmd_push = {
+    .name = "push",
+    .summary = "copy sessions to another database (a fleet's PostgreSQL)",
+    .run = push_main,
+    .usage =
+        "usage: gcratchet push --to URL [--db FILE] [--session N|all]\n"
+        "\n"
+        "Copies sessions of --db (default: every session) into the database URL names\n"
+        "(postgresql://... or another file), each whole in one transaction, with their host,\n"
+        "builds, arms, runs and samples. A session is known by its uuid: one already there is\n"
+        "left as it is, so pushing twice stores it once. Session ids are the source's; each line\n"
+        "says the id the session has in URL. A session still running on this host is skipped;\n"
+        "one running on another host is copied as far as it got, and a later copy completes it.\n"
+        "A session that cannot be copied is reported and skipped, and the others go on.\n"
+        "\n"
+        "Exit status: 0 every session copied or already there; 2 a database could not be opened,\n"
+        "a session could not be copied, or the destination stopped answering (the sessions\n"
+        "copied before are kept).\n",
+};
+
+const struct cli_verb cmd_pull = {
+    .name = "pull",
+    .summary = "copy sessions from another database into --db",
+    .run = pull_main,
+    .usage =
+        "usage: gcratchet pull --from URL [--db FILE] [--session N|all]\n"
+        "\n"
+        "push the other way: copies sessions of URL (default: every session; N is URL's id) into\n"
+        "--db, for a local analysis. Idempotent like push; a session copied while it still ran\n"
+        "is completed by a later pull.\n"
+        "\n"
+        "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
+        "or a session could not be copied.\n",
+};

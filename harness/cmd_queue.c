@@ -357,7 +357,7 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		uint64_t n;
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command("queue"), 0);
+			rc = cli_usage(cli_find_verb("queue"), 0);
 			goto out;
 		} else if (strcmp(opt, "--fleet") == 0) {
 			fleet_opt = val;
@@ -648,7 +648,7 @@ static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command("queue"), 0);
+			rc = cli_usage(cli_find_verb("queue"), 0);
 			goto out;
 		} else if (strcmp(opt, "--fleet") == 0) {
 			fleet_opt = val;
@@ -768,7 +768,7 @@ static int queue_cancel_cmd(const char *cmd, int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command("queue"), 0);
+			rc = cli_usage(cli_find_verb("queue"), 0);
 			goto out;
 		} else if (strcmp(opt, "--fleet") == 0) {
 			fleet_opt = val;
@@ -805,14 +805,14 @@ out:
 	return rc;
 }
 
-int cmd_queue(int argc, char **argv)
+static int queue_main(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
 
 	if (!sub)
-		return cli_usage(cli_find_command("queue"), 1);
+		return cli_usage(cli_find_verb("queue"), 1);
 	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-		return cli_usage(cli_find_command("queue"), 0);
+		return cli_usage(cli_find_verb("queue"), 0);
 	if (strcmp(sub, "submit") == 0)
 		return queue_submit_cmd("queue", argc - 1, argv + 1);
 	if (strcmp(sub, "status") == 0)
@@ -824,3 +824,45 @@ int cmd_queue(int argc, char **argv)
 	return cli_error("queue", "unknown subcommand \"%s\" (submit, status, result, cancel)",
 	                 sub);
 }
+
+const struct cli_verb cmd_queue = {
+    .name = "queue",
+    .summary = "queue measurements for the fleet's workers; see and cancel them",
+    .run = queue_main,
+    .usage =
+        "usage: gcratchet queue submit [--fleet URL] [--priority N] [--cpu TEXT] [--kernel TEXT]\n"
+        "                              [--quiet] [--max-attempts N] [--no-split] VERB ARGS...\n"
+        "       gcratchet queue status [--fleet URL] [--all]\n"
+        "       gcratchet queue result [--fleet URL] REQUEST [--md FILE] [--json FILE] [--html "
+        "FILE]\n"
+        "       gcratchet queue cancel [--fleet URL] [--request] ID\n"
+        "\n"
+        "A measurement queue in the fleet's PostgreSQL database (--fleet, or GCR_FLEET_URL);\n"
+        "gcratchet worker on each host runs it. submit queues `gcratchet VERB ARGS...` (VERB is\n"
+        "measure, ab, ratchet, sweep, minheap or bisect; ab's BASE and FIX come first) as a\n"
+        "request: each build it names is recorded with its manifest hash, and a worker whose copy\n"
+        "differs refuses the job. A measure, ratchet or minheap of several builds is split into\n"
+        "one job per build, a sweep of several --probes into one job per probe (the builds of a\n"
+        "job run interleaved on one host; an ab is one job); --no-split keeps it whole. The job\n"
+        "runs in this working directory, which must be the same path on the workers. --cpu: only\n"
+        "a worker whose CPU model contains TEXT; --kernel: whose kernel release starts with TEXT;\n"
+        "--quiet: only a worker started with --quiet. Higher --priority runs first (default 0); a\n"
+        "job whose attempts (--max-attempts, default 3) all fail or lose their lease fails with\n"
+        "the reasons. The verb's arguments may name no database: the sessions (and minheap's\n"
+        "answers) go to the fleet's. A bisect is one job: --good and --bad are resolved to full\n"
+        "hashes here, the worker builds each commit (the repository must be at the same path on\n"
+        "the workers), and the steps' sessions, the bisect's record and its answer go to the\n"
+        "fleet's database; result shows the answer, and --json FILE writes it. --resume and\n"
+        "--json are refused.\n"
+        "\n"
+        "status: jobs by state, the workers with their last heartbeat and current job, and every\n"
+        "job queued or running (--all: every job) with how long it waited. result: each part of\n"
+        "a request, the worker and host that ran it and the fleet's sessions it stored; for a\n"
+        "sweep split by probe, --md, --json and --html write its parts merged into one sweep's\n"
+        "report (what gcratchet report writes for a sweep's session). cancel:\n"
+        "a queued or running job (--request: every such job of a request); a running one's\n"
+        "worker stops it at its next heartbeat and stores nothing.\n"
+        "\n"
+        "Exit status: 0 queued, shown or canceled (result: every part done); 2 bad arguments, the\n"
+        "database could not be reached, nothing to cancel, or (result) a part not done.\n",
+};

@@ -309,7 +309,7 @@ out:
 	return rc;
 }
 
-int cmd_ratchet(int argc, char **argv)
+static int ratchet_main(int argc, char **argv)
 {
 	static const struct cli_opt own[] = {
 	    {"--profile", 1},  {"--collector", 1}, {"--build", 1},        {"--db", 1},
@@ -343,7 +343,7 @@ int cmd_ratchet(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--rounds") == 0) {
 			/* measure's parser and bounds; 0 stays "the profile's rounds". */
@@ -465,3 +465,38 @@ out:
 	free(collector);
 	return rc;
 }
+
+const struct cli_verb cmd_ratchet = {
+    .name = "ratchet",
+    .summary = "measure what the baseline needs and check it, in one process",
+    .run = ratchet_main,
+    .usage =
+        "usage: gcratchet ratchet [--profile shared_ci|pinned_host] [--collector NAME | --build "
+        "DIR]\n"
+        "                         [--rounds N] [--baseline FILE] [--all] [--strict] [--db FILE]\n"
+        "                         [--md FILE] [--html FILE] [--samples-href HREF]\n"
+        "                         [--sensitivity PCT] [--max-runs N]\n"
+        "                         [--jobs N] [--timeout SEC] [--seed N] [--cpu N] [--no-aslr]\n"
+        "                         [--lock-timeout SEC] [--idle-below LOAD] [--idle-timeout SEC]\n"
+        "\n"
+        "The main job in one command: measures exactly what the committed baseline\n"
+        "baselines/<profile>/<collector>.json needs (its meters, size and probes; 3 rounds and a\n"
+        "warm-up for shared_ci, 11 for pinned_host, or --rounds), searches the minimum heaps it\n"
+        "gates (baseline pin --minheap), and checks that session against it. Default profile\n"
+        "shared_ci, default collector " CLI_DEFAULT_COLLECTOR
+        "; --build DIR is judged against the baseline of the\n"
+        "collector its manifest names. Only the runs that failed, went inert or warned are\n"
+        "printed (on a terminal, one line shows the run in progress), then check's verdict: the\n"
+        "cells that are not ok, where a regressed Ir cell's instructions moved against the pin,\n"
+        "one line per probe, the verdict line (--all: every cell); --md and --html write check's\n"
+        "Markdown and page. A cell judged by its distribution (a figure that varies from run to\n"
+        "run) whose shift is past its band but not yet beyond chance gets more runs of its probe,\n"
+        "up to --max-runs N (default 15); --sensitivity PCT asks for the runs each such cell "
+        "needs\n"
+        "to see a change of PCT percent, within --max-runs, and names the cells it cannot reach\n"
+        "and the runs they would take. The options of the last group are measure's: how the runs\n"
+        "are made, not what is measured.\n"
+        "\n"
+        "Exit status: as check's: 0 ok; 1 a regression; 2 could not judge (a failed run, a\n"
+        "missing or bad baseline, bad arguments).\n",
+};

@@ -190,7 +190,7 @@ out:
 	return rc;
 }
 
-int cmd_report(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--session", 1},   {"--html", 1},    {"--md", 1},        {"--json", 1},
@@ -216,7 +216,7 @@ int cmd_report(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if ((r = ab_parse_across(cmd, opt, &across)) != 0) {
 			if (r < 0)
@@ -343,3 +343,30 @@ out:
 	store_close(st);
 	return rc;
 }
+
+const struct cli_verb cmd_report = {
+    .name = "report",
+    .summary = "render a stored session, or a metric's history, as HTML, Markdown or JSON",
+    .run = report_main,
+    .usage =
+        "usage: gcratchet report --session N|latest [--html FILE] [--md FILE] [--json FILE]\n"
+        "                        [--base LABEL] [--fix LABEL] [--across | --no-across]\n"
+        "                        [--db FILE]\n"
+        "       gcratchet report --history --collector C --probe P --metric M [--since DATE]\n"
+        "                        [--size S] [--git DIR] [--profile P] [--db URL] [--out FILE]\n"
+        "\n"
+        "Renders a stored session (latest: the newest one stored). With two or more arms it is\n"
+        "the A/B comparison of ab (BASE and FIX: the session's first two arms unless named by\n"
+        "label), printed as a table and written as HTML, Markdown or JSON, with ab's exit status;\n"
+        "--across and --no-across judge the census as ab's do. With one build, --html writes a\n"
+        "page with every sample by round.\n"
+        "\n"
+        "--history renders the series gcratchet history prints as an HTML page (to FILE, or\n"
+        "stdout): one trend line per host over the session medians in commit order, and the\n"
+        "value and band of the cell pinned in baselines/<profile>/<C>.json (profile default\n"
+        "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n"
+        "\n"
+        "Exit status: a session of two or more arms, as ab's (0 no cell worse, 1 FIX is worse,\n"
+        "2 could not judge); otherwise 0 rendered; 2 no such session or series, an unwritable\n"
+        "file, or bad arguments.\n",
+};

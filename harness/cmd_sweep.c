@@ -357,7 +357,7 @@ out:
 	return rc;
 }
 
-int cmd_sweep(int argc, char **argv)
+static int sweep_main(int argc, char **argv)
 {
 	static const struct cli_opt own[] = {
 	    {"--factors", 1}, {"--reference", 1}, {"--limit-only", 0},
@@ -382,7 +382,7 @@ int cmd_sweep(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--factors") == 0) {
 			if (sweep_parse_factors(opt, val, so.factors, &so.nfactors, &e) != 0) {
@@ -432,3 +432,37 @@ out:
 	session_opts_release(&o);
 	return rc;
 }
+
+const struct cli_verb cmd_sweep = {
+    .name = "sweep",
+    .summary = "measure every probe at multiples of its minimum heap",
+    .run = sweep_main,
+    .usage =
+        "usage: gcratchet sweep [--collector NAME|--build DIR]... [--factors LIST]\n"
+        "                       [--reference NAME] [--limit-only] [--repeats N]\n"
+        "                       [--probes LIST] [--size ci|default|large] [--rounds N]\n"
+        "                       [--warmup N] [--meters LIST] [--events LIST] [--seed N]\n"
+        "                       [--jobs N] [--valgrind-runs N] [--timeout S] [--db FILE]\n"
+        "                       [--knob NAME=VALUE]... [--thp off|host] [--cpu N] [--no-aslr]\n"
+        "                       [--pass-env NAME] [--env-offset MAX] [--lock-timeout SEC]\n"
+        "                       [--idle-below LOAD] [--idle-timeout SEC]\n"
+        "\n"
+        "Measures every probe on every build at heap sizes that are multiples of the probe's\n"
+        "reference minimum heap: the smallest minimum among the builds swept (or --reference\n"
+        "NAME's), taken from the store's minheap answers for the same build, probe, size and\n"
+        "host, or searched as gcratchet minheap does (--repeats runs at the answer, default 3).\n"
+        "At factor F a probe runs with GCR_HEAP_MAX_MB = ceil(F x reference) and, unless\n"
+        "--limit-only, GCR_HEAP_MB the same (a fixed-size heap), so every build runs at the\n"
+        "same absolute sizes. --factors (default 1.25,1.5,2,3,4,6) are decimals from 1 to 1000.\n"
+        "One session whose arms are (build, factor) pairs, rounds interleaved as measure does\n"
+        "(default 1 round, no warm-up); a run out of heap is stored as heap_exhausted, a\n"
+        "missing point. Meters: rusage, census and perf unless --meters says (add valgrind for\n"
+        "the Ir curves: one more run per point, most of a sweep's time). Prints the sweep's\n"
+        "table; gcratchet report --session N renders the time-space curves and the lower-bound\n"
+        "overhead (docs/sweeps.md).\n"
+        "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
+        "measure's: how the runs are made.\n"
+        "\n"
+        "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
+        "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
+};

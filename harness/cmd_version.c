@@ -17,7 +17,7 @@
 #define GCRATCHET_COMMIT_MODIFIED 0
 #endif
 
-int cmd_version(int argc, char **argv)
+static int version_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {{NULL, 0}};
 	const char *cmd = "version", *opt, *val;
@@ -27,7 +27,7 @@ int cmd_version(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	/* --help is its only option. */
 	if ((r = cli_next(&it, &opt, &val, NULL)) == 1)
-		return cli_usage(cli_find_command(cmd), 0);
+		return cli_usage(cli_find_verb(cmd), 0);
 	if (r < 0)
 		return EXIT_UNJUDGED;
 	printf("gcratchet %s (commit %s%s)\n", GCRATCHET_VERSION, GCRATCHET_COMMIT,
@@ -37,3 +37,18 @@ int cmd_version(int argc, char **argv)
 		return cli_error(cmd, "writing to stdout failed");
 	return EXIT_OK;
 }
+
+const struct cli_verb cmd_version = {
+    .name = "version",
+    .summary = "the version and the commit this gcratchet was built from",
+    .run = version_main,
+    .usage =
+        "usage: gcratchet version\n"
+        "       gcratchet --version\n"
+        "\n"
+        "Prints the harness's version and the git commit it was built from, with \", with\n"
+        "uncommitted changes\" when harness/, reports/, collectors/include/ or the Makefile then\n"
+        "differed from it; a build from a tree without .git (a tarball) says \"commit unknown\".\n"
+        "\n"
+        "Exit status: 0 printed; 2 bad arguments.\n",
+};

@@ -628,7 +628,7 @@ out:
 	return rc;
 }
 
-int cmd_worker(int argc, char **argv)
+static int worker_main(int argc, char **argv)
 {
 	static const struct cli_opt opts[] = {
 	    {"--fleet", 1}, {"--name", 1},  {"--lease", 1},   {"--poll", 1}, {"--once", 0},
@@ -650,7 +650,7 @@ int cmd_worker(int argc, char **argv)
 	cli_iter_init(&it, cmd, argc, argv, opts);
 	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
 		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_command(cmd), 0);
+			rc = cli_usage(cli_find_verb(cmd), 0);
 			goto out;
 		} else if (strcmp(opt, "--fleet") == 0) {
 			fleet_opt = val;
@@ -822,3 +822,40 @@ out:
 	free(facts);
 	return rc;
 }
+
+const struct cli_verb cmd_worker = {
+    .name = "worker",
+    .summary = "run the fleet queue's jobs on this host",
+    .run = worker_main,
+    .usage =
+        "usage: gcratchet worker [--fleet URL] [--name NAME] [--lease SEC] [--poll SEC]\n"
+        "                        [--once|--drain] [--quiet] [--scratch DIR]\n"
+        "\n"
+        "Runs the fleet queue's jobs on this host (--fleet, or GCR_FLEET_URL). Registers itself\n"
+        "as NAME (default: the host name) with the host's facts as doctor reads them, claims the\n"
+        "next job its host matches (highest priority, then oldest), checks that each build of\n"
+        "the job has the submitted manifest hash here (else refuses it, with the reason, and is\n"
+        "never offered it again), and runs `gcratchet VERB ARGS --db SCRATCH` in the job's\n"
+        "working directory under the bench lock (GCR_LOCK_FILE), SCRATCH a fresh database under\n"
+        "--scratch (default: $TMPDIR or /tmp). While it runs the worker extends the job's lease\n"
+        "(--lease, default 30 s, at least 3) every third of it; a job whose lease expires goes\n"
+        "back to the queue for another worker, and this one's late result is then discarded.\n"
+        "When the verb exits 0 or 1, its sessions (and minheap's answers) are stored in the\n"
+        "fleet's database and the job marked done in one transaction; another exit is a failed\n"
+        "attempt. A database that stops answering is waited for (retried with backoff up to\n"
+        "8 s). --once: one job, then exit; --drain: until no job is left that it can run and\n"
+        "none runs on any worker (a running job may come back); default: wait, looking every\n"
+        "--poll seconds (default 5). --quiet declares this host quiet (for jobs submitted with\n"
+        "--quiet).\n"
+        "SIGINT or SIGTERM stops the running verb, records the attempt as failed, and exits.\n"
+        "The verb runs in a process group of its own and dies with the worker; when its job is\n"
+        "canceled or taken over, or the worker is stopped, it is asked to stop and its group\n"
+        "killed 5 s later. Before each claim the worker checks its host (a scratch folder can be\n"
+        "made under --scratch with 32 MiB free, its gcratchet can be executed): a host that\n"
+        "cannot run jobs pauses the worker (--once, --drain: stops it, exit 2) and spends no\n"
+        "job's attempts; a job whose stored arguments cannot be read fails at its claim.\n"
+        "\n"
+        "Exit status: 0 stopped, drained or done with --once (whatever became of the jobs); 2 bad\n"
+        "arguments, a database error that waiting cannot mend (a newer queue schema), or a host\n"
+        "that cannot run jobs (--once, --drain; or a verb that could not be started).\n",
+};

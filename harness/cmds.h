@@ -1,6 +1,7 @@
 /*
- * cmds.h — the subcommands. Each takes its own argv (argv[0] is the subcommand name) and
- * returns the process exit status: 0 ok, 1 regression found, 2 could not run or judge.
+ * cmds.h — the verbs: each file harness/cmd_NAME.c declares one, cmd_NAME (cli.h's struct
+ * cli_verb), whose run takes its own argv (argv[0] is the verb's name) and returns the process
+ * exit status: 0 ok, 1 regression found, 2 could not run or judge.
  */
 #ifndef CMDS_H
 #define CMDS_H
@@ -10,7 +11,9 @@
 
 #include "util.h"
 
-int cmd_measure(int argc, char **argv);
+struct cli_verb;
+
+extern const struct cli_verb cmd_measure;
 struct session_opts;
 /*
  * How measure_session shows the runs: each on a line of its own (measure, pin), or only the
@@ -26,9 +29,9 @@ enum measure_view { MEASURE_VIEW_RUNS, MEASURE_VIEW_QUIET };
  */
 int measure_session(const char *cmd, const struct session_opts *o, const char *command,
                     enum measure_view view, int64_t *session_id);
-int cmd_check(int argc, char **argv);
-int cmd_completion(int argc, char **argv);
-int cmd_ratchet(int argc, char **argv);
+extern const struct cli_verb cmd_check;
+extern const struct cli_verb cmd_completion;
+extern const struct cli_verb cmd_ratchet;
 /* What check judges and how it prints it: check's options, for ratchet too. All borrowed. */
 /*
  * What a ratchet measures of a shared_ci baseline (pinned_host: as many runs as its time cells
@@ -60,13 +63,13 @@ struct check_opts {
 int check_parse_opt(const char *cmd, struct check_opts *o, const char *opt, const char *val);
 /* Judges the session o names against its baseline and prints the verdict; check's status. */
 int check_session(const char *cmd, const struct check_opts *o);
-int cmd_baseline(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_ab(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_minheap(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
+extern const struct cli_verb cmd_baseline;
+extern const struct cli_verb cmd_list;
+extern const struct cli_verb cmd_ab;
+extern const struct cli_verb cmd_export;
+extern const struct cli_verb cmd_report;
+extern const struct cli_verb cmd_minheap;
+extern const struct cli_verb cmd_sweep;
 
 struct session_setup;
 struct session_prober;
@@ -107,22 +110,22 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
  * both are given.
  */
 int ab_parse_across(const char *cmd, const char *opt, int *mode);
-int cmd_doctor(int argc, char **argv);
-int cmd_manifest(int argc, char **argv);
-int cmd_push(int argc, char **argv);
-int cmd_pull(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
+extern const struct cli_verb cmd_doctor;
+extern const struct cli_verb cmd_manifest;
+extern const struct cli_verb cmd_push;
+extern const struct cli_verb cmd_pull;
+extern const struct cli_verb cmd_history;
+extern const struct cli_verb cmd_bisect;
 /*
  * REV as a full commit hash of the repository in `repo` (git rev-parse --verify REV^{commit}),
  * for bisect and for a bisect the queue takes. 0 with out set, -1 when REV names no commit
  * there (or git cannot tell).
  */
 int bisect_commit_hash(const char *repo, const char *rev, struct sbuf *out);
-int cmd_explain(int argc, char **argv);
-int cmd_version(int argc, char **argv);
-int cmd_queue(int argc, char **argv);
-int cmd_worker(int argc, char **argv);
+extern const struct cli_verb cmd_explain;
+extern const struct cli_verb cmd_version;
+extern const struct cli_verb cmd_queue;
+extern const struct cli_verb cmd_worker;
 /* The fleet's database for queue and worker: --fleet, else $GCR_FLEET_URL; NULL after
  * printing why when neither is set. */
 const char *queue_fleet_url(const char *cmd, const char *opt);
