@@ -72,8 +72,9 @@ struct cli_option {
 	uint64_t min, max; /* CLI_INT, CLI_U64, CLI_PCT bounds; CLI_FLAG's value */
 	/* CLI_ENUM's choices "a|b|c"; CLI_SESSION's word; CLI_INT's unit after a range */
 	const char *values;
-	/* CLI_CALL: lands val (NULL for a flag) in field; -1 with e saying what was wrong */
-	int (*call)(void *field, const char *opt, const char *val, struct err *e);
+	/* CLI_CALL: lands val (NULL for a flag) in field (base + .off); -1 with e saying what
+	 * was wrong (cli_count checks a row's bounds) */
+	int (*call)(void *field, const struct cli_option *row, const char *val, struct err *e);
 	const struct cli_option *rows; /* CLI_INCLUDE */
 	unsigned group; /* a shared row: its group bit; CLI_INCLUDE: the groups taken */
 	unsigned flags;
@@ -131,6 +132,8 @@ int cli_scan(const struct cli_verb *v, int argc, char **argv,
  * Pure: prints nothing; -1 with e (ERR_INVALID) naming the option and the value.
  */
 int cli_apply(const struct cli_option *row, void *base, const char *val, struct err *e);
+/* An integer value checked against row's bounds and unit, as CLI_U64 lands it. */
+int cli_count(const struct cli_option *row, const char *val, uint64_t *out, struct err *e);
 /* A session id, or `word` (NULL: none) as CLI_SESSION_WORD; -1 with e naming opt and val. */
 int cli_session_id(const char *opt, const char *val, const char *word, int64_t *id, struct err *e);
 /*

@@ -111,8 +111,7 @@ static int cli_is_choice(const char *values, const char *val)
 }
 
 /* An integer option's value, whole, into [min, max] (max 0: no bound above). */
-static int cli_apply_count(const struct cli_option *row, const char *val, uint64_t *out,
-                           struct err *e)
+int cli_count(const struct cli_option *row, const char *val, uint64_t *out, struct err *e)
 {
 	const char *unit = row->values ? row->values : "";
 	uint64_t v;
@@ -172,7 +171,7 @@ int cli_apply(const struct cli_option *row, void *base, const char *val, struct 
 		return 0;
 	case CLI_INT:
 	case CLI_U64:
-		if (cli_apply_count(row, val, &v, e) != 0)
+		if (cli_count(row, val, &v, e) != 0)
 			return -1;
 		if (row->kind == CLI_INT && v > INT32_MAX)
 			return err_setc(e, ERR_INVALID, "%s must be at most %d, got %s", row->name,
@@ -218,7 +217,7 @@ int cli_apply(const struct cli_option *row, void *base, const char *val, struct 
 			strlist_push((struct strlist *)field, val);
 		return 0;
 	case CLI_CALL:
-		return row->call(field, row->name, val, e);
+		return row->call(field, row, val, e);
 	case CLI_INCLUDE:
 		break;
 	}

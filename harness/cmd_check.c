@@ -1,4 +1,5 @@
 /* gcratchet check — judge a measured session against a committed baseline profile. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,44 +20,6 @@ static int check_colour(void)
 	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
 
 	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
-}
-
-int check_parse_opt(const char *cmd, struct check_opts *o, const char *opt, const char *val)
-{
-	if (strcmp(opt, "--sensitivity") == 0) {
-		if (parse_pos_double(val, &o->sensitivity_pct) != 0 || o->sensitivity_pct > 1000) {
-			cli_error(
-			    cmd,
-			    "--sensitivity must be a change in percent above 0 and at most 1000, "
-			    "got \"%s\"",
-			    val);
-			return -1;
-		}
-	} else if (strcmp(opt, "--profile") == 0)
-		o->profile = val;
-	else if (strcmp(opt, "--collector") == 0)
-		o->collector = val;
-	else if (strcmp(opt, "--db") == 0)
-		o->db = val;
-	else if (strcmp(opt, "--baseline") == 0)
-		o->baseline = val;
-	else if (strcmp(opt, "--build") == 0)
-		o->build = val;
-	else if (strcmp(opt, "--base") == 0)
-		o->base = val;
-	else if (strcmp(opt, "--strict") == 0)
-		o->strict = 1;
-	else if (strcmp(opt, "--all") == 0)
-		o->all = 1;
-	else if (strcmp(opt, "--md") == 0)
-		o->md = val;
-	else if (strcmp(opt, "--html") == 0)
-		o->html = val;
-	else if (strcmp(opt, "--samples-href") == 0)
-		o->samples_href = val;
-	else
-		return 0;
-	return 1;
 }
 
 int check_session(const char *cmd, const struct check_opts *o)
@@ -168,49 +131,60 @@ out:
 
 static int check_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--profile", 1},      {"--collector", 1},   {"--session", 1}, {"--format", 1},
-	    {"--db", 1},           {"--baseline", 1},    {"--build", 1},   {"--base", 1},
-	    {"--strict", 0},       {"--all", 0},         {"--md", 1},      {"--html", 1},
-	    {"--samples-href", 1}, {"--sensitivity", 1}, {NULL, 0},
-	};
-	const char *cmd = "check", *opt, *val;
 	struct check_opts o = {0};
-	struct cli_iter it;
-	int r;
+	int r = cli_parse(&cmd_check, argc, argv, &o, NULL);
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0)
-			return cli_usage(cli_find_verb(cmd), 0);
-		if (strcmp(opt, "--session") == 0) {
-			if (cli_parse_session(cmd, opt, val, NULL, &o.session) != 0)
-				return EXIT_UNJUDGED;
-		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "table") && strcmp(val, "md") && strcmp(val, "json") &&
-			    strcmp(val, "junit"))
-				return cli_error(
-				    cmd, "--format must be table, md, json or junit, got \"%s\"",
-				    val);
-			o.format = val;
-		} else if (check_parse_opt(cmd, &o, opt, val) < 0) {
-			return EXIT_UNJUDGED;
-		}
-	}
-	return r < 0 ? EXIT_UNJUDGED : check_session(cmd, &o);
+	if (r != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	return check_session(cmd_check.name, &o);
 }
+
+#define CO(field) offsetof(struct check_opts, field)
+const struct cli_option check_options[] = {
+    {"--profile", "shared_ci|pinned_host", CLI_STRING, CO(profile), .group = CHECK_OPT_JUDGE,
+     .flags = CLI_REQUIRED, .help = "the baseline profile (required)"},
+    {"--collector", "NAME", CLI_STRING, CO(collector), .group = CHECK_OPT_JUDGE,
+     .help = "the collector whose baseline judges (default " CLI_DEFAULT_COLLECTOR ")"},
+    {"--session", "N", CLI_SESSION, CO(session), .group = CHECK_OPT_STORED,
+     .help = "the session judged (default: the newest that measured the collector)"},
+    {"--build", "LABEL", CLI_STRING, CO(build), .group = CHECK_OPT_STORED,
+     .help = "the session's arm judged, by its label (default: the collector's one arm)"},
+    {"--base", "LABEL", CLI_STRING, CO(base), .group = CHECK_OPT_STORED,
+     .help = "another arm of the session, unchanged: each regressed cell says how much of its "
+             "delta the base shows too"},
+    {"--baseline", "FILE", CLI_STRING, CO(baseline), .group = CHECK_OPT_JUDGE,
+     .help = "the baseline file (default baselines/<profile>/<collector>.json)"},
+    {"--strict", NULL, CLI_FLAG, CO(strict), .group = CHECK_OPT_JUDGE,
+     .help = "a STALE baseline (pinned on another host or collector version) exits 2"},
+    {"--all", NULL, CLI_FLAG, CO(all), .group = CHECK_OPT_JUDGE, .help = "show every cell"},
+    {"--format", NULL, CLI_ENUM, CO(format), .values = "table|md|json|junit",
+     .group = CHECK_OPT_STORED, .help = "what stdout gets (default table)"},
+    {"--md", "FILE", CLI_STRING, CO(md), .group = CHECK_OPT_JUDGE,
+     .help = "the Markdown written there too"},
+    {"--html", "FILE", CLI_STRING, CO(html), .group = CHECK_OPT_JUDGE,
+     .help = "the check page written there"},
+    {"--samples-href", "HREF", CLI_STRING, CO(samples_href), .group = CHECK_OPT_JUDGE,
+     .help = "the session's own page, linked from the check page"},
+    {"--sensitivity", "PCT", CLI_PCT, CO(sensitivity_pct), 0, 1000, "a change in percent",
+     .group = CHECK_OPT_JUDGE, .help = "the change every gated cell should see (default 50)"},
+    {"--db", "FILE", CLI_STRING, CO(db), .group = CHECK_OPT_JUDGE,
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+#undef CO
+
+static const struct cli_option check_verb_options[] = {
+    {.name = "check's options",
+     .kind = CLI_INCLUDE,
+     .rows = check_options,
+     .group = CHECK_OPT_JUDGE | CHECK_OPT_STORED},
+    {NULL},
+};
 
 const struct cli_verb cmd_check = {
     .name = "check",
     .summary = "judge a session against a committed baseline profile",
-    .run = check_main,
-    .usage =
-        "usage: gcratchet check --profile shared_ci|pinned_host [--collector NAME] [--session N]\n"
-        "                       [--build LABEL] [--base LABEL] [--baseline FILE] [--strict]\n"
-        "                       [--all] [--format table|md|json|junit] [--md FILE]\n"
-        "                       [--html FILE] [--samples-href HREF] [--sensitivity PCT]\n"
-        "                       [--db FILE]\n"
-        "\n"
+    .description =
         "Judges a session (default: the newest that measured the collector) against the baseline\n"
         "baselines/<profile>/<collector>.json. Each cell (probe x metric) has a baseline, the\n"
         "current median, delta, allowance, share of the allowance used and a verdict. The table\n"
@@ -236,8 +210,9 @@ const struct cli_verb cmd_check = {
         "that would let it. A cell of class distribution (a figure that varies from run to run)\n"
         "is judged by a rank test of the session's runs against its pinning runs, at a "
         "false-alarm\n"
-        "rate of 0.001 over all such cells of the check, and a shift beyond its band.\n"
-        "\n"
-        "Exit status: 0 every gated cell within its band; 1 a regression; 2 could not judge (a\n"
-        "failed run, a missing metric, a bad baseline file or bad arguments).\n",
+        "rate of 0.001 over all such cells of the check, and a shift beyond its band.\n",
+    .exit_status = "0 every gated cell within its band; 1 a regression; 2 could not judge (a "
+                   "failed run, a missing metric, a bad baseline file or bad arguments).",
+    .options = check_verb_options,
+    .run = check_main,
 };

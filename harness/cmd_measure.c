@@ -218,102 +218,46 @@ out:
 
 static int measure_main(int argc, char **argv)
 {
-	const char *cmd = "measure", *opt, *val;
 	struct session_opts o;
-	struct cli_opt *opts;
-	struct cli_iter it;
-	struct err e;
 	char *command = NULL;
 	int rc = EXIT_UNJUDGED, r;
 
-	/* Every option of measure is a shared session option. */
 	session_opts_init(&o, SESSION_VERB_MEASURE);
-	opts = session_opts_table(&o, NULL);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		}
-		if (session_opts_parse(&o, opt, val, &e) < 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	if (r < 0)
+	r = cli_parse(&cmd_measure, argc, argv, &o, NULL);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
 	command = cli_command_line(argc, argv);
-	rc = measure_session(cmd, &o, command, MEASURE_VIEW_RUNS, NULL);
+	rc = measure_session(cmd_measure.name, &o, command, MEASURE_VIEW_RUNS, NULL);
 out:
 	free(command);
-	free(opts);
 	session_opts_release(&o);
 	return rc;
 }
 
+/* Every option of measure is a shared session option. */
+static const struct cli_option measure_options[] = {
+    {.name = "session options",
+     .kind = CLI_INCLUDE,
+     .rows = session_options,
+     .group = SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N | SESSION_OPT_HERMETIC |
+              SESSION_OPT_QUIET | SESSION_OPT_KNOB},
+    {NULL},
+};
+
 const struct cli_verb cmd_measure = {
     .name = "measure",
     .summary = "run probes against collector builds and store every sample",
-    .run = measure_main,
-    .usage =
-        "usage: gcratchet measure [--collector NAME|--build DIR]... [--probes LIST]\n"
-        "                         [--size ci|default|large] [--rounds N] [--warmup N]\n"
-        "                         [--two-n N1,N2] [--meters LIST] [--events LIST] [--seed N]\n"
-        "                         [--jobs N] [--timeout SEC] [--cpu N] [--no-aslr]\n"
-        "                         [--pass-env NAME] [--env-offset MAX] [--lock-timeout SEC]\n"
-        "                         [--idle-below LOAD] [--idle-timeout SEC] [--knob NAME=VALUE]...\n"
-        "                         [--valgrind-runs N] [--thp off|host] [--db FILE]\n"
-        "\n"
+    .description =
         "Runs every chosen probe on every chosen build, round after round, and stores every\n"
         "sample in the database. Builds are interleaved within each round (order reversed on\n"
         "every other round), the probe order is shuffled per round from the printed seed, and\n"
-        "warm-up rounds are stored but marked.\n"
-        "\n"
-        "  --collector NAME  a shipped build under build/collectors (repeatable, or a comma list;\n"
-        "                    default: " CLI_DEFAULT_COLLECTOR ")\n"
-        "  --build DIR       any build folder with a manifest.json (repeatable)\n"
-        "  --probes LIST     comma list of probe names or numbers (default: all the builds share)\n"
-        "  --size S          ci, default or large (default: default)\n"
-        "  --two-n N1,N2     instead of a size: run each probe at N1 and at N2 iterations and "
-        "store\n"
-        "                    the per-iteration cost (m(N2) - m(N1)) / (N2 - N1) as a run of kind\n"
-        "                    per_iteration, so start-up cost cancels out\n"
-        "  --rounds N        measured rounds (default 5); --warmup N warm-up rounds (default 1)\n"
-        "  --meters LIST     rusage,census,perf,valgrind (default: all the host has; rusage and\n"
-        "                    census are always on; valgrind adds one Ir run per probe and build)\n"
-        "  --events LIST     perf events, any libpfm4 encodes (default " METER_PERF_DEFAULT_EVENTS
-        ");\n"
-        "                    an event the host cannot count is reported once and left out\n"
-        "  --seed N          the shuffle seed, to repeat a session's order\n"
-        "  --jobs N          valgrind runs at once, 1 to 64 (default: the online CPUs); they "
-        "start\n"
-        "                    after the last timed run, which always runs alone\n"
-        "  --valgrind-runs N valgrind runs per probe and build (default 1; 2 or more show whether\n"
-        "                    the build's Ir repeats)\n"
-        "  --timeout SEC     kill a run after SEC seconds (default 300, 0: no limit; valgrind "
-        "100x)\n"
-        "  --cpu N           pin every probe to CPU N\n"
-        "  --no-aslr         timed runs with address-space randomisation off (valgrind runs "
-        "always)\n"
-        "  --pass-env NAME   give probes this variable of ours too (repeatable, or NAME,NAME;\n"
-        "                    recorded by its name, never its value); otherwise a probe gets\n"
-        "                    only a fixed environment and the GCR_* knobs\n"
-        "  --clean-env       accepted for older command lines: every run is hermetic now\n"
-        "  --env-offset MAX  pad each run's environment by 0..MAX bytes (from the seed), to "
-        "expose\n"
-        "                    layout bias\n"
-        "  --lock-timeout S  one measuring session per host: wait up to S seconds (default 3600)\n"
-        "                    for the bench lock ($GCR_LOCK_FILE or /tmp/gcratchet-bench.lock)\n"
-        "  --idle-below L    first wait until the 1-minute load is below L (--idle-timeout S,\n"
-        "                    default 300, then give up with exit 2)\n"
-        "  --knob NAME=VALUE give every probe this environment variable, over the caller's (a\n"
-        "                    collector knob: GCR_NURSERY_KB=16384, GCR_HEAP_MB=64; repeatable;\n"
-        "                    NAME matches [A-Z][A-Z0-9_]*)\n"
-        "  --thp off|host    transparent huge pages for the probes: off (default: the launcher\n"
-        "                    turns them off before exec, so RSS is 4 KiB accounting on any host),\n"
-        "                    or as the host is configured; the session records which\n"
-        "  --db FILE         the database (default $GCR_DB or " CLI_DEFAULT_DB ")\n"
-        "\n"
-        "Exit status: 0 every run succeeded; 2 a run failed, crashed or timed out (it is stored\n"
-        "and the session went on), the session was interrupted, or the arguments were wrong.\n",
+        "warm-up rounds are stored but marked. Defaults: size default, 5 rounds after 1 warm-up\n"
+        "round, one valgrind run per probe and build.\n",
+    .exit_status = "0 every run succeeded; 2 a run failed, crashed or timed out (it is stored "
+                   "and the session went on), the session was interrupted, or the arguments "
+                   "were wrong.",
+    .options = measure_options,
+    .run = measure_main,
 };

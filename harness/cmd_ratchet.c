@@ -372,8 +372,14 @@ static int ratchet_main(int argc, char **argv)
 		} else if (ratchet_is_session_opt(opt)) {
 			strlist_push(&passed, opt);
 			strlist_push(&passed, val ? val : "");
-		} else if (check_parse_opt(cmd, &c, opt, val) < 0) {
-			goto out;
+		} else {
+			/* TRANSITION (issue 42): check's rows, until ratchet is declared as rows. */
+			size_t off = 0;
+			const struct cli_option *row = cli_find_option(check_options, opt, &off);
+			if (row && cli_apply(row, (char *)&c + off, val, &e) != 0) {
+				rc = cli_error(cmd, "%s", e.msg);
+				goto out;
+			}
 		}
 	}
 	if (r < 0)

@@ -57,10 +57,11 @@ struct check_opts {
 	/* Not an option: ratchet's --max-runs, what its distribution cells are stated at */
 	int runs_budget;
 };
-/* Takes --profile, --collector, --db, --baseline, --build, --base, --strict, --all, --md,
- * --html, --samples-href and --sensitivity: 1 when opt was one of them, 0 when not, -1 when
- * its value is wrong (said, as cmd). */
-int check_parse_opt(const char *cmd, struct check_opts *o, const char *opt, const char *val);
+/* check's options as rows (cli.h), for ratchet too: JUDGE what a ratchet also takes, STORED
+ * what picks a stored session and formats it. */
+enum { CHECK_OPT_JUDGE = 1u << 0, CHECK_OPT_STORED = 1u << 1 };
+struct cli_option;
+extern const struct cli_option check_options[];
 /* Judges the session o names against its baseline and prints the verdict; check's status. */
 int check_session(const char *cmd, const struct check_opts *o);
 extern const struct cli_verb cmd_baseline;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,46 +53,6 @@ static const struct session_opts_defaults {
                             SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC |
                                 SESSION_OPT_QUIET | SESSION_OPT_KNOB},
 };
-
-/*
- * Every shared option, the group that brings it, and for the integers their bounds (max > 0),
- * checked by one function before anything is converted. --cpu's bound is the host's.
- */
-static const struct session_opts_entry {
-	const char *name;
-	int has_arg;
-	unsigned group;
-	uint64_t min, max;
-	const char *unit; /* after the range in a refusal */
-} session_opts_entries[] = {
-    {"--probes", 1, SESSION_OPT_PROBES, 0, 0, NULL},
-    {"--size", 1, SESSION_OPT_PROBES, 0, 0, NULL},
-    {"--rounds", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_ROUNDS_MAX, ""},
-    {"--warmup", 1, SESSION_OPT_ROUNDS, 0, SESSION_OPTS_WARMUP_MAX, ""},
-    {"--meters", 1, SESSION_OPT_ROUNDS, 0, 0, NULL},
-    {"--events", 1, SESSION_OPT_ROUNDS, 0, 0, NULL},
-    /* The store keeps the seed as a signed 64-bit integer. */
-    {"--seed", 1, SESSION_OPT_ROUNDS, 0, INT64_MAX, ""},
-    {"--jobs", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_JOBS_MAX, " valgrind runs at once"},
-    {"--valgrind-runs", 1, SESSION_OPT_ROUNDS, 1, SESSION_OPTS_VALGRIND_RUNS_MAX,
-     " valgrind runs per probe and arm"},
-    {"--timeout", 1, SESSION_OPT_PROBES, 0, SESSION_OPTS_WAIT_MAX_S, " seconds (0: no limit)"},
-    {"--db", 1, SESSION_OPT_PROBES, 0, 0, NULL},
-    {"--pass-env", 1, SESSION_OPT_PROBES, 0, 0, NULL},
-    {"--thp", 1, SESSION_OPT_PROBES, 0, 0, NULL},
-    {"--collector", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
-    {"--build", 1, SESSION_OPT_BUILDS, 0, 0, NULL},
-    {"--two-n", 1, SESSION_OPT_TWO_N, 0, 0, NULL},
-    {"--cpu", 1, SESSION_OPT_HERMETIC, 0, 0, NULL},
-    {"--no-aslr", 0, SESSION_OPT_HERMETIC, 0, 0, NULL},
-    {"--clean-env", CLI_OPT_HIDDEN, SESSION_OPT_HERMETIC, 0, 0, NULL},
-    {"--env-offset", 1, SESSION_OPT_HERMETIC, 0, SESSION_OPTS_ENV_OFFSET_MAX, " bytes"},
-    {"--lock-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
-    {"--idle-below", 1, SESSION_OPT_QUIET, 0, 0, NULL},
-    {"--idle-timeout", 1, SESSION_OPT_QUIET, 0, SESSION_OPTS_WAIT_MAX_S, " seconds"},
-    {"--knob", 1, SESSION_OPT_KNOB, 0, 0, NULL},
-};
-#define SESSION_OPTS_NENTRIES (sizeof session_opts_entries / sizeof session_opts_entries[0])
 
 /*
  * Deterministic meters do not depend on load, so by default the valgrind runs of a session use
@@ -145,47 +106,9 @@ void session_opts_release(struct session_opts *o)
 	memset(o, 0, sizeof *o);
 }
 
-struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own)
-{
-	size_t n = 0, k = 0;
-	struct cli_opt *t;
-
-	while (own && own[n].name)
-		n++;
-	t = xcalloc(n + SESSION_OPTS_NENTRIES + 1, sizeof *t);
-	for (k = 0; k < n; k++)
-		t[k] = own[k];
-	for (size_t i = 0; i < SESSION_OPTS_NENTRIES; i++)
-		if (session_opts_entries[i].group & o->accept)
-			t[k++] = (struct cli_opt){session_opts_entries[i].name,
-			                          session_opts_entries[i].has_arg};
-	return t;
-}
-
 static int session_opts_all_digits(const char *s)
 {
 	return *s && strspn(s, "0123456789") == strlen(s);
-}
-
-/*
- * Parses val whole into [min, max]. The comparison is made on the uint64_t, before any
- * conversion to the field's type, so no value can wrap into range; a string of digits too
- * long for 64 bits is out of range like any other.
- */
-static int session_opts_uint(const char *opt, const char *val, uint64_t min, uint64_t max,
-                             const char *unit, uint64_t *out, struct err *e)
-{
-	uint64_t v;
-
-	if (!session_opts_all_digits(val))
-		return err_setc(e, ERR_INVALID,
-		                "%s must be an integer from %llu to %llu%s, got \"%s\"", opt,
-		                (unsigned long long)min, (unsigned long long)max, unit, val);
-	if (parse_u64(val, &v) != 0 || v < min || v > max)
-		return err_setc(e, ERR_INVALID, "%s must be %llu to %llu%s, got %s", opt,
-		                (unsigned long long)min, (unsigned long long)max, unit, val);
-	*out = v;
-	return 0;
 }
 
 int session_opts_set_size(struct session_opts *o, const char *size, struct err *e)
@@ -197,12 +120,6 @@ int session_opts_set_size(struct session_opts *o, const char *size, struct err *
 	o->two_n[0] = o->two_n[1] = 0;
 	snprintf(o->size, sizeof o->size, "%s", size);
 	return 0;
-}
-
-static void session_opts_string(char **field, const char *val)
-{
-	free(*field);
-	*field = xstrdup(val);
 }
 
 static int session_opts_two_n(struct session_opts *o, const char *val, struct err *e)
@@ -261,90 +178,227 @@ static int session_opts_env_names(struct session_opts *o, const char *val, struc
 	return rc;
 }
 
+/* ---- The rows: each option once, with where it lands (cli.h) -------------------------- */
+
+static int session_opts_size_row(void *field, const struct cli_option *row, const char *val,
+                                 struct err *e)
+{
+	(void)row;
+	return session_opts_set_size(field, val, e);
+}
+
+static int session_opts_two_n_row(void *field, const struct cli_option *row, const char *val,
+                                  struct err *e)
+{
+	(void)row;
+	return session_opts_two_n(field, val, e);
+}
+
+static int session_opts_seed_row(void *field, const struct cli_option *row, const char *val,
+                                 struct err *e)
+{
+	struct session_opts *o = field;
+
+	if (cli_count(row, val, &o->seed, e) != 0)
+		return -1;
+	o->have_seed = 1;
+	return 0;
+}
+
+static int session_opts_vg_runs_row(void *field, const struct cli_option *row, const char *val,
+                                    struct err *e)
+{
+	struct session_opts *o = field;
+	uint64_t v;
+
+	if (cli_count(row, val, &v, e) != 0)
+		return -1;
+	/* At least that many; a verb that adds runs where Ir did not repeat still does. */
+	o->valgrind_runs_max += (int)v - o->valgrind_runs;
+	o->valgrind_runs = (int)v;
+	return 0;
+}
+
+static int session_opts_timeout_row(void *field, const struct cli_option *row, const char *val,
+                                    struct err *e)
+{
+	uint64_t v;
+
+	if (cli_count(row, val, &v, e) != 0)
+		return -1;
+	*(int64_t *)field = (int64_t)v * 1000;
+	return 0;
+}
+
+static int session_opts_cpu_row(void *field, const struct cli_option *row, const char *val,
+                                struct err *e)
+{
+	struct session_opts *o = field;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t v;
+
+	(void)row;
+	if (!session_opts_all_digits(val) || parse_u64(val, &v) != 0 || ncpu < 1 ||
+	    v >= (uint64_t)ncpu)
+		return err_setc(e, ERR_INVALID, "--cpu %s: this host has CPUs 0 to %ld", val,
+		                ncpu - 1);
+	o->pin_cpu = 1;
+	o->cpu = (int)v;
+	return 0;
+}
+
+/* --clean-env: every run is hermetic now; the flag stays so that older command lines work. */
+static int session_opts_clean_env_row(void *field, const struct cli_option *row, const char *val,
+                                      struct err *e)
+{
+	(void)field, (void)row, (void)val, (void)e;
+	return 0;
+}
+
+static int session_opts_pass_env_row(void *field, const struct cli_option *row, const char *val,
+                                     struct err *e)
+{
+	(void)row;
+	return session_opts_env_names(field, val, e);
+}
+
+static int session_opts_thp_row(void *field, const struct cli_option *row, const char *val,
+                                struct err *e)
+{
+	(void)row;
+	if (hostinfo_thp_parse(val, field) != 0)
+		return err_setc(e, ERR_INVALID, "--thp must be off or host, got \"%s\"", val);
+	return 0;
+}
+
+static int session_opts_load_row(void *field, const struct cli_option *row, const char *val,
+                                 struct err *e)
+{
+	(void)row;
+	return session_opts_load(val, field, e);
+}
+
+static int session_opts_knob_row(void *field, const struct cli_option *row, const char *val,
+                                 struct err *e)
+{
+	return session_opts_knob(field, row->name, val, e);
+}
+
+#define SO(field) offsetof(struct session_opts, field)
+const struct cli_option session_options[] = {
+    {"--collector", "NAME", CLI_LIST, SO(collectors), .group = SESSION_OPT_BUILDS,
+     .flags = CLI_REPEAT | CLI_COMMAS | CLI_BUILDS,
+     .help = "a shipped build under build/collectors (repeatable, or a comma list; "
+             "default: " CLI_DEFAULT_COLLECTOR ")"},
+    {"--build", "DIR", CLI_LIST, SO(build_dirs), .group = SESSION_OPT_BUILDS,
+     .flags = CLI_REPEAT | CLI_BUILDS,
+     .help = "any build folder with a manifest.json (repeatable)"},
+    {"--probes", "LIST", CLI_OWNED, SO(probes), .group = SESSION_OPT_PROBES,
+     .help = "comma list of probe names or numbers (default: all the builds share)"},
+    {"--size", "ci|default|large", CLI_CALL, 0, .call = session_opts_size_row,
+     .group = SESSION_OPT_PROBES, .help = "the probes' size"},
+    {"--two-n", "N1,N2", CLI_CALL, 0, .call = session_opts_two_n_row, .group = SESSION_OPT_TWO_N,
+     .help = "instead of a size: run each probe at N1 and at N2 iterations and store the "
+             "per-iteration cost (m(N2) - m(N1)) / (N2 - N1) as a run of kind per_iteration, "
+             "so start-up cost cancels out"},
+    {"--rounds", "N", CLI_INT, SO(rounds), 1, SESSION_OPTS_ROUNDS_MAX, "",
+     .group = SESSION_OPT_ROUNDS, .help = "measured rounds"},
+    {"--warmup", "N", CLI_INT, SO(warmup), 0, SESSION_OPTS_WARMUP_MAX, "",
+     .group = SESSION_OPT_ROUNDS, .help = "warm-up rounds, stored but marked"},
+    {"--meters", "LIST", CLI_OWNED, SO(meters), .group = SESSION_OPT_ROUNDS,
+     .help = "rusage,census,perf,valgrind (default: all the host has; rusage and census are "
+             "always on; valgrind adds one Ir run per probe and build)"},
+    {"--events", "LIST", CLI_OWNED, SO(events), .group = SESSION_OPT_ROUNDS,
+     .help = "perf events, any libpfm4 encodes (default " METER_PERF_DEFAULT_EVENTS
+             "); an event the host cannot count is reported once and left out"},
+    /* The store keeps the seed as a signed 64-bit integer. */
+    {"--seed", "N", CLI_CALL, 0, 0, INT64_MAX, "", .call = session_opts_seed_row,
+     .group = SESSION_OPT_ROUNDS, .help = "the shuffle seed, to repeat a session's order"},
+    {"--jobs", "N", CLI_INT, SO(jobs), 1, SESSION_OPTS_JOBS_MAX, " valgrind runs at once",
+     .group = SESSION_OPT_ROUNDS,
+     .help = "valgrind runs at once, 1 to 64 (default: the online CPUs); they start after the "
+             "last timed run, which always runs alone"},
+    {"--valgrind-runs", "N", CLI_CALL, 0, 1, SESSION_OPTS_VALGRIND_RUNS_MAX,
+     " valgrind runs per probe and arm", .call = session_opts_vg_runs_row,
+     .group = SESSION_OPT_ROUNDS,
+     .help = "valgrind runs per probe and build (2 or more show whether the build's Ir "
+             "repeats)"},
+    {"--timeout", "SEC", CLI_CALL, SO(timeout_ms), 0, SESSION_OPTS_WAIT_MAX_S,
+     " seconds (0: no limit)", .call = session_opts_timeout_row, .group = SESSION_OPT_PROBES,
+     .help = "kill a run after SEC seconds (default 300, 0: no limit; valgrind 100x)"},
+    {"--cpu", "N", CLI_CALL, 0, .call = session_opts_cpu_row, .group = SESSION_OPT_HERMETIC,
+     .help = "pin every probe to CPU N"},
+    {"--no-aslr", NULL, CLI_FLAG, SO(no_aslr), .group = SESSION_OPT_HERMETIC,
+     .help = "timed runs with address-space randomisation off (valgrind runs always)"},
+    {"--clean-env", NULL, CLI_CALL, 0, .call = session_opts_clean_env_row,
+     .group = SESSION_OPT_HERMETIC, .flags = CLI_HIDDEN,
+     .help = "accepted for older command lines: every run is hermetic now"},
+    {"--pass-env", "NAME", CLI_CALL, 0, .call = session_opts_pass_env_row,
+     .group = SESSION_OPT_PROBES, .flags = CLI_REPEAT,
+     .help = "give probes this variable of ours too (repeatable, or NAME,NAME; recorded by its "
+             "name, never its value); otherwise a probe gets only a fixed environment and the "
+             "GCR_* knobs"},
+    {"--env-offset", "MAX", CLI_INT, SO(env_offset), 0, SESSION_OPTS_ENV_OFFSET_MAX, " bytes",
+     .group = SESSION_OPT_HERMETIC,
+     .help = "pad each run's environment by 0..MAX bytes (from the seed), to expose layout "
+             "bias"},
+    {"--lock-timeout", "SEC", CLI_INT, SO(lock_timeout_s), 0, SESSION_OPTS_WAIT_MAX_S, " seconds",
+     .group = SESSION_OPT_QUIET,
+     .help = "one measuring session per host: wait up to SEC seconds (default 3600) for the "
+             "bench lock ($GCR_LOCK_FILE or /tmp/gcratchet-bench.lock)"},
+    {"--idle-below", "LOAD", CLI_CALL, SO(idle_below), .call = session_opts_load_row,
+     .group = SESSION_OPT_QUIET,
+     .help = "first wait until the 1-minute load is below LOAD (--idle-timeout SEC, default "
+             "300, then give up with exit 2)"},
+    {"--idle-timeout", "SEC", CLI_INT, SO(idle_timeout_s), 0, SESSION_OPTS_WAIT_MAX_S, " seconds",
+     .group = SESSION_OPT_QUIET, .help = "how long --idle-below waits"},
+    {"--knob", "NAME=VALUE", CLI_CALL, SO(knobs), .call = session_opts_knob_row,
+     .group = SESSION_OPT_KNOB, .flags = CLI_REPEAT,
+     .help = "give every probe this environment variable, over the caller's (a collector "
+             "knob: GCR_NURSERY_KB=16384, GCR_HEAP_MB=64; repeatable; NAME matches "
+             "[A-Z][A-Z0-9_]*)"},
+    {"--thp", "off|host", CLI_CALL, SO(thp), .call = session_opts_thp_row,
+     .group = SESSION_OPT_PROBES,
+     .help = "transparent huge pages for the probes: off (default: the launcher turns them "
+             "off before exec, so RSS is 4 KiB accounting on any host), or as the host is "
+             "configured; the session records which"},
+    {"--db", "FILE", CLI_OWNED, SO(db), .group = SESSION_OPT_PROBES,
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+#undef SO
+
+struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own)
+{
+	size_t n = 0, k = 0, nrows = 0;
+	struct cli_opt *t;
+
+	while (own && own[n].name)
+		n++;
+	while (session_options[nrows].name)
+		nrows++;
+	t = xcalloc(n + nrows + 1, sizeof *t);
+	for (k = 0; k < n; k++)
+		t[k] = own[k];
+	for (size_t i = 0; i < nrows; i++)
+		if (session_options[i].group & o->accept)
+			t[k++] = (struct cli_opt){
+			    session_options[i].name,
+			    (session_options[i].metavar ? 1 : 0) |
+			        (session_options[i].flags & CLI_HIDDEN ? CLI_OPT_HIDDEN : 0)};
+	return t;
+}
+
 int session_opts_parse(struct session_opts *o, const char *opt, const char *val, struct err *e)
 {
-	const struct session_opts_entry *entry = NULL;
-	uint64_t v = 0;
-	long ncpu;
+	const struct cli_option *row = NULL;
 
-	for (size_t i = 0; i < SESSION_OPTS_NENTRIES && !entry; i++)
-		if (strcmp(session_opts_entries[i].name, opt) == 0 &&
-		    (session_opts_entries[i].group & o->accept))
-			entry = &session_opts_entries[i];
-	if (!entry)
+	for (const struct cli_option *r = session_options; r->name && !row; r++)
+		if (strcmp(r->name, opt) == 0 && (r->group & o->accept))
+			row = r;
+	if (!row)
 		return 0;
-	if ((entry->has_arg & 1) && !val)
-		return err_setc(e, ERR_INVALID, "option %s needs a value", opt);
-	if (entry->max > 0 &&
-	    session_opts_uint(opt, val, entry->min, entry->max, entry->unit, &v, e) != 0)
-		return -1;
-
-	if (strcmp(opt, "--probes") == 0) {
-		session_opts_string(&o->probes, val);
-	} else if (strcmp(opt, "--size") == 0) {
-		if (session_opts_set_size(o, val, e) != 0)
-			return -1;
-	} else if (strcmp(opt, "--two-n") == 0) {
-		if (session_opts_two_n(o, val, e) != 0)
-			return -1;
-	} else if (strcmp(opt, "--rounds") == 0) {
-		o->rounds = (int)v;
-	} else if (strcmp(opt, "--warmup") == 0) {
-		o->warmup = (int)v;
-	} else if (strcmp(opt, "--meters") == 0) {
-		session_opts_string(&o->meters, val);
-	} else if (strcmp(opt, "--events") == 0) {
-		session_opts_string(&o->events, val);
-	} else if (strcmp(opt, "--jobs") == 0) {
-		o->jobs = (int)v;
-	} else if (strcmp(opt, "--valgrind-runs") == 0) {
-		/* At least that many; a verb that adds runs where Ir did not repeat still does. */
-		o->valgrind_runs_max += (int)v - o->valgrind_runs;
-		o->valgrind_runs = (int)v;
-	} else if (strcmp(opt, "--seed") == 0) {
-		o->seed = v;
-		o->have_seed = 1;
-	} else if (strcmp(opt, "--timeout") == 0) {
-		o->timeout_ms = (int64_t)v * 1000;
-	} else if (strcmp(opt, "--db") == 0) {
-		session_opts_string(&o->db, val);
-	} else if (strcmp(opt, "--collector") == 0) {
-		strlist_split(&o->collectors, val);
-	} else if (strcmp(opt, "--build") == 0) {
-		strlist_push(&o->build_dirs, val);
-	} else if (strcmp(opt, "--cpu") == 0) {
-		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		if (!session_opts_all_digits(val) || parse_u64(val, &v) != 0 || ncpu < 1 ||
-		    v >= (uint64_t)ncpu)
-			return err_setc(e, ERR_INVALID, "--cpu %s: this host has CPUs 0 to %ld",
-			                val, ncpu - 1);
-		o->pin_cpu = 1;
-		o->cpu = (int)v;
-	} else if (strcmp(opt, "--no-aslr") == 0) {
-		o->no_aslr = 1;
-	} else if (strcmp(opt, "--clean-env") == 0) {
-		/* Every run is hermetic now; the flag stays so that older command lines work. */
-	} else if (strcmp(opt, "--pass-env") == 0) {
-		if (session_opts_env_names(o, val, e) != 0)
-			return -1;
-	} else if (strcmp(opt, "--thp") == 0) {
-		if (hostinfo_thp_parse(val, &o->thp) != 0)
-			return err_setc(e, ERR_INVALID, "--thp must be off or host, got \"%s\"",
-			                val);
-	} else if (strcmp(opt, "--env-offset") == 0) {
-		o->env_offset = (unsigned)v;
-	} else if (strcmp(opt, "--lock-timeout") == 0) {
-		o->lock_timeout_s = (int)v;
-	} else if (strcmp(opt, "--idle-below") == 0) {
-		if (session_opts_load(val, &o->idle_below, e) != 0)
-			return -1;
-	} else if (strcmp(opt, "--idle-timeout") == 0) {
-		o->idle_timeout_s = (int)v;
-	} else if (strcmp(opt, "--knob") == 0) {
-		if (session_opts_knob(&o->knobs, opt, val, e) != 0)
-			return -1;
-	}
-	return 1;
+	return cli_apply(row, o, val, e) == 0 ? 1 : -1;
 }
 
 int session_opts_knob(struct strlist *knobs, const char *opt, const char *val, struct err *e)

@@ -115,9 +115,12 @@ int session_opts_default_rounds(enum session_verb verb);
 void session_opts_release(struct session_opts *o);
 
 /*
- * The option table for cli_next: the verb's own options, then the shared ones o accepts.
- * Newly allocated; ends with {NULL, 0}.
+ * Every shared option as a row (cli.h), each with the group that brings it: a verb includes
+ * them with {.kind = CLI_INCLUDE, .rows = session_options, .group = the groups it takes,
+ * .off = where its struct session_opts is}.
  */
+extern const struct cli_option session_options[];
+/* TRANSITION (issue 42): the walker's table of a verb not yet declared as rows. */
 struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own);
 
 /*

@@ -30,7 +30,8 @@ expect_no_grep '^--(old|new|probes)=' "$T/opts.bisect" "bisect's aliases are lis
 
 # The README's Commands block is generated; a drifted copy is caught and rewritten.
 expect_status 0 sh "$TOP/scripts/readme-synopsis.sh" --check "$GCR" "$TOP/README.md"
-sed 's/^gcratchet measure \[--collector NAME|--build DIR\]\.\.\. \[--probes LIST\]$/gcratchet measure [--collector NAME|--build DIR].../' "$TOP/README.md" >"$T/README.md"
+sed 's/^gcratchet measure \[--collector NAME\]\.\.\. /gcratchet measure /' "$TOP/README.md" >"$T/README.md"
+expect_status 1 cmp -s "$T/README.md" "$TOP/README.md"
 expect_status 1 sh "$TOP/scripts/readme-synopsis.sh" --check "$GCR" "$T/README.md"
 expect_grep 'differs from gcratchet completion synopsis' "$T/err"
 expect_status 0 sh "$TOP/scripts/readme-synopsis.sh" "$GCR" "$T/README.md"
