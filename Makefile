@@ -240,6 +240,11 @@ FORMAT_FILES = $(wildcard harness/*.[ch] collectors/include/*.h collectors/commo
 readme-synopsis: harness
 	@sh scripts/readme-synopsis.sh $(B)/gcratchet README.md
 
+# Which part of the harness may include which (scripts/layers.sh; tests/cli/t192 runs it).
+.PHONY: layers
+layers:
+	@sh scripts/layers.sh
+
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted as .clang-format says"
 

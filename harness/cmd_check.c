@@ -169,7 +169,7 @@ const struct cli_option check_options[] = {
      .group = CHECK_OPT_JUDGE, .help = "the change every gated cell should see (default 50)"},
     {"--db", "FILE", CLI_STRING, CO(db), .group = CHECK_OPT_JUDGE,
      .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
+    {0},
 };
 #undef CO
 
@@ -178,7 +178,7 @@ static const struct cli_option check_verb_options[] = {
      .kind = CLI_INCLUDE,
      .rows = check_options,
      .group = CHECK_OPT_JUDGE | CHECK_OPT_STORED},
-    {NULL},
+    {0},
 };
 
 const struct cli_verb cmd_check = {

@@ -243,7 +243,7 @@ static const struct cli_option measure_options[] = {
      .rows = session_options,
      .group = SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N | SESSION_OPT_HERMETIC |
               SESSION_OPT_QUIET | SESSION_OPT_KNOB},
-    {NULL},
+    {0},
 };
 
 const struct cli_verb cmd_measure = {

@@ -364,7 +364,7 @@ const struct cli_option session_options[] = {
              "configured; the session records which"},
     {"--db", "FILE", CLI_OWNED, SO(db), .group = SESSION_OPT_PROBES,
      .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
+    {0},
 };
 #undef SO
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "escape.h"
 #include "movers.h"
 #include "report.h"

@@ -49,7 +49,7 @@ static const struct cli_option inner_rows[] = {
     {"--owned", "TEXT", CLI_OWNED, IN(owned), .group = G_A, .help = "a copy"},
     {"--only-b", NULL, CLI_FLAG, IN(shadowed), .group = G_B, .help = "not taken"},
     {"--name", "X", CLI_FLAG, IN(shadowed), .group = G_A, .help = "shadowed by the verb's"},
-    {NULL},
+    {0},
 };
 #undef IN
 
@@ -69,7 +69,7 @@ static const struct cli_option outer_rows[] = {
     {"--call", "V", CLI_CALL, 0, .call = call_row, .help = "a call"},
     {"--old", NULL, CLI_FLAG, OU(flag), .flags = CLI_HIDDEN, .help = "an old spelling"},
     {.name = "inner", .kind = CLI_INCLUDE, .rows = inner_rows, .off = OU(in), .group = G_A},
-    {NULL},
+    {0},
 };
 #undef OU
 
