@@ -528,8 +528,8 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 			return err_setc(e, ERR_INVALID, "probes: entry %zu has no name", i);
 		json_path_key(where, sizeof where, "probes", p->name);
 		if (!p->checksum || !census_checksum_valid(p->checksum))
-			return err_set(
-			    e,
+			return err_setc(
+			    e, ERR_INVALID,
 			    "%s.checksum: must be \"0x\" and 16 lowercase hex digits, not "
 			    "\"%s\"",
 			    where, p->checksum ? p->checksum : "(none)");
@@ -587,8 +587,9 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(b->overrides[j].probe, x->probe) == 0 &&
 			    strcmp(b->overrides[j].metric, x->metric) == 0)
-				return err_set(
-				    e, "%s: overrides %s %s again (first in overrides[%zu])", where,
+				return err_setc(
+				    e, ERR_INVALID,
+				    "%s: overrides %s %s again (first in overrides[%zu])", where,
 				    x->probe, x->metric, j);
 		if (baseline_check_rule(&x->rule, where, e) != 0)
 			return -1;
@@ -706,7 +707,7 @@ struct baseline_ctx {
 
 static int baseline_bad(struct baseline_ctx *c, const char *jpath, const char *expected)
 {
-	return err_set(c->e, "%s: %s: %s", c->path, jpath, expected);
+	return err_setc(c->e, ERR_INVALID, "%s: %s: %s", c->path, jpath, expected);
 }
 
 /*

@@ -291,8 +291,9 @@ static int census_format(const cJSON *root, struct err *e)
 		return err_setc(e, ERR_INVALID, "census: version: %s (must be the number %d)",
 		                v ? "not a number" : "is missing", CENSUS_VERSION);
 	if (v->valuedouble != CENSUS_VERSION)
-		return err_set(
-		    e, "census: version: must be %d (the version this harness reads), got %.15g",
+		return err_setc(
+		    e, ERR_INVALID,
+		    "census: version: must be %d (the version this harness reads), got %.15g",
 		    CENSUS_VERSION, v->valuedouble);
 	return 0;
 }

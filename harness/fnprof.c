@@ -204,27 +204,29 @@ int fnprof_check(const struct fnprof *p, struct err *e)
 	const char *twice;
 
 	if (!isfinite(p->total_ir) || p->total_ir < 0)
-		return err_set(e, "the run's Ir %g is not a count", p->total_ir);
+		return err_setc(e, ERR_INVALID, "the run's Ir %g is not a count", p->total_ir);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct fnprof_fn *f = &p->fns[i];
 		if (!f->name || !*f->name)
-			return err_set(e, "function %zu has no name", i + 1);
+			return err_setc(e, ERR_INVALID, "function %zu has no name", i + 1);
 		if (!isfinite(f->ir) || f->ir < 0)
-			return err_set(e, "function %s: Ir %g is not a count", f->name, f->ir);
+			return err_setc(e, ERR_INVALID, "function %s: Ir %g is not a count",
+			                f->name, f->ir);
 		if (i > 0 && fnprof_by_ir(&p->fns[i - 1], f) >= 0)
-			return err_set(e,
-			               "function %s: not in order (by Ir, largest first, then by "
-			               "name, each once)",
-			               f->name);
+			return err_setc(e, ERR_INVALID,
+			                "function %s: not in order (by Ir, largest first, then by "
+			                "name, each once)",
+			                f->name);
 	}
 	if ((twice = fnprof_name_twice(p)) != NULL)
-		return err_set(e,
-		               "function %s is listed twice (each function is one entry, its Ir "
-		               "summed): one of them would be lost",
-		               twice);
+		return err_setc(e, ERR_INVALID,
+		                "function %s is listed twice (each function is one entry, its Ir "
+		                "summed): one of them would be lost",
+		                twice);
 	if (fnprof_kept(p) > p->total_ir * (1 + FNPROF_SLACK))
-		return err_set(e, "the functions' Ir (%.0f) is more than the run's (%.0f)",
-		               fnprof_kept(p), p->total_ir);
+		return err_setc(e, ERR_INVALID,
+		                "the functions' Ir (%.0f) is more than the run's (%.0f)",
+		                fnprof_kept(p), p->total_ir);
 	return 0;
 }
 

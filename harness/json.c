@@ -101,9 +101,10 @@ static int json_fail(struct json_scan *s, size_t off, const char *fmt, ...)
 	va_end(ap);
 	json_line_col(s->text, off, &line, &col);
 	if (s->path.len)
-		return err_set(s->e, "%s:%d:%d: not valid JSON: %s (in %s)", s->name, line, col,
-		               what, s->path.data);
-	return err_set(s->e, "%s:%d:%d: not valid JSON: %s", s->name, line, col, what);
+		return err_setc(s->e, ERR_INVALID, "%s:%d:%d: not valid JSON: %s (in %s)", s->name,
+		                line, col, what, s->path.data);
+	return err_setc(s->e, ERR_INVALID, "%s:%d:%d: not valid JSON: %s", s->name, line, col,
+	                what);
 }
 
 /* What is at pos, for "expected X, got Y". */
@@ -345,8 +346,9 @@ static int json_check_keys(struct json_scan *s, struct json_key *keys, size_t n)
 	json_line_col(s->text, keys[dup].off, &line, &col);
 	json_line_col(s->text, keys[dup - 1].off, &first_line, &first_col);
 	json_path_add_key(&s->path, keys[dup].s);
-	rc = err_set(s->e, "%s:%d:%d: %s: duplicate key (first at line %d, column %d)", s->name,
-	             line, col, s->path.data, first_line, first_col);
+	rc =
+	    err_setc(s->e, ERR_INVALID, "%s:%d:%d: %s: duplicate key (first at line %d, column %d)",
+	             s->name, line, col, s->path.data, first_line, first_col);
 	return rc;
 }
 

@@ -50,12 +50,13 @@ int meter_perf_setup(const char *events, struct meter_perf *m, struct err *e)
 		return -1;
 	strlist_split(&names, events);
 	if (names.n == 0) {
-		err_set(e, "--events names no event");
+		err_setc(e, ERR_INVALID, "--events names no event");
 		goto out;
 	}
 	if (names.n > METER_PERF_MAX_EVENTS) {
-		err_set(e, "--events names %zu events; at most %d are counted at once", names.n,
-		        METER_PERF_MAX_EVENTS);
+		err_setc(e, ERR_INVALID,
+		         "--events names %zu events; at most %d are counted at once", names.n,
+		         METER_PERF_MAX_EVENTS);
 		goto out;
 	}
 	m->events = xcalloc(names.n, sizeof *m->events);
@@ -72,10 +73,10 @@ int meter_perf_setup(const char *events, struct meter_perf *m, struct err *e)
 		arg.size = sizeof arg;
 		r = pfm_get_os_event_encoding(ev->name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 		if (r != PFM_SUCCESS) {
-			err_set(e,
-			        "event \"%s\" cannot be encoded by libpfm4 (%s); gcratchet doctor "
-			        "lists what this host has",
-			        ev->name, pfm_strerror(r));
+			err_setc(e, ERR_INVALID,
+			         "event \"%s\" cannot be encoded by libpfm4 (%s); gcratchet doctor "
+			         "lists what this host has",
+			         ev->name, pfm_strerror(r));
 			free(fstr);
 			goto out;
 		}

@@ -30,8 +30,9 @@ int meter_valgrind_find(struct meter_valgrind *m, struct err *e)
 		free(cand);
 	}
 	if (!m->path) {
-		err_set(e, "valgrind is not installed (needed by the valgrind meter): apt-get "
-		           "install valgrind");
+		err_setc(e, ERR_NOT_FOUND,
+		         "valgrind is not installed (needed by the valgrind meter): apt-get "
+		         "install valgrind");
 		goto out;
 	}
 	{
@@ -120,8 +121,9 @@ static int meter_valgrind_columns(const char *out_file, const char *events, cons
 		double v = strtod(p, &end);
 
 		if (end == p) {
-			err_set(e, "%s: the \"summary:\" line has no count for event %s", out_file,
-			        name);
+			err_setc(e, ERR_INVALID,
+			         "%s: the \"summary:\" line has no count for event %s", out_file,
+			         name);
 			goto out;
 		}
 		p = end;
@@ -219,8 +221,9 @@ static int meter_valgrind_blocks(const char *out_file, const char *text, size_t 
 			if (k <= ir_col + 1)
 				v = 0;
 			if (!fn)
-				return err_set(e, "%s:%zu: a count before any \"fn=\" line",
-				               out_file, lineno);
+				return err_setc(e, ERR_INVALID,
+				                "%s:%zu: a count before any \"fn=\" line", out_file,
+				                lineno);
 			block += v;
 			*sum += v;
 		}
@@ -258,14 +261,15 @@ static int meter_valgrind_read_one(const char *out_file, struct meter_valgrind_c
 	    meter_valgrind_columns(out_file, events ? events : "Ir", summary, vals, seen, e) != 0)
 		goto out;
 	if (!seen[0]) {
-		err_set(e, "%s: no \"summary:\" line with an instruction count", out_file);
+		err_setc(e, ERR_INVALID, "%s: no \"summary:\" line with an instruction count",
+		         out_file);
 		goto out;
 	}
 	for (size_t k = 1; k < METER_VALGRIND_NEVENTS; k++)
 		nmiss += seen[k];
 	if (nmiss != 0 && nmiss != (int)METER_VALGRIND_NEVENTS - 1) {
-		err_set(
-		    e,
+		err_setc(
+		    e, ERR_INVALID,
 		    "%s: the cache simulation counted only some of I1mr ILmr D1mr DLmr D1mw DLmw",
 		    out_file);
 		goto out;
@@ -285,8 +289,9 @@ static int meter_valgrind_read_one(const char *out_file, struct meter_valgrind_c
 			goto out;
 		/* cg_annotate refuses a file whose lines do not add up to its summary, and so do we. */
 		if (sum != c->ir) {
-			err_set(
-			    e, "%s: its functions count %.0f Ir in all, its \"summary:\" line %.0f",
+			err_setc(
+			    e, ERR_INVALID,
+			    "%s: its functions count %.0f Ir in all, its \"summary:\" line %.0f",
 			    out_file, sum, c->ir);
 			goto out;
 		}
@@ -319,7 +324,8 @@ static int meter_valgrind_tree(const char *out_file, size_t *n,
 		*slash = '\0';
 	d = opendir(slash ? dir : ".");
 	if (!d) {
-		err_set(e, "%s: cannot list the folder: %s", slash ? dir : ".", strerror(errno));
+		err_setc(e, ERR_IO, "%s: cannot list the folder: %s", slash ? dir : ".",
+		         strerror(errno));
 		goto out;
 	}
 	while ((ent = readdir(d))) {
@@ -359,8 +365,9 @@ static int meter_valgrind_add(const char *path, void *ctx, struct err *e)
 	if (meter_valgrind_read_one(path, &one, t->fns, e) != 0)
 		return -1;
 	if (sum->ir > 0 && sum->cache_sim != one.cache_sim)
-		return err_set(e, "%s: counted with another cache simulation than its siblings",
-		               path);
+		return err_setc(e, ERR_INVALID,
+		                "%s: counted with another cache simulation than its siblings",
+		                path);
 	sum->ir += one.ir;
 	sum->cache_sim = one.cache_sim;
 	sum->i1mr += one.i1mr;

@@ -273,7 +273,8 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 				by_socket = 1;
 			}
 		} else if (errno != EWOULDBLOCK && errno != EINTR) {
-			err_set(e, "%s: cannot take the bench lock: %s", path, strerror(errno));
+			err_setc(e, ERR_IO, "%s: cannot take the bench lock: %s", path,
+			         strerror(errno));
 			goto fail;
 		} else {
 			quiet_holder(*fd, holder, sizeof holder);
@@ -343,10 +344,11 @@ int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void 
 		if (*load >= 0 && *load < max_load)
 			return 0;
 		if (now_mono_ns() >= deadline)
-			return err_set(e,
-			               "the host is not idle: load %.2f is not below %.2f after %d "
-			               "s (--idle-timeout)",
-			               *load, max_load, timeout_s);
+			return err_setc(
+			    e, ERR_BUSY,
+			    "the host is not idle: load %.2f is not below %.2f after %d "
+			    "s (--idle-timeout)",
+			    *load, max_load, timeout_s);
 		if (!told && waiting) {
 			char msg[128];
 			snprintf(msg, sizeof msg, "waiting for the load (%.2f) to fall below %.2f",

@@ -203,7 +203,8 @@ static int runner_start(struct runner *r, struct err *e)
 	int sv[2], rc;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-		return err_set(e, "cannot create the launcher socket: %s", strerror(errno));
+		return err_setc(e, ERR_IO, "cannot create the launcher socket: %s",
+		                strerror(errno));
 	sv[1] = runner_high_fd(sv[1]);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -237,7 +238,8 @@ int runner_open(const char *launcher, const char *cwd, struct runner **out, stru
 	r->sock = -1;
 	if (access(launcher, X_OK) != 0 || runner_start(r, e) != 0) {
 		if (access(launcher, X_OK) != 0)
-			err_set(e, "%s is missing or not executable: run make", launcher);
+			err_setc(e, ERR_NOT_FOUND, "%s is missing or not executable: run make",
+			         launcher);
 		runner_close(r);
 		*out = NULL;
 		return -1;
@@ -274,7 +276,8 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 	hdr.cpu = req->cpu;
 	hdr.thp_host = req->thp_host ? 1 : 0;
 	if (req->nevents > LAUNCH_MAX_EVENTS || req->nevents > RUNNER_MAX_EVENTS)
-		return err_set(e, "at most %d perf events per run", LAUNCH_MAX_EVENTS);
+		return err_setc(e, ERR_INVALID, "at most %d perf events per run",
+		                LAUNCH_MAX_EVENTS);
 	sbuf_init(&b);
 	sbuf_add(&b, &hdr, sizeof hdr);
 	if (req->nevents)
@@ -285,9 +288,10 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 		sbuf_add(&b, req->envp[hdr.envc], strlen(req->envp[hdr.envc]) + 1);
 	memcpy(b.data, &hdr, sizeof hdr);
 	if (b.len > LAUNCH_MAX_REQUEST) {
-		rc = err_set(
-		    e, "the probe's command line and environment take %zu bytes, more than %d",
-		    b.len, LAUNCH_MAX_REQUEST);
+		rc = err_setc(
+		    e, ERR_INVALID,
+		    "the probe's command line and environment take %zu bytes, more than %d", b.len,
+		    LAUNCH_MAX_REQUEST);
 		goto out;
 	}
 	iov.iov_base = b.data;
@@ -304,7 +308,7 @@ static int runner_send(struct runner *r, const struct runner_request *req, const
 	memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
 	while (sendmsg(r->sock, &msg, MSG_NOSIGNAL) < 0) {
 		if (errno != EINTR) {
-			rc = err_set(e, "cannot reach the launcher: %s", strerror(errno));
+			rc = err_setc(e, ERR_IO, "cannot reach the launcher: %s", strerror(errno));
 			break;
 		}
 	}
@@ -341,7 +345,7 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 		                 : i == PIPE_STDERR ? RUNNER_STDERR_TAIL
 		                                    : RUNNER_CENSUS_MAX;
 		if (pipe2(p, O_CLOEXEC) != 0) {
-			err_set(e, "cannot create a pipe: %s", strerror(errno));
+			err_setc(e, ERR_IO, "cannot create a pipe: %s", strerror(errno));
 			goto out;
 		}
 		pipes[i].rd = p[0];
@@ -415,7 +419,7 @@ int runner_run(struct runner *r, const struct runner_request *req, struct run_re
 		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
-			err_set(e, "poll: %s", strerror(errno));
+			err_setc(e, ERR_IO, "poll: %s", strerror(errno));
 			goto out;
 		}
 		for (int k = 0; k < n; k++) {

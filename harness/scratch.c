@@ -63,7 +63,8 @@ int scratch_root(const char **root, struct err *e)
 	if (!env || !*env)
 		return 0;
 	if (env[0] != '/')
-		return err_set(e, "GCR_SCRATCH_ROOT: must be an absolute path, got \"%s\"", env);
+		return err_setc(e, ERR_INVALID,
+		                "GCR_SCRATCH_ROOT: must be an absolute path, got \"%s\"", env);
 	*root = env;
 	return 0;
 }
@@ -77,7 +78,8 @@ int scratch_create(const char *root, const char *prefix, char **out, struct err 
 
 	*out = NULL;
 	if (!mkdtemp(dir)) {
-		err_set(e, "cannot create a scratch folder in %s: %s", root, strerror(errno));
+		err_setc(e, ERR_IO, "cannot create a scratch folder in %s: %s", root,
+		         strerror(errno));
 		free(dir);
 		return -1;
 	}
@@ -90,13 +92,13 @@ int scratch_create(const char *root, const char *prefix, char **out, struct err 
 	fd = open(owner, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	len = (ssize_t)strlen(text);
 	if (fd < 0 || write(fd, text, (size_t)len) != len) {
-		err_set(e, "%s: cannot write: %s", owner, strerror(errno));
+		err_setc(e, ERR_IO, "%s: cannot write: %s", owner, strerror(errno));
 		goto out;
 	}
 	rc = 0;
 out:
 	if (fd >= 0 && close(fd) != 0 && rc == 0)
-		rc = err_set(e, "%s: cannot write: %s", owner, strerror(errno));
+		rc = err_setc(e, ERR_IO, "%s: cannot write: %s", owner, strerror(errno));
 	if (rc != 0) {
 		unlink(owner);
 		rmdir(dir);

@@ -789,11 +789,11 @@ int store_build_upsert(struct store *s, const struct store_build *b, const char 
 	 * build id is one set of bytes; the stored build's runs keep theirs.
 	 */
 	if (rc == 0 && *id == 0)
-		rc =
-		    err_set(e,
-		            "%s: the store already has build %s with another manifest (other probe "
-		            "sha256s): refusing to record these bytes under its id",
-		            b->dir, b->manifest_hash);
+		rc = err_setc(
+		    e, ERR_INVALID,
+		    "%s: the store already has build %s with another manifest (other probe "
+		    "sha256s): refusing to record these bytes under its id",
+		    b->dir, b->manifest_hash);
 out:
 	query_close(&q);
 	return rc;
