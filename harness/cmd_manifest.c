@@ -343,7 +343,7 @@ static const struct cli_option manifest_options[] = {
      .help = "the collector (default: the folder's name)"},
     {"--version", "V", CLI_STRING, MO(o.version), .group = W,
      .help = "its version (default unknown)"},
-    {"--abi", "N", CLI_CALL, MO(o.abi), .call = manifest_abi, .group = W,
+    {"--abi", "N", CLI_CALL, MO(o.abi), 1, .call = manifest_abi, .group = W,
      .help = "C probes built against gcr.h, of collector ABI N"},
     {"--protocol", NULL, CLI_ENUM, MO(protocol), .values = "census", .group = W,
      .help = "any program that writes the census (the default)"},
