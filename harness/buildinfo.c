@@ -221,7 +221,7 @@ static int buildinfo_folder_digest(const char *dir, const char *suffix, struct s
 	int rc = -1;
 
 	if (!d)
-		return err_set(e, "%s: cannot read the folder: %s", dir, strerror(errno));
+		return err_setc(e, ERR_IO, "%s: cannot read the folder: %s", dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name), slen = suffix ? strlen(suffix) : 0;
 		if (suffix ? len > slen && strcmp(de->d_name + len - slen, suffix) == 0
@@ -542,24 +542,25 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	out->dir = xstrdup(dir);
 	out->memo = sha256_memo_new();
 	if (access(dir, F_OK) != 0) {
-		err_set(e, "%s: no such build folder", dir);
+		err_setc(e, ERR_NOT_FOUND, "%s: no such build folder", dir);
 		goto out;
 	}
 	if (read_file(path, &text, &len, e) != 0) {
-		err_set(e, "%s: not a build folder (no manifest.json; build it with make)", dir);
+		err_setc(e, ERR_NOT_FOUND,
+		         "%s: not a build folder (no manifest.json; build it with make)", dir);
 		goto out;
 	}
 	if (json_parse(text, len, path, &root, e) != 0)
 		goto out;
 	if (!cJSON_IsObject(root)) {
-		err_set(e, "%s: must be a JSON object", path);
+		err_setc(e, ERR_INVALID, "%s: must be a JSON object", path);
 		goto out;
 	}
 	v = buildinfo_field(root, path, "format", NULL, "\"" BUILDINFO_FORMAT "\"", e);
 	if (!v)
 		goto out;
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, BUILDINFO_FORMAT) != 0) {
-		err_set(e, "%s: format: must be \"%s\"", path, BUILDINFO_FORMAT);
+		err_setc(e, ERR_INVALID, "%s: format: must be \"%s\"", path, BUILDINFO_FORMAT);
 		goto out;
 	}
 	if (buildinfo_version(root, path, out, e) != 0)
@@ -580,7 +581,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	if (!v)
 		goto out;
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
-		err_set(e, "%s: probes: must be a non-empty array (an empty build?)", path);
+		err_setc(e, ERR_INVALID, "%s: probes: must be a non-empty array (an empty build?)",
+		         path);
 		goto out;
 	}
 	out->argv = xcalloc((size_t)cJSON_GetArraySize(v), sizeof *out->argv);
@@ -592,7 +594,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		char item[48], where[64], *exe;
 		json_path_index(item, sizeof item, "probes", i++);
 		if (!cJSON_IsObject(probe)) {
-			err_set(e, "%s: %s: must be an object {\"name\": ...}", path, item);
+			err_setc(e, ERR_INVALID, "%s: %s: must be an object {\"name\": ...}", path,
+			         item);
 			goto out;
 		}
 		json_path_key(where, sizeof where, item, "name");
@@ -602,8 +605,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		                e) != 0)
 			goto out;
 		if (!buildinfo_probe_name_ok(name)) {
-			err_set(
-			    e,
+			err_setc(
+			    e, ERR_INVALID,
 			    "%s: %s: \"%s\" is not a probe's name: a probe is named NN_name (two "
 			    "digits, an underscore and a name, as 01_nursery_churn), its number "
 			    "what --probes and the baselines know it by; name the file so, or give "
@@ -613,7 +616,8 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		}
 		/* A probe listed twice would be measured twice under one name. */
 		if (strlist_contains(&out->probes, name)) {
-			err_set(e, "%s: %s: probe %s is listed twice", path, where, name);
+			err_setc(e, ERR_INVALID, "%s: %s: probe %s is listed twice", path, where,
+			         name);
 			goto out;
 		}
 		if (buildinfo_template(probe, path, item, "argv", sized, &out->argv[i - 1], e) !=
@@ -626,8 +630,9 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		strlist_push(&out->probes, name);
 		exe = buildinfo_probe_path(out, name);
 		if (access(exe, X_OK) != 0) {
-			err_set(e, "%s: probe %s is listed but %s is not an executable file", path,
-			        name, exe);
+			err_setc(e, ERR_INVALID,
+			         "%s: probe %s is listed but %s is not an executable file", path,
+			         name, exe);
 			free(exe);
 			goto out;
 		}
@@ -993,8 +998,8 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 
 	*nprobes = 0;
 	if (o->abi && o->abi != GCR_ABI_VERSION) {
-		err_set(e, "--abi %d: this harness speaks collector ABI %d", o->abi,
-		        GCR_ABI_VERSION);
+		err_setc(e, ERR_INVALID, "--abi %d: this harness speaks collector ABI %d", o->abi,
+		         GCR_ABI_VERSION);
 		goto out;
 	}
 	/* Every option is checked before the folder is read: a bad one writes nothing. */
@@ -1012,8 +1017,8 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		       strcmp(o->digests->items[i], buildinfo_folders[k].folder) != 0)
 			k++;
 		if (k == BUILDINFO_FOLDERS) {
-			err_set(
-			    e,
+			err_setc(
+			    e, ERR_INVALID,
 			    "--digest %s: not a folder a manifest names by digest (classes: a JVM "
 			    "build's, lib: a JS build's)",
 			    o->digests->items[i]);
@@ -1021,11 +1026,12 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		}
 	}
 	if (!(d = opendir(dir))) {
-		err_set(e, "%s: cannot open the folder: %s", dir, strerror(errno));
+		err_setc(e, ERR_IO, "%s: cannot open the folder: %s", dir, strerror(errno));
 		goto out;
 	}
 	if (!o->force && access(path, F_OK) == 0) {
-		err_set(e, "%s already exists: --force replaces it (a new build)", path);
+		err_setc(e, ERR_INVALID, "%s already exists: --force replaces it (a new build)",
+		         path);
 		goto out;
 	}
 	while ((ent = readdir(d))) {
@@ -1039,15 +1045,17 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		free(exe);
 	}
 	if (found.n == 0) {
-		err_set(e, "%s: no executable named like a probe (NN_name, e.g. 01_nursery_churn)",
-		        dir);
+		err_setc(e, ERR_NOT_FOUND,
+		         "%s: no executable named like a probe (NN_name, e.g. 01_nursery_churn)",
+		         dir);
 		goto out;
 	}
 	qsort(found.items, found.n, sizeof *found.items, buildinfo_cmp);
 	for (size_t i = 0; o->wrappers && i < o->wrappers->n; i++)
 		if (!strlist_contains(&found, o->wrappers->items[i])) {
-			err_set(e, "--wrapper %s: %s has no executable probe of that name",
-			        o->wrappers->items[i], dir);
+			err_setc(e, ERR_INVALID,
+			         "--wrapper %s: %s has no executable probe of that name",
+			         o->wrappers->items[i], dir);
 			goto out;
 		}
 	/* "out/jvm-g1/" is named jvm-g1 too. */
@@ -1060,10 +1068,11 @@ int buildinfo_manifest_write(const char *dir, const struct buildinfo_manifest_op
 		/* Probes built for another ABI are not made this one's by a new manifest. */
 		if (!o->abi && !o->protocol && cJSON_IsNumber(old_abi) &&
 		    old_abi->valuedouble != GCR_ABI_VERSION) {
-			err_set(e,
-			        "%s says abi %.15g, this harness speaks %d: rebuild the probes, or "
-			        "give --abi %d or --protocol census",
-			        path, old_abi->valuedouble, GCR_ABI_VERSION, GCR_ABI_VERSION);
+			err_setc(
+			    e, ERR_INVALID,
+			    "%s says abi %.15g, this harness speaks %d: rebuild the probes, or "
+			    "give --abi %d or --protocol census",
+			    path, old_abi->valuedouble, GCR_ABI_VERSION, GCR_ABI_VERSION);
 			goto out;
 		}
 		abi = o->abi || (!o->protocol && cJSON_IsNumber(old_abi));

@@ -11,13 +11,9 @@
 #include "cli.h"
 #include "meter_perf.h"
 #include "cmds.h"
+#include "ab_report.h"
 #include "compare.h"
 #include "progress.h"
-#include "report.h"
-#include "report_html.h"
-#include "report_json.h"
-#include "report_md.h"
-#include "report_text.h"
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
@@ -142,100 +138,6 @@ static void ab_on_progress(void *ctx, const struct session_progress *p)
 	progress_display_update(&pr->display, pr->estimate, p);
 }
 
-/* ---- Output files --------------------------------------------------------------------- */
-
-static int ab_write(const char *cmd, const char *path, const char *text)
-{
-	struct err e;
-
-	if (write_file_atomic(path, text, strlen(text), &e) != 0)
-		return cli_error(cmd, "%s", e.msg);
-	return 0;
-}
-
-int ab_parse_across(const char *cmd, const char *opt, int *mode)
-{
-	int want;
-
-	if (strcmp(opt, "--across") == 0)
-		want = COMPARE_MODE_ACROSS;
-	else if (strcmp(opt, "--no-across") == 0)
-		want = COMPARE_MODE_SAME;
-	else
-		return 0;
-	if (*mode != COMPARE_MODE_AUTO && *mode != want) {
-		cli_error(cmd, "--across and --no-across contradict each other: give one");
-		return -1;
-	}
-	*mode = want;
-	return 1;
-}
-
-int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-                      const char *fix_name, int across, const char *md_path, const char *json_path,
-                      const char *html_path, int step_summary)
-{
-	struct report_data d;
-	struct compare c;
-	struct err e;
-	char *text = NULL, *md = NULL;
-	long base = 0, fix = 1;
-	int rc = EXIT_UNJUDGED;
-
-	memset(&c, 0, sizeof c);
-	if (report_data_load(st, session, &d, &e) != 0)
-		return cli_error(cmd, "%s", e.msg);
-	if (d.nbuilds < 2) {
-		cli_error(cmd, "session %lld measured %zu build%s: a comparison needs two",
-		          (long long)session, d.nbuilds, d.nbuilds == 1 ? "" : "s");
-		goto out;
-	}
-	if (base_name && (base = report_data_arm_named(&d, base_name)) < 0) {
-		cli_error(cmd, "session %lld has no arm labelled \"%s\"", (long long)session,
-		          base_name);
-		goto out;
-	}
-	if (fix_name && (fix = report_data_arm_named(&d, fix_name)) < 0) {
-		cli_error(cmd, "session %lld has no arm labelled \"%s\"", (long long)session,
-		          fix_name);
-		goto out;
-	}
-	if (base == fix) {
-		cli_error(cmd, "BASE and FIX are the same arm: name two arms of the session");
-		goto out;
-	}
-	compare_build(&d, (size_t)base, (size_t)fix, PAIRED_FDR_Q, (enum compare_mode)across, &c);
-	text = report_text_ab(&c);
-	fputs(text, stdout);
-	fflush(stdout);
-	md = report_md_ab(&c);
-	rc = c.outcome == COMPARE_WORSE      ? EXIT_REGRESSION
-	     : c.outcome == COMPARE_UNJUDGED ? EXIT_UNJUDGED
-	                                     : EXIT_OK;
-	if (md_path && ab_write(cmd, md_path, md) != 0)
-		rc = EXIT_UNJUDGED;
-	if (json_path) {
-		char *json = report_json_ab(&c);
-		if (ab_write(cmd, json_path, json) != 0)
-			rc = EXIT_UNJUDGED;
-		free(json);
-	}
-	if (html_path) {
-		char *html = report_html_ab(&c);
-		if (ab_write(cmd, html_path, html) != 0)
-			rc = EXIT_UNJUDGED;
-		free(html);
-	}
-	if (step_summary && report_step_summary(md, &e) != 0)
-		rc = cli_error(cmd, "%s", e.msg);
-out:
-	free(md);
-	free(text);
-	compare_release(&c);
-	report_data_release(&d);
-	return rc;
-}
-
 /* ---- The command ---------------------------------------------------------------------- */
 
 /*
@@ -275,58 +177,38 @@ out:
 	return rc;
 }
 
+/* What ab takes: the session's options (shared with measure), and its own. */
+struct ab_opts {
+	struct session_opts o;
+	const char *md, *json, *html;
+	struct strlist knobs[2]; /* --knob-base, --knob-fix */
+	int across;              /* enum compare_mode */
+};
+
 static int ab_main(int argc, char **argv)
 {
-	/* ab's own options; the session's are shared with measure (session_opts.h). */
-	static const struct cli_opt own[] = {
-	    {"--md", 1},       {"--json", 1},   {"--html", 1},      {"--knob-base", 1},
-	    {"--knob-fix", 1}, {"--across", 0}, {"--no-across", 0}, {NULL, 0},
-	};
-	const char *cmd = "ab", *opt, *val;
-	const char *md_path = NULL, *json_path = NULL, *html_path = NULL;
-	struct session_opts o;
+	const char *cmd = cmd_ab.name;
+	struct ab_opts a;
+	struct session_opts *o = &a.o;
 	struct session_setup s;
-	struct cli_opt *opts;
-	struct cli_iter it;
-	struct strlist sides = {0}, knobs[2] = {{0}, {0}};
+	struct strlist sides = {0}, *knobs = a.knobs;
 	struct session_outcome outcome;
 	struct ab_progress progress;
 	struct err e;
 	struct sbuf meters_text;
 	char *root = buildinfo_root(), *command = NULL;
-	int rc = EXIT_UNJUDGED, r, across = COMPARE_MODE_AUTO;
+	int rc = EXIT_UNJUDGED, r, across;
 
 	memset(&progress, 0, sizeof progress);
+	memset(&a, 0, sizeof a);
+	a.across = COMPARE_MODE_AUTO;
 	session_setup_init(&s);
-	session_opts_init(&o, SESSION_VERB_AB);
-	opts = session_opts_table(&o, own);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &sides)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if ((r = ab_parse_across(cmd, opt, &across)) != 0) {
-			if (r < 0)
-				goto out;
-		} else if (strcmp(opt, "--md") == 0) {
-			md_path = val;
-		} else if (strcmp(opt, "--json") == 0) {
-			json_path = val;
-		} else if (strcmp(opt, "--html") == 0) {
-			html_path = val;
-		} else if (strcmp(opt, "--knob-base") == 0 || strcmp(opt, "--knob-fix") == 0) {
-			if (session_opts_knob(&knobs[strcmp(opt, "--knob-fix") == 0], opt, val,
-			                      &e) != 0) {
-				rc = cli_error(cmd, "%s", e.msg);
-				goto out;
-			}
-		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	if (r < 0)
+	session_opts_init(o, SESSION_VERB_AB);
+	if ((r = cli_parse(&cmd_ab, argc, argv, &a, &sides)) != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
+	across = a.across;
 	if (sides.n != 2) {
 		rc = cli_error(cmd,
 		               "expected two builds, BASE and FIX, got %zu argument%s (see "
@@ -337,7 +219,7 @@ static int ab_main(int argc, char **argv)
 	if (ab_add_sides(cmd, root, &sides, knobs, &s) != 0)
 		goto out;
 	command = cli_command_line(argc, argv);
-	if (session_setup_begin(cmd, &o, command, &s) != 0)
+	if (session_setup_begin(cmd, o, command, &s) != 0)
 		goto out;
 
 	sbuf_init(&meters_text);
@@ -395,33 +277,52 @@ static int ab_main(int argc, char **argv)
 	        outcome.runs_failed,
 	        outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
 	        cli_safe(store_where(s.st)));
-	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, md_path,
-	                       json_path, html_path, 1);
+	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, a.md, a.json,
+	                       a.html, 1);
 out:
 	progress_free(progress.estimate);
 	session_setup_end(&s);
-	session_opts_release(&o);
+	session_opts_release(o);
 	strlist_release(&sides);
 	strlist_release(&knobs[0]);
 	strlist_release(&knobs[1]);
-	free(opts);
 	free(command);
 	free(root);
 	return rc;
 }
 
+/* --knob-base and --knob-fix: a knob of one arm, checked as --knob's are. */
+static int ab_knob(void *field, const struct cli_option *row, const char *val, struct err *e)
+{
+	return session_opts_knob(field, row->name, val, e);
+}
+
+#define AO(field) offsetof(struct ab_opts, field)
+static const struct cli_option ab_options[] = {
+    {"session options", .kind = CLI_INCLUDE, .off = AO(o), .rows = session_options,
+     .group = SESSION_OPT_RUN},
+    {"--knob-base", "NAME=VALUE", CLI_CALL, AO(knobs[0]), .call = ab_knob, .flags = CLI_REPEAT,
+     .help = "an environment variable for BASE's probes (repeatable)"},
+    {"--knob-fix", "NAME=VALUE", CLI_CALL, AO(knobs[1]), .call = ab_knob, .flags = CLI_REPEAT,
+     .help = "an environment variable for FIX's probes (repeatable): gen against gen with a "
+             "16 MiB nursery is gcratchet ab gen gen --knob-fix GCR_NURSERY_KB=16384"},
+    {"--across and --no-across", .kind = CLI_INCLUDE, .off = AO(across), .rows = ab_report_options,
+     .group = AB_REPORT_OPT_ACROSS},
+    {"--md", "FILE", CLI_STRING, AO(md),
+     .help = "Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)"},
+    {"--json", "FILE", CLI_STRING, AO(json),
+     .help = "every sample and every statistic (format gcratchet-ab)"},
+    {"--html", "FILE", CLI_STRING, AO(html),
+     .help = "a self-contained page with one plot per cell"},
+    {NULL},
+};
+#undef AO
+
 const struct cli_verb cmd_ab = {
     .name = "ab",
     .summary = "A/B two collector builds, interleaved and paired",
-    .run = ab_main,
-    .usage =
-        "usage: gcratchet ab BASE FIX [--rounds N] [--probes LIST] [--size ci|default|large]\n"
-        "                    [--meters LIST] [--events LIST] [--seed N] [--warmup N] [--jobs N]\n"
-        "                    [--timeout SEC] [--knob-base NAME=VALUE]... [--knob-fix "
-        "NAME=VALUE]...\n"
-        "                    [--across | --no-across] [--md FILE] [--json FILE] [--html FILE]\n"
-        "                    [--valgrind-runs N] [--pass-env NAME] [--thp off|host] [--db FILE]\n"
-        "\n"
+    .args = "BASE FIX",
+    .description =
         "A/B two collector builds on this host: every round runs each probe on both builds back\n"
         "to back (order alternating AB, BA, ...), probe order shuffled from the seed; all samples\n"
         "are stored as one session. Then, identity first (checksums equal, deterministic census\n"
@@ -438,37 +339,14 @@ const struct cli_verb cmd_ab = {
         "BASE and FIX are the session's two arms: a build and the knobs its probes run with. One\n"
         "build on both sides (an A/A) is stored once; its arms are labelled NAME and NAME (2).\n"
         "\n"
-        "  --rounds N     measured rounds (default 7; 6 or more to judge noisy cells)\n"
-        "  --probes LIST  comma list of probe names or numbers (default: all both builds have)\n"
-        "  --size S       ci, default or large (default: ci)\n"
-        "  --meters LIST  rusage,census,perf,valgrind (default: all the host has);\n"
-        "                 --events LIST: perf events (default " METER_PERF_DEFAULT_EVENTS ")\n"
-        "  --seed N       the shuffle seed; --warmup N warm-up rounds (default 1)\n"
-        "  --jobs N       valgrind runs at once, after the timed rounds (default: the online "
-        "CPUs)\n"
-        "  --valgrind-runs N\n"
-        "                 valgrind runs per probe and arm (default 2, 3 where Ir differs: an Ir\n"
-        "                 that does not repeat is judged by its spread)\n"
-        "  --pass-env NAME give probes this variable of ours too (as measure's)\n"
-        "  --knob-base NAME=VALUE, --knob-fix NAME=VALUE\n"
-        "                 an environment variable for BASE's or FIX's probes (repeatable): gen\n"
-        "                 against gen with a 16 MiB nursery is\n"
-        "                 gcratchet ab gen gen --knob-fix GCR_NURSERY_KB=16384\n"
-        "  --across       two collector designs: the census (collections, bytes copied or\n"
-        "                 promoted, barrier hits, heap as the collector counts it) is context,\n"
-        "                 only costs decide (time, Ir, RSS, memory, cachesim, perf); the default\n"
-        "                 when the builds' collector names differ. --no-across judges the census\n"
-        "                 as within one design.\n"
-        "  --md FILE      Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)\n"
-        "  --json FILE    every sample and every statistic (format gcratchet-ab)\n"
-        "  --html FILE    a self-contained page with one plot per cell\n"
-        "\n"
         "A probe that went inert in either arm (its premise not met) is shown in the identity\n"
         "section and none of its cells is judged; a failed run shows its stderr's first line.\n"
         "A progress line (round, run, ETA) goes to stderr when it is a terminal. Ctrl-C stops\n"
-        "after the current run: finished runs stay stored and only complete rounds are paired.\n"
-        "\n"
-        "Exit status: 0 no cell worse; 1 FIX is worse on some cell, or its results differ from\n"
-        "BASE's (checksum), or it fails where BASE does not; 2 could not run or judge (a side\n"
-        "missing, empty or built for another ABI, a failed run, an interrupted session).\n",
+        "after the current run: finished runs stay stored and only complete rounds are paired.\n",
+    .exit_status = "0 no cell worse; 1 FIX is worse on some cell, or its results differ from "
+                   "BASE's (checksum), or it fails where BASE does not; 2 could not run or judge "
+                   "(a side missing, empty or built for another ABI, a failed run, an "
+                   "interrupted session).",
+    .options = ab_options,
+    .run = ab_main,
 };

@@ -154,9 +154,7 @@ static void doctor_thp(struct doctor *d)
 
 static int doctor_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {{"--profile", 1}, {NULL, 0}};
-	const char *cmd = "doctor", *opt, *val, *profile = "shared_ci";
-	struct cli_iter it;
+	const char *profile = "shared_ci";
 	struct doctor d = {0};
 	struct hostinfo h;
 	struct meter_valgrind vg;
@@ -167,19 +165,8 @@ static int doctor_main(int argc, char **argv)
 	double load;
 	int r, pinned, have_vg, have_perf = 0, rc = EXIT_UNJUDGED;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		}
-		profile = val;
-	}
-	if (r < 0)
-		goto out;
-	if (strcmp(profile, "shared_ci") != 0 && strcmp(profile, "pinned_host") != 0) {
-		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
-		               profile);
+	if ((r = cli_parse(&cmd_doctor, argc, argv, &profile, NULL)) != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
 	pinned = strcmp(profile, "pinned_host") == 0;
@@ -286,18 +273,34 @@ out:
 	return rc;
 }
 
+/* The profile, in the word it is named by; doctor's own wording when it is none of them. */
+static int doctor_profile(void *field, const struct cli_option *row, const char *val, struct err *e)
+{
+	(void)row;
+	if (strcmp(val, "shared_ci") != 0 && strcmp(val, "pinned_host") != 0)
+		return err_setc(e, ERR_INVALID,
+		                "unknown profile \"%s\" (valid: shared_ci, pinned_host)", val);
+	*(const char **)field = val;
+	return 0;
+}
+
+/* Its one option lands in a const char *: the profile checked. */
+static const struct cli_option doctor_options[] = {
+    {"--profile", "shared_ci|pinned_host", CLI_CALL, 0, .call = doctor_profile,
+     .help = "the profile this host is checked against (default shared_ci)"},
+    {NULL},
+};
+
 const struct cli_verb cmd_doctor = {
     .name = "doctor",
     .summary = "check this host against what a profile needs",
+    .options = doctor_options,
     .run = doctor_main,
-    .usage =
-        "usage: gcratchet doctor [--profile shared_ci|pinned_host]\n"
-        "\n"
+    .description =
         "Checks this host against what the profile needs: an instruction meter (a PMU through\n"
         "perf, or valgrind), perf_event_paranoid, free memory, load (pinned_host wants a quiet\n"
         "host), and records the CPU governor, transparent hugepages, SMT and ASLR. Every line "
         "that\n"
-        "is not ok says the exact fix.\n"
-        "\n"
-        "Exit status: 0 the profile can be measured here; 2 it cannot (see the MISSING lines).\n",
+        "is not ok says the exact fix.\n",
+    .exit_status = "0 the profile can be measured here; 2 it cannot (see the MISSING lines).",
 };

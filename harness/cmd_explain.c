@@ -135,67 +135,12 @@ static int explain_probes(const char *cmd, const char *list, const struct strlis
 
 static int explain_parse(const char *cmd, int argc, char **argv, struct explain_opts *o)
 {
-	static const struct cli_opt opts[] = {
-	    {"--session", 1},
-	    {"--against", 1},
-	    {"--against-build", 1},
-	    {"--build", 1},
-	    {"--base", 1},
-	    {"--profile", 1},
-	    {"--collector", 1},
-	    {"--baseline", 1},
-	    {"--probe", 1},
-	    {"--probes", 1 | CLI_OPT_HIDDEN},
-	    {"--top", 1},
-	    {"--format", 1},
-	    {"--db", 1},
-	    {NULL, 0},
-	};
-	const char *opt, *val;
-	struct cli_iter it;
-	int r;
+	int r = cli_parse(&cmd_explain, argc, argv, o, NULL);
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			cli_usage(cli_find_verb(cmd), 0);
-			return 1;
-		} else if (strcmp(opt, "--session") == 0 || strcmp(opt, "--against") == 0) {
-			int64_t *id = strcmp(opt, "--session") == 0 ? &o->session : &o->against;
-			int w = cli_parse_session(cmd, opt, val, "latest", id);
-			if (w < 0)
-				return -1;
-			if (w == 1)
-				*id = 0;
-			if (w == 1 && id == &o->against) {
-				cli_error(cmd, "--against names a session by its id");
-				return -1;
-			}
-		} else if (strcmp(opt, "--top") == 0) {
-			if (cli_parse_count(cmd, opt, val, 1, &o->top) != 0)
-				return -1;
-		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "text") && strcmp(val, "md") && strcmp(val, "json")) {
-				cli_error(cmd, "--format must be text, md or json, got \"%s\"",
-				          val);
-				return -1;
-			}
-			o->format = val;
-		} else if (strcmp(opt, "--probe") == 0 || strcmp(opt, "--probes") == 0) {
-			o->probes = val;
-		} else {
-			const char **slot = strcmp(opt, "--against-build") == 0 ? &o->against_build
-			                    : strcmp(opt, "--build") == 0       ? &o->build
-			                    : strcmp(opt, "--base") == 0        ? &o->base
-			                    : strcmp(opt, "--profile") == 0     ? &o->profile
-			                    : strcmp(opt, "--collector") == 0   ? &o->collector
-			                    : strcmp(opt, "--baseline") == 0    ? &o->baseline
-			                                                        : &o->db;
-			*slot = val;
-		}
-	}
-	if (r < 0)
-		return -1;
+	if (r != 0)
+		return r;
+	if (o->session == CLI_SESSION_WORD)
+		o->session = 0;
 	if ((o->profile || o->baseline) + (o->against != 0) + (o->base != NULL) > 1) {
 		cli_error(cmd,
 		          "--profile/--baseline, --against and --base each name what to compare "
@@ -401,17 +346,50 @@ out:
 	return rc;
 }
 
+/* --against: a session by its id; "latest" is --session's word only. */
+static int explain_against(void *field, const struct cli_option *row, const char *val,
+                           struct err *e)
+{
+	if (cli_session_id(row->name, val, "latest", field, e) != 0)
+		return -1;
+	if (*(int64_t *)field == CLI_SESSION_WORD)
+		return err_setc(e, ERR_INVALID, "--against names a session by its id");
+	return 0;
+}
+
+#define XO(field) offsetof(struct explain_opts, field)
+static const struct cli_option explain_options[] = {
+    {"--session", "N|latest", CLI_SESSION, XO(session), .values = "latest",
+     .help = "the session explained (default: the newest stored)"},
+    {"--build", "LABEL", CLI_STRING, XO(build), .help = "its arm, by label (default: FIX)"},
+    {"--probe", "LIST", CLI_STRING, XO(probes),
+     .help = "comma list of probe names or numbers (default: every probe)"},
+    {"--probes", "LIST", CLI_STRING, XO(probes), .flags = CLI_HIDDEN, .help = "as --probe"},
+    {"--base", "LABEL", CLI_STRING, XO(base),
+     .help = "against another arm of the session (default: BASE of an ab)"},
+    {"--against", "M", CLI_CALL, XO(against), .call = explain_against,
+     .help = "against the same probes in session M"},
+    {"--against-build", "LABEL", CLI_STRING, XO(against_build),
+     .help = "session M's arm (default: its first)"},
+    {"--profile", "P", CLI_STRING, XO(profile),
+     .help = "against the functions the baseline baselines/<P>/<collector>.json keeps"},
+    {"--collector", "C", CLI_STRING, XO(collector), .help = "the baseline's collector"},
+    {"--baseline", "FILE", CLI_STRING, XO(baseline), .help = "against this baseline file"},
+    {"--top", "N", CLI_U64, XO(top),
+     .help = "N functions per probe (default: every one that moved)"},
+    {"--format", NULL, CLI_ENUM, XO(format), .values = "text|md|json",
+     .help = "text (default), md for a pull request or json for a script"},
+    {"--db", "FILE", CLI_STRING, XO(db),
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+#undef XO
+
 const struct cli_verb cmd_explain = {
     .name = "explain",
     .summary =
         "where the instructions moved between two sessions, arms, or a session and its baseline",
-    .run = explain_main,
-    .usage =
-        "usage: gcratchet explain [--session N|latest] [--build LABEL] [--probe LIST]\n"
-        "                         [--base LABEL | --against M [--against-build LABEL] |\n"
-        "                          --profile P [--collector C] | --baseline FILE]\n"
-        "                         [--top N] [--format text|md|json] [--db FILE]\n"
-        "\n"
+    .description =
         "Where the instructions moved, function by function, as cg_diff shows it: cachegrind's\n"
         "Ir of every function each valgrind run kept (0.1% of the run and its 50 largest), per\n"
         "side each function's median over its runs. For every probe (or --probe LIST), the\n"
@@ -425,8 +403,9 @@ const struct cli_verb cmd_explain = {
         "  --profile P      the functions the baseline baselines/<P>/<collector>.json keeps\n"
         "                   (its 20 largest per probe, pinned with it), or --baseline FILE's\n"
         "--session defaults to the newest stored; --top N lists N functions per probe (default:\n"
-        "every one that moved); --format md and json for a pull request or a script.\n"
-        "\n"
-        "Exit status: 0 printed; 2 nothing to compare (no functions on both sides), bad\n"
-        "arguments, a missing session or baseline.\n",
+        "every one that moved); --format md and json for a pull request or a script.\n",
+    .exit_status = "0 printed; 2 nothing to compare (no functions on both sides), bad "
+                   "arguments, a missing session or baseline.",
+    .options = explain_options,
+    .run = explain_main,
 };

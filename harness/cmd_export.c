@@ -2,6 +2,7 @@
  * gcratchet export — the JSON census report of a stored session (every run, every sample), or
  * its samples as CSV, one row each.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,44 +14,27 @@
 #include "report_json.h"
 #include "store.h"
 
+struct export_opts {
+	const char *db, *out_path, *format;
+	int64_t session; /* 0: the newest */
+};
+
 static int export_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--session", 1}, {"--format", 1}, {"--out", 1}, {"--db", 1}, {NULL, 0},
-	};
-	const char *cmd = "export", *opt, *val, *db = NULL, *out_path = NULL;
-	struct cli_iter it;
+	const char *cmd = cmd_export.name;
+	struct export_opts o = {.format = "json"};
 	struct store *st = NULL;
 	struct report_data d;
 	struct err e;
 	char *text = NULL;
-	int64_t session = 0;
-	int rc = EXIT_UNJUDGED, r, loaded = 0, csv = 0;
+	int64_t session;
+	int rc = EXIT_UNJUDGED, r, loaded = 0, csv;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--session") == 0) {
-			if (cli_parse_session(cmd, opt, val, NULL, &session) != 0)
-				goto out;
-		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "json") != 0 && strcmp(val, "csv") != 0) {
-				rc =
-				    cli_error(cmd, "--format must be json or csv, got \"%s\"", val);
-				goto out;
-			}
-			csv = strcmp(val, "csv") == 0;
-		} else if (strcmp(opt, "--out") == 0) {
-			out_path = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
-		}
-	}
-	if (r < 0)
-		goto out;
-	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0) {
+	if ((r = cli_parse(&cmd_export, argc, argv, &o, NULL)) != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	session = o.session;
+	csv = strcmp(o.format, "csv") == 0;
+	if (store_open(cli_db_path(o.db), STORE_READ, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -71,14 +55,14 @@ static int export_main(int argc, char **argv)
 	}
 	loaded = 1;
 	text = csv ? report_csv_samples(&d) : report_json_session(&d);
-	if (out_path) {
-		if (write_file_atomic(out_path, text, strlen(text), &e) != 0) {
+	if (o.out_path) {
+		if (write_file_atomic(o.out_path, text, strlen(text), &e) != 0) {
 			rc = cli_error(cmd, "%s", e.msg);
 			goto out;
 		}
 		fprintf(stderr, "gcratchet %s: session %lld (%zu runs) written to %s\n", cmd,
 		        (long long)session, d.nruns,
-		        write_file_is_stdout(out_path) ? "stdout" : out_path);
+		        write_file_is_stdout(o.out_path) ? "stdout" : o.out_path);
 	} else if (fputs(text, stdout) < 0 || fflush(stdout) != 0) {
 		rc = cli_error(cmd, "writing to stdout failed");
 		goto out;
@@ -92,13 +76,24 @@ out:
 	return rc;
 }
 
+#define EO(field) offsetof(struct export_opts, field)
+static const struct cli_option export_options[] = {
+    {"--session", "N", CLI_SESSION, EO(session), .help = "the session (default: the newest)"},
+    {"--format", NULL, CLI_ENUM, EO(format), .values = "json|csv",
+     .help = "the census report as JSON (default), or its samples as CSV"},
+    {"--out", "FILE", CLI_STRING, EO(out_path), .help = "written there (default: stdout)"},
+    {"--db", "FILE", CLI_STRING, EO(db),
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+#undef EO
+
 const struct cli_verb cmd_export = {
     .name = "export",
     .summary = "write a session's runs and samples as JSON or CSV",
+    .options = export_options,
     .run = export_main,
-    .usage =
-        "usage: gcratchet export [--session N] [--format json|csv] [--out FILE] [--db FILE]\n"
-        "\n"
+    .description =
         "Writes the JSON census report of a session (default: the newest) to stdout or FILE:\n"
         "format gcratchet-session, version 2: the session, its host, its builds with their\n"
         "manifests, its arms (position, label, knobs, build), and every run with its arm and\n"
@@ -111,8 +106,7 @@ const struct cli_verb cmd_export = {
         "timed, valgrind, ...; arm: the arm's position; label: the arm's; unit: bytes, ns,\n"
         "count, instructions or ratio). Fields with a comma, a quote or a line break are\n"
         "quoted as RFC 4180 says. Both formats list runs by probe number, arm, kind and round,\n"
-        "and a run's samples by metric name.\n"
-        "\n"
-        "Exit status: 0 written; 2 no such session or database, or the output could not be\n"
-        "written.\n",
+        "and a run's samples by metric name.\n",
+    .exit_status = "0 written; 2 no such session or database, or the output could not be "
+                   "written.",
 };

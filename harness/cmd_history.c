@@ -13,170 +13,10 @@
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
+#include "history.h"
 #include "metrics.h"
 #include "stats.h"
 #include "store.h"
-
-/*
- * A point, its commit's place in the git history (-1: not in it), where its commit first
- * appears in the series, and its own place there, to sort by.
- */
-struct history_row {
-	const struct store_history_point *p;
-	long git_pos;
-	size_t first_seen, index;
-};
-
-static int history_cmp_size(size_t a, size_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* Commits in the git history first, in its order; then the others by first measurement. */
-static int history_row_cmp(const void *a, const void *b)
-{
-	const struct history_row *x = a, *y = b;
-
-	if ((x->git_pos < 0) != (y->git_pos < 0))
-		return x->git_pos < 0 ? 1 : -1;
-	if (x->git_pos != y->git_pos)
-		return x->git_pos < y->git_pos ? -1 : 1;
-	if (x->first_seen != y->first_seen)
-		return history_cmp_size(x->first_seen, y->first_seen);
-	return history_cmp_size(x->index, y->index);
-}
-
-/* A commit of the git history and its place there (0: the oldest). */
-struct history_commit {
-	const char *hash;
-	long pos;
-};
-
-static int history_commit_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct history_commit *)a)->hash,
-	              ((const struct history_commit *)b)->hash);
-}
-
-/* What `git -C DIR rev-list` printed, and its commits sorted by hash. */
-struct history_git {
-	struct sbuf text;
-	struct history_commit *commits;
-	size_t n;
-};
-
-/*
- * Reads DIR's git history, every ref's, oldest first and parents before children (git
- * rev-list --topo-order --reverse --all). 0, or -1 when DIR is not a repository, has no
- * commit, or git is missing.
- */
-static int history_git_read(const char *dir, struct history_git *g)
-{
-	char *argv[] = {
-	    (char *)"git",          (char *)"-C",        (char *)dir,     (char *)"rev-list",
-	    (char *)"--topo-order", (char *)"--reverse", (char *)"--all", NULL};
-	size_t cap = 0;
-
-	memset(g, 0, sizeof *g);
-	sbuf_init(&g->text);
-	if (run_capture(argv, 1, &g->text) != 0)
-		return -1;
-	for (char *line = g->text.data, *end; *line; line = end) {
-		end = strchr(line, '\n');
-		end = end ? (*end = '\0', end + 1) : line + strlen(line);
-		if (!*line)
-			continue;
-		if (g->n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			g->commits = xrealloc(g->commits, cap * sizeof *g->commits);
-		}
-		g->commits[g->n].hash = line;
-		g->commits[g->n].pos = (long)g->n;
-		g->n++;
-	}
-	if (g->n == 0)
-		return -1;
-	qsort(g->commits, g->n, sizeof *g->commits, history_commit_cmp);
-	return 0;
-}
-
-static void history_git_release(struct history_git *g)
-{
-	sbuf_release(&g->text);
-	free(g->commits);
-	memset(g, 0, sizeof *g);
-}
-
-/*
- * Where commit c is in the history: a full hash, or an abbreviation of at least 7 characters
- * that names one commit only; -1 when it is not there (always, for an empty history).
- */
-static long history_git_pos(const struct history_git *g, const char *c)
-{
-	size_t len = c ? strlen(c) : 0, lo = 0, hi = g->n;
-
-	if (len < 7)
-		return -1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(g->commits[mid].hash, c) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == g->n || strncmp(g->commits[lo].hash, c, len) != 0 ||
-	    (lo + 1 < g->n && strncmp(g->commits[lo + 1].hash, c, len) == 0))
-		return -1;
-	return g->commits[lo].pos;
-}
-
-static int history_same_commit(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-/*
- * Commit order: the git history's where it has the commit (g may be empty); otherwise as the
- * store can know it, each commit where it was first measured (the store holds no commit
- * graph, so two branches measured in turn interleave by their first session). A commit's
- * sessions stay together in the order they started. *in_git: the points whose commit g has.
- */
-static const struct store_history_point **history_order(const struct store_history_point *pts,
-                                                        size_t n, const struct history_git *g,
-                                                        size_t *in_git)
-{
-	struct history_row *rows = xcalloc(n ? n : 1, sizeof *rows);
-	const struct store_history_point **order = xcalloc(n ? n : 1, sizeof *order);
-
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		while (!history_same_commit(pts[k].git_commit, pts[i].git_commit))
-			k++;
-		rows[i].p = &pts[i];
-		rows[i].git_pos = history_git_pos(g, pts[i].git_commit);
-		rows[i].first_seen = k;
-		rows[i].index = i;
-		*in_git += rows[i].git_pos >= 0;
-	}
-	qsort(rows, n, sizeof *rows, history_row_cmp);
-	for (size_t i = 0; i < n; i++)
-		order[i] = rows[i].p;
-	free(rows);
-	return order;
-}
-
-/* "2026-11-01" or "2026-11-01T12:00:00Z": what started_at is compared with. */
-static int history_valid_since(const char *s)
-{
-	static const char date[] = "dddd-dd-dd", full[] = "dddd-dd-ddTdd:dd:ddZ";
-	size_t len = strlen(s);
-	const char *shape = len == sizeof date - 1 ? date : len == sizeof full - 1 ? full : NULL;
-
-	for (size_t i = 0; shape && i < len; i++)
-		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
-			return 0;
-	return shape != NULL;
-}
 
 static const char *history_commit(const char *c)
 {
@@ -289,162 +129,33 @@ static char *history_json(const char *collector, const char *probe, const char *
 	return text;
 }
 
-int history_parse_opt(const char *opt, const char *val, struct history_query *q)
-{
-	const char **slot = strcmp(opt, "--collector") == 0 ? &q->collector
-	                    : strcmp(opt, "--probe") == 0   ? &q->probe
-	                    : strcmp(opt, "--metric") == 0  ? &q->metric
-	                    : strcmp(opt, "--since") == 0   ? &q->since
-	                    : strcmp(opt, "--size") == 0    ? &q->size
-	                    : strcmp(opt, "--db") == 0      ? &q->db
-	                    : strcmp(opt, "--git") == 0     ? &q->git
-	                                                    : NULL;
-
-	if (!slot)
-		return 0;
-	*slot = val;
-	return 1;
-}
-
-/*
- * --probe as every verb takes it: a name, or a number ("1", "01") of a probe this collector's
- * builds have measured in the store. *out is that name, allocated (the one asked for when the
- * store has none of this collector's, so the "no session measured" message names it), or NULL
- * when a number matches none of them (cli_resolve_probe has said so).
- */
-static int history_resolve_probe(const char *cmd, struct store *st, const char *collector,
-                                 const char *want, char **out, struct err *e)
-{
-	struct strlist names = {0};
-	const char *found = want;
-
-	if (cli_is_probe_number(want) && store_history_probes(st, collector, &names, e) != 0) {
-		strlist_release(&names);
-		return -1;
-	}
-	if (names.n)
-		found = cli_resolve_probe(cmd, want, &names);
-	*out = found ? xstrdup(found) : NULL;
-	strlist_release(&names);
-	return 0;
-}
-
-int history_load(const char *cmd, const struct history_query *q, struct history_series *out)
-{
-	char *probe = NULL;
-	struct store *st = NULL;
-	struct err e = ERR_INIT;
-	struct history_git g;
-	int rc = EXIT_UNJUDGED;
-
-	memset(out, 0, sizeof *out);
-	memset(&g, 0, sizeof g);
-	if (!q->collector || !q->probe || !q->metric)
-		return cli_error(cmd, "--collector, --probe and --metric are required");
-	if (!metrics_is_known(q->metric))
-		return cli_error(
-		    cmd, "--metric: unknown metric \"%s\" (see gcratchet list metrics)", q->metric);
-	if (q->since && !history_valid_since(q->since))
-		return cli_error(cmd,
-		                 "--since must be a date (2026-11-01) or a UTC time "
-		                 "(2026-11-01T12:00:00Z), got \"%s\"",
-		                 q->since);
-	if (store_open(cli_db_path(q->db), STORE_READ, &st, &e) != 0 ||
-	    history_resolve_probe(cmd, st, q->collector, q->probe, &probe, &e) != 0 ||
-	    (probe && store_history(st, q->collector, probe, q->metric, q->since, q->size,
-	                            &out->points, &out->n, &e) != 0)) {
-		rc = cli_error(cmd, "%s", e.msg);
-		goto out;
-	}
-	if (!probe)
-		goto out; /* named and refused by cli_resolve_probe */
-	if (out->n == 0) {
-		rc = cli_error(cmd,
-		               "%s: no session measured %s of probe %s with a build of %s%s%s (ok, "
-		               "measured runs)",
-		               store_where(st), q->metric, probe, q->collector,
-		               q->since ? " since " : "", q->since ? q->since : "");
-		goto out;
-	}
-	/* Without --git, the current directory's repository orders them when it is one. */
-	if (history_git_read(q->git ? q->git : ".", &g) != 0) {
-		if (q->git) {
-			rc =
-			    cli_error(cmd,
-			              "--git %s: not a git repository with a commit, or git is not "
-			              "installed",
-			              q->git);
-			goto out;
-		}
-		history_git_release(&g);
-	}
-	out->order = history_order(out->points, out->n, &g, &out->in_git);
-	out->where = xstrdup(store_where(st));
-	out->probe = probe;
-	probe = NULL;
-	if (g.n > 0 && (q->git || out->in_git > 0)) {
-		out->git = xstrdup(q->git ? q->git : ".");
-		fprintf(stderr,
-		        "gcratchet %s: commit order from the git history of %s (rev-list "
-		        "--topo-order --all): %zu of %zu point%s; the rest follow in the order "
-		        "their commit was first measured\n",
-		        cmd, out->git, out->in_git, out->n, out->n == 1 ? "" : "s");
-	}
-	rc = EXIT_OK;
-out:
-	free(probe);
-	history_git_release(&g);
-	store_close(st);
-	if (rc != EXIT_OK)
-		history_release(out);
-	return rc;
-}
-
-void history_release(struct history_series *s)
-{
-	free(s->order);
-	free(s->probe);
-	free(s->where);
-	free(s->git);
-	store_history_release(s->points, s->n);
-	memset(s, 0, sizeof *s);
-}
+struct history_opts {
+	struct history_query q;
+	const char *format;
+};
 
 static int history_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--collector", 1}, {"--probe", 1}, {"--metric", 1}, {"--since", 1}, {"--size", 1},
-	    {"--format", 1},    {"--db", 1},    {"--git", 1},    {NULL, 0},
-	};
-	const char *cmd = "history", *opt, *val, *format = "table";
-	struct history_query q = {0};
+	const char *cmd = cmd_history.name;
+	struct history_opts o = {.format = "table"};
 	struct history_series s = {0};
-	struct cli_iter it;
-	char *json = NULL;
+	struct err e = ERR_INIT;
+	char *json = NULL, *note;
 	int rc = EXIT_UNJUDGED, r;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--format") == 0) {
-			format = val;
-		} else {
-			history_parse_opt(opt, val, &q);
-		}
-	}
-	if (r < 0)
-		goto out;
-	/* Checked before the store is opened, as the other arguments are. */
-	if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0) {
-		rc = cli_error(cmd, "--format must be table or json, got \"%s\"", format);
+	if ((r = cli_parse(&cmd_history, argc, argv, &o, NULL)) != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	o.q.db = cli_db_path(o.q.db);
+	if (history_load(&o.q, &s, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if ((rc = history_load(cmd, &q, &s)) != EXIT_OK)
-		goto out;
-	if (strcmp(format, "json") == 0) {
-		json = history_json(q.collector, s.probe, q.metric, &s);
+	if ((note = history_order_note(&s)) != NULL) {
+		fprintf(stderr, "gcratchet %s: %s\n", cmd, note);
+		free(note);
+	}
+	if (strcmp(o.format, "json") == 0) {
+		json = history_json(o.q.collector, s.probe, o.q.metric, &s);
 		printf("%s\n", json);
 	} else {
 		history_table(s.order, s.n);
@@ -456,14 +167,43 @@ out:
 	return rc;
 }
 
+#define HQ(field) offsetof(struct history_query, field)
+const struct cli_option history_options[] = {
+    {"--collector", "C", CLI_STRING, HQ(collector), .group = HISTORY_OPT_QUERY,
+     .flags = CLI_REQUIRED, .help = "the collector whose builds measured it (required)"},
+    {"--probe", "P", CLI_STRING, HQ(probe), .group = HISTORY_OPT_QUERY, .flags = CLI_REQUIRED,
+     .help = "the probe, by name or number (required)"},
+    {"--metric", "M", CLI_STRING, HQ(metric), .group = HISTORY_OPT_QUERY, .flags = CLI_REQUIRED,
+     .help = "the metric (required; see gcratchet list metrics)"},
+    {"--since", "DATE", CLI_STRING, HQ(since), .group = HISTORY_OPT_QUERY,
+     .help = "sessions started on or after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC)"},
+    {"--size", "S", CLI_STRING, HQ(size), .group = HISTORY_OPT_QUERY,
+     .help = "one size's sessions only"},
+    {"--git", "DIR", CLI_STRING, HQ(git), .group = HISTORY_OPT_QUERY,
+     .help = "the repository whose history orders the commits (default: the current "
+             "directory's)"},
+    {"--db", "FILE", CLI_STRING, HQ(db), .group = HISTORY_OPT_DB,
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+#undef HQ
+
+static const struct cli_option history_verb_options[] = {
+    {"the query", .kind = CLI_INCLUDE, .off = offsetof(struct history_opts, q),
+     .rows = history_options, .group = HISTORY_OPT_QUERY},
+    {"--format", NULL, CLI_ENUM, offsetof(struct history_opts, format), .values = "table|json",
+     .help = "a table (default), or json (format gcratchet-history) with every run's value"},
+    {"the database", .kind = CLI_INCLUDE, .off = offsetof(struct history_opts, q),
+     .rows = history_options, .group = HISTORY_OPT_DB},
+    {NULL},
+};
+
 const struct cli_verb cmd_history = {
     .name = "history",
     .summary = "one metric's session medians across commits and hosts",
+    .options = history_verb_options,
     .run = history_main,
-    .usage =
-        "usage: gcratchet history --collector C --probe P --metric M [--since DATE] [--size S]\n"
-        "                         [--git DIR] [--format table|json] [--db FILE]\n"
-        "\n"
+    .description =
         "One metric of one probe across sessions: for every session (and arm) that measured it\n"
         "with a build of collector C, the median of its measured ok runs, with the commit, the\n"
         "host, the build and the size. In commit order, a commit's sessions together in the\n"
@@ -472,7 +212,6 @@ const struct cli_verb cmd_history = {
         "commits it has, the others where each was first measured; stderr says which points git\n"
         "ordered, and json's \"order\" too. --since keeps sessions started on or\n"
         "after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC); --size keeps one size. json\n"
-        "(format gcratchet-history) adds every run's value.\n"
-        "\n"
-        "Exit status: 0 printed; 2 nothing measured it, or bad arguments.\n",
+        "(format gcratchet-history) adds every run's value.\n",
+    .exit_status = "0 printed; 2 nothing measured it, or bad arguments.",
 };

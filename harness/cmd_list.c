@@ -195,23 +195,15 @@ static int list_metrics(void)
 
 static int list_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {{"--db", 1}, {NULL, 0}};
-	const char *cmd = "list", *opt, *val, *db = NULL, *what = "probes";
+	const char *cmd = cmd_list.name, *db = NULL, *what = "probes";
 	struct strlist pos = {0};
-	struct cli_iter it;
 	char *root = buildinfo_root();
 	int rc = EXIT_UNJUDGED, r;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		}
-		db = val;
-	}
-	if (r < 0)
+	if ((r = cli_parse(&cmd_list, argc, argv, &db, &pos)) != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
 	if (pos.n > 1) {
 		rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[1]);
 		goto out;
@@ -236,15 +228,22 @@ out:
 	return rc;
 }
 
+/* Its one option lands in a const char *: the database sessions are listed from. */
+static const struct cli_option list_options[] = {
+    {"--db", "FILE", CLI_STRING, 0,
+     .help = "the database of list sessions (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+
 const struct cli_verb cmd_list = {
     .name = "list",
     .summary = "list probes, collector builds, sessions or metrics",
+    .args = "[probes|collectors|sessions|metrics]",
+    .description =
+        "probes: the probes built, and for which builds; collectors: the build folders under\n"
+        "build/collectors with collector, version and commit; sessions: the sessions in the\n"
+        "database; metrics: every metric name a baseline rule may use.\n",
+    .exit_status = "0 listed; 2 an unreadable database or build folder, or bad arguments.",
+    .options = list_options,
     .run = list_main,
-    .usage = "usage: gcratchet list [probes|collectors|sessions|metrics] [--db FILE]\n"
-             "\n"
-             "probes: the probes built, and for which builds; collectors: the build folders under\n"
-             "build/collectors with collector, version and commit; sessions: the sessions in the\n"
-             "database; metrics: every metric name a baseline rule may use.\n"
-             "\n"
-             "Exit status: 0 listed; 2 an unreadable database or build folder, or bad arguments.\n",
 };

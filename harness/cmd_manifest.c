@@ -189,24 +189,40 @@ out:
 	return rc;
 }
 
-/* --size ci,default,large (or all): each once, in the order given. */
-static int manifest_check_sizes(const char *cmd, const char *val, struct strlist *out)
+/* --size ci,default,large (or all): each once, in the order given (a strlist). */
+static int manifest_check_sizes(void *field, const struct cli_option *row, const char *val,
+                                struct err *e)
 {
 	char *copy = xstrdup(strcmp(val, "all") == 0 ? "ci,default,large" : val), *save = NULL;
+	struct strlist *out = field;
 	int rc = 0;
 
+	(void)row;
 	for (char *t = strtok_r(copy, ",", &save); t && rc == 0; t = strtok_r(NULL, ",", &save)) {
 		if (strcmp(t, "ci") != 0 && strcmp(t, "default") != 0 && strcmp(t, "large") != 0)
-			rc = cli_error(
-			    cmd, "--size %s: \"%s\" is not a size (ci, default, large, or all)",
-			    val, t);
+			rc = err_setc(
+			    e, ERR_INVALID,
+			    "--size %s: \"%s\" is not a size (ci, default, large, or all)", val, t);
 		else if (strlist_contains(out, t))
-			rc = cli_error(cmd, "--size %s: %s given twice", val, t);
+			rc = err_setc(e, ERR_INVALID, "--size %s: %s given twice", val, t);
 		else
 			strlist_push(out, t);
 	}
 	free(copy);
 	return rc;
+}
+
+/* --abi N: a count, and no more than a collector ABI can be. */
+static int manifest_abi(void *field, const struct cli_option *row, const char *val, struct err *e)
+{
+	uint64_t v;
+
+	if (cli_count(row, val, &v, e) != 0)
+		return -1;
+	if (v > 1000)
+		return err_setc(e, ERR_INVALID, "--abi %s: not a collector ABI version", val);
+	*(int *)field = (int)v;
+	return 0;
 }
 
 /* --check: every size, the heap limit at the first; 0 all passed, 1 one failed, 2 not run. */
@@ -227,131 +243,81 @@ static int manifest_check(const char *cmd, const struct manifest_check_opts *c)
 	return failed ? EXIT_REGRESSION : EXIT_OK;
 }
 
+/* What manifest takes: what it writes (o and the lists), or what --check runs. */
+struct manifest_opts {
+	struct buildinfo_manifest_opts o;
+	const char *protocol;
+	struct strlist wrappers, meters_off, knobs, digests;
+	int checking;
+	struct manifest_check_opts check;
+};
+
+/* Any option given that writes a manifest (MANIFEST_OPT_WRITE), to refuse it beside --check. */
+enum { MANIFEST_OPT_WRITE = 1u << 0 };
+static void manifest_writes(void *ctx, const struct cli_option *row, const char *val)
+{
+	(void)val;
+	if (row && (row->group & MANIFEST_OPT_WRITE))
+		*(int *)ctx = 1;
+}
+
 static int manifest_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--name", 1},      {"--collector", 1},    {"--version", 1}, {"--git-commit", 1},
-	    {"--abi", 1},       {"--protocol", 1},     {"--wrapper", 1}, {"--meters-off", 1},
-	    {"--knob", 1},      {"--capabilities", 1}, {"--argv", 1},    {"--argv-iterations", 1},
-	    {"--digest", 1},    {"--force", 0},        {"--check", 0},   {"--size", 1},
-	    {"--reference", 1}, {"--db", 1},           {NULL, 0},
-	};
-	const char *cmd = "manifest", *opt, *val;
-	struct buildinfo_manifest_opts o;
-	struct strlist positional = {0}, wrappers = {0}, meters_off = {0}, knobs = {0},
-	               digests = {0}, warnings = {0};
-	struct cli_iter it;
+	const char *cmd = cmd_manifest.name;
+	struct manifest_opts m;
+	struct buildinfo_manifest_opts *o = &m.o;
+	struct manifest_check_opts *check = &m.check;
+	struct strlist positional = {0}, warnings = {0};
 	struct err e;
-	uint64_t v;
 	size_t n;
-	struct manifest_check_opts check = {0};
-	int rc = EXIT_UNJUDGED, r, protocol = 0, have_meters = 0, have_knobs = 0, checking = 0;
-	int writing = 0;
+	int rc = EXIT_UNJUDGED, r, writing = 0;
 
-	memset(&o, 0, sizeof o);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &positional)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--name") == 0) {
-			o.name = val;
-		} else if (strcmp(opt, "--collector") == 0) {
-			o.collector = val;
-		} else if (strcmp(opt, "--version") == 0) {
-			o.version = val;
-		} else if (strcmp(opt, "--git-commit") == 0) {
-			o.git_commit = val;
-		} else if (strcmp(opt, "--abi") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
-				goto out;
-			if (v > 1000) {
-				rc = cli_error(cmd, "--abi %s: not a collector ABI version", val);
-				goto out;
-			}
-			o.abi = (int)v;
-		} else if (strcmp(opt, "--protocol") == 0) {
-			if (strcmp(val, "census") != 0) {
-				rc = cli_error(cmd, "--protocol must be census, got \"%s\"", val);
-				goto out;
-			}
-			protocol = 1;
-		} else if (strcmp(opt, "--wrapper") == 0) {
-			strlist_push(&wrappers, val);
-		} else if (strcmp(opt, "--meters-off") == 0) {
-			strlist_push(&meters_off, val);
-			have_meters = 1;
-		} else if (strcmp(opt, "--knob") == 0) {
-			strlist_push(&knobs, val);
-			have_knobs = 1;
-		} else if (strcmp(opt, "--capabilities") == 0) {
-			o.capabilities = val;
-		} else if (strcmp(opt, "--argv") == 0) {
-			o.argv = val;
-		} else if (strcmp(opt, "--argv-iterations") == 0) {
-			o.argv_iterations = val;
-		} else if (strcmp(opt, "--digest") == 0) {
-			strlist_push(&digests, val);
-		} else if (strcmp(opt, "--force") == 0) {
-			o.force = 1;
-		} else if (strcmp(opt, "--check") == 0) {
-			checking = 1;
-			continue;
-		} else if (strcmp(opt, "--size") == 0) {
-			if (manifest_check_sizes(cmd, val, &check.sizes) != 0)
-				goto out;
-			continue;
-		} else if (strcmp(opt, "--reference") == 0) {
-			check.reference = val;
-			continue;
-		} else if (strcmp(opt, "--db") == 0) {
-			check.db = val;
-			continue;
-		}
-		writing = 1;
-	}
-	if (r < 0)
+	memset(&m, 0, sizeof m);
+	if ((r = cli_parse(&cmd_manifest, argc, argv, &m, &positional)) != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
+	cli_scan(&cmd_manifest, argc, argv, manifest_writes, &writing);
 	if (positional.n != 1) {
 		rc = cli_usage(cli_find_verb(cmd), 1);
 		goto out;
 	}
-	if (checking && writing) {
+	if (m.checking && writing) {
 		rc = cli_error(cmd, "--check writes nothing: it does not go with the options that "
 		                    "write a manifest");
 		goto out;
 	}
-	if (!checking && (check.sizes.n || check.reference || check.db)) {
+	if (!m.checking && (check->sizes.n || check->reference || check->db)) {
 		rc = cli_error(cmd, "--size, --reference and --db go with --check");
 		goto out;
 	}
-	if (checking) {
-		check.dir = positional.items[0];
-		if (!check.reference)
-			check.reference = "gen";
-		if (check.sizes.n == 0)
-			strlist_push(&check.sizes, "ci");
-		rc = manifest_check(cmd, &check);
+	if (m.checking) {
+		check->dir = positional.items[0];
+		if (!check->reference)
+			check->reference = "gen";
+		if (check->sizes.n == 0)
+			strlist_push(&check->sizes, "ci");
+		rc = manifest_check(cmd, check);
 		goto out;
 	}
-	if (protocol && o.abi) {
+	if (m.protocol && o->abi) {
 		rc = cli_error(cmd, "--abi and --protocol: give one (--abi for C probes built "
 		                    "against gcr.h, --protocol census for any other program)");
 		goto out;
 	}
 	/* "none" empties a list; beside a name it would be read as one. */
-	if ((meters_off.n > 1 && strlist_contains(&meters_off, "none")) ||
-	    (knobs.n > 1 && strlist_contains(&knobs, "none"))) {
+	if ((m.meters_off.n > 1 && strlist_contains(&m.meters_off, "none")) ||
+	    (m.knobs.n > 1 && strlist_contains(&m.knobs, "none"))) {
 		rc = cli_error(cmd, "%s none empties the list: give it alone",
-		               strlist_contains(&knobs, "none") ? "--knob" : "--meters-off");
+		               strlist_contains(&m.knobs, "none") ? "--knob" : "--meters-off");
 		goto out;
 	}
-	o.protocol = protocol;
-	o.wrappers = &wrappers;
-	o.meters_off = have_meters ? &meters_off : NULL;
-	o.knobs = have_knobs ? &knobs : NULL;
-	o.digests = &digests;
-	if (buildinfo_manifest_write(positional.items[0], &o, &n, &warnings, &e) != 0) {
+	o->protocol = m.protocol != NULL;
+	o->wrappers = &m.wrappers;
+	o->meters_off = m.meters_off.n ? &m.meters_off : NULL;
+	o->knobs = m.knobs.n ? &m.knobs : NULL;
+	o->digests = &m.digests;
+	if (buildinfo_manifest_write(positional.items[0], o, &n, &warnings, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
@@ -360,30 +326,65 @@ static int manifest_main(int argc, char **argv)
 	printf("%s/manifest.json: %zu probe%s\n", positional.items[0], n, n == 1 ? "" : "s");
 	rc = EXIT_OK;
 out:
-	strlist_release(&check.sizes);
+	strlist_release(&check->sizes);
 	strlist_release(&warnings);
-	strlist_release(&digests);
-	strlist_release(&knobs);
-	strlist_release(&meters_off);
-	strlist_release(&wrappers);
+	strlist_release(&m.digests);
+	strlist_release(&m.knobs);
+	strlist_release(&m.meters_off);
+	strlist_release(&m.wrappers);
 	strlist_release(&positional);
 	return rc;
 }
 
+#define MO(field) offsetof(struct manifest_opts, field)
+#define W         MANIFEST_OPT_WRITE
+static const struct cli_option manifest_options[] = {
+    {"--collector", "NAME", CLI_STRING, MO(o.collector), .group = W,
+     .help = "the collector (default: the folder's name)"},
+    {"--version", "V", CLI_STRING, MO(o.version), .group = W,
+     .help = "its version (default unknown)"},
+    {"--abi", "N", CLI_CALL, MO(o.abi), 1, .call = manifest_abi, .group = W,
+     .help = "C probes built against gcr.h, of collector ABI N"},
+    {"--protocol", NULL, CLI_ENUM, MO(protocol), .values = "census", .group = W,
+     .help = "any program that writes the census (the default)"},
+    {"--name", "NAME", CLI_STRING, MO(o.name), .group = W,
+     .help = "the build's name (default: the folder's)"},
+    {"--git-commit", "REV", CLI_STRING, MO(o.git_commit), .group = W,
+     .help = "its revision (default none)"},
+    {"--wrapper", "PROBE", CLI_LIST, MO(wrappers), .group = W, .flags = CLI_REPEAT,
+     .help = "a probe that starts the real program as a child"},
+    {"--meters-off", "METER=WHY", CLI_LIST, MO(meters_off), .group = W, .flags = CLI_REPEAT,
+     .help = "a meter left off unless --meters names it (none: no meter off)"},
+    {"--knob", "NAME", CLI_LIST, MO(knobs), .group = W, .flags = CLI_REPEAT,
+     .help = "a variable its probes read (none: no knob)"},
+    {"--capabilities", "LIST", CLI_STRING, MO(o.capabilities), .group = W,
+     .help = "collects,precise,...: what it does (none: nothing)"},
+    {"--argv", "JSON", CLI_STRING, MO(o.argv), .group = W,
+     .help = "every probe's command line, a JSON array"},
+    {"--argv-iterations", "JSON", CLI_STRING, MO(o.argv_iterations), .group = W,
+     .help = "the same, of a run that repeats"},
+    {"--digest", "classes|lib", CLI_LIST, MO(digests), .group = W, .flags = CLI_REPEAT,
+     .help = "a folder named by its digest"},
+    {"--force", NULL, CLI_FLAG, MO(o.force), .group = W,
+     .help = "replace an existing manifest: the folder becomes a new build"},
+    {"--check", NULL, CLI_FLAG, MO(checking),
+     .help = "write nothing: run the port checklist of docs/porting.md"},
+    {"--size", "LIST|all", CLI_CALL, MO(check.sizes), .call = manifest_check_sizes,
+     .help = "--check: the sizes (default ci)"},
+    {"--reference", "NAME|DIR", CLI_STRING, MO(check.reference),
+     .help = "--check: the build held to (default gen)"},
+    {"--db", "FILE", CLI_STRING, MO(check.db),
+     .help = "--check: the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {NULL},
+};
+#undef W
+#undef MO
+
 const struct cli_verb cmd_manifest = {
     .name = "manifest",
     .summary = "write a build folder's manifest (probe sha256s) for a foreign build",
-    .run = manifest_main,
-    .usage =
-        "usage: gcratchet manifest DIR [--collector NAME] [--version V] [--abi N | --protocol "
-        "census]\n"
-        "                          [--name NAME] [--git-commit REV] [--wrapper PROBE]...\n"
-        "                          [--meters-off METER=WHY]... [--knob NAME]...\n"
-        "                          [--capabilities LIST] [--argv JSON] [--argv-iterations JSON]\n"
-        "                          [--digest classes|lib]... [--force]\n"
-        "       gcratchet manifest DIR --check [--size LIST|all] [--reference NAME|DIR] [--db "
-        "FILE]\n"
-        "\n"
+    .args = "DIR",
+    .description =
         "Writes DIR/manifest.json (docs/manifest.md) for a folder of probe executables built\n"
         "outside make: every executable named like a probe (NN_name) with its sha256. The build's\n"
         "name (--name) is the folder's; --collector (default: the folder's name) and --version\n"
@@ -404,9 +405,9 @@ const struct cli_verb cmd_manifest = {
         "each size of --size (default ci), against the same probe of --reference (default gen):\n"
         "ok, a census, no warning, the reference's checksum, the premise not inert; and, at the\n"
         "first size, heap exhausted with status 3 under GCR_HEAP_MAX_MB=1. One line per check,\n"
-        "a failed run's stderr under it, then \"N passed, N failed\".\n"
-        "\n"
-        "Exit status: 0 written, or every check passed; 1 a check failed; 2 bad arguments, no "
-        "probe\n"
-        "in DIR, a manifest already there, or the checks could not run.\n",
+        "a failed run's stderr under it, then \"N passed, N failed\".\n",
+    .exit_status = "0 written, or every check passed; 1 a check failed; 2 bad arguments, no "
+                   "probe in DIR, a manifest already there, or the checks could not run.",
+    .options = manifest_options,
+    .run = manifest_main,
 };

@@ -3,6 +3,7 @@
  * measures into its own SQLite file and pushes to the fleet's PostgreSQL database; pull
  * brings the fleet's sessions into a local file for analysis. One verb, two directions.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,42 +107,29 @@ out:
 	return rc;
 }
 
+struct push_opts {
+	const char *remote; /* push's --to, pull's --from */
+	const char *db;
+	int64_t session; /* 0 or CLI_SESSION_WORD: every session */
+};
+
 /* push --to URL [--db FILE]: from --db to URL; pull --from URL [--db FILE]: the other way. */
-static int push_or_pull(const char *cmd, int argc, char **argv)
+static int push_or_pull(const struct cli_verb *v, int argc, char **argv)
 {
+	const char *cmd = v->name;
 	const int pull = strcmp(cmd, "pull") == 0;
-	const char *remote_opt = pull ? "--from" : "--to";
-	const struct cli_opt opts[] = {
-	    {remote_opt, 1},
-	    {"--db", 1},
-	    {"--session", 1},
-	    {NULL, 0},
-	};
-	const char *opt, *val, *db = NULL, *remote = NULL;
-	struct cli_iter it;
+	const char *remote_opt = pull ? "--from" : "--to", *db, *remote;
+	struct push_opts o = {0};
 	struct store *from = NULL, *to = NULL;
 	struct err e = ERR_INIT;
-	int64_t session = 0;
+	int64_t session;
 	int rc = EXIT_UNJUDGED, r;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, remote_opt) == 0) {
-			remote = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			db = val;
-		} else if (strcmp(opt, "--session") == 0) {
-			if ((r = cli_parse_session(cmd, opt, val, "all", &session)) < 0)
-				goto out;
-			if (r == 1)
-				session = 0;
-		}
-	}
-	if (r < 0)
-		goto out;
+	if ((r = cli_parse(v, argc, argv, &o, NULL)) != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	db = o.db;
+	remote = o.remote;
+	session = o.session == CLI_SESSION_WORD ? 0 : o.session;
 	if (!remote) {
 		rc = cli_error(
 		    cmd, "%s URL is required (the other database: postgresql://... or a file)",
@@ -174,45 +162,63 @@ out:
 
 static int push_main(int argc, char **argv)
 {
-	return push_or_pull("push", argc, argv);
+	return push_or_pull(&cmd_push, argc, argv);
 }
 
 static int pull_main(int argc, char **argv)
 {
-	return push_or_pull("pull", argc, argv);
+	return push_or_pull(&cmd_pull, argc, argv);
 }
+
+#define PO(field) offsetof(struct push_opts, field)
+static const struct cli_option push_options[] = {
+    {"--to", "URL", CLI_STRING, PO(remote), .flags = CLI_REQUIRED,
+     .help = "the database copied into: postgresql://... or a file (required)"},
+    {"--db", "FILE", CLI_STRING, PO(db),
+     .help = "the database copied from (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {"--session", "N|all", CLI_SESSION, PO(session), .values = "all",
+     .help = "one session, by its id here (default: all)"},
+    {NULL},
+};
+
+static const struct cli_option pull_options[] = {
+    {"--from", "URL", CLI_STRING, PO(remote), .flags = CLI_REQUIRED,
+     .help = "the database copied from: postgresql://... or a file (required)"},
+    {"--db", "FILE", CLI_STRING, PO(db),
+     .help = "the database copied into (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {"--session", "N|all", CLI_SESSION, PO(session), .values = "all",
+     .help = "one session, by its id in URL (default: all)"},
+    {NULL},
+};
+#undef PO
 
 const struct cli_verb cmd_push = {
     .name = "push",
     .summary = "copy sessions to another database (a fleet's PostgreSQL)",
+    .options = push_options,
     .run = push_main,
-    .usage =
-        "usage: gcratchet push --to URL [--db FILE] [--session N|all]\n"
-        "\n"
+    .description =
         "Copies sessions of --db (default: every session) into the database URL names\n"
         "(postgresql://... or another file), each whole in one transaction, with their host,\n"
         "builds, arms, runs and samples. A session is known by its uuid: one already there is\n"
         "left as it is, so pushing twice stores it once. Session ids are the source's; each line\n"
         "says the id the session has in URL. A session still running on this host is skipped;\n"
         "one running on another host is copied as far as it got, and a later copy completes it.\n"
-        "A session that cannot be copied is reported and skipped, and the others go on.\n"
-        "\n"
-        "Exit status: 0 every session copied or already there; 2 a database could not be opened,\n"
-        "a session could not be copied, or the destination stopped answering (the sessions\n"
-        "copied before are kept).\n",
+        "A session that cannot be copied is reported and skipped, and the others go on.\n",
+    .exit_status = "0 every session copied or already there; 2 a database could not be opened, "
+                   "a session could not be copied, or the destination stopped answering (the "
+                   "sessions copied before are kept).",
 };
 
 const struct cli_verb cmd_pull = {
     .name = "pull",
     .summary = "copy sessions from another database into --db",
+    .options = pull_options,
     .run = pull_main,
-    .usage =
-        "usage: gcratchet pull --from URL [--db FILE] [--session N|all]\n"
-        "\n"
+    .description =
         "push the other way: copies sessions of URL (default: every session; N is URL's id) into\n"
         "--db, for a local analysis. Idempotent like push; a session copied while it still ran\n"
-        "is completed by a later pull.\n"
-        "\n"
-        "Exit status: 0 every session copied or already there; 2 a database could not be opened\n"
-        "or a session could not be copied.\n",
+        "is completed by a later pull.\n",
+    .exit_status = "0 every session copied or already there; 2 a database could not be opened "
+                   "or a session could not be copied.",
 };

@@ -6,7 +6,9 @@
 #include "baseline.h"
 #include "cli.h"
 #include "cmds.h"
+#include "ab_report.h"
 #include "compare.h"
+#include "history.h"
 #include "report.h"
 #include "report_history.h"
 #include "report_html.h"
@@ -147,14 +149,22 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
                                const char *out_path)
 {
 	struct history_series s;
+	struct history_query at = *q;
 	struct report_history h = {0};
 	struct baseline b = {0};
 	struct err e = ERR_INIT;
-	char *why = NULL, *html = NULL, *path = cli_baseline_find(profile, q->collector);
-	int rc;
+	char *why = NULL, *html = NULL, *note, *path = cli_baseline_find(profile, q->collector);
+	int rc = EXIT_OK;
 
-	if ((rc = history_load(cmd, q, &s)) != EXIT_OK)
+	at.db = cli_db_path(q->db);
+	if (history_load(&at, &s, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
+	}
+	if ((note = history_order_note(&s)) != NULL) {
+		fprintf(stderr, "gcratchet %s: %s\n", cmd, note);
+		free(note);
+	}
 	h = (struct report_history){
 	    .collector = q->collector,
 	    .probe = s.probe,
@@ -190,67 +200,51 @@ out:
 	return rc;
 }
 
+/* What report takes; a session's options, or --history's. */
+struct report_opts {
+	int64_t session; /* CLI_SESSION_WORD: latest */
+	const char *html, *md, *json, *base, *fix, *profile, *out;
+	int across; /* enum compare_mode */
+	int history;
+	struct history_query q; /* --history's, and --db */
+};
+
+/* The first option given that only --history takes (marked HISTORY_OPT_QUERY). */
+static void report_history_only(void *ctx, const struct cli_option *row, const char *val)
+{
+	const char **first = ctx;
+
+	(void)val;
+	if (row && (row->group & HISTORY_OPT_QUERY) && !*first)
+		*first = row->name;
+}
+
 static int report_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--session", 1},   {"--html", 1},    {"--md", 1},        {"--json", 1},
-	    {"--base", 1},      {"--fix", 1},     {"--db", 1},        {"--across", 0},
-	    {"--no-across", 0}, {"--history", 0}, {"--collector", 1}, {"--probe", 1},
-	    {"--metric", 1},    {"--since", 1},   {"--size", 1},      {"--profile", 1},
-	    {"--out", 1},       {"--git", 1},     {NULL, 0},
-	};
-	const char *cmd = "report", *opt, *val, *db = NULL, *html = NULL, *md = NULL, *json = NULL;
-	const char *base = NULL, *fix = NULL, *profile = "shared_ci", *out_path = NULL;
-	const char *history_only = NULL; /* the first option only --history takes */
+	const char *cmd = cmd_report.name, *history_only = NULL;
+	struct report_opts o = {.profile = "shared_ci", .across = COMPARE_MODE_AUTO};
 	const char *paths[REPORT_FORMATS] = {NULL};
-	struct history_query q = {0};
-	int history = 0, latest = 0;
-	struct cli_iter it;
+	const char *db, *html, *md, *json, *base, *fix;
 	struct store *st = NULL;
 	struct store_build *builds = NULL;
 	size_t nbuilds = 0;
 	struct err e;
-	int64_t session = 0;
-	int rc = EXIT_UNJUDGED, r, across = COMPARE_MODE_AUTO;
+	int64_t session;
+	int rc = EXIT_UNJUDGED, r, across, history, latest;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if ((r = ab_parse_across(cmd, opt, &across)) != 0) {
-			if (r < 0)
-				goto out;
-		} else if (strcmp(opt, "--session") == 0) {
-			if ((r = cli_parse_session(cmd, opt, val, "latest", &session)) < 0)
-				goto out;
-			latest = r == 1;
-		} else if (strcmp(opt, "--html") == 0) {
-			html = val;
-		} else if (strcmp(opt, "--md") == 0) {
-			md = val;
-		} else if (strcmp(opt, "--json") == 0) {
-			json = val;
-		} else if (strcmp(opt, "--base") == 0) {
-			base = val;
-		} else if (strcmp(opt, "--fix") == 0) {
-			fix = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			db = q.db = val;
-		} else if (strcmp(opt, "--history") == 0) {
-			history = 1;
-		} else if (strcmp(opt, "--profile") == 0) {
-			profile = val;
-			history_only = history_only ? history_only : opt;
-		} else if (strcmp(opt, "--out") == 0) {
-			out_path = val;
-			history_only = history_only ? history_only : opt;
-		} else if (history_parse_opt(opt, val, &q)) {
-			history_only = history_only ? history_only : opt;
-		}
-	}
-	if (r < 0)
-		goto out;
+	if ((r = cli_parse(&cmd_report, argc, argv, &o, NULL)) != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	cli_scan(&cmd_report, argc, argv, report_history_only, &history_only);
+	latest = o.session == CLI_SESSION_WORD;
+	session = latest ? 0 : o.session;
+	db = o.q.db;
+	html = o.html;
+	md = o.md;
+	json = o.json;
+	base = o.base;
+	fix = o.fix;
+	across = o.across;
+	history = o.history;
 	if (history) {
 		if (session || latest || html || md || json || base || fix ||
 		    across != COMPARE_MODE_AUTO) {
@@ -260,7 +254,7 @@ static int report_main(int argc, char **argv)
 			    "--size, --git, --profile, --db and --out, not a session's options");
 			goto out;
 		}
-		rc = report_history_page(cmd, &q, profile, out_path);
+		rc = report_history_page(cmd, &o.q, o.profile, o.out);
 		goto out;
 	}
 	if (history_only) {
@@ -344,17 +338,35 @@ out:
 	return rc;
 }
 
+#define RO(field) offsetof(struct report_opts, field)
+static const struct cli_option report_options[] = {
+    {"--session", "N|latest", CLI_SESSION, RO(session), .values = "latest",
+     .help = "the session rendered (latest: the newest stored)"},
+    {"--html", "FILE", CLI_STRING, RO(html), .help = "the page written there"},
+    {"--md", "FILE", CLI_STRING, RO(md), .help = "the Markdown written there"},
+    {"--json", "FILE", CLI_STRING, RO(json), .help = "the JSON written there"},
+    {"--base", "LABEL", CLI_STRING, RO(base),
+     .help = "BASE, by its label (default: the first arm)"},
+    {"--fix", "LABEL", CLI_STRING, RO(fix), .help = "FIX, by its label (default: the second arm)"},
+    {"--across and --no-across", .kind = CLI_INCLUDE, .off = RO(across), .rows = ab_report_options,
+     .group = AB_REPORT_OPT_ACROSS},
+    {"--history", NULL, CLI_FLAG, RO(history),
+     .help = "a metric's history as an HTML page, with the options below"},
+    {"history's query", .kind = CLI_INCLUDE, .off = RO(q), .rows = history_options,
+     .group = HISTORY_OPT_QUERY | HISTORY_OPT_DB},
+    /* Marked HISTORY_OPT_QUERY: given without --history, it is refused. */
+    {"--profile", "P", CLI_STRING, RO(profile), .group = HISTORY_OPT_QUERY,
+     .help = "--history: the baseline whose band is drawn (default shared_ci)"},
+    {"--out", "FILE", CLI_STRING, RO(out), .group = HISTORY_OPT_QUERY,
+     .help = "--history: the page written there (default: stdout)"},
+    {NULL},
+};
+#undef RO
+
 const struct cli_verb cmd_report = {
     .name = "report",
     .summary = "render a stored session, or a metric's history, as HTML, Markdown or JSON",
-    .run = report_main,
-    .usage =
-        "usage: gcratchet report --session N|latest [--html FILE] [--md FILE] [--json FILE]\n"
-        "                        [--base LABEL] [--fix LABEL] [--across | --no-across]\n"
-        "                        [--db FILE]\n"
-        "       gcratchet report --history --collector C --probe P --metric M [--since DATE]\n"
-        "                        [--size S] [--git DIR] [--profile P] [--db URL] [--out FILE]\n"
-        "\n"
+    .description =
         "Renders a stored session (latest: the newest one stored). With two or more arms it is\n"
         "the A/B comparison of ab (BASE and FIX: the session's first two arms unless named by\n"
         "label), printed as a table and written as HTML, Markdown or JSON, with ab's exit status;\n"
@@ -364,9 +376,10 @@ const struct cli_verb cmd_report = {
         "--history renders the series gcratchet history prints as an HTML page (to FILE, or\n"
         "stdout): one trend line per host over the session medians in commit order, and the\n"
         "value and band of the cell pinned in baselines/<profile>/<C>.json (profile default\n"
-        "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n"
-        "\n"
-        "Exit status: a session of two or more arms, as ab's (0 no cell worse, 1 FIX is worse,\n"
-        "2 could not judge); otherwise 0 rendered; 2 no such session or series, an unwritable\n"
-        "file, or bad arguments.\n",
+        "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n",
+    .exit_status = "a session of two or more arms, as ab's (0 no cell worse, 1 FIX is worse, 2 "
+                   "could not judge); otherwise 0 rendered; 2 no such session or series, an "
+                   "unwritable file, or bad arguments.",
+    .options = report_options,
+    .run = report_main,
 };

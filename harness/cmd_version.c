@@ -19,17 +19,12 @@
 
 static int version_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {{NULL, 0}};
-	const char *cmd = "version", *opt, *val;
-	struct cli_iter it;
-	int r;
+	const char *cmd = cmd_version.name;
+	int none = 0; /* --help is its only option: nothing lands */
+	int r = cli_parse(&cmd_version, argc, argv, &none, NULL);
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	/* --help is its only option. */
-	if ((r = cli_next(&it, &opt, &val, NULL)) == 1)
-		return cli_usage(cli_find_verb(cmd), 0);
-	if (r < 0)
-		return EXIT_UNJUDGED;
+	if (r != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 	printf("gcratchet %s (commit %s%s)\n", GCRATCHET_VERSION, GCRATCHET_COMMIT,
 	       GCRATCHET_COMMIT_MODIFIED ? ", with uncommitted changes" : "");
 	printf("License: MIT (the LICENSE file of the source tree)\n");
@@ -41,14 +36,11 @@ static int version_main(int argc, char **argv)
 const struct cli_verb cmd_version = {
     .name = "version",
     .summary = "the version and the commit this gcratchet was built from",
-    .run = version_main,
-    .usage =
-        "usage: gcratchet version\n"
-        "       gcratchet --version\n"
-        "\n"
+    .description =
         "Prints the harness's version and the git commit it was built from, with \", with\n"
         "uncommitted changes\" when harness/, reports/, collectors/include/ or the Makefile then\n"
         "differed from it; a build from a tree without .git (a tarball) says \"commit unknown\".\n"
-        "\n"
-        "Exit status: 0 printed; 2 bad arguments.\n",
+        "gcratchet --version prints the same.\n",
+    .exit_status = "0 printed; 2 bad arguments.",
+    .run = version_main,
 };

@@ -93,24 +93,6 @@ void minheap_find_header(void);
 int minheap_session(const char *cmd, const struct session_opts *o, const char *command,
                     const char *out_path, unsigned repeats, enum measure_view view);
 
-struct store;
-/*
- * Shared by ab and report: compares builds BASE and FIX (by name; NULL: the session's first
- * and second) of a stored session, prints the table on stdout and writes the Markdown, JSON
- * and HTML files named (NULL: not written); with step_summary, appends the Markdown to
- * $GITHUB_STEP_SUMMARY when set. `across` is an enum compare_mode (compare.h): how the census
- * is judged. Returns 0 no regression, 1 FIX worse or results differ, 2 could not judge or an
- * output failed.
- */
-int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-                      const char *fix_name, int across, const char *md_path, const char *json_path,
-                      const char *html_path, int step_summary);
-/*
- * --across and --no-across, shared by ab and report: sets *mode (an enum compare_mode) and
- * returns 1 when `opt` is one of them, 0 when it is not; -1 with the message printed when
- * both are given.
- */
-int ab_parse_across(const char *cmd, const char *opt, int *mode);
 extern const struct cli_verb cmd_doctor;
 extern const struct cli_verb cmd_manifest;
 extern const struct cli_verb cmd_push;
@@ -131,34 +113,10 @@ extern const struct cli_verb cmd_worker;
  * printing why when neither is set. */
 const char *queue_fleet_url(const char *cmd, const char *opt);
 
-/* What history and report --history select: NULL since, size or db is any or the default. */
-struct history_query {
-	const char *collector, *probe, *metric, *since, *size, *db;
-	const char *git; /* --git DIR: the repository whose history orders the commits */
-};
-/*
- * A metric's history: the store's points, the same in commit order (borrowed), and the
- * store's name for itself (a URL without its password). Commit order is the git history of
- * `git` when one was read (NULL otherwise): `in_git` of the n points have a commit in it and
- * come first, in its order; the rest follow in the order their commit was first measured.
- */
-struct store_history_point;
-struct history_series {
-	char *probe; /* the probe's name, --probe's number resolved */
-	char *where;
-	struct store_history_point *points;
-	const struct store_history_point **order;
-	size_t n;
-	char *git;
-	size_t in_git;
-};
-/* Takes --collector, --probe, --metric, --since, --size, --git and --db: 1 when opt was one. */
-int history_parse_opt(const char *opt, const char *val, struct history_query *q);
-/*
- * Checks q and loads its series from the store: EXIT_OK, or EXIT_UNJUDGED with the message
- * printed (a missing or unknown argument, a store error, or no point at all).
- */
-int history_load(const char *cmd, const struct history_query *q, struct history_series *out);
-void history_release(struct history_series *s);
+/* history's query as rows (cli.h), for report --history too: QUERY what selects the series
+ * (--collector --probe --metric --since --size --git), DB --db; landing in a struct
+ * history_query (history.h). */
+enum { HISTORY_OPT_QUERY = 1u << 0, HISTORY_OPT_DB = 1u << 1 };
+extern const struct cli_option history_options[];
 
 #endif /* CMDS_H */
