@@ -48,7 +48,7 @@ const struct cli_option ab_report_options[] = {
              "collector names differ"},
     {"--no-across", NULL, CLI_CALL, 0, .max = COMPARE_MODE_SAME, .call = ab_report_across,
      .group = AB_REPORT_OPT_ACROSS, .help = "judge the census as within one design"},
-    {NULL},
+    {0},
 };
 
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <ctype.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "history.h"
 
 static struct strlist *cli_options_sink;
 
@@ -633,3 +635,26 @@ void cli_waiting(void *ctx, const char *why)
 	fprintf(stderr, "gcratchet %s: %s\n", (const char *)ctx, safe);
 	free(safe);
 }
+
+/* ---- Rows several verbs take ----------------------------------------------------------- */
+
+#define HQ(field) offsetof(struct history_query, field)
+const struct cli_option history_options[] = {
+    {"--collector", "C", CLI_STRING, HQ(collector), .group = HISTORY_OPT_QUERY,
+     .flags = CLI_REQUIRED, .help = "the collector whose builds measured it (required)"},
+    {"--probe", "P", CLI_STRING, HQ(probe), .group = HISTORY_OPT_QUERY, .flags = CLI_REQUIRED,
+     .help = "the probe, by name or number (required)"},
+    {"--metric", "M", CLI_STRING, HQ(metric), .group = HISTORY_OPT_QUERY, .flags = CLI_REQUIRED,
+     .help = "the metric (required; see gcratchet list metrics)"},
+    {"--since", "DATE", CLI_STRING, HQ(since), .group = HISTORY_OPT_QUERY,
+     .help = "sessions started on or after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC)"},
+    {"--size", "S", CLI_STRING, HQ(size), .group = HISTORY_OPT_QUERY,
+     .help = "one size's sessions only"},
+    {"--git", "DIR", CLI_STRING, HQ(git), .group = HISTORY_OPT_QUERY,
+     .help = "the repository whose history orders the commits (default: the current "
+             "directory's)"},
+    {"--db", "FILE", CLI_STRING, HQ(db), .group = HISTORY_OPT_DB,
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {0},
+};
+#undef HQ

@@ -61,6 +61,7 @@ enum {
 	CLI_COMMAS = 1u << 3,      /* CLI_LIST: a comma list adds each of its items */
 	CLI_BUILDS = 1u << 4,      /* its value names builds to measure: queue reads it */
 	CLI_NO_SYNOPSIS = 1u << 5, /* listed under the options, not in the usage line */
+	CLI_OPTIONAL = 1u << 6,    /* CLI_INCLUDE: its rows are optional here, required or not */
 };
 
 struct err;
@@ -300,5 +301,11 @@ char *cli_script_path(const char *root, const char *name);
 uint64_t cli_default_seed(void);
 /* A quiet_wait_fn for the bench lock and idleness gate; ctx is the command's name. */
 void cli_waiting(void *ctx, const char *why);
+
+/* history's query as rows (cli.h), for report --history too: QUERY what selects the series
+ * (--collector --probe --metric --since --size --git), DB --db; landing in a struct
+ * history_query (history.h). */
+enum { HISTORY_OPT_QUERY = 1u << 0, HISTORY_OPT_DB = 1u << 1 };
+extern const struct cli_option history_options[];
 
 #endif /* CLI_H */

@@ -50,20 +50,27 @@ const struct cli_option *cli_find_option(const struct cli_option *rows, const ch
 }
 
 /* As cli_each_option, with the names shown so far in seen. */
-static void cli_each_seen(const struct cli_option *rows, unsigned groups, struct strlist *seen,
+static void cli_each_seen(const struct cli_option *rows, const struct cli_option *via,
+                          struct strlist *seen,
                           void (*each)(void *ctx, const struct cli_option *row), void *ctx)
 {
 	for (const struct cli_option *r = rows; r && r->name; r++) {
 		if (r->kind == CLI_INCLUDE) {
-			cli_each_seen(r->rows, r->group, seen, each, ctx);
+			cli_each_seen(r->rows, r, seen, each, ctx);
 			continue;
 		}
-		if (groups && !(r->group & groups))
+		if (via && !(r->group & via->group))
 			continue;
 		if (strlist_contains(seen, r->name))
 			continue;
 		strlist_push(seen, r->name);
-		each(ctx, r);
+		if (via && (via->flags & CLI_OPTIONAL) && (r->flags & CLI_REQUIRED)) {
+			struct cli_option optional = *r;
+			optional.flags &= ~(unsigned)CLI_REQUIRED;
+			each(ctx, &optional);
+		} else {
+			each(ctx, r);
+		}
 	}
 }
 
@@ -72,7 +79,7 @@ void cli_each_option(const struct cli_option *rows,
 {
 	struct strlist seen = {0};
 
-	cli_each_seen(rows, 0, &seen, each, ctx);
+	cli_each_seen(rows, NULL, &seen, each, ctx);
 	strlist_release(&seen);
 }
 

@@ -314,7 +314,7 @@ static const struct cli_option ab_options[] = {
      .help = "every sample and every statistic (format gcratchet-ab)"},
     {"--html", "FILE", CLI_STRING, AO(html),
      .help = "a self-contained page with one plot per cell"},
-    {NULL},
+    {0},
 };
 #undef AO
 

@@ -288,7 +288,7 @@ static int doctor_profile(void *field, const struct cli_option *row, const char 
 static const struct cli_option doctor_options[] = {
     {"--profile", "shared_ci|pinned_host", CLI_CALL, 0, .call = doctor_profile,
      .help = "the profile this host is checked against (default shared_ci)"},
-    {NULL},
+    {0},
 };
 
 const struct cli_verb cmd_doctor = {

@@ -381,7 +381,7 @@ static const struct cli_option explain_options[] = {
      .help = "text (default), md for a pull request or json for a script"},
     {"--db", "FILE", CLI_STRING, XO(db),
      .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
+    {0},
 };
 #undef XO
 

@@ -84,7 +84,7 @@ static const struct cli_option export_options[] = {
     {"--out", "FILE", CLI_STRING, EO(out_path), .help = "written there (default: stdout)"},
     {"--db", "FILE", CLI_STRING, EO(db),
      .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
+    {0},
 };
 #undef EO
 

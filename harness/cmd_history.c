@@ -167,27 +167,6 @@ out:
 	return rc;
 }
 
-#define HQ(field) offsetof(struct history_query, field)
-const struct cli_option history_options[] = {
-    {"--collector", "C", CLI_STRING, HQ(collector), .group = HISTORY_OPT_QUERY,
-     .flags = CLI_REQUIRED, .help = "the collector whose builds measured it (required)"},
-    {"--probe", "P", CLI_STRING, HQ(probe), .group = HISTORY_OPT_QUERY, .flags = CLI_REQUIRED,
-     .help = "the probe, by name or number (required)"},
-    {"--metric", "M", CLI_STRING, HQ(metric), .group = HISTORY_OPT_QUERY, .flags = CLI_REQUIRED,
-     .help = "the metric (required; see gcratchet list metrics)"},
-    {"--since", "DATE", CLI_STRING, HQ(since), .group = HISTORY_OPT_QUERY,
-     .help = "sessions started on or after DATE (2026-11-01 or 2026-11-01T12:00:00Z, UTC)"},
-    {"--size", "S", CLI_STRING, HQ(size), .group = HISTORY_OPT_QUERY,
-     .help = "one size's sessions only"},
-    {"--git", "DIR", CLI_STRING, HQ(git), .group = HISTORY_OPT_QUERY,
-     .help = "the repository whose history orders the commits (default: the current "
-             "directory's)"},
-    {"--db", "FILE", CLI_STRING, HQ(db), .group = HISTORY_OPT_DB,
-     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
-};
-#undef HQ
-
 static const struct cli_option history_verb_options[] = {
     {"the query", .kind = CLI_INCLUDE, .off = offsetof(struct history_opts, q),
      .rows = history_options, .group = HISTORY_OPT_QUERY},
@@ -195,7 +174,7 @@ static const struct cli_option history_verb_options[] = {
      .help = "a table (default), or json (format gcratchet-history) with every run's value"},
     {"the database", .kind = CLI_INCLUDE, .off = offsetof(struct history_opts, q),
      .rows = history_options, .group = HISTORY_OPT_DB},
-    {NULL},
+    {0},
 };
 
 const struct cli_verb cmd_history = {

@@ -232,7 +232,7 @@ out:
 static const struct cli_option list_options[] = {
     {"--db", "FILE", CLI_STRING, 0,
      .help = "the database of list sessions (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
+    {0},
 };
 
 const struct cli_verb cmd_list = {

@@ -375,7 +375,7 @@ static const struct cli_option manifest_options[] = {
      .help = "--check: the build held to (default gen)"},
     {"--db", "FILE", CLI_STRING, MO(check.db),
      .help = "--check: the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
-    {NULL},
+    {0},
 };
 #undef W
 #undef MO

@@ -178,7 +178,7 @@ static const struct cli_option push_options[] = {
      .help = "the database copied from (default $GCR_DB or " CLI_DEFAULT_DB ")"},
     {"--session", "N|all", CLI_SESSION, PO(session), .values = "all",
      .help = "one session, by its id here (default: all)"},
-    {NULL},
+    {0},
 };
 
 static const struct cli_option pull_options[] = {
@@ -188,7 +188,7 @@ static const struct cli_option pull_options[] = {
      .help = "the database copied into (default $GCR_DB or " CLI_DEFAULT_DB ")"},
     {"--session", "N|all", CLI_SESSION, PO(session), .values = "all",
      .help = "one session, by its id in URL (default: all)"},
-    {NULL},
+    {0},
 };
 #undef PO
 

@@ -353,13 +353,13 @@ static const struct cli_option report_options[] = {
     {"--history", NULL, CLI_FLAG, RO(history),
      .help = "a metric's history as an HTML page, with the options below"},
     {"history's query", .kind = CLI_INCLUDE, .off = RO(q), .rows = history_options,
-     .group = HISTORY_OPT_QUERY | HISTORY_OPT_DB},
+     .group = HISTORY_OPT_QUERY | HISTORY_OPT_DB, .flags = CLI_OPTIONAL},
     /* Marked HISTORY_OPT_QUERY: given without --history, it is refused. */
     {"--profile", "P", CLI_STRING, RO(profile), .group = HISTORY_OPT_QUERY,
      .help = "--history: the baseline whose band is drawn (default shared_ci)"},
     {"--out", "FILE", CLI_STRING, RO(out), .group = HISTORY_OPT_QUERY,
      .help = "--history: the page written there (default: stdout)"},
-    {NULL},
+    {0},
 };
 #undef RO
 

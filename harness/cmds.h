@@ -113,10 +113,4 @@ extern const struct cli_verb cmd_worker;
  * printing why when neither is set. */
 const char *queue_fleet_url(const char *cmd, const char *opt);
 
-/* history's query as rows (cli.h), for report --history too: QUERY what selects the series
- * (--collector --probe --metric --since --size --git), DB --db; landing in a struct
- * history_query (history.h). */
-enum { HISTORY_OPT_QUERY = 1u << 0, HISTORY_OPT_DB = 1u << 1 };
-extern const struct cli_option history_options[];
-
 #endif /* CMDS_H */

@@ -26,7 +26,7 @@
 
 #include "fnprof.h"
 #include "paired.h"
-#include "report.h"
+#include "report_data.h"
 
 enum compare_sum {
 	COMPARE_SUM_SAME,     /* one checksum, in every successful run of both arms */

@@ -13,28 +13,9 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "report_data.h"
 #include "store.h"
 #include "util.h"
-
-struct report_data {
-	struct store_session session;
-	char *host_facts;           /* the host's facts JSON, or NULL */
-	struct store_build *builds; /* the arms, in session order (position) */
-	size_t nbuilds;
-	char **manifests;       /* manifests[i] belongs to builds[i]; may be NULL */
-	struct store_run *runs; /* every run, in the order they ran; samples by metric name */
-	size_t nruns;
-	/* The session's probes by number (strlist_probe_cmp); session.probes keeps the plan's order */
-	struct strlist probes;
-};
-
-/* Loads session `id` whole. Errors name the database and what was missing. */
-int report_data_load(struct store *st, int64_t id, struct report_data *out, struct err *e);
-void report_data_release(struct report_data *d);
-/* The index in d->builds of the arm at this position (a run's arm), or -1. */
-long report_data_arm_index(const struct report_data *d, int arm);
-/* The index in d->builds of the arm labelled `label`, or -1 (the first, when several are). */
-long report_data_arm_named(const struct report_data *d, const char *label);
 
 /*
  * A one-build session summarised per probe, for report --md/--json: every metric's median,
@@ -60,14 +41,6 @@ struct report_summary {
 /* The arm at d->builds[0]'s position; released by report_summary_release. */
 struct report_summary *report_summary_load(const struct report_data *d);
 void report_summary_release(struct report_summary *s);
-
-/*
- * A value's human form is metrics_format_value (metrics.h); this is the same with a sign
- * always shown ("+1.20 ms", "-3", "0"), and "-" when not finite.
- */
-void report_format_delta(const char *metric, double v, char *buf, size_t size);
-/* "+2.76%" with enough digits for small changes; "-" when not finite. */
-void report_format_pct(double pct, char *buf, size_t size);
 
 /*
  * Markdown for a pull request must fit one comment: GitHub takes 65,536 characters, and the
