@@ -24,11 +24,15 @@ tally() { # name, status, output file
 	p=${p:-0} f=${f:-0} s=${s:-0}
 	# A test that died without a tally, or exited non-zero with none failed, counts as failed.
 	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	if [ -z "$line" ] && [ "$2" -eq 0 ]; then p=1; fi
-	# One that tallied nothing at all asserted nothing: it cannot fail, so it fails.
-	if [ -n "$line" ] && [ $((p + f + s)) -eq 0 ]; then
+	# One that tallied nothing at all, or ended 0 with no tally line, asserted nothing that
+	# the suite can count: it cannot fail, so it fails (never "ok" with 0 passed).
+	if [ $((p + f + s)) -eq 0 ]; then
 		f=1
-		echo "$1: no check passed, failed or was skipped" >>"$3"
+		if [ -n "$line" ]; then
+			echo "$1: no check passed, failed or was skipped" >>"$3"
+		else
+			echo "$1: ended $2 with no tally line (\"N passed, N failed\")" >>"$3"
+		fi
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -ne 0 ]; then
