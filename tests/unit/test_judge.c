@@ -119,7 +119,8 @@ static void test_inputs(void)
 	si.meters = (char *)"rusage,census";
 	CHECK(store_session_begin(st, &si, &session, &e) == 0);
 	CHECK(store_session_add_arm(st, session, 0, ida, "base",
-	                            "{\"GCR_NURSERY_KB\":\"16384\",\"GCR_HEAP_MB\":\"64\"}", &e) == 0);
+	                            "{\"GCR_NURSERY_KB\":\"16384\",\"GCR_HEAP_MB\":\"64\"}",
+	                            &e) == 0);
 	CHECK(store_session_add_arm(st, session, 1, idb, "fix", NULL, &e) == 0);
 	test_run(st, session, ida, 0, 1, 1000);
 	test_run(st, session, idb, 1, 2, 2000);
@@ -140,7 +141,8 @@ static void test_inputs(void)
 			CHECK_STR(in.knobs.items[0], "GCR_HEAP_MB=64");
 			CHECK_STR(in.knobs.items[1], "GCR_NURSERY_KB=16384");
 		}
-		CHECK(in.caps.known && in.caps.flags == (CAPS_COLLECTS | CAPS_PRECISE | CAPS_MOVING));
+		CHECK(in.caps.known &&
+		      in.caps.flags == (CAPS_COLLECTS | CAPS_PRECISE | CAPS_MOVING));
 		judge_release(&in);
 	}
 
