@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # A/A: marksweep against itself, 7 rounds, instructions and census on. No instruction or
 # census cell may be reported as a difference: they are deterministic, so the comparison is
 # exact, and an A/A session must show them equal. (Time cells are tested too, but may be

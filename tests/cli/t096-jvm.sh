@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind jvm
 # The JVM's collectors as build folders (docs/jvm.md): `make jvm` builds them; measure runs
 # the Java probes on jvm-serial and jvm-g1 with the C probes' checksums, a census from the
 # JVM's own beans, a pause log from its own GC log (none on jvm-epsilon), collections by cause

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind node
 # V8's collector settings as build folders (docs/js.md): `make js` builds js-default,
 # js-single-threaded, js-semi-1mb and js-semi-16mb; measure runs the JS probes with the C
 # probes' checksums, a census from node's gc entries (counts by kind, the pause log with MMU,

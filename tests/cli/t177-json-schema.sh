@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Every JSON output against its schema in docs/schema/ (issue 29 item 6), with Debian's
 # python3-jsonschema: export, report's session summary, check, ab, history, minheap, sweep,
 # bisect and explain, each from a real small session, failed runs and searches included. A key
