@@ -9,6 +9,10 @@
 #                   suite (also under AddressSanitizer and UBSan, a set of CLI tests
 #                   under LeakSanitizer too, and each fuzzer for FUZZ_TEST_SECONDS=5);
 #                   ends with "N passed, N failed, N skipped"
+#   make test-quick the developer's loop (under 2 minutes on a 2-core VM): build, then the
+#                   unit tests and the CLI tests whose "# needs:" line names none of valgrind,
+#                   jvm, node, pg and asan (tests/README.md); no dependency step, sanitizer
+#                   build, ABI test or fuzzer; ends with "N passed, N failed, N skipped"
 #   make bench-overhead   the harness's cost per run above a bare fork/exec/wait4 of the
 #                   same probe (tests/bench/overhead.sh, docs/overhead.md): a benchmark
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/) for FUZZ_SECONDS=300 each
@@ -56,7 +60,7 @@ CORE_OBJS := $(addprefix $(B)/obj/,$(addsuffix .o,$(CORE))) \
 CLI_OBJS := $(CORE_OBJS) $(addprefix $(B)/obj/,$(addsuffix .o,$(CMDS) main))
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all harness collectors collector-% ratchet check test test-build deps test-deps install readme-synopsis \
+.PHONY: all harness collectors collector-% ratchet check test test-quick test-build deps test-deps install readme-synopsis \
         uninstall format-check clean asan fuzz fuzz-build FORCE
 # `make` alone builds everything, whatever rule comes first.
 .DEFAULT_GOAL := all
@@ -223,6 +227,10 @@ test: test-deps
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory -j$(NPROC) test-build asan fuzz-build
 	@GCR_FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) sh tests/run.sh
+
+test-quick:
+	@$(MAKE) --no-print-directory -j$(NPROC) test-build
+	@sh tests/run.sh --quick
 
 # PREFIX/lib/gcratchet/ gets the CLI, its launcher, the build folders and the committed
 # baselines, PREFIX/bin/gcratchet a link to it, and lib/gcratchet/install-manifest the list of

@@ -6,10 +6,22 @@
 # cannot make: tests/cli/lib.sh's skip); this adds them up and ends with one line
 # "N passed, N failed, N skipped". A part that skipped everything is "skip", not "ok".
 # Parts run two at a time (GCR_TEST_JOBS, below), their results printed in order.
-# Usage: tests/run.sh [PATTERN]   (runs only the CLI tests whose file name contains PATTERN)
+# Usage: tests/run.sh [--quick] [PATTERN]   (PATTERN: only the CLI tests whose file name
+# contains it). --quick (make test-quick) is the developer's loop: the unit tests of build/
+# and the CLI tests whose "# needs:" line (the second line of a test; tests/README.md) names
+# none of valgrind, jvm, node, pg and asan (the sanitizer build); no sanitizer build, ABI test
+# or fuzzer. It ends with the same line, and says how many CLI tests it left out.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+quick=
+if [ "${1:-}" = --quick ]; then
+	quick=yes
+	shift
+fi
 pattern=${1:-}
+# The CLI tests --quick leaves out, found by one grep (not a fork per test per pass of parts).
+quick_out=
+[ -n "$quick" ] && quick_out=$(grep -lE '^# needs:.*\b(valgrind|jvm|node|pg|asan)\b' tests/cli/t*.sh | tr '\n' ' ')
 passed=0 failed=0 skipped=0
 log=$(mktemp -d /tmp/gcratchet-tests.XXXXXX)
 GCR_FUZZ_SECONDS=${GCR_FUZZ_SECONDS:-5}
@@ -24,11 +36,15 @@ tally() { # name, status, output file
 	p=${p:-0} f=${f:-0} s=${s:-0}
 	# A test that died without a tally, or exited non-zero with none failed, counts as failed.
 	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	if [ -z "$line" ] && [ "$2" -eq 0 ]; then p=1; fi
-	# One that tallied nothing at all asserted nothing: it cannot fail, so it fails.
-	if [ -n "$line" ] && [ $((p + f + s)) -eq 0 ]; then
+	# One that tallied nothing at all, or ended 0 with no tally line, asserted nothing that
+	# the suite can count: it cannot fail, so it fails (never "ok" with 0 passed).
+	if [ $((p + f + s)) -eq 0 ]; then
 		f=1
-		echo "$1: no check passed, failed or was skipped" >>"$3"
+		if [ -n "$line" ]; then
+			echo "$1: no check passed, failed or was skipped" >>"$3"
+		else
+			echo "$1: ended $2 with no tally line (\"N passed, N failed\")" >>"$3"
+		fi
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -ne 0 ]; then
@@ -185,6 +201,8 @@ parts() {
 		for t in build/tests/test_*; do
 			"$1" "unit/${t##*/}" "$t"
 		done
+	fi
+	if [ -z "$pattern" ] && [ -z "$quick" ]; then
 		for t in build-asan/tests/test_*; do
 			[ -x "$t" ] && "$1" "asan/${t##*/}" "$t"
 		done
@@ -200,6 +218,7 @@ parts() {
 	fi
 	for t in tests/cli/t*.sh; do
 		case "$t" in *"$pattern"*) ;; *) continue ;; esac
+		case " $quick_out " in *" $t "*) continue ;; esac
 		n=${t##*/}
 		"$1" "cli/${n%.sh}" sh "$t"
 	done
@@ -208,7 +227,7 @@ parts() {
 	# that drives every verb, kept to about half a minute: t123 runs each verb once on scripted
 	# probes. The collectors and the launcher are build/'s (GCR_BUILD_ROOT): probes are not what
 	# is tested.
-	if [ -z "$pattern" ]; then
+	if [ -z "$pattern" ] && [ -z "$quick" ]; then
 		if [ -x build-asan/gcratchet ]; then
 			for n in $lsan_tests; do
 				for t in tests/cli/"$n"-*.sh; do
@@ -253,6 +272,10 @@ drain all
 wait
 rm -rf "$log"
 echo
+if [ -n "$quick" ]; then
+	set -- $quick_out
+	echo "quick: left out $# CLI tests that need valgrind, jvm, node, pg or asan (make test runs them)"
+fi
 echo "suite: $(( $(date +%s) - suite_start ))s, the parts' CPU ${cpu_total}s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Unknown probe, collector, size, meter or build folder: exit 2 naming the valid choices,
 # before anything runs.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # The ratchet catches planted regressions: a marksweep variant with a deliberate extra cost
 # per allocation, and one that retains an extra 32 MiB, measured in the same session as the
 # real marksweep; check against a baseline pinned from the real one exits 1 naming the right

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind jvm
 # Every shipped C collector's committed shared_ci baseline passes `gcratchet ratchet` as another
 # CI runner would run it, not as the host that pinned it did: gcratchet installed under a path
 # 150 characters long, run from a deep working directory that is not the source tree, with 200

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # The perf meter: software events count; an event libpfm4 cannot encode is refused naming it;
 # on a host without a PMU the hardware events are reported unavailable once, with the reason,
 # and the session carries on.

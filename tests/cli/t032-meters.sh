@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # The meters are exact and honest: a probe that touches N MiB reports a peak RSS of N MiB
 # (plus its small baseline) while the harness holds 300 MiB; valgrind's Ir is identical from
 # run to run (to a dozen instructions); valgrind missing or failing is said plainly, never stored as a zero.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # A/A: marksweep against itself, 7 rounds, instructions and census on. No instruction or
 # census cell may be reported as a difference: they are deterministic, so the comparison is
 # exact, and an A/A session must show them equal. (Time cells are tested too, but may be
@@ -8,7 +9,7 @@
 # exported SESSION FILTER — a fact of a stored session, read back through export.
 exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 
-expect_status_in "0 1" "$GCR" ab marksweep marksweep --probes 01,02 --rounds 7 --size ci \
+expect_ab_outcome "$T/aa.json" "$GCR" ab marksweep marksweep --probes 01,02 --rounds 7 --size ci \
 	--meters rusage,census,valgrind --seed 50 --json "$T/aa.json" --md "$T/aa.md"
 expect_grep "^gcratchet ab: session 1, size ci, rounds complete 1-7 of 7" "$T/out"
 expect_grep "^identity \(checked first\)" "$T/out"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # A planted regression: marksweep built with GCR_PLANT_ALLOC_SPIN=1 (collectors/common/plant.h:
 # one extra step of dependent arithmetic, about 5 instructions, per allocation; about 2.8% of
 # 01_nursery_churn's instructions at the ci size) must be reported as worse on that probe's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # ab on git revisions: REV[:COLLECTOR] is built by scripts/build-rev.sh in a temporary
 # worktree into build/rev/<tree hash>/collectors/<collector>, and reused while the tree is
 # unchanged. The test works on a clone of this checkout (with the current collectors, probes

@@ -10,15 +10,7 @@ exported() { "$GCR" export --session "$1" | jq -r "$2"; }
 AB="$GCR ab --size ci --probes 01 --meters rusage,census --warmup 0 --seed 56"
 
 # ---- An A/A of one build: one build row, two arms, no difference in any exact counter ----
-expect_status_in_01() {
-	"$@" >"$T/out" 2>"$T/err"
-	got=$?
-	if [ "$got" -le 1 ]; then pass; else
-		fail "exit $got: $*"
-		sed 's/^/  /' "$T/out" "$T/err" | tail -n 20 >&2
-	fi
-}
-expect_status_in_01 $AB gen gen --rounds 3
+expect_ab_outcome "$T/aa.json" $AB gen gen --rounds 3 --json "$T/aa.json"
 expect_grep "A/A: BASE and FIX are one build, stored once and run as two arms, gen and gen \(2\)" "$T/err"
 expect_grep "^  census: [0-9]+ deterministic counters compared exactly, all equal$" "$T/out"
 expect_eq "$(sql "SELECT COUNT(*) FROM builds")" 1 "one build row"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Never ok by accident (issue 10): input the harness cannot honour is refused, exit 2, with
 # the file and line:column or the JSON path. Baselines with trailing text, a duplicate key,
 # numbers out of range or values nothing can meet; censuses with trailing text, a duplicate

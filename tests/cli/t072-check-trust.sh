@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: asan
 # Trust in check's verdict, and in every output it and ab write. Only a complete session
 # judged against a baseline that gates something can pass; anything else is exit 2 with the
 # reason on the first line. A probe's stderr (table pipes, markup, backticks, bytes that are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Hermetic runs: a probe sees the same environment, argv[0], executable path length and
 # working directory whatever the caller's environment, working directory or checkout path,
 # because Ir and a conservative heap move with them (~480 Ir per environment variable, measured

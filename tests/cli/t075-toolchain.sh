@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Toolchain identity. Ir counts what the compiler emitted: a build made by clang measured
 # against a baseline pinned from gcc's is STALE on the first line, its Ir cells are "not
 # comparable" (exit 2, with and without --strict), never REGRESSED, and its census is still

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # The ratchet's Ir edge: marksweep built with GCR_PLANT_IR (collectors/common/plant.h: N spin
 # steps per allocation, linear in N) is planted with 0.5%, 1%, 2% and 5% of each probe's
 # baseline Ir, calibrated per probe from its measured Ir and allocations, and checked against

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # The cachesim meter sees what Ir cannot: gen built with GCR_PLANT_SCATTER=8 (plant.h: a fresh
 # old-generation block hands out its cells 8 apart, so survivors promoted one after another
 # land on different cache lines) runs about the same instructions, but misses D1 far more.

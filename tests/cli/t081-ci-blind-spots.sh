@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # No blind spots at ci (issue 11 item 4), against the committed shared_ci baseline of gen:
 # - a growth-policy change: gen built with its growth factor halved (-DGEN_GROWTH_PCT=25, was
 #   50) makes more major collections at ci, and check says census.major_collections REGRESSED.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Rules by determinism class (issue 11 item 3), on bdwgc, a conservative collector:
 # - `baseline pin --vary-env 2` measures two sessions (the second with every run's environment
 #   padded by up to 4 KiB), pools their runs per cell and records the sessions in "vary_env";

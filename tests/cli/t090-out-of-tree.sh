@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: asan
 # Issue 12, item 2's "done when": a collector written outside the tree from
 # docs/out-of-tree.md alone (the doc's worked example, examples/tinyms/, copied to a folder
 # outside the checkout) builds with `make collector`, passes `make abi-check` (plainly, under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Wrapper probes (issue 12, item 4): a shell script that starts the real program as a child.
 # Declared a wrapper in the manifest, the valgrind meter follows children and counts the real
 # program (the tree's Ir is the compiled probe's own, plus the shell's); undeclared, the count

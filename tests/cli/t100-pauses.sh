@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Pause distributions and minimum mutator utilisation (issue 16), end to end: an A/B of gen
 # against marksweep on 15_request_latency shows both arms' MMU curves and pause figures side
 # by side in all three report formats (the HTML rendered in headless Chromium); every timed run

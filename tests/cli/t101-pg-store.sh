@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # The PostgreSQL store, against a throwaway server: measure, check, export and list work on
 # postgresql:// as on a SQLite file, with the same verdicts on the same data; two runners write
 # one database at once without colliding; a runner that loses the server mid-session fails

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # push and pull: a runner's sessions copied to a fleet's PostgreSQL database arrive whole
 # (host, builds, arms, runs, samples) and are judged there as at home; pushing twice stores
 # once; two runners land in one history; pull brings them back into a file.

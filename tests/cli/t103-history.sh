@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # history: a metric's session medians in commit order with the host, the same on a SQLite
 # file and on PostgreSQL after a push; --since, --size and --format json; clear errors; the
 # order of a git history (--git, or the current directory's repository) where it has them.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # report --history (issue 14): the series history prints as an HTML page, one SVG trend line per
 # host in commit order, the pinned baseline's value and band drawn across; a missing baseline
 # or cell is said on the page and draws no band, never an error. Checked in headless Chromium

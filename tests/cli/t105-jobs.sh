@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # --jobs N (issue 15, item 6): a session's valgrind runs go up to N at once, since their counts
 # do not depend on load, while timed runs stay one at a time and alone. A --jobs 2 session
 # stores the same runs in the same order with the same counts as a --jobs 1 session; no timed

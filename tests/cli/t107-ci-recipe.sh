@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # The CI recipes of docs/ci.md cannot rot: docs/ci.md quotes docs/ci/*.yml verbatim, and the
 # pull-request jobs' shell steps (GitHub's run: steps, GitLab's before_script, script and
 # after_script), taken from the YAML as written, run in order in a clean clone as the CI would

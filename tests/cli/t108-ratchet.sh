@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # `gcratchet ratchet`, the main job in one verb: it measures exactly what the baseline needs
 # (here a copy of epsilon's shipped baseline cut to two probes: only those are measured, with
 # its meters and size, and their minimum heaps searched) and checks that session. Unchanged

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: jvm
 # Scratch folders (/tmp/gcratchet.XXXXXX) of sessions that are gone are removed by the next
 # session (issue 25, item 5; harness/scratch.h): a killed session's, with what a crashed JVM
 # or a probe left in it, and one a probe left a file in once its session has ended; never a

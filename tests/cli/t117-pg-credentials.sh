@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # No PostgreSQL password goes anywhere (issue 25, item 11): for every form libpq takes one in
 # (a URL's user:password@, ?password=, a percent-encoded key, sslpassword=, a key=value string
 # with and without quotes; given as --db VALUE, --db=VALUE, GCR_DB, push --to and pull

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # The fleet store takes what a runner stored (issue 25, items 12 and 14).
 # - Text is stored alike on both engines: bytes that are not UTF-8 (a probe's stderr, a knob's
 #   value) become U+FFFD on insert, so a UTF8 PostgreSQL takes the session, and a push copies

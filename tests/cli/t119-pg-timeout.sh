@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # A PostgreSQL server that stops answering hangs nothing (issue 25, item 13). The test server's
 # postmaster and backends are stopped (SIGSTOP) under a measure that is storing into it: the
 # measure gives up within its statement timeout (set short in the URL's options) with a clear

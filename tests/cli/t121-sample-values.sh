@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # Sample values (issue 25, item 15). A stored value that is no number a metric can hold (text,
 # a blob, NaN or an infinity, a negative count) used to pass: text read as its numeric prefix
 # ('1000 garbage' was 1000, ok), 9e999 as an infinity, -1 allocations as "improved". Now

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: asan
 # Failure at the store's seam (issue 25, item 23), as SQLite tests itself: the engine that
 # fails its Nth operation (harness/store_fault.c, compiled into build-asan/gcratchet only) in
 # front of SQLite, and measure, push (SQLite to SQLite), baseline pin and export of a small

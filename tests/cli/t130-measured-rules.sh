@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 24: rules measured, not declared. A build whose census counts jitter by +-1 (a JIT's
 # stand-in) is pinned and ratcheted ten times without a false alarm; an exact cell written
 # back by hand over its spread is refused by validate; the capabilities a census sends are

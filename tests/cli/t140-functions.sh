@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind pg
 # Issue 26, item 1: each valgrind run keeps its Ir by function (cachegrind's fn= totals) in the
 # store: every function with 0.1% of the run and at least the 50 largest, largest first, their
 # sum within the run's Ir, source files named relative to the tree; exported with the run,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 26, items 3 to 5: a +3% Ir plant inside one named function of gen (GCR_PLANT_ALLOC_SPIN,
 # collectors/common/plant.h: a spin inlined into gcr_alloc, the allocation path) is caught by
 # ratchet, whose text, Markdown, check page and JSON name gcr_alloc first among the functions

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: jvm
 # The JVM builds' pause figures are the JVM's own (issue 27 item 2, docs/jvm.md "The pause
 # log"): from one run, the census's pause total and max against a second -Xlog:gc output of
 # that same run, within 1%, on Serial, Parallel and G1 for 01, 05 and 12; ZGC's and

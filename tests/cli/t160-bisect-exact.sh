@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 28: gcratchet bisect over an out-of-tree collector's history (bisect-repo.sh: 16
 # commits of examples/tinyms, a +2% Ir cost planted at c11, one more minor collection counted
 # from c6, undone at c14) finds each change from the exact meters: the Ir plant in at most 5

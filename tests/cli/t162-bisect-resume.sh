@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 28: a bisect is stored step by step. Stopped after two steps (a kill while the third
 # commit builds), --resume goes on from there: it builds and measures only what it had not,
 # and names the same commit. A finished bisect resumed prints its answer again and measures

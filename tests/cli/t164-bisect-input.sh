@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 28: gcratchet bisect of a shipped collector (--collector: scripts/build-rev.sh builds
 # it at each commit with the commit's own probes, keyed by tree and build options), and every
 # refusal of bad input: exit 2 with the argument named, before anything is built or stored.

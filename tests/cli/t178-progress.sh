@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 29 item 3: progress goes to stderr, never stdout: a status line redrawn in place on a
 # terminal, plain lines (the first, the last, at most one every 5 s) elsewhere and under
 # NO_COLOR or TERM=dumb. The first Ctrl-C says at once what it keeps and that a second stops the

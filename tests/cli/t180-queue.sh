@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # The fleet's measurement queue (issue 30; docs/queue.md): on a real PostgreSQL, three workers
 # (each its own bench lock and name) take 30 jobs; one worker is SIGKILLed in the middle of a
 # job, whose lease expires and which another worker then runs: every job completes exactly

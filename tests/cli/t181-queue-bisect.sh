@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # A bisect through the fleet's queue (issue 30: "a bisect runs its steps on the workers";
 # docs/queue.md): a bisect request is one job, its --good and --bad resolved to full hashes at
 # submission; a worker runs it into its scratch store and the completion stores, in one

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind pg
 # ratchet measures a valgrind figure that lands past its baseline's allowance twice more and
 # judges the median of the three: one rare run (bdwgc's conservative scan made 02's Ir +9.27%
 # in one CI run, and +1.9% in about 1 run in 65 here) does not fail the check, and a change of

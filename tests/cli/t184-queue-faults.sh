@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # The queue under faults (issue 41, defects 1-5, 11, 12; docs/queue.md), on a real PostgreSQL:
 # - knobs and VAR=value build commands are queued, only a real connection string is refused;
 # - a job row whose arguments cannot be read fails at its claim, once, and the queue goes on;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: pg
 # Issue 41, defect 13: a variable passed to the probes (--pass-env NAME) is recorded by its
 # name alone. `queue submit ... --pass-env PGPASSWORD` stored the worker's fleet password in
 # the session's facts, and so in the fleet's sessions row, readable by every fleet reader and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# needs: valgrind
 # Issue 41, defect 8: a run's stored profile that lists a function twice is damaged, and every
 # reader refuses it with a message naming the session, the run, the probe and the function.
 # explain took the first row and dropped the other (36 M Ir vanished, the function showed as
