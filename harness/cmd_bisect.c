@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
+#include "gitrev.h"
 #include "json.h"
 #include "metrics.h"
 #include "progress.h"
@@ -134,37 +135,6 @@ static const char *bisect_word(const struct bisect_ctx *c, enum bisect_mark m)
 }
 
 /* ---- Running programs ------------------------------------------------------------------ */
-
-/* git -C REPO ARGS... with stdout in *out (trailing newlines trimmed); its exit status. */
-static int bisect_git(const char *repo, struct sbuf *out, ...)
-{
-	const char *argv[16];
-	va_list ap;
-	int n = 0, st;
-	const char *a;
-
-	argv[n++] = "git";
-	argv[n++] = "-C";
-	argv[n++] = repo;
-	va_start(ap, out);
-	while ((a = va_arg(ap, const char *)) != NULL && n < 15)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	st = run_capture((char *const *)argv, 1, out);
-	while (out->len > 0 && out->data[out->len - 1] == '\n')
-		out->data[--out->len] = '\0';
-	return st;
-}
-
-int bisect_commit_hash(const char *repo, const char *rev, struct sbuf *out)
-{
-	char *spec = xasprintf("%s^{commit}", rev);
-	int st = bisect_git(repo, out, "rev-parse", "--verify", "--quiet", spec, NULL);
-
-	free(spec);
-	return st != 0 || out->len == 0 ? -1 : 0;
-}
 
 /*
  * Runs argv in a process group of its own, stdin from /dev/null, stdout to out_path (NULL: to
@@ -299,7 +269,7 @@ static int bisect_repo_of(struct bisect_ctx *c, const char *opt, const char *dir
 		cli_error(c->cmd, "%s %s: no such folder", opt, dir);
 		goto out;
 	}
-	if (bisect_git(dir, &out, "rev-parse", "--show-toplevel", NULL) != 0 || !out.len) {
+	if (gitrev_run(dir, &out, "rev-parse", "--show-toplevel", NULL) != 0 || !out.len) {
 		cli_error(c->cmd,
 		          "%s %s: not inside a git repository (bisect searches its history)", opt,
 		          dir);
@@ -308,7 +278,7 @@ static int bisect_repo_of(struct bisect_ctx *c, const char *opt, const char *dir
 	*top = sbuf_detach(&out);
 	if (prefix) {
 		sbuf_init(&out);
-		if (bisect_git(dir, &out, "rev-parse", "--show-prefix", NULL) != 0) {
+		if (gitrev_run(dir, &out, "rev-parse", "--show-prefix", NULL) != 0) {
 			cli_error(c->cmd, "%s %s: git cannot say where it is in %s", opt, dir,
 			          *top);
 			goto out;
@@ -361,11 +331,11 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 	sbuf_init(&bad);
 	sbuf_init(&list);
 	sbuf_init(&subj);
-	if (bisect_commit_hash(c->repo, good_rev, &good) != 0) {
+	if (gitrev_commit_hash(c->repo, good_rev, &good) != 0) {
 		cli_error(c->cmd, "--good %s is not a commit of %s", good_rev, c->repo);
 		goto out;
 	}
-	if (bisect_commit_hash(c->repo, bad_rev, &bad) != 0) {
+	if (gitrev_commit_hash(c->repo, bad_rev, &bad) != 0) {
 		cli_error(c->cmd, "--bad %s is not a commit of %s", bad_rev, c->repo);
 		goto out;
 	}
@@ -374,7 +344,7 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 		          good_rev, bad_rev, bisect_short(good.data));
 		goto out;
 	}
-	if (bisect_git(c->repo, &list, "merge-base", "--is-ancestor", good.data, bad.data, NULL) !=
+	if (gitrev_run(c->repo, &list, "merge-base", "--is-ancestor", good.data, bad.data, NULL) !=
 	    0) {
 		cli_error(c->cmd,
 		          "--good %s (%s) is not an ancestor of --bad %s (%s): the good end comes "
@@ -383,9 +353,9 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 		goto out;
 	}
 	range = xasprintf("%s..%s", good.data, bad.data);
-	if (bisect_git(c->repo, &list, "log", "--first-parent", "--reverse", "--format=%H %P",
+	if (gitrev_run(c->repo, &list, "log", "--first-parent", "--reverse", "--format=%H %P",
 	               range, NULL) != 0 ||
-	    bisect_git(c->repo, &subj, "log", "-1", "--format=%s", good.data, NULL) != 0) {
+	    gitrev_run(c->repo, &subj, "log", "-1", "--format=%s", good.data, NULL) != 0) {
 		cli_error(c->cmd, "git log %s failed in %s", range, c->repo);
 		goto out;
 	}
@@ -416,10 +386,7 @@ static int bisect_resolve_commits(struct bisect_ctx *c, const char *good_rev, co
 		goto out;
 	}
 	for (size_t i = 1; i < c->ncommits; i++) {
-		sbuf_release(&subj);
-		sbuf_init(&subj);
-		bisect_git(c->repo, &subj, "log", "-1", "--format=%s", c->commits[i].hash, NULL);
-		c->commits[i].subject = sbuf_detach(&subj);
+		c->commits[i].subject = gitrev_subject(c->repo, c->commits[i].hash);
 	}
 	rc = 0;
 out:
@@ -2244,13 +2211,10 @@ static int bisect_load(struct bisect_ctx *c, int64_t id)
 	{
 		char *copy = xstrdup(b.commits), *save = NULL;
 		for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-			struct sbuf subj;
 			c->commits = xrealloc(c->commits, (c->ncommits + 1) * sizeof *c->commits);
 			memset(&c->commits[c->ncommits], 0, sizeof *c->commits);
 			c->commits[c->ncommits].hash = xstrdup(t);
-			sbuf_init(&subj);
-			bisect_git(c->repo, &subj, "log", "-1", "--format=%s", t, NULL);
-			c->commits[c->ncommits++].subject = sbuf_detach(&subj);
+			c->commits[c->ncommits++].subject = gitrev_subject(c->repo, t);
 		}
 		free(copy);
 	}

@@ -113,12 +113,6 @@ int cmd_push(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
-/*
- * REV as a full commit hash of the repository in `repo` (git rev-parse --verify REV^{commit}),
- * for bisect and for a bisect the queue takes. 0 with out set, -1 when REV names no commit
- * there (or git cannot tell).
- */
-int bisect_commit_hash(const char *repo, const char *rev, struct sbuf *out);
 int cmd_explain(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
