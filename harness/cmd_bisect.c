@@ -912,9 +912,7 @@ static char *bisect_unusable(const struct bisect_ctx *c, const struct bisect_val
 	if (v->n == 0)
 		return xasprintf("%s reported no %s", probe, c->metric);
 	/* A wrong result's figures say nothing of the change: it is another program's. */
-	if (p && v->checksum && (p->good_sum || p->bad_sum) &&
-	    !(p->good_sum && strcmp(v->checksum, p->good_sum) == 0) &&
-	    !(p->bad_sum && strcmp(v->checksum, p->bad_sum) == 0))
+	if (p && bisect_checksum_wrong(v->checksum, p->good_sum, p->bad_sum))
 		return xasprintf("%s printed checksum %s, not the ends' %s: a wrong result", probe,
 		                 v->checksum, p->good_sum ? p->good_sum : p->bad_sum);
 	return NULL;
@@ -1346,9 +1344,7 @@ static int bisect_ends(struct bisect_ctx *c, char **detail)
 	c->exact = c->rule.pol.exact;
 	/* Exact only if each end repeats itself: measured twice, the same twice. */
 	while (1) {
-		int n = c->exact ? 2
-		                 : (total + c->rounds <= c->max_rounds ? c->rounds
-		                                                       : c->max_rounds - total);
+		int n = c->exact ? 2 : bisect_batch(c->rounds, c->max_rounds, total);
 		int64_t t0 = now_mono_ns(), sid = 0;
 		struct store_run *runs = NULL;
 		size_t nruns = 0;
@@ -1406,17 +1402,17 @@ static int bisect_ends(struct bisect_ctx *c, char **detail)
 			goto out;
 		}
 		if (c->exact) {
-			int repeats = 1;
 			const char *says = bisect_census_varies(c, sid);
+			struct bisect_ends *ends_of = xcalloc(c->nprobes, sizeof *ends_of);
+			int repeats;
 			for (size_t i = 0; i < c->nprobes; i++) {
 				struct bisect_probe *p = &c->probes[i];
 				bisect_ends_exact(&c->rule, p->good, p->ngood, p->bad, p->nbad,
 				                  &p->ends);
-				/* Two alike runs of a build that says they need not be prove nothing. */
-				if (says)
-					p->ends.repeats = 0;
-				repeats &= p->ends.repeats;
+				ends_of[i] = p->ends;
 			}
+			repeats = bisect_exact_holds(ends_of, c->nprobes, says != NULL);
+			free(ends_of);
 			if (says) {
 				fprintf(
 				    c->out,
@@ -1451,16 +1447,10 @@ static int bisect_ends(struct bisect_ctx *c, char **detail)
 		/* Paired: decide each probe at this look; another batch while any needs one. */
 		for (size_t i = 0; i < c->nprobes; i++) {
 			struct bisect_probe *p = &c->probes[i];
-			double alpha = bisect_look_alpha(c->rounds, c->max_rounds, c->nprobes);
-			int sign = c->rule.want;
-			if (sign == 0) {
-				/* Either way counts: the test looks both ways, at half the level each. */
-				double d = p->ngood ? stats_median(p->bad, p->nbad) -
-				                          stats_median(p->good, p->ngood)
-				                    : 0;
-				sign = d < 0 ? -1 : 1;
-				alpha /= 2;
-			}
+			int sign;
+			double alpha = bisect_look_side(
+			    &c->rule, bisect_look_alpha(c->rounds, c->max_rounds, c->nprobes),
+			    p->good, p->bad, p->ngood, &sign);
 			bisect_decide_paired(&c->rule, sign, p->good, p->bad, p->ngood, alpha,
 			                     total >= c->max_rounds, &paired[i]);
 			p->sign = sign;
@@ -1613,7 +1603,7 @@ static int bisect_step_paired(struct bisect_ctx *c, size_t i, enum bisect_mark *
 
 	bisect_threshold_text(c, thr, sizeof thr);
 	while (step == BISECT_ANSWER_MORE && !*reason) {
-		int batch = total + c->rounds <= c->max_rounds ? c->rounds : c->max_rounds - total;
+		int batch = bisect_batch(c->rounds, c->max_rounds, total);
 		struct store_run *runs = NULL;
 		size_t nruns = 0, na = 0;
 		int64_t sid = 0;
@@ -1674,13 +1664,8 @@ static int bisect_step_paired(struct bisect_ctx *c, size_t i, enum bisect_mark *
 		bisect_add_number(o, "p", pp->p);
 		cJSON_AddStringToObject(o, "answer", bisect_answer_name(pp->answer));
 	}
-	if (*reason) {
-		*m = BISECT_SKIP;
-	} else if (step == BISECT_ANSWER_BAD) {
-		*m = BISECT_BAD;
-	} else if (step == BISECT_ANSWER_GOOD) {
-		*m = BISECT_GOOD;
-	} else {
+	*m = *reason ? BISECT_SKIP : bisect_answer_mark(step);
+	if (!*reason && *m == BISECT_SKIP) {
 		struct sbuf b;
 		sbuf_init(&b);
 		sbuf_addf(&b, "cannot tell after %d rounds whether it moved beyond %s:", total,
@@ -1698,7 +1683,6 @@ static int bisect_step_paired(struct bisect_ctx *c, size_t i, enum bisect_mark *
 			          100 * pp->cell.ci.level);
 		}
 		*reason = sbuf_detach(&b);
-		*m = BISECT_SKIP;
 	}
 	rc = 0;
 out:
@@ -2262,29 +2246,12 @@ out:
 
 /* ---- The command ----------------------------------------------------------------------- */
 
-static unsigned bisect_steps_for(size_t untested)
-{
-	unsigned steps = 0;
-
-	for (size_t k = untested + 1; k > 1; k = (k + 1) / 2)
-		steps++;
-	return steps;
-}
-
 /* git's line before each step: what is left after it, at worst, and roughly how long. */
 static void bisect_print_left(const struct bisect_ctx *c, size_t next)
 {
-	struct bisect_state st;
-	size_t below = 0, above = 0, left;
-	unsigned steps;
+	size_t left;
+	unsigned steps = bisect_search_left(&c->search, next, &left);
 
-	bisect_search_state(&c->search, &st);
-	for (size_t i = st.lo + 1; i < next; i++)
-		below += c->search.marks[i] == BISECT_UNTESTED;
-	for (size_t i = next + 1; i < st.hi; i++)
-		above += c->search.marks[i] == BISECT_UNTESTED;
-	left = below > above ? below : above;
-	steps = bisect_steps_for(left);
 	fprintf(c->out, "Bisecting: %zu commit%s left to test after this (roughly %u step%s)\n",
 	        left, left == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
 	fflush(c->out);
@@ -2670,12 +2637,8 @@ int cmd_bisect(int argc, char **argv)
 		}
 		if (bisect_set_probes(&c, &wanted, &available) != 0)
 			goto out;
-		c.rounds = rounds                        ? rounds
-		           : c.kind == RUN_KIND_VALGRIND ? PAIRED_SPREAD_MIN
-		                                         : bisect_default_rounds(c.nprobes);
-		c.max_rounds = max_rounds ? max_rounds : 3 * c.rounds;
-		if (c.max_rounds < c.rounds)
-			c.max_rounds = c.rounds;
+		bisect_budget(rounds, max_rounds, c.kind == RUN_KIND_VALGRIND, c.nprobes, &c.rounds,
+		              &c.max_rounds);
 		bisect_alloc_values(&c);
 		bisect_search_init(&c.search, c.ncommits);
 		if (bisect_store_begin(&c) != 0)
