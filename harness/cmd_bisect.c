@@ -762,22 +762,14 @@ static int bisect_session(struct bisect_ctx *c, const size_t *idx, size_t narms,
 	*runs = NULL;
 	*nruns = 0;
 	session_setup_init(&s);
-	session_opts_init(&o, SESSION_VERB_MEASURE);
+	/* Every run option given to bisect, whole; then what the search decides itself. */
+	session_opts_copy(&o, &c->base);
 	snprintf(o.size, sizeof o.size, "%s", c->size);
-	o.timeout_ms = c->base.timeout_ms;
-	o.jobs = c->base.jobs;
-	o.lock_timeout_s = c->base.lock_timeout_s;
-	o.pin_cpu = c->base.pin_cpu;
-	o.cpu = c->base.cpu;
-	o.no_aslr = c->base.no_aslr;
-	o.thp = c->base.thp;
-	for (size_t i = 0; i < c->base.pass_env.n; i++)
-		strlist_push(&o.pass_env, c->base.pass_env.items[i]);
-	o.db = c->base.db ? xstrdup(c->base.db) : NULL;
 	bisect_meters(c, &o);
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (all_probes || c->probes[i].moved)
 			strlist_push(&probes, c->probes[i].name);
+	free(o.probes);
 	o.probes = strlist_join(&probes, ",");
 	if (c->kind == RUN_KIND_VALGRIND) {
 		o.rounds = 0;
