@@ -156,7 +156,7 @@ double bisect_look_alpha(int rounds, int max_rounds, size_t probes);
  * move one way pass a look of three at this many probes (2^-n below its level).
  */
 int bisect_default_rounds(size_t probes);
-/* ---- The step's rules, as the verb applies them ------------------------------------------ */
+/* ---- The step's rules, as the engine applies them ------------------------------------- */
 
 /*
  * Whether the steps may be judged exactly after each end was measured twice (ends[0..n-1],
