@@ -495,6 +495,98 @@ static char *bisect_probe_srcs(const struct bisect_engine *c, const char *prefix
 }
 
 /*
+ * The command that builds commit cm: scripts/build-rev.sh for a shipped collector (it says
+ * where it built), scripts/bisect-build.sh into dir for the others; NULL-terminated, *argc
+ * its length, newly allocated.
+ */
+static char **bisect_build_argv(const struct bisect_engine *c, const struct bisect_commit *cm,
+                                const char *script, const char *dir, size_t *argc)
+{
+	char **argv = xcalloc(16 + c->make_vars.n, sizeof *argv);
+	size_t n = 0;
+
+	argv[n++] = xstrdup("sh");
+	argv[n++] = xstrdup(script);
+	if (c->source == BISECT_SRC_COLLECTOR) {
+		argv[n++] = xstrdup(cm->hash);
+		argv[n++] = xstrdup(c->target);
+		argv[n++] = bisect_probe_srcs(c, "probes/");
+	} else {
+		argv[n++] = xstrdup(c->source == BISECT_SRC_DIR ? "dir" : "cmd");
+		argv[n++] = xstrdup(c->repo);
+		argv[n++] = xstrdup(cm->hash);
+		argv[n++] = xstrdup(dir);
+		argv[n++] = xstrdup(c->checkout);
+		if (c->source == BISECT_SRC_DIR) {
+			char *prefix = xasprintf("%s/probes/", c->checkout);
+			argv[n++] = xstrdup(c->subdir);
+			argv[n++] = xasprintf("%s@%s", c->name, bisect_engine_short(cm->hash));
+			argv[n++] = bisect_probe_srcs(c, prefix);
+			free(prefix);
+		} else {
+			argv[n++] = xstrdup(c->target);
+		}
+	}
+	for (size_t k = 0; c->source != BISECT_SRC_CMD && k < c->make_vars.n; k++)
+		argv[n++] = xstrdup(c->make_vars.items[k]);
+	*argc = n;
+	return argv;
+}
+
+/*
+ * Where build-rev.sh built: the last line of its output (outp) in *dir, and *cached when its
+ * log says it was "reusing" a build. -1 when its output cannot be read.
+ */
+static int bisect_rev_dir(struct bisect_engine *c, const char *outp, const char *log, char **dir,
+                          int *cached)
+{
+	char *text = NULL, *last;
+	size_t len;
+	struct err e = ERR_INIT;
+
+	if (read_file(outp, &text, &len, &e) != 0)
+		return bisect_fail(c, e.code, "%s", e.msg);
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	last = strrchr(text, '\n');
+	*dir = xstrdup(last ? last + 1 : text);
+	free(text);
+	text = NULL;
+	if (read_file(log, &text, &len, &e) == 0)
+		*cached = strstr(text, ": reusing ") != NULL;
+	free(text);
+	return 0;
+}
+
+/*
+ * What a build's exit status st (bisect_spawn's; e its error) says of commit cm: 0 built; 1
+ * it does not build or ran out of time (cm->reason says so and where the log is); -1 the
+ * harness failed; -2 interrupted.
+ */
+static int bisect_build_status(struct bisect_engine *c, struct bisect_commit *cm, int st,
+                               const char *log, const struct err *e)
+{
+	char *why;
+
+	if (st == -2)
+		return -2;
+	if (st == -3) {
+		cm->reason = xasprintf("build timed out after %d s (--build-timeout; log: %s)",
+		                       c->build_timeout_s, log);
+		return 1;
+	}
+	if (st == -1)
+		return bisect_fail(c, ERR_FAILED, "building %s: %s", bisect_engine_short(cm->hash),
+		                   e->msg);
+	if (st == 0)
+		return 0;
+	why = bisect_log_file_reason(log);
+	cm->reason = xasprintf("does not build: %s (log: %s)", why ? why : "no output", log);
+	free(why);
+	return 1;
+}
+
+/*
  * Builds commit i, or finds its build in the cache. 0 with commits[i].dir (a build folder
  * that loads) and *cached; 1 when it does not build (commits[i].reason says why and where
  * the log is); -1 when the harness failed; -2 when interrupted.
@@ -503,7 +595,7 @@ static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *
 {
 	struct bisect_commit *cm = &c->commits[i];
 	char key[SHA256_HEX_LEN + 1];
-	char *dir = NULL, *log = NULL, *outp = NULL, *script = NULL, *why = NULL;
+	char *dir = NULL, *log = NULL, *outp = NULL, *script = NULL;
 	char *manifest = NULL, *logs = NULL;
 	char **argv = NULL;
 	size_t argc = 0;
@@ -528,19 +620,10 @@ static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *
 		goto out;
 	}
 	log = xasprintf("%s/%s-%.12s.log", logs, bisect_engine_short(cm->hash), key);
-	argv = xcalloc(16 + c->make_vars.n, sizeof *argv);
-	argv[argc++] = xstrdup("sh");
 	if (c->source == BISECT_SRC_COLLECTOR) {
 		/* build-rev.sh has its cache, keyed by tree and options; it says where. */
-		script = xstrdup(c->build_rev_script);
 		outp = xasprintf("%s.out", log);
-		argv[argc++] = xstrdup(script);
-		argv[argc++] = xstrdup(cm->hash);
-		argv[argc++] = xstrdup(c->target);
-		argv[argc++] = bisect_probe_srcs(c, "probes/");
 	} else {
-		const char *kind = c->source == BISECT_SRC_DIR ? "dir" : "cmd";
-		script = xstrdup(c->bisect_build_script);
 		dir = xasprintf("%s/%s@%s-%.12s", c->cache,
 		                c->source == BISECT_SRC_DIR ? c->name : "cmd",
 		                bisect_engine_short(cm->hash), key);
@@ -549,25 +632,10 @@ static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *
 			*cached = 1;
 			goto load;
 		}
-		argv[argc++] = xstrdup(script);
-		argv[argc++] = xstrdup(kind);
-		argv[argc++] = xstrdup(c->repo);
-		argv[argc++] = xstrdup(cm->hash);
-		argv[argc++] = xstrdup(dir);
-		argv[argc++] = xstrdup(c->checkout);
-		if (c->source == BISECT_SRC_DIR) {
-			char *name = xasprintf("%s@%s", c->name, bisect_engine_short(cm->hash));
-			char *prefix = xasprintf("%s/probes/", c->checkout);
-			argv[argc++] = xstrdup(c->subdir);
-			argv[argc++] = name;
-			argv[argc++] = bisect_probe_srcs(c, prefix);
-			free(prefix);
-		} else {
-			argv[argc++] = xstrdup(c->target);
-		}
 	}
-	for (size_t k = 0; c->source != BISECT_SRC_CMD && k < c->make_vars.n; k++)
-		argv[argc++] = xstrdup(c->make_vars.items[k]);
+	script = xstrdup(c->source == BISECT_SRC_COLLECTOR ? c->build_rev_script
+	                                                   : c->bisect_build_script);
+	argv = bisect_build_argv(c, cm, script, dir, &argc);
 	if (access(script, R_OK) != 0) {
 		bisect_fail(c, ERR_NOT_FOUND, "%s is missing: it builds each commit", script);
 		goto out;
@@ -578,45 +646,11 @@ static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *
 		goto out;
 	}
 	st = bisect_spawn(argv, outp, log, c->build_timeout_s, c->stop, &e);
-	if (st == -2) {
-		rc = -2;
+	if ((rc = bisect_build_status(c, cm, st, log, &e)) != 0)
 		goto out;
-	}
-	if (st == -3) {
-		cm->reason = xasprintf("build timed out after %d s (--build-timeout; log: %s)",
-		                       c->build_timeout_s, log);
-		rc = 1;
+	rc = -1;
+	if (c->source == BISECT_SRC_COLLECTOR && bisect_rev_dir(c, outp, log, &dir, cached) != 0)
 		goto out;
-	}
-	if (st == -1) {
-		bisect_fail(c, ERR_FAILED, "building %s: %s", bisect_engine_short(cm->hash), e.msg);
-		goto out;
-	}
-	if (st != 0) {
-		why = bisect_log_file_reason(log);
-		cm->reason =
-		    xasprintf("does not build: %s (log: %s)", why ? why : "no output", log);
-		rc = 1;
-		goto out;
-	}
-	if (c->source == BISECT_SRC_COLLECTOR) {
-		char *text = NULL, *last;
-		size_t len;
-		if (read_file(outp, &text, &len, &e) != 0) {
-			bisect_fail(c, e.code, "%s", e.msg);
-			goto out;
-		}
-		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
-			text[--len] = '\0';
-		last = strrchr(text, '\n');
-		dir = xstrdup(last ? last + 1 : text);
-		/* build-rev says "reusing" when it built nothing. */
-		free(text);
-		text = NULL;
-		if (read_file(log, &text, &len, &e) == 0)
-			*cached = strstr(text, ": reusing ") != NULL;
-		free(text);
-	}
 load:
 	if (buildinfo_load(dir, &b, &e) != 0) {
 		cm->reason = xasprintf("its build folder cannot be used: %s", e.msg);
@@ -637,7 +671,6 @@ out:
 	free(logs);
 	free(outp);
 	free(script);
-	free(why);
 	free(manifest);
 	return rc;
 }
@@ -1459,6 +1492,54 @@ static int bisect_step_exact(struct bisect_engine *c, size_t i, enum bisect_mark
 	return 0;
 }
 
+/* A paired step's figures: per moved probe with pairs (n[p]), its medians, delta, interval,
+ * p and answer. */
+static void bisect_paired_figures(const struct bisect_engine *c, const struct bisect_paired *paired,
+                                  const size_t *n, cJSON **figures)
+{
+	for (size_t p = 0; p < c->nprobes; p++) {
+		const struct bisect_paired *pp = &paired[p];
+		cJSON *o;
+		if (!c->probes[p].moved || n[p] == 0)
+			continue;
+		o = bisect_figure(figures, c->probes[p].name);
+		bisect_engine_json_number(o, "value", pp->cell.fix_median);
+		bisect_engine_json_number(o, "good", pp->cell.base_median);
+		bisect_engine_json_number(o, "delta_pct", pp->cell.delta_pct);
+		cJSON_AddNumberToObject(o, "n", (double)n[p]);
+		bisect_engine_json_number(o, "ci_lo", pp->cell.ci.lo);
+		bisect_engine_json_number(o, "ci_hi", pp->cell.ci.hi);
+		bisect_engine_json_number(o, "p", pp->p);
+		cJSON_AddStringToObject(o, "answer", bisect_answer_name(pp->answer));
+	}
+}
+
+/* Why a paired step is skipped at its budget (`total` rounds), each probe that could not be
+ * told with its interval; newly allocated. */
+static char *bisect_cannot_tell_text(const struct bisect_engine *c,
+                                     const struct bisect_paired *paired, int total)
+{
+	struct sbuf b;
+	char thr[64];
+	int k = 0;
+
+	bisect_engine_threshold_text(c, thr, sizeof thr);
+	sbuf_init(&b);
+	sbuf_addf(&b, "cannot tell after %d rounds whether it moved beyond %s:", total, thr);
+	for (size_t p = 0; p < c->nprobes; p++) {
+		const struct bisect_paired *pp = &paired[p];
+		char lo[24], hi[24];
+		if (!c->probes[p].moved || pp->answer != BISECT_ANSWER_CANNOT_TELL)
+			continue;
+		metrics_format_value(c->metric, pp->cell.ci.lo, lo, sizeof lo);
+		metrics_format_value(c->metric, pp->cell.ci.hi, hi, sizeof hi);
+		sbuf_addf(&b, "%s %s %+.2f%%, its median delta %s to %s at %.0f%% confidence",
+		          k++ ? ";" : "", c->probes[p].name, pp->cell.delta_pct, lo, hi,
+		          100 * pp->cell.ci.level);
+	}
+	return sbuf_detach(&b);
+}
+
 /*
  * Paired mode: batches of commit i interleaved with the good end until every moved probe is
  * decided, one is bad, or the budget is spent ("cannot tell": a skip). Sessions go to *sids.
@@ -1472,10 +1553,8 @@ static int bisect_step_paired(struct bisect_engine *c, size_t i, enum bisect_mar
 	struct bisect_paired *paired = xcalloc(np, sizeof *paired);
 	enum bisect_answer *answers = xcalloc(np, sizeof *answers), step = BISECT_ANSWER_MORE;
 	double alpha = bisect_look_alpha(c->rounds, c->max_rounds, bisect_nmoved(c));
-	int total = 0, rc = -1, k = 0;
-	char thr[64];
+	int total = 0, rc = -1;
 
-	bisect_engine_threshold_text(c, thr, sizeof thr);
 	while (step == BISECT_ANSWER_MORE && !*reason) {
 		int batch = bisect_batch(c->rounds, c->max_rounds, total);
 		struct store_run *runs = NULL;
@@ -1523,41 +1602,10 @@ static int bisect_step_paired(struct bisect_engine *c, size_t i, enum bisect_mar
 		if (!*reason)
 			step = bisect_combine(answers, na);
 	}
-	for (size_t p = 0; p < np; p++) {
-		const struct bisect_paired *pp = &paired[p];
-		cJSON *o;
-		if (!c->probes[p].moved || n[p] == 0)
-			continue;
-		o = bisect_figure(figures, c->probes[p].name);
-		bisect_engine_json_number(o, "value", pp->cell.fix_median);
-		bisect_engine_json_number(o, "good", pp->cell.base_median);
-		bisect_engine_json_number(o, "delta_pct", pp->cell.delta_pct);
-		cJSON_AddNumberToObject(o, "n", (double)n[p]);
-		bisect_engine_json_number(o, "ci_lo", pp->cell.ci.lo);
-		bisect_engine_json_number(o, "ci_hi", pp->cell.ci.hi);
-		bisect_engine_json_number(o, "p", pp->p);
-		cJSON_AddStringToObject(o, "answer", bisect_answer_name(pp->answer));
-	}
+	bisect_paired_figures(c, paired, n, figures);
 	*m = *reason ? BISECT_SKIP : bisect_answer_mark(step);
-	if (!*reason && *m == BISECT_SKIP) {
-		struct sbuf b;
-		sbuf_init(&b);
-		sbuf_addf(&b, "cannot tell after %d rounds whether it moved beyond %s:", total,
-		          thr);
-		for (size_t p = 0; p < np; p++) {
-			const struct bisect_paired *pp = &paired[p];
-			char lo[24], hi[24];
-			if (!c->probes[p].moved || pp->answer != BISECT_ANSWER_CANNOT_TELL)
-				continue;
-			metrics_format_value(c->metric, pp->cell.ci.lo, lo, sizeof lo);
-			metrics_format_value(c->metric, pp->cell.ci.hi, hi, sizeof hi);
-			sbuf_addf(&b,
-			          "%s %s %+.2f%%, its median delta %s to %s at %.0f%% confidence",
-			          k++ ? ";" : "", c->probes[p].name, pp->cell.delta_pct, lo, hi,
-			          100 * pp->cell.ci.level);
-		}
-		*reason = sbuf_detach(&b);
-	}
+	if (!*reason && *m == BISECT_SKIP)
+		*reason = bisect_cannot_tell_text(c, paired, total);
 	rc = 0;
 out:
 	for (size_t p = 0; p < np; p++) {
@@ -1810,6 +1858,43 @@ int bisect_engine_begin(struct bisect_engine *c, int rounds_opt, int max_rounds_
 }
 
 /*
+ * Takes a stored bisect's steps (their contents taken over) into the search, in order, and
+ * the mode (stored as "exact" or "paired"; NULL when the ends had not decided it) with what
+ * each probe's ends measured, so that the steps left are judged as the first ones were.
+ */
+static void bisect_replay(struct bisect_engine *c, struct store_bisect_step *steps, size_t nsteps,
+                          const char *mode)
+{
+	c->exact = mode && strcmp(mode, "exact") == 0;
+	for (size_t i = 0; i < nsteps; i++) {
+		c->steps = xrealloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
+		c->steps[c->nsteps] = steps[i];
+		memset(&steps[i], 0, sizeof steps[i]);
+		bisect_apply(c, &c->steps[c->nsteps]);
+		if (c->seq < c->steps[c->nsteps].seq)
+			c->seq = c->steps[c->nsteps].seq;
+		if (strcmp(c->steps[c->nsteps].role, "step") == 0) {
+			c->build_s += c->steps[c->nsteps].build_s;
+			c->measure_s += c->steps[c->nsteps].measure_s;
+		}
+		c->nsteps++;
+	}
+	if (c->nsteps < 2)
+		return;
+	if (!mode)
+		c->exact = c->rule.pol.exact;
+	for (size_t p = 0; p < c->nprobes; p++) {
+		struct bisect_probe *pr = &c->probes[p];
+		int moved = pr->moved, sign = pr->sign;
+		bisect_ends_exact(&c->rule, pr->good, pr->ngood, pr->bad, pr->nbad, &pr->ends);
+		/* What the ends decided is what the steps were judged by. */
+		pr->moved = moved;
+		pr->sign = sign;
+		pr->ends.sign = sign;
+	}
+}
+
+/*
  * Loads bisect `id` to continue it: what it searches, from its row, and where it stands,
  * from its steps (bisect_apply). -1 with why not.
  */
@@ -1877,34 +1962,7 @@ int bisect_engine_load(struct bisect_engine *c, int64_t id)
 	}
 	bisect_alloc_values(c);
 	bisect_search_init(&c->search, c->ncommits);
-	c->exact = b.mode && strcmp(b.mode, "exact") == 0;
-	for (size_t i = 0; i < nsteps; i++) {
-		c->steps = xrealloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
-		c->steps[c->nsteps] = steps[i];
-		memset(&steps[i], 0, sizeof steps[i]);
-		bisect_apply(c, &c->steps[c->nsteps]);
-		if (c->seq < c->steps[c->nsteps].seq)
-			c->seq = c->steps[c->nsteps].seq;
-		if (strcmp(c->steps[c->nsteps].role, "step") == 0) {
-			c->build_s += c->steps[c->nsteps].build_s;
-			c->measure_s += c->steps[c->nsteps].measure_s;
-		}
-		c->nsteps++;
-	}
-	if (c->nsteps >= 2) {
-		if (!b.mode)
-			c->exact = c->rule.pol.exact;
-		for (size_t p = 0; p < c->nprobes; p++) {
-			struct bisect_probe *pr = &c->probes[p];
-			int moved = pr->moved, sign = pr->sign;
-			bisect_ends_exact(&c->rule, pr->good, pr->ngood, pr->bad, pr->nbad,
-			                  &pr->ends);
-			/* What the ends decided is what the steps were judged by. */
-			pr->moved = moved;
-			pr->sign = sign;
-			pr->ends.sign = sign;
-		}
-	}
+	bisect_replay(c, steps, nsteps, b.mode);
 	rc = 0;
 out:
 	cJSON_Delete(opts);

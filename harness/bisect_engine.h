@@ -155,8 +155,9 @@ struct bisect_engine {
 };
 
 /*
- * An empty engine: warm-up 1, size ci, the default build time limit; the caller sets root,
- * command, the scripts, st, stop and hooks. Release with bisect_engine_release.
+ * An empty engine reporting through hooks (copied) and stopped by *stop: warm-up 1, size ci,
+ * the default build time limit. The caller sets root, command, the scripts and st (an engine
+ * owns them all: bisect_engine_release frees them and closes st).
  */
 void bisect_engine_init(struct bisect_engine *eng, volatile sig_atomic_t *stop,
                         const struct bisect_hooks *hooks);

@@ -238,12 +238,46 @@ static cJSON *bisect_json_commit(const struct bisect_commit *cm)
 	return o;
 }
 
+/* Every step stored, the ends first, as the JSON's "steps". */
+static cJSON *bisect_json_steps(const struct bisect_engine *c)
+{
+	cJSON *a = cJSON_CreateArray(), *o;
+	struct err e;
+
+	for (size_t i = 0; i < c->nsteps; i++) {
+		const struct store_bisect_step *s = &c->steps[i];
+		cJSON *figs = NULL;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "seq", s->seq);
+		cJSON_AddStringToObject(o, "role", s->role);
+		cJSON_AddItemToObject(o, "commit", escape_json_string(s->commit));
+		cJSON_AddItemToObject(o, "subject", escape_json_string(s->subject));
+		cJSON_AddStringToObject(o, "decision", s->decision);
+		cJSON_AddItemToObject(o, "reason", escape_json_string(s->reason));
+		if (s->build_id)
+			cJSON_AddNumberToObject(o, "build_id", (double)s->build_id);
+		else
+			cJSON_AddNullToObject(o, "build_id");
+		cJSON_AddItemToObject(o, "build_dir", escape_json_string(s->build_dir));
+		cJSON_AddItemToObject(o, "sessions", bisect_json_ids(s->sessions));
+		if (s->figures &&
+		    json_parse(s->figures, strlen(s->figures), "figures", &figs, &e) == 0)
+			cJSON_AddItemToObject(o, "figures", figs);
+		else
+			cJSON_AddNullToObject(o, "figures");
+		cJSON_AddNumberToObject(o, "build_s", s->build_s);
+		cJSON_AddNumberToObject(o, "measure_s", s->measure_s);
+		cJSON_AddItemToObject(o, "started_at", escape_json_string(s->started_at));
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 /* The whole bisect as JSON (docs/bisect.md, "JSON"); newly allocated. */
 static char *bisect_json(const struct bisect_engine *c, const char *status, const char *detail)
 {
 	cJSON *root = cJSON_CreateObject(), *a, *o;
 	struct bisect_state st;
-	struct err e;
 	char *text;
 
 	bisect_search_state(&c->search, &st);
@@ -310,33 +344,7 @@ static char *bisect_json(const struct bisect_engine *c, const char *status, cons
 			cJSON_AddItemToObject(o, "reason", escape_json_string(c->steps[i].reason));
 			cJSON_AddItemToArray(a, o);
 		}
-	a = cJSON_AddArrayToObject(root, "steps");
-	for (size_t i = 0; i < c->nsteps; i++) {
-		const struct store_bisect_step *s = &c->steps[i];
-		cJSON *figs = NULL;
-		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "seq", s->seq);
-		cJSON_AddStringToObject(o, "role", s->role);
-		cJSON_AddItemToObject(o, "commit", escape_json_string(s->commit));
-		cJSON_AddItemToObject(o, "subject", escape_json_string(s->subject));
-		cJSON_AddStringToObject(o, "decision", s->decision);
-		cJSON_AddItemToObject(o, "reason", escape_json_string(s->reason));
-		if (s->build_id)
-			cJSON_AddNumberToObject(o, "build_id", (double)s->build_id);
-		else
-			cJSON_AddNullToObject(o, "build_id");
-		cJSON_AddItemToObject(o, "build_dir", escape_json_string(s->build_dir));
-		cJSON_AddItemToObject(o, "sessions", bisect_json_ids(s->sessions));
-		if (s->figures &&
-		    json_parse(s->figures, strlen(s->figures), "figures", &figs, &e) == 0)
-			cJSON_AddItemToObject(o, "figures", figs);
-		else
-			cJSON_AddNullToObject(o, "figures");
-		cJSON_AddNumberToObject(o, "build_s", s->build_s);
-		cJSON_AddNumberToObject(o, "measure_s", s->measure_s);
-		cJSON_AddItemToObject(o, "started_at", escape_json_string(s->started_at));
-		cJSON_AddItemToArray(a, o);
-	}
+	cJSON_AddItemToObject(root, "steps", bisect_json_steps(c));
 	o = cJSON_AddObjectToObject(root, "cost");
 	cJSON_AddNumberToObject(o, "steps", c->nsteps >= 2 ? (double)(c->nsteps - 2) : 0);
 	cJSON_AddNumberToObject(o, "build_s", c->build_s);
