@@ -327,6 +327,71 @@ int bisect_default_rounds(size_t probes)
 	return n;
 }
 
+int bisect_exact_holds(const struct bisect_ends *ends, size_t n, int census_varies)
+{
+	int repeats = !census_varies;
+
+	for (size_t i = 0; i < n; i++)
+		repeats &= ends[i].repeats != 0;
+	return repeats;
+}
+
+double bisect_look_side(const struct bisect_rule *r, double alpha, const double *good,
+                        const double *bad, size_t n, int *sign)
+{
+	double d;
+
+	*sign = r->want;
+	if (*sign != 0)
+		return alpha;
+	d = n ? stats_median(bad, n) - stats_median(good, n) : 0;
+	*sign = d < 0 ? -1 : 1;
+	return alpha / 2;
+}
+
+void bisect_budget(int rounds_opt, int max_rounds_opt, int valgrind, size_t probes, int *rounds,
+                   int *max_rounds)
+{
+	*rounds = rounds_opt ? rounds_opt
+	          : valgrind ? PAIRED_SPREAD_MIN
+	                     : bisect_default_rounds(probes);
+	*max_rounds = max_rounds_opt ? max_rounds_opt : 3 * *rounds;
+	if (*max_rounds < *rounds)
+		*max_rounds = *rounds;
+}
+
+int bisect_batch(int rounds, int max_rounds, int total)
+{
+	return total + rounds <= max_rounds ? rounds : max_rounds - total;
+}
+
+int bisect_checksum_wrong(const char *sum, const char *good_sum, const char *bad_sum)
+{
+	return sum && (good_sum || bad_sum) && !(good_sum && strcmp(sum, good_sum) == 0) &&
+	       !(bad_sum && strcmp(sum, bad_sum) == 0);
+}
+
+enum bisect_mark bisect_answer_mark(enum bisect_answer a)
+{
+	return a == BISECT_ANSWER_BAD    ? BISECT_BAD
+	       : a == BISECT_ANSWER_GOOD ? BISECT_GOOD
+	                                 : BISECT_SKIP;
+}
+
+unsigned bisect_search_left(const struct bisect_search *s, size_t next, size_t *left)
+{
+	struct bisect_state st;
+	size_t below = 0, above = 0;
+
+	bisect_search_state(s, &st);
+	for (size_t i = st.lo + 1; i < next; i++)
+		below += s->marks[i] == BISECT_UNTESTED;
+	for (size_t i = next + 1; i < st.hi; i++)
+		above += s->marks[i] == BISECT_UNTESTED;
+	*left = below > above ? below : above;
+	return bisect_log2_ceil(*left + 1);
+}
+
 char *bisect_log_reason(char *text)
 {
 	char *line, *save = NULL, *err_line = NULL, *last = NULL, *said = NULL;

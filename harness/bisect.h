@@ -156,6 +156,47 @@ double bisect_look_alpha(int rounds, int max_rounds, size_t probes);
  * move one way pass a look of three at this many probes (2^-n below its level).
  */
 int bisect_default_rounds(size_t probes);
+/* ---- The step's rules, as the engine applies them ------------------------------------- */
+
+/*
+ * Whether the steps may be judged exactly after each end was measured twice (ends[0..n-1],
+ * one per probe, from bisect_ends_exact): only when every probe's ends repeated themselves
+ * and no build of the ends says its census varies (census_varies: caps_census_varies; two
+ * alike runs of such a build prove nothing). Otherwise the search falls back to paired runs,
+ * which judge a figure by its spread.
+ */
+int bisect_exact_holds(const struct bisect_ends *ends, size_t n, int census_varies);
+/*
+ * The side and level of one paired look at a probe whose ends gave good[0..n-1] and
+ * bad[0..n-1]: the rule's side (rule->want) at alpha; for a rule that counts either way
+ * (want 0), the side the median delta moved to (up when it did not move) at alpha / 2, since
+ * the test then looks both ways. Returns the level, *sign the side.
+ */
+double bisect_look_side(const struct bisect_rule *r, double alpha, const double *good,
+                        const double *bad, size_t n, int *sign);
+/*
+ * The batch sizes of a search: --rounds (0: not given; valgrind metrics start at
+ * PAIRED_SPREAD_MIN runs, others at bisect_default_rounds) and --max-rounds (0: three times
+ * the rounds; never fewer than the rounds).
+ */
+void bisect_budget(int rounds_opt, int max_rounds_opt, int valgrind, size_t probes, int *rounds,
+                   int *max_rounds);
+/* The next batch after `total` rounds: `rounds`, or what is left of max_rounds when less. */
+int bisect_batch(int rounds, int max_rounds, int total);
+/*
+ * A commit's run printed checksum `sum` (NULL: none) and the ends printed good_sum and bad_sum
+ * (NULL: none): 1 when it is neither end's, a wrong result whose figures say nothing of the
+ * change (it is another program's); 0 when it matches either, or nothing can be compared.
+ */
+int bisect_checksum_wrong(const char *sum, const char *good_sum, const char *bad_sum);
+/* A paired step's mark from its answer: bad, good, or a skip ("more" at the budget too). */
+enum bisect_mark bisect_answer_mark(enum bisect_answer a);
+/*
+ * git's line before measuring commit `next`: the untested commits left at worst after it
+ * (the larger side of next between the bounds) in *left; returns the steps that take, about
+ * log2(left + 1).
+ */
+unsigned bisect_search_left(const struct bisect_search *s, size_t next, size_t *left);
 /*
  * The line of a failed build's log (text, NUL-terminated, changed in place) that says why: the
  * last compiler or linker diagnostic ("error:" in it; "-Werror" in a command line is not one),

@@ -15,6 +15,7 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
+#include "gitrev.h"
 #include "queue.h"
 #include "report_sweep.h"
 
@@ -157,7 +158,7 @@ static int queue_bisect_args(const char *cmd, const struct strlist *args, struct
 			continue;
 		}
 		sbuf_init(&hash);
-		if (bisect_commit_hash(repo, v, &hash) != 0 || hash.len != 40) {
+		if (gitrev_commit_hash(repo, v, &hash) != 0 || hash.len != 40) {
 			cli_error(
 			    cmd,
 			    "queue submit bisect: %s %s is not a commit of the repository in %s",

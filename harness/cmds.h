@@ -99,12 +99,6 @@ extern const struct cli_verb cmd_push;
 extern const struct cli_verb cmd_pull;
 extern const struct cli_verb cmd_history;
 extern const struct cli_verb cmd_bisect;
-/*
- * REV as a full commit hash of the repository in `repo` (git rev-parse --verify REV^{commit}),
- * for bisect and for a bisect the queue takes. 0 with out set, -1 when REV names no commit
- * there (or git cannot tell).
- */
-int bisect_commit_hash(const char *repo, const char *rev, struct sbuf *out);
 extern const struct cli_verb cmd_explain;
 extern const struct cli_verb cmd_version;
 extern const struct cli_verb cmd_queue;

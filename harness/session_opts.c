@@ -106,6 +106,31 @@ void session_opts_release(struct session_opts *o)
 	memset(o, 0, sizeof *o);
 }
 
+static void session_opts_copy_list(struct strlist *dst, const struct strlist *src)
+{
+	memset(dst, 0, sizeof *dst);
+	for (size_t i = 0; i < src->n; i++)
+		strlist_push(dst, src->items[i]);
+}
+
+static char *session_opts_copy_str(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void session_opts_copy(struct session_opts *dst, const struct session_opts *src)
+{
+	*dst = *src;
+	session_opts_copy_list(&dst->collectors, &src->collectors);
+	session_opts_copy_list(&dst->build_dirs, &src->build_dirs);
+	session_opts_copy_list(&dst->pass_env, &src->pass_env);
+	session_opts_copy_list(&dst->knobs, &src->knobs);
+	dst->probes = session_opts_copy_str(src->probes);
+	dst->meters = session_opts_copy_str(src->meters);
+	dst->events = session_opts_copy_str(src->events);
+	dst->db = session_opts_copy_str(src->db);
+}
+
 static int session_opts_all_digits(const char *s)
 {
 	return *s && strspn(s, "0123456789") == strlen(s);

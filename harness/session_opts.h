@@ -110,6 +110,15 @@ struct session_opts {
 
 /* The verb's defaults and accepted groups; release with session_opts_release. */
 void session_opts_init(struct session_opts *o, enum session_verb verb);
+/*
+ * dst (uninitialised) becomes a deep copy of src: every option and hook, the strings and lists
+ * its own. A verb that runs several sessions from the options it parsed once (bisect's ends
+ * and steps) copies them whole and then sets what it decides itself, so that no run option is
+ * dropped on the way to a session. Release dst with session_opts_release. A field that owns
+ * memory is copied here by name: one added to the struct must be added here too
+ * (tests/unit/test_options.c checks every field reaches the copy).
+ */
+void session_opts_copy(struct session_opts *dst, const struct session_opts *src);
 /* The rounds a verb measures by default (session_opts_init's). */
 int session_opts_default_rounds(enum session_verb verb);
 void session_opts_release(struct session_opts *o);

@@ -77,4 +77,33 @@ expect_status 2 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good "$S2"
 expect_grep "^       skipped: does not build: build\.sh:1: error: BROKEN says this commit does not build \(log: " "$T/out"
 expect_grep "^$S6 c6: BROKEN=1$" "$T/out"
 expect_grep "^$S7 c7: BROKEN=0 alloc-02_steady\.txt=4000$" "$T/out"
+# Issue 42: every step's session is made from the run options bisect was given, whole. Probes
+# that fail unless the caller's BISECT_PASS_CHECK reaches them (a run's environment is fixed:
+# only --pass-env lets it in): without --pass-env the ends cannot be measured; with it, no
+# step is skipped and the change is found, so the option reached the ends' session and every
+# step's.
+P=$T/passenv
+script_repo "$P"
+sed -i '/^d=\\\$(dirname/i [ -n "\\$BISECT_PASS_CHECK" ] || { echo "$p: BISECT_PASS_CHECK did not reach me" >\&2; exit 3; }' "$P/build.sh"
+expect_grep 'BISECT_PASS_CHECK did not reach me' "$P/build.sh"
+script_commit "$P" 1
+script_commit "$P" 2
+script_commit "$P" 3
+script_commit "$P" 4 alloc-02_steady.txt=2000
+script_commit "$P" 5
+script_commit "$P" 6
+P1=$(bisect_hash "$P" 1) P4=$(bisect_hash "$P" 4) P6=$(bisect_hash "$P" 6)
+export BISECT_PASS_CHECK=1
+expect_status 2 "$GCR" bisect --build-cmd "sh build.sh" --repo "$P" --good "$P1" --bad "$P6" \
+	--probe 02 --metric census.alloc_bytes
+expect_grep "no search: the good end [0-9a-f]{7} cannot be measured: 02_steady failed: exited 3: 02_steady: BISECT_PASS_CHECK did not reach me" "$T/out"
+expect_status 0 "$GCR" bisect --build-cmd "sh build.sh" --repo "$P" --good "$P1" --bad "$P6" \
+	--probe 02 --metric census.alloc_bytes --pass-env BISECT_PASS_CHECK
+expect_grep "^$P4 is the first bad commit$" "$T/out"
+expect_eq "$(sql "SELECT count(*) FROM bisect_steps WHERE bisect_id = (SELECT max(id) FROM bisects) AND role = 'step' AND decision <> 'skip'")" \
+	"$(sql "SELECT count(*) FROM bisect_steps WHERE bisect_id = (SELECT max(id) FROM bisects) AND role = 'step'")" \
+	"no step was skipped: --pass-env reached every step's session"
+expect_eq "$(sql "SELECT count(*) > 0 FROM bisect_steps WHERE bisect_id = (SELECT max(id) FROM bisects) AND role = 'step'")" 1 \
+	"the search took steps"
+unset BISECT_PASS_CHECK
 finish

@@ -484,6 +484,90 @@ static void test_log_reason(void)
 	CHECK(bisect_log_reason(empty) == NULL);
 }
 
+/*
+ * The rules the verb applies between the decisions: when exact judging holds after the ends,
+ * the side and level of a look that counts either way, the batches, a wrong result, a
+ * step's mark from its answer, and git's "left after this" line.
+ */
+static void test_step_rules(void)
+{
+	struct bisect_ends ends[3];
+	struct bisect_rule r;
+	struct bisect_search s;
+	struct err e = ERR_INIT;
+	double g[6] = {1000, 1001, 999, 1000, 1002, 998}, down[6] = {900, 901, 899, 900, 902, 898};
+	int sign = 0, rounds = 0, max_rounds = 0;
+	size_t left = 0;
+
+	/* Exact only when every probe repeated at both ends and no build says its census varies. */
+	memset(ends, 0, sizeof ends);
+	ends[0].repeats = ends[1].repeats = ends[2].repeats = 1;
+	CHECK(bisect_exact_holds(ends, 3, 0) == 1);
+	CHECK(bisect_exact_holds(ends, 3, 1) == 0);
+	ends[2].repeats = 0;
+	CHECK(bisect_exact_holds(ends, 3, 0) == 0);
+	CHECK(bisect_exact_holds(ends, 2, 0) == 1);
+
+	/* A rule with a side looks that way at the full level of the look... */
+	CHECK(bisect_rule_for("valgrind.ir", NULL, 0, &r, &e) == 0);
+	CHECK_NEAR(bisect_look_side(&r, 0.01, g, down, 6, &sign), 0.01, 1e-15);
+	CHECK(sign == 1);
+	CHECK(bisect_rule_for("valgrind.ir", NULL, 1, &r, &e) == 0);
+	CHECK_NEAR(bisect_look_side(&r, 0.01, g, down, 6, &sign), 0.01, 1e-15);
+	CHECK(sign == -1);
+	/* ... and one that counts either way looks where the ends went, at half the level. */
+	CHECK(bisect_rule_for("census.freed_bytes", NULL, 0, &r, &e) == 0);
+	CHECK(r.want == 0);
+	CHECK_NEAR(bisect_look_side(&r, 0.01, g, down, 6, &sign), 0.005, 1e-15);
+	CHECK(sign == -1);
+	CHECK_NEAR(bisect_look_side(&r, 0.01, down, g, 6, &sign), 0.005, 1e-15);
+	CHECK(sign == 1);
+	CHECK_NEAR(bisect_look_side(&r, 0.01, g, g, 6, &sign), 0.005, 1e-15);
+	CHECK(sign == 1);
+
+	/* The budget: the defaults, three batches, and never fewer rounds in all than a batch. */
+	bisect_budget(0, 0, 0, 1, &rounds, &max_rounds);
+	CHECK(rounds == bisect_default_rounds(1) && max_rounds == 3 * rounds);
+	bisect_budget(0, 0, 1, 4, &rounds, &max_rounds);
+	CHECK(rounds == PAIRED_SPREAD_MIN && max_rounds == 3 * PAIRED_SPREAD_MIN);
+	bisect_budget(5, 0, 0, 1, &rounds, &max_rounds);
+	CHECK(rounds == 5 && max_rounds == 15);
+	bisect_budget(5, 2, 0, 1, &rounds, &max_rounds);
+	CHECK(rounds == 5 && max_rounds == 5);
+	bisect_budget(4, 10, 1, 1, &rounds, &max_rounds);
+	CHECK(rounds == 4 && max_rounds == 10);
+	CHECK(bisect_batch(6, 18, 0) == 6);
+	CHECK(bisect_batch(6, 18, 12) == 6);
+	CHECK(bisect_batch(6, 20, 18) == 2);
+
+	/* A checksum neither end printed is a wrong result; with none to compare, nothing is. */
+	CHECK(bisect_checksum_wrong("c", "a", "b") == 1);
+	CHECK(bisect_checksum_wrong("a", "a", "b") == 0);
+	CHECK(bisect_checksum_wrong("b", "a", "b") == 0);
+	CHECK(bisect_checksum_wrong("b", NULL, "b") == 0);
+	CHECK(bisect_checksum_wrong("c", NULL, "b") == 1);
+	CHECK(bisect_checksum_wrong("c", NULL, NULL) == 0);
+	CHECK(bisect_checksum_wrong(NULL, "a", "b") == 0);
+
+	CHECK(bisect_answer_mark(BISECT_ANSWER_BAD) == BISECT_BAD);
+	CHECK(bisect_answer_mark(BISECT_ANSWER_GOOD) == BISECT_GOOD);
+	CHECK(bisect_answer_mark(BISECT_ANSWER_CANNOT_TELL) == BISECT_SKIP);
+	CHECK(bisect_answer_mark(BISECT_ANSWER_MORE) == BISECT_SKIP);
+
+	/* 11 commits, 9 between the ends: measuring the 5th leaves 4 on either side, which take
+	 * ceil(log2(4 + 1)) = 3 steps (git's "Bisecting: 4 commits left to test after this
+	 * (roughly 3 steps)"); the larger side counts, and a skipped commit is not untested. */
+	bisect_search_init(&s, 11);
+	CHECK(bisect_search_left(&s, 5, &left) == 3 && left == 4);
+	bisect_search_mark(&s, 5, BISECT_GOOD);
+	CHECK(bisect_search_left(&s, 7, &left) == 2 && left == 2);
+	bisect_search_mark(&s, 6, BISECT_SKIP);
+	CHECK(bisect_search_left(&s, 8, &left) == 1 && left == 1);
+	bisect_search_mark(&s, 8, BISECT_BAD);
+	CHECK(bisect_search_left(&s, 7, &left) == 0 && left == 0);
+	bisect_search_release(&s);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL);
@@ -500,5 +584,6 @@ int main(int argc, char **argv)
 	test_combine();
 	test_levels();
 	test_log_reason();
+	test_step_rules();
 	return unit_done("test_bisect");
 }

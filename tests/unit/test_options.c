@@ -482,6 +482,86 @@ static void test_thp(void)
 	session_opts_release(&o);
 }
 
+static int same_list(const struct strlist *a, const struct strlist *b)
+{
+	if (a->n != b->n || (a->n && a->items == b->items))
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->items[i] == b->items[i] || strcmp(a->items[i], b->items[i]) != 0)
+			return 0;
+	return 1;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b && a != b && strcmp(a, b) == 0;
+}
+
+/*
+ * session_opts_copy: every option a verb parsed reaches the copy (bisect makes each step's
+ * session from one, so a run option it takes cannot be dropped on the way), the strings and
+ * lists owned by the copy. Compared field by field for what is owned and as bytes for the
+ * rest, so a field added to the struct is covered without naming it here.
+ */
+static void test_copy(void)
+{
+	static const char *const set[][2] = {
+	    {"--probes", "01,02"},
+	    {"--size", "large"},
+	    {"--rounds", "7"},
+	    {"--warmup", "3"},
+	    {"--meters", "rusage,perf"},
+	    {"--events", "cycles:u"},
+	    {"--seed", "42"},
+	    {"--jobs", "3"},
+	    {"--valgrind-runs", "4"},
+	    {"--timeout", "9"},
+	    {"--db", "/tmp/x.db"},
+	    {"--pass-env", "JAVA_HOME"},
+	    {"--thp", "host"},
+	    {"--collector", "gen"},
+	    {"--build", "/tmp/b"},
+	    {"--cpu", "1"},
+	    {"--no-aslr", NULL},
+	    {"--env-offset", "64"},
+	    {"--lock-timeout", "11"},
+	    {"--idle-below", "0.5"},
+	    {"--idle-timeout", "12"},
+	    {"--knob", "GCR_HEAP_MB=64"},
+	};
+	struct session_opts o, c, flat;
+	struct err e = ERR_INIT;
+
+	session_opts_init(&o, SESSION_VERB_MEASURE);
+	o.accept = ~0u;
+	for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+		CHECK(session_opts_parse(&o, set[i][0], set[i][1], &e) == 1);
+	session_opts_copy(&c, &o);
+	CHECK(same_list(&c.collectors, &o.collectors) && c.collectors.n == 1);
+	CHECK(same_list(&c.build_dirs, &o.build_dirs) && c.build_dirs.n == 1);
+	CHECK(same_list(&c.pass_env, &o.pass_env) && c.pass_env.n == 1);
+	CHECK(same_list(&c.knobs, &o.knobs) && c.knobs.n == 1);
+	CHECK(same_str(c.probes, o.probes) && same_str(c.meters, o.meters));
+	CHECK(same_str(c.events, o.events) && same_str(c.db, o.db));
+	CHECK(c.env_offset == 64 && c.idle_timeout_s == 12 && c.no_aslr && c.pin_cpu);
+	CHECK(c.thp == HOSTINFO_THP_HOST && c.timeout_ms == 9000 && c.have_seed);
+	/* Everything else, byte for byte: the owned fields set to the original's to compare. */
+	flat = c;
+	flat.collectors = o.collectors;
+	flat.build_dirs = o.build_dirs;
+	flat.pass_env = o.pass_env;
+	flat.knobs = o.knobs;
+	flat.probes = o.probes;
+	flat.meters = o.meters;
+	flat.events = o.events;
+	flat.db = o.db;
+	CHECK(memcmp(&flat, &o, sizeof o) == 0);
+	/* Each owns its memory: releasing one leaves the other whole. */
+	session_opts_release(&o);
+	CHECK(strcmp(c.db, "/tmp/x.db") == 0 && strcmp(c.knobs.items[0], "GCR_HEAP_MB=64") == 0);
+	session_opts_release(&c);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL);
@@ -498,6 +578,7 @@ int main(int argc, char **argv)
 	test_verbs();
 	test_pass_env();
 	test_thp();
+	test_copy();
 	test_random(seed);
 	return unit_done("test_options");
 }

@@ -1,0 +1,2038 @@
+/*
+ * bisect_engine.c — the engine of gcratchet bisect (bisect_engine.h): builds, cached by
+ * commit and build options; the ends and the mode they decide; the steps; the store's record
+ * of each, from which a stopped bisect resumes. bisect.c decides; this applies its decisions.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bisect_engine.h"
+#include "buildinfo.h"
+#include "caps.h"
+#include "escape.h"
+#include "gitrev.h"
+#include "json.h"
+#include "metrics.h"
+#include "sha256.h"
+#include "stats.h"
+
+const char *const bisect_source_names[3] = {"collector", "collector-dir", "build-cmd"};
+
+/* Sets eng->err and returns -1: every failure of the engine is reported this way. */
+__attribute__((format(printf, 3, 4))) static int
+bisect_fail(struct bisect_engine *c, enum err_code code, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->err.code = code;
+	va_start(ap, fmt);
+	vsnprintf(c->err.msg, sizeof c->err.msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void bisect_emit(const struct bisect_engine *c, const struct bisect_event *ev)
+{
+	if (c->hooks.event)
+		c->hooks.event(c->hooks.ctx, c, ev);
+}
+
+void bisect_engine_init(struct bisect_engine *eng, volatile sig_atomic_t *stop,
+                        const struct bisect_hooks *hooks)
+{
+	memset(eng, 0, sizeof *eng);
+	eng->warmup = 1;
+	eng->build_timeout_s = BISECT_BUILD_TIMEOUT_S;
+	snprintf(eng->size, sizeof eng->size, "ci");
+	eng->stop = stop;
+	eng->hooks = *hooks;
+}
+
+static double bisect_seconds(int64_t since_ns)
+{
+	return (double)(now_mono_ns() - since_ns) / 1e9;
+}
+
+const char *bisect_engine_short(const char *hash)
+{
+	static char buf[4][16];
+	static int k;
+	char *b = buf[k++ % 4];
+
+	snprintf(b, sizeof buf[0], "%.7s", hash ? hash : "");
+	return b;
+}
+
+/* ---- Running programs ------------------------------------------------------------------ */
+
+/*
+ * Runs argv in a process group of its own, stdin from /dev/null, stdout to out_path (NULL: to
+ * the log) and stderr appended to log_path. *stop set (our interrupt), or timeout_s seconds passing
+ * (0: no limit), ends the whole group (a build is many processes): SIGTERM, so that a build
+ * script's traps remove its worktree, and SIGKILL five seconds later, and once more to what is
+ * left of the group when its leader is gone. Returns the exit status, -1 with e when it could
+ * not run or was killed by a signal, -2 when we interrupted it, -3 when it ran out of time.
+ */
+static int bisect_spawn(char *const argv[], const char *out_path, const char *log_path,
+                        int timeout_s, volatile sig_atomic_t *stop, struct err *e)
+{
+	int log_fd = -1, out_fd = -1, status = 0, killed = 0, timed_out = 0, rc = -1;
+	int64_t kill_at = 0, deadline = 0;
+	pid_t pid;
+
+	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (log_fd < 0) {
+		err_setc(e, ERR_IO, "%s: %s", log_path, strerror(errno));
+		goto out;
+	}
+	if (out_path) {
+		out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			err_setc(e, ERR_IO, "%s: %s", out_path, strerror(errno));
+			goto out;
+		}
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err_setc(e, ERR_FAILED, "cannot start %s: %s", argv[0], strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(out_fd >= 0 ? out_fd : log_fd, 1);
+		dup2(log_fd, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	/* Both sides set the group, so that a kill right after the fork reaches it. */
+	setpgid(pid, pid);
+	if (timeout_s > 0)
+		deadline = now_mono_ns() + (int64_t)timeout_s * INT64_C(1000000000);
+	for (;;) {
+		struct timespec tick = {0, 20 * 1000 * 1000};
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			err_setc(e, ERR_FAILED, "waiting for %s: %s", argv[0], strerror(errno));
+			goto out;
+		}
+		if (!killed && deadline && now_mono_ns() > deadline)
+			timed_out = 1;
+		if ((*stop || timed_out) && !killed) {
+			kill(-pid, SIGTERM);
+			killed = 1;
+			kill_at = now_mono_ns() + INT64_C(5000000000);
+		} else if (killed == 1 && now_mono_ns() > kill_at) {
+			kill(-pid, SIGKILL);
+			killed = 2;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (killed) {
+		/* A process of the build that ignored SIGTERM must not outlive it. */
+		kill(-pid, SIGKILL);
+		rc = timed_out ? -3 : -2;
+	} else if (WIFEXITED(status))
+		rc = WEXITSTATUS(status);
+	else
+		err_setc(e, ERR_FAILED, "%s was killed by signal %d", argv[0], WTERMSIG(status));
+out:
+	if (out_fd >= 0)
+		close(out_fd);
+	if (log_fd >= 0)
+		close(log_fd);
+	return rc;
+}
+
+/* The line of a build log that says why it failed (bisect_log_reason), newly allocated; NULL
+ * for an empty or unreadable log. */
+static char *bisect_log_file_reason(const char *log_path)
+{
+	char *text = NULL, *line, *r = NULL;
+	size_t len;
+	struct err e;
+
+	if (read_file(log_path, &text, &len, &e) != 0)
+		return NULL;
+	line = bisect_log_reason(text);
+	if (line)
+		r = xstrdup(line);
+	free(text);
+	return r;
+}
+
+/* ---- Resolving what is searched -------------------------------------------------------- */
+
+/* realpath, or a copy when the path does not resolve (the caller reports it). */
+static char *bisect_realpath(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return realpath(path, buf) ? xstrdup(buf) : xstrdup(path);
+}
+
+static int bisect_is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* The repository holding `dir` (its top) and dir's place in it; -1 with why not. */
+static int bisect_repo_of(struct bisect_engine *c, const char *opt, const char *dir, char **top,
+                          char **prefix)
+{
+	struct sbuf out;
+	int rc = -1;
+
+	sbuf_init(&out);
+	*top = NULL;
+	if (prefix)
+		*prefix = NULL;
+	if (!bisect_is_dir(dir)) {
+		bisect_fail(c, ERR_NOT_FOUND, "%s %s: no such folder", opt, dir);
+		goto out;
+	}
+	if (gitrev_run(dir, &out, "rev-parse", "--show-toplevel", NULL) != 0 || !out.len) {
+		bisect_fail(c, ERR_INVALID,
+		            "%s %s: not inside a git repository (bisect searches its history)", opt,
+		            dir);
+		goto out;
+	}
+	*top = sbuf_detach(&out);
+	if (prefix) {
+		sbuf_init(&out);
+		if (gitrev_run(dir, &out, "rev-parse", "--show-prefix", NULL) != 0) {
+			bisect_fail(c, ERR_INVALID, "%s %s: git cannot say where it is in %s", opt,
+			            dir, *top);
+			goto out;
+		}
+		if (out.len && out.data[out.len - 1] == '/')
+			out.data[--out.len] = '\0';
+		*prefix = sbuf_detach(&out);
+	}
+	rc = 0;
+out:
+	sbuf_release(&out);
+	return rc;
+}
+
+/* The gcratchet checkout this build came from: its make rules build an outside collector. */
+static int bisect_find_checkout(struct bisect_engine *c, const char *opt)
+{
+	char *dir = xasprintf("%s/..", c->root), *mk;
+	int rc = -1;
+
+	c->checkout = bisect_realpath(dir);
+	mk = xasprintf("%s/collectors/build.mk", c->checkout);
+	if (access(mk, R_OK) != 0) {
+		bisect_fail(
+		    c, ERR_INVALID,
+		    "%s builds with the make rules of the gcratchet checkout it came from, and "
+		    "%s is missing",
+		    opt, mk);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(mk);
+	free(dir);
+	return rc;
+}
+
+/*
+ * The commits from good to bad along bad's first parents, with their subjects: c[0] = good,
+ * c[n-1] = bad. Refuses (-1) what is not a commit, a good end that is not on the
+ * bad end's first-parent line, and two ends that are one commit.
+ */
+int bisect_engine_resolve_commits(struct bisect_engine *c, const char *good_rev,
+                                  const char *bad_rev)
+{
+	struct sbuf good, bad, list, subj;
+	char *range = NULL, *save = NULL, *line;
+	int rc = -1;
+
+	sbuf_init(&good);
+	sbuf_init(&bad);
+	sbuf_init(&list);
+	sbuf_init(&subj);
+	if (gitrev_commit_hash(c->repo, good_rev, &good) != 0) {
+		bisect_fail(c, ERR_INVALID, "--good %s is not a commit of %s", good_rev, c->repo);
+		goto out;
+	}
+	if (gitrev_commit_hash(c->repo, bad_rev, &bad) != 0) {
+		bisect_fail(c, ERR_INVALID, "--bad %s is not a commit of %s", bad_rev, c->repo);
+		goto out;
+	}
+	if (strcmp(good.data, bad.data) == 0) {
+		bisect_fail(c, ERR_INVALID,
+		            "--good %s and --bad %s are one commit (%s): nothing to search",
+		            good_rev, bad_rev, bisect_engine_short(good.data));
+		goto out;
+	}
+	if (gitrev_run(c->repo, &list, "merge-base", "--is-ancestor", good.data, bad.data, NULL) !=
+	    0) {
+		bisect_fail(
+		    c, ERR_INVALID,
+		    "--good %s (%s) is not an ancestor of --bad %s (%s): the good end comes "
+		    "first in the history",
+		    good_rev, bisect_engine_short(good.data), bad_rev,
+		    bisect_engine_short(bad.data));
+		goto out;
+	}
+	range = xasprintf("%s..%s", good.data, bad.data);
+	if (gitrev_run(c->repo, &list, "log", "--first-parent", "--reverse", "--format=%H %P",
+	               range, NULL) != 0 ||
+	    gitrev_run(c->repo, &subj, "log", "-1", "--format=%s", good.data, NULL) != 0) {
+		bisect_fail(c, ERR_FAILED, "git log %s failed in %s", range, c->repo);
+		goto out;
+	}
+	c->commits = xcalloc(1, sizeof *c->commits);
+	c->commits[0].hash = xstrdup(good.data);
+	c->commits[0].subject = sbuf_detach(&subj);
+	c->ncommits = 1;
+	for (line = strtok_r(list.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *parent = strchr(line, ' ');
+		if (!parent)
+			continue;
+		*parent++ = '\0';
+		/* A first-parent line from bad that does not come down to good: good is off it. */
+		if (c->ncommits == 1 && strncmp(parent, good.data, strlen(good.data)) != 0) {
+			bisect_fail(c, ERR_INVALID,
+			            "--good %s is not on the first-parent line of --bad %s: bisect "
+			            "follows first parents (docs/bisect.md); give a good end on it",
+			            good_rev, bad_rev);
+			goto out;
+		}
+		c->commits = xrealloc(c->commits, (c->ncommits + 1) * sizeof *c->commits);
+		memset(&c->commits[c->ncommits], 0, sizeof *c->commits);
+		c->commits[c->ncommits++].hash = xstrdup(line);
+	}
+	if (c->ncommits < 2 || strcmp(c->commits[c->ncommits - 1].hash, bad.data) != 0) {
+		bisect_fail(c, ERR_FAILED, "git log %s in %s did not end at --bad %s", range,
+		            c->repo, bad_rev);
+		goto out;
+	}
+	for (size_t i = 1; i < c->ncommits; i++) {
+		c->commits[i].subject = gitrev_subject(c->repo, c->commits[i].hash);
+	}
+	rc = 0;
+out:
+	free(range);
+	sbuf_release(&good);
+	sbuf_release(&bad);
+	sbuf_release(&list);
+	sbuf_release(&subj);
+	return rc;
+}
+
+/* The probe names of a folder of probes/NN_name.c, sorted. */
+static void bisect_list_probes(const char *dir, struct strlist *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+
+	while (d && (ent = readdir(d)) != NULL) {
+		size_t n = strlen(ent->d_name);
+		if (n > 4 && ent->d_name[0] >= '0' && ent->d_name[0] <= '9' &&
+		    ent->d_name[1] >= '0' && ent->d_name[1] <= '9' && ent->d_name[2] == '_' &&
+		    strcmp(ent->d_name + n - 2, ".c") == 0) {
+			char *name = xasprintf("%.*s", (int)(n - 2), ent->d_name);
+			strlist_push(out, name);
+			free(name);
+		}
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 1; i < out->n; i++)
+		for (size_t j = i; j > 0 && strcmp(out->items[j - 1], out->items[j]) > 0; j--) {
+			char *t = out->items[j];
+			out->items[j] = out->items[j - 1];
+			out->items[j - 1] = t;
+		}
+}
+
+int bisect_engine_add_probe(struct bisect_engine *c, const char *name)
+{
+	for (size_t j = 0; j < c->nprobes; j++)
+		if (strcmp(c->probes[j].name, name) == 0)
+			return bisect_fail(c, ERR_INVALID, "--probe %s is named twice", name);
+	c->probes = xrealloc(c->probes, (c->nprobes + 1) * sizeof *c->probes);
+	memset(&c->probes[c->nprobes], 0, sizeof *c->probes);
+	c->probes[c->nprobes++].name = xstrdup(name);
+	return 0;
+}
+
+char *bisect_engine_probe_list(const struct bisect_engine *c, const char *sep)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < c->nprobes; i++)
+		sbuf_addf(&b, "%s%s", i ? sep : "", c->probes[i].name);
+	return sbuf_detach(&b);
+}
+
+/* ---- Builds, cached by commit and build options ---------------------------------------- */
+
+static int bisect_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Feeds a file's name and bytes to the digest; a missing file is fed as missing. */
+static void bisect_digest_file(struct sha256 *h, const char *path, const char *label)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct err e;
+
+	sha256_update(h, label, strlen(label) + 1);
+	if (read_file(path, &text, &len, &e) == 0)
+		sha256_update(h, text, len);
+	else
+		sha256_update(h, "(missing)", 9);
+	free(text);
+}
+
+/* Every regular file directly in checkout/sub, in name order. */
+static void bisect_digest_folder(struct sha256 *h, const char *checkout, const char *sub)
+{
+	char *dir = xasprintf("%s/%s", checkout, sub);
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	struct strlist names = {0};
+
+	while (d && (ent = readdir(d)) != NULL)
+		if (ent->d_name[0] != '.')
+			strlist_push(&names, ent->d_name);
+	if (d)
+		closedir(d);
+	qsort(names.items, names.n, sizeof *names.items, bisect_cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", dir, names.items[i]);
+		char *label = xasprintf("%s/%s", sub, names.items[i]);
+		struct stat sb;
+		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+			bisect_digest_file(h, path, label);
+		free(label);
+		free(path);
+	}
+	strlist_release(&names);
+	free(dir);
+}
+
+/*
+ * The key of a commit's build folder: what makes the build what it is. The commit, the
+ * source and its target, the build options and, for an outside collector, the probes built
+ * and every file of the gcratchet checkout its build reads (the probes, their runtime, the
+ * ABI header, the common code, the make rules): a change to any of them is another build.
+ */
+static void bisect_build_key(const struct bisect_engine *c, const char *commit,
+                             char key[SHA256_HEX_LEN + 1])
+{
+	static const char *const files[] = {"collectors/build.mk", "collectors/collector-dir.mk",
+	                                    "collectors/quote.mk", "scripts/manifest.sh"};
+	static const char *const folders[] = {"collectors/include", "collectors/common",
+	                                      "probes/runtime"};
+	struct sha256 h;
+
+	sha256_init(&h);
+	sha256_update(&h, "gcratchet-bisect-build 1", 25);
+	sha256_update(&h, bisect_source_names[c->source], strlen(bisect_source_names[c->source]));
+	sha256_update(&h, commit, strlen(commit) + 1);
+	sha256_update(&h, c->target, strlen(c->target) + 1);
+	for (size_t i = 0; i < c->make_vars.n; i++)
+		sha256_update(&h, c->make_vars.items[i], strlen(c->make_vars.items[i]) + 1);
+	if (c->source == BISECT_SRC_DIR) {
+		sha256_update(&h, c->subdir, strlen(c->subdir) + 1);
+		sha256_update(&h, c->name, strlen(c->name) + 1);
+		for (size_t i = 0; i < c->nprobes; i++) {
+			char *rel = xasprintf("probes/%s.c", c->probes[i].name);
+			char *path = xasprintf("%s/%s", c->checkout, rel);
+			bisect_digest_file(&h, path, rel);
+			free(path);
+			free(rel);
+		}
+		for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+			char *path = xasprintf("%s/%s", c->checkout, files[i]);
+			bisect_digest_file(&h, path, files[i]);
+			free(path);
+		}
+		for (size_t i = 0; i < sizeof folders / sizeof *folders; i++)
+			bisect_digest_folder(&h, c->checkout, folders[i]);
+	}
+	sha256_final_hex(&h, key);
+}
+
+/* PROBE_SRCS=...: only the probes bisected are built (a build of one probe takes a second). */
+static char *bisect_probe_srcs(const struct bisect_engine *c, const char *prefix)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "PROBE_SRCS=");
+	for (size_t i = 0; i < c->nprobes; i++)
+		sbuf_addf(&b, "%s%s%s.c", i ? " " : "", prefix, c->probes[i].name);
+	return sbuf_detach(&b);
+}
+
+/*
+ * The command that builds commit cm: scripts/build-rev.sh for a shipped collector (it says
+ * where it built), scripts/bisect-build.sh into dir for the others; NULL-terminated, *argc
+ * its length, newly allocated.
+ */
+static char **bisect_build_argv(const struct bisect_engine *c, const struct bisect_commit *cm,
+                                const char *script, const char *dir, size_t *argc)
+{
+	char **argv = xcalloc(16 + c->make_vars.n, sizeof *argv);
+	size_t n = 0;
+
+	argv[n++] = xstrdup("sh");
+	argv[n++] = xstrdup(script);
+	if (c->source == BISECT_SRC_COLLECTOR) {
+		argv[n++] = xstrdup(cm->hash);
+		argv[n++] = xstrdup(c->target);
+		argv[n++] = bisect_probe_srcs(c, "probes/");
+	} else {
+		argv[n++] = xstrdup(c->source == BISECT_SRC_DIR ? "dir" : "cmd");
+		argv[n++] = xstrdup(c->repo);
+		argv[n++] = xstrdup(cm->hash);
+		argv[n++] = xstrdup(dir);
+		argv[n++] = xstrdup(c->checkout);
+		if (c->source == BISECT_SRC_DIR) {
+			char *prefix = xasprintf("%s/probes/", c->checkout);
+			argv[n++] = xstrdup(c->subdir);
+			argv[n++] = xasprintf("%s@%s", c->name, bisect_engine_short(cm->hash));
+			argv[n++] = bisect_probe_srcs(c, prefix);
+			free(prefix);
+		} else {
+			argv[n++] = xstrdup(c->target);
+		}
+	}
+	for (size_t k = 0; c->source != BISECT_SRC_CMD && k < c->make_vars.n; k++)
+		argv[n++] = xstrdup(c->make_vars.items[k]);
+	*argc = n;
+	return argv;
+}
+
+/*
+ * Where build-rev.sh built: the last line of its output (outp) in *dir, and *cached when its
+ * log says it was "reusing" a build. -1 when its output cannot be read.
+ */
+static int bisect_rev_dir(struct bisect_engine *c, const char *outp, const char *log, char **dir,
+                          int *cached)
+{
+	char *text = NULL, *last;
+	size_t len;
+	struct err e = ERR_INIT;
+
+	if (read_file(outp, &text, &len, &e) != 0)
+		return bisect_fail(c, e.code, "%s", e.msg);
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	last = strrchr(text, '\n');
+	*dir = xstrdup(last ? last + 1 : text);
+	free(text);
+	text = NULL;
+	if (read_file(log, &text, &len, &e) == 0)
+		*cached = strstr(text, ": reusing ") != NULL;
+	free(text);
+	return 0;
+}
+
+/*
+ * What a build's exit status st (bisect_spawn's; e its error) says of commit cm: 0 built; 1
+ * it does not build or ran out of time (cm->reason says so and where the log is); -1 the
+ * harness failed; -2 interrupted.
+ */
+static int bisect_build_status(struct bisect_engine *c, struct bisect_commit *cm, int st,
+                               const char *log, const struct err *e)
+{
+	char *why;
+
+	if (st == -2)
+		return -2;
+	if (st == -3) {
+		cm->reason = xasprintf("build timed out after %d s (--build-timeout; log: %s)",
+		                       c->build_timeout_s, log);
+		return 1;
+	}
+	if (st == -1)
+		return bisect_fail(c, ERR_FAILED, "building %s: %s", bisect_engine_short(cm->hash),
+		                   e->msg);
+	if (st == 0)
+		return 0;
+	why = bisect_log_file_reason(log);
+	cm->reason = xasprintf("does not build: %s (log: %s)", why ? why : "no output", log);
+	free(why);
+	return 1;
+}
+
+/*
+ * Builds commit i, or finds its build in the cache. 0 with commits[i].dir (a build folder
+ * that loads) and *cached; 1 when it does not build (commits[i].reason says why and where
+ * the log is); -1 when the harness failed; -2 when interrupted.
+ */
+static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *secs)
+{
+	struct bisect_commit *cm = &c->commits[i];
+	char key[SHA256_HEX_LEN + 1];
+	char *dir = NULL, *log = NULL, *outp = NULL, *script = NULL;
+	char *manifest = NULL, *logs = NULL;
+	char **argv = NULL;
+	size_t argc = 0;
+	struct buildinfo b;
+	struct err e = ERR_INIT;
+	int64_t t0 = now_mono_ns();
+	int rc = -1, st;
+
+	*cached = 0;
+	*secs = 0;
+	if (cm->dir)
+		return 0;
+	bisect_build_key(c, cm->hash, key);
+	logs = xasprintf("%s/logs", c->cache);
+	if (mkdir(c->cache, 0755) != 0 && errno != EEXIST) {
+		bisect_fail(c, ERR_IO, "cannot create the build cache %s: %s", c->cache,
+		            strerror(errno));
+		goto out;
+	}
+	if (mkdir(logs, 0755) != 0 && errno != EEXIST) {
+		bisect_fail(c, ERR_IO, "cannot create %s: %s", logs, strerror(errno));
+		goto out;
+	}
+	log = xasprintf("%s/%s-%.12s.log", logs, bisect_engine_short(cm->hash), key);
+	if (c->source == BISECT_SRC_COLLECTOR) {
+		/* build-rev.sh has its cache, keyed by tree and options; it says where. */
+		outp = xasprintf("%s.out", log);
+	} else {
+		dir = xasprintf("%s/%s@%s-%.12s", c->cache,
+		                c->source == BISECT_SRC_DIR ? c->name : "cmd",
+		                bisect_engine_short(cm->hash), key);
+		manifest = xasprintf("%s/manifest.json", dir);
+		if (access(manifest, F_OK) == 0) {
+			*cached = 1;
+			goto load;
+		}
+	}
+	script = xstrdup(c->source == BISECT_SRC_COLLECTOR ? c->build_rev_script
+	                                                   : c->bisect_build_script);
+	argv = bisect_build_argv(c, cm, script, dir, &argc);
+	if (access(script, R_OK) != 0) {
+		bisect_fail(c, ERR_NOT_FOUND, "%s is missing: it builds each commit", script);
+		goto out;
+	}
+	/* A fresh log for each attempt: what it says is about this build. */
+	if (truncate(log, 0) != 0 && errno != ENOENT) {
+		bisect_fail(c, ERR_IO, "%s: %s", log, strerror(errno));
+		goto out;
+	}
+	st = bisect_spawn(argv, outp, log, c->build_timeout_s, c->stop, &e);
+	if ((rc = bisect_build_status(c, cm, st, log, &e)) != 0)
+		goto out;
+	rc = -1;
+	if (c->source == BISECT_SRC_COLLECTOR && bisect_rev_dir(c, outp, log, &dir, cached) != 0)
+		goto out;
+load:
+	if (buildinfo_load(dir, &b, &e) != 0) {
+		cm->reason = xasprintf("its build folder cannot be used: %s", e.msg);
+		rc = 1;
+		goto out;
+	}
+	buildinfo_release(&b);
+	cm->dir = dir;
+	dir = NULL;
+	rc = 0;
+out:
+	*secs = bisect_seconds(t0);
+	for (size_t k = 0; k < argc; k++)
+		free(argv[k]);
+	free(argv);
+	free(dir);
+	free(log);
+	free(logs);
+	free(outp);
+	free(script);
+	free(manifest);
+	return rc;
+}
+
+int bisect_engine_available_probes(struct bisect_engine *c, struct strlist *out)
+{
+	struct buildinfo bi;
+	struct err e = ERR_INIT;
+	double secs;
+	int cached, r;
+
+	if (c->source != BISECT_SRC_CMD) {
+		char *dir = xasprintf("%s/probes", c->checkout);
+		bisect_list_probes(dir, out);
+		free(dir);
+		return 0;
+	}
+	/* A build command says what its probes are: the good end's manifest. */
+	if ((r = bisect_build(c, 0, &cached, &secs)) != 0)
+		return r;
+	if (buildinfo_load(c->commits[0].dir, &bi, &e) != 0)
+		return bisect_fail(c, e.code, "%s", e.msg);
+	for (size_t i = 0; i < bi.probes.n; i++)
+		strlist_push(out, bi.probes.items[i]);
+	buildinfo_release(&bi);
+	return 0;
+}
+
+/* ---- Measuring ------------------------------------------------------------------------- */
+
+/* The meters that measure the metric: valgrind for Ir and the cache simulation, perf for an
+ * event (which it names in *events), and always rusage and the census. Newly allocated. */
+static void bisect_meters(const struct bisect_engine *c, char **meters, char **events)
+{
+	*events = NULL;
+	if (strncmp(c->metric, "cachesim.", 9) == 0)
+		*meters = xstrdup("rusage,census,valgrind,cachesim");
+	else if (c->kind == RUN_KIND_VALGRIND)
+		*meters = xstrdup("rusage,census,valgrind");
+	else if (strncmp(c->metric, "perf.", 5) == 0) {
+		*meters = xstrdup("rusage,census,perf");
+		*events = xstrdup(c->metric + 5);
+	} else {
+		*meters = xstrdup("rusage,census");
+	}
+}
+
+/*
+ * One session of the builds of commits idx[0..narms-1] (narms <= 2) as arms, in that order:
+ * `n` measured rounds, or n valgrind runs per probe and arm for a valgrind metric, of every
+ * probe (all_probes: the ends) or those that moved, set up and run by hooks.measure. 0 with
+ * *session_id and the runs (released by the caller); -1 when the harness failed; -2 when
+ * interrupted (the session is kept).
+ */
+static int bisect_session(struct bisect_engine *c, const size_t *idx, size_t narms, int n,
+                          int warmup, int all_probes, const char *what, int64_t *session_id,
+                          struct store_run **runs, size_t *nruns)
+{
+	struct bisect_measure m;
+	const char *dirs[2], *hashes[2];
+	struct strlist probes = {0};
+	char *list, *command, *meters, *events;
+	int r;
+
+	memset(&m, 0, sizeof m);
+	for (size_t a = 0; a < narms && a < 2; a++) {
+		dirs[a] = c->commits[idx[a]].dir;
+		hashes[a] = c->commits[idx[a]].hash;
+	}
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (all_probes || c->probes[i].moved)
+			strlist_push(&probes, c->probes[i].name);
+	list = strlist_join(&probes, ",");
+	bisect_meters(c, &meters, &events);
+	command = xasprintf("%s (bisect %lld: %s)", c->command, (long long)c->id, what);
+	m.dirs = dirs;
+	m.hashes = hashes;
+	m.narms = narms < 2 ? narms : 2;
+	m.probes = list;
+	m.meters = meters;
+	m.events = events;
+	if (c->kind == RUN_KIND_VALGRIND) {
+		m.valgrind_runs = n;
+	} else {
+		m.rounds = n;
+		m.warmup = warmup;
+	}
+	m.command = command;
+	c->err = (struct err)ERR_INIT;
+	r = c->hooks.measure(c->hooks.ctx, &m, session_id, runs, nruns, &c->err);
+	if (r == -2 && !*c->stop)
+		*c->stop = 1;
+	free(command);
+	free(events);
+	free(meters);
+	free(list);
+	strlist_release(&probes);
+	return r;
+}
+
+/* What one arm's runs of one probe measured. */
+struct bisect_values {
+	double *v;
+	int *key; /* the round of a timed run, the ordinal of a valgrind run: what pairs them */
+	size_t n;
+	char *failure;  /* the first run that was not ok, in words; NULL when none */
+	char *checksum; /* the first ok run's, or NULL */
+	int missing;    /* ok runs that did not report the metric */
+};
+
+static void bisect_values_release(struct bisect_values *v)
+{
+	free(v->v);
+	free(v->key);
+	free(v->failure);
+	free(v->checksum);
+	memset(v, 0, sizeof *v);
+}
+
+static void bisect_collect(const struct bisect_engine *c, const struct store_run *runs, size_t n,
+                           int arm, const char *probe, struct bisect_values *out)
+{
+	int ordinal = 0;
+
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run *r = &runs[i];
+		const double *v;
+		if (r->arm != arm || strcmp(r->probe, probe) != 0)
+			continue;
+		if (r->status != RUN_STATUS_OK) {
+			if (!out->failure) {
+				/* The detail says how it ended, with its stderr's words when it has any. */
+				char *line =
+				    r->detail ? NULL : run_stderr_first_line(r->stderr_tail);
+				const char *why = r->detail ? r->detail : line;
+				out->failure =
+				    xasprintf("%s %s%s%s", probe, run_status_label(r->status),
+				              why ? ": " : "", why ? why : "");
+				free(line);
+			}
+			continue;
+		}
+		if (r->kind != c->kind || r->warmup)
+			continue;
+		if (!out->checksum && r->checksum)
+			out->checksum = xstrdup(r->checksum);
+		v = metric_set_get(&r->metrics, c->metric);
+		if (!v) {
+			out->missing++;
+			continue;
+		}
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+		out->key = xrealloc(out->key, (out->n + 1) * sizeof *out->key);
+		out->v[out->n] = *v;
+		out->key[out->n++] = c->kind == RUN_KIND_VALGRIND ? ordinal++ : r->round;
+	}
+}
+
+/* Appends the pairs of a and b (matched by key) to *ga and *gb. */
+static void bisect_pairs(const struct bisect_values *a, const struct bisect_values *b, double **ga,
+                         double **gb, size_t *n)
+{
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (a->key[i] == b->key[j]) {
+				*ga = xrealloc(*ga, (*n + 1) * sizeof **ga);
+				*gb = xrealloc(*gb, (*n + 1) * sizeof **gb);
+				(*ga)[*n] = a->v[i];
+				(*gb)[*n] = b->v[j];
+				(*n)++;
+				break;
+			}
+}
+
+/* Why an arm's values cannot be used, or NULL when they can; newly allocated. */
+static char *bisect_unusable(const struct bisect_engine *c, const struct bisect_values *v,
+                             const char *probe, const struct bisect_probe *p)
+{
+	if (v->failure)
+		return xstrdup(v->failure);
+	if (v->n == 0)
+		return xasprintf("%s reported no %s", probe, c->metric);
+	/* A wrong result's figures say nothing of the change: it is another program's. */
+	if (p && bisect_checksum_wrong(v->checksum, p->good_sum, p->bad_sum))
+		return xasprintf("%s printed checksum %s, not the ends' %s: a wrong result", probe,
+		                 v->checksum, p->good_sum ? p->good_sum : p->bad_sum);
+	return NULL;
+}
+
+static char *bisect_session_list(const int64_t *ids, size_t n)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&b, "%s%lld", i ? " " : "", (long long)ids[i]);
+	return sbuf_detach(&b);
+}
+
+/* ---- Steps: stored, applied and sent --------------------------------------------------- */
+
+static size_t bisect_commit_index(const struct bisect_engine *c, const char *hash)
+{
+	for (size_t i = 0; i < c->ncommits; i++)
+		if (strcmp(c->commits[i].hash, hash) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+static ssize_t bisect_probe_index(const struct bisect_engine *c, const char *name)
+{
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (strcmp(c->probes[i].name, name) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* "1% (at least 1000)", "10% (at least 2 ms)", "3", "any change". */
+void bisect_engine_threshold_text(const struct bisect_engine *c, char *buf, size_t size)
+{
+	char pct[16], abs[24];
+
+	metrics_format_pct(c->rule.pct, pct, sizeof pct);
+	metrics_format_value(c->metric, c->rule.abs, abs, sizeof abs);
+	if (c->rule.pct > 0 && c->rule.abs > 0)
+		snprintf(buf, size, "%s%% (at least %s)", pct, abs);
+	else if (c->rule.pct > 0)
+		snprintf(buf, size, "%s%%", pct);
+	else if (c->rule.abs > 0)
+		snprintf(buf, size, "%s", abs);
+	else
+		snprintf(buf, size, "any change");
+}
+
+double bisect_engine_pct(double v, double base)
+{
+	return base != 0 ? 100 * (v - base) / fabs(base) : NAN;
+}
+
+/* "+2.20%", or "+1" from a figure of 0, where no percentage exists. */
+void bisect_engine_change_text(const struct bisect_engine *c, double before, double after,
+                               char *buf, size_t size)
+{
+	char v[24];
+	double pct = bisect_engine_pct(after, before);
+
+	if (isfinite(pct)) {
+		snprintf(buf, size, "%+.2f%%", pct);
+		return;
+	}
+	metrics_format_value(c->metric, fabs(after - before), v, sizeof v);
+	snprintf(buf, size, "%s%s", after < before ? "-" : "+", v);
+}
+
+void bisect_engine_json_number(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* The figures of one probe of a step, as a member of `figures` (created when NULL). */
+static cJSON *bisect_figure(cJSON **figures, const char *probe)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!*figures)
+		*figures = cJSON_CreateObject();
+	cJSON_AddItemToObject(*figures, probe, o);
+	return o;
+}
+
+/*
+ * Takes a step into the search: its mark, its commit's build and figures (the figure of each
+ * probe: "value", or an end's "median"), and for the ends what each probe measured there.
+ * The same for a step just measured and one read back by --resume.
+ */
+static void bisect_apply(struct bisect_engine *c, const struct store_bisect_step *st)
+{
+	size_t i = bisect_commit_index(c, st->commit);
+	enum bisect_mark m = BISECT_SKIP;
+	cJSON *root = NULL, *item;
+	struct err e;
+
+	if (i == SIZE_MAX)
+		return;
+	bisect_mark_parse(st->decision, &m);
+	if (strcmp(st->role, "step") == 0)
+		bisect_search_mark(&c->search, i, m);
+	/* A build folder the cache has lost since is built again when it is needed. */
+	if (st->build_dir && !c->commits[i].dir) {
+		char *manifest = xasprintf("%s/manifest.json", st->build_dir);
+		if (access(manifest, R_OK) == 0)
+			c->commits[i].dir = xstrdup(st->build_dir);
+		free(manifest);
+	}
+	c->commits[i].build_id = st->build_id;
+	if (st->reason && !c->commits[i].reason)
+		c->commits[i].reason = xstrdup(st->reason);
+	if (!st->figures || json_parse(st->figures, strlen(st->figures), "figures", &root, &e) != 0)
+		return;
+	cJSON_ArrayForEach(item, root)
+	{
+		ssize_t p = bisect_probe_index(c, item->string);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "value");
+		const cJSON *values = cJSON_GetObjectItemCaseSensitive(item, "values");
+		const cJSON *sum = cJSON_GetObjectItemCaseSensitive(item, "checksum");
+		struct bisect_probe *pr;
+		const cJSON *x;
+		double **dst;
+		size_t *ndst;
+		if (p < 0)
+			continue;
+		pr = &c->probes[p];
+		if (!v)
+			v = cJSON_GetObjectItemCaseSensitive(item, "median");
+		if (cJSON_IsNumber(v))
+			c->commits[i].value[p] = v->valuedouble;
+		if (strcmp(st->role, "step") == 0)
+			continue;
+		dst = strcmp(st->role, "good") == 0 ? &pr->good : &pr->bad;
+		ndst = strcmp(st->role, "good") == 0 ? &pr->ngood : &pr->nbad;
+		free(*dst);
+		*dst = NULL;
+		*ndst = 0;
+		cJSON_ArrayForEach(x, values)
+		{
+			if (!cJSON_IsNumber(x))
+				continue;
+			*dst = xrealloc(*dst, (*ndst + 1) * sizeof **dst);
+			(*dst)[(*ndst)++] = x->valuedouble;
+		}
+		if (cJSON_IsString(sum)) {
+			char **s = strcmp(st->role, "good") == 0 ? &pr->good_sum : &pr->bad_sum;
+			free(*s);
+			*s = xstrdup(sum->valuestring);
+		}
+		if (strcmp(st->role, "bad") == 0) {
+			const cJSON *moved = cJSON_GetObjectItemCaseSensitive(item, "moved");
+			const cJSON *sign = cJSON_GetObjectItemCaseSensitive(item, "sign");
+			pr->moved = cJSON_IsTrue(moved);
+			pr->sign = cJSON_IsNumber(sign) && sign->valuedouble < 0 ? -1 : 1;
+		}
+	}
+	cJSON_Delete(root);
+}
+
+/*
+ * Stores a step (the ends too), keeps it, takes it into the search and sends it as an event.
+ * The figures (a JSON object, NULL for none) are consumed. -1 when the store failed.
+ */
+static int bisect_record(struct bisect_engine *c, const char *role, size_t i, enum bisect_mark m,
+                         const char *reason, const int64_t *sessions, size_t nsessions,
+                         cJSON *figures, double build_s, double measure_s, const char *started)
+{
+	struct store_bisect_step st, *keep;
+	struct buildinfo b;
+	struct err e = ERR_INIT;
+	int rc = -1;
+
+	memset(&st, 0, sizeof st);
+	st.bisect_id = c->id;
+	st.seq = ++c->seq;
+	st.role = xstrdup(role);
+	st.commit = xstrdup(c->commits[i].hash);
+	st.subject = c->commits[i].subject ? xstrdup(c->commits[i].subject) : NULL;
+	st.decision = xstrdup(bisect_mark_name(m));
+	st.reason = reason ? xstrdup(reason) : NULL;
+	st.build_dir = c->commits[i].dir ? xstrdup(c->commits[i].dir) : NULL;
+	st.sessions = nsessions ? bisect_session_list(sessions, nsessions) : NULL;
+	st.figures = figures ? cJSON_PrintUnformatted(figures) : NULL;
+	st.build_s = build_s;
+	st.measure_s = measure_s;
+	st.started_at = xstrdup(started);
+	/* The build as the store knows it: the sessions stored it by its manifest. */
+	st.build_id = c->commits[i].build_id;
+	if (!st.build_id && nsessions && c->commits[i].dir &&
+	    buildinfo_load(c->commits[i].dir, &b, &e) == 0) {
+		struct store_build *builds = NULL;
+		size_t nb = 0;
+		if (store_session_builds(c->st, sessions[nsessions - 1], &builds, &nb, &e) == 0)
+			for (size_t k = 0; k < nb; k++)
+				if (strcmp(builds[k].manifest_hash, b.manifest_hash) == 0)
+					st.build_id = builds[k].id;
+		store_builds_release(builds, nb);
+		buildinfo_release(&b);
+	}
+	if (store_bisect_step_insert(c->st, &st, &e) != 0) {
+		bisect_fail(c, e.code, "%s", e.msg);
+		goto out;
+	}
+	c->steps = xrealloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
+	keep = &c->steps[c->nsteps++];
+	*keep = st;
+	bisect_apply(c, keep);
+	{
+		struct bisect_event ev = {.kind = BISECT_EV_STEP, .step = keep};
+		bisect_emit(c, &ev);
+	}
+	if (strcmp(role, "step") == 0) {
+		c->build_s += build_s;
+		c->measure_s += measure_s;
+	}
+	rc = 0;
+out:
+	if (rc != 0) {
+		free(st.role);
+		free(st.commit);
+		free(st.subject);
+		free(st.decision);
+		free(st.reason);
+		free(st.build_dir);
+		free(st.sessions);
+		free(st.figures);
+		free(st.started_at);
+	}
+	cJSON_Delete(figures);
+	return rc;
+}
+
+/* ---- The ends -------------------------------------------------------------------------- */
+
+/*
+ * Builds commit i for an end, which must build: bisect_build's return, with the outcome sent
+ * as an event (END_BUILT, or END_BROKEN when it does not build or was interrupted).
+ */
+static int bisect_build_end(struct bisect_engine *c, size_t i, const char *role, double *secs)
+{
+	struct bisect_event ev = {.role = role, .commit = i};
+	int r = bisect_build(c, i, &ev.cached, secs);
+
+	ev.secs = *secs;
+	ev.interrupted = r == -2;
+	ev.kind = r == 0 ? BISECT_EV_END_BUILT : BISECT_EV_END_BROKEN;
+	if (r >= 0 || r == -2)
+		bisect_emit(c, &ev);
+	return r;
+}
+
+/* Fills one end's figure of probe p: its values, median and checksum. */
+static void bisect_end_figure(cJSON *o, const double *v, size_t n, const char *sum)
+{
+	cJSON_AddItemToObject(o, "values", cJSON_CreateDoubleArray(v, (int)n));
+	bisect_engine_json_number(o, "median", n ? stats_median(v, n) : NAN);
+	cJSON_AddItemToObject(o, "checksum", escape_json_string(sum));
+}
+
+/*
+ * Why the ends do not make a search: for each probe what it did. Newly allocated; the caller
+ * has found that no probe moved.
+ */
+static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bisect_paired *paired)
+{
+	struct sbuf b;
+	char thr[64];
+
+	bisect_engine_threshold_text(c, thr, sizeof thr);
+	sbuf_init(&b);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct bisect_probe *p = &c->probes[i];
+		double g = p->ngood ? stats_median(p->good, p->ngood) : NAN;
+		double bad = p->nbad ? stats_median(p->bad, p->nbad) : NAN;
+		char gs[24], bs[24], ch[32];
+		metrics_format_value(c->metric, g, gs, sizeof gs);
+		metrics_format_value(c->metric, bad, bs, sizeof bs);
+		bisect_engine_change_text(c, g, bad, ch, sizeof ch);
+		sbuf_addf(&b, "%s%s %s -> %s (%s)", i ? "; " : "", p->name, gs, bs, ch);
+		if (paired && paired[i].answer == BISECT_ANSWER_CANNOT_TELL)
+			sbuf_addf(&b, ": cannot tell after %zu rounds whether it moved beyond %s",
+			          paired[i].cell.n, thr);
+		else if (c->rule.want && (bad - g) * c->rule.want < 0 &&
+		         fabs(bad - g) > bisect_allowance(&c->rule, g))
+			sbuf_addf(&b, ": it moved the other way%s",
+			          c->improved ? " (without --improved bisect "
+			                        "looks for that)"
+			                      : " (--improved looks for that)");
+		else
+			sbuf_addf(&b, ": within the threshold %s", thr);
+	}
+	return sbuf_detach(&b);
+}
+
+/*
+ * "the bad end's census says clock_paced" when a census metric is bisected and a build of the
+ * ends' session says its census varies (caps.h): its counters are then judged by paired runs,
+ * never compared exactly. NULL otherwise; static storage.
+ */
+static const char *bisect_census_varies(struct bisect_engine *c, int64_t sid)
+{
+	struct store_build *builds = NULL;
+	size_t nb = 0;
+	const char *says = NULL;
+	struct err e = {0};
+
+	if (!sid || !metrics_is_census(c->metric) ||
+	    store_session_builds(c->st, sid, &builds, &nb, &e) != 0)
+		return NULL;
+	for (size_t i = 0; i < nb && !says; i++) {
+		struct caps caps;
+		struct err pe = {0};
+		if (caps_parse_text(builds[i].capabilities, "capabilities", &caps, &pe) == 0 &&
+		    caps_census_varies(&caps))
+			says = caps_clock_paced(&caps) ? "the build says clock_paced"
+			                               : "the build says it is not precise";
+	}
+	store_builds_release(builds, nb);
+	return says;
+}
+
+/*
+ * Takes one session of the ends into each probe's values (exact mode: the values of this
+ * session only; paired: added to the pairs so far) and its checksums. 1 with *detail when an
+ * end cannot be measured.
+ */
+static int bisect_ends_take(struct bisect_engine *c, const size_t ends[2],
+                            const struct store_run *runs, size_t nruns, char **detail)
+{
+	for (size_t i = 0; i < c->nprobes && !*detail; i++) {
+		struct bisect_probe *p = &c->probes[i];
+		struct bisect_values v[2];
+		char *why[2];
+		bisect_collect(c, runs, nruns, 0, p->name, &v[0]);
+		bisect_collect(c, runs, nruns, 1, p->name, &v[1]);
+		for (int k = 0; k < 2; k++) {
+			why[k] = bisect_unusable(c, &v[k], p->name, NULL);
+			if (why[k] && !*detail)
+				*detail = xasprintf(
+				    "the %s end %s cannot be measured: %s", k ? "bad" : "good",
+				    bisect_engine_short(c->commits[ends[k]].hash), why[k]);
+			free(why[k]);
+		}
+		if (!*detail) {
+			if (!p->good_sum && v[0].checksum)
+				p->good_sum = xstrdup(v[0].checksum);
+			if (!p->bad_sum && v[1].checksum)
+				p->bad_sum = xstrdup(v[1].checksum);
+			if (c->exact) {
+				free(p->good);
+				free(p->bad);
+				p->good = p->bad = NULL;
+				p->ngood = p->nbad = 0;
+			}
+			bisect_pairs(&v[0], &v[1], &p->good, &p->bad, &p->ngood);
+			p->nbad = p->ngood;
+		}
+		bisect_values_release(&v[0]);
+		bisect_values_release(&v[1]);
+	}
+	return *detail ? 1 : 0;
+}
+
+/*
+ * Exact mode, after each end was measured twice (session sid): 1 when it holds
+ * (bisect_exact_holds); 0 when the search falls back to paired runs, the probes' values
+ * dropped and an event saying why.
+ */
+static int bisect_ends_exact_check(struct bisect_engine *c, int64_t sid)
+{
+	const char *says = bisect_census_varies(c, sid);
+	struct bisect_ends *ends_of = xcalloc(c->nprobes ? c->nprobes : 1, sizeof *ends_of);
+	int repeats;
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct bisect_probe *p = &c->probes[i];
+		bisect_ends_exact(&c->rule, p->good, p->ngood, p->bad, p->nbad, &p->ends);
+		ends_of[i] = p->ends;
+	}
+	repeats = bisect_exact_holds(ends_of, c->nprobes, says != NULL);
+	free(ends_of);
+	if (says) {
+		struct bisect_event ev = {.kind = BISECT_EV_CENSUS_VARIES, .text = says};
+		bisect_emit(c, &ev);
+		c->rule.pol.varies = 1;
+	}
+	if (repeats)
+		return 1;
+	/* Not exact after all: a conservative collector's Ir, a JIT's counts. */
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct bisect_probe *p = &c->probes[i];
+		if (!p->ends.repeats && !says) {
+			struct bisect_event ev = {.kind = BISECT_EV_NOT_REPEATED, .probe = p->name};
+			ev.text = p->ngood >= 2 && p->good[0] != p->good[1] ? "the good end"
+			                                                    : "the bad end";
+			bisect_emit(c, &ev);
+		}
+		free(p->good);
+		free(p->bad);
+		p->good = p->bad = NULL;
+		p->ngood = p->nbad = 0;
+	}
+	return 0;
+}
+
+/* Paired: each probe decided at this look, after `total` rounds; 1 when any needs more. */
+static int bisect_ends_look(struct bisect_engine *c, struct bisect_paired *paired, int total)
+{
+	int more = 0;
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct bisect_probe *p = &c->probes[i];
+		int sign;
+		double alpha = bisect_look_side(
+		    &c->rule, bisect_look_alpha(c->rounds, c->max_rounds, c->nprobes), p->good,
+		    p->bad, p->ngood, &sign);
+		bisect_decide_paired(&c->rule, sign, p->good, p->bad, p->ngood, alpha,
+		                     total >= c->max_rounds, &paired[i]);
+		p->sign = sign;
+		more |= paired[i].answer == BISECT_ANSWER_MORE;
+	}
+	return more;
+}
+
+/*
+ * Measures the built ends until the mode is known and, paired, each probe is decided or the
+ * budget spent: exact when the metric's class is and each end, measured twice, repeated
+ * itself. The sessions go to *sessions, their time to *msecs. 0; 1 with *detail; -1; -2.
+ */
+static int bisect_ends_measure(struct bisect_engine *c, const size_t ends[2],
+                               struct bisect_paired *paired, int64_t **sessions, size_t *nsessions,
+                               double *msecs, char **detail)
+{
+	int total = 0;
+
+	c->exact = c->rule.pol.exact;
+	for (;;) {
+		int n = c->exact ? 2 : bisect_batch(c->rounds, c->max_rounds, total);
+		int64_t t0 = now_mono_ns(), sid = 0;
+		struct store_run *runs = NULL;
+		size_t nruns = 0;
+		int r;
+
+		r = bisect_session(c, ends, 2, n, c->exact ? 0 : c->warmup, 1,
+		                   c->exact ? "the ends, twice each" : "the ends, paired", &sid,
+		                   &runs, &nruns);
+		*msecs += bisect_seconds(t0);
+		if (sid) {
+			*sessions = xrealloc(*sessions, (*nsessions + 1) * sizeof **sessions);
+			(*sessions)[(*nsessions)++] = sid;
+		}
+		if (r != 0) {
+			store_runs_release(runs, nruns);
+			return r;
+		}
+		total += n;
+		r = bisect_ends_take(c, ends, runs, nruns, detail);
+		store_runs_release(runs, nruns);
+		if (r != 0)
+			return r;
+		if (c->exact) {
+			if (bisect_ends_exact_check(c, sid))
+				return 0;
+			c->exact = 0;
+			total = 0;
+			continue;
+		}
+		if (!bisect_ends_look(c, paired, total))
+			return 0;
+	}
+}
+
+/*
+ * Records the ends, with what each probe measured there and whether it moved (*nmoved of
+ * them; *unsure when a paired probe could not be told). -1 when the store failed.
+ */
+static int bisect_ends_record(struct bisect_engine *c, const size_t ends[2],
+                              const struct bisect_paired *paired, const int64_t *sessions,
+                              size_t nsessions, const double bsecs[2], double msecs,
+                              const char *started, int *nmoved, int *unsure)
+{
+	cJSON *fig[2] = {NULL, NULL};
+	int r;
+
+	for (size_t i = 0; i < c->nprobes; i++) {
+		struct bisect_probe *p = &c->probes[i];
+		cJSON *g, *b;
+		if (c->exact) {
+			p->moved = p->ends.moved;
+			p->sign = p->ends.sign;
+		} else {
+			p->moved = paired[i].answer == BISECT_ANSWER_BAD;
+			*unsure |= paired[i].answer == BISECT_ANSWER_CANNOT_TELL;
+		}
+		*nmoved += p->moved;
+		g = bisect_figure(&fig[0], p->name);
+		b = bisect_figure(&fig[1], p->name);
+		bisect_end_figure(g, p->good, p->ngood, p->good_sum);
+		bisect_end_figure(b, p->bad, p->nbad, p->bad_sum);
+		bisect_engine_json_number(b, "delta_pct",
+		                          bisect_engine_pct(stats_median(p->bad, p->nbad),
+		                                            stats_median(p->good, p->ngood)));
+		cJSON_AddBoolToObject(b, "moved", p->moved);
+		cJSON_AddNumberToObject(b, "sign", p->sign < 0 ? -1 : 1);
+		if (!c->exact)
+			cJSON_AddNumberToObject(b, "n", (double)p->ngood);
+	}
+	r = bisect_record(c, "good", ends[0], BISECT_GOOD, NULL, sessions, nsessions, fig[0],
+	                  bsecs[0], msecs, started);
+	if (r == 0)
+		r = bisect_record(c, "bad", ends[1], BISECT_BAD, NULL, sessions, nsessions, fig[1],
+		                  bsecs[1], 0, started);
+	else
+		cJSON_Delete(fig[1]);
+	return r;
+}
+
+/*
+ * Builds and measures the two ends and decides the mode (bisect_ends_measure). 0 with the
+ * ends recorded and the probes that moved known; 1 when they do not make a search (*detail
+ * says why); -1 when the harness failed; -2 when interrupted.
+ */
+static int bisect_ends(struct bisect_engine *c, char **detail)
+{
+	size_t ends[2] = {0, c->ncommits - 1};
+	int64_t *sessions = NULL;
+	size_t nsessions = 0;
+	struct bisect_paired *paired = xcalloc(c->nprobes ? c->nprobes : 1, sizeof *paired);
+	double bsecs[2] = {0, 0}, msecs = 0;
+	char started[32];
+	struct err e = ERR_INIT;
+	int rc = -1, r, nmoved = 0, unsure = 0;
+
+	*detail = NULL;
+	format_utc(now_real_ns(), started, sizeof started);
+	for (int k = 0; k < 2; k++) {
+		r = bisect_build_end(c, ends[k], k ? "bad" : "good", &bsecs[k]);
+		if (r != 0) {
+			rc = c->commits[ends[k]].reason ? 1 : *c->stop ? -2 : -1;
+			if (rc == 1)
+				*detail = xasprintf("the %s end %s does not build: %s",
+				                    k ? "bad" : "good",
+				                    bisect_engine_short(c->commits[ends[k]].hash),
+				                    c->commits[ends[k]].reason);
+			goto out;
+		}
+	}
+	r = bisect_ends_measure(c, ends, paired, &sessions, &nsessions, &msecs, detail);
+	if (r != 0) {
+		rc = r;
+		goto out;
+	}
+	if (bisect_ends_record(c, ends, paired, sessions, nsessions, bsecs, msecs, started, &nmoved,
+	                       &unsure) != 0)
+		goto out;
+	if (nmoved == 0) {
+		char *why = bisect_unmoved_text(c, c->exact ? NULL : paired);
+		*detail = xasprintf("%s %s between the ends: %s", c->metric,
+		                    unsure ? "cannot be told to have moved" : "did not move", why);
+		free(why);
+		rc = 1;
+		goto out;
+	}
+	{
+		struct bisect_event ev = {.kind = BISECT_EV_MODE, .nmoved = (size_t)nmoved};
+		bisect_emit(c, &ev);
+	}
+	/* The mode is what the steps are judged by: a resume must judge them alike. */
+	if (store_bisect_update(c->st, c->id, "running", c->exact ? "exact" : "paired", NULL, NULL,
+	                        &e) != 0) {
+		bisect_fail(c, e.code, "%s", e.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(sessions);
+	free(paired);
+	return rc;
+}
+
+/* ---- A step ---------------------------------------------------------------------------- */
+
+/* How many of the moved probes there are: the family a paired step's level is shared by. */
+static size_t bisect_nmoved(const struct bisect_engine *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nprobes; i++)
+		n += c->probes[i].moved != 0;
+	return n;
+}
+
+/* Exact mode: one run of commit i decides. 0 with *m and the figures; see bisect_step. */
+static int bisect_step_exact(struct bisect_engine *c, size_t i, enum bisect_mark *m, char **reason,
+                             cJSON **figures, int64_t *sid)
+{
+	struct store_run *runs = NULL;
+	size_t nruns = 0, idx[1] = {i};
+	char what[64];
+	int r;
+
+	snprintf(what, sizeof what, "step %d, %s", c->seq - 1,
+	         bisect_engine_short(c->commits[i].hash));
+	r = bisect_session(c, idx, 1, 1, 0, 0, what, sid, &runs, &nruns);
+	if (r != 0)
+		return r;
+	*m = BISECT_GOOD;
+	for (size_t p = 0; p < c->nprobes && !*reason; p++) {
+		struct bisect_probe *pr = &c->probes[p];
+		struct bisect_values v;
+		cJSON *o;
+		if (!pr->moved)
+			continue;
+		bisect_collect(c, runs, nruns, 0, pr->name, &v);
+		*reason = bisect_unusable(c, &v, pr->name, pr);
+		if (!*reason) {
+			o = bisect_figure(figures, pr->name);
+			bisect_engine_json_number(o, "value", v.v[0]);
+			bisect_engine_json_number(o, "delta_pct",
+			                          bisect_engine_pct(v.v[0], pr->ends.good));
+			if (bisect_decide_exact(&pr->ends, v.v[0]) == BISECT_BAD)
+				*m = BISECT_BAD;
+		}
+		bisect_values_release(&v);
+	}
+	if (*reason)
+		*m = BISECT_SKIP;
+	store_runs_release(runs, nruns);
+	return 0;
+}
+
+/* A paired step's figures: per moved probe with pairs (n[p]), its medians, delta, interval,
+ * p and answer. */
+static void bisect_paired_figures(const struct bisect_engine *c, const struct bisect_paired *paired,
+                                  const size_t *n, cJSON **figures)
+{
+	for (size_t p = 0; p < c->nprobes; p++) {
+		const struct bisect_paired *pp = &paired[p];
+		cJSON *o;
+		if (!c->probes[p].moved || n[p] == 0)
+			continue;
+		o = bisect_figure(figures, c->probes[p].name);
+		bisect_engine_json_number(o, "value", pp->cell.fix_median);
+		bisect_engine_json_number(o, "good", pp->cell.base_median);
+		bisect_engine_json_number(o, "delta_pct", pp->cell.delta_pct);
+		cJSON_AddNumberToObject(o, "n", (double)n[p]);
+		bisect_engine_json_number(o, "ci_lo", pp->cell.ci.lo);
+		bisect_engine_json_number(o, "ci_hi", pp->cell.ci.hi);
+		bisect_engine_json_number(o, "p", pp->p);
+		cJSON_AddStringToObject(o, "answer", bisect_answer_name(pp->answer));
+	}
+}
+
+/* Why a paired step is skipped at its budget (`total` rounds), each probe that could not be
+ * told with its interval; newly allocated. */
+static char *bisect_cannot_tell_text(const struct bisect_engine *c,
+                                     const struct bisect_paired *paired, int total)
+{
+	struct sbuf b;
+	char thr[64];
+	int k = 0;
+
+	bisect_engine_threshold_text(c, thr, sizeof thr);
+	sbuf_init(&b);
+	sbuf_addf(&b, "cannot tell after %d rounds whether it moved beyond %s:", total, thr);
+	for (size_t p = 0; p < c->nprobes; p++) {
+		const struct bisect_paired *pp = &paired[p];
+		char lo[24], hi[24];
+		if (!c->probes[p].moved || pp->answer != BISECT_ANSWER_CANNOT_TELL)
+			continue;
+		metrics_format_value(c->metric, pp->cell.ci.lo, lo, sizeof lo);
+		metrics_format_value(c->metric, pp->cell.ci.hi, hi, sizeof hi);
+		sbuf_addf(&b, "%s %s %+.2f%%, its median delta %s to %s at %.0f%% confidence",
+		          k++ ? ";" : "", c->probes[p].name, pp->cell.delta_pct, lo, hi,
+		          100 * pp->cell.ci.level);
+	}
+	return sbuf_detach(&b);
+}
+
+/*
+ * Paired mode: batches of commit i interleaved with the good end until every moved probe is
+ * decided, one is bad, or the budget is spent ("cannot tell": a skip). Sessions go to *sids.
+ */
+static int bisect_step_paired(struct bisect_engine *c, size_t i, enum bisect_mark *m, char **reason,
+                              cJSON **figures, int64_t **sids, size_t *nsids)
+{
+	size_t np = c->nprobes, idx[2] = {0, i};
+	double **g = xcalloc(np, sizeof *g), **v = xcalloc(np, sizeof *v);
+	size_t *n = xcalloc(np, sizeof *n);
+	struct bisect_paired *paired = xcalloc(np, sizeof *paired);
+	enum bisect_answer *answers = xcalloc(np, sizeof *answers), step = BISECT_ANSWER_MORE;
+	double alpha = bisect_look_alpha(c->rounds, c->max_rounds, bisect_nmoved(c));
+	int total = 0, rc = -1;
+
+	while (step == BISECT_ANSWER_MORE && !*reason) {
+		int batch = bisect_batch(c->rounds, c->max_rounds, total);
+		struct store_run *runs = NULL;
+		size_t nruns = 0, na = 0;
+		int64_t sid = 0;
+		char what[64];
+		int r;
+
+		snprintf(what, sizeof what, "step %d, %s, rounds %d-%d", c->seq - 1,
+		         bisect_engine_short(c->commits[i].hash), total + 1, total + batch);
+		r = bisect_session(c, idx, 2, batch, c->warmup, 0, what, &sid, &runs, &nruns);
+		if (sid) {
+			*sids = xrealloc(*sids, (*nsids + 1) * sizeof **sids);
+			(*sids)[(*nsids)++] = sid;
+		}
+		if (r != 0) {
+			store_runs_release(runs, nruns);
+			rc = r;
+			goto out;
+		}
+		total += batch;
+		for (size_t p = 0; p < np && !*reason; p++) {
+			struct bisect_probe *pr = &c->probes[p];
+			struct bisect_values good, mine;
+			char *why;
+			if (!pr->moved)
+				continue;
+			bisect_collect(c, runs, nruns, 0, pr->name, &good);
+			bisect_collect(c, runs, nruns, 1, pr->name, &mine);
+			*reason = bisect_unusable(c, &mine, pr->name, pr);
+			if (!*reason && (why = bisect_unusable(c, &good, pr->name, pr)) != NULL) {
+				*reason = xasprintf("the good end's run failed beside it: %s", why);
+				free(why);
+			}
+			if (!*reason) {
+				bisect_pairs(&good, &mine, &g[p], &v[p], &n[p]);
+				bisect_decide_paired(&c->rule, pr->sign, g[p], v[p], n[p], alpha,
+				                     total >= c->max_rounds, &paired[p]);
+				answers[na++] = paired[p].answer;
+			}
+			bisect_values_release(&good);
+			bisect_values_release(&mine);
+		}
+		store_runs_release(runs, nruns);
+		if (!*reason)
+			step = bisect_combine(answers, na);
+	}
+	bisect_paired_figures(c, paired, n, figures);
+	*m = *reason ? BISECT_SKIP : bisect_answer_mark(step);
+	if (!*reason && *m == BISECT_SKIP)
+		*reason = bisect_cannot_tell_text(c, paired, total);
+	rc = 0;
+out:
+	for (size_t p = 0; p < np; p++) {
+		free(g[p]);
+		free(v[p]);
+	}
+	free(g);
+	free(v);
+	free(n);
+	free(paired);
+	free(answers);
+	return rc;
+}
+
+/*
+ * Builds and measures commit i and records what it showed: bad, good or skip (did not build,
+ * its probe failed, cannot tell). 0, or -1 when the harness failed, -2 when
+ * interrupted (nothing of this step is recorded; its sessions are kept).
+ */
+static int bisect_step(struct bisect_engine *c, size_t i)
+{
+	enum bisect_mark m = BISECT_SKIP;
+	char *reason = NULL, started[32];
+	const char *why;
+	cJSON *figures = NULL;
+	int64_t *sids = NULL, t0;
+	size_t nsids = 0;
+	double build_s = 0, measure_s = 0;
+	int cached = 0, r, rc = -1;
+
+	format_utc(now_real_ns(), started, sizeof started);
+	r = bisect_build(c, i, &cached, &build_s);
+	if (r < 0) {
+		rc = r;
+		goto out;
+	}
+	if (r == 0) {
+		t0 = now_mono_ns();
+		if (c->exact) {
+			int64_t sid = 0;
+			r = bisect_step_exact(c, i, &m, &reason, &figures, &sid);
+			if (sid) {
+				sids = xmalloc(sizeof *sids);
+				sids[nsids++] = sid;
+			}
+		} else {
+			r = bisect_step_paired(c, i, &m, &reason, &figures, &sids, &nsids);
+		}
+		measure_s = bisect_seconds(t0);
+		if (r != 0) {
+			rc = r;
+			goto out;
+		}
+	}
+	why = reason ? reason : m == BISECT_SKIP ? c->commits[i].reason : NULL;
+	rc = bisect_record(c, "step", i, m, why, sids, nsids, figures, build_s, measure_s, started);
+	figures = NULL;
+out:
+	cJSON_Delete(figures);
+	free(reason);
+	free(sids);
+	return rc;
+}
+
+/* The figure of probe p at commit i, NAN when unknown. */
+double bisect_engine_value(const struct bisect_engine *c, size_t i, size_t p)
+{
+	return c->commits[i].value ? c->commits[i].value[p] : NAN;
+}
+
+/* ---- Setting up: a new bisect or a stored one ------------------------------------------ */
+
+void bisect_engine_set_target(struct bisect_engine *c, const char *target)
+{
+	free(c->target);
+	c->target = c->source == BISECT_SRC_DIR ? bisect_realpath(target) : xstrdup(target);
+}
+
+/*
+ * Finds what the source needs: the repository (the collector-dir's, the gcratchet checkout's
+ * for --collector, --repo's for --build-cmd), the collector folder's place in it, and the
+ * checkout whose make rules build an outside collector. -1 with why not.
+ */
+int bisect_engine_setup_source(struct bisect_engine *c, const char *repo_opt)
+{
+	char *script = NULL, *here = NULL, *top = NULL;
+	int rc = -1;
+
+	if (c->source == BISECT_SRC_COLLECTOR) {
+		script = xstrdup(c->build_rev_script);
+		if (access(script, R_OK) != 0) {
+			bisect_fail(c, ERR_NOT_FOUND,
+			            "--collector %s: %s is missing: it builds each commit",
+			            c->target, script);
+			goto out;
+		}
+		/* The repository is the one build-rev.sh builds from: its own checkout. */
+		here = xstrdup(script);
+		if (strrchr(here, '/'))
+			*strrchr(here, '/') = '\0';
+		else
+			strcpy(here, ".");
+		if (bisect_repo_of(c, "--collector", *here ? here : "/", &c->repo, NULL) != 0)
+			goto out;
+		c->checkout = xstrdup(c->repo);
+	} else if (c->source == BISECT_SRC_DIR) {
+		const char *slash;
+		if (bisect_repo_of(c, "--collector-dir", c->target, &c->repo, &c->subdir) != 0 ||
+		    bisect_find_checkout(c, "--collector-dir") != 0)
+			goto out;
+		slash = strrchr(c->target, '/');
+		c->name = xstrdup(slash && slash[1] ? slash + 1 : c->target);
+	} else {
+		if (bisect_repo_of(c, "--repo", repo_opt ? repo_opt : ".", &c->repo, NULL) != 0)
+			goto out;
+		/* A build command may use the checkout's rules; it gets its path when there is one. */
+		if (bisect_find_checkout(c, "--build-cmd") != 0) {
+			free(c->checkout);
+			c->checkout = bisect_realpath(c->root);
+		}
+	}
+	rc = 0;
+out:
+	free(script);
+	free(here);
+	free(top);
+	return rc;
+}
+
+/* The rule, kind and run shape of the metric; -1 with why a metric cannot be bisected. */
+int bisect_engine_setup_metric(struct bisect_engine *c, const char *threshold)
+{
+	struct err e = ERR_INIT;
+
+	if (bisect_rule_for(c->metric, threshold, c->improved, &c->rule, &e) != 0)
+		return bisect_fail(c, e.code, "%s", e.msg);
+	if (strcmp(c->metric, "minheap.min_heap_mib") == 0) {
+		bisect_fail(
+		    c, ERR_INVALID,
+		    "--metric %s is a minimum-heap search's answer, not a session's figure: "
+		    "bisect measures sessions (run gcratchet minheap at the two ends instead)",
+		    c->metric);
+		return -1;
+	}
+	if (metrics_is_bucket(c->metric) ||
+	    (strncmp(c->metric, "perf.", 5) == 0 && strlen(c->metric) > 6 &&
+	     strcmp(c->metric + strlen(c->metric) - 6, ".scale") == 0)) {
+		bisect_fail(c, ERR_INVALID,
+		            "--metric %s is part of another figure, never judged on its own",
+		            c->metric);
+		return -1;
+	}
+	c->kind = metrics_run_kind(c->metric);
+	return 0;
+}
+
+/* The build cache: --cache, $GCR_BISECT_CACHE, or results/bisect-builds; made if missing. */
+int bisect_engine_setup_cache(struct bisect_engine *c, const char *opt)
+{
+	const char *env = getenv("GCR_BISECT_CACHE");
+	const char *dir = opt ? opt : env && *env ? env : "results/bisect-builds";
+	char *path = xstrdup(dir);
+
+	for (char *p = path + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0755) != 0 && errno != EEXIST)
+				break;
+			*p = '/';
+		}
+	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+		bisect_fail(c, ERR_IO, "cannot create the build cache %s: %s", path,
+		            strerror(errno));
+		free(path);
+		return -1;
+	}
+	c->cache = bisect_realpath(path);
+	free(path);
+	return 0;
+}
+
+static void bisect_alloc_values(struct bisect_engine *c)
+{
+	for (size_t i = 0; i < c->ncommits; i++) {
+		c->commits[i].value = xmalloc((c->nprobes ? c->nprobes : 1) * sizeof(double));
+		for (size_t p = 0; p < c->nprobes; p++)
+			c->commits[i].value[p] = NAN;
+	}
+}
+
+/* The make options as stored: a JSON array of strings, NULL for none. */
+static char *bisect_options_json(const struct strlist *vars)
+{
+	cJSON *a;
+	char *text;
+
+	if (!vars->n)
+		return NULL;
+	a = cJSON_CreateArray();
+	for (size_t i = 0; i < vars->n; i++)
+		cJSON_AddItemToArray(a, escape_json_string(vars->items[i]));
+	text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	return text;
+}
+
+int bisect_engine_begin(struct bisect_engine *c, int rounds_opt, int max_rounds_opt)
+{
+	struct store_bisect_record r;
+	struct sbuf commits;
+	struct err e = ERR_INIT;
+	char when[32], *probes = bisect_engine_probe_list(c, ","),
+	               *options = bisect_options_json(&c->make_vars);
+	int rc;
+
+	bisect_budget(rounds_opt, max_rounds_opt, c->kind == RUN_KIND_VALGRIND, c->nprobes,
+	              &c->rounds, &c->max_rounds);
+	bisect_alloc_values(c);
+	bisect_search_init(&c->search, c->ncommits);
+	sbuf_init(&commits);
+	for (size_t i = 0; i < c->ncommits; i++)
+		sbuf_addf(&commits, "%s%s", i ? " " : "", c->commits[i].hash);
+	format_utc(now_real_ns(), when, sizeof when);
+	memset(&r, 0, sizeof r);
+	r.started_at = when;
+	r.command = c->command;
+	r.source = bisect_source_names[c->source];
+	r.repo = c->repo;
+	r.target = c->target;
+	r.build_options = options;
+	r.good = c->commits[0].hash;
+	r.bad = c->commits[c->ncommits - 1].hash;
+	r.commits = commits.data;
+	r.probes = probes;
+	r.metric = c->metric;
+	r.size = c->size;
+	r.improved = c->improved;
+	r.threshold_pct = c->rule.pct;
+	r.threshold_abs = c->rule.abs;
+	r.rounds = c->rounds;
+	r.max_rounds = c->max_rounds;
+	r.warmup = c->warmup;
+	rc = store_bisect_begin(c->st, &r, &c->id, &e);
+	if (rc != 0)
+		bisect_fail(c, e.code, "%s", e.msg);
+	sbuf_release(&commits);
+	free(probes);
+	free(options);
+	return rc;
+}
+
+/*
+ * Takes a stored bisect's steps (their contents taken over) into the search, in order, and
+ * the mode (stored as "exact" or "paired"; NULL when the ends had not decided it) with what
+ * each probe's ends measured, so that the steps left are judged as the first ones were.
+ */
+static void bisect_replay(struct bisect_engine *c, struct store_bisect_step *steps, size_t nsteps,
+                          const char *mode)
+{
+	c->exact = mode && strcmp(mode, "exact") == 0;
+	for (size_t i = 0; i < nsteps; i++) {
+		c->steps = xrealloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
+		c->steps[c->nsteps] = steps[i];
+		memset(&steps[i], 0, sizeof steps[i]);
+		bisect_apply(c, &c->steps[c->nsteps]);
+		if (c->seq < c->steps[c->nsteps].seq)
+			c->seq = c->steps[c->nsteps].seq;
+		if (strcmp(c->steps[c->nsteps].role, "step") == 0) {
+			c->build_s += c->steps[c->nsteps].build_s;
+			c->measure_s += c->steps[c->nsteps].measure_s;
+		}
+		c->nsteps++;
+	}
+	if (c->nsteps < 2)
+		return;
+	if (!mode)
+		c->exact = c->rule.pol.exact;
+	for (size_t p = 0; p < c->nprobes; p++) {
+		struct bisect_probe *pr = &c->probes[p];
+		int moved = pr->moved, sign = pr->sign;
+		bisect_ends_exact(&c->rule, pr->good, pr->ngood, pr->bad, pr->nbad, &pr->ends);
+		/* What the ends decided is what the steps were judged by. */
+		pr->moved = moved;
+		pr->sign = sign;
+		pr->ends.sign = sign;
+	}
+}
+
+/*
+ * Loads bisect `id` to continue it: what it searches, from its row, and where it stands,
+ * from its steps (bisect_apply). -1 with why not.
+ */
+int bisect_engine_load(struct bisect_engine *c, int64_t id)
+{
+	struct store_bisect b;
+	struct store_bisect_step *steps = NULL;
+	size_t nsteps = 0;
+	struct err e = ERR_INIT;
+	struct strlist list = {0};
+	cJSON *opts = NULL, *x;
+	int rc = -1;
+
+	memset(&b, 0, sizeof b);
+	if (store_bisect_get(c->st, id, &b, &e) != 0 ||
+	    store_bisect_steps(c->st, id, &steps, &nsteps, &e) != 0) {
+		bisect_fail(c, e.code, "%s", e.msg);
+		goto out;
+	}
+	c->id = id;
+	for (int s = 0; s < 3; s++)
+		if (strcmp(b.source, bisect_source_names[s]) == 0)
+			c->source = (enum bisect_source)s;
+	c->target = xstrdup(b.target);
+	c->metric = xstrdup(b.metric);
+	snprintf(c->size, sizeof c->size, "%s", b.size);
+	c->improved = b.improved;
+	c->rounds = (int)b.rounds;
+	c->max_rounds = (int)b.max_rounds;
+	c->warmup = (int)b.warmup;
+	if (b.build_options &&
+	    json_parse(b.build_options, strlen(b.build_options), "build_options", &opts, &e) == 0)
+		cJSON_ArrayForEach(x, opts) if (cJSON_IsString(x))
+		    strlist_push(&c->make_vars, x->valuestring);
+	if (bisect_engine_setup_metric(c, NULL) != 0)
+		goto out;
+	c->rule.pct = b.threshold_pct;
+	c->rule.abs = b.threshold_abs;
+	if (bisect_engine_setup_source(c, c->source == BISECT_SRC_CMD ? b.repo : NULL) != 0)
+		goto out;
+	if (strcmp(c->repo, b.repo) != 0) {
+		bisect_fail(c, ERR_INVALID, "bisect %lld searched %s, and its source is now in %s",
+		            (long long)id, b.repo, c->repo);
+		goto out;
+	}
+	strlist_split(&list, b.probes);
+	c->probes = xcalloc(list.n ? list.n : 1, sizeof *c->probes);
+	for (size_t i = 0; i < list.n; i++)
+		c->probes[c->nprobes++].name = xstrdup(list.items[i]);
+	strlist_release(&list);
+	{
+		char *copy = xstrdup(b.commits), *save = NULL;
+		for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+			c->commits = xrealloc(c->commits, (c->ncommits + 1) * sizeof *c->commits);
+			memset(&c->commits[c->ncommits], 0, sizeof *c->commits);
+			c->commits[c->ncommits].hash = xstrdup(t);
+			c->commits[c->ncommits++].subject = gitrev_subject(c->repo, t);
+		}
+		free(copy);
+	}
+	if (c->ncommits < 2) {
+		bisect_fail(c, ERR_CORRUPT, "bisect %lld: its stored commits are damaged",
+		            (long long)id);
+		goto out;
+	}
+	bisect_alloc_values(c);
+	bisect_search_init(&c->search, c->ncommits);
+	bisect_replay(c, steps, nsteps, b.mode);
+	rc = 0;
+out:
+	cJSON_Delete(opts);
+	store_bisect_steps_release(steps, nsteps);
+	store_bisect_release(&b);
+	return rc;
+}
+
+void bisect_engine_release(struct bisect_engine *c)
+{
+	for (size_t i = 0; i < c->ncommits; i++) {
+		free(c->commits[i].hash);
+		free(c->commits[i].subject);
+		free(c->commits[i].dir);
+		free(c->commits[i].reason);
+		free(c->commits[i].value);
+	}
+	free(c->commits);
+	for (size_t i = 0; i < c->nprobes; i++) {
+		free(c->probes[i].name);
+		free(c->probes[i].good);
+		free(c->probes[i].bad);
+		free(c->probes[i].good_sum);
+		free(c->probes[i].bad_sum);
+	}
+	free(c->probes);
+	store_bisect_steps_release(c->steps, c->nsteps);
+	bisect_search_release(&c->search);
+	strlist_release(&c->make_vars);
+	store_close(c->st);
+	free(c->repo);
+	free(c->target);
+	free(c->subdir);
+	free(c->name);
+	free(c->metric);
+	free(c->root);
+	free(c->checkout);
+	free(c->cache);
+	free(c->command);
+	free(c->build_rev_script);
+	free(c->bisect_build_script);
+}
+
+/* ---- The search ------------------------------------------------------------------------ */
+
+int bisect_engine_run(struct bisect_engine *c, char **detail)
+{
+	size_t next;
+	int r;
+
+	*detail = NULL;
+	if (c->nsteps < 2 && (r = bisect_ends(c, detail)) != 0)
+		return r;
+	/* Paired steps run beside the good end: its build, which a resume may have lost. */
+	if (!c->exact && !c->commits[0].dir) {
+		double secs;
+		int cached;
+		r = bisect_build(c, 0, &cached, &secs);
+		if (r == 1)
+			bisect_fail(c, ERR_FAILED, "the good end %s does not build now: %s",
+			            bisect_engine_short(c->commits[0].hash), c->commits[0].reason);
+		if (r != 0)
+			return r == -2 ? -2 : -1;
+	}
+	while (!*c->stop && bisect_search_next(&c->search, &next)) {
+		struct bisect_event ev = {.kind = BISECT_EV_NEXT, .commit = next};
+		ev.steps = bisect_search_left(&c->search, next, &ev.left);
+		bisect_emit(c, &ev);
+		if ((r = bisect_step(c, next)) != 0)
+			return r;
+	}
+	return *c->stop ? -2 : 0;
+}
