@@ -22,19 +22,6 @@
 static const char *const queue_verbs[] = {"measure", "ab",     "ratchet", "sweep",
                                           "minheap", "bisect", NULL};
 
-const char *queue_fleet_url(const char *cmd, const char *opt)
-{
-	const char *env = getenv("GCR_FLEET_URL");
-
-	if (opt && *opt)
-		return opt;
-	if (env && *env)
-		return env;
-	cli_error(cmd, "--fleet URL is required (or GCR_FLEET_URL): the fleet's PostgreSQL "
-	               "database, postgresql://...");
-	return NULL;
-}
-
 /* "--name value" or "--name=value" at args[*i]: the value (args advanced past it), or NULL. */
 static const char *queue_opt_value(const struct strlist *args, size_t *i, const char *name)
 {
@@ -430,7 +417,7 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 		}
 		strlist_push(&args, argv[i]);
 	}
-	if (!(url = queue_fleet_url(cmd, fleet_opt)))
+	if (!(url = cli_fleet_url(cmd, fleet_opt)))
 		goto out;
 	if (!getcwd(cwd, sizeof cwd)) {
 		rc = cli_error(cmd, "cannot read the working directory");
@@ -679,7 +666,7 @@ static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 		rc = cli_error(cmd, "queue status: unexpected argument \"%s\"", pos.items[0]);
 		goto out;
 	}
-	if (!(url = queue_fleet_url(cmd, fleet_opt)))
+	if (!(url = cli_fleet_url(cmd, fleet_opt)))
 		goto out;
 	if (queue_open(url, &s, &e) != 0 || queue_status_read(s, all, request, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
@@ -785,7 +772,7 @@ static int queue_cancel_cmd(const char *cmd, int argc, char **argv)
 	}
 	if (cli_parse_session(cmd, by_request ? "REQUEST" : "JOB", pos.items[0], NULL, &id) != 0)
 		goto out;
-	if (!(url = queue_fleet_url(cmd, fleet_opt)))
+	if (!(url = cli_fleet_url(cmd, fleet_opt)))
 		goto out;
 	if (queue_open(url, &s, &e) != 0 || queue_cancel(s, id, by_request, &n, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
