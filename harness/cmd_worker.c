@@ -488,26 +488,18 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 	store_close(scratch);
 }
 
-/*
- * A bisect's exit 2 is also an answer: several candidates, ends that did not move, an end
- * that does not build. 1 when the scratch store holds a bisect that finished so (found,
- * ambiguous, failed): a result to keep, not an attempt to repeat. Interrupted: 0.
- */
-static int worker_bisect_finished(const char *db)
+/* How the bisect the verb stored in its scratch database ended (queue_bisect_end). */
+static enum queue_bisect_end worker_bisect_end(const char *db)
 {
 	struct store *scratch = NULL;
-	struct store_bisect b = {0};
 	struct err e = ERR_INIT;
-	int done = 0;
+	enum queue_bisect_end end;
 
 	if (access(db, F_OK) != 0 || store_open(db, STORE_READ, &scratch, &e) != 0)
-		return 0;
-	if (store_bisect_get(scratch, 1, &b, &e) == 0)
-		done = strcmp(b.status, "found") == 0 || strcmp(b.status, "ambiguous") == 0 ||
-		       strcmp(b.status, "failed") == 0;
-	store_bisect_release(&b);
+		return QUEUE_BISECT_NONE;
+	end = queue_bisect_end(scratch);
 	store_close(scratch);
-	return done;
+	return end;
 }
 
 /*
@@ -603,10 +595,13 @@ static int worker_run(struct worker *k, const struct queue_job *j, char *dir)
 	if (lost)
 		goto out;
 	output = worker_output(log);
+	/* Which exit is a result is the queue's contract (queue_exit_outcome); a bisect's record
+	 * is read only for the exit that needs it. */
 	if (!stopped && WIFEXITED(status) &&
-	    (WEXITSTATUS(status) == EXIT_OK || WEXITSTATUS(status) == EXIT_REGRESSION ||
-	     (WEXITSTATUS(status) == EXIT_UNJUDGED && strcmp(j->verb, "bisect") == 0 &&
-	      worker_bisect_finished(db)))) {
+	    queue_exit_outcome(WEXITSTATUS(status), WEXITSTATUS(status) == EXIT_UNJUDGED
+	                                                ? worker_bisect_end(db)
+	                                                : QUEUE_BISECT_NONE) ==
+	        QUEUE_OUTCOME_RESULT) {
 		worker_complete(k, j, db, WEXITSTATUS(status), output);
 		goto out;
 	}
