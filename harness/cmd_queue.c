@@ -368,6 +368,33 @@ static char *queue_submitter(void)
 	return xasprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
+/*
+ * The verb's arguments (argv[0] the verb) into args: -1 after printing why when one names a
+ * database, which a job may not (the worker measures into a scratch file).
+ */
+static int queue_verb_args(const char *cmd, int argc, char **argv, struct strlist *args)
+{
+	for (int i = 1; i < argc; i++) {
+		size_t n = strcspn(argv[i], "=");
+		/*
+		 * Only what names a server is refused: a knob's NAME=VALUE, bisect's --make
+		 * VAR=VALUE or a --build-cmd "CC=clang sh build.sh" looks like key=value too.
+		 */
+		int server = store_names_server(argv[i]);
+		if (store_db_option(argv[i], n) || server) {
+			cli_error(
+			    cmd,
+			    "queue submit: the verb's argument %d is %s: a job names no database "
+			    "(the worker measures into a scratch file and stores the session in "
+			    "the fleet's)",
+			    i, server ? "a connection string" : "a database option");
+			return -1;
+		}
+		strlist_push(args, argv[i]);
+	}
+	return 0;
+}
+
 /* queue submit's options, as its rows land them. */
 struct queue_submit_opts {
 	const char *fleet, *cpu, *kernel;
@@ -462,24 +489,8 @@ static int queue_submit_cmd(int argc, char **argv)
 		               req.verb);
 		goto out;
 	}
-	for (int i = verb_at + 1; i < argc; i++) {
-		size_t n = strcspn(argv[i], "=");
-		/*
-		 * Only what names a server is refused: a knob's NAME=VALUE, bisect's --make
-		 * VAR=VALUE or a --build-cmd "CC=clang sh build.sh" looks like key=value too.
-		 */
-		int server = store_names_server(argv[i]);
-		if (store_db_option(argv[i], n) || server) {
-			rc = cli_error(
-			    cmd,
-			    "queue submit: the verb's argument %d is %s: a job names no "
-			    "database (the worker measures into a scratch file and stores the "
-			    "session in the fleet's)",
-			    i - verb_at, server ? "a connection string" : "a database option");
-			goto out;
-		}
-		strlist_push(&args, argv[i]);
-	}
+	if (queue_verb_args(cmd, argc - verb_at, argv + verb_at, &args) != 0)
+		goto out;
 	if (!(url = cli_fleet_url(cmd, o.fleet)))
 		goto out;
 	if (!getcwd(cwd, sizeof cwd)) {
@@ -687,6 +698,56 @@ struct queue_look_opts {
 	int all, request;
 };
 
+/* result: one request's parts, its bisect's answer, and the files asked for. */
+static int queue_show_result(const char *cmd, struct store *s, const struct queue_status *st,
+                             int64_t request, const struct queue_look_opts *o)
+{
+	const char *md = o->md, *json = o->json, *html = o->html;
+	size_t done = 0;
+	int rc = EXIT_UNJUDGED;
+
+	if (st->njobs == 0) {
+		rc = cli_error(cmd, "%s: no request %lld", store_where(s), (long long)request);
+		return rc;
+	}
+	printf("request %lld: %s by %s, %zu part%s\n", (long long)request,
+	       cli_safe(st->jobs[0].verb), cli_safe(st->jobs[0].submitter), st->njobs,
+	       st->njobs == 1 ? "" : "s");
+	printf("%-6s %-22s %-9s %-12s %-20s %-5s %s\n", "JOB", "PART", "STATE", "WORKER", "HOST",
+	       "EXIT", "SESSIONS");
+	for (size_t i = 0; i < st->njobs; i++) {
+		const struct queue_job_row *j = &st->jobs[i];
+		char exitbuf[16];
+		snprintf(exitbuf, sizeof exitbuf, "%lld", (long long)j->exit_status);
+		printf("%-6lld %-22s %-9s %-12s %-20s %-5s %s\n", (long long)j->id,
+		       cli_safe(j->label), cli_safe(j->state),
+		       j->worker ? cli_safe(j->worker) : "-", j->host ? cli_safe(j->host) : "-",
+		       j->exit_status >= 0 ? exitbuf : "-",
+		       j->sessions ? cli_safe(j->sessions) : "-");
+		done += strcmp(j->state, "done") == 0;
+	}
+	printf("%zu of %zu parts done; the sessions are in %s\n", done, st->njobs,
+	       cli_safe(store_where(s)));
+	for (size_t i = 0; i < st->njobs; i++)
+		if (st->jobs[i].answer)
+			queue_print_answer(&st->jobs[i]);
+	if (fflush(stdout) != 0) {
+		rc = cli_error(cmd, "writing to stdout failed");
+		return rc;
+	}
+	if (strcmp(st->jobs[0].verb, "bisect") == 0 && (md || html)) {
+		rc = cli_error(cmd, "a bisect's answer is written with --json FILE");
+	} else if (strcmp(st->jobs[0].verb, "bisect") == 0 && json) {
+		rc = queue_bisect_json(cmd, st, json);
+		if (rc == EXIT_OK && done != st->njobs)
+			rc = EXIT_UNJUDGED;
+	} else if (md || json || html)
+		rc = queue_merge_sweep(cmd, s, st, md, json, html);
+	else
+		rc = done == st->njobs ? EXIT_OK : EXIT_UNJUDGED;
+	return rc;
+}
+
 /* status and result: the jobs by state and the workers, or one request's parts. */
 static int queue_look(int argc, char **argv, int result)
 {
@@ -728,48 +789,7 @@ static int queue_look(int argc, char **argv, int result)
 		goto out;
 	}
 	if (result) {
-		size_t done = 0;
-		if (st.njobs == 0) {
-			rc = cli_error(cmd, "%s: no request %lld", store_where(s),
-			               (long long)request);
-			goto out;
-		}
-		printf("request %lld: %s by %s, %zu part%s\n", (long long)request,
-		       cli_safe(st.jobs[0].verb), cli_safe(st.jobs[0].submitter), st.njobs,
-		       st.njobs == 1 ? "" : "s");
-		printf("%-6s %-22s %-9s %-12s %-20s %-5s %s\n", "JOB", "PART", "STATE", "WORKER",
-		       "HOST", "EXIT", "SESSIONS");
-		for (size_t i = 0; i < st.njobs; i++) {
-			const struct queue_job_row *j = &st.jobs[i];
-			char exitbuf[16];
-			snprintf(exitbuf, sizeof exitbuf, "%lld", (long long)j->exit_status);
-			printf("%-6lld %-22s %-9s %-12s %-20s %-5s %s\n", (long long)j->id,
-			       cli_safe(j->label), cli_safe(j->state),
-			       j->worker ? cli_safe(j->worker) : "-",
-			       j->host ? cli_safe(j->host) : "-",
-			       j->exit_status >= 0 ? exitbuf : "-",
-			       j->sessions ? cli_safe(j->sessions) : "-");
-			done += strcmp(j->state, "done") == 0;
-		}
-		printf("%zu of %zu parts done; the sessions are in %s\n", done, st.njobs,
-		       cli_safe(store_where(s)));
-		for (size_t i = 0; i < st.njobs; i++)
-			if (st.jobs[i].answer)
-				queue_print_answer(&st.jobs[i]);
-		if (fflush(stdout) != 0) {
-			rc = cli_error(cmd, "writing to stdout failed");
-			goto out;
-		}
-		if (strcmp(st.jobs[0].verb, "bisect") == 0 && (md || html)) {
-			rc = cli_error(cmd, "a bisect's answer is written with --json FILE");
-		} else if (strcmp(st.jobs[0].verb, "bisect") == 0 && json) {
-			rc = queue_bisect_json(cmd, &st, json);
-			if (rc == EXIT_OK && done != st.njobs)
-				rc = EXIT_UNJUDGED;
-		} else if (md || json || html)
-			rc = queue_merge_sweep(cmd, s, &st, md, json, html);
-		else
-			rc = done == st.njobs ? EXIT_OK : EXIT_UNJUDGED;
+		rc = queue_show_result(cmd, s, &st, request, &o);
 		goto out;
 	}
 	printf("jobs:");

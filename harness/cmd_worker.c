@@ -663,6 +663,103 @@ static int worker_seconds_row(void *field, const struct cli_option *row, const c
 	return 0;
 }
 
+/*
+ * Claims and runs jobs until the worker is stopped, --once has run one, --drain finds none
+ * left, or k->fatal; a host that cannot run jobs pauses it (--once, --drain: stops it).
+ */
+static void worker_serve(struct worker *k, const struct worker_opts *o)
+{
+	struct err e = ERR_INIT;
+	size_t jobs = 0;
+
+	while (!worker_stop) {
+		struct queue_job j;
+		char *dir = NULL, *fault;
+		int got = 0;
+		if (worker_reconnect(k) != 0)
+			break;
+		/* The host first: a fault of its own must not spend the queue's attempts. */
+		if ((fault = worker_host_fault(k, &dir)) != NULL) {
+			if (o->once || o->drain) {
+				cli_error(k->cmd,
+				          "this host cannot run jobs: %s; no job was claimed",
+				          fault);
+				k->fatal = 1;
+			} else if (!k->paused) {
+				worker_say(
+				    k,
+				    "this host cannot run jobs: %s; paused (no job is claimed "
+				    "until it can, looked at every %llu s)",
+				    fault, (unsigned long long)(o->poll_s ? o->poll_s : 1));
+			}
+			k->paused = 1;
+			free(fault);
+			if (k->fatal)
+				break;
+			if (queue_worker_seen(k->s, k->w.name, "paused", 0, &e) != 0)
+				worker_drop(k, &e);
+			worker_sleep((double)(o->poll_s ? o->poll_s : 1));
+			continue;
+		}
+		if (k->paused)
+			worker_say(k, "this host can run jobs again");
+		k->paused = 0;
+		if (queue_reap(k->s, NULL, &e) != 0 ||
+		    queue_claim(k->s, &k->w, k->lease_s, &j, &got, &e) != 0) {
+			worker_rmdir(dir);
+			free(dir);
+			worker_drop(k, &e);
+			continue;
+		}
+		if (got && j.broken) {
+			/* Failed by the claim: the next job is claimed at once. */
+			worker_say(k, "job %lld (request %lld): failed: %s", (long long)j.id,
+			           (long long)j.request_id, j.broken);
+			worker_rmdir(dir);
+			free(dir);
+			queue_job_release(&j);
+			continue;
+		}
+		if (!got) {
+			int64_t running = 0;
+			worker_rmdir(dir);
+			free(dir);
+			/* A running job may yet lose its lease and come back: --drain waits for it. */
+			if (o->drain && queue_running(k->s, &running, &e) != 0) {
+				worker_drop(k, &e);
+				continue;
+			}
+			if (o->drain && running > 0) {
+				if (queue_worker_seen(k->s, k->w.name, "idle", 0, &e) != 0)
+					worker_drop(k, &e);
+				worker_sleep(1);
+				continue;
+			}
+			if (o->once || o->drain) {
+				worker_say(
+				    k, "no job queued that this worker can run; %zu done, exiting",
+				    jobs);
+				break;
+			}
+			if (queue_worker_seen(k->s, k->w.name, "idle", 0, &e) != 0)
+				worker_drop(k, &e);
+			worker_sleep((double)o->poll_s);
+			continue;
+		}
+		if (worker_run(k, &j, dir) != 0) {
+			cli_error(k->cmd,
+			          "this host cannot run jobs: job %lld was given back; stopping",
+			          (long long)j.id);
+			k->fatal = 1;
+		}
+		free(dir);
+		queue_job_release(&j);
+		jobs++;
+		if (o->once || k->fatal)
+			break;
+	}
+}
+
 static int worker_main(int argc, char **argv)
 {
 	const char *cmd = "worker", *tmp = getenv("TMPDIR");
@@ -672,9 +769,7 @@ static int worker_main(int argc, char **argv)
 	struct err e = ERR_INIT;
 	struct sigaction sa;
 	char *facts = NULL;
-	uint64_t poll_s;
-	size_t jobs = 0;
-	int rc = EXIT_UNJUDGED, r, once, drain;
+	int rc = EXIT_UNJUDGED, r;
 	ssize_t len;
 
 	o.scratch = tmp && *tmp ? tmp : "/tmp";
@@ -685,10 +780,7 @@ static int worker_main(int argc, char **argv)
 	k.w.quiet = o.quiet;
 	k.lease_s = (int64_t)o.lease_s;
 	k.scratch_root = o.scratch;
-	poll_s = o.poll_s;
-	once = o.once;
-	drain = o.drain;
-	if (once && drain) {
+	if (o.once && o.drain) {
 		rc = cli_error(cmd, "--once and --drain: choose one");
 		goto out;
 	}
@@ -727,91 +819,7 @@ static int worker_main(int argc, char **argv)
 	}
 	/* What killed workers of this host left in its scratch root. */
 	scratch_sweep(k.scratch_root, SCRATCH_WORKER_PREFIX);
-	while (!worker_stop) {
-		struct queue_job j;
-		char *dir = NULL, *fault;
-		int got = 0;
-		if (worker_reconnect(&k) != 0)
-			break;
-		/* The host first: a fault of its own must not spend the queue's attempts. */
-		if ((fault = worker_host_fault(&k, &dir)) != NULL) {
-			if (once || drain) {
-				cli_error(cmd, "this host cannot run jobs: %s; no job was claimed",
-				          fault);
-				k.fatal = 1;
-			} else if (!k.paused) {
-				worker_say(
-				    &k,
-				    "this host cannot run jobs: %s; paused (no job is claimed "
-				    "until it can, looked at every %llu s)",
-				    fault, (unsigned long long)(poll_s ? poll_s : 1));
-			}
-			k.paused = 1;
-			free(fault);
-			if (k.fatal)
-				break;
-			if (queue_worker_seen(k.s, k.w.name, "paused", 0, &e) != 0)
-				worker_drop(&k, &e);
-			worker_sleep((double)(poll_s ? poll_s : 1));
-			continue;
-		}
-		if (k.paused)
-			worker_say(&k, "this host can run jobs again");
-		k.paused = 0;
-		if (queue_reap(k.s, NULL, &e) != 0 ||
-		    queue_claim(k.s, &k.w, k.lease_s, &j, &got, &e) != 0) {
-			worker_rmdir(dir);
-			free(dir);
-			worker_drop(&k, &e);
-			continue;
-		}
-		if (got && j.broken) {
-			/* Failed by the claim: the next job is claimed at once. */
-			worker_say(&k, "job %lld (request %lld): failed: %s", (long long)j.id,
-			           (long long)j.request_id, j.broken);
-			worker_rmdir(dir);
-			free(dir);
-			queue_job_release(&j);
-			continue;
-		}
-		if (!got) {
-			int64_t running = 0;
-			worker_rmdir(dir);
-			free(dir);
-			/* A running job may yet lose its lease and come back: --drain waits for it. */
-			if (drain && queue_running(k.s, &running, &e) != 0) {
-				worker_drop(&k, &e);
-				continue;
-			}
-			if (drain && running > 0) {
-				if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
-					worker_drop(&k, &e);
-				worker_sleep(1);
-				continue;
-			}
-			if (once || drain) {
-				worker_say(
-				    &k, "no job queued that this worker can run; %zu done, exiting",
-				    jobs);
-				break;
-			}
-			if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
-				worker_drop(&k, &e);
-			worker_sleep((double)poll_s);
-			continue;
-		}
-		if (worker_run(&k, &j, dir) != 0) {
-			cli_error(cmd,
-			          "this host cannot run jobs: job %lld was given back; stopping",
-			          (long long)j.id);
-			k.fatal = 1;
-		}
-		free(dir);
-		queue_job_release(&j);
-		jobs++;
-		if (once || k.fatal)
-			break;
-	}
+	worker_serve(&k, &o);
 	if (k.s && queue_worker_seen(k.s, k.w.name, "stopped", 0, &e) != 0)
 		e.code = ERR_NONE;
 	rc = k.fatal ? EXIT_UNJUDGED : EXIT_OK;
