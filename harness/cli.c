@@ -232,6 +232,19 @@ const char *cli_db_path(const char *opt)
 	return CLI_DEFAULT_DB;
 }
 
+const char *cli_fleet_url(const char *cmd, const char *opt)
+{
+	const char *env = getenv("GCR_FLEET_URL");
+
+	if (opt && *opt)
+		return opt;
+	if (env && *env)
+		return env;
+	cli_error(cmd, "--fleet URL is required (or GCR_FLEET_URL): the fleet's PostgreSQL "
+	               "database, postgresql://...");
+	return NULL;
+}
+
 /* 1 when dir/name exists and is a folder (or, for ".git", anything: a worktree's is a file). */
 static int cli_dir_has(const char *dir, const char *name, int want_dir)
 {

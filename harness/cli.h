@@ -228,6 +228,9 @@ int cli_parse_session(const char *cmd, const char *opt, const char *val, const c
  * else results/gcratchet.db.
  */
 const char *cli_db_path(const char *opt);
+/* The fleet's database for queue and worker: --fleet, else $GCR_FLEET_URL; NULL after
+ * printing why when neither is set. */
+const char *cli_fleet_url(const char *cmd, const char *opt);
 /*
  * $GCR_BASELINE_DIR, else baselines/ under the working directory, else the nearest baselines/
  * of a folder above it, up to the repository's root (the first folder holding .git), as git

@@ -2,7 +2,9 @@
  * gcratchet queue — submit measurements to the fleet's queue, see it, cancel them
  * (docs/queue.md). The workers (cmd_worker.c) run what is queued.
  */
+#include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,44 +20,172 @@
 #include "gitrev.h"
 #include "queue.h"
 #include "report_sweep.h"
+#include "session_opts.h"
 
-/* The verbs a job may run: each stores sessions (or minheap's answers) the worker copies. */
-static const char *const queue_verbs[] = {"measure", "ab",     "ratchet", "sweep",
-                                          "minheap", "bisect", NULL};
+/*
+ * What queue submit reads of a verb's command line, walking it with the verb's own rows
+ * (cli_scan): the builds it names (rows flagged CLI_BUILDS) and --probes, each with its place
+ * among the arguments, and for a bisect its ends and repository.
+ */
+struct queue_scan {
+	const char *cmd;
+	char **argv; /* the verb's name, then its arguments */
+	int argc, next;
+	struct strlist kinds, values; /* each build's option and value, in order */
+	struct queue_place *places;
+	const char *probes;
+	struct queue_place probes_at;
+	/* bisect: the repository its ends are commits of, and where they are named */
+	const char *repo, *repo_opt;
+	char *scripts;
+	struct strlist ends;
+	struct queue_place *ends_at;
+	const char *refused; /* bisect's --resume or --json */
+	int bisect;
+};
 
-const char *queue_fleet_url(const char *cmd, const char *opt)
+/*
+ * Where val (a pointer into argv, as cli_scan hands it) is among the verb's arguments: the
+ * option before it ("--build DIR", width 2), or the option it ends ("--build=DIR", width 1).
+ */
+static struct queue_place queue_scan_place(struct queue_scan *q, const char *val)
 {
-	const char *env = getenv("GCR_FLEET_URL");
+	struct queue_place at = {0, 0};
 
-	if (opt && *opt)
-		return opt;
-	if (env && *env)
-		return env;
-	cli_error(cmd, "--fleet URL is required (or GCR_FLEET_URL): the fleet's PostgreSQL "
-	               "database, postgresql://...");
-	return NULL;
+	for (int k = q->next; val && k < q->argc; k++) {
+		const char *eq = strchr(q->argv[k], '=');
+		if (q->argv[k] == val && k >= 2) {
+			at = (struct queue_place){(size_t)k - 2, 2};
+		} else if (eq && eq + 1 == val && strncmp(q->argv[k], "--", 2) == 0) {
+			at = (struct queue_place){(size_t)k - 1, 1};
+		} else
+			continue;
+		q->next = k + 1;
+		break;
+	}
+	return at;
 }
 
-/* "--name value" or "--name=value" at args[*i]: the value (args advanced past it), or NULL. */
-static const char *queue_opt_value(const struct strlist *args, size_t *i, const char *name)
+static void queue_scan_row(void *ctx, const struct cli_option *row, const char *val)
 {
-	const char *a = args->items[*i];
-	size_t n = strlen(name);
+	struct queue_scan *q = ctx;
+	struct queue_place at = queue_scan_place(q, row ? val : NULL);
+	static const char *const ends[] = {"--good", "--bad", "--old", "--new"};
 
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0' && *i + 1 < args->n) {
-		(*i)++;
-		return args->items[*i];
+	if (!row)
+		return;
+	if (row->flags & CLI_BUILDS) {
+		q->places = xrealloc(q->places, (q->kinds.n + 1) * sizeof *q->places);
+		q->places[q->kinds.n] = at;
+		strlist_push(&q->kinds, row->name);
+		strlist_push(&q->values, val);
 	}
-	return NULL;
+	if (strcmp(row->name, "--probes") == 0) {
+		q->probes = val;
+		q->probes_at = at;
+	} else if (!q->bisect) {
+		return;
+	} else if (strcmp(row->name, "--collector-dir") == 0) {
+		q->repo = val;
+	} else if (strcmp(row->name, "--collector") == 0) {
+		/* bisect's collector is built from the scripts' repository */
+		if (!q->scripts) {
+			char *root = buildinfo_root();
+			q->scripts = cli_script_path(root, "build-rev.sh");
+			if (strrchr(q->scripts, '/'))
+				*strrchr(q->scripts, '/') = '\0';
+			free(root);
+		}
+		q->repo = q->scripts;
+	} else if (strcmp(row->name, "--repo") == 0) {
+		q->repo_opt = val;
+	} else if (strcmp(row->name, "--resume") == 0 || strcmp(row->name, "--json") == 0) {
+		if (!q->refused)
+			q->refused = row->name;
+	}
+	for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+		if (strcmp(row->name, ends[k]) != 0)
+			continue;
+		q->ends_at = xrealloc(q->ends_at, (q->ends.n + 1) * sizeof *q->ends_at);
+		q->ends_at[q->ends.n] = at;
+		strlist_push(&q->ends, row->name);
+	}
 }
 
 /*
- * The build `value` names (kind "--collector": a shipped collector; "--build": a folder), as
- * the submitter's gcratchet finds it, with its manifest hash. -1 after printing why.
+ * TRANSITION (issue 42): the rows the queue reads of a verb not yet declared as rows (ab,
+ * ratchet, sweep, minheap and bisect until theirs land); every other argument is passed over,
+ * as the queue read them before. Goes, with queue_scan_undeclared, when they are declared.
+ */
+static const struct cli_option queue_undeclared_rows[] = {
+    {"--collector", "NAME", CLI_STRING, .flags = CLI_BUILDS},
+    {"--build", "DIR", CLI_STRING, .flags = CLI_BUILDS},
+    {"--probes", "LIST", CLI_STRING, .help = NULL},
+    {"--collector-dir", "DIR", CLI_STRING, .help = NULL},
+    {"--repo", "DIR", CLI_STRING, .help = NULL},
+    {"--good", "REV", CLI_STRING, .help = NULL},
+    {"--bad", "REV", CLI_STRING, .help = NULL},
+    {"--old", "REV", CLI_STRING, .help = NULL},
+    {"--new", "REV", CLI_STRING, .help = NULL},
+    {"--json", "FILE", CLI_STRING, .help = NULL},
+    {"--resume", NULL, CLI_FLAG, .help = NULL},
+    {NULL},
+};
+
+static void queue_scan_undeclared(struct queue_scan *q)
+{
+	for (int i = 1; i < q->argc; i++) {
+		const char *a = q->argv[i], *eq = strchr(a, '='), *val = NULL;
+		size_t off = 0;
+		char *name = xasprintf("%.*s", (int)(eq ? (size_t)(eq - a) : strlen(a)), a);
+		const struct cli_option *row = cli_find_option(queue_undeclared_rows, name, &off);
+		free(name);
+		if (!row || strncmp(a, "--", 2) != 0)
+			continue;
+		if (eq)
+			val = eq + 1;
+		else if (row->metavar && i + 1 < q->argc)
+			val = q->argv[++i];
+		queue_scan_row(q, row, val);
+	}
+}
+
+/*
+ * Walks the verb's arguments with its declaration: -1 after printing why (an unknown option,
+ * one without its value: the verb would refuse it on the worker).
+ */
+static int queue_scan(struct queue_scan *q, const char *verb, const struct strlist *args)
+{
+	const struct cli_verb *v = cli_find_verb(verb);
+
+	q->argc = (int)args->n + 1;
+	q->argv = xcalloc(args->n + 2, sizeof *q->argv);
+	q->argv[0] = (char *)verb;
+	for (size_t i = 0; i < args->n; i++)
+		q->argv[i + 1] = args->items[i];
+	q->next = 1;
+	if (v->usage) {
+		queue_scan_undeclared(q);
+		return 0;
+	}
+	return cli_scan(v, q->argc, q->argv, queue_scan_row, q);
+}
+
+static void queue_scan_release(struct queue_scan *q)
+{
+	free(q->argv);
+	strlist_release(&q->kinds);
+	strlist_release(&q->values);
+	free(q->places);
+	free(q->scripts);
+	strlist_release(&q->ends);
+	free(q->ends_at);
+}
+
+/*
+ * The build `value` names (kind "--collector": a shipped collector; another CLI_BUILDS
+ * option: a folder), as the submitter's gcratchet finds it, with its manifest hash. -1 after
+ * printing why.
  */
 static int queue_build_resolve(const char *cmd, const char *kind, const char *value,
                                struct queue_build *out)
@@ -115,48 +245,31 @@ static int queue_ab_arm(const char *cmd, const char *arg, struct queue_build *ou
  * refused: the bisect's record lives in the worker's scratch store and comes back with the
  * job (queue result). -1 after printing why.
  */
-static int queue_bisect_args(const char *cmd, const struct strlist *args, struct strlist *out)
+static int queue_bisect_args(const char *cmd, const struct strlist *args,
+                             const struct queue_scan *q, struct strlist *out)
 {
-	const char *repo = NULL, *repo_opt = NULL;
-	char *scripts = NULL, *root = buildinfo_root();
-	int rc = -1;
+	const char *repo = q->repo ? q->repo : q->repo_opt ? q->repo_opt : ".";
+	size_t k = 0;
 
-	for (size_t i = 0; i < args->n; i++) {
-		const char *v, *a = args->items[i];
-		if (strcmp(a, "--resume") == 0 || strncmp(a, "--json", 6) == 0) {
-			cli_error(
-			    cmd,
-			    "queue submit bisect: %s is refused: the worker's bisect is stored "
-			    "with the job (its answer: gcratchet queue result REQUEST [--json "
-			    "FILE]; its record and steps: the fleet's bisects)",
-			    strncmp(a, "--json", 6) == 0 ? "--json" : "--resume");
-			goto out;
-		}
-		if ((v = queue_opt_value(args, &i, "--collector-dir")) != NULL) {
-			repo = v;
-		} else if (queue_opt_value(args, &i, "--collector") != NULL) {
-			scripts = cli_script_path(root, "build-rev.sh");
-			if (strrchr(scripts, '/'))
-				*strrchr(scripts, '/') = '\0';
-			repo = scripts;
-		} else if ((v = queue_opt_value(args, &i, "--repo")) != NULL) {
-			repo_opt = v;
-		}
+	if (q->refused) {
+		cli_error(cmd,
+		          "queue submit bisect: %s is refused: the worker's bisect is stored "
+		          "with the job (its answer: gcratchet queue result REQUEST [--json "
+		          "FILE]; its record and steps: the fleet's bisects)",
+		          q->refused);
+		return -1;
 	}
-	if (!repo)
-		repo = repo_opt ? repo_opt : ".";
 	for (size_t i = 0; i < args->n; i++) {
-		static const char *const ends[] = {"--good", "--bad", "--old", "--new"};
-		const char *v = NULL, *name = NULL;
+		const char *name, *v;
 		struct sbuf hash;
 
-		for (size_t k = 0; !v && k < sizeof ends / sizeof ends[0]; k++)
-			if ((v = queue_opt_value(args, &i, ends[k])) != NULL)
-				name = ends[k];
-		if (!v) {
+		if (k >= q->ends.n || q->ends_at[k].at != i || !q->ends_at[k].width) {
 			strlist_push(out, args->items[i]);
 			continue;
 		}
+		name = q->ends.items[k];
+		v = q->ends_at[k].width == 2 ? args->items[i + 1] : strchr(args->items[i], '=') + 1;
+		i += q->ends_at[k++].width - 1;
 		sbuf_init(&hash);
 		if (gitrev_commit_hash(repo, v, &hash) != 0 || hash.len != 40) {
 			cli_error(
@@ -164,149 +277,82 @@ static int queue_bisect_args(const char *cmd, const struct strlist *args, struct
 			    "queue submit bisect: %s %s is not a commit of the repository in %s",
 			    name, v, repo);
 			sbuf_release(&hash);
-			goto out;
+			return -1;
 		}
 		strlist_push(out, name);
 		strlist_push(out, hash.data);
 		sbuf_release(&hash);
 	}
-	rc = 0;
-out:
-	free(scripts);
-	free(root);
-	return rc;
+	return 0;
 }
 
-/* The parts a request is split into (docs/queue.md, "Splitting"); -1 after printing why. */
-static int queue_split(const char *cmd, const char *verb, const struct strlist *args, int split,
+/*
+ * The parts a request is split into (queue_split), with the builds its arguments name
+ * resolved to their manifest hashes; -1 after printing why.
+ */
+static int queue_parts(const char *cmd, const char *verb, const struct strlist *args, int split,
                        struct queue_part **parts, size_t *nparts, const char **how)
 {
+	struct queue_scan q = {.cmd = cmd, .bisect = strcmp(verb, "bisect") == 0};
+	struct queue_split_in in = {.verb = verb, .args = args, .split = split};
+	struct strlist bisect_args = {0};
 	struct queue_build *builds = NULL;
-	size_t nb = 0, *bpos = NULL, probes_at = (size_t)-1;
-	const char *probes = NULL;
-	int rc = -1;
+	struct queue_place *places = NULL;
+	size_t nb = 0;
+	int ab = strcmp(verb, "ab") == 0, rc = -1;
 
 	*parts = NULL;
 	*nparts = 0;
 	*how = "none";
+	/* ab names its builds by position, BASE and FIX, not by option rows: they come first. */
+	if (ab && (args->n < 2 || strncmp(args->items[0], "--", 2) == 0 ||
+	           strncmp(args->items[1], "--", 2) == 0)) {
+		cli_error(cmd, "queue submit ab BASE FIX [options]: BASE and FIX come first");
+		goto out;
+	}
 	builds = xcalloc(args->n + 2, sizeof *builds);
-	bpos = xcalloc(args->n + 2, sizeof *bpos);
-	if (strcmp(verb, "bisect") == 0) {
-		struct queue_part *p;
-		*parts = xcalloc(1, sizeof **parts);
-		p = &(*parts)[(*nparts)++];
-		p->label = xstrdup("whole");
-		rc = queue_bisect_args(cmd, args, &p->args);
-		goto out;
-	}
-	if (strcmp(verb, "ab") == 0) {
-		if (args->n < 2 || strncmp(args->items[0], "--", 2) == 0 ||
-		    strncmp(args->items[1], "--", 2) == 0) {
-			cli_error(cmd,
-			          "queue submit ab BASE FIX [options]: BASE and FIX come first");
+	places = xcalloc(args->n + 2, sizeof *places);
+	for (size_t i = 0; ab && i < 2; i++)
+		if (queue_ab_arm(cmd, args->items[i], &builds[nb++]) != 0)
 			goto out;
-		}
-		for (size_t i = 0; i < 2; i++)
-			if (queue_ab_arm(cmd, args->items[i], &builds[nb++]) != 0)
-				goto out;
-	}
-	for (size_t i = 0; i < args->n; i++) {
-		size_t at = i;
-		const char *v;
-		if ((v = queue_opt_value(args, &i, "--collector")) != NULL ||
-		    (at = i, v = queue_opt_value(args, &i, "--build")) != NULL) {
-			const char *kind = strncmp(args->items[at], "--collector", 11) == 0
-			                       ? "--collector"
-			                       : "--build";
-			bpos[nb] = at;
-			if (queue_build_resolve(cmd, kind, v, &builds[nb++]) != 0)
-				goto out;
-		} else if ((v = queue_opt_value(args, &i, "--probes")) != NULL) {
-			probes = v;
-			probes_at = at;
-		}
-	}
-	/* A verb that names no build runs the default collector: the worker checks that too. */
-	if (nb == 0 && strcmp(verb, "ab") != 0 &&
-	    queue_build_resolve(cmd, "--collector", CLI_DEFAULT_COLLECTOR, &builds[nb++]) != 0)
+	if (queue_scan(&q, verb, args) != 0)
 		goto out;
-	if (split && strcmp(verb, "sweep") == 0 && probes && strchr(probes, ',')) {
-		struct strlist list = {0};
-		strlist_split(&list, probes);
-		*how = "probes";
-		*parts = xcalloc(list.n, sizeof **parts);
-		for (size_t k = 0; k < list.n; k++) {
-			struct queue_part *p = &(*parts)[(*nparts)++];
-			p->label = xasprintf("probe %s", list.items[k]);
-			for (size_t i = 0; i < args->n; i++) {
-				if (i == probes_at) {
-					strlist_push(&p->args, "--probes");
-					strlist_push(&p->args, list.items[k]);
-					if (strchr(args->items[i], '=') == NULL)
-						i++;
-					continue;
-				}
-				strlist_push(&p->args, args->items[i]);
-			}
-			p->builds = xcalloc(nb + 1, sizeof *p->builds);
-			for (size_t b = 0; b < nb; b++) {
-				p->builds[b].option = xstrdup(builds[b].option);
-				p->builds[b].value = xstrdup(builds[b].value);
-				p->builds[b].digest = xstrdup(builds[b].digest);
-			}
-			p->nbuilds = nb;
-		}
-		strlist_release(&list);
-	} else if (split && strcmp(verb, "ab") != 0 && strcmp(verb, "sweep") != 0 && nb >= 2) {
-		/* One job per build: each measures on whichever worker takes it. */
-		*how = "builds";
-		*parts = xcalloc(nb, sizeof **parts);
-		for (size_t k = 0; k < nb; k++) {
-			struct queue_part *p = &(*parts)[(*nparts)++];
-			p->label = xasprintf(
-			    "%s %s",
-			    strcmp(builds[k].option, "--collector") == 0 ? "collector" : "build",
-			    builds[k].value);
-			for (size_t i = 0; i < args->n; i++) {
-				int other = 0;
-				for (size_t b = 0; b < nb; b++)
-					other |= b != k && bpos[b] == i;
-				if (other) {
-					if (strchr(args->items[i], '=') == NULL)
-						i++;
-					continue;
-				}
-				strlist_push(&p->args, args->items[i]);
-			}
-			p->builds = xcalloc(2, sizeof *p->builds);
-			p->builds[0].option = xstrdup(builds[k].option);
-			p->builds[0].value = xstrdup(builds[k].value);
-			p->builds[0].digest = xstrdup(builds[k].digest);
-			p->nbuilds = 1;
-		}
-	} else {
-		struct queue_part *p;
-		*parts = xcalloc(1, sizeof **parts);
-		p = &(*parts)[(*nparts)++];
-		p->label = xstrdup("whole");
-		for (size_t i = 0; i < args->n; i++)
-			strlist_push(&p->args, args->items[i]);
-		p->builds = builds;
-		p->nbuilds = nb;
-		builds = NULL;
+	if (q.bisect) {
+		/* A bisect builds at commits, on the worker: no build of it has a digest here. */
+		if (queue_bisect_args(cmd, args, &q, &bisect_args) != 0)
+			goto out;
+		in.args = &bisect_args;
 		nb = 0;
+	} else {
+		for (size_t i = 0; i < q.kinds.n; i++) {
+			places[nb] = q.places[i];
+			if (queue_build_resolve(cmd, q.kinds.items[i], q.values.items[i],
+			                        &builds[nb++]) != 0)
+				goto out;
+		}
+		/* A verb that names no build runs the default collector: the worker checks it. */
+		if (nb == 0 && !ab &&
+		    queue_build_resolve(cmd, "--collector", CLI_DEFAULT_COLLECTOR, &builds[nb++]) !=
+		        0)
+			goto out;
+		in.probes = q.probes;
+		in.probes_at = q.probes_at;
 	}
+	in.builds = builds;
+	in.places = places;
+	in.nbuilds = nb;
+	queue_split(&in, parts, nparts, how);
 	rc = 0;
 out:
-	if (builds) {
-		for (size_t i = 0; i < nb; i++) {
-			free(builds[i].option);
-			free(builds[i].value);
-			free(builds[i].digest);
-		}
-		free(builds);
+	for (size_t i = 0; builds && i < args->n + 2; i++) {
+		free(builds[i].option);
+		free(builds[i].value);
+		free(builds[i].digest);
 	}
-	free(bpos);
+	free(builds);
+	free(places);
+	strlist_release(&bisect_args);
+	queue_scan_release(&q);
 	return rc;
 }
 
@@ -323,97 +369,13 @@ static char *queue_submitter(void)
 	return xasprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
-static int queue_submit_cmd(const char *cmd, int argc, char **argv)
+/*
+ * The verb's arguments (argv[0] the verb) into args: -1 after printing why when one names a
+ * database, which a job may not (the worker measures into a scratch file).
+ */
+static int queue_verb_args(const char *cmd, int argc, char **argv, struct strlist *args)
 {
-	static const struct cli_opt opts[] = {
-	    {"--fleet", 1},        {"--priority", 1}, {"--cpu", 1},      {"--kernel", 1},
-	    {"--max-attempts", 1}, {"--quiet", 0},    {"--no-split", 0}, {NULL, 0},
-	};
-	struct queue_request req = {.priority = 0, .max_attempts = QUEUE_MAX_ATTEMPTS};
-	struct queue_part *parts = NULL;
-	struct strlist args = {0};
-	struct cli_iter it;
-	struct store *s = NULL;
-	struct err e = ERR_INIT;
-	const char *opt, *val, *fleet_opt = NULL, *url;
-	char cwd[PATH_MAX], *submitter = NULL;
-	size_t nparts = 0;
-	int64_t request_id = 0, *job_ids = NULL;
-	int rc = EXIT_UNJUDGED, r, verb_at = argc, split = 1;
-
-	/* Options of submit come before VERB; everything from VERB on is the verb's. */
 	for (int i = 1; i < argc; i++) {
-		const struct cli_opt *o = NULL;
-		if (strncmp(argv[i], "--", 2) != 0) {
-			verb_at = i;
-			break;
-		}
-		for (const struct cli_opt *k = opts; k->name; k++)
-			if (strcmp(argv[i], k->name) == 0)
-				o = k;
-		if (o && o->has_arg)
-			i++;
-	}
-	cli_iter_init(&it, cmd, verb_at, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		uint64_t n;
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb("queue"), 0);
-			goto out;
-		} else if (strcmp(opt, "--fleet") == 0) {
-			fleet_opt = val;
-		} else if (strcmp(opt, "--priority") == 0) {
-			char *end;
-			long long p = strtoll(val, &end, 10);
-			if (!*val || *end || p < -1000000 || p > 1000000) {
-				rc =
-				    cli_error(cmd,
-				              "--priority %s: expected an integer from -1000000 to "
-				              "1000000 (higher runs first)",
-				              val);
-				goto out;
-			}
-			req.priority = p;
-		} else if (strcmp(opt, "--max-attempts") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &n) != 0)
-				goto out;
-			if (n > 100) {
-				rc = cli_error(cmd, "--max-attempts %s: at most 100", val);
-				goto out;
-			}
-			req.max_attempts = (int64_t)n;
-		} else if (strcmp(opt, "--cpu") == 0) {
-			req.cpu = val;
-		} else if (strcmp(opt, "--kernel") == 0) {
-			req.kernel = val;
-		} else if (strcmp(opt, "--quiet") == 0) {
-			req.quiet = 1;
-		} else if (strcmp(opt, "--no-split") == 0) {
-			split = 0;
-		}
-	}
-	if (r < 0)
-		goto out;
-	if (verb_at >= argc) {
-		rc = cli_error(cmd, "queue submit needs a VERB to run (measure, ab, ratchet, "
-		                    "sweep, minheap, bisect)");
-		goto out;
-	}
-	req.verb = argv[verb_at];
-	{
-		int known = 0;
-		for (const char *const *v = queue_verbs; *v; v++)
-			known |= strcmp(*v, req.verb) == 0;
-		if (!known) {
-			rc = cli_error(
-			    cmd,
-			    "queue submit %s: not a verb the queue runs (measure, ab, ratchet, "
-			    "sweep, minheap, bisect)",
-			    req.verb);
-			goto out;
-		}
-	}
-	for (int i = verb_at + 1; i < argc; i++) {
 		size_t n = strcspn(argv[i], "=");
 		/*
 		 * Only what names a server is refused: a knob's NAME=VALUE, bisect's --make
@@ -421,23 +383,122 @@ static int queue_submit_cmd(const char *cmd, int argc, char **argv)
 		 */
 		int server = store_names_server(argv[i]);
 		if (store_db_option(argv[i], n) || server) {
-			rc = cli_error(
+			cli_error(
 			    cmd,
-			    "queue submit: the verb's argument %d is %s: a job names no "
-			    "database (the worker measures into a scratch file and stores the "
-			    "session in the fleet's)",
-			    i - verb_at, server ? "a connection string" : "a database option");
-			goto out;
+			    "queue submit: the verb's argument %d is %s: a job names no database "
+			    "(the worker measures into a scratch file and stores the session in "
+			    "the fleet's)",
+			    i, server ? "a connection string" : "a database option");
+			return -1;
 		}
-		strlist_push(&args, argv[i]);
+		strlist_push(args, argv[i]);
 	}
-	if (!(url = queue_fleet_url(cmd, fleet_opt)))
+	return 0;
+}
+
+/* queue submit's options, as its rows land them. */
+struct queue_submit_opts {
+	const char *fleet, *cpu, *kernel;
+	int64_t priority;
+	uint64_t max_attempts;
+	int quiet, no_split;
+};
+
+static int queue_priority_row(void *field, const struct cli_option *row, const char *val,
+                              struct err *e)
+{
+	char *end;
+	long long p = strtoll(val, &end, 10);
+
+	(void)row;
+	if (!*val || *end || p < -1000000 || p > 1000000)
+		return err_setc(
+		    e, ERR_INVALID,
+		    "--priority %s: expected an integer from -1000000 to 1000000 (higher "
+		    "runs first)",
+		    val);
+	*(int64_t *)field = p;
+	return 0;
+}
+
+static int queue_attempts_row(void *field, const struct cli_option *row, const char *val,
+                              struct err *e)
+{
+	uint64_t n;
+
+	if (parse_u64(val, &n) != 0 || n == 0)
+		return err_setc(e, ERR_INVALID, "%s must be a positive integer, got \"%s\"",
+		                row->name, val);
+	if (n > row->max)
+		return err_setc(e, ERR_INVALID, "%s %s: at most %" PRIu64, row->name, val,
+		                row->max);
+	*(uint64_t *)field = n;
+	return 0;
+}
+
+static const struct cli_verb *queue_sub(const char *name)
+{
+	return cli_find_sub(&cmd_queue, name);
+}
+
+static int queue_submit_cmd(int argc, char **argv)
+{
+	const struct cli_verb *v = queue_sub("submit");
+	const char *cmd = cmd_queue.name, *url;
+	struct queue_submit_opts o = {.max_attempts = QUEUE_MAX_ATTEMPTS};
+	struct queue_request req = {0};
+	struct queue_part *parts = NULL;
+	struct strlist args = {0};
+	struct store *s = NULL;
+	struct err e = ERR_INIT;
+	char cwd[PATH_MAX], *submitter = NULL;
+	size_t nparts = 0;
+	int64_t request_id = 0, *job_ids = NULL;
+	int rc = EXIT_UNJUDGED, r, verb_at = argc;
+
+	/* Options of submit come before VERB; everything from VERB on is the verb's. */
+	for (int i = 1; i < argc; i++) {
+		size_t off = 0, len = strcspn(argv[i], "=");
+		char *name = xasprintf("%.*s", (int)len, argv[i]);
+		const struct cli_option *row = cli_find_option(v->options, name, &off);
+		free(name);
+		if (strncmp(argv[i], "--", 2) != 0) {
+			verb_at = i;
+			break;
+		}
+		if (row && cli_option_metavar(row) && !argv[i][len])
+			i++;
+	}
+	r = cli_parse(v, verb_at, argv, &o, NULL);
+	if (r != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	req.priority = o.priority;
+	req.max_attempts = (int64_t)o.max_attempts;
+	req.cpu = o.cpu;
+	req.kernel = o.kernel;
+	req.quiet = o.quiet;
+	if (verb_at >= argc) {
+		rc = cli_error(cmd, "queue submit needs a VERB to run (measure, ab, ratchet, "
+		                    "sweep, minheap, bisect)");
+		goto out;
+	}
+	req.verb = argv[verb_at];
+	if (!queue_runs_verb(req.verb)) {
+		rc = cli_error(cmd,
+		               "queue submit %s: not a verb the queue runs (measure, ab, ratchet, "
+		               "sweep, minheap, bisect)",
+		               req.verb);
+		goto out;
+	}
+	if (queue_verb_args(cmd, argc - verb_at, argv + verb_at, &args) != 0)
+		goto out;
+	if (!(url = cli_fleet_url(cmd, o.fleet)))
 		goto out;
 	if (!getcwd(cwd, sizeof cwd)) {
 		rc = cli_error(cmd, "cannot read the working directory");
 		goto out;
 	}
-	if (queue_split(cmd, req.verb, &args, split, &parts, &nparts, &req.split) != 0)
+	if (queue_parts(cmd, req.verb, &args, !o.no_split, &parts, &nparts, &req.split) != 0)
 		goto out;
 	submitter = queue_submitter();
 	req.cwd = cwd;
@@ -632,39 +693,81 @@ static int queue_bisect_json(const char *cmd, const struct queue_status *st, con
 	return rc;
 }
 
-static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
+/* queue status', result's and cancel's options, as their rows land them. */
+struct queue_look_opts {
+	const char *fleet, *md, *json, *html;
+	int all, request;
+};
+
+/* result: one request's parts, its bisect's answer, and the files asked for. */
+static int queue_show_result(const char *cmd, struct store *s, const struct queue_status *st,
+                             int64_t request, const struct queue_look_opts *o)
 {
-	static const struct cli_opt opts[] = {{"--fleet", 1}, {"--all", 0},  {"--md", 1},
-	                                      {"--json", 1},  {"--html", 1}, {NULL, 0}};
-	const char *md = NULL, *json = NULL, *html = NULL;
+	const char *md = o->md, *json = o->json, *html = o->html;
+	size_t done = 0;
+	int rc = EXIT_UNJUDGED;
+
+	if (st->njobs == 0) {
+		rc = cli_error(cmd, "%s: no request %lld", store_where(s), (long long)request);
+		return rc;
+	}
+	printf("request %lld: %s by %s, %zu part%s\n", (long long)request,
+	       cli_safe(st->jobs[0].verb), cli_safe(st->jobs[0].submitter), st->njobs,
+	       st->njobs == 1 ? "" : "s");
+	printf("%-6s %-22s %-9s %-12s %-20s %-5s %s\n", "JOB", "PART", "STATE", "WORKER", "HOST",
+	       "EXIT", "SESSIONS");
+	for (size_t i = 0; i < st->njobs; i++) {
+		const struct queue_job_row *j = &st->jobs[i];
+		char exitbuf[16];
+		snprintf(exitbuf, sizeof exitbuf, "%lld", (long long)j->exit_status);
+		printf("%-6lld %-22s %-9s %-12s %-20s %-5s %s\n", (long long)j->id,
+		       cli_safe(j->label), cli_safe(j->state),
+		       j->worker ? cli_safe(j->worker) : "-", j->host ? cli_safe(j->host) : "-",
+		       j->exit_status >= 0 ? exitbuf : "-",
+		       j->sessions ? cli_safe(j->sessions) : "-");
+		done += strcmp(j->state, "done") == 0;
+	}
+	printf("%zu of %zu parts done; the sessions are in %s\n", done, st->njobs,
+	       cli_safe(store_where(s)));
+	for (size_t i = 0; i < st->njobs; i++)
+		if (st->jobs[i].answer)
+			queue_print_answer(&st->jobs[i]);
+	if (fflush(stdout) != 0) {
+		rc = cli_error(cmd, "writing to stdout failed");
+		return rc;
+	}
+	if (strcmp(st->jobs[0].verb, "bisect") == 0 && (md || html)) {
+		rc = cli_error(cmd, "a bisect's answer is written with --json FILE");
+	} else if (strcmp(st->jobs[0].verb, "bisect") == 0 && json) {
+		rc = queue_bisect_json(cmd, st, json);
+		if (rc == EXIT_OK && done != st->njobs)
+			rc = EXIT_UNJUDGED;
+	} else if (md || json || html)
+		rc = queue_merge_sweep(cmd, s, st, md, json, html);
+	else
+		rc = done == st->njobs ? EXIT_OK : EXIT_UNJUDGED;
+	return rc;
+}
+
+/* status and result: the jobs by state and the workers, or one request's parts. */
+static int queue_look(int argc, char **argv, int result)
+{
+	const struct cli_verb *v = queue_sub(result ? "result" : "status");
+	const char *cmd = cmd_queue.name, *url;
+	struct queue_look_opts o = {0};
 	struct queue_status st = {0};
 	struct strlist pos = {0};
-	struct cli_iter it;
 	struct store *s = NULL;
 	struct err e = ERR_INIT;
-	const char *opt, *val, *fleet_opt = NULL, *url;
 	int64_t request = 0;
-	int rc = EXIT_UNJUDGED, r, all = 0;
+	int rc = EXIT_UNJUDGED, r = cli_parse(v, argc, argv, &o, &pos);
+	const char *md = o.md, *json = o.json, *html = o.html;
+	int all = o.all;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb("queue"), 0);
-			goto out;
-		} else if (strcmp(opt, "--fleet") == 0) {
-			fleet_opt = val;
-		} else if (strcmp(opt, "--all") == 0) {
-			all = 1;
-		} else if (strcmp(opt, "--md") == 0) {
-			md = val;
-		} else if (strcmp(opt, "--json") == 0) {
-			json = val;
-		} else if (strcmp(opt, "--html") == 0) {
-			html = val;
-		}
-	}
-	if (r < 0)
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
 	if (!result && (md || json || html)) {
 		rc = cli_error(cmd, "--md, --json and --html are queue result's");
 		goto out;
@@ -680,55 +783,14 @@ static int queue_status_cmd(const char *cmd, int argc, char **argv, int result)
 		rc = cli_error(cmd, "queue status: unexpected argument \"%s\"", pos.items[0]);
 		goto out;
 	}
-	if (!(url = queue_fleet_url(cmd, fleet_opt)))
+	if (!(url = cli_fleet_url(cmd, o.fleet)))
 		goto out;
 	if (queue_open(url, &s, &e) != 0 || queue_status_read(s, all, request, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
 	if (result) {
-		size_t done = 0;
-		if (st.njobs == 0) {
-			rc = cli_error(cmd, "%s: no request %lld", store_where(s),
-			               (long long)request);
-			goto out;
-		}
-		printf("request %lld: %s by %s, %zu part%s\n", (long long)request,
-		       cli_safe(st.jobs[0].verb), cli_safe(st.jobs[0].submitter), st.njobs,
-		       st.njobs == 1 ? "" : "s");
-		printf("%-6s %-22s %-9s %-12s %-20s %-5s %s\n", "JOB", "PART", "STATE", "WORKER",
-		       "HOST", "EXIT", "SESSIONS");
-		for (size_t i = 0; i < st.njobs; i++) {
-			const struct queue_job_row *j = &st.jobs[i];
-			char exitbuf[16];
-			snprintf(exitbuf, sizeof exitbuf, "%lld", (long long)j->exit_status);
-			printf("%-6lld %-22s %-9s %-12s %-20s %-5s %s\n", (long long)j->id,
-			       cli_safe(j->label), cli_safe(j->state),
-			       j->worker ? cli_safe(j->worker) : "-",
-			       j->host ? cli_safe(j->host) : "-",
-			       j->exit_status >= 0 ? exitbuf : "-",
-			       j->sessions ? cli_safe(j->sessions) : "-");
-			done += strcmp(j->state, "done") == 0;
-		}
-		printf("%zu of %zu parts done; the sessions are in %s\n", done, st.njobs,
-		       cli_safe(store_where(s)));
-		for (size_t i = 0; i < st.njobs; i++)
-			if (st.jobs[i].answer)
-				queue_print_answer(&st.jobs[i]);
-		if (fflush(stdout) != 0) {
-			rc = cli_error(cmd, "writing to stdout failed");
-			goto out;
-		}
-		if (strcmp(st.jobs[0].verb, "bisect") == 0 && (md || html)) {
-			rc = cli_error(cmd, "a bisect's answer is written with --json FILE");
-		} else if (strcmp(st.jobs[0].verb, "bisect") == 0 && json) {
-			rc = queue_bisect_json(cmd, &st, json);
-			if (rc == EXIT_OK && done != st.njobs)
-				rc = EXIT_UNJUDGED;
-		} else if (md || json || html)
-			rc = queue_merge_sweep(cmd, s, &st, md, json, html);
-		else
-			rc = done == st.njobs ? EXIT_OK : EXIT_UNJUDGED;
+		rc = queue_show_result(cmd, s, &st, request, &o);
 		goto out;
 	}
 	printf("jobs:");
@@ -754,31 +816,32 @@ out:
 	return rc;
 }
 
-static int queue_cancel_cmd(const char *cmd, int argc, char **argv)
+static int queue_status_cmd(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {{"--fleet", 1}, {"--request", 0}, {NULL, 0}};
+	return queue_look(argc, argv, 0);
+}
+
+static int queue_result_cmd(int argc, char **argv)
+{
+	return queue_look(argc, argv, 1);
+}
+
+static int queue_cancel_cmd(int argc, char **argv)
+{
+	const char *cmd = cmd_queue.name, *url;
+	struct queue_look_opts o = {0};
 	struct strlist pos = {0};
-	struct cli_iter it;
 	struct store *s = NULL;
 	struct err e = ERR_INIT;
-	const char *opt, *val, *fleet_opt = NULL, *url;
 	int64_t id = 0;
 	size_t n = 0;
-	int rc = EXIT_UNJUDGED, r, by_request = 0;
+	int rc = EXIT_UNJUDGED, r = cli_parse(queue_sub("cancel"), argc, argv, &o, &pos),
+	    by_request = o.request;
 
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb("queue"), 0);
-			goto out;
-		} else if (strcmp(opt, "--fleet") == 0) {
-			fleet_opt = val;
-		} else if (strcmp(opt, "--request") == 0) {
-			by_request = 1;
-		}
-	}
-	if (r < 0)
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
 	if (pos.n != 1) {
 		rc = cli_error(cmd, "queue cancel [--request] ID: one job id (with --request, a "
 		                    "request's)");
@@ -786,7 +849,7 @@ static int queue_cancel_cmd(const char *cmd, int argc, char **argv)
 	}
 	if (cli_parse_session(cmd, by_request ? "REQUEST" : "JOB", pos.items[0], NULL, &id) != 0)
 		goto out;
-	if (!(url = queue_fleet_url(cmd, fleet_opt)))
+	if (!(url = cli_fleet_url(cmd, o.fleet)))
 		goto out;
 	if (queue_open(url, &s, &e) != 0 || queue_cancel(s, id, by_request, &n, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
@@ -808,36 +871,114 @@ out:
 
 static int queue_main(int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
+	const struct cli_verb *sub;
 
-	if (!sub)
-		return cli_usage(cli_find_verb("queue"), 1);
-	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-		return cli_usage(cli_find_verb("queue"), 0);
-	if (strcmp(sub, "submit") == 0)
-		return queue_submit_cmd("queue", argc - 1, argv + 1);
-	if (strcmp(sub, "status") == 0)
-		return queue_status_cmd("queue", argc - 1, argv + 1, 0);
-	if (strcmp(sub, "result") == 0)
-		return queue_status_cmd("queue", argc - 1, argv + 1, 1);
-	if (strcmp(sub, "cancel") == 0)
-		return queue_cancel_cmd("queue", argc - 1, argv + 1);
-	return cli_error("queue", "unknown subcommand \"%s\" (submit, status, result, cancel)",
-	                 sub);
+	if (argc < 2)
+		return cli_usage(&cmd_queue, 1);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cli_usage(&cmd_queue, 0);
+	if (!(sub = queue_sub(argv[1])))
+		return cli_error(cmd_queue.name,
+		                 "unknown subcommand \"%s\" (submit, status, result, cancel)",
+		                 argv[1]);
+	return sub->run(argc - 1, argv + 1);
 }
+
+#define QS(field) offsetof(struct queue_submit_opts, field)
+static const struct cli_option queue_submit_options[] = {
+    {"--fleet", "URL", CLI_STRING, QS(fleet),
+     .help = "the fleet's PostgreSQL database (default $GCR_FLEET_URL)"},
+    {"--priority", "N", CLI_CALL, QS(priority), .call = queue_priority_row,
+     .help = "from -1000000 to 1000000; higher runs first (default 0)"},
+    {"--cpu", "TEXT", CLI_STRING, QS(cpu), .help = "only a worker whose CPU model contains TEXT"},
+    {"--kernel", "TEXT", CLI_STRING, QS(kernel),
+     .help = "only a worker whose kernel release starts with TEXT"},
+    {"--quiet", NULL, CLI_FLAG, QS(quiet), .help = "only a worker started with --quiet"},
+    {"--max-attempts", "N", CLI_CALL, QS(max_attempts), 1, 100, .call = queue_attempts_row,
+     .help = "claims of a job before it fails (default 3, at most 100)"},
+    {"--no-split", NULL, CLI_FLAG, QS(no_split), .help = "one job for the whole request"},
+    {NULL},
+};
+#undef QS
+
+#define QL(field) offsetof(struct queue_look_opts, field)
+#define QUEUE_FLEET_ROW                                                                \
+	{                                                                              \
+		"--fleet", "URL", CLI_STRING, QL(fleet),                               \
+		    .help = "the fleet's PostgreSQL database (default $GCR_FLEET_URL)" \
+	}
+static const struct cli_option queue_status_options[] = {
+    QUEUE_FLEET_ROW,
+    {"--all", NULL, CLI_FLAG, QL(all), .help = "every job, not only those queued or running"},
+    /* result's, refused with a word on where they belong */
+    {"--md", "FILE", CLI_STRING, QL(md), .flags = CLI_HIDDEN},
+    {"--json", "FILE", CLI_STRING, QL(json), .flags = CLI_HIDDEN},
+    {"--html", "FILE", CLI_STRING, QL(html), .flags = CLI_HIDDEN},
+    {NULL},
+};
+static const struct cli_option queue_result_options[] = {
+    QUEUE_FLEET_ROW,
+    {"--md", "FILE", CLI_STRING, QL(md),
+     .help = "a sweep split by probe: its parts merged into one sweep's Markdown report"},
+    {"--json", "FILE", CLI_STRING, QL(json),
+     .help = "the same as JSON; a bisect's job, worker and answer"},
+    {"--html", "FILE", CLI_STRING, QL(html), .help = "the same as an HTML page"},
+    {"--all", NULL, CLI_FLAG, QL(all), .flags = CLI_HIDDEN},
+    {NULL},
+};
+static const struct cli_option queue_cancel_options[] = {
+    QUEUE_FLEET_ROW,
+    {"--request", NULL, CLI_FLAG, QL(request), .help = "ID is a request's: every job of it"},
+    {NULL},
+};
+#undef QUEUE_FLEET_ROW
+#undef QL
+
+static const struct cli_verb queue_subs[] = {
+    {.name = "queue submit",
+     .summary = "queue `gcratchet VERB ARGS...` as a request",
+     .args = "VERB ARGS...",
+     .description =
+         "Queues `gcratchet VERB ARGS...` (VERB is measure, ab, ratchet, sweep, minheap or\n"
+         "bisect; ab's BASE and FIX come first) as a request, split into jobs (gcratchet queue\n"
+         "--help says how). The options of submit come before VERB: everything from VERB on is\n"
+         "the verb's.\n",
+     .options = queue_submit_options,
+     .run = queue_submit_cmd,
+     .parent = &cmd_queue},
+    {.name = "queue status",
+     .summary = "jobs by state, the workers, and the jobs queued or running",
+     .description = "Jobs by state, the workers with their last heartbeat and current job, and\n"
+                    "every job queued or running (--all: every job) with how long it waited.\n",
+     .options = queue_status_options,
+     .run = queue_status_cmd,
+     .parent = &cmd_queue},
+    {.name = "queue result",
+     .summary = "each part of a request, who ran it and what it stored",
+     .args = "REQUEST",
+     .description =
+         "Each part of a request, the worker and host that ran it and the fleet's sessions it\n"
+         "stored, and a bisect's answer; for a sweep split by probe, --md, --json and --html\n"
+         "write its parts merged into one sweep's report (what gcratchet report writes for a\n"
+         "sweep's session); for a bisect, --json writes its answer.\n",
+     .options = queue_result_options,
+     .run = queue_result_cmd,
+     .parent = &cmd_queue},
+    {.name = "queue cancel",
+     .summary = "cancel a queued or running job, or every such job of a request",
+     .args = "ID",
+     .description = "Cancels a queued or running job (--request: every such job of a request);\n"
+                    "a running one's worker stops it at its next heartbeat and stores nothing.\n",
+     .options = queue_cancel_options,
+     .run = queue_cancel_cmd,
+     .parent = &cmd_queue},
+    {NULL},
+};
 
 const struct cli_verb cmd_queue = {
     .name = "queue",
     .summary = "queue measurements for the fleet's workers; see and cancel them",
-    .run = queue_main,
-    .usage =
-        "usage: gcratchet queue submit [--fleet URL] [--priority N] [--cpu TEXT] [--kernel TEXT]\n"
-        "                              [--quiet] [--max-attempts N] [--no-split] VERB ARGS...\n"
-        "       gcratchet queue status [--fleet URL] [--all]\n"
-        "       gcratchet queue result [--fleet URL] REQUEST [--md FILE] [--json FILE] [--html "
-        "FILE]\n"
-        "       gcratchet queue cancel [--fleet URL] [--request] ID\n"
-        "\n"
+    .description =
         "A measurement queue in the fleet's PostgreSQL database (--fleet, or GCR_FLEET_URL);\n"
         "gcratchet worker on each host runs it. submit queues `gcratchet VERB ARGS...` (VERB is\n"
         "measure, ab, ratchet, sweep, minheap or bisect; ab's BASE and FIX come first) as a\n"
@@ -862,8 +1003,10 @@ const struct cli_verb cmd_queue = {
         "sweep split by probe, --md, --json and --html write its parts merged into one sweep's\n"
         "report (what gcratchet report writes for a sweep's session). cancel:\n"
         "a queued or running job (--request: every such job of a request); a running one's\n"
-        "worker stops it at its next heartbeat and stores nothing.\n"
-        "\n"
-        "Exit status: 0 queued, shown or canceled (result: every part done); 2 bad arguments, the\n"
-        "database could not be reached, nothing to cancel, or (result) a part not done.\n",
+        "worker stops it at its next heartbeat and stores nothing.\n",
+    .exit_status = "0 queued, shown or canceled (result: every part done); 2 bad arguments, the "
+                   "database could not be reached, nothing to cancel, or (result) a part not "
+                   "done.",
+    .subs = queue_subs,
+    .run = queue_main,
 };

@@ -21,8 +21,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -486,26 +488,18 @@ static void worker_complete(struct worker *k, const struct queue_job *j, const c
 	store_close(scratch);
 }
 
-/*
- * A bisect's exit 2 is also an answer: several candidates, ends that did not move, an end
- * that does not build. 1 when the scratch store holds a bisect that finished so (found,
- * ambiguous, failed): a result to keep, not an attempt to repeat. Interrupted: 0.
- */
-static int worker_bisect_finished(const char *db)
+/* How the bisect the verb stored in its scratch database ended (queue_bisect_end). */
+static enum queue_bisect_end worker_bisect_end(const char *db)
 {
 	struct store *scratch = NULL;
-	struct store_bisect b = {0};
 	struct err e = ERR_INIT;
-	int done = 0;
+	enum queue_bisect_end end;
 
 	if (access(db, F_OK) != 0 || store_open(db, STORE_READ, &scratch, &e) != 0)
-		return 0;
-	if (store_bisect_get(scratch, 1, &b, &e) == 0)
-		done = strcmp(b.status, "found") == 0 || strcmp(b.status, "ambiguous") == 0 ||
-		       strcmp(b.status, "failed") == 0;
-	store_bisect_release(&b);
+		return QUEUE_BISECT_NONE;
+	end = queue_bisect_end(scratch);
 	store_close(scratch);
-	return done;
+	return end;
 }
 
 /*
@@ -601,10 +595,13 @@ static int worker_run(struct worker *k, const struct queue_job *j, char *dir)
 	if (lost)
 		goto out;
 	output = worker_output(log);
+	/* Which exit is a result is the queue's contract (queue_exit_outcome); a bisect's record
+	 * is read only for the exit that needs it. */
 	if (!stopped && WIFEXITED(status) &&
-	    (WEXITSTATUS(status) == EXIT_OK || WEXITSTATUS(status) == EXIT_REGRESSION ||
-	     (WEXITSTATUS(status) == EXIT_UNJUDGED && strcmp(j->verb, "bisect") == 0 &&
-	      worker_bisect_finished(db)))) {
+	    queue_exit_outcome(WEXITSTATUS(status), WEXITSTATUS(status) == EXIT_UNJUDGED
+	                                                ? worker_bisect_end(db)
+	                                                : QUEUE_BISECT_NONE) ==
+	        QUEUE_OUTCOME_RESULT) {
 		worker_complete(k, j, db, WEXITSTATUS(status), output);
 		goto out;
 	}
@@ -628,73 +625,166 @@ out:
 	return rc;
 }
 
+/* worker's options, as its rows land them. */
+struct worker_opts {
+	const char *fleet, *name, *scratch;
+	uint64_t lease_s, poll_s;
+	int once, drain, quiet;
+};
+
+static int worker_name_row(void *field, const struct cli_option *row, const char *val,
+                           struct err *e)
+{
+	(void)row;
+	if (!*val || strlen(val) > 64)
+		return err_setc(e, ERR_INVALID, "--name \"%s\": from 1 to 64 characters", val);
+	*(const char **)field = val;
+	return 0;
+}
+
+/* --lease and --poll: whole seconds, at most a day; a lease of at least 3 (a heartbeat every
+ * third of it). */
+static int worker_seconds_row(void *field, const struct cli_option *row, const char *val,
+                              struct err *e)
+{
+	uint64_t n;
+
+	if (parse_u64(val, &n) != 0 || n == 0)
+		return err_setc(e, ERR_INVALID, "%s must be a positive integer, got \"%s\"",
+		                row->name, val);
+	if (n > 86400)
+		return err_setc(e, ERR_INVALID, "%s %s: at most 86400 seconds", row->name, val);
+	if (n < row->min)
+		return err_setc(e, ERR_INVALID,
+		                "%s %s: at least %" PRIu64
+		                " seconds (a heartbeat every third of it)",
+		                row->name, val, row->min);
+	*(uint64_t *)field = n;
+	return 0;
+}
+
+/*
+ * Claims and runs jobs until the worker is stopped, --once has run one, --drain finds none
+ * left, or k->fatal; a host that cannot run jobs pauses it (--once, --drain: stops it).
+ */
+static void worker_serve(struct worker *k, const struct worker_opts *o)
+{
+	struct err e = ERR_INIT;
+	size_t jobs = 0;
+
+	while (!worker_stop) {
+		struct queue_job j;
+		char *dir = NULL, *fault;
+		int got = 0;
+		if (worker_reconnect(k) != 0)
+			break;
+		/* The host first: a fault of its own must not spend the queue's attempts. */
+		if ((fault = worker_host_fault(k, &dir)) != NULL) {
+			if (o->once || o->drain) {
+				cli_error(k->cmd,
+				          "this host cannot run jobs: %s; no job was claimed",
+				          fault);
+				k->fatal = 1;
+			} else if (!k->paused) {
+				worker_say(
+				    k,
+				    "this host cannot run jobs: %s; paused (no job is claimed "
+				    "until it can, looked at every %llu s)",
+				    fault, (unsigned long long)(o->poll_s ? o->poll_s : 1));
+			}
+			k->paused = 1;
+			free(fault);
+			if (k->fatal)
+				break;
+			if (queue_worker_seen(k->s, k->w.name, "paused", 0, &e) != 0)
+				worker_drop(k, &e);
+			worker_sleep((double)(o->poll_s ? o->poll_s : 1));
+			continue;
+		}
+		if (k->paused)
+			worker_say(k, "this host can run jobs again");
+		k->paused = 0;
+		if (queue_reap(k->s, NULL, &e) != 0 ||
+		    queue_claim(k->s, &k->w, k->lease_s, &j, &got, &e) != 0) {
+			worker_rmdir(dir);
+			free(dir);
+			worker_drop(k, &e);
+			continue;
+		}
+		if (got && j.broken) {
+			/* Failed by the claim: the next job is claimed at once. */
+			worker_say(k, "job %lld (request %lld): failed: %s", (long long)j.id,
+			           (long long)j.request_id, j.broken);
+			worker_rmdir(dir);
+			free(dir);
+			queue_job_release(&j);
+			continue;
+		}
+		if (!got) {
+			int64_t running = 0;
+			worker_rmdir(dir);
+			free(dir);
+			/* A running job may yet lose its lease and come back: --drain waits for it. */
+			if (o->drain && queue_running(k->s, &running, &e) != 0) {
+				worker_drop(k, &e);
+				continue;
+			}
+			if (o->drain && running > 0) {
+				if (queue_worker_seen(k->s, k->w.name, "idle", 0, &e) != 0)
+					worker_drop(k, &e);
+				worker_sleep(1);
+				continue;
+			}
+			if (o->once || o->drain) {
+				worker_say(
+				    k, "no job queued that this worker can run; %zu done, exiting",
+				    jobs);
+				break;
+			}
+			if (queue_worker_seen(k->s, k->w.name, "idle", 0, &e) != 0)
+				worker_drop(k, &e);
+			worker_sleep((double)o->poll_s);
+			continue;
+		}
+		if (worker_run(k, &j, dir) != 0) {
+			cli_error(k->cmd,
+			          "this host cannot run jobs: job %lld was given back; stopping",
+			          (long long)j.id);
+			k->fatal = 1;
+		}
+		free(dir);
+		queue_job_release(&j);
+		jobs++;
+		if (o->once || k->fatal)
+			break;
+	}
+}
+
 static int worker_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--fleet", 1}, {"--name", 1},  {"--lease", 1},   {"--poll", 1}, {"--once", 0},
-	    {"--drain", 0}, {"--quiet", 0}, {"--scratch", 1}, {NULL, 0},
-	};
-	const char *cmd = "worker", *opt, *val, *fleet_opt = NULL, *tmp = getenv("TMPDIR");
-	struct worker k = {.cmd = cmd, .lease_s = WORKER_LEASE_S, .backoff_s = 1};
+	const char *cmd = "worker", *tmp = getenv("TMPDIR");
+	struct worker_opts o = {.lease_s = WORKER_LEASE_S, .poll_s = WORKER_POLL_S};
+	struct worker k = {.cmd = cmd, .backoff_s = 1};
 	struct hostinfo h;
-	struct cli_iter it;
 	struct err e = ERR_INIT;
 	struct sigaction sa;
 	char *facts = NULL;
-	uint64_t poll_s = WORKER_POLL_S, n;
-	size_t jobs = 0;
-	int rc = EXIT_UNJUDGED, r, once = 0, drain = 0;
+	int rc = EXIT_UNJUDGED, r;
 	ssize_t len;
 
-	k.scratch_root = tmp && *tmp ? tmp : "/tmp";
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--fleet") == 0) {
-			fleet_opt = val;
-		} else if (strcmp(opt, "--name") == 0) {
-			if (!*val || strlen(val) > 64) {
-				rc = cli_error(cmd, "--name \"%s\": from 1 to 64 characters", val);
-				goto out;
-			}
-			k.w.name = val;
-		} else if (strcmp(opt, "--lease") == 0 || strcmp(opt, "--poll") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &n) != 0)
-				goto out;
-			if (n > 86400) {
-				rc = cli_error(cmd, "%s %s: at most 86400 seconds", opt, val);
-				goto out;
-			}
-			if (strcmp(opt, "--lease") == 0 && n < 3) {
-				rc = cli_error(cmd,
-				               "--lease %s: at least 3 seconds (a heartbeat every "
-				               "third of it)",
-				               val);
-				goto out;
-			}
-			if (strcmp(opt, "--lease") == 0)
-				k.lease_s = (int64_t)n;
-			else
-				poll_s = n;
-		} else if (strcmp(opt, "--once") == 0) {
-			once = 1;
-		} else if (strcmp(opt, "--drain") == 0) {
-			drain = 1;
-		} else if (strcmp(opt, "--quiet") == 0) {
-			k.w.quiet = 1;
-		} else if (strcmp(opt, "--scratch") == 0) {
-			k.scratch_root = val;
-		}
-	}
-	if (r < 0)
-		goto out;
-	if (once && drain) {
+	o.scratch = tmp && *tmp ? tmp : "/tmp";
+	r = cli_parse(&cmd_worker, argc, argv, &o, NULL);
+	if (r != 0)
+		return r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+	k.w.name = o.name;
+	k.w.quiet = o.quiet;
+	k.lease_s = (int64_t)o.lease_s;
+	k.scratch_root = o.scratch;
+	if (o.once && o.drain) {
 		rc = cli_error(cmd, "--once and --drain: choose one");
 		goto out;
 	}
-	if (!(k.url = queue_fleet_url(cmd, fleet_opt)))
+	if (!(k.url = cli_fleet_url(cmd, o.fleet)))
 		goto out;
 	if (!store_is_conninfo(k.url)) {
 		rc = cli_error(cmd, "the queue needs the fleet's PostgreSQL database "
@@ -729,91 +819,7 @@ static int worker_main(int argc, char **argv)
 	}
 	/* What killed workers of this host left in its scratch root. */
 	scratch_sweep(k.scratch_root, SCRATCH_WORKER_PREFIX);
-	while (!worker_stop) {
-		struct queue_job j;
-		char *dir = NULL, *fault;
-		int got = 0;
-		if (worker_reconnect(&k) != 0)
-			break;
-		/* The host first: a fault of its own must not spend the queue's attempts. */
-		if ((fault = worker_host_fault(&k, &dir)) != NULL) {
-			if (once || drain) {
-				cli_error(cmd, "this host cannot run jobs: %s; no job was claimed",
-				          fault);
-				k.fatal = 1;
-			} else if (!k.paused) {
-				worker_say(
-				    &k,
-				    "this host cannot run jobs: %s; paused (no job is claimed "
-				    "until it can, looked at every %llu s)",
-				    fault, (unsigned long long)(poll_s ? poll_s : 1));
-			}
-			k.paused = 1;
-			free(fault);
-			if (k.fatal)
-				break;
-			if (queue_worker_seen(k.s, k.w.name, "paused", 0, &e) != 0)
-				worker_drop(&k, &e);
-			worker_sleep((double)(poll_s ? poll_s : 1));
-			continue;
-		}
-		if (k.paused)
-			worker_say(&k, "this host can run jobs again");
-		k.paused = 0;
-		if (queue_reap(k.s, NULL, &e) != 0 ||
-		    queue_claim(k.s, &k.w, k.lease_s, &j, &got, &e) != 0) {
-			worker_rmdir(dir);
-			free(dir);
-			worker_drop(&k, &e);
-			continue;
-		}
-		if (got && j.broken) {
-			/* Failed by the claim: the next job is claimed at once. */
-			worker_say(&k, "job %lld (request %lld): failed: %s", (long long)j.id,
-			           (long long)j.request_id, j.broken);
-			worker_rmdir(dir);
-			free(dir);
-			queue_job_release(&j);
-			continue;
-		}
-		if (!got) {
-			int64_t running = 0;
-			worker_rmdir(dir);
-			free(dir);
-			/* A running job may yet lose its lease and come back: --drain waits for it. */
-			if (drain && queue_running(k.s, &running, &e) != 0) {
-				worker_drop(&k, &e);
-				continue;
-			}
-			if (drain && running > 0) {
-				if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
-					worker_drop(&k, &e);
-				worker_sleep(1);
-				continue;
-			}
-			if (once || drain) {
-				worker_say(
-				    &k, "no job queued that this worker can run; %zu done, exiting",
-				    jobs);
-				break;
-			}
-			if (queue_worker_seen(k.s, k.w.name, "idle", 0, &e) != 0)
-				worker_drop(&k, &e);
-			worker_sleep((double)poll_s);
-			continue;
-		}
-		if (worker_run(&k, &j, dir) != 0) {
-			cli_error(cmd,
-			          "this host cannot run jobs: job %lld was given back; stopping",
-			          (long long)j.id);
-			k.fatal = 1;
-		}
-		free(dir);
-		queue_job_release(&j);
-		jobs++;
-		if (once || k.fatal)
-			break;
-	}
+	worker_serve(&k, &o);
 	if (k.s && queue_worker_seen(k.s, k.w.name, "stopped", 0, &e) != 0)
 		e.code = ERR_NONE;
 	rc = k.fatal ? EXIT_UNJUDGED : EXIT_OK;
@@ -823,14 +829,31 @@ out:
 	return rc;
 }
 
+#define WO(field) offsetof(struct worker_opts, field)
+static const struct cli_option worker_options[] = {
+    {"--fleet", "URL", CLI_STRING, WO(fleet),
+     .help = "the fleet's PostgreSQL database (default $GCR_FLEET_URL)"},
+    {"--name", "NAME", CLI_CALL, WO(name), .call = worker_name_row,
+     .help = "the worker's name, 1 to 64 characters (default: the host name)"},
+    {"--lease", "SEC", CLI_CALL, WO(lease_s), 3, .call = worker_seconds_row,
+     .help = "the job's lease, extended every third of it (default 30, at least 3)"},
+    {"--poll", "SEC", CLI_CALL, WO(poll_s), 1, .call = worker_seconds_row,
+     .help = "how often an idle worker looks again (default 5)"},
+    {"--once", NULL, CLI_FLAG, WO(once), .help = "one job, then exit"},
+    {"--drain", NULL, CLI_FLAG, WO(drain),
+     .help = "until no job is left that it can run and none runs on any worker"},
+    {"--quiet", NULL, CLI_FLAG, WO(quiet),
+     .help = "declares this host quiet (for jobs submitted with --quiet)"},
+    {"--scratch", "DIR", CLI_STRING, WO(scratch),
+     .help = "where each job's scratch folder is made (default: $TMPDIR or /tmp)"},
+    {NULL},
+};
+#undef WO
+
 const struct cli_verb cmd_worker = {
     .name = "worker",
     .summary = "run the fleet queue's jobs on this host",
-    .run = worker_main,
-    .usage =
-        "usage: gcratchet worker [--fleet URL] [--name NAME] [--lease SEC] [--poll SEC]\n"
-        "                        [--once|--drain] [--quiet] [--scratch DIR]\n"
-        "\n"
+    .description =
         "Runs the fleet queue's jobs on this host (--fleet, or GCR_FLEET_URL). Registers itself\n"
         "as NAME (default: the host name) with the host's facts as doctor reads them, claims the\n"
         "next job its host matches (highest priority, then oldest), checks that each build of\n"
@@ -853,9 +876,11 @@ const struct cli_verb cmd_worker = {
         "killed 5 s later. Before each claim the worker checks its host (a scratch folder can be\n"
         "made under --scratch with 32 MiB free, its gcratchet can be executed): a host that\n"
         "cannot run jobs pauses the worker (--once, --drain: stops it, exit 2) and spends no\n"
-        "job's attempts; a job whose stored arguments cannot be read fails at its claim.\n"
-        "\n"
-        "Exit status: 0 stopped, drained or done with --once (whatever became of the jobs); 2 bad\n"
-        "arguments, a database error that waiting cannot mend (a newer queue schema), or a host\n"
-        "that cannot run jobs (--once, --drain; or a verb that could not be started).\n",
+        "job's attempts; a job whose stored arguments cannot be read fails at its claim.\n",
+    .exit_status = "0 stopped, drained or done with --once (whatever became of the jobs); 2 bad "
+                   "arguments, a database error that waiting cannot mend (a newer queue schema), "
+                   "or a host that cannot run jobs (--once, --drain; or a verb that could not be "
+                   "started).",
+    .options = worker_options,
+    .run = worker_main,
 };

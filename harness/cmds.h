@@ -103,8 +103,5 @@ extern const struct cli_verb cmd_explain;
 extern const struct cli_verb cmd_version;
 extern const struct cli_verb cmd_queue;
 extern const struct cli_verb cmd_worker;
-/* The fleet's database for queue and worker: --fleet, else $GCR_FLEET_URL; NULL after
- * printing why when neither is set. */
-const char *queue_fleet_url(const char *cmd, const char *opt);
 
 #endif /* CMDS_H */

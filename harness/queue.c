@@ -229,6 +229,145 @@ void queue_job_release(struct queue_job *j)
 	memset(j, 0, sizeof *j);
 }
 
+/* ---- Splitting a request (pure) --------------------------------------------------------- */
+
+int queue_runs_verb(const char *verb)
+{
+	static const char *const verbs[] = {"measure", "ab",     "ratchet", "sweep",
+	                                    "minheap", "bisect", NULL};
+
+	for (const char *const *v = verbs; *v; v++)
+		if (strcmp(*v, verb) == 0)
+			return 1;
+	return 0;
+}
+
+/* Copies of in's builds (only: that one; (size_t)-1: all), *n of them; NULL when none. */
+static struct queue_build *queue_builds_copy(const struct queue_split_in *in, size_t only,
+                                             size_t *n)
+{
+	struct queue_build *out;
+
+	*n = 0;
+	if (!in->nbuilds)
+		return NULL;
+	out = xcalloc(in->nbuilds, sizeof *out);
+	for (size_t i = 0; i < in->nbuilds; i++) {
+		if (only != (size_t)-1 && i != only)
+			continue;
+		out[*n].option = xstrdup(in->builds[i].option);
+		out[*n].value = xstrdup(in->builds[i].value);
+		out[*n].digest = xstrdup(in->builds[i].digest);
+		++*n;
+	}
+	return out;
+}
+
+/* When args[i] names a build other than builds[keep]: how many arguments do; else 0. */
+static size_t queue_names_other(const struct queue_split_in *in, size_t i, size_t keep)
+{
+	for (size_t b = 0; b < in->nbuilds; b++)
+		if (b != keep && in->places[b].width && in->places[b].at == i)
+			return in->places[b].width;
+	return 0;
+}
+
+/* One part per probe of a sweep's --probes list. */
+static void queue_split_probes(const struct queue_split_in *in, struct queue_part **parts,
+                               size_t *nparts)
+{
+	struct strlist list = {0};
+
+	strlist_split(&list, in->probes);
+	*parts = xcalloc(list.n, sizeof **parts);
+	for (size_t k = 0; k < list.n; k++) {
+		struct queue_part *p = &(*parts)[(*nparts)++];
+		p->label = xasprintf("probe %s", list.items[k]);
+		for (size_t i = 0; i < in->args->n; i++) {
+			if (i == in->probes_at.at) {
+				strlist_push(&p->args, "--probes");
+				strlist_push(&p->args, list.items[k]);
+				i += in->probes_at.width - 1;
+				continue;
+			}
+			strlist_push(&p->args, in->args->items[i]);
+		}
+		p->builds = queue_builds_copy(in, (size_t)-1, &p->nbuilds);
+	}
+	strlist_release(&list);
+}
+
+/* One part per build: each measures on whichever worker takes it. */
+static void queue_split_builds(const struct queue_split_in *in, struct queue_part **parts,
+                               size_t *nparts)
+{
+	*parts = xcalloc(in->nbuilds, sizeof **parts);
+	for (size_t k = 0; k < in->nbuilds; k++) {
+		struct queue_part *p = &(*parts)[(*nparts)++];
+		const struct queue_build *b = &in->builds[k];
+		p->label = xasprintf("%s %s",
+		                     strcmp(b->option, "--collector") == 0 ? "collector" : "build",
+		                     b->value);
+		for (size_t i = 0; i < in->args->n; i++) {
+			size_t skip = queue_names_other(in, i, k);
+			if (skip)
+				i += skip - 1;
+			else
+				strlist_push(&p->args, in->args->items[i]);
+		}
+		p->builds = queue_builds_copy(in, k, &p->nbuilds);
+	}
+}
+
+void queue_split(const struct queue_split_in *in, struct queue_part **parts, size_t *nparts,
+                 const char **how)
+{
+	int ab = strcmp(in->verb, "ab") == 0, sweep = strcmp(in->verb, "sweep") == 0;
+
+	*parts = NULL;
+	*nparts = 0;
+	*how = "none";
+	if (in->split && sweep && in->probes && strchr(in->probes, ',')) {
+		*how = "probes";
+		queue_split_probes(in, parts, nparts);
+	} else if (in->split && !ab && !sweep && in->nbuilds >= 2) {
+		*how = "builds";
+		queue_split_builds(in, parts, nparts);
+	} else {
+		struct queue_part *p = *parts = xcalloc(1, sizeof **parts);
+		*nparts = 1;
+		p->label = xstrdup("whole");
+		for (size_t i = 0; i < in->args->n; i++)
+			strlist_push(&p->args, in->args->items[i]);
+		p->builds = queue_builds_copy(in, (size_t)-1, &p->nbuilds);
+	}
+}
+
+enum queue_outcome queue_exit_outcome(int exit_status, enum queue_bisect_end bisect)
+{
+	if (exit_status == 0 || exit_status == 1)
+		return QUEUE_OUTCOME_RESULT;
+	return exit_status == 2 && bisect == QUEUE_BISECT_ENDED ? QUEUE_OUTCOME_RESULT
+	                                                        : QUEUE_OUTCOME_FAILED;
+}
+
+enum queue_bisect_end queue_bisect_end(struct store *scratch)
+{
+	static const char *const ended[] = {"found", "ambiguous", "failed"};
+	struct store_bisect b = {0};
+	struct err e = ERR_INIT;
+	enum queue_bisect_end end = QUEUE_BISECT_NONE;
+
+	if (scratch && store_bisect_get(scratch, 1, &b, &e) == 0) {
+		end = QUEUE_BISECT_UNFINISHED;
+		for (size_t i = 0; i < sizeof ended / sizeof ended[0]; i++)
+			if (b.status && strcmp(b.status, ended[i]) == 0)
+				end = QUEUE_BISECT_ENDED;
+	}
+	store_bisect_release(&b);
+	return end;
+}
+
 /* ---- Opening ---------------------------------------------------------------------------- */
 
 static int queue_schema(struct store *s, struct err *e)

@@ -64,6 +64,41 @@ struct queue_part {
 };
 void queue_part_release(struct queue_part *p);
 
+/* ---- What a request is split into (pure: no I/O) ---------------------------------------- */
+
+/* 1 when a job may run verb: measure, ab, ratchet, sweep, minheap or bisect (each stores
+ * sessions, or minheap's answers, that the worker copies). */
+int queue_runs_verb(const char *verb);
+
+/* Where a verb's arguments name something: args[at], and args[at + 1] too when width is 2
+ * ("--build DIR"; "--build=DIR" is 1). Width 0: not named by an option (ab's BASE and FIX,
+ * the default collector of a verb that names none). */
+struct queue_place {
+	size_t at, width;
+};
+
+/* A request as queue submit read it: what queue_split splits. All borrowed. */
+struct queue_split_in {
+	const char *verb;
+	const struct strlist *args; /* the verb's arguments, as submitted */
+	const struct queue_build *builds;
+	const struct queue_place *places; /* where builds[i] is named */
+	size_t nbuilds;
+	const char *probes; /* --probes' value (the last given), NULL when none */
+	struct queue_place probes_at;
+	int split; /* 0: --no-split */
+};
+/*
+ * The parts a request is split into (docs/queue.md, "Splitting"): a sweep whose --probes lists
+ * several probes, one part per probe ("probe 01", its --probes that one); a verb other than ab
+ * and sweep naming two builds or more, one part per build ("collector gen", "build ./x": the
+ * options naming the others left out); anything else, and everything with split 0, one part
+ * "whole". *how is "probes", "builds" or "none"; *parts (allocated, *nparts of them, each
+ * released with queue_part_release) own copies of what they hold.
+ */
+void queue_split(const struct queue_split_in *in, struct queue_part **parts, size_t *nparts,
+                 const char **how);
+
 struct queue_request {
 	const char *verb, *cwd, *submitter; /* submitter: user@host */
 	struct strlist args;                /* as submitted, before splitting */
@@ -167,6 +202,32 @@ int queue_complete(struct store *s, struct store *scratch, const char *worker,
                    const struct queue_job *j, int exit_status, const char *output,
                    enum queue_completion *how, int64_t *sessions, size_t max, size_t *nsessions,
                    size_t *nanswers, char **answer, struct err *e);
+
+/*
+ * What the exit of a job's verb makes of the attempt (the contract between a verb and the
+ * queue): exit 0 (ok) and 1 (a regression found, FIX worse) are results, stored with the job.
+ * Any other exit is a failed attempt, to be run again while attempts are left, except that a
+ * bisect ends with exit 2 in three ways that are answers, not faults (several candidates,
+ * ends that did not move, an end that does not build): its record's status says which
+ * (bisect_end). A verb killed by a signal or stopped by its worker never gets here: that is a
+ * failed attempt.
+ */
+enum queue_bisect_end {
+	QUEUE_BISECT_NONE,       /* no bisect record (another verb, or none was started) */
+	QUEUE_BISECT_UNFINISHED, /* running or interrupted: it may be resumed, not an answer */
+	QUEUE_BISECT_ENDED,      /* found, ambiguous or failed: an answer */
+};
+enum queue_outcome {
+	QUEUE_OUTCOME_RESULT, /* complete the job with what the verb stored */
+	QUEUE_OUTCOME_FAILED, /* a failed attempt */
+};
+enum queue_outcome queue_exit_outcome(int exit_status, enum queue_bisect_end bisect);
+/*
+ * How the bisect of a job's scratch store (its first: a job runs one) ended, read from what
+ * bisect stores (its record's status: store_bisect_update); QUEUE_BISECT_NONE when the store
+ * has none or cannot be read.
+ */
+enum queue_bisect_end queue_bisect_end(struct store *scratch);
 
 /* Cancels a queued or running job (by_request 0) or every such job of a request: *n how many. */
 int queue_cancel(struct store *s, int64_t id, int by_request, size_t *n, struct err *e);

@@ -41,6 +41,11 @@ expect_status 2 "$GCR" queue submit --fleet "$T/file.db" measure --build "$B" $M
 expect_grep "needs the fleet's PostgreSQL database" "$T/err" "a file is not a fleet"
 expect_status 2 "$GCR" queue submit measure --build "$T/missing" $M
 expect_grep "missing" "$T/err" "a missing build is refused at submit"
+# The verb's arguments are read with its own option rows (cli_scan): an option it does not
+# take is refused at submit, not by a worker an attempt later, and nothing is queued.
+expect_status 2 "$GCR" queue submit measure --build "$B" $M --no-such-option
+expect_grep 'gcratchet measure: unknown option "--no-such-option"' "$T/err" \
+	"a verb's unknown option is refused at submit"
 
 # The slow job first, at a higher priority, so that a worker takes it at once.
 expect_status 0 "$GCR" queue submit --priority 10 measure --build "$S" $M
