@@ -129,7 +129,7 @@ static const struct cli_option queue_undeclared_rows[] = {
     {"--new", "REV", CLI_STRING, .help = NULL},
     {"--json", "FILE", CLI_STRING, .help = NULL},
     {"--resume", NULL, CLI_FLAG, .help = NULL},
-    {NULL},
+    {0},
 };
 
 static void queue_scan_undeclared(struct queue_scan *q)
@@ -897,7 +897,7 @@ static const struct cli_option queue_submit_options[] = {
     {"--max-attempts", "N", CLI_CALL, QS(max_attempts), 1, 100, .call = queue_attempts_row,
      .help = "claims of a job before it fails (default 3, at most 100)"},
     {"--no-split", NULL, CLI_FLAG, QS(no_split), .help = "one job for the whole request"},
-    {NULL},
+    {0},
 };
 #undef QS
 
@@ -914,7 +914,7 @@ static const struct cli_option queue_status_options[] = {
     {"--md", "FILE", CLI_STRING, QL(md), .flags = CLI_HIDDEN},
     {"--json", "FILE", CLI_STRING, QL(json), .flags = CLI_HIDDEN},
     {"--html", "FILE", CLI_STRING, QL(html), .flags = CLI_HIDDEN},
-    {NULL},
+    {0},
 };
 static const struct cli_option queue_result_options[] = {
     QUEUE_FLEET_ROW,
@@ -924,12 +924,12 @@ static const struct cli_option queue_result_options[] = {
      .help = "the same as JSON; a bisect's job, worker and answer"},
     {"--html", "FILE", CLI_STRING, QL(html), .help = "the same as an HTML page"},
     {"--all", NULL, CLI_FLAG, QL(all), .flags = CLI_HIDDEN},
-    {NULL},
+    {0},
 };
 static const struct cli_option queue_cancel_options[] = {
     QUEUE_FLEET_ROW,
     {"--request", NULL, CLI_FLAG, QL(request), .help = "ID is a request's: every job of it"},
-    {NULL},
+    {0},
 };
 #undef QUEUE_FLEET_ROW
 #undef QL
@@ -972,7 +972,7 @@ static const struct cli_verb queue_subs[] = {
      .options = queue_cancel_options,
      .run = queue_cancel_cmd,
      .parent = &cmd_queue},
-    {NULL},
+    {0},
 };
 
 const struct cli_verb cmd_queue = {

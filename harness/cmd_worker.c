@@ -846,7 +846,7 @@ static const struct cli_option worker_options[] = {
      .help = "declares this host quiet (for jobs submitted with --quiet)"},
     {"--scratch", "DIR", CLI_STRING, WO(scratch),
      .help = "where each job's scratch folder is made (default: $TMPDIR or /tmp)"},
-    {NULL},
+    {0},
 };
 #undef WO
 
