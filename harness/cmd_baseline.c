@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
+#include "measuring.h"
 #include "heapgate.h"
 #include "hostinfo.h"
 #include "judge.h"
@@ -17,6 +18,7 @@
 #include "report_check.h"
 #include "session_opts.h"
 #include "store.h"
+#include "verdict.h"
 
 /* A profile that gates time pins it from at least this many runs per cell. */
 static int baseline_cmd_min_time_runs(void)
@@ -26,17 +28,16 @@ static int baseline_cmd_min_time_runs(void)
 
 /*
  * What the file makes detectable, as a ratchet would measure against it (its rounds, and up to
- * RATCHET_MAX_RUNS where a distribution cell is near its edge): a "can see" line and, when
+ * VERDICT_RATCHET_MAX_RUNS where a distribution cell is near its edge): a "can see" line and, when
  * some gated cell cannot see a change of 50%, an "INSENSITIVE" line naming them.
  */
 static void baseline_cmd_print_sees(const struct baseline *b)
 {
 	struct check_result res;
-	int runs = strcmp(b->profile, "pinned_host") == 0 ? baseline_cmd_min_time_runs()
-	                                                  : RATCHET_ROUNDS_SHARED_CI;
+	int runs = verdict_ratchet_rounds(b->profile);
 	char *sees, *blind;
 
-	check_baseline_sees(b, runs, RATCHET_MAX_RUNS, b->sensitivity_pct, &res);
+	check_baseline_sees(b, runs, VERDICT_RATCHET_MAX_RUNS, b->sensitivity_pct, &res);
 	sees = report_check_sees(&res);
 	blind = report_check_insensitive(&res);
 	printf("  can see (a ratchet's %d runs): %s\n", runs, sees ? sees : "no gated cell");
@@ -244,15 +245,6 @@ static int baseline_cmd_mkdir(const char *cmd, const char *path)
 	return rc;
 }
 
-/* 1 when the profile gates wall time: its pins need more runs and a quiet host. */
-static int baseline_cmd_gates_time(const char *profile)
-{
-	enum metric_profile p;
-
-	return metrics_profile_parse(profile, &p) == 0 &&
-	       metrics_lookup("time.wall_ns")->band[p].gated;
-}
-
 /*
  * pin and update without --session measure first, as `gcratchet measure` would with the
  * profile's needs: the ci size (update: the baseline's), 5 rounds after a warm-up (11 for a
@@ -267,8 +259,8 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	char *command = NULL, pad[32];
 	int rc = EXIT_UNJUDGED;
 
-	session_opts_init(&o, baseline_cmd_gates_time(profile) ? SESSION_VERB_PIN_TIME
-	                                                       : SESSION_VERB_PIN);
+	session_opts_init(&o, metrics_profile_gates_time(profile) ? SESSION_VERB_PIN_TIME
+	                                                          : SESSION_VERB_PIN);
 	if (session_opts_set_size(&o, size, &e) != 0) {
 		rc = cli_error("measure", "%s", e.msg);
 		goto out;
@@ -289,7 +281,7 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	                    build_dir ? "--build" : "--collector",
 	                    build_dir ? build_dir : collector, o.size, o.rounds, o.warmup,
 	                    db ? " --db " : "", db ? db : "", env_pad ? pad : "");
-	rc = measure_session("measure", &o, command, MEASURE_VIEW_RUNS, NULL);
+	rc = measuring_session("measure", &o, command, MEASURING_VIEW_RUNS, NULL);
 out:
 	free(command);
 	session_opts_release(&o);

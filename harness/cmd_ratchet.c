@@ -13,11 +13,14 @@
 #include "cli.h"
 #include "check.h"
 #include "cmds.h"
+#include "heapsearch.h"
+#include "measuring.h"
 #include "dist.h"
 #include "judge.h"
 #include "metrics.h"
 #include "quiet.h"
 #include "session_opts.h"
+#include "verdict.h"
 
 /*
  * Rounds per profile: shared_ci judges no time (the medians of 3 runs of counts); pinned_host
@@ -84,7 +87,7 @@ static char *ratchet_probes(const struct baseline *b, const char *metric)
  * --build; a refusal is printed (-1).
  */
 static int ratchet_opts(const char *cmd, const struct baseline *b, const char *collector,
-                        const char *build_dir, const char *db, int rounds, int pinned,
+                        const char *build_dir, const char *db, int rounds,
                         const struct strlist *passed, struct session_opts *o)
 {
 	struct err e;
@@ -111,9 +114,7 @@ static int ratchet_opts(const char *cmd, const struct baseline *b, const char *c
 	free(o->meters);
 	o->meters = strlist_join(&b->meters, ",");
 	o->probes = ratchet_probes(b, "");
-	o->rounds = rounds   ? rounds
-	            : pinned ? session_opts_default_rounds(SESSION_VERB_PIN_TIME)
-	                     : RATCHET_ROUNDS_SHARED_CI;
+	o->rounds = rounds ? rounds : verdict_ratchet_rounds(b->profile);
 	o->warmup = RATCHET_WARMUP;
 	rc = 0;
 out:
@@ -303,7 +304,7 @@ static int ratchet_minheap(const char *cmd, const struct baseline *b, const char
 	o.probes = ratchet_probes(b, "minheap.min_heap_mib");
 	free(o.meters);
 	o.meters = xstrdup("rusage,census");
-	rc = minheap_session(cmd, &o, command, NULL, MINHEAP_REPEATS, MEASURE_VIEW_QUIET);
+	rc = heapsearch_session(cmd, &o, command, NULL, HEAPSEARCH_REPEATS, MEASURING_VIEW_QUIET);
 out:
 	session_opts_release(&o);
 	return rc;
@@ -322,7 +323,7 @@ static int ratchet_main(int argc, char **argv)
 	                    sizeof ratchet_session_opts / sizeof ratchet_session_opts[0]];
 	struct strlist passed = {0};
 	size_t nopts = 0;
-	struct check_opts c = {0};
+	struct verdict_opts c = {0};
 	struct session_opts o = {0};
 	struct baseline b = {0};
 	struct buildinfo bi = {0};
@@ -332,7 +333,7 @@ static int ratchet_main(int argc, char **argv)
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
 	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0, lock_fd = -1;
-	int max_runs = RATCHET_MAX_RUNS;
+	int max_runs = VERDICT_RATCHET_MAX_RUNS;
 
 	c.profile = "shared_ci";
 	for (size_t i = 0; own[i].name; i++)
@@ -375,7 +376,7 @@ static int ratchet_main(int argc, char **argv)
 		} else {
 			/* TRANSITION (issue 42): check's rows, until ratchet is declared as rows. */
 			size_t off = 0;
-			const struct cli_option *row = cli_find_option(check_options, opt, &off);
+			const struct cli_option *row = cli_find_option(verdict_options, opt, &off);
 			if (row && cli_apply(row, (char *)&c + off, val, &e) != 0) {
 				rc = cli_error(cmd, "%s", e.msg);
 				goto out;
@@ -420,8 +421,7 @@ static int ratchet_main(int argc, char **argv)
 			rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
-	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
+	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds, &passed, &o) != 0)
 		goto out;
 	/* --sensitivity, else what the profile asks every gated cell to see. */
 	if (c.sensitivity_pct <= 0)
@@ -442,7 +442,7 @@ static int ratchet_main(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	measured = measure_session(cmd, &o, command, MEASURE_VIEW_QUIET, &session);
+	measured = measuring_session(cmd, &o, command, MEASURING_VIEW_QUIET, &session);
 	if (session == 0) {
 		rc = measured;
 		goto out;
@@ -454,7 +454,7 @@ static int ratchet_main(int argc, char **argv)
 	/* The session just measured, never an older one: what this build did is what is judged. */
 	c.session = session;
 	c.runs_budget = max_runs;
-	rc = check_session(cmd, &c);
+	rc = verdict_session(cmd, &c);
 	/* A failed run the check could still pass on (a probe it pins nothing of) fails it. */
 	if (rc == EXIT_OK && measured != EXIT_OK)
 		rc = measured;

@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
-#include "hostinfo.h"
+#include "heapsearch.h"
+#include "measuring.h"
 #include "progress.h"
 #include "report_sweep.h"
 #include "session.h"
@@ -49,8 +49,6 @@ struct sweep_progress {
 	size_t ncells;
 	int64_t stored_for; /* the session the cells are stored for; 0 before */
 	char *store_error;  /* the first failure to store them (owned), or NULL */
-	struct progress *estimate;
-	struct progress_display display; /* on stderr: stdout has the runs */
 };
 
 /* Stores the cells for session `id` once; -1 with e when the store refused them. */
@@ -75,10 +73,6 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 
 	if (!ctx->store_error && sweep_store_cells(ctx, r->session_id, &e) != 0)
 		ctx->store_error = xstrdup(e.msg);
-	progress_report(ctx->estimate, p);
-	/* The run's line goes to stdout: erase the status line first if it is the same terminal. */
-	if (isatty(STDOUT_FILENO))
-		progress_display_clear(&ctx->display);
 	progress_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
 		ctx->exhausted++;
@@ -95,8 +89,6 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 	printf("[%3d/%d] %-11s %-24s %-20s %-14s %s\n", p->run_index, p->run_total, where,
 	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
-	fflush(stdout);
-	progress_display_update(&ctx->display, ctx->estimate, p);
 }
 
 /* The newest answer the store has for this host, build, probe and size; 0 when none. */
@@ -124,31 +116,14 @@ static int sweep_minimums(const char *cmd, struct session_setup *s, const struct
 {
 	struct store_minheap *stored = NULL;
 	struct session_prober *prober = NULL;
-	struct hostinfo host;
 	struct err e;
 	int64_t host_id, *build_ids = xcalloc(s->narms, sizeof *build_ids);
 	size_t nstored = 0, np = s->plan.probes.n;
-	char *facts;
 	int rc = -1, searched = 0;
 
-	hostinfo_read(&host);
-	facts = hostinfo_json(&host);
-	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, &e) != 0 ||
+	if (session_store_host_builds(s->st, s->arms, s->narms, &host_id, build_ids, &e) != 0 ||
 	    store_minheap_list(s->st, &stored, &nstored, &e) != 0)
 		goto fail;
-	for (size_t b = 0; b < s->narms; b++) {
-		const struct buildinfo *build = s->arms[b].build;
-		struct store_build sb = {0};
-
-		sb.name = build->name;
-		sb.collector = build->collector;
-		sb.collector_version = build->version;
-		sb.git_commit = build->git_commit;
-		sb.dir = build->dir;
-		sb.manifest_hash = (char *)build->manifest_hash;
-		if (store_build_upsert(s->st, &sb, build->manifest_text, &build_ids[b], &e) != 0)
-			goto fail;
-	}
 	for (size_t p = 0; p < np; p++) {
 		for (size_t b = 0; b < s->narms; b++) {
 			const char *probe = s->plan.probes.items[p];
@@ -166,8 +141,8 @@ static int sweep_minimums(const char *cmd, struct session_setup *s, const struct
 			if (!prober && session_prober_open(&s->plan, &prober, &e) != 0)
 				goto fail;
 			if (!searched++)
-				minheap_find_header();
-			if (minheap_find(s, prober, b, probe, so->repeats, command, m, &e) != 0)
+				heapsearch_header();
+			if (heapsearch_find(s, prober, b, probe, so->repeats, command, m, &e) != 0)
 				goto fail;
 		}
 	}
@@ -179,7 +154,6 @@ fail:
 out:
 	session_prober_close(prober);
 	store_minheaps_release(stored, nstored);
-	free(facts);
 	free(build_ids);
 	return rc;
 }
@@ -244,6 +218,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	struct session_setup s;
 	struct session_outcome outcome;
 	struct sweep_progress prog;
+	struct measuring_lines lines = {NULL, sweep_progress_line, &prog};
 	struct session_arm *arms = NULL;
 	struct store_sweep_cell *cells = NULL;
 	struct strlist *pk = NULL;
@@ -252,7 +227,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	size_t np = 0, narms = 0;
 	long ref = -1;
 	struct err e;
-	int rc = EXIT_UNJUDGED, r;
+	int rc = EXIT_UNJUDGED;
 
 	memset(&prog, 0, sizeof prog);
 	session_setup_init(&s);
@@ -312,13 +287,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	prog.cells = cells;
 	prog.ncells = narms * np;
 	fflush(stdout);
-	prog.estimate = progress_new(&s.plan);
-	progress_display_init(&prog.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
-	r = session_run(&s.plan, s.st, sweep_progress_line, &prog, &outcome, &e);
-	progress_display_clear(&prog.display);
-	if (r != 0) {
-		rc = cli_error(cmd, "%s%s", e.msg,
-		               outcome.session_id ? " (runs stored so far are kept)" : "");
+	if (measuring_run(cmd, &s, &lines, &outcome) != 0) {
 		/* The heaps of the runs that were stored still explain them. */
 		if (outcome.session_id && !prog.store_error)
 			sweep_store_cells(&prog, outcome.session_id, &e);
@@ -345,7 +314,6 @@ out:
 	for (size_t i = 0; labels && i < narms; i++)
 		free(labels[i]);
 	free(prog.store_error);
-	progress_free(prog.estimate);
 	free(pk);
 	free(labels);
 	free(cells);
