@@ -4,6 +4,7 @@
  * builds by heapsearch.c, which prints the table, stores each answer (the minheap table) and
  * writes --out FILE as JSON.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,58 +15,36 @@
 #include "heapsearch.h"
 #include "session_opts.h"
 
-#define MINHEAP_REPEATS_MAX 100u
+/* What minheap takes: session options (its runs and builds) and its own. */
+struct minheap_opts {
+	struct session_opts run;
+	const char *out_path; /* --out FILE */
+	unsigned repeats;     /* --repeats */
+};
 
 static int minheap_main(int argc, char **argv)
 {
-	static const struct cli_opt own[] = {
-	    {"--out", 1},
-	    {"--repeats", 1},
-	    {"--help", 0},
-	    {NULL, 0},
-	};
-	const char *cmd = "minheap", *opt, *val, *out_path = NULL;
-	struct session_opts o;
-	struct cli_opt *opts;
-	struct cli_iter it;
-	struct err e;
+	const char *cmd = cmd_minheap.name;
+	struct minheap_opts mo = {0};
+	struct session_opts *o = &mo.run;
 	char *command = NULL;
-	unsigned repeats = HEAPSEARCH_REPEATS;
 	int rc = EXIT_UNJUDGED, r;
 
-	session_opts_init(&o, SESSION_VERB_MINHEAP);
-	opts = session_opts_table(&o, own);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--out") == 0) {
-			out_path = val;
-		} else if (strcmp(opt, "--repeats") == 0) {
-			uint64_t v;
-
-			if (parse_u64(val, &v) != 0 || v < 1 || v > MINHEAP_REPEATS_MAX) {
-				rc = cli_error(cmd, "--repeats must be 1 to %u, got %s",
-				               MINHEAP_REPEATS_MAX, val);
-				goto out;
-			}
-			repeats = (unsigned)v;
-		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	if (r < 0)
+	mo.repeats = HEAPSEARCH_REPEATS;
+	session_opts_init(o, SESSION_VERB_MINHEAP);
+	r = cli_parse(&cmd_minheap, argc, argv, &mo, NULL);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
 	/* The search owns the limit: a knob of it would be overridden on every run it limits. */
-	for (size_t i = 0; i < o.knobs.n; i++)
-		if (strncmp(o.knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0) {
+	for (size_t i = 0; i < o->knobs.n; i++)
+		if (strncmp(o->knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0) {
 			rc = cli_error(
 			    cmd,
 			    "--knob %s: minheap searches GCR_HEAP_MAX_MB itself (each run "
 			    "at the limit it tries, the first without one); leave it out",
-			    o.knobs.items[i]);
+			    o->knobs.items[i]);
 			goto out;
 		}
 	if (getenv("GCR_HEAP_MAX_MB")) {
@@ -78,29 +57,36 @@ static int minheap_main(int argc, char **argv)
 		free(v);
 	}
 	/* A search measures nothing but whether the probe fits: the cheapest meters. */
-	free(o.meters);
-	o.meters = xstrdup("rusage,census");
+	free(o->meters);
+	o->meters = xstrdup("rusage,census");
 	command = cli_command_line(argc, argv);
-	rc = heapsearch_session(cmd, &o, command, out_path, repeats, MEASURING_VIEW_RUNS);
+	rc = heapsearch_session(cmd, o, command, mo.out_path, mo.repeats, MEASURING_VIEW_RUNS);
 out:
 	free(command);
-	free(opts);
-	session_opts_release(&o);
+	session_opts_release(o);
 	return rc;
 }
+
+#define MO(field) offsetof(struct minheap_opts, field)
+static const struct cli_option minheap_options[] = {
+    {"--repeats", "N", CLI_CALL, MO(repeats), .call = heapsearch_repeats_row,
+     .help = "runs at the answer, which moves up while any fails (default 3)"},
+    {"--out", "FILE", CLI_STRING, MO(out_path),
+     .help = "the answers written there as JSON (format gcratchet-minheap)"},
+    {.name = "session options",
+     .kind = CLI_INCLUDE,
+     .off = MO(run),
+     .rows = session_options,
+     .group = SESSION_OPT_PROBES | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC | SESSION_OPT_QUIET |
+              SESSION_OPT_KNOB},
+    {NULL},
+};
+#undef MO
 
 const struct cli_verb cmd_minheap = {
     .name = "minheap",
     .summary = "find each probe's minimum heap (GCR_HEAP_MAX_MB) per build",
-    .run = minheap_main,
-    .usage =
-        "usage: gcratchet minheap [--collector NAME|--build DIR]... [--probes LIST]\n"
-        "                         [--size ci|default|large] [--repeats N] [--out FILE]\n"
-        "                         [--timeout S] [--db FILE] [--knob NAME=VALUE]...\n"
-        "                         [--thp off|host] [--cpu N] [--no-aslr] [--pass-env NAME]\n"
-        "                         [--env-offset MAX] [--lock-timeout SEC] [--idle-below LOAD]\n"
-        "                         [--idle-timeout SEC]\n"
-        "\n"
+    .description =
         "For each build and probe, searches for the smallest GCR_HEAP_MAX_MB (MiB) in which the\n"
         "probe completes with the checksum it prints without a limit: bracket from the heap it\n"
         "committed without one, bisect to 1/64 of the bound (at least 1 MiB), then run the\n"
@@ -109,8 +95,9 @@ const struct cli_verb cmd_minheap = {
         "Prints a table, stores each answer (the minheap table of --db) and writes --out FILE\n"
         "(JSON, format gcratchet-minheap). docs/sweeps.md has the method and its caveats.\n"
         "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
-        "measure's: how the runs are made.\n"
-        "\n"
-        "Exit status: 0 every answer found; 2 a probe never fitted, broke (a crash, a wrong\n"
-        "checksum) or could not run, or the search was interrupted.\n",
+        "measure's: how the runs are made.\n",
+    .exit_status = "0 every answer found; 2 a probe never fitted, broke (a crash, a wrong "
+                   "checksum) or could not run, or the search was interrupted.",
+    .options = minheap_options,
+    .run = minheap_main,
 };

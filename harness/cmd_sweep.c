@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,6 @@
 #include "sweep.h"
 
 #define SWEEP_DEFAULT_FACTORS "1.25,1.5,2,3,4,6"
-#define SWEEP_REPEATS         3u
-#define SWEEP_REPEATS_MAX     100u
 
 struct sweep_opts {
 	double factors[SWEEP_FACTORS_MAX];
@@ -34,6 +33,12 @@ struct sweep_opts {
 	const char *reference; /* a build name, or NULL: the smallest minimum */
 	int limit_only;        /* 1: GCR_HEAP_MAX_MB only, the initial budget left to the build */
 	unsigned repeats;
+};
+
+/* What sweep takes: its own options and session options (its runs and builds). */
+struct sweep_args {
+	struct sweep_opts sweep;
+	struct session_opts run;
 };
 
 /*
@@ -327,62 +332,30 @@ out:
 
 static int sweep_main(int argc, char **argv)
 {
-	static const struct cli_opt own[] = {
-	    {"--factors", 1}, {"--reference", 1}, {"--limit-only", 0},
-	    {"--repeats", 1}, {"--help", 0},      {NULL, 0},
-	};
-	const char *cmd = "sweep", *opt, *val;
-	struct sweep_opts so;
-	struct session_opts o;
-	struct cli_opt *opts = NULL;
-	struct cli_iter it;
+	const char *cmd = cmd_sweep.name;
+	struct sweep_args args;
+	struct session_opts *o = &args.run;
 	struct err e;
 	char *command = NULL;
 	int rc = EXIT_UNJUDGED, r;
 
-	memset(&so, 0, sizeof so);
-	so.repeats = SWEEP_REPEATS;
-	session_opts_init(&o, SESSION_VERB_SWEEP);
-	if (sweep_parse_factors("--factors", SWEEP_DEFAULT_FACTORS, so.factors, &so.nfactors, &e) !=
-	    0)
+	memset(&args, 0, sizeof args);
+	args.sweep.repeats = HEAPSEARCH_REPEATS;
+	session_opts_init(o, SESSION_VERB_SWEEP);
+	if (sweep_parse_factors("--factors", SWEEP_DEFAULT_FACTORS, args.sweep.factors,
+	                        &args.sweep.nfactors, &e) != 0)
 		goto out;
-	opts = session_opts_table(&o, own);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--factors") == 0) {
-			if (sweep_parse_factors(opt, val, so.factors, &so.nfactors, &e) != 0) {
-				rc = cli_error(cmd, "%s", e.msg);
-				goto out;
-			}
-		} else if (strcmp(opt, "--reference") == 0) {
-			so.reference = val;
-		} else if (strcmp(opt, "--limit-only") == 0) {
-			so.limit_only = 1;
-		} else if (strcmp(opt, "--repeats") == 0) {
-			uint64_t v;
-
-			if (parse_u64(val, &v) != 0 || v < 1 || v > SWEEP_REPEATS_MAX) {
-				rc = cli_error(cmd, "--repeats must be 1 to %u, got %s",
-				               SWEEP_REPEATS_MAX, val);
-				goto out;
-			}
-			so.repeats = (unsigned)v;
-		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
+	r = cli_parse(&cmd_sweep, argc, argv, &args, NULL);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+		goto out;
 	}
-	if (r < 0)
-		goto out;
 	/* The sweep owns the heap: a knob of its own would make its sizes a lie. */
-	for (size_t i = 0; i < o.knobs.n; i++)
-		if (strncmp(o.knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0 ||
-		    strncmp(o.knobs.items[i], "GCR_HEAP_MB=", 12) == 0) {
+	for (size_t i = 0; i < o->knobs.n; i++)
+		if (strncmp(o->knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0 ||
+		    strncmp(o->knobs.items[i], "GCR_HEAP_MB=", 12) == 0) {
 			rc = cli_error(cmd, "--knob %s: the sweep sets the heap size itself",
-			               o.knobs.items[i]);
+			               o->knobs.items[i]);
 			goto out;
 		}
 	/*
@@ -390,31 +363,49 @@ static int sweep_main(int argc, char **argv)
 	 * minutes and more on a shared 2-core host, almost all of it in the Ir runs. Ir curves are
 	 * one --meters away.
 	 */
-	if (!o.meters)
-		o.meters = xstrdup("rusage,census,perf");
+	if (!o->meters)
+		o->meters = xstrdup("rusage,census,perf");
 	command = cli_command_line(argc, argv);
-	rc = sweep_run(cmd, &o, &so, command);
+	rc = sweep_run(cmd, o, &args.sweep, command);
 out:
 	free(command);
-	free(opts);
-	session_opts_release(&o);
+	session_opts_release(o);
 	return rc;
 }
+
+static int sweep_factors_row(void *field, const struct cli_option *row, const char *val,
+                             struct err *e)
+{
+	struct sweep_opts *so = field;
+
+	return sweep_parse_factors(row->name, val, so->factors, &so->nfactors, e);
+}
+
+#define SA(field) offsetof(struct sweep_args, field)
+static const struct cli_option sweep_options[] = {
+    {"--factors", "LIST", CLI_CALL, SA(sweep), .call = sweep_factors_row,
+     .help = "heap sizes as multiples of the reference minimum: decimals from 1 to 1000 "
+             "(default " SWEEP_DEFAULT_FACTORS ")"},
+    {"--reference", "NAME", CLI_STRING, SA(sweep.reference),
+     .help = "the build whose minimum heap is the reference (default: the smallest minimum)"},
+    {"--limit-only", NULL, CLI_FLAG, SA(sweep.limit_only),
+     .help = "set GCR_HEAP_MAX_MB only, leaving the initial heap to the build"},
+    {"--repeats", "N", CLI_CALL, SA(sweep.repeats), .call = heapsearch_repeats_row,
+     .help = "runs at the answer of a minimum-heap search (default 3)"},
+    {.name = "session options",
+     .kind = CLI_INCLUDE,
+     .off = SA(run),
+     .rows = session_options,
+     .group = SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC | SESSION_OPT_QUIET |
+              SESSION_OPT_KNOB},
+    {NULL},
+};
+#undef SA
 
 const struct cli_verb cmd_sweep = {
     .name = "sweep",
     .summary = "measure every probe at multiples of its minimum heap",
-    .run = sweep_main,
-    .usage =
-        "usage: gcratchet sweep [--collector NAME|--build DIR]... [--factors LIST]\n"
-        "                       [--reference NAME] [--limit-only] [--repeats N]\n"
-        "                       [--probes LIST] [--size ci|default|large] [--rounds N]\n"
-        "                       [--warmup N] [--meters LIST] [--events LIST] [--seed N]\n"
-        "                       [--jobs N] [--valgrind-runs N] [--timeout S] [--db FILE]\n"
-        "                       [--knob NAME=VALUE]... [--thp off|host] [--cpu N] [--no-aslr]\n"
-        "                       [--pass-env NAME] [--env-offset MAX] [--lock-timeout SEC]\n"
-        "                       [--idle-below LOAD] [--idle-timeout SEC]\n"
-        "\n"
+    .description =
         "Measures every probe on every build at heap sizes that are multiples of the probe's\n"
         "reference minimum heap: the smallest minimum among the builds swept (or --reference\n"
         "NAME's), taken from the store's minheap answers for the same build, probe, size and\n"
@@ -429,8 +420,9 @@ const struct cli_verb cmd_sweep = {
         "table; gcratchet report --session N renders the time-space curves and the lower-bound\n"
         "overhead (docs/sweeps.md).\n"
         "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
-        "measure's: how the runs are made.\n"
-        "\n"
-        "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
-        "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
+        "measure's: how the runs are made.\n",
+    .exit_status = "0 every run completed or ran out of heap; 2 a run failed otherwise, a probe "
+                   "has no reference minimum, or the sweep could not run or was interrupted.",
+    .options = sweep_options,
+    .run = sweep_main,
 };

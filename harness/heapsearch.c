@@ -402,3 +402,15 @@ out:
 	session_setup_end(&s);
 	return rc;
 }
+
+int heapsearch_repeats_row(void *field, const struct cli_option *row, const char *val,
+                           struct err *e)
+{
+	uint64_t v;
+
+	if (parse_u64(val, &v) != 0 || v < 1 || v > HEAPSEARCH_REPEATS_MAX)
+		return err_setc(e, ERR_INVALID, "%s must be 1 to %u, got %s", row->name,
+		                HEAPSEARCH_REPEATS_MAX, val);
+	*(unsigned *)field = (unsigned)v;
+	return 0;
+}

@@ -19,7 +19,16 @@ struct session_opts;
 struct session_setup;
 struct session_prober;
 
-#define HEAPSEARCH_REPEATS 3u /* runs at each answer, by default */
+#define HEAPSEARCH_REPEATS     3u   /* runs at each answer, by default */
+#define HEAPSEARCH_REPEATS_MAX 100u /* --repeats at most */
+
+/*
+ * --repeats N, for minheap and sweep (cli.h's CLI_CALL): an unsigned at field from 1 to
+ * HEAPSEARCH_REPEATS_MAX; -1 with e saying "--repeats must be 1 to 100, got N".
+ */
+struct cli_option;
+int heapsearch_repeats_row(void *field, const struct cli_option *row, const char *val,
+                           struct err *e);
 
 /*
  * Searches the minimum heap of every probe of every build o names, prints the table (view
