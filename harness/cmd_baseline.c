@@ -816,6 +816,83 @@ static int baseline_cmd_unknown_collector(const char *cmd, const char *collector
 	return rc;
 }
 
+/*
+ * --build takes a build folder, as on every other verb, or an arm's label in a stored session:
+ * a folder is measured, and its manifest names the collector keyed by (loaded into *bi, which
+ * o then borrows from). -1 (printed) when it cannot be loaded or names another collector.
+ */
+static int baseline_cmd_build_dir(const char *cmd, struct baseline_cmd_opts *o, int collector_given,
+                                  struct buildinfo *bi, int *have_bi)
+{
+	struct err e;
+
+	if (!o->build_name || !baseline_cmd_is_build_dir(o->build_name))
+		return 0;
+	if (buildinfo_load(o->build_name, bi, &e) != 0) {
+		cli_error(cmd, "--build %s: %s", o->build_name, e.msg);
+		return -1;
+	}
+	*have_bi = 1;
+	if (collector_given && strcmp(o->collector, bi->collector) != 0) {
+		cli_error(cmd,
+		          "--build %s is a build of collector %s, --collector says %s: give one",
+		          o->build_name, bi->collector, o->collector);
+		return -1;
+	}
+	o->build_dir = o->build_name;
+	o->collector = bi->collector;
+	o->build_name = bi->name;
+	return 0;
+}
+
+/* What pin refuses before it measures: -1, printed. */
+static int baseline_cmd_pin_args(const char *cmd, const struct baseline_cmd_opts *o, int vary_given)
+{
+	if (!o->profile) {
+		cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
+		return -1;
+	}
+	if (o->meters && o->session != 0) {
+		cli_error(cmd, "--meters says what pin measures with: it does not go with "
+		               "--session");
+		return -1;
+	}
+	if (vary_given && o->session != 0) {
+		cli_error(cmd, "--vary-env measures its own sessions: it does not go with "
+		               "--session");
+		return -1;
+	}
+	/* A name that is no shipped build is refused before a minute of measuring. */
+	if (o->session == 0 && !o->build_dir &&
+	    baseline_cmd_unknown_collector(cmd, o->collector, o->build_name) != 0)
+		return -1;
+	return 0;
+}
+
+/* What update refuses: -1, printed. pin's options are taken only to say they are pin's. */
+static int baseline_cmd_update_args(const char *cmd, const struct baseline_cmd_opts *o,
+                                    int vary_given)
+{
+	if (!o->profile) {
+		cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
+		return -1;
+	}
+	if (o->ref && !o->accept) {
+		cli_error(cmd, "--ref goes with --accept \"reason\"");
+		return -1;
+	}
+	if (o->accept_noise || vary_given || o->meters || o->minheap || o->heap_limited) {
+		cli_error(cmd, "%s goes with pin: update keeps the pinned bands and cells",
+		          o->accept_noise ? "--accept-noise"
+		          : vary_given    ? "--vary-env"
+		          : o->meters     ? "--meters"
+		          : o->minheap    ? "--minheap"
+		                          : "--heap-limited");
+		return -1;
+	}
+	return 0;
+}
+
 /* baseline's subcommands, in cmd_baseline.subs */
 enum { BASELINE_PIN, BASELINE_UPDATE, BASELINE_VALIDATE };
 
@@ -848,29 +925,8 @@ static int baseline_main(int argc, char **argv)
 	collector_given = o.collector != NULL;
 	if (!collector_given)
 		o.collector = CLI_DEFAULT_COLLECTOR;
-	/*
-	 * --build takes a build folder, as on every other verb, or an arm's label in a stored
-	 * session: a folder is measured, and its manifest names the collector keyed by.
-	 */
-	if (o.build_name && baseline_cmd_is_build_dir(o.build_name)) {
-		struct err e;
-		if (buildinfo_load(o.build_name, &bi, &e) != 0) {
-			rc = cli_error(cmd, "--build %s: %s", o.build_name, e.msg);
-			goto out;
-		}
-		have_bi = 1;
-		if (collector_given && strcmp(o.collector, bi.collector) != 0) {
-			rc =
-			    cli_error(cmd,
-			              "--build %s is a build of collector %s, --collector says %s: "
-			              "give one",
-			              o.build_name, bi.collector, o.collector);
-			goto out;
-		}
-		o.build_dir = o.build_name;
-		o.collector = bi.collector;
-		o.build_name = bi.name;
-	}
+	if (baseline_cmd_build_dir(cmd, &o, collector_given, &bi, &have_bi) != 0)
+		goto out;
 	if (sub == &cmd_baseline.subs[BASELINE_VALIDATE]) {
 		rc = baseline_cmd_validate(cmd, o.profile, o.collector, &pos);
 	} else if (sub == &cmd_baseline.subs[BASELINE_PIN]) {
@@ -878,44 +934,12 @@ static int baseline_main(int argc, char **argv)
 			rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[0]);
 			goto out;
 		}
-		if (!o.profile) {
-			rc = cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
-			goto out;
-		}
-		if (o.meters && o.session != 0) {
-			rc = cli_error(cmd, "--meters says what pin measures with: it does not go "
-			                    "with --session");
-			goto out;
-		}
-		if (vary_given && o.session != 0) {
-			rc = cli_error(cmd, "--vary-env measures its own sessions: it does not go "
-			                    "with --session");
-			goto out;
-		}
-		/* A name that is no shipped build is refused before a minute of measuring. */
-		if (o.session == 0 && !o.build_dir &&
-		    baseline_cmd_unknown_collector(cmd, o.collector, o.build_name) != 0)
+		if (baseline_cmd_pin_args(cmd, &o, vary_given) != 0)
 			goto out;
 		rc = baseline_cmd_pin(cmd, &o);
 	} else {
-		if (!o.profile) {
-			rc = cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
+		if (baseline_cmd_update_args(cmd, &o, vary_given) != 0)
 			goto out;
-		}
-		if (o.ref && !o.accept) {
-			rc = cli_error(cmd, "--ref goes with --accept \"reason\"");
-			goto out;
-		}
-		if (o.accept_noise || vary_given || o.meters || o.minheap || o.heap_limited) {
-			rc = cli_error(cmd,
-			               "%s goes with pin: update keeps the pinned bands and cells",
-			               o.accept_noise ? "--accept-noise"
-			               : vary_given   ? "--vary-env"
-			               : o.meters     ? "--meters"
-			               : o.minheap    ? "--minheap"
-			                              : "--heap-limited");
-			goto out;
-		}
 		rc = baseline_cmd_update(cmd, &o);
 	}
 out:

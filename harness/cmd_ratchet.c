@@ -296,6 +296,45 @@ out:
 	return rc;
 }
 
+/*
+ * The collector judged (--build DIR: the one its manifest names; newly allocated, set as
+ * c->collector too), the baseline's path (newly allocated) and the baseline, loaded as check
+ * loads it. -1 after printing why, with the pin command that would make a missing one.
+ */
+static int ratchet_baseline(const char *cmd, struct verdict_opts *c, const char *build_dir,
+                            char **collector, char **path, struct baseline *b)
+{
+	struct buildinfo bi;
+	struct err e;
+
+	if (build_dir) {
+		if (buildinfo_load(build_dir, &bi, &e) != 0) {
+			cli_error(cmd, "--build %s: %s", build_dir, e.msg);
+			return -1;
+		}
+		*collector = xstrdup(bi.collector);
+		buildinfo_release(&bi);
+	} else {
+		*collector = xstrdup(c->collector ? c->collector : CLI_DEFAULT_COLLECTOR);
+	}
+	c->collector = *collector;
+	*path = c->baseline ? xstrdup(c->baseline) : cli_baseline_find(c->profile, *collector);
+	if (judge_baseline_load(*path, c->profile, b, &e) == 0)
+		return 0;
+	/* The pin command that measures the same build: a folder by --build. */
+	if (!c->baseline && e.code == ERR_NOT_FOUND) {
+		char *looked = cli_baseline_looked();
+		cli_error(cmd,
+		          "%s\n  %s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
+		          e.msg, looked, c->profile, build_dir ? "--build" : "--collector",
+		          build_dir ? build_dir : *collector);
+		free(looked);
+	} else {
+		cli_error(cmd, "%s", e.msg);
+	}
+	return -1;
+}
+
 static int ratchet_main(int argc, char **argv)
 {
 	const char *cmd = cmd_ratchet.name;
@@ -304,12 +343,11 @@ static int ratchet_main(int argc, char **argv)
 	struct session_opts *o = &ro.run;
 	const char *build_dir;
 	struct baseline b = {0};
-	struct buildinfo bi = {0};
 	struct ratchet_confirm confirm = {0};
 	struct err e;
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
-	int rc = EXIT_UNJUDGED, measured, r, have_bi = 0, lock_fd = -1;
+	int rc = EXIT_UNJUDGED, measured, r, lock_fd = -1;
 
 	c->profile = "shared_ci";
 	ro.max_runs = VERDICT_RATCHET_MAX_RUNS;
@@ -329,33 +367,8 @@ static int ratchet_main(int argc, char **argv)
 		rc = cli_error(cmd, "--collector and --build name the build twice: give one");
 		goto out;
 	}
-	/* A build folder is judged against the baseline of the collector its manifest names. */
-	if (build_dir) {
-		if (buildinfo_load(build_dir, &bi, &e) != 0) {
-			rc = cli_error(cmd, "--build %s: %s", build_dir, e.msg);
-			goto out;
-		}
-		have_bi = 1;
-		collector = xstrdup(bi.collector);
-	} else {
-		collector = xstrdup(c->collector ? c->collector : CLI_DEFAULT_COLLECTOR);
-	}
-	c->collector = collector;
-	path = c->baseline ? xstrdup(c->baseline) : cli_baseline_find(c->profile, collector);
-	if (judge_baseline_load(path, c->profile, &b, &e) != 0) {
-		/* The pin command that measures the same build: a folder by --build. */
-		if (!c->baseline && e.code == ERR_NOT_FOUND) {
-			char *looked = cli_baseline_looked();
-			rc = cli_error(
-			    cmd,
-			    "%s\n  %s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
-			    e.msg, looked, c->profile, build_dir ? "--build" : "--collector",
-			    build_dir ? build_dir : collector);
-			free(looked);
-		} else
-			rc = cli_error(cmd, "%s", e.msg);
+	if (ratchet_baseline(cmd, c, build_dir, &collector, &path, &b) != 0)
 		goto out;
-	}
 	if (ratchet_opts(cmd, &b, collector, build_dir, c->db, ro.rounds, o) != 0)
 		goto out;
 	/* --sensitivity, else what the profile asks every gated cell to see. */
@@ -400,8 +413,6 @@ out:
 	strlist_release(&confirm.said);
 	session_opts_release(o);
 	baseline_release(&b);
-	if (have_bi)
-		buildinfo_release(&bi);
 	free(path);
 	free(collector);
 	return rc;
