@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
+#include "measuring.h"
 #include "heapgate.h"
 #include "hostinfo.h"
 #include "judge.h"
@@ -17,6 +18,7 @@
 #include "report_check.h"
 #include "session_opts.h"
 #include "store.h"
+#include "verdict.h"
 
 /* A profile that gates time pins it from at least this many runs per cell. */
 static int baseline_cmd_min_time_runs(void)
@@ -26,17 +28,16 @@ static int baseline_cmd_min_time_runs(void)
 
 /*
  * What the file makes detectable, as a ratchet would measure against it (its rounds, and up to
- * RATCHET_MAX_RUNS where a distribution cell is near its edge): a "can see" line and, when
+ * VERDICT_RATCHET_MAX_RUNS where a distribution cell is near its edge): a "can see" line and, when
  * some gated cell cannot see a change of 50%, an "INSENSITIVE" line naming them.
  */
 static void baseline_cmd_print_sees(const struct baseline *b)
 {
 	struct check_result res;
-	int runs = strcmp(b->profile, "pinned_host") == 0 ? baseline_cmd_min_time_runs()
-	                                                  : RATCHET_ROUNDS_SHARED_CI;
+	int runs = verdict_ratchet_rounds(b->profile);
 	char *sees, *blind;
 
-	check_baseline_sees(b, runs, RATCHET_MAX_RUNS, b->sensitivity_pct, &res);
+	check_baseline_sees(b, runs, VERDICT_RATCHET_MAX_RUNS, b->sensitivity_pct, &res);
 	sees = report_check_sees(&res);
 	blind = report_check_insensitive(&res);
 	printf("  can see (a ratchet's %d runs): %s\n", runs, sees ? sees : "no gated cell");
@@ -244,15 +245,6 @@ static int baseline_cmd_mkdir(const char *cmd, const char *path)
 	return rc;
 }
 
-/* 1 when the profile gates wall time: its pins need more runs and a quiet host. */
-static int baseline_cmd_gates_time(const char *profile)
-{
-	enum metric_profile p;
-
-	return metrics_profile_parse(profile, &p) == 0 &&
-	       metrics_lookup("time.wall_ns")->band[p].gated;
-}
-
 /*
  * pin and update without --session measure first, as `gcratchet measure` would with the
  * profile's needs: the ci size (update: the baseline's), 5 rounds after a warm-up (11 for a
@@ -267,8 +259,8 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	char *command = NULL, pad[32];
 	int rc = EXIT_UNJUDGED;
 
-	session_opts_init(&o, baseline_cmd_gates_time(profile) ? SESSION_VERB_PIN_TIME
-	                                                       : SESSION_VERB_PIN);
+	session_opts_init(&o, metrics_profile_gates_time(profile) ? SESSION_VERB_PIN_TIME
+	                                                          : SESSION_VERB_PIN);
 	if (session_opts_set_size(&o, size, &e) != 0) {
 		rc = cli_error("measure", "%s", e.msg);
 		goto out;
@@ -289,7 +281,7 @@ static int baseline_cmd_measure(const char *profile, const char *collector, cons
 	                    build_dir ? "--build" : "--collector",
 	                    build_dir ? build_dir : collector, o.size, o.rounds, o.warmup,
 	                    db ? " --db " : "", db ? db : "", env_pad ? pad : "");
-	rc = measure_session("measure", &o, command, MEASURE_VIEW_RUNS, NULL);
+	rc = measuring_session("measure", &o, command, MEASURING_VIEW_RUNS, NULL);
 out:
 	free(command);
 	session_opts_release(&o);
@@ -824,155 +816,131 @@ static int baseline_cmd_unknown_collector(const char *cmd, const char *collector
 	return rc;
 }
 
+/*
+ * --build takes a build folder, as on every other verb, or an arm's label in a stored session:
+ * a folder is measured, and its manifest names the collector keyed by (loaded into *bi, which
+ * o then borrows from). -1 (printed) when it cannot be loaded or names another collector.
+ */
+static int baseline_cmd_build_dir(const char *cmd, struct baseline_cmd_opts *o, int collector_given,
+                                  struct buildinfo *bi, int *have_bi)
+{
+	struct err e;
+
+	if (!o->build_name || !baseline_cmd_is_build_dir(o->build_name))
+		return 0;
+	if (buildinfo_load(o->build_name, bi, &e) != 0) {
+		cli_error(cmd, "--build %s: %s", o->build_name, e.msg);
+		return -1;
+	}
+	*have_bi = 1;
+	if (collector_given && strcmp(o->collector, bi->collector) != 0) {
+		cli_error(cmd,
+		          "--build %s is a build of collector %s, --collector says %s: give one",
+		          o->build_name, bi->collector, o->collector);
+		return -1;
+	}
+	o->build_dir = o->build_name;
+	o->collector = bi->collector;
+	o->build_name = bi->name;
+	return 0;
+}
+
+/* What pin refuses before it measures: -1, printed. */
+static int baseline_cmd_pin_args(const char *cmd, const struct baseline_cmd_opts *o, int vary_given)
+{
+	if (!o->profile) {
+		cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
+		return -1;
+	}
+	if (o->meters && o->session != 0) {
+		cli_error(cmd, "--meters says what pin measures with: it does not go with "
+		               "--session");
+		return -1;
+	}
+	if (vary_given && o->session != 0) {
+		cli_error(cmd, "--vary-env measures its own sessions: it does not go with "
+		               "--session");
+		return -1;
+	}
+	/* A name that is no shipped build is refused before a minute of measuring. */
+	if (o->session == 0 && !o->build_dir &&
+	    baseline_cmd_unknown_collector(cmd, o->collector, o->build_name) != 0)
+		return -1;
+	return 0;
+}
+
+/* What update refuses: -1, printed. pin's options are taken only to say they are pin's. */
+static int baseline_cmd_update_args(const char *cmd, const struct baseline_cmd_opts *o,
+                                    int vary_given)
+{
+	if (!o->profile) {
+		cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
+		return -1;
+	}
+	if (o->ref && !o->accept) {
+		cli_error(cmd, "--ref goes with --accept \"reason\"");
+		return -1;
+	}
+	if (o->accept_noise || vary_given || o->meters || o->minheap || o->heap_limited) {
+		cli_error(cmd, "%s goes with pin: update keeps the pinned bands and cells",
+		          o->accept_noise ? "--accept-noise"
+		          : vary_given    ? "--vary-env"
+		          : o->meters     ? "--meters"
+		          : o->minheap    ? "--minheap"
+		                          : "--heap-limited");
+		return -1;
+	}
+	return 0;
+}
+
+/* baseline's subcommands, in cmd_baseline.subs */
+enum { BASELINE_PIN, BASELINE_UPDATE, BASELINE_VALIDATE };
+
 static int baseline_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {
-	    {"--profile", 1},      {"--collector", 1}, {"--session", 1}, {"--db", 1},
-	    {"--build", 1},        {"--out", 1},       {"--accept", 1},  {"--ref", 1},
-	    {"--accept-noise", 1}, {"--vary-env", 1},  {"--meters", 1},  {"--minheap", 0},
-	    {"--heap-limited", 0}, {NULL, 0},
-	};
-	const char *cmd = "baseline", *opt, *val, *action;
+	const char *cmd = cmd_baseline.name;
+	const struct cli_verb *sub;
 	struct baseline_cmd_opts o = {0};
 	struct strlist pos = {0};
 	struct buildinfo bi = {0};
-	struct cli_iter it;
-	uint64_t v;
-	int rc = EXIT_UNJUDGED, r, vary_given = 0, collector_given = 0, have_bi = 0;
+	int rc = EXIT_UNJUDGED, r, vary_given, collector_given, have_bi = 0;
 
-	o.collector = CLI_DEFAULT_COLLECTOR;
-	o.vary_env = BASELINE_VARY_DEFAULT;
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &pos)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--profile") == 0) {
-			o.profile = val;
-		} else if (strcmp(opt, "--collector") == 0) {
-			o.collector = val;
-			collector_given = 1;
-		} else if (strcmp(opt, "--session") == 0) {
-			/* "latest": the newest session of the collector, without measuring again. */
-			if ((r = cli_parse_session(cmd, opt, val, "latest", &o.session)) < 0)
-				goto out;
-			if (r == 1)
-				o.session = -1;
-		} else if (strcmp(opt, "--accept") == 0 || strcmp(opt, "--accept-noise") == 0) {
-			if (!*val) {
-				rc = cli_error(cmd, "%s needs a reason", opt);
-				goto out;
-			}
-			*(strcmp(opt, "--accept") == 0 ? &o.accept : &o.accept_noise) = val;
-		} else if (strcmp(opt, "--meters") == 0) {
-			/* What pin measures with: bdwgc-incremental cannot run under valgrind. */
-			o.meters = val;
-		} else if (strcmp(opt, "--vary-env") == 0) {
-			if (cli_parse_count(cmd, opt, val, 0, &v) != 0)
-				goto out;
-			if (v < 2 || v > BASELINE_VARY_MAX) {
-				rc = cli_error(cmd, "--vary-env must be 2 to %d sessions, got %llu",
-				               BASELINE_VARY_MAX, (unsigned long long)v);
-				goto out;
-			}
-			o.vary_env = (int)v;
-			vary_given = 1;
-		} else if (strcmp(opt, "--ref") == 0) {
-			o.ref = val;
-		} else if (strcmp(opt, "--db") == 0) {
-			o.db = val;
-		} else if (strcmp(opt, "--build") == 0) {
-			o.build_name = val;
-		} else if (strcmp(opt, "--out") == 0) {
-			o.out_path = val;
-		} else if (strcmp(opt, "--minheap") == 0) {
-			o.minheap = 1;
-		} else if (strcmp(opt, "--heap-limited") == 0) {
-			o.heap_limited = 1;
-		}
+	if (argc < 2 || strncmp(argv[1], "-", 1) == 0) {
+		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+			return cli_usage(&cmd_baseline, 0);
+		return cli_error(cmd, "missing action (valid: pin, update, validate)");
 	}
-	if (r < 0)
-		goto out;
-	/*
-	 * --build takes a build folder, as on every other verb, or an arm's label in a stored
-	 * session: a folder is measured, and its manifest names the collector keyed by.
-	 */
-	if (o.build_name && baseline_cmd_is_build_dir(o.build_name)) {
-		struct err e;
-		if (buildinfo_load(o.build_name, &bi, &e) != 0) {
-			rc = cli_error(cmd, "--build %s: %s", o.build_name, e.msg);
-			goto out;
-		}
-		have_bi = 1;
-		if (collector_given && strcmp(o.collector, bi.collector) != 0) {
-			rc =
-			    cli_error(cmd,
-			              "--build %s is a build of collector %s, --collector says %s: "
-			              "give one",
-			              o.build_name, bi.collector, o.collector);
-			goto out;
-		}
-		o.build_dir = o.build_name;
-		o.collector = bi.collector;
-		o.build_name = bi.name;
-	}
-	if (pos.n == 0) {
-		rc = cli_error(cmd, "missing action (valid: pin, update, validate)");
+	sub = cli_find_sub(&cmd_baseline, argv[1]);
+	if (!sub)
+		return cli_error(cmd, "unknown action \"%s\" (valid: pin, update, validate)",
+		                 argv[1]);
+	r = cli_parse(sub, argc - 1, argv + 1, &o, &pos);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
-	action = pos.items[0];
-	if (strcmp(action, "validate") == 0) {
-		struct strlist files = {0};
-		for (size_t i = 1; i < pos.n; i++)
-			strlist_push(&files, pos.items[i]);
-		rc = baseline_cmd_validate(cmd, o.profile, o.collector, &files);
-		strlist_release(&files);
-	} else if (strcmp(action, "pin") == 0) {
-		if (pos.n > 1) {
-			rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[1]);
+	vary_given = o.vary_env != 0;
+	if (!vary_given)
+		o.vary_env = BASELINE_VARY_DEFAULT;
+	collector_given = o.collector != NULL;
+	if (!collector_given)
+		o.collector = CLI_DEFAULT_COLLECTOR;
+	if (baseline_cmd_build_dir(cmd, &o, collector_given, &bi, &have_bi) != 0)
+		goto out;
+	if (sub == &cmd_baseline.subs[BASELINE_VALIDATE]) {
+		rc = baseline_cmd_validate(cmd, o.profile, o.collector, &pos);
+	} else if (sub == &cmd_baseline.subs[BASELINE_PIN]) {
+		if (pos.n > 0) {
+			rc = cli_error(cmd, "unexpected argument \"%s\"", pos.items[0]);
 			goto out;
 		}
-		if (!o.profile) {
-			rc = cli_error(cmd, "pin needs --profile (shared_ci or pinned_host)");
-			goto out;
-		}
-		if (o.meters && o.session != 0) {
-			rc = cli_error(cmd, "--meters says what pin measures with: it does not go "
-			                    "with --session");
-			goto out;
-		}
-		if (vary_given && o.session != 0) {
-			rc = cli_error(cmd, "--vary-env measures its own sessions: it does not go "
-			                    "with --session");
-			goto out;
-		}
-		/* A name that is no shipped build is refused before a minute of measuring. */
-		if (o.session == 0 && !o.build_dir &&
-		    baseline_cmd_unknown_collector(cmd, o.collector, o.build_name) != 0)
+		if (baseline_cmd_pin_args(cmd, &o, vary_given) != 0)
 			goto out;
 		rc = baseline_cmd_pin(cmd, &o);
-	} else if (strcmp(action, "update") == 0) {
-		if (!o.profile) {
-			rc = cli_error(cmd, "update needs --profile (shared_ci or pinned_host)");
-			goto out;
-		}
-		if (o.ref && !o.accept) {
-			rc = cli_error(cmd, "--ref goes with --accept \"reason\"");
-			goto out;
-		}
-		if (o.accept_noise || vary_given || o.meters || o.minheap || o.heap_limited) {
-			rc = cli_error(cmd,
-			               "%s goes with pin: update keeps the pinned bands and cells",
-			               o.accept_noise ? "--accept-noise"
-			               : vary_given   ? "--vary-env"
-			               : o.meters     ? "--meters"
-			               : o.minheap    ? "--minheap"
-			                              : "--heap-limited");
-			goto out;
-		}
-		rc = baseline_cmd_update(cmd, &o);
 	} else {
-		rc = cli_error(cmd, "unknown action \"%s\" (valid: pin, update, validate)", action);
+		if (baseline_cmd_update_args(cmd, &o, vary_given) != 0)
+			goto out;
+		rc = baseline_cmd_update(cmd, &o);
 	}
 out:
 	if (have_bi)
@@ -981,48 +949,193 @@ out:
 	return rc;
 }
 
+/* --accept and --accept-noise: a reason, which a ledger entry or the file records. */
+static int baseline_reason_row(void *field, const struct cli_option *row, const char *val,
+                               struct err *e)
+{
+	if (!*val)
+		return err_setc(e, ERR_INVALID, "%s needs a reason", row->name);
+	*(const char **)field = val;
+	return 0;
+}
+
+static int baseline_vary_row(void *field, const struct cli_option *row, const char *val,
+                             struct err *e)
+{
+	struct cli_option positive = *row;
+	uint64_t v;
+
+	positive.min = 1;
+	positive.max = 0;
+	if (cli_count(&positive, val, &v, e) != 0)
+		return -1;
+	if (v < row->min || v > row->max)
+		return err_setc(e, ERR_INVALID, "%s must be %d to %d sessions, got %llu", row->name,
+		                (int)row->min, (int)row->max, (unsigned long long)v);
+	*(int *)field = (int)v;
+	return 0;
+}
+
+#define BO(field) offsetof(struct baseline_cmd_opts, field)
+/* What pin alone takes; update takes them hidden, to say they go with pin. */
+#define BASELINE_PIN_ROWS(flags_)                                                               \
+	{"--accept-noise",                                                                      \
+	 "REASON",                                                                              \
+	 CLI_CALL,                                                                              \
+	 BO(accept_noise),                                                                      \
+	 .call = baseline_reason_row,                                                           \
+	 .flags = (flags_),                                                                     \
+	 .help = "pin a gated time cell that spread beyond its band anyway, recording why"},    \
+	    {"--vary-env",                                                                      \
+	     "N",                                                                               \
+	     CLI_CALL,                                                                          \
+	     BO(vary_env),                                                                      \
+	     2,                                                                                 \
+	     BASELINE_VARY_MAX,                                                                 \
+	     .call = baseline_vary_row,                                                         \
+	     .flags = (flags_),                                                                 \
+	     .help = "measure N sessions (2 to 16) in varied environments and pool their runs " \
+	             "(default 3)"},                                                            \
+	    {"--meters",                                                                        \
+	     "LIST",                                                                            \
+	     CLI_STRING,                                                                        \
+	     BO(meters),                                                                        \
+	     .flags = (flags_),                                                                 \
+	     .help = "the meters pin measures with (default: every meter the host has)"},       \
+	    {"--minheap",                                                                       \
+	     NULL,                                                                              \
+	     CLI_FLAG,                                                                          \
+	     BO(minheap),                                                                       \
+	     .flags = (flags_),                                                                 \
+	     .help = "also pin each probe's minimum heap from gcratchet minheap's answers"},    \
+	{                                                                                       \
+		"--heap-limited", NULL, CLI_FLAG, BO(heap_limited),                             \
+		    .flags = (flags_),                                                          \
+		    .help = "pin a session that ran at heap limits (a sweep's arm) on purpose"  \
+	}
+
+enum { BASELINE_OPT_PIN = 1u << 0, BASELINE_OPT_UPDATE = 1u << 1, BASELINE_OPT_VALIDATE = 1u << 2 };
+static const struct cli_option baseline_options[] = {
+    {"--profile", "shared_ci|pinned_host", CLI_STRING, BO(profile),
+     .group = BASELINE_OPT_PIN | BASELINE_OPT_UPDATE, .flags = CLI_REQUIRED,
+     .help = "the baseline profile (required)"},
+    {"--collector", "NAME", CLI_STRING, BO(collector),
+     .group = BASELINE_OPT_PIN | BASELINE_OPT_UPDATE | BASELINE_OPT_VALIDATE,
+     .help = "the collector whose baseline it is (default " CLI_DEFAULT_COLLECTOR ")"},
+    {"--session", "N|latest", CLI_SESSION, BO(session), .values = "latest",
+     .group = BASELINE_OPT_PIN | BASELINE_OPT_UPDATE,
+     .help = "a session already measured (latest: the newest of the collector) instead of "
+             "measuring"},
+    {"--build", "NAME", CLI_STRING, BO(build_name), .group = BASELINE_OPT_PIN | BASELINE_OPT_UPDATE,
+     .help = "a build folder to measure (its manifest names the collector), or the arm of the "
+             "session by its label"},
+    {"--accept", "REASON", CLI_CALL, BO(accept), .call = baseline_reason_row,
+     .group = BASELINE_OPT_UPDATE,
+     .help = "loosen the regressed cells, with a ledger entry giving this reason"},
+    {"--ref", "URL", CLI_STRING, BO(ref), .group = BASELINE_OPT_UPDATE,
+     .help = "the ledger entry's reference (with --accept)"},
+    {"--out", "FILE", CLI_STRING, BO(out_path), .group = BASELINE_OPT_PIN | BASELINE_OPT_UPDATE,
+     .help = "the baseline file (default baselines/<profile>/<collector>.json)"},
+    {"--db", "FILE", CLI_STRING, BO(db), .group = BASELINE_OPT_PIN | BASELINE_OPT_UPDATE,
+     .help = "the database (default $GCR_DB or " CLI_DEFAULT_DB ")"},
+    {0},
+};
+
+static const struct cli_option baseline_pin_options[] = {
+    {.name = "baseline's options",
+     .kind = CLI_INCLUDE,
+     .rows = baseline_options,
+     .group = BASELINE_OPT_PIN},
+    BASELINE_PIN_ROWS(0),
+    {0},
+};
+
+static const struct cli_option baseline_update_options[] = {
+    {.name = "baseline's options",
+     .kind = CLI_INCLUDE,
+     .rows = baseline_options,
+     .group = BASELINE_OPT_UPDATE},
+    BASELINE_PIN_ROWS(CLI_HIDDEN),
+    {0},
+};
+
+static const struct cli_option baseline_validate_options[] = {
+    /* Files named need no profile. */
+    {"--profile", "shared_ci|pinned_host", CLI_STRING, BO(profile),
+     .help = "the profile whose committed file is validated (when no FILE is named)"},
+    {.name = "baseline's options",
+     .kind = CLI_INCLUDE,
+     .rows = baseline_options,
+     .group = BASELINE_OPT_VALIDATE},
+    {0},
+};
+#undef BASELINE_PIN_ROWS
+#undef BO
+
+#define BASELINE_PIN_PROSE                                                                        \
+	"pin measures the collector (ci size, 5 rounds after a warm-up, every meter the host "    \
+	"has),\n"                                                                                 \
+	"or takes --session N (latest: the newest that measured the collector), and writes\n"     \
+	"baselines/<P>/<collector>.json: every probe's checksum, every cell (median, min, max, "  \
+	"n)\n"                                                                                    \
+	"and the profile's default rule for each metric. Only sessions whose runs all "           \
+	"succeeded.\n"                                                                            \
+	"A profile that gates time (pinned_host) is measured over 11 rounds and pinned from no\n" \
+	"fewer; when a gated time cell spread beyond the band over them, pin refuses (exit 2),\n" \
+	"naming the noisiest cells, the host's state and the fixes, unless --accept-noise\n"      \
+	"\"reason\" records the decision in the file beside the widened cells. --vary-env N\n"    \
+	"(2 to 16) measures N sessions, the i-th with every run's environment padded by up to\n"  \
+	"(i-1) * 4096 bytes and ASLR on for timed runs, pools their runs per cell, widens a "     \
+	"cell\n"                                                                                  \
+	"whose pooled spread exceeds its band, and records the sessions in \"vary_env\".\n"       \
+	"Each rule has a class: exact, banded, quantile (judged on the min of the runs) or "      \
+	"info.\n"                                                                                 \
+	"--heap-limited pins a session that ran at heap limits (a sweep's arm), refused "         \
+	"otherwise.\n"                                                                            \
+	"--minheap also pins each probe's minimum heap (minheap.min_heap_mib) from the newest\n"  \
+	"answers gcratchet minheap stored for the build; check then judges a probe that needs "   \
+	"more\n"                                                                                  \
+	"heap as REGRESSED (docs/sweeps.md, \"The min-heap ratchet\").\n"
+#define BASELINE_UPDATE_PROSE                                                                      \
+	"update measures again (or takes --session) and judges every pinned cell: an improved\n"   \
+	"cell is tightened to the new figures on its own; a regressed one is loosened only with\n" \
+	"--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, "        \
+	"--ref,\n"                                                                                 \
+	"date, who: $GCR_WHO, git's user.name or $USER). It prints what it changed; the file is\n" \
+	"written whole or not at all (a temporary file, then rename).\n"
+#define BASELINE_VALIDATE_PROSE                                                                  \
+	"validate checks profile files without measuring, as check, ratchet and update check\n"  \
+	"the file they read: a cell whose pinning runs spread beyond its band, and a rule "      \
+	"looser\n"                                                                               \
+	"than what pin writes for the file's profile and capabilities with no override saying\n" \
+	"why, are refused (docs/baselines.md, \"What a hand edit must justify\").\n"
+
+static const struct cli_verb baseline_subs[] = {
+    [BASELINE_PIN] = {.name = "baseline pin",
+                      .summary = "pin a baseline profile from a session",
+                      .description = BASELINE_PIN_PROSE,
+                      .options = baseline_pin_options,
+                      .parent = &cmd_baseline},
+    [BASELINE_UPDATE] = {.name = "baseline update",
+                         .summary = "tighten (or, accepted, loosen) a baseline from a session",
+                         .description = BASELINE_UPDATE_PROSE,
+                         .options = baseline_update_options,
+                         .parent = &cmd_baseline},
+    [BASELINE_VALIDATE] = {.name = "baseline validate",
+                           .summary = "check baseline files without measuring",
+                           .args = "[FILE...]",
+                           .description = BASELINE_VALIDATE_PROSE,
+                           .options = baseline_validate_options,
+                           .parent = &cmd_baseline},
+    {0},
+};
+
 const struct cli_verb cmd_baseline = {
     .name = "baseline",
     .summary = "pin a baseline profile from a session, or validate one",
+    .description = BASELINE_PIN_PROSE BASELINE_UPDATE_PROSE BASELINE_VALIDATE_PROSE,
+    .exit_status = "0 done; 1 update refused to loosen a regressed cell without --accept; 2 a "
+                   "bad file, a failed run in the session, or bad arguments.",
+    .subs = baseline_subs,
     .run = baseline_main,
-    .usage =
-        "usage: gcratchet baseline pin --profile P [--collector NAME] [--session N|latest]\n"
-        "                              [--build NAME] [--out FILE] [--db FILE]\n"
-        "                              [--accept-noise \"reason\"] [--vary-env N] [--meters LIST]\n"
-        "                              [--minheap] [--heap-limited]\n"
-        "       gcratchet baseline update --profile P [--collector NAME] [--session N|latest]\n"
-        "                              [--accept \"reason\" [--ref URL]] [--out FILE] [--db FILE]\n"
-        "       gcratchet baseline validate --profile P [--collector NAME] | FILE...\n"
-        "\n"
-        "pin measures the collector (ci size, 5 rounds after a warm-up, every meter the host "
-        "has),\n"
-        "or takes --session N (latest: the newest that measured the collector), and writes\n"
-        "baselines/<P>/<collector>.json: every probe's checksum, every cell (median, min, max, n)\n"
-        "and the profile's default rule for each metric. Only sessions whose runs all succeeded.\n"
-        "A profile that gates time (pinned_host) is measured over 11 rounds and pinned from no\n"
-        "fewer; when a gated time cell spread beyond the band over them, pin refuses (exit 2),\n"
-        "naming the noisiest cells, the host's state and the fixes, unless --accept-noise\n"
-        "\"reason\" records the decision in the file beside the widened cells. --vary-env N\n"
-        "(2 to 16) measures N sessions, the i-th with every run's environment padded by up to\n"
-        "(i-1) * 4096 bytes and ASLR on for timed runs, pools their runs per cell, widens a cell\n"
-        "whose pooled spread exceeds its band, and records the sessions in \"vary_env\".\n"
-        "Each rule has a class: exact, banded, quantile (judged on the min of the runs) or info.\n"
-        "--heap-limited pins a session that ran at heap limits (a sweep's arm), refused "
-        "otherwise.\n"
-        "--minheap also pins each probe's minimum heap (minheap.min_heap_mib) from the newest\n"
-        "answers gcratchet minheap stored for the build; check then judges a probe that needs "
-        "more\n"
-        "heap as REGRESSED (docs/sweeps.md, \"The min-heap ratchet\").\n"
-        "update measures again (or takes --session) and judges every pinned cell: an improved\n"
-        "cell is tightened to the new figures on its own; a regressed one is loosened only with\n"
-        "--accept \"reason\", which adds a ledger entry (cell, old and new value, reason, --ref,\n"
-        "date, who: $GCR_WHO, git's user.name or $USER). It prints what it changed; the file is\n"
-        "written whole or not at all (a temporary file, then rename).\n"
-        "validate checks profile files without measuring, as check, ratchet and update check\n"
-        "the file they read: a cell whose pinning runs spread beyond its band, and a rule looser\n"
-        "than what pin writes for the file's profile and capabilities with no override saying\n"
-        "why, are refused (docs/baselines.md, \"What a hand edit must justify\").\n"
-        "\n"
-        "Exit status: 0 done; 1 update refused to loosen a regressed cell without --accept;\n"
-        "2 a bad file, a failed run in the session, or bad arguments.\n",
 };

@@ -4,6 +4,7 @@
  * heaps it gates, and check the session against it. Exit status as check's.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,14 @@
 #include "cli.h"
 #include "check.h"
 #include "cmds.h"
+#include "heapsearch.h"
+#include "measuring.h"
 #include "dist.h"
 #include "judge.h"
 #include "metrics.h"
 #include "quiet.h"
 #include "session_opts.h"
+#include "verdict.h"
 
 /*
  * Rounds per profile: shared_ci judges no time (the medians of 3 runs of counts); pinned_host
@@ -37,24 +41,6 @@
  * a distribution cell near its edge, or one that cannot yet see --sensitivity's change.
  */
 #define RATCHET_MAX_RUNS_CAP 1000
-
-/*
- * The session options ratchet passes on as given: how the runs are made, never what is
- * measured (probes, size, meters and rounds are the baseline's).
- */
-static const struct cli_opt ratchet_session_opts[] = {
-    {"--jobs", 1},       {"--timeout", 1},      {"--seed", 1},
-    {"--cpu", 1},        {"--no-aslr", 0},      {"--lock-timeout", 1},
-    {"--idle-below", 1}, {"--idle-timeout", 1}, {NULL, 0},
-};
-
-static int ratchet_is_session_opt(const char *opt)
-{
-	for (const struct cli_opt *o = ratchet_session_opts; o->name; o++)
-		if (strcmp(o->name, opt) == 0)
-			return 1;
-	return 0;
-}
 
 static int ratchet_gates_minheap(const struct baseline *b)
 {
@@ -80,25 +66,28 @@ static char *ratchet_probes(const struct baseline *b, const char *metric)
 }
 
 /*
- * The session options that measure what b needs, of the build given as --collector or
- * --build; a refusal is printed (-1).
+ * What ratchet takes: check's options that judge (verdict.h), how the runs are made (session
+ * options of group SESSION_OPT_HOW, in run: measure's defaults, as a ratchet measures), and
+ * its own.
+ */
+struct ratchet_opts {
+	struct verdict_opts check;
+	struct session_opts run;
+	const char *build_dir; /* --build DIR */
+	int rounds;            /* --rounds; 0: the profile's */
+	int max_runs;          /* --max-runs */
+};
+
+/*
+ * The session options that measure what b needs (on top of how the runs are made, as given),
+ * of the build given as --collector or --build; a refusal is printed (-1).
  */
 static int ratchet_opts(const char *cmd, const struct baseline *b, const char *collector,
-                        const char *build_dir, const char *db, int rounds, int pinned,
-                        const struct strlist *passed, struct session_opts *o)
+                        const char *build_dir, const char *db, int rounds, struct session_opts *o)
 {
 	struct err e;
 	int rc = -1;
 
-	session_opts_init(o, SESSION_VERB_MEASURE);
-	/* passed: option, value ("" for a flag), option, value... */
-	for (size_t i = 0; i + 1 < passed->n; i += 2)
-		if (session_opts_parse(o, passed->items[i],
-		                       *passed->items[i + 1] ? passed->items[i + 1] : NULL,
-		                       &e) < 0) {
-			cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
 	if (session_opts_set_size(o, b->size, &e) != 0) {
 		cli_error(cmd, "the baseline's size: %s", e.msg);
 		goto out;
@@ -111,9 +100,7 @@ static int ratchet_opts(const char *cmd, const struct baseline *b, const char *c
 	free(o->meters);
 	o->meters = strlist_join(&b->meters, ",");
 	o->probes = ratchet_probes(b, "");
-	o->rounds = rounds   ? rounds
-	            : pinned ? session_opts_default_rounds(SESSION_VERB_PIN_TIME)
-	                     : RATCHET_ROUNDS_SHARED_CI;
+	o->rounds = rounds ? rounds : verdict_ratchet_rounds(b->profile);
 	o->warmup = RATCHET_WARMUP;
 	rc = 0;
 out:
@@ -303,188 +290,179 @@ static int ratchet_minheap(const char *cmd, const struct baseline *b, const char
 	o.probes = ratchet_probes(b, "minheap.min_heap_mib");
 	free(o.meters);
 	o.meters = xstrdup("rusage,census");
-	rc = minheap_session(cmd, &o, command, NULL, MINHEAP_REPEATS, MEASURE_VIEW_QUIET);
+	rc = heapsearch_session(cmd, &o, command, NULL, HEAPSEARCH_REPEATS, MEASURING_VIEW_QUIET);
 out:
 	session_opts_release(&o);
 	return rc;
 }
 
+/*
+ * The collector judged (--build DIR: the one its manifest names; newly allocated, set as
+ * c->collector too), the baseline's path (newly allocated) and the baseline, loaded as check
+ * loads it. -1 after printing why, with the pin command that would make a missing one.
+ */
+static int ratchet_baseline(const char *cmd, struct verdict_opts *c, const char *build_dir,
+                            char **collector, char **path, struct baseline *b)
+{
+	struct buildinfo bi;
+	struct err e;
+
+	if (build_dir) {
+		if (buildinfo_load(build_dir, &bi, &e) != 0) {
+			cli_error(cmd, "--build %s: %s", build_dir, e.msg);
+			return -1;
+		}
+		*collector = xstrdup(bi.collector);
+		buildinfo_release(&bi);
+	} else {
+		*collector = xstrdup(c->collector ? c->collector : CLI_DEFAULT_COLLECTOR);
+	}
+	c->collector = *collector;
+	*path = c->baseline ? xstrdup(c->baseline) : cli_baseline_find(c->profile, *collector);
+	if (judge_baseline_load(*path, c->profile, b, &e) == 0)
+		return 0;
+	/* The pin command that measures the same build: a folder by --build. */
+	if (!c->baseline && e.code == ERR_NOT_FOUND) {
+		char *looked = cli_baseline_looked();
+		cli_error(cmd,
+		          "%s\n  %s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
+		          e.msg, looked, c->profile, build_dir ? "--build" : "--collector",
+		          build_dir ? build_dir : *collector);
+		free(looked);
+	} else {
+		cli_error(cmd, "%s", e.msg);
+	}
+	return -1;
+}
+
 static int ratchet_main(int argc, char **argv)
 {
-	static const struct cli_opt own[] = {
-	    {"--profile", 1},  {"--collector", 1}, {"--build", 1},        {"--db", 1},
-	    {"--baseline", 1}, {"--rounds", 1},    {"--all", 0},          {"--strict", 0},
-	    {"--md", 1},       {"--html", 1},      {"--samples-href", 1}, {"--sensitivity", 1},
-	    {"--max-runs", 1}, {NULL, 0},
-	};
-	const char *cmd = "ratchet", *opt, *val, *build_dir = NULL;
-	struct cli_opt opts[sizeof own / sizeof own[0] +
-	                    sizeof ratchet_session_opts / sizeof ratchet_session_opts[0]];
-	struct strlist passed = {0};
-	size_t nopts = 0;
-	struct check_opts c = {0};
-	struct session_opts o = {0};
+	const char *cmd = cmd_ratchet.name;
+	struct ratchet_opts ro = {0};
+	struct verdict_opts *c = &ro.check;
+	struct session_opts *o = &ro.run;
+	const char *build_dir;
 	struct baseline b = {0};
-	struct buildinfo bi = {0};
 	struct ratchet_confirm confirm = {0};
-	struct cli_iter it;
 	struct err e;
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
-	int rounds = 0, rc = EXIT_UNJUDGED, measured, r, have_bi = 0, lock_fd = -1;
-	int max_runs = RATCHET_MAX_RUNS;
+	int rc = EXIT_UNJUDGED, measured, r, lock_fd = -1;
 
-	c.profile = "shared_ci";
-	for (size_t i = 0; own[i].name; i++)
-		opts[nopts++] = own[i];
-	for (size_t i = 0; ratchet_session_opts[i].name; i++)
-		opts[nopts++] = ratchet_session_opts[i];
-	opts[nopts] = (struct cli_opt){NULL, 0};
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--rounds") == 0) {
-			/* measure's parser and bounds; 0 stays "the profile's rounds". */
-			struct session_opts scratch;
-
-			session_opts_init(&scratch, SESSION_VERB_MEASURE);
-			r = session_opts_parse(&scratch, opt, val, &e);
-			rounds = scratch.rounds;
-			session_opts_release(&scratch);
-			if (r < 0) {
-				rc = cli_error(cmd, "%s", e.msg);
-				goto out;
-			}
-		} else if (strcmp(opt, "--build") == 0) {
-			build_dir = val;
-		} else if (strcmp(opt, "--max-runs") == 0) {
-			uint64_t n;
-			if (parse_u64(val, &n) != 0 || n < 1 || n > RATCHET_MAX_RUNS_CAP) {
-				rc = cli_error(
-				    cmd,
-				    "--max-runs must be a number of runs from 1 to %d, got \"%s\"",
-				    RATCHET_MAX_RUNS_CAP, val);
-				goto out;
-			}
-			max_runs = (int)n;
-		} else if (ratchet_is_session_opt(opt)) {
-			strlist_push(&passed, opt);
-			strlist_push(&passed, val ? val : "");
-		} else {
-			/* TRANSITION (issue 42): check's rows, until ratchet is declared as rows. */
-			size_t off = 0;
-			const struct cli_option *row = cli_find_option(check_options, opt, &off);
-			if (row && cli_apply(row, (char *)&c + off, val, &e) != 0) {
-				rc = cli_error(cmd, "%s", e.msg);
-				goto out;
-			}
-		}
-	}
-	if (r < 0)
+	c->profile = "shared_ci";
+	ro.max_runs = VERDICT_RATCHET_MAX_RUNS;
+	session_opts_init(o, SESSION_VERB_MEASURE);
+	r = cli_parse(&cmd_ratchet, argc, argv, &ro, NULL);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
-	if (strcmp(c.profile, "shared_ci") != 0 && strcmp(c.profile, "pinned_host") != 0) {
+	}
+	build_dir = ro.build_dir;
+	if (strcmp(c->profile, "shared_ci") != 0 && strcmp(c->profile, "pinned_host") != 0) {
 		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
-		               c.profile);
+		               c->profile);
 		goto out;
 	}
-	if (build_dir && c.collector) {
+	if (build_dir && c->collector) {
 		rc = cli_error(cmd, "--collector and --build name the build twice: give one");
 		goto out;
 	}
-	/* A build folder is judged against the baseline of the collector its manifest names. */
-	if (build_dir) {
-		if (buildinfo_load(build_dir, &bi, &e) != 0) {
-			rc = cli_error(cmd, "--build %s: %s", build_dir, e.msg);
-			goto out;
-		}
-		have_bi = 1;
-		collector = xstrdup(bi.collector);
-	} else {
-		collector = xstrdup(c.collector ? c.collector : CLI_DEFAULT_COLLECTOR);
-	}
-	c.collector = collector;
-	path = c.baseline ? xstrdup(c.baseline) : cli_baseline_find(c.profile, collector);
-	if (judge_baseline_load(path, c.profile, &b, &e) != 0) {
-		/* The pin command that measures the same build: a folder by --build. */
-		if (!c.baseline && e.code == ERR_NOT_FOUND) {
-			char *looked = cli_baseline_looked();
-			rc = cli_error(
-			    cmd,
-			    "%s\n  %s\n  pin one with: gcratchet baseline pin --profile %s %s %s",
-			    e.msg, looked, c.profile, build_dir ? "--build" : "--collector",
-			    build_dir ? build_dir : collector);
-			free(looked);
-		} else
-			rc = cli_error(cmd, "%s", e.msg);
+	if (ratchet_baseline(cmd, c, build_dir, &collector, &path, &b) != 0)
 		goto out;
-	}
-	if (ratchet_opts(cmd, &b, collector, build_dir, c.db, rounds,
-	                 strcmp(c.profile, "pinned_host") == 0, &passed, &o) != 0)
+	if (ratchet_opts(cmd, &b, collector, build_dir, c->db, ro.rounds, o) != 0)
 		goto out;
 	/* --sensitivity, else what the profile asks every gated cell to see. */
-	if (c.sensitivity_pct <= 0)
-		c.sensitivity_pct = b.sensitivity_pct;
-	confirm = (struct ratchet_confirm){cmd, &b, c.strict, c.sensitivity_pct, max_runs, {0}};
-	o.confirm = ratchet_confirm;
-	o.confirm_ctx = &confirm;
-	o.more_timed = ratchet_more;
-	o.more_ctx = &confirm;
-	o.valgrind_confirm = RATCHET_CONFIRM_RUNS;
+	if (c->sensitivity_pct <= 0)
+		c->sensitivity_pct = b.sensitivity_pct;
+	confirm =
+	    (struct ratchet_confirm){cmd, &b, c->strict, c->sensitivity_pct, ro.max_runs, {0}};
+	o->confirm = ratchet_confirm;
+	o->confirm_ctx = &confirm;
+	o->more_timed = ratchet_more;
+	o->more_ctx = &confirm;
+	o->valgrind_confirm = RATCHET_CONFIRM_RUNS;
 	command = cli_command_line(argc, argv);
 	/*
 	 * One bench lock around the measure and the minimum-heap search: let go in between, and
 	 * another session could run between the two halves of what this check judges. Each
 	 * half's own quiet_lock nests inside this one.
 	 */
-	if (quiet_lock(o.lock_timeout_s, cli_waiting, (void *)cmd, &lock_fd, &e) != 0) {
+	if (quiet_lock(o->lock_timeout_s, cli_waiting, (void *)cmd, &lock_fd, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	measured = measure_session(cmd, &o, command, MEASURE_VIEW_QUIET, &session);
+	measured = measuring_session(cmd, o, command, MEASURING_VIEW_QUIET, &session);
 	if (session == 0) {
 		rc = measured;
 		goto out;
 	}
 	if (measured == EXIT_OK && ratchet_gates_minheap(&b))
-		measured = ratchet_minheap(cmd, &b, collector, build_dir, c.db, command);
+		measured = ratchet_minheap(cmd, &b, collector, build_dir, c->db, command);
 	printf("\n");
 	fflush(stdout);
 	/* The session just measured, never an older one: what this build did is what is judged. */
-	c.session = session;
-	c.runs_budget = max_runs;
-	rc = check_session(cmd, &c);
+	c->session = session;
+	c->runs_budget = ro.max_runs;
+	rc = verdict_session(cmd, c);
 	/* A failed run the check could still pass on (a probe it pins nothing of) fails it. */
 	if (rc == EXIT_OK && measured != EXIT_OK)
 		rc = measured;
 out:
 	quiet_unlock(lock_fd);
 	free(command);
-	strlist_release(&passed);
 	strlist_release(&confirm.said);
-	session_opts_release(&o);
+	session_opts_release(o);
 	baseline_release(&b);
-	if (have_bi)
-		buildinfo_release(&bi);
 	free(path);
 	free(collector);
 	return rc;
 }
 
+/* --max-runs, in its own words. */
+static int ratchet_max_runs_row(void *field, const struct cli_option *row, const char *val,
+                                struct err *e)
+{
+	uint64_t n;
+
+	if (parse_u64(val, &n) != 0 || n < 1 || n > RATCHET_MAX_RUNS_CAP)
+		return err_setc(e, ERR_INVALID,
+		                "%s must be a number of runs from 1 to %d, got \"%s\"", row->name,
+		                RATCHET_MAX_RUNS_CAP, val);
+	*(int *)field = (int)n;
+	return 0;
+}
+
+#define RO(field) offsetof(struct ratchet_opts, field)
+static const struct cli_option ratchet_options[] = {
+    /* check's --profile, which a ratchet defaults */
+    {"--profile", "shared_ci|pinned_host", CLI_STRING, RO(check.profile),
+     .help = "the baseline profile (default shared_ci)"},
+    {.name = "check's options",
+     .kind = CLI_INCLUDE,
+     .off = RO(check),
+     .rows = verdict_options,
+     .group = VERDICT_OPT_JUDGE},
+    {"--build", "DIR", CLI_STRING, RO(build_dir),
+     .help = "a build folder, measured and judged against the baseline of the collector its "
+             "manifest names (instead of --collector)"},
+    /* measure's row and bounds; 0 stays "the profile's rounds" */
+    {"--rounds", "N", CLI_INT, RO(rounds), 1, SESSION_OPTS_ROUNDS_MAX, "",
+     .help = "measured rounds (default: 3 for shared_ci, 11 for pinned_host)"},
+    {"--max-runs", "N", CLI_CALL, RO(max_runs), .call = ratchet_max_runs_row,
+     .help = "the most timed runs of a probe whose distribution cell needs more (default 15)"},
+    {.name = "how the runs are made",
+     .kind = CLI_INCLUDE,
+     .off = RO(run),
+     .rows = session_options,
+     .group = SESSION_OPT_HOW},
+    {0},
+};
+#undef RO
+
 const struct cli_verb cmd_ratchet = {
     .name = "ratchet",
     .summary = "measure what the baseline needs and check it, in one process",
-    .run = ratchet_main,
-    .usage =
-        "usage: gcratchet ratchet [--profile shared_ci|pinned_host] [--collector NAME | --build "
-        "DIR]\n"
-        "                         [--rounds N] [--baseline FILE] [--all] [--strict] [--db FILE]\n"
-        "                         [--md FILE] [--html FILE] [--samples-href HREF]\n"
-        "                         [--sensitivity PCT] [--max-runs N]\n"
-        "                         [--jobs N] [--timeout SEC] [--seed N] [--cpu N] [--no-aslr]\n"
-        "                         [--lock-timeout SEC] [--idle-below LOAD] [--idle-timeout SEC]\n"
-        "\n"
+    .description =
         "The main job in one command: measures exactly what the committed baseline\n"
         "baselines/<profile>/<collector>.json needs (its meters, size and probes; 3 rounds and a\n"
         "warm-up for shared_ci, 11 for pinned_host, or --rounds), searches the minimum heaps it\n"
@@ -500,9 +478,11 @@ const struct cli_verb cmd_ratchet = {
         "up to --max-runs N (default 15); --sensitivity PCT asks for the runs each such cell "
         "needs\n"
         "to see a change of PCT percent, within --max-runs, and names the cells it cannot reach\n"
-        "and the runs they would take. The options of the last group are measure's: how the runs\n"
-        "are made, not what is measured.\n"
-        "\n"
-        "Exit status: as check's: 0 ok; 1 a regression; 2 could not judge (a failed run, a\n"
-        "missing or bad baseline, bad arguments).\n",
+        "and the runs they would take. --jobs, --timeout, --seed, --cpu, --no-aslr, "
+        "--lock-timeout\n"
+        "and the --idle options are measure's: how the runs are made, not what is measured.\n",
+    .exit_status = "as check's: 0 ok; 1 a regression; 2 could not judge (a failed run, a missing "
+                   "or bad baseline, bad arguments).",
+    .options = ratchet_options,
+    .run = ratchet_main,
 };

@@ -8,15 +8,16 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
 #include "escape.h"
-#include "hostinfo.h"
+#include "heapsearch.h"
+#include "measuring.h"
 #include "progress.h"
 #include "report_sweep.h"
 #include "session.h"
@@ -25,8 +26,6 @@
 #include "sweep.h"
 
 #define SWEEP_DEFAULT_FACTORS "1.25,1.5,2,3,4,6"
-#define SWEEP_REPEATS         3u
-#define SWEEP_REPEATS_MAX     100u
 
 struct sweep_opts {
 	double factors[SWEEP_FACTORS_MAX];
@@ -34,6 +33,12 @@ struct sweep_opts {
 	const char *reference; /* a build name, or NULL: the smallest minimum */
 	int limit_only;        /* 1: GCR_HEAP_MAX_MB only, the initial budget left to the build */
 	unsigned repeats;
+};
+
+/* What sweep takes: its own options and session options (its runs and builds). */
+struct sweep_args {
+	struct sweep_opts sweep;
+	struct session_opts run;
 };
 
 /*
@@ -49,8 +54,6 @@ struct sweep_progress {
 	size_t ncells;
 	int64_t stored_for; /* the session the cells are stored for; 0 before */
 	char *store_error;  /* the first failure to store them (owned), or NULL */
-	struct progress *estimate;
-	struct progress_display display; /* on stderr: stdout has the runs */
 };
 
 /* Stores the cells for session `id` once; -1 with e when the store refused them. */
@@ -75,10 +78,6 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 
 	if (!ctx->store_error && sweep_store_cells(ctx, r->session_id, &e) != 0)
 		ctx->store_error = xstrdup(e.msg);
-	progress_report(ctx->estimate, p);
-	/* The run's line goes to stdout: erase the status line first if it is the same terminal. */
-	if (isatty(STDOUT_FILENO))
-		progress_display_clear(&ctx->display);
 	progress_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
 		ctx->exhausted++;
@@ -95,8 +94,6 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 	printf("[%3d/%d] %-11s %-24s %-20s %-14s %s\n", p->run_index, p->run_total, where,
 	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
-	fflush(stdout);
-	progress_display_update(&ctx->display, ctx->estimate, p);
 }
 
 /* The newest answer the store has for this host, build, probe and size; 0 when none. */
@@ -124,31 +121,14 @@ static int sweep_minimums(const char *cmd, struct session_setup *s, const struct
 {
 	struct store_minheap *stored = NULL;
 	struct session_prober *prober = NULL;
-	struct hostinfo host;
 	struct err e;
 	int64_t host_id, *build_ids = xcalloc(s->narms, sizeof *build_ids);
 	size_t nstored = 0, np = s->plan.probes.n;
-	char *facts;
 	int rc = -1, searched = 0;
 
-	hostinfo_read(&host);
-	facts = hostinfo_json(&host);
-	if (store_host(s->st, host.fingerprint, host.hostname, facts, &host_id, &e) != 0 ||
+	if (session_store_host_builds(s->st, s->arms, s->narms, &host_id, build_ids, &e) != 0 ||
 	    store_minheap_list(s->st, &stored, &nstored, &e) != 0)
 		goto fail;
-	for (size_t b = 0; b < s->narms; b++) {
-		const struct buildinfo *build = s->arms[b].build;
-		struct store_build sb = {0};
-
-		sb.name = build->name;
-		sb.collector = build->collector;
-		sb.collector_version = build->version;
-		sb.git_commit = build->git_commit;
-		sb.dir = build->dir;
-		sb.manifest_hash = (char *)build->manifest_hash;
-		if (store_build_upsert(s->st, &sb, build->manifest_text, &build_ids[b], &e) != 0)
-			goto fail;
-	}
 	for (size_t p = 0; p < np; p++) {
 		for (size_t b = 0; b < s->narms; b++) {
 			const char *probe = s->plan.probes.items[p];
@@ -166,8 +146,8 @@ static int sweep_minimums(const char *cmd, struct session_setup *s, const struct
 			if (!prober && session_prober_open(&s->plan, &prober, &e) != 0)
 				goto fail;
 			if (!searched++)
-				minheap_find_header();
-			if (minheap_find(s, prober, b, probe, so->repeats, command, m, &e) != 0)
+				heapsearch_header();
+			if (heapsearch_find(s, prober, b, probe, so->repeats, command, m, &e) != 0)
 				goto fail;
 		}
 	}
@@ -179,7 +159,6 @@ fail:
 out:
 	session_prober_close(prober);
 	store_minheaps_release(stored, nstored);
-	free(facts);
 	free(build_ids);
 	return rc;
 }
@@ -244,6 +223,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	struct session_setup s;
 	struct session_outcome outcome;
 	struct sweep_progress prog;
+	struct measuring_lines lines = {NULL, sweep_progress_line, &prog};
 	struct session_arm *arms = NULL;
 	struct store_sweep_cell *cells = NULL;
 	struct strlist *pk = NULL;
@@ -252,7 +232,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	size_t np = 0, narms = 0;
 	long ref = -1;
 	struct err e;
-	int rc = EXIT_UNJUDGED, r;
+	int rc = EXIT_UNJUDGED;
 
 	memset(&prog, 0, sizeof prog);
 	session_setup_init(&s);
@@ -312,13 +292,7 @@ static int sweep_run(const char *cmd, const struct session_opts *o, const struct
 	prog.cells = cells;
 	prog.ncells = narms * np;
 	fflush(stdout);
-	prog.estimate = progress_new(&s.plan);
-	progress_display_init(&prog.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
-	r = session_run(&s.plan, s.st, sweep_progress_line, &prog, &outcome, &e);
-	progress_display_clear(&prog.display);
-	if (r != 0) {
-		rc = cli_error(cmd, "%s%s", e.msg,
-		               outcome.session_id ? " (runs stored so far are kept)" : "");
+	if (measuring_run(cmd, &s, &lines, &outcome) != 0) {
 		/* The heaps of the runs that were stored still explain them. */
 		if (outcome.session_id && !prog.store_error)
 			sweep_store_cells(&prog, outcome.session_id, &e);
@@ -345,7 +319,6 @@ out:
 	for (size_t i = 0; labels && i < narms; i++)
 		free(labels[i]);
 	free(prog.store_error);
-	progress_free(prog.estimate);
 	free(pk);
 	free(labels);
 	free(cells);
@@ -359,62 +332,30 @@ out:
 
 static int sweep_main(int argc, char **argv)
 {
-	static const struct cli_opt own[] = {
-	    {"--factors", 1}, {"--reference", 1}, {"--limit-only", 0},
-	    {"--repeats", 1}, {"--help", 0},      {NULL, 0},
-	};
-	const char *cmd = "sweep", *opt, *val;
-	struct sweep_opts so;
-	struct session_opts o;
-	struct cli_opt *opts = NULL;
-	struct cli_iter it;
+	const char *cmd = cmd_sweep.name;
+	struct sweep_args args;
+	struct session_opts *o = &args.run;
 	struct err e;
 	char *command = NULL;
 	int rc = EXIT_UNJUDGED, r;
 
-	memset(&so, 0, sizeof so);
-	so.repeats = SWEEP_REPEATS;
-	session_opts_init(&o, SESSION_VERB_SWEEP);
-	if (sweep_parse_factors("--factors", SWEEP_DEFAULT_FACTORS, so.factors, &so.nfactors, &e) !=
-	    0)
+	memset(&args, 0, sizeof args);
+	args.sweep.repeats = HEAPSEARCH_REPEATS;
+	session_opts_init(o, SESSION_VERB_SWEEP);
+	if (sweep_parse_factors("--factors", SWEEP_DEFAULT_FACTORS, args.sweep.factors,
+	                        &args.sweep.nfactors, &e) != 0)
 		goto out;
-	opts = session_opts_table(&o, own);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, NULL)) == 1) {
-		if (strcmp(opt, "--help") == 0) {
-			rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--factors") == 0) {
-			if (sweep_parse_factors(opt, val, so.factors, &so.nfactors, &e) != 0) {
-				rc = cli_error(cmd, "%s", e.msg);
-				goto out;
-			}
-		} else if (strcmp(opt, "--reference") == 0) {
-			so.reference = val;
-		} else if (strcmp(opt, "--limit-only") == 0) {
-			so.limit_only = 1;
-		} else if (strcmp(opt, "--repeats") == 0) {
-			uint64_t v;
-
-			if (parse_u64(val, &v) != 0 || v < 1 || v > SWEEP_REPEATS_MAX) {
-				rc = cli_error(cmd, "--repeats must be 1 to %u, got %s",
-				               SWEEP_REPEATS_MAX, val);
-				goto out;
-			}
-			so.repeats = (unsigned)v;
-		} else if (session_opts_parse(&o, opt, val, &e) < 0) {
-			rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
+	r = cli_parse(&cmd_sweep, argc, argv, &args, NULL);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
+		goto out;
 	}
-	if (r < 0)
-		goto out;
 	/* The sweep owns the heap: a knob of its own would make its sizes a lie. */
-	for (size_t i = 0; i < o.knobs.n; i++)
-		if (strncmp(o.knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0 ||
-		    strncmp(o.knobs.items[i], "GCR_HEAP_MB=", 12) == 0) {
+	for (size_t i = 0; i < o->knobs.n; i++)
+		if (strncmp(o->knobs.items[i], "GCR_HEAP_MAX_MB=", 16) == 0 ||
+		    strncmp(o->knobs.items[i], "GCR_HEAP_MB=", 12) == 0) {
 			rc = cli_error(cmd, "--knob %s: the sweep sets the heap size itself",
-			               o.knobs.items[i]);
+			               o->knobs.items[i]);
 			goto out;
 		}
 	/*
@@ -422,31 +363,49 @@ static int sweep_main(int argc, char **argv)
 	 * minutes and more on a shared 2-core host, almost all of it in the Ir runs. Ir curves are
 	 * one --meters away.
 	 */
-	if (!o.meters)
-		o.meters = xstrdup("rusage,census,perf");
+	if (!o->meters)
+		o->meters = xstrdup("rusage,census,perf");
 	command = cli_command_line(argc, argv);
-	rc = sweep_run(cmd, &o, &so, command);
+	rc = sweep_run(cmd, o, &args.sweep, command);
 out:
 	free(command);
-	free(opts);
-	session_opts_release(&o);
+	session_opts_release(o);
 	return rc;
 }
+
+static int sweep_factors_row(void *field, const struct cli_option *row, const char *val,
+                             struct err *e)
+{
+	struct sweep_opts *so = field;
+
+	return sweep_parse_factors(row->name, val, so->factors, &so->nfactors, e);
+}
+
+#define SA(field) offsetof(struct sweep_args, field)
+static const struct cli_option sweep_options[] = {
+    {"--factors", "LIST", CLI_CALL, SA(sweep), .call = sweep_factors_row,
+     .help = "heap sizes as multiples of the reference minimum: decimals from 1 to 1000 "
+             "(default " SWEEP_DEFAULT_FACTORS ")"},
+    {"--reference", "NAME", CLI_STRING, SA(sweep.reference),
+     .help = "the build whose minimum heap is the reference (default: the smallest minimum)"},
+    {"--limit-only", NULL, CLI_FLAG, SA(sweep.limit_only),
+     .help = "set GCR_HEAP_MAX_MB only, leaving the initial heap to the build"},
+    {"--repeats", "N", CLI_CALL, SA(sweep.repeats), .call = heapsearch_repeats_row,
+     .help = "runs at the answer of a minimum-heap search (default 3)"},
+    {.name = "session options",
+     .kind = CLI_INCLUDE,
+     .off = SA(run),
+     .rows = session_options,
+     .group = SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_HERMETIC | SESSION_OPT_QUIET |
+              SESSION_OPT_KNOB},
+    {0},
+};
+#undef SA
 
 const struct cli_verb cmd_sweep = {
     .name = "sweep",
     .summary = "measure every probe at multiples of its minimum heap",
-    .run = sweep_main,
-    .usage =
-        "usage: gcratchet sweep [--collector NAME|--build DIR]... [--factors LIST]\n"
-        "                       [--reference NAME] [--limit-only] [--repeats N]\n"
-        "                       [--probes LIST] [--size ci|default|large] [--rounds N]\n"
-        "                       [--warmup N] [--meters LIST] [--events LIST] [--seed N]\n"
-        "                       [--jobs N] [--valgrind-runs N] [--timeout S] [--db FILE]\n"
-        "                       [--knob NAME=VALUE]... [--thp off|host] [--cpu N] [--no-aslr]\n"
-        "                       [--pass-env NAME] [--env-offset MAX] [--lock-timeout SEC]\n"
-        "                       [--idle-below LOAD] [--idle-timeout SEC]\n"
-        "\n"
+    .description =
         "Measures every probe on every build at heap sizes that are multiples of the probe's\n"
         "reference minimum heap: the smallest minimum among the builds swept (or --reference\n"
         "NAME's), taken from the store's minheap answers for the same build, probe, size and\n"
@@ -461,8 +420,9 @@ const struct cli_verb cmd_sweep = {
         "table; gcratchet report --session N renders the time-space curves and the lower-bound\n"
         "overhead (docs/sweeps.md).\n"
         "--cpu, --no-aslr, --pass-env, --env-offset, --lock-timeout and the --idle options are\n"
-        "measure's: how the runs are made.\n"
-        "\n"
-        "Exit status: 0 every run completed or ran out of heap; 2 a run failed otherwise, a\n"
-        "probe has no reference minimum, or the sweep could not run or was interrupted.\n",
+        "measure's: how the runs are made.\n",
+    .exit_status = "0 every run completed or ran out of heap; 2 a run failed otherwise, a probe "
+                   "has no reference minimum, or the sweep could not run or was interrupted.",
+    .options = sweep_options,
+    .run = sweep_main,
 };

@@ -435,6 +435,14 @@ int metrics_profile_parse(const char *name, enum metric_profile *out)
 	return -1;
 }
 
+int metrics_profile_gates_time(const char *name)
+{
+	enum metric_profile p;
+
+	return metrics_profile_parse(name, &p) == 0 &&
+	       metrics_lookup("time.wall_ns")->band[p].gated;
+}
+
 static const char *const metrics_unit_names[] = {
     [METRIC_UNIT_BYTES] = "bytes", [METRIC_UNIT_NS] = "ns",
     [METRIC_UNIT_COUNT] = "count", [METRIC_UNIT_INSTRUCTIONS] = "instructions",

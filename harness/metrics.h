@@ -151,6 +151,11 @@ const char *const *metrics_known(void);
 const char *const *metrics_profiles(void);
 /* -1 when `name` is no profile with default rules. */
 int metrics_profile_parse(const char *name, enum metric_profile *out);
+/*
+ * 1 when profile `name` gates wall time (its default rule for time.wall_ns is gated): its pins
+ * need more runs and a quiet host, and a ratchet measures as many. 0 for any other name.
+ */
+int metrics_profile_gates_time(const char *name);
 
 /*
  * "bytes", "ns", ...; "lower", "higher", "neither"; "exact", "banded", "quantile", "info";

@@ -3,7 +3,7 @@
  * completes with its checksum.
  *
  * The search is pure: it asks an oracle whether the probe fits a limit, so it is tested on
- * synthetic oracles with known answers (tests/unit/test_minheap.c), and cmd_minheap.c gives
+ * synthetic oracles with known answers (tests/unit/test_minheap.c), and heapsearch.c gives
  * it one that runs the probe. docs/sweeps.md describes the method and its caveats.
  *
  * Method:

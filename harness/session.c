@@ -1288,6 +1288,35 @@ static void session_facts_thp(cJSON *root, const struct hostinfo_thp *thp)
 	free(text);
 }
 
+int session_store_build(struct store *st, const struct buildinfo *b, int64_t *id, struct err *e)
+{
+	struct store_build sb = {0};
+
+	sb.name = b->name;
+	sb.collector = b->collector;
+	sb.collector_version = b->version;
+	sb.git_commit = b->git_commit;
+	sb.dir = b->dir;
+	sb.manifest_hash = (char *)b->manifest_hash;
+	return store_build_upsert(st, &sb, b->manifest_text, id, e);
+}
+
+int session_store_host_builds(struct store *st, const struct session_arm *arms, size_t n,
+                              int64_t *host_id, int64_t *build_ids, struct err *e)
+{
+	struct hostinfo host;
+	char *facts;
+	int rc;
+
+	hostinfo_read(&host);
+	facts = hostinfo_json(&host);
+	rc = store_host(st, host.fingerprint, host.hostname, facts, host_id, e);
+	free(facts);
+	for (size_t b = 0; rc == 0 && b < n; b++)
+		rc = session_store_build(st, arms[b].build, &build_ids[b], e);
+	return rc;
+}
+
 /*
  * The session's facts: the host's, plus the environment every probe ran with (without the
  * census pipe), so a session says which knobs and passed variables its figures depend on,
@@ -1357,16 +1386,9 @@ static int session_register(struct session_state *s, struct err *e)
 	/* Two arms of one build find one build row: the store keys builds by their manifest. */
 	for (size_t b = 0; b < plan->narms; b++) {
 		const struct buildinfo *build = plan->arms[b].build;
-		struct store_build sb = {0};
 		int r;
-		sb.name = build->name;
-		sb.collector = build->collector;
-		sb.collector_version = build->version;
-		sb.git_commit = build->git_commit;
-		sb.dir = build->dir;
-		sb.manifest_hash = (char *)build->manifest_hash;
 		knobs = session_knobs_json(plan->arms[b].knobs);
-		r = store_build_upsert(s->st, &sb, build->manifest_text, &s->build_ids[b], e);
+		r = session_store_build(s->st, build, &s->build_ids[b], e);
 		if (r == 0)
 			r = store_session_add_arm(s->st, s->out->session_id, (int)b,
 			                          s->build_ids[b], plan->arms[b].label, knobs, e);

@@ -169,6 +169,18 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
                 void *ctx, struct session_outcome *out, struct err *e);
 
 /*
+ * Records build b in the store as every session does: its row, keyed by its manifest (two arms
+ * of one build find one row), with the manifest's text; *id is the row's id.
+ */
+int session_store_build(struct store *st, const struct buildinfo *b, int64_t *id, struct err *e);
+/*
+ * Records this host and the builds of arms[0..n) without opening a session, for what is stored
+ * beside sessions (the minimum-heap search's answers): *host_id, and build_ids[i] of arm i.
+ */
+int session_store_host_builds(struct store *st, const struct session_arm *arms, size_t n,
+                              int64_t *host_id, int64_t *build_ids, struct err *e);
+
+/*
  * Single runs outside a stored session, for a verb that chooses each run from the last (the
  * minimum-heap search): the environment, scratch folder, executable path and launcher of a
  * session's runs, and its classification of what a run did; nothing is stored. The prober

@@ -338,9 +338,10 @@ const struct cli_option session_options[] = {
              "); an event the host cannot count is reported once and left out"},
     /* The store keeps the seed as a signed 64-bit integer. */
     {"--seed", "N", CLI_CALL, 0, 0, INT64_MAX, "", .call = session_opts_seed_row,
-     .group = SESSION_OPT_ROUNDS, .help = "the shuffle seed, to repeat a session's order"},
+     .group = SESSION_OPT_ROUNDS | SESSION_OPT_HOW,
+     .help = "the shuffle seed, to repeat a session's order"},
     {"--jobs", "N", CLI_INT, SO(jobs), 1, SESSION_OPTS_JOBS_MAX, " valgrind runs at once",
-     .group = SESSION_OPT_ROUNDS,
+     .group = SESSION_OPT_ROUNDS | SESSION_OPT_HOW,
      .help = "valgrind runs at once, 1 to 64 (default: the online CPUs); they start after the "
              "last timed run, which always runs alone"},
     {"--valgrind-runs", "N", CLI_CALL, 0, 1, SESSION_OPTS_VALGRIND_RUNS_MAX,
@@ -349,11 +350,12 @@ const struct cli_option session_options[] = {
      .help = "valgrind runs per probe and build (2 or more show whether the build's Ir "
              "repeats)"},
     {"--timeout", "SEC", CLI_CALL, SO(timeout_ms), 0, SESSION_OPTS_WAIT_MAX_S,
-     " seconds (0: no limit)", .call = session_opts_timeout_row, .group = SESSION_OPT_PROBES,
+     " seconds (0: no limit)", .call = session_opts_timeout_row,
+     .group = SESSION_OPT_PROBES | SESSION_OPT_HOW,
      .help = "kill a run after SEC seconds (default 300, 0: no limit; valgrind 100x)"},
-    {"--cpu", "N", CLI_CALL, 0, .call = session_opts_cpu_row, .group = SESSION_OPT_HERMETIC,
-     .help = "pin every probe to CPU N"},
-    {"--no-aslr", NULL, CLI_FLAG, SO(no_aslr), .group = SESSION_OPT_HERMETIC,
+    {"--cpu", "N", CLI_CALL, 0, .call = session_opts_cpu_row,
+     .group = SESSION_OPT_HERMETIC | SESSION_OPT_HOW, .help = "pin every probe to CPU N"},
+    {"--no-aslr", NULL, CLI_FLAG, SO(no_aslr), .group = SESSION_OPT_HERMETIC | SESSION_OPT_HOW,
      .help = "timed runs with address-space randomisation off (valgrind runs always)"},
     {"--clean-env", NULL, CLI_CALL, 0, .call = session_opts_clean_env_row,
      .group = SESSION_OPT_HERMETIC, .flags = CLI_HIDDEN,
@@ -368,15 +370,15 @@ const struct cli_option session_options[] = {
      .help = "pad each run's environment by 0..MAX bytes (from the seed), to expose layout "
              "bias"},
     {"--lock-timeout", "SEC", CLI_INT, SO(lock_timeout_s), 0, SESSION_OPTS_WAIT_MAX_S, " seconds",
-     .group = SESSION_OPT_QUIET,
+     .group = SESSION_OPT_QUIET | SESSION_OPT_HOW,
      .help = "one measuring session per host: wait up to SEC seconds (default 3600) for the "
              "bench lock ($GCR_LOCK_FILE or /tmp/gcratchet-bench.lock)"},
     {"--idle-below", "LOAD", CLI_CALL, SO(idle_below), .call = session_opts_load_row,
-     .group = SESSION_OPT_QUIET,
+     .group = SESSION_OPT_QUIET | SESSION_OPT_HOW,
      .help = "first wait until the 1-minute load is below LOAD (--idle-timeout SEC, default "
              "300, then give up with exit 2)"},
     {"--idle-timeout", "SEC", CLI_INT, SO(idle_timeout_s), 0, SESSION_OPTS_WAIT_MAX_S, " seconds",
-     .group = SESSION_OPT_QUIET, .help = "how long --idle-below waits"},
+     .group = SESSION_OPT_QUIET | SESSION_OPT_HOW, .help = "how long --idle-below waits"},
     {"--knob", "NAME=VALUE", CLI_CALL, SO(knobs), .call = session_opts_knob_row,
      .group = SESSION_OPT_KNOB, .flags = CLI_REPEAT,
      .help = "give every probe this environment variable, over the caller's (a collector "

@@ -53,6 +53,9 @@ enum session_opt_group {
 	SESSION_OPT_HERMETIC = 1u << 3, /* --cpu --no-aslr --clean-env --env-offset */
 	SESSION_OPT_QUIET = 1u << 4,    /* --lock-timeout --idle-below --idle-timeout */
 	SESSION_OPT_KNOB = 1u << 5,     /* --knob, for every arm */
+	/* How the runs are made, never what is measured: what ratchet takes (--jobs --timeout
+	 * --seed --cpu --no-aslr --lock-timeout --idle-below --idle-timeout); a row's second bit */
+	SESSION_OPT_HOW = 1u << 7,
 };
 
 /* Bounds, in the units the options take. */

@@ -71,6 +71,16 @@ for bad in 0 x 20000; do
 	expect_status 2 "$GCR" ratchet --rounds "$bad"
 	expect_eq "$(sed 's/^gcratchet ratchet: //' "$T/err")" "$(cat "$T/measure.err")" "ratchet --rounds $bad"
 done
+# ratchet composes measure's rows for how the runs are made: a bad value is refused in
+# measure's words, as the command line is read, before any baseline is looked for.
+for bad in "--jobs 0" "--timeout x" "--seed -1" "--idle-below 0" "--cpu 100000"; do
+	expect_status 2 "$GCR" measure $bad
+	sed 's/^gcratchet measure: //' "$T/err" >"$T/measure.err"
+	expect_status 2 "$GCR" ratchet --collector no-such-collector $bad
+	expect_eq "$(sed 's/^gcratchet ratchet: //' "$T/err")" "$(cat "$T/measure.err")" "ratchet $bad"
+done
+expect_status 2 "$GCR" ratchet --rounds 3 --probes 01
+expect_grep 'unknown option "--probes"' "$T/err" "ratchet takes what is measured from the baseline"
 
 expect_status 2 "$GCR" completion options mesure
 expect_grep 'unknown command "mesure" \(did you mean measure\?\)' "$T/err"

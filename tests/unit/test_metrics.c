@@ -267,6 +267,20 @@ static void test_lookup(void)
 	CHECK(!metrics_is_census("census.nope") && !metrics_is_census("memory.vm_hwm_bytes"));
 }
 
+/* Whether a profile gates time is the metric table's answer (ratchet's rounds, pin's runs). */
+static void test_gates_time(void)
+{
+	enum metric_profile p;
+
+	for (const char *const *name = metrics_profiles(); *name; name++)
+		CHECK(metrics_profile_parse(*name, &p) == 0 &&
+		      metrics_profile_gates_time(*name) ==
+		          metrics_lookup("time.wall_ns")->band[p].gated);
+	CHECK(metrics_profile_gates_time("pinned_host") &&
+	      !metrics_profile_gates_time("shared_ci"));
+	CHECK(!metrics_profile_gates_time("no_such_profile") && !metrics_profile_gates_time(""));
+}
+
 /* Every entry says everything; the census entries are gcr.h's fields, in its order. */
 static void test_table(void)
 {
@@ -527,5 +541,6 @@ int main(void)
 	test_nature();
 	test_default_rules();
 	test_paired_policies();
+	test_gates_time();
 	return unit_done("test_metrics");
 }

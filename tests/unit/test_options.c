@@ -562,6 +562,27 @@ static void test_copy(void)
 	session_opts_release(&c);
 }
 
+/*
+ * What ratchet takes of the session options (group SESSION_OPT_HOW) is how the runs are made,
+ * never what is measured: the baseline says the probes, size, meters and rounds.
+ */
+static void test_how_group(void)
+{
+	static const char *const how[] = {"--seed",       "--jobs",         "--timeout",
+	                                  "--cpu",        "--no-aslr",      "--lock-timeout",
+	                                  "--idle-below", "--idle-timeout", NULL};
+	size_t n = 0;
+
+	for (const struct cli_option *r = session_options; r->name; r++) {
+		int want = 0;
+		for (size_t i = 0; how[i]; i++)
+			want |= strcmp(how[i], r->name) == 0;
+		CHECK(!!(r->group & SESSION_OPT_HOW) == want);
+		n += want;
+	}
+	CHECK(n == 8);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = (uint64_t)time(NULL);
@@ -579,6 +600,7 @@ int main(int argc, char **argv)
 	test_pass_env();
 	test_thp();
 	test_copy();
+	test_how_group();
 	test_random(seed);
 	return unit_done("test_options");
 }
