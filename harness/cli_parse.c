@@ -453,7 +453,8 @@ static void cli_help_row(void *ctx, const struct cli_option *r)
 	sbuf_init(&w);
 	cli_option_words(r, &w);
 	sbuf_addf(out, "  %s", w.data);
-	if (w.len + 2 + 1 > CLI_HELP_COL) {
+	/* Two spaces at least between the option and its help, else the help on a line below. */
+	if (w.len + 2 + 2 > CLI_HELP_COL) {
 		sbuf_addf(out, "\n%*s", CLI_HELP_COL, "");
 	} else {
 		sbuf_addf(out, "%*s", (int)(CLI_HELP_COL - 2 - w.len), "");

@@ -31,10 +31,19 @@
 #include "store.h"
 
 /* The verb's side of a bisect: the engine, the run options it was given, where it writes. */
+/* What the command line asked for, beside the engine's settings and the run options. */
+struct bisect_args {
+	const char *good, *bad, *threshold, *repo_opt, *json_path, *cache_opt, *spec_given;
+	const char *sources[3];
+	struct strlist wanted, positional;
+	int resume, nsources, rounds, max_rounds;
+};
+
 struct bisect_view {
 	const char *cmd;
 	struct bisect_engine eng;
 	struct session_opts base; /* how runs are made: timeout, jobs, lock, cpu, db, ... */
+	struct bisect_args args;  /* the rest of the command line */
 	FILE *out; /* the running account: stdout, or stderr when the JSON goes there */
 };
 
@@ -558,22 +567,6 @@ static void bisect_on_event(void *ctx, const struct bisect_engine *c, const stru
 
 /* ---- The command ----------------------------------------------------------------------- */
 
-/* The options that say what is searched: a resumed bisect has them stored. */
-static const char *const bisect_spec_opts[] = {
-    "--good",      "--old",       "--bad",           "--new",        "--probe",  "--probes",
-    "--metric",    "--collector", "--collector-dir", "--build-cmd",  "--repo",   "--make",
-    "--threshold", "--improved",  "--rounds",        "--max-rounds", "--warmup", "--size",
-    NULL,
-};
-
-static int bisect_is_spec_opt(const char *opt)
-{
-	for (size_t i = 0; bisect_spec_opts[i]; i++)
-		if (strcmp(bisect_spec_opts[i], opt) == 0)
-			return 1;
-	return 0;
-}
-
 /* A make option: VAR=VALUE with VAR a make variable name. */
 static int bisect_make_var_ok(const char *s)
 {
@@ -583,146 +576,170 @@ static int bisect_make_var_ok(const char *s)
 }
 
 /* --rounds, --max-rounds, --warmup: within the session's bounds. */
-static int bisect_parse_int(const char *cmd, const char *opt, const char *val, int min, int max,
-                            int *out)
-{
-	uint64_t v;
-
-	if (parse_u64(val, &v) != 0 || v < (uint64_t)min || v > (uint64_t)max)
-		return cli_error(cmd, "%s must be an integer from %d to %d, got \"%s\"", opt, min,
-		                 max, val),
-		       -1;
-	*out = (int)v;
-	return 0;
-}
-
-/* What the command line asked for, beside the engine's settings and the run options. */
-struct bisect_args {
-	const char *good, *bad, *threshold, *repo_opt, *json_path, *cache_opt, *spec_given;
-	const char *sources[3];
-	struct strlist wanted, positional;
-	int resume, nsources, rounds, max_rounds;
-};
 
 /*
  * Parses the options into v (the engine's settings and the run options) and a: 0 to go on,
  * or 1 with *rc the exit status (--help, or an error printed).
  */
-static int bisect_parse(int argc, char **argv, struct bisect_view *v, struct bisect_args *a,
-                        int *rc)
+/* A spec row: what says what is searched, which a resumed bisect has stored. */
+enum { BISECT_OPT_SPEC = 1u << 0 };
+
+/* --collector, --collector-dir, --build-cmd: what to build at each commit (row->min). */
+static int bisect_source_row(void *field, const struct cli_option *row, const char *val,
+                             struct err *e)
 {
-	static const struct cli_opt opts[] = {{"--good", 1},
-	                                      {"--old", 1 | CLI_OPT_HIDDEN},
-	                                      {"--bad", 1},
-	                                      {"--new", 1 | CLI_OPT_HIDDEN},
-	                                      {"--probe", 1},
-	                                      {"--probes", 1 | CLI_OPT_HIDDEN},
-	                                      {"--metric", 1},
-	                                      {"--collector", 1},
-	                                      {"--collector-dir", 1},
-	                                      {"--build-cmd", 1},
-	                                      {"--repo", 1},
-	                                      {"--make", 1},
-	                                      {"--threshold", 1},
-	                                      {"--improved", 0},
-	                                      {"--resume", 0},
-	                                      {"--rounds", 1},
-	                                      {"--max-rounds", 1},
-	                                      {"--warmup", 1},
-	                                      {"--size", 1},
-	                                      {"--json", 1},
-	                                      {"--cache", 1},
-	                                      {"--db", 1},
-	                                      {"--timeout", 1},
-	                                      {"--jobs", 1},
-	                                      {"--lock-timeout", 1},
-	                                      {"--cpu", 1},
-	                                      {"--no-aslr", 0},
-	                                      {"--pass-env", 1},
-	                                      {"--thp", 1},
-	                                      {"--build-timeout", 1},
-	                                      {NULL, 0}};
-	const char *cmd = v->cmd, *opt, *val;
+	struct bisect_view *v = field;
+	int k = (int)row->min;
+
+	(void)e;
+	v->args.nsources += v->args.sources[k] == NULL;
+	v->args.sources[k] = val;
+	v->eng.source = (enum bisect_source)k;
+	return 0;
+}
+
+static int bisect_make_row(void *field, const struct cli_option *row, const char *val,
+                           struct err *e)
+{
+	(void)row;
+	if (!bisect_make_var_ok(val))
+		return err_setc(
+		    e, ERR_INVALID,
+		    "--make takes a make option VAR=VALUE (CC=clang, EXTRA_CFLAGS=-O3), "
+		    "got \"%s\"",
+		    val);
+	strlist_push(field, val);
+	return 0;
+}
+
+/* An int from row->min to row->max, refused in bisect's words. */
+static int bisect_int_row(void *field, const struct cli_option *row, const char *val, struct err *e)
+{
+	uint64_t n;
+
+	if (parse_u64(val, &n) != 0 || n < row->min || n > row->max)
+		return err_setc(e, ERR_INVALID, "%s must be an integer from %d to %d, got \"%s\"",
+		                row->name, (int)row->min, (int)row->max, val);
+	*(int *)field = (int)n;
+	return 0;
+}
+
+static int bisect_size_row(void *field, const struct cli_option *row, const char *val,
+                           struct err *e)
+{
+	struct bisect_view *v = field;
+
+	(void)row;
+	if (session_opts_set_size(&v->base, val, e) != 0)
+		return -1;
+	snprintf(v->eng.size, sizeof v->eng.size, "%s", val);
+	return 0;
+}
+
+#define BV(f) offsetof(struct bisect_view, f)
+static const struct cli_option bisect_options[] = {
+    {"--good", "REV", CLI_STRING, BV(args.good), .group = BISECT_OPT_SPEC, .flags = CLI_REQUIRED,
+     .help = "a commit where the figure is as it should be"},
+    {"--old", "REV", CLI_STRING, BV(args.good), .group = BISECT_OPT_SPEC, .flags = CLI_HIDDEN,
+     .help = "--good's other name"},
+    {"--bad", "REV", CLI_STRING, BV(args.bad), .group = BISECT_OPT_SPEC, .flags = CLI_REQUIRED,
+     .help = "a later commit where it moved"},
+    {"--new", "REV", CLI_STRING, BV(args.bad), .group = BISECT_OPT_SPEC, .flags = CLI_HIDDEN,
+     .help = "--bad's other name"},
+    {"--probe", "P[,P...]", CLI_LIST, BV(args.wanted), .group = BISECT_OPT_SPEC,
+     .flags = CLI_REQUIRED | CLI_COMMAS, .help = "the probes whose figure is followed"},
+    {"--probes", "P[,P...]", CLI_LIST, BV(args.wanted), .group = BISECT_OPT_SPEC,
+     .flags = CLI_HIDDEN | CLI_COMMAS, .help = "--probe's other name"},
+    {"--metric", "M", CLI_OWNED, BV(eng.metric), .group = BISECT_OPT_SPEC, .flags = CLI_REQUIRED,
+     .help = "the figure (gcratchet list metrics)"},
+    {"--collector", "NAME", CLI_CALL, 0, BISECT_SRC_COLLECTOR, .call = bisect_source_row,
+     .group = BISECT_OPT_SPEC,
+     .help = "a shipped collector of this repository, built at each commit by "
+             "scripts/build-rev.sh (the commit's probes and build rules)"},
+    {"--collector-dir", "DIR", CLI_CALL, 0, BISECT_SRC_DIR, .call = bisect_source_row,
+     .group = BISECT_OPT_SPEC,
+     .help = "an out-of-tree collector in a git repository: DIR at each commit, built with "
+             "this checkout's make rules and probes (make collector)"},
+    {"--build-cmd", "CMD", CLI_CALL, 0, BISECT_SRC_CMD, .call = bisect_source_row,
+     .group = BISECT_OPT_SPEC,
+     .help = "anything else: sh -c CMD in a worktree of --repo at each commit; it must leave "
+             "a build folder with a manifest in $GCR_BISECT_OUT"},
+    {"--repo", "DIR", CLI_STRING, BV(args.repo_opt), .group = BISECT_OPT_SPEC,
+     .help = "--build-cmd's repository (default: the current directory's)"},
+    {"--make", "VAR=VALUE", CLI_CALL, BV(eng.make_vars), .call = bisect_make_row,
+     .group = BISECT_OPT_SPEC, .flags = CLI_REPEAT,
+     .help = "a make option for each build (CC=clang, EXTRA_CFLAGS=-O3)"},
+    {"--threshold", "N|N%", CLI_STRING, BV(args.threshold), .group = BISECT_OPT_SPEC,
+     .help = "what counts as moved: an amount in M's unit or a percentage of the good end's "
+             "figure (default: M's band in the baseline profiles)"},
+    {"--improved", NULL, CLI_FLAG, BV(eng.improved), .group = BISECT_OPT_SPEC,
+     .help = "find the commit that made it better (--old and --new are --good's and --bad's "
+             "other names, --probes --probe's)"},
+    {"--size", "ci|default|large", CLI_CALL, 0, .call = bisect_size_row, .group = BISECT_OPT_SPEC,
+     .help = "the probes' size (default ci)"},
+    {"--rounds", "N", CLI_CALL, BV(args.rounds), 1, SESSION_OPTS_ROUNDS_MAX, .call = bisect_int_row,
+     .group = BISECT_OPT_SPEC,
+     .help = "paired mode: rounds per batch (default: 6 or more with several probes; 3 "
+             "valgrind runs for an Ir that does not repeat)"},
+    {"--max-rounds", "N", CLI_CALL, BV(args.max_rounds), 1, SESSION_OPTS_ROUNDS_MAX,
+     .call = bisect_int_row, .group = BISECT_OPT_SPEC,
+     .help = "paired mode: the budget per commit (default 3 batches); a commit still "
+             "undecided then is \"cannot tell\" and skipped"},
+    {"--warmup", "N", CLI_CALL, BV(eng.warmup), 0, SESSION_OPTS_WARMUP_MAX, .call = bisect_int_row,
+     .group = BISECT_OPT_SPEC, .help = "paired mode: warm-up rounds per batch (default 1)"},
+    {"--json", "FILE", CLI_STRING, BV(args.json_path),
+     .help = "the whole bisect as JSON (- for stdout; the account goes to stderr)"},
+    {"--cache", "DIR", CLI_STRING, BV(args.cache_opt),
+     .help = "build folders, by commit and build options (default $GCR_BISECT_CACHE or "
+             "results/bisect-builds)"},
+    {"--build-timeout", "SEC", CLI_CALL, BV(eng.build_timeout_s), 0, SESSION_OPTS_WAIT_MAX_S,
+     .call = bisect_int_row,
+     .help = "a build still running after SEC seconds (default 1800; 0: no limit) is killed, "
+             "its process group whole, and its commit skipped (\"build timed out after SEC "
+             "s\"); --timeout bounds runs"},
+    {"--resume", NULL, CLI_FLAG, BV(args.resume),
+     .help = "continue an interrupted bisect (ID, default the newest), or print a finished "
+             "one's answer again; what it measured is not measured again"},
+    {.name = "how the runs are made",
+     .kind = CLI_INCLUDE,
+     .rows = session_options,
+     .off = BV(base),
+     .group = SESSION_OPT_HOW | SESSION_OPT_PROBES},
+    {0},
+};
+#undef BV
+
+/* The first option given that says what is searched. */
+static void bisect_spec_seen(void *ctx, const struct cli_option *row, const char *val)
+{
+	const char **first = ctx;
+
+	(void)val;
+	/* bisect's own rows: an included session row's group bits mean something else */
+	if (row && !*first && row >= bisect_options &&
+	    row < bisect_options + sizeof bisect_options / sizeof bisect_options[0] &&
+	    (row->group & BISECT_OPT_SPEC))
+		*first = row->name;
+}
+
+/*
+ * Parses the options into v (the engine's settings, the run options and the rest): 0 to go
+ * on, or 1 with *rc the exit status (--help, or an error printed).
+ */
+static int bisect_parse(int argc, char **argv, struct bisect_view *v, int *rc)
+{
+	struct bisect_args *a = &v->args;
 	struct bisect_engine *c = &v->eng;
-	struct cli_iter it;
-	struct err e = ERR_INIT;
+	const char *cmd = v->cmd;
 	int r;
 
 	*rc = EXIT_UNJUDGED;
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &a->positional)) == 1) {
-		if (!a->spec_given && bisect_is_spec_opt(opt))
-			a->spec_given = opt;
-		if (strcmp(opt, "--help") == 0) {
-			*rc = cli_usage(cli_find_verb(cmd), 0);
-			goto out;
-		} else if (strcmp(opt, "--good") == 0 || strcmp(opt, "--old") == 0) {
-			a->good = val;
-		} else if (strcmp(opt, "--bad") == 0 || strcmp(opt, "--new") == 0) {
-			a->bad = val;
-		} else if (strcmp(opt, "--probe") == 0 || strcmp(opt, "--probes") == 0) {
-			strlist_split(&a->wanted, val);
-		} else if (strcmp(opt, "--metric") == 0) {
-			free(c->metric);
-			c->metric = xstrdup(val);
-		} else if (strcmp(opt, "--collector") == 0 || strcmp(opt, "--collector-dir") == 0 ||
-		           strcmp(opt, "--build-cmd") == 0) {
-			int k = strcmp(opt, "--collector") == 0       ? BISECT_SRC_COLLECTOR
-			        : strcmp(opt, "--collector-dir") == 0 ? BISECT_SRC_DIR
-			                                              : BISECT_SRC_CMD;
-			a->nsources += a->sources[k] == NULL;
-			a->sources[k] = val;
-			c->source = (enum bisect_source)k;
-		} else if (strcmp(opt, "--repo") == 0) {
-			a->repo_opt = val;
-		} else if (strcmp(opt, "--make") == 0) {
-			if (!bisect_make_var_ok(val)) {
-				*rc = cli_error(cmd,
-				                "--make takes a make option VAR=VALUE (CC=clang, "
-				                "EXTRA_CFLAGS=-O3), got \"%s\"",
-				                val);
-				goto out;
-			}
-			strlist_push(&c->make_vars, val);
-		} else if (strcmp(opt, "--threshold") == 0) {
-			a->threshold = val;
-		} else if (strcmp(opt, "--improved") == 0) {
-			c->improved = 1;
-		} else if (strcmp(opt, "--resume") == 0) {
-			a->resume = 1;
-		} else if (strcmp(opt, "--rounds") == 0) {
-			if (bisect_parse_int(cmd, opt, val, 1, SESSION_OPTS_ROUNDS_MAX,
-			                     &a->rounds) != 0)
-				goto out;
-		} else if (strcmp(opt, "--max-rounds") == 0) {
-			if (bisect_parse_int(cmd, opt, val, 1, SESSION_OPTS_ROUNDS_MAX,
-			                     &a->max_rounds) != 0)
-				goto out;
-		} else if (strcmp(opt, "--warmup") == 0) {
-			if (bisect_parse_int(cmd, opt, val, 0, SESSION_OPTS_WARMUP_MAX,
-			                     &c->warmup) != 0)
-				goto out;
-		} else if (strcmp(opt, "--size") == 0) {
-			if (session_opts_set_size(&v->base, val, &e) != 0) {
-				*rc = cli_error(cmd, "%s", e.msg);
-				goto out;
-			}
-			snprintf(c->size, sizeof c->size, "%s", val);
-		} else if (strcmp(opt, "--build-timeout") == 0) {
-			if (bisect_parse_int(cmd, opt, val, 0, SESSION_OPTS_WAIT_MAX_S,
-			                     &c->build_timeout_s) != 0)
-				goto out;
-		} else if (strcmp(opt, "--json") == 0) {
-			a->json_path = val;
-		} else if (strcmp(opt, "--cache") == 0) {
-			a->cache_opt = val;
-		} else if (session_opts_parse(&v->base, opt, val, &e) < 0) {
-			*rc = cli_error(cmd, "%s", e.msg);
-			goto out;
-		}
-	}
-	if (r < 0)
+	r = cli_parse(&cmd_bisect, argc, argv, v, &a->positional);
+	if (r != 0) {
+		*rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
+	cli_scan(&cmd_bisect, argc, argv, bisect_spec_seen, &a->spec_given);
 	if (a->resume && a->spec_given) {
 		*rc =
 		    cli_error(cmd,
@@ -910,29 +927,27 @@ static int bisect_main(int argc, char **argv)
 	static const struct bisect_hooks hooks = {bisect_on_event, bisect_measure, NULL};
 	struct bisect_view v;
 	struct bisect_engine *c = &v.eng;
-	struct bisect_args a;
 	struct err e = ERR_INIT;
 	struct sigaction sa, old_int, old_term;
 	char *detail = NULL;
 	int rc = EXIT_UNJUDGED, r, lock_fd = -1, handlers = 0;
 
 	memset(&v, 0, sizeof v);
-	memset(&a, 0, sizeof a);
 	v.cmd = "bisect";
 	v.out = stdout;
 	bisect_engine_init(c, &bisect_stop, &hooks);
 	c->hooks.ctx = &v;
 	session_opts_init(&v.base, SESSION_VERB_MEASURE);
-	if (bisect_parse(argc, argv, &v, &a, &rc) != 0)
+	if (bisect_parse(argc, argv, &v, &rc) != 0)
 		goto out;
 	rc = EXIT_UNJUDGED;
-	if (a.json_path && write_file_is_stdout(a.json_path))
+	if (v.args.json_path && write_file_is_stdout(v.args.json_path))
 		v.out = stderr;
 	c->root = buildinfo_root();
 	c->command = cli_command_line(argc, argv);
 	c->build_rev_script = cli_script_path(c->root, "build-rev.sh");
 	c->bisect_build_script = cli_script_path(c->root, "bisect-build.sh");
-	if (bisect_engine_setup_cache(c, a.cache_opt) != 0) {
+	if (bisect_engine_setup_cache(c, v.args.cache_opt) != 0) {
 		rc = bisect_error(&v);
 		goto out;
 	}
@@ -951,19 +966,20 @@ static int bisect_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	handlers = 1;
 
-	if (a.resume ? bisect_resume(&v, &a, &detail, &rc) != 0 : bisect_start(&v, &a) != 0)
+	if (v.args.resume ? bisect_resume(&v, &v.args, &detail, &rc) != 0
+	                  : bisect_start(&v, &v.args) != 0)
 		goto out;
 	free(detail);
 	detail = NULL;
 	r = bisect_engine_run(c, &detail);
 	if (r == 1)
-		rc = bisect_finish(&v, detail, a.json_path, 1);
+		rc = bisect_finish(&v, detail, v.args.json_path, 1);
 	else if (r != 0 || bisect_stop) {
 		if (r == -1)
 			bisect_error(&v);
 		rc = bisect_stopped(&v);
 	} else
-		rc = bisect_finish(&v, NULL, a.json_path, 1);
+		rc = bisect_finish(&v, NULL, v.args.json_path, 1);
 out:
 	if (handlers) {
 		sigaction(SIGTERM, &old_term, NULL);
@@ -971,8 +987,8 @@ out:
 	}
 	quiet_unlock(lock_fd);
 	free(detail);
-	strlist_release(&a.wanted);
-	strlist_release(&a.positional);
+	strlist_release(&v.args.wanted);
+	strlist_release(&v.args.positional);
 	bisect_engine_release(c);
 	session_opts_release(&v.base);
 	return rc;
@@ -981,59 +997,23 @@ out:
 const struct cli_verb cmd_bisect = {
     .name = "bisect",
     .summary = "find the commit that moved a figure, building and measuring each step",
-    .run = bisect_main,
-    .usage =
-        "usage: gcratchet bisect --good REV --bad REV --probe P[,P...] --metric M\n"
-        "                        (--collector NAME | --collector-dir DIR | --build-cmd CMD\n"
-        "                        [--repo DIR]) [--make VAR=VALUE]... [--threshold N|N%]\n"
-        "                        [--improved] [--size ci|default|large] [--rounds N]\n"
-        "                        [--max-rounds N] [--warmup N] [--json FILE] [--cache DIR]\n"
-        "                        [--db FILE] [--timeout SEC] [--jobs N] [--lock-timeout SEC]\n"
-        "                        [--cpu N] [--no-aslr] [--pass-env NAME] [--thp off|host]\n"
-        "                        [--build-timeout SEC]\n"
-        "       gcratchet bisect --resume [ID] [--json FILE] [--db FILE]\n"
-        "\n"
+    .description =
         "Finds the first commit between a good and a bad end (along the bad end's first parents)\n"
         "where the figure M of any of the probes moved: each commit is built, measured with this\n"
-        "gcratchet, and the range halved as git bisect does.\n"
+        "gcratchet, and the range halved as git bisect does. What to build at each commit is one\n"
+        "of --collector, --collector-dir and --build-cmd.\n"
         "\n"
-        "  --collector NAME     a shipped collector of this repository, built at each commit by\n"
-        "                       scripts/build-rev.sh (the commit's probes and build rules)\n"
-        "  --collector-dir DIR  an out-of-tree collector in a git repository: DIR at each commit,\n"
-        "                       built with this checkout's make rules and probes (make collector)\n"
-        "  --build-cmd CMD      anything else: sh -c CMD in a worktree of --repo (default: the\n"
-        "                       current directory's repository) at each commit; it must leave a\n"
-        "                       build folder with a manifest in $GCR_BISECT_OUT\n"
-        "  --make VAR=VALUE     a make option for each build (CC=clang, EXTRA_CFLAGS=-O3)\n"
-        "  --threshold N|N%     what counts as moved: an amount in M's unit or a percentage of "
-        "the\n"
-        "                       good end's figure (default: M's band in the baseline profiles)\n"
-        "  --improved           find the commit that made it better (--old and --new are\n"
-        "                       --good's and --bad's other names, --probes --probe's)\n"
-        "  --size S             ci (default), default or large\n"
-        "  --rounds N           paired mode: rounds per batch (default: 6 or more with several\n"
-        "                       probes; 3 valgrind runs for an Ir that does not repeat)\n"
-        "  --max-rounds N       paired mode: the budget per commit (default 3 batches); a commit\n"
-        "                       still undecided then is \"cannot tell\" and skipped\n"
-        "  --warmup N           paired mode: warm-up rounds per batch (default 1)\n"
-        "  --json FILE          the whole bisect as JSON (- for stdout; the account goes to "
-        "stderr)\n"
-        "  --cache DIR          build folders, by commit and build options (default\n"
-        "                       $GCR_BISECT_CACHE or results/bisect-builds)\n"
-        "  --build-timeout SEC  a build still running after SEC seconds (default 1800; 0: no\n"
-        "                       limit) is killed, its process group whole, and its commit\n"
-        "                       skipped (\"build timed out after SEC s\"); --timeout bounds runs\n"
-        "  --resume [ID]        continue an interrupted bisect (default the newest), or print a\n"
-        "                       finished one's answer again; what it measured is not measured "
-        "again\n"
+        "gcratchet bisect --resume [ID] [--json FILE] [--db FILE] continues an interrupted bisect\n"
+        "as it was started (the options that say what is searched cannot change it).\n"
         "\n"
         "Deciding a commit: an exact metric (Ir, census counters) whose ends each repeat\n"
         "themselves when measured twice is measured once per commit and compared with the ends;\n"
         "any other is measured in paired, interleaved runs against the good end and judged with\n"
         "ab's statistics, up to --max-rounds. A commit that does not build, whose probe fails or\n"
-        "that cannot be told is skipped and named. Every step is stored (docs/bisect.md).\n"
-        "\n"
-        "Exit status: 0 the first bad (or improved) commit is named; 2 skips leave several\n"
-        "candidates, the ends did not move, a step was interrupted (--resume continues), or bad\n"
-        "arguments.\n",
+        "that cannot be told is skipped and named. Every step is stored (docs/bisect.md).\n",
+    .exit_status = "0 the first bad (or improved) commit is named; 2 skips leave several "
+                   "candidates, the ends did not move, a step was interrupted (--resume "
+                   "continues), or bad arguments.",
+    .options = bisect_options,
+    .run = bisect_main,
 };

@@ -50,6 +50,7 @@ expect_status 2 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good "$S1"
 	--probe 02 --metric census.alloc_bytes --build-timeout soon
 expect_grep "^gcratchet bisect: --build-timeout must be an integer from 0 to 2592000, got \"soon\"$" "$T/err"
 expect_status 0 "$GCR" bisect --help
-expect_grep "^  --build-timeout SEC  a build still running after SEC seconds \(default 1800" "$T/out" \
+expect_grep "^  --build-timeout SEC$" "$T/out"
+expect_grep "^ {22}a build still running after SEC seconds \(default 1800" "$T/out" \
 	"--help names the default"
 finish
