@@ -15,31 +15,6 @@
 #include "escape.h"
 #include "history.h"
 
-static struct strlist *cli_options_sink;
-
-void cli_list_options(struct strlist *sink)
-{
-	cli_options_sink = sink;
-}
-
-void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
-                   const struct cli_opt *opts)
-{
-	for (const struct cli_opt *o = opts; cli_options_sink && o && o->name; o++) {
-		char *name = xasprintf("%s%s", o->name, o->has_arg & 1 ? "=" : "");
-
-		if (!(o->has_arg & CLI_OPT_HIDDEN) && strcmp(o->name, "--help") != 0 &&
-		    !strlist_contains(cli_options_sink, name))
-			strlist_push(cli_options_sink, name);
-		free(name);
-	}
-	it->argc = argc;
-	it->argv = argv;
-	it->i = 1;
-	it->cmd = cmd;
-	it->opts = opts;
-}
-
 size_t cli_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), prev[65], cur[65];
@@ -82,75 +57,6 @@ const char *cli_near_name(const char *typed, const struct cli_near *near)
 	return near->name && cli_close_enough(typed, near->distance) ? near->name : NULL;
 }
 
-int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional)
-{
-	while (it->i < it->argc) {
-		const char *arg = it->argv[it->i++];
-		const char *eq;
-		size_t len;
-
-		*val = NULL;
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			*opt = "--help";
-			return 1;
-		}
-		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-			if (!positional) {
-				cli_error(it->cmd,
-				          "unexpected argument \"%s\" (see gcratchet %s --help)",
-				          arg, it->cmd);
-				return -1;
-			}
-			strlist_push(positional, arg);
-			continue;
-		}
-		eq = strchr(arg, '=');
-		len = eq ? (size_t)(eq - arg) : strlen(arg);
-		for (const struct cli_opt *o = it->opts; o && o->name; o++) {
-			if (strlen(o->name) != len || strncmp(o->name, arg, len) != 0)
-				continue;
-			*opt = o->name;
-			if (!(o->has_arg & 1)) {
-				if (eq) {
-					cli_error(it->cmd, "option %s takes no value", o->name);
-					return -1;
-				}
-				return 1;
-			}
-			if (eq) {
-				*val = eq + 1;
-			} else if (it->i < it->argc) {
-				*val = it->argv[it->i++];
-			} else {
-				cli_error(it->cmd, "option %s needs a value", o->name);
-				return -1;
-			}
-			return 1;
-		}
-		{
-			char *typed = xasprintf("%.*s", (int)len, arg);
-			struct cli_near nearest = {0};
-			const char *near;
-			for (const struct cli_opt *o = it->opts; o && o->name; o++)
-				cli_nearer(typed, o->name, &nearest);
-			near = cli_near_name(typed, &nearest);
-			if (near)
-				cli_error(
-				    it->cmd,
-				    "unknown option \"%s\" (did you mean %s? see gcratchet %s "
-				    "--help)",
-				    typed, near, it->cmd);
-			else
-				cli_error(it->cmd,
-				          "unknown option \"%s\" (see gcratchet %s --help)", typed,
-				          it->cmd);
-			free(typed);
-		}
-		return -1;
-	}
-	return 0;
-}
-
 int cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -186,11 +92,6 @@ const char *cli_safe(const char *s)
 	free(*slot);
 	*slot = b.data;
 	return *slot;
-}
-
-int cli_listing(void)
-{
-	return cli_options_sink != NULL;
 }
 
 int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,

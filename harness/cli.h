@@ -96,12 +96,7 @@ struct cli_verb {
 	const struct cli_verb *subs;
 	int (*run)(int argc, char **argv);
 	const struct cli_verb *parent; /* a subcommand's verb: its exit statuses are the verb's */
-	/* TRANSITION (issue 42): the whole --help text of a verb whose options are not yet rows;
-	 * its table is listed by running it under cli_list_options. Goes when every verb is. */
-	const char *usage;
 };
-void cli_list_options(struct strlist *sink);
-int cli_listing(void);
 
 /* What a row's value is called ("N"; an enum's choices); NULL: a flag, which takes none. */
 const char *cli_option_metavar(const struct cli_option *r);
@@ -155,32 +150,6 @@ void cli_help(const struct cli_verb *v, struct sbuf *out);
 void cli_synopsis(const struct cli_verb *v, struct sbuf *out);
 /* Prints v's help and returns 0 (help asked) or 2 (usage error, on stderr). */
 int cli_usage(const struct cli_verb *v, int to_stderr);
-
-/* ---- The walker under cli_parse, for verbs not yet declared as data --------------------- */
-
-struct cli_opt {
-	const char *name; /* "--rounds" */
-	int has_arg;      /* 1: takes a value; CLI_OPT_HIDDEN added: not advertised */
-};
-/* An option accepted for older command lines, left out of --help and the completion. */
-#define CLI_OPT_HIDDEN 2
-
-/*
- * Walks argv[1..] of a subcommand. Returns 1 with *opt (the option's table entry name) and
- * *val (its argument or NULL) set; 0 at the end; -1 after printing an error naming the bad
- * argument. "--help"/"-h" returns 1 with *opt = "--help". Arguments that are not options are
- * appended to `positional`. Accepts "--name value" and "--name=value".
- */
-struct cli_iter {
-	int argc;
-	char **argv;
-	int i;
-	const char *cmd;
-	const struct cli_opt *opts;
-};
-void cli_iter_init(struct cli_iter *it, const char *cmd, int argc, char **argv,
-                   const struct cli_opt *opts);
-int cli_next(struct cli_iter *it, const char **opt, const char **val, struct strlist *positional);
 
 /*
  * Prints "gcratchet CMD: message" on stderr, made safe for a terminal (escape_text: control

@@ -505,12 +505,6 @@ int cli_usage(const struct cli_verb *v, int to_stderr)
 {
 	struct sbuf out;
 
-	if (v->usage) { /* TRANSITION (issue 42) */
-		if (cli_listing())
-			return EXIT_OK;
-		fputs(v->usage, to_stderr ? stderr : stdout);
-		return to_stderr ? EXIT_UNJUDGED : EXIT_OK;
-	}
 	sbuf_init(&out);
 	cli_help(v, &out);
 	fputs(out.data, to_stderr ? stderr : stdout);

@@ -1,9 +1,9 @@
 /*
- * gcratchet completion — what the verbs' option tables say, for a shell and for the docs: the
+ * gcratchet completion — what the verbs' declarations say, for a shell and for the docs: the
  * bash completion script, one verb's options, and the README's synopsis block. Each verb's
- * options are declared once, in its cli_opt table (with the session options it shares);
- * cli_list_options makes the verb list them instead of running, and its --help text's usage
- * lines are the synopsis. tests/cli/t174 holds every --help and the README to the tables.
+ * options are rows of its declaration (cli.h, with the rows it includes); everything here is
+ * read from them as data, as --help is. tests/cli/t174 holds the README and the completion
+ * to them.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,8 +12,6 @@
 
 #include "cli.h"
 #include "cmds.h"
-
-static void completion_subwords(const struct cli_verb *c, struct sbuf *out);
 
 /*
  * Every option verb c's tables advertise, in their order ("--rounds=" takes a value): the
@@ -34,44 +32,16 @@ static void completion_row(void *ctx, const struct cli_option *r)
 
 static void completion_options(const struct cli_verb *c, struct strlist *out)
 {
-	char *argv[] = {(char *)c->name, (char *)"--help", NULL, NULL};
-	struct sbuf subs;
-
-	if (!c->usage) {
-		cli_each_option(c->options, completion_row, out);
-		for (const struct cli_verb *s = c->subs; s && s->name; s++)
-			cli_each_option(s->options, completion_row, out);
-		return;
-	}
-
-	sbuf_init(&subs);
-	completion_subwords(c, &subs);
-	cli_list_options(out);
-	c->run(2, argv);
-	for (char *w = subs.data ? strtok(subs.data, " ") : NULL; w; w = strtok(NULL, " ")) {
-		argv[1] = w;
-		argv[2] = (char *)"--help";
-		c->run(3, argv);
-	}
-	cli_list_options(NULL);
-	sbuf_release(&subs);
+	cli_each_option(c->options, completion_row, out);
+	for (const struct cli_verb *s = c->subs; s && s->name; s++)
+		cli_each_option(s->options, completion_row, out);
 }
 
-/* The usage lines of c's --help: everything before its first blank line. */
-static size_t completion_usage_len(const char *usage)
-{
-	const char *end = strstr(usage, "\n\n");
-
-	return end ? (size_t)(end - usage) + 1 : strlen(usage);
-}
-
-/* c's usage lines: the declaration's, or (TRANSITION) its --help text's. Newly allocated. */
+/* c's usage lines, as --help starts. Newly allocated. */
 static char *completion_usage(const struct cli_verb *c)
 {
 	struct sbuf out;
 
-	if (c->usage)
-		return xasprintf("%.*s", (int)completion_usage_len(c->usage), c->usage);
 	sbuf_init(&out);
 	cli_synopsis(c, &out);
 	return out.data;
@@ -153,66 +123,54 @@ static int completion_choices(const char *tok, size_t len, int need_bar, struct 
 	return 1;
 }
 
-static size_t completion_token_len(const char *s)
-{
-	return strcspn(s, " \n");
-}
-
-/* The words verb c takes first (baseline's pin, update, validate; list's probes ...). */
+/* The words verb c takes first: its subcommands' (baseline's pin, update, validate) and the
+ * lowercase choices of its arguments (list's probes, collectors ...). */
 static void completion_subwords(const struct cli_verb *c, struct sbuf *out)
 {
-	char *usage = completion_usage(c);
-	const char *p = usage, *end = usage + strlen(usage);
-	size_t nlen = strlen(c->name);
-
-	while ((p = strstr(p, "gcratchet ")) && p < end) {
-		p += strlen("gcratchet ");
-		if (strncmp(p, c->name, nlen) != 0 || p[nlen] != ' ')
-			continue;
-		p += nlen + strspn(p + nlen, " ");
-		if (*p != '-')
-			completion_choices(p, completion_token_len(p), 0, out);
-		if (out->len && out->data[out->len - 1] != ' ')
-			sbuf_addf(out, " ");
+	for (const struct cli_verb *s = c->subs; s && s->name; s++) {
+		const char *sp = strrchr(s->name, ' ');
+		sbuf_addf(out, "%s ", sp ? sp + 1 : s->name);
 	}
-	free(usage);
+	for (const char *p = c->args ? c->args : ""; *p; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+		if (*p != '-' && completion_choices(p, len, 0, out))
+			sbuf_addf(out, " ");
+		p += len;
+	}
+}
+
+struct completion_values {
+	struct sbuf *arms, takes;
+};
+
+/* One row's case arm when its value is one of a few words (an enum's, or "off|host"). */
+static void completion_value_row(void *ctx, const struct cli_option *r)
+{
+	struct completion_values *cv = ctx;
+	const char *meta = cli_option_metavar(r);
+	struct sbuf words;
+
+	if (!meta || (r->flags & CLI_HIDDEN))
+		return;
+	sbuf_addf(&cv->takes, "%s%s", cv->takes.len ? "|" : "", r->name);
+	sbuf_init(&words);
+	if (completion_choices(meta, strlen(meta), 1, &words))
+		sbuf_addf(cv->arms, "\t\t\t%s) values=\"%s\" ;;\n", r->name, words.data);
+	sbuf_release(&words);
 }
 
 /* The case arms of one verb's option values: "--size) values=\"ci default large\" ;;". */
-static void completion_values(const struct cli_verb *c, const struct strlist *opts,
-                              struct sbuf *out)
+static void completion_values(const struct cli_verb *c, struct sbuf *out)
 {
-	char *usage = completion_usage(c);
-	struct sbuf takes;
+	struct completion_values cv = {out, {0}};
 
-	sbuf_init(&takes);
-	for (size_t i = 0; i < opts->n; i++) {
-		size_t len = strlen(opts->items[i]);
-		struct sbuf words;
-		const char *p;
-
-		if (opts->items[i][len - 1] != '=')
-			continue;
-		len--;
-		sbuf_addf(&takes, "%s%.*s", takes.len ? "|" : "", (int)len, opts->items[i]);
-		sbuf_init(&words);
-		for (p = usage; *p; p++) {
-			if (strncmp(p, opts->items[i], len) != 0 || p[len] != ' ' ||
-			    (p > usage && isalnum((unsigned char)p[-1])))
-				continue;
-			if (completion_choices(p + len + 1, strcspn(p + len + 1, " \n]"), 1,
-			                       &words))
-				break;
-		}
-		if (words.len)
-			sbuf_addf(out, "\t\t\t%.*s) values=\"%s\" ;;\n", (int)len, opts->items[i],
-			          words.data);
-		sbuf_release(&words);
-	}
-	if (takes.len)
-		sbuf_addf(out, "\t\t\t%s) return 0 ;;\n", takes.data);
-	sbuf_release(&takes);
-	free(usage);
+	sbuf_init(&cv.takes);
+	cli_each_option(c->options, completion_value_row, &cv);
+	for (const struct cli_verb *s = c->subs; s && s->name; s++)
+		cli_each_option(s->options, completion_value_row, &cv);
+	if (cv.takes.len)
+		sbuf_addf(out, "\t\t\t%s) return 0 ;;\n", cv.takes.data);
+	sbuf_release(&cv.takes);
 }
 
 static void completion_bash(struct sbuf *out)
@@ -246,7 +204,7 @@ static void completion_bash(struct sbuf *out)
 		sbuf_init(&values);
 		completion_options(c, &opts);
 		completion_subwords(c, &subs);
-		completion_values(c, &opts, &values);
+		completion_values(c, &values);
 		sbuf_addf(out, "\t\t%s)\n\t\t\twords=\"", c->name);
 		for (size_t i = 0; i < opts.n; i++) {
 			size_t len = strlen(opts.items[i]);
@@ -281,21 +239,17 @@ static void completion_bash(struct sbuf *out)
 
 static int completion_main(int argc, char **argv)
 {
-	static const struct cli_opt opts[] = {{NULL, 0}};
-	const char *cmd = "completion", *opt, *val;
+	const char *cmd = cmd_completion.name;
 	struct strlist args = {0};
-	struct cli_iter it;
 	struct sbuf out;
-	int r, rc = EXIT_UNJUDGED;
+	int r, rc = EXIT_UNJUDGED, none = 0; /* completion has no option but --help */
 
 	sbuf_init(&out);
-	cli_iter_init(&it, cmd, argc, argv, opts);
-	while ((r = cli_next(&it, &opt, &val, &args)) == 1) {
-		rc = cli_usage(cli_find_verb(cmd), 0);
+	r = cli_parse(&cmd_completion, argc, argv, &none, &args);
+	if (r != 0) {
+		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
-	if (r < 0)
-		goto out;
 	if (args.n == 1 && strcmp(args.items[0], "bash") == 0) {
 		completion_bash(&out);
 	} else if (args.n == 1 && strcmp(args.items[0], "synopsis") == 0) {
@@ -337,19 +291,15 @@ out:
 const struct cli_verb cmd_completion = {
     .name = "completion",
     .summary = "bash completion, a verb's options and the usage synopsis, from the option tables",
-    .run = completion_main,
-    .usage =
-        "usage: gcratchet completion bash\n"
-        "       gcratchet completion options VERB\n"
-        "       gcratchet completion synopsis\n"
-        "\n"
-        "What the verbs' option tables say. bash prints a bash completion script (verbs, each\n"
-        "verb's options and first words, the values an option takes when its usage line lists\n"
-        "them, file names for the rest): gcratchet completion bash >/etc/bash_completion.d/\n"
+    .args = "bash|options|synopsis [VERB]",
+    .description =
+        "What the verbs' declarations say. bash prints a bash completion script (verbs, each\n"
+        "verb's options and first words, the values an option takes when it is one of a few\n"
+        "words, file names for the rest): gcratchet completion bash >/etc/bash_completion.d/\n"
         "gcratchet, or eval \"$(gcratchet completion bash)\" in ~/.bashrc. options VERB prints\n"
         "VERB's options one a line, \"--rounds=\" for one that takes a value. synopsis prints\n"
         "every verb's usage lines, the block README.md's Commands section shows (make\n"
-        "readme-synopsis writes it there).\n"
-        "\n"
-        "Exit status: 0 printed; 2 bad arguments or an unknown verb.\n",
+        "readme-synopsis writes it there).\n",
+    .exit_status = "0 printed; 2 bad arguments or an unknown verb.",
+    .run = completion_main,
 };

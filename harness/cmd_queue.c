@@ -113,44 +113,6 @@ static void queue_scan_row(void *ctx, const struct cli_option *row, const char *
 }
 
 /*
- * TRANSITION (issue 42): the rows the queue reads of a verb not yet declared as rows (ab,
- * ratchet, sweep, minheap and bisect until theirs land); every other argument is passed over,
- * as the queue read them before. Goes, with queue_scan_undeclared, when they are declared.
- */
-static const struct cli_option queue_undeclared_rows[] = {
-    {"--collector", "NAME", CLI_STRING, .flags = CLI_BUILDS},
-    {"--build", "DIR", CLI_STRING, .flags = CLI_BUILDS},
-    {"--probes", "LIST", CLI_STRING, .help = NULL},
-    {"--collector-dir", "DIR", CLI_STRING, .help = NULL},
-    {"--repo", "DIR", CLI_STRING, .help = NULL},
-    {"--good", "REV", CLI_STRING, .help = NULL},
-    {"--bad", "REV", CLI_STRING, .help = NULL},
-    {"--old", "REV", CLI_STRING, .help = NULL},
-    {"--new", "REV", CLI_STRING, .help = NULL},
-    {"--json", "FILE", CLI_STRING, .help = NULL},
-    {"--resume", NULL, CLI_FLAG, .help = NULL},
-    {0},
-};
-
-static void queue_scan_undeclared(struct queue_scan *q)
-{
-	for (int i = 1; i < q->argc; i++) {
-		const char *a = q->argv[i], *eq = strchr(a, '='), *val = NULL;
-		size_t off = 0;
-		char *name = xasprintf("%.*s", (int)(eq ? (size_t)(eq - a) : strlen(a)), a);
-		const struct cli_option *row = cli_find_option(queue_undeclared_rows, name, &off);
-		free(name);
-		if (!row || strncmp(a, "--", 2) != 0)
-			continue;
-		if (eq)
-			val = eq + 1;
-		else if (row->metavar && i + 1 < q->argc)
-			val = q->argv[++i];
-		queue_scan_row(q, row, val);
-	}
-}
-
-/*
  * Walks the verb's arguments with its declaration: -1 after printing why (an unknown option,
  * one without its value: the verb would refuse it on the worker).
  */
@@ -164,10 +126,6 @@ static int queue_scan(struct queue_scan *q, const char *verb, const struct strli
 	for (size_t i = 0; i < args->n; i++)
 		q->argv[i + 1] = args->items[i];
 	q->next = 1;
-	if (v->usage) {
-		queue_scan_undeclared(q);
-		return 0;
-	}
 	return cli_scan(v, q->argc, q->argv, queue_scan_row, q);
 }
 

@@ -437,12 +437,15 @@ static const struct cli_option ratchet_options[] = {
     /* check's --profile, which a ratchet defaults */
     {"--profile", "shared_ci|pinned_host", CLI_STRING, RO(check.profile),
      .help = "the baseline profile (default shared_ci)"},
+    /* check's --collector, which here also names the build measured (the queue reads it) */
+    {"--collector", "NAME", CLI_STRING, RO(check.collector), .flags = CLI_BUILDS,
+     .help = "the shipped collector measured and judged (default " CLI_DEFAULT_COLLECTOR ")"},
     {.name = "check's options",
      .kind = CLI_INCLUDE,
      .off = RO(check),
      .rows = verdict_options,
      .group = VERDICT_OPT_JUDGE},
-    {"--build", "DIR", CLI_STRING, RO(build_dir),
+    {"--build", "DIR", CLI_STRING, RO(build_dir), .flags = CLI_BUILDS,
      .help = "a build folder, measured and judged against the baseline of the collector its "
              "manifest names (instead of --collector)"},
     /* measure's row and bounds; 0 stays "the profile's rounds" */

@@ -395,27 +395,6 @@ const struct cli_option session_options[] = {
 };
 #undef SO
 
-struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own)
-{
-	size_t n = 0, k = 0, nrows = 0;
-	struct cli_opt *t;
-
-	while (own && own[n].name)
-		n++;
-	while (session_options[nrows].name)
-		nrows++;
-	t = xcalloc(n + nrows + 1, sizeof *t);
-	for (k = 0; k < n; k++)
-		t[k] = own[k];
-	for (size_t i = 0; i < nrows; i++)
-		if (session_options[i].group & o->accept)
-			t[k++] = (struct cli_opt){
-			    session_options[i].name,
-			    (session_options[i].metavar ? 1 : 0) |
-			        (session_options[i].flags & CLI_HIDDEN ? CLI_OPT_HIDDEN : 0)};
-	return t;
-}
-
 int session_opts_parse(struct session_opts *o, const char *opt, const char *val, struct err *e)
 {
 	const struct cli_option *row = NULL;

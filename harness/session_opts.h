@@ -132,8 +132,6 @@ void session_opts_release(struct session_opts *o);
  * .off = where its struct session_opts is}.
  */
 extern const struct cli_option session_options[];
-/* TRANSITION (issue 42): the walker's table of a verb not yet declared as rows. */
-struct cli_opt *session_opts_table(const struct session_opts *o, const struct cli_opt *own);
 
 /*
  * Applies one option (its name as in the table, "--rounds", and its value, NULL for a flag).

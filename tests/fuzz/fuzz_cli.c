@@ -1,13 +1,13 @@
 /*
- * fuzz_cli.c — the command-line iterator (cli_next) and the count parser (cli_parse_count)
+ * fuzz_cli.c — the command-line walker (cli_scan, cli_parse's) and the count parser (cli_parse_count)
  * over any argv. The input is split on NUL bytes into argv[1..]; argv[0] is the subcommand.
  * Options come from one table that holds every subcommand's options, with and without
  * values, so "--name value", "--name=value", a missing value and an unexpected one are all
  * reachable; values of count options go through cli_parse_count, probe lists and positional
  * arguments through cli_resolve_probe, as the subcommands do.
  *
- * Promises checked besides the sanitizers': an option returned is one of the table's (or
- * --help), with a value exactly when it takes one; a count that parses prints back as the
+ * Promises checked besides the sanitizers': an option handed back is one of the table's, with
+ * a value exactly when it takes one; a count that parses prints back as the
  * value without its leading zeros, so "exact integers" hold.
  */
 #include "cli.h"
@@ -20,18 +20,40 @@ struct fuzz_cli_count {
 	int allow_zero;
 };
 
-static const struct cli_opt fuzz_cli_opts[] = {
-    {"--accept", 1}, {"--base", 1},         {"--baseline", 1},
-    {"--build", 1},  {"--clean-env", 0},    {"--collector", 1},
-    {"--cpu", 1},    {"--db", 1},           {"--env-offset", 1},
-    {"--events", 1}, {"--fix", 1},          {"--format", 1},
-    {"--html", 1},   {"--idle-below", 1},   {"--idle-timeout", 1},
-    {"--json", 1},   {"--lock-timeout", 1}, {"--md", 1},
-    {"--meters", 1}, {"--no-aslr", 0},      {"--out", 1},
-    {"--probes", 1}, {"--profile", 1},      {"--ref", 1},
-    {"--rounds", 1}, {"--seed", 1},         {"--session", 1},
-    {"--size", 1},   {"--strict", 0},       {"--timeout", 1},
-    {"--two-n", 1},  {"--warmup", 1},       {NULL, 0},
+static const struct cli_option fuzz_cli_opts[] = {
+    {"--accept", "V", CLI_STRING, .help = NULL},
+    {"--base", "V", CLI_STRING, .help = NULL},
+    {"--baseline", "V", CLI_STRING, .help = NULL},
+    {"--build", "V", CLI_STRING, .help = NULL},
+    {"--clean-env", NULL, CLI_STRING, .help = NULL},
+    {"--collector", "V", CLI_STRING, .help = NULL},
+    {"--cpu", "V", CLI_STRING, .help = NULL},
+    {"--db", "V", CLI_STRING, .help = NULL},
+    {"--env-offset", "V", CLI_STRING, .help = NULL},
+    {"--events", "V", CLI_STRING, .help = NULL},
+    {"--fix", "V", CLI_STRING, .help = NULL},
+    {"--format", "V", CLI_STRING, .help = NULL},
+    {"--html", "V", CLI_STRING, .help = NULL},
+    {"--idle-below", "V", CLI_STRING, .help = NULL},
+    {"--idle-timeout", "V", CLI_STRING, .help = NULL},
+    {"--json", "V", CLI_STRING, .help = NULL},
+    {"--lock-timeout", "V", CLI_STRING, .help = NULL},
+    {"--md", "V", CLI_STRING, .help = NULL},
+    {"--meters", "V", CLI_STRING, .help = NULL},
+    {"--no-aslr", NULL, CLI_STRING, .help = NULL},
+    {"--out", "V", CLI_STRING, .help = NULL},
+    {"--probes", "V", CLI_STRING, .help = NULL},
+    {"--profile", "V", CLI_STRING, .help = NULL},
+    {"--ref", "V", CLI_STRING, .help = NULL},
+    {"--rounds", "V", CLI_STRING, .help = NULL},
+    {"--seed", "V", CLI_STRING, .help = NULL},
+    {"--session", "V", CLI_STRING, .help = NULL},
+    {"--size", "V", CLI_STRING, .help = NULL},
+    {"--strict", NULL, CLI_STRING, .help = NULL},
+    {"--timeout", "V", CLI_STRING, .help = NULL},
+    {"--two-n", "V", CLI_STRING, .help = NULL},
+    {"--warmup", "V", CLI_STRING, .help = NULL},
+    {0},
 };
 
 static const struct fuzz_cli_count fuzz_cli_counts[] = {
@@ -77,47 +99,55 @@ static void fuzz_cli_resolve(const char *want, const struct strlist *available)
 	FUZZ_ASSERT(!name || strlist_contains(available, name), "resolved to an unknown probe");
 }
 
+struct fuzz_cli_walk {
+	struct strlist *positional;
+	struct strlist *available;
+};
+
+static void fuzz_cli_each(void *ctx, const struct cli_option *row, const char *val)
+{
+	struct fuzz_cli_walk *w = ctx;
+	struct strlist pieces = {0};
+	const struct cli_option *o = fuzz_cli_opts;
+
+	if (!row) {
+		strlist_push(w->positional, val);
+		return;
+	}
+	while (o->name && o != row)
+		o++;
+	FUZZ_ASSERT(o->name != NULL, "cli_scan handed back a row not in the table");
+	FUZZ_ASSERT((o->metavar != NULL) == (val != NULL), "a value where none is taken, or none");
+	if (!val)
+		return;
+	fuzz_cli_check_count(row->name, val);
+	if (strcmp(row->name, "--probes") == 0) {
+		strlist_split(&pieces, val);
+		for (size_t i = 0; i < pieces.n; i++)
+			fuzz_cli_resolve(pieces.items[i], w->available);
+		strlist_release(&pieces);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char verb[] = "fuzz";
+	static const struct cli_verb verb = {.name = "fuzz", .options = fuzz_cli_opts};
+	static char name[] = "fuzz";
 	char *text = fuzz_text(data, size), *argv[FUZZ_CLI_MAX_ARGS + 1];
-	struct strlist positional = {0}, available = {0}, pieces = {0};
-	const char *opt, *val;
-	struct cli_iter it;
+	struct strlist positional = {0}, available = {0};
+	struct fuzz_cli_walk w = {&positional, &available};
 	int argc = 1, rc;
 
 	/* Every NUL-terminated piece is one argument; the text's own NUL ends the last. */
-	argv[0] = verb;
+	argv[0] = name;
 	for (size_t at = 0; at < size && argc < FUZZ_CLI_MAX_ARGS; at += strlen(text + at) + 1)
 		argv[argc++] = text + at;
 	argv[argc] = NULL;
 	for (size_t i = 0; fuzz_cli_probe_names[i]; i++)
 		strlist_push(&available, fuzz_cli_probe_names[i]);
 
-	/* Odd-sized inputs walk as a verb that takes no positional argument (measure does). */
-	cli_iter_init(&it, "fuzz", argc, argv, fuzz_cli_opts);
-	while ((rc = cli_next(&it, &opt, &val, size % 2 ? NULL : &positional)) == 1) {
-		const struct cli_opt *o = fuzz_cli_opts;
-
-		if (strcmp(opt, "--help") == 0) {
-			FUZZ_ASSERT(val == NULL, "--help came with a value");
-			continue;
-		}
-		while (o->name && strcmp(o->name, opt) != 0)
-			o++;
-		FUZZ_ASSERT(o->name != NULL, "cli_next returned an option not in the table");
-		FUZZ_ASSERT(o->has_arg == (val != NULL), "a value where none is taken, or none");
-		if (!val)
-			continue;
-		fuzz_cli_check_count(opt, val);
-		if (strcmp(opt, "--probes") == 0) {
-			strlist_split(&pieces, val);
-			for (size_t i = 0; i < pieces.n; i++)
-				fuzz_cli_resolve(pieces.items[i], &available);
-			strlist_release(&pieces);
-		}
-	}
-	FUZZ_ASSERT(rc == 0 || rc == -1, "cli_next returned neither 1, 0 nor -1");
+	rc = cli_scan(&verb, argc, argv, fuzz_cli_each, &w);
+	FUZZ_ASSERT(rc == 0 || rc == -1, "cli_scan returned neither 0 nor -1");
 	for (size_t i = 0; i < positional.n; i++)
 		fuzz_cli_resolve(positional.items[i], &available);
 	strlist_release(&available);
