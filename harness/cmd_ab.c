@@ -13,7 +13,7 @@
 #include "cmds.h"
 #include "ab_report.h"
 #include "compare.h"
-#include "progress.h"
+#include "measuring.h"
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
@@ -123,21 +123,6 @@ out:
 	return rc;
 }
 
-/* ---- Progress, on stderr (progress.h) ------------------------------------------------ */
-
-struct ab_progress {
-	struct progress *estimate;
-	struct progress_display display;
-};
-
-static void ab_on_progress(void *ctx, const struct session_progress *p)
-{
-	struct ab_progress *pr = ctx;
-
-	progress_report(pr->estimate, p);
-	progress_display_update(&pr->display, pr->estimate, p);
-}
-
 /* ---- The command ---------------------------------------------------------------------- */
 
 /*
@@ -193,13 +178,10 @@ static int ab_main(int argc, char **argv)
 	struct session_setup s;
 	struct strlist sides = {0}, *knobs = a.knobs;
 	struct session_outcome outcome;
-	struct ab_progress progress;
-	struct err e;
 	struct sbuf meters_text;
 	char *root = buildinfo_root(), *command = NULL;
 	int rc = EXIT_UNJUDGED, r, across;
 
-	memset(&progress, 0, sizeof progress);
 	memset(&a, 0, sizeof a);
 	a.across = COMPARE_MODE_AUTO;
 	session_setup_init(&s);
@@ -263,15 +245,8 @@ static int ab_main(int argc, char **argv)
 		        "gcratchet %s: A/A: BASE and FIX are one build, stored once and run as two "
 		        "arms, %s and %s\n",
 		        cmd, cli_safe(s.labels[0]), cli_safe(s.labels[1]));
-	progress.estimate = progress_new(&s.plan);
-	progress_display_init(&progress.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
-	r = session_run(&s.plan, s.st, ab_on_progress, &progress, &outcome, &e);
-	progress_display_clear(&progress.display);
-	if (r != 0) {
-		rc = cli_error(cmd, "%s%s", e.msg,
-		               outcome.session_id ? " (runs stored so far are kept)" : "");
+	if (measuring_run(cmd, &s, NULL, &outcome) != 0)
 		goto out;
-	}
 	fprintf(stderr, "gcratchet %s: session %lld: %d run%s, %d failed%s; stored in %s\n", cmd,
 	        (long long)outcome.session_id, outcome.runs, outcome.runs == 1 ? "" : "s",
 	        outcome.runs_failed,
@@ -280,7 +255,6 @@ static int ab_main(int argc, char **argv)
 	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, a.md, a.json,
 	                       a.html, 1);
 out:
-	progress_free(progress.estimate);
 	session_setup_end(&s);
 	session_opts_release(o);
 	strlist_release(&sides);

@@ -23,8 +23,8 @@
 #include "cli.h"
 #include "cmds.h"
 #include "json.h"
+#include "measuring.h"
 #include "metrics.h"
-#include "progress.h"
 #include "quiet.h"
 #include "report_bisect.h"
 #include "session_opts.h"
@@ -68,19 +68,6 @@ static const char *bisect_word(const struct bisect_engine *c, enum bisect_mark m
 
 /* ---- Measuring ------------------------------------------------------------------------- */
 
-struct bisect_progress {
-	struct progress *estimate;
-	struct progress_display display; /* on stderr, as all of the running account's progress */
-};
-
-static void bisect_on_progress(void *ctx, const struct session_progress *p)
-{
-	struct bisect_progress *pr = ctx;
-
-	progress_report(pr->estimate, p);
-	progress_display_update(&pr->display, pr->estimate, p);
-}
-
 /*
  * The engine's measure hook: sets up the session m asks for with the run options bisect was
  * given, copied whole (so none is dropped), and what the engine decides on top (arms, probes,
@@ -93,9 +80,8 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 	struct session_opts o;
 	struct session_setup s;
 	struct session_outcome outcome;
-	struct bisect_progress pr = {NULL, {0}};
 	struct err se = ERR_INIT;
-	int rc = -1, r;
+	int rc = -1;
 
 	*session_id = 0;
 	*runs = NULL;
@@ -131,13 +117,10 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		err_setc(e, ERR_FAILED, "%s", "");
 		goto out;
 	}
-	pr.estimate = progress_new(&s.plan);
-	progress_display_init(&pr.display, v->cmd, stderr, STDERR_FILENO, s.plan.stop);
-	r = session_run(&s.plan, s.st, bisect_on_progress, &pr, &outcome, &se);
-	progress_display_clear(&pr.display);
-	if (r != 0) {
-		err_setc(e, se.code, "%s%s", se.msg,
-		         outcome.session_id ? " (runs stored so far are kept)" : "");
+	/* It prints why the harness failed itself, as session_setup_begin does. */
+	if (measuring_run(v->cmd, &s, NULL, &outcome) != 0) {
+		*session_id = outcome.session_id;
+		err_setc(e, ERR_FAILED, "%s", "");
 		goto out;
 	}
 	*session_id = outcome.session_id;
@@ -149,7 +132,6 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		goto out;
 	rc = 0;
 out:
-	progress_free(pr.estimate);
 	session_setup_end(&s);
 	session_opts_release(&o);
 	return rc;

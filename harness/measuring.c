@@ -69,7 +69,7 @@ static void measuring_progress(void *ctx, const struct session_progress *p)
 	const struct measuring_lines *l = d->lines;
 
 	progress_report(d->estimate, p);
-	if (!l->shown || l->shown(l->ctx, p)) {
+	if (l && (!l->shown || l->shown(l->ctx, p))) {
 		if (d->stdout_tty)
 			progress_display_clear(&d->display);
 		l->print(l->ctx, p);

@@ -37,7 +37,7 @@ struct measuring_lines {
 
 /*
  * Runs the session s set up (session_opts.h) as s->plan says, showing its runs as `lines`
- * says. 0 with *outcome; -1 after printing why the harness failed ("gcratchet CMD: ...",
+ * says (NULL: none on stdout, only the status line: ab, bisect). 0 with *outcome; -1 after printing why the harness failed ("gcratchet CMD: ...",
  * saying that the runs stored so far are kept when the session had begun), outcome's
  * session_id still set.
  */
