@@ -110,6 +110,8 @@ for c in jvm-serial jvm-g1; do
 	expect_status 0 "$GCR" check --all --profile shared_ci --collector $c --session 1
 	expect_grep "^01_nursery_churn +census.alloc_bytes .* ok$" "$T/out" "$c: alloc_bytes gated and ok"
 	expect_grep "^verdict: ok " "$T/out" "$c passes its baseline"
+	# The suite shows a failed test's last lines; the cells that were not ok come first.
+	grep -E ' (REGRESSED|COULD NOT JUDGE|INERT)' "$T/out" | sed "s/^/  $c: /" >&2 || :
 done
 
 # ZGC's ci heap is 32 MiB, half the others': JDK 17's ZGC starts cycles by clock-driven
