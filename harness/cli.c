@@ -1,6 +1,8 @@
 #include "cli.h"
 
 #include <sys/stat.h>
+
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,10 +16,13 @@
 
 #include "escape.h"
 #include "history.h"
+#include "metrics.h"
 
 size_t cli_edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), prev[65], cur[65];
+	/* Three rows: two letters swapped ("gne" for "gen") is one edit, as a typist makes it. */
+	size_t la = strlen(a), lb = strlen(b), rows[3][65];
+	size_t *two = rows[0], *prev = rows[1], *cur = rows[2];
 
 	if (la > 64 || lb > 64)
 		return (size_t)-1;
@@ -29,8 +34,16 @@ size_t cli_edit_distance(const char *a, const char *b)
 			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
 			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
 			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    two[j - 2] + 1 < cur[j])
+				cur[j] = two[j - 2] + 1;
 		}
-		memcpy(prev, cur, (lb + 1) * sizeof *prev);
+		{
+			size_t *t = two;
+			two = prev;
+			prev = cur;
+			cur = t;
+		}
 	}
 	return prev[lb];
 }
@@ -226,6 +239,84 @@ char *cli_baseline_find(const char *profile, const char *collector)
 	}
 	free(installed);
 	return own;
+}
+
+const char *cli_near_in(const char *typed, const struct strlist *names)
+{
+	struct cli_near near = {0};
+
+	for (size_t i = 0; i < names->n; i++)
+		cli_nearer(typed, names->items[i], &near);
+	return cli_near_name(typed, &near);
+}
+
+int cli_check_profile(const char *cmd, const char *profile)
+{
+	static const char *const profiles[] = {"shared_ci", "pinned_host"};
+	struct strlist names = {0};
+	enum metric_profile p;
+	const char *near;
+
+	if (metrics_profile_parse(profile, &p) == 0)
+		return 0;
+	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+		strlist_push(&names, profiles[i]);
+	near = cli_near_in(profile, &names);
+	cli_error(cmd, "unknown profile \"%s\" (%s%s%svalid: shared_ci, pinned_host)", profile,
+	          near ? "did you mean " : "", near ? near : "", near ? "? " : "");
+	strlist_release(&names);
+	return -1;
+}
+
+/* The collectors a name may mean here: the shipped builds, and those with a baseline. */
+static void cli_known_collectors(struct strlist *names)
+{
+	char *root = buildinfo_root();
+	const char *const profiles[] = {"shared_ci", "pinned_host"};
+
+	buildinfo_list(root, names);
+	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
+		char *dir = xasprintf("%s/%s", cli_baseline_dir(), profiles[i]);
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+			char *name;
+			if (n <= 5 || strcmp(de->d_name + n - 5, ".json") != 0)
+				continue;
+			name = xasprintf("%.*s", (int)(n - 5), de->d_name);
+			if (!strlist_contains(names, name))
+				strlist_push(names, name);
+			free(name);
+		}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	free(root);
+}
+
+int cli_unknown_collector(const char *cmd, const char *collector)
+{
+	struct strlist names = {0};
+	const char *near = NULL;
+	char *valid;
+
+	cli_known_collectors(&names);
+	/* An unknown name with none near may be an out-of-tree collector's: the caller's advice
+	 * (pin one) stands for it. */
+	if (!strlist_contains(&names, collector))
+		near = cli_near_in(collector, &names);
+	if (near) {
+		valid = strlist_join(&names, ", ");
+		cli_error(cmd,
+		          "unknown collector \"%s\": no shipped build or baseline has that name "
+		          "(did you mean %s? valid: %s)",
+		          collector, near, valid);
+		free(valid);
+	}
+	strlist_release(&names);
+	return near != NULL;
 }
 
 int cli_is_probe_number(const char *want)

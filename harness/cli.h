@@ -165,7 +165,8 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 const char *cli_safe(const char *s);
 /* The nearest command's name to a mistyped one, for "did you mean"; NULL when none is close. */
 const char *cli_near_command(const char *name);
-/* Levenshtein distance of two strings of up to 64 characters ((size_t)-1 for longer ones). */
+/* Edit distance of two strings of up to 64 characters, a swap of two neighbours one edit
+ * (optimal string alignment); (size_t)-1 for longer ones. */
 size_t cli_edit_distance(const char *a, const char *b);
 /* 1 when a distance makes a "did you mean": 1 edit in up to 4 characters, 2 in 8, else 3. */
 int cli_close_enough(const char *typed, size_t distance);
@@ -177,6 +178,20 @@ struct cli_near {
 void cli_nearer(const char *typed, const char *candidate, struct cli_near *near);
 /* The nearest name, if it is close enough to suggest (cli_close_enough), else NULL. */
 const char *cli_near_name(const char *typed, const struct cli_near *near);
+/* The nearest of names to a mistyped one, close enough for "did you mean"; NULL: none is. */
+const char *cli_near_in(const char *typed, const struct strlist *names);
+/*
+ * 0 when profile is shared_ci or pinned_host; else prints "unknown profile "X" (did you mean
+ * shared_ci? valid: shared_ci, pinned_host)" (the guess only when one is close) and -1.
+ */
+int cli_check_profile(const char *cmd, const char *profile);
+/*
+ * 1 after printing "unknown collector "X": no shipped build or baseline has that name (did
+ * you mean gen? valid: ...)" when neither build/collectors nor any profile's baselines know
+ * the name and one they know is near it; 0 (silent) otherwise: a known name, or one that may
+ * be an out-of-tree collector's.
+ */
+int cli_unknown_collector(const char *cmd, const char *collector);
 /* 1 when a probe is asked for by number ("1", "01"), not by name. */
 int cli_is_probe_number(const char *want);
 

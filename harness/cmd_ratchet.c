@@ -358,11 +358,8 @@ static int ratchet_main(int argc, char **argv)
 		goto out;
 	}
 	build_dir = ro.build_dir;
-	if (strcmp(c->profile, "shared_ci") != 0 && strcmp(c->profile, "pinned_host") != 0) {
-		rc = cli_error(cmd, "unknown profile \"%s\" (valid: shared_ci, pinned_host)",
-		               c->profile);
+	if (cli_check_profile(cmd, c->profile) != 0)
 		goto out;
-	}
 	if (build_dir && c->collector) {
 		rc = cli_error(cmd, "--collector and --build name the build twice: give one");
 		goto out;

@@ -644,11 +644,13 @@ static int session_setup_collector(const char *cmd, struct session_setup *s, con
 
 	buildinfo_list(s->root, &names);
 	if (!strlist_contains(&names, name)) {
+		const char *near = cli_near_in(name, &names);
 		valid = strlist_join(&names, ", ");
 		cli_error(cmd,
-		          "unknown collector \"%s\" (valid: %s); a build folder elsewhere is "
+		          "unknown collector \"%s\" (%s%s%svalid: %s); a build folder elsewhere is "
 		          "--build DIR",
-		          name, names.n ? valid : "none built: run make");
+		          name, near ? "did you mean " : "", near ? near : "", near ? "? " : "",
+		          names.n ? valid : "none built: run make");
 		goto out;
 	}
 	dir = xasprintf("%s/collectors/%s", s->root, name);
@@ -737,9 +739,10 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	struct err e;
 
 	s->root = buildinfo_root();
-	if (cli_plan_meters(cmd, o->meters, o->events, plan, &s->vg, &s->perf) != 0)
-		return -1;
+	/* The builds first: a mistyped collector is said before anything about the meters. */
 	if (session_setup_builds(cmd, o, s) != 0)
+		return -1;
+	if (cli_plan_meters(cmd, o->meters, o->events, plan, &s->vg, &s->perf) != 0)
 		return -1;
 	session_setup_meters_off(cmd, o, s);
 	if (session_setup_arms(cmd, o, s) != 0)

@@ -179,9 +179,9 @@ void session_setup_add_arm(struct session_setup *s, struct buildinfo *b,
 int session_opts_knob(struct strlist *knobs, const char *opt, const char *val, struct err *e);
 
 /*
- * In this order: plans the meters, adds an arm for each of o's --collector and --build builds
- * after those the caller added (the default collector when there are none at all; a build
- * named twice is refused), gives every arm o's --knob overrides (an arm's own win) and a
+ * In this order: adds an arm for each of o's --collector and --build builds after those the
+ * caller added (the default collector when there are none at all; a build named twice is
+ * refused; a collector that is not shipped named with the nearest that is), plans the meters, gives every arm o's --knob overrides (an arm's own win) and a
  * label (its build's name; "NAME (2)", "NAME (3)" for the second and third arm of a name),
  * plans the probes, draws a seed unless o has one, finds the launcher, finds the THP condition
  * the probes will get (hostinfo_thp_try; one other than o's --thp is a warning on stderr, and

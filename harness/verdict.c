@@ -53,9 +53,14 @@ int verdict_session(const char *cmd, const struct verdict_opts *o)
 		rc = cli_error(cmd, "--profile is required (shared_ci or pinned_host)");
 		goto out;
 	}
+	if (cli_check_profile(cmd, profile) != 0)
+		goto out;
 	path = o->baseline ? xstrdup(o->baseline) : cli_baseline_find(profile, collector);
 	if (judge_baseline_load(path, profile, &b, &e) != 0) {
-		if (!o->baseline && e.code == ERR_NOT_FOUND) {
+		if (!o->baseline && e.code == ERR_NOT_FOUND &&
+		    cli_unknown_collector(cmd, collector)) {
+			goto out;
+		} else if (!o->baseline && e.code == ERR_NOT_FOUND) {
 			char *looked = cli_baseline_looked();
 			rc = cli_error(
 			    cmd,
