@@ -107,17 +107,6 @@ const char *cli_safe(const char *s)
 	return *slot;
 }
 
-int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
-                    uint64_t *out)
-{
-	if (parse_u64(val, out) != 0 || (!allow_zero && *out == 0)) {
-		cli_error(cmd, "%s must be a %s integer, got \"%s\"", opt,
-		          allow_zero ? "non-negative" : "positive", val);
-		return -1;
-	}
-	return 0;
-}
-
 int cli_parse_session(const char *cmd, const char *opt, const char *val, const char *word,
                       int64_t *id)
 {
@@ -319,28 +308,11 @@ int cli_unknown_collector(const char *cmd, const char *collector)
 	return near != NULL;
 }
 
-int cli_is_probe_number(const char *want)
-{
-	int all_digits = *want != '\0';
-
-	for (const char *p = want; *p; p++)
-		all_digits &= isdigit((unsigned char)*p) != 0;
-	return all_digits;
-}
-
 const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available)
 {
-	const char *found = NULL;
-	int all_digits = cli_is_probe_number(want);
+	const char *found = strlist_find_probe(available, want);
 	char *valid;
-	for (size_t i = 0; i < available->n; i++) {
-		const char *name = available->items[i];
-		if (strcmp(name, want) == 0)
-			return name;
-		/* "1" and "01" both name 01_nursery_churn. */
-		if (all_digits && atoi(name) == atoi(want) && isdigit((unsigned char)name[0]))
-			found = name;
-	}
+
 	if (found)
 		return found;
 	valid = strlist_join(available, ", ");

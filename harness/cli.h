@@ -192,12 +192,7 @@ int cli_check_profile(const char *cmd, const char *profile);
  * be an out-of-tree collector's.
  */
 int cli_unknown_collector(const char *cmd, const char *collector);
-/* 1 when a probe is asked for by number ("1", "01"), not by name. */
-int cli_is_probe_number(const char *want);
 
-/* Parses a positive (or non-negative when allow_zero) integer option; prints on error. */
-int cli_parse_count(const char *cmd, const char *opt, const char *val, int allow_zero,
-                    uint64_t *out);
 /*
  * Parses --session's value, for every verb that takes one: a session id from 1 to INT64_MAX
  * (a store's ids are SQLite rowids and PostgreSQL BIGINTs), checked before conversion, or

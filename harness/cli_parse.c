@@ -42,7 +42,6 @@ const struct cli_option *cli_find_option(const struct cli_option *rows, const ch
 				return f;
 			}
 		} else if (strcmp(r->name, opt) == 0) {
-			*off += 0;
 			return r;
 		}
 	}
@@ -81,11 +80,6 @@ void cli_each_option(const struct cli_option *rows,
 
 	cli_each_seen(rows, NULL, &seen, each, ctx);
 	strlist_release(&seen);
-}
-
-static int cli_all_digits(const char *s)
-{
-	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
 /* "a|b|c" as "a, b or c". */
@@ -127,7 +121,7 @@ int cli_count(const struct cli_option *row, const char *val, uint64_t *out, stru
 		if (parse_u64(val, &v) != 0 || v < row->min)
 			return err_setc(e, ERR_INVALID, "%s must be a %s integer, got \"%s\"",
 			                row->name, row->min ? "positive" : "non-negative", val);
-	} else if (!cli_all_digits(val)) {
+	} else if (!is_all_digits(val)) {
 		return err_setc(e, ERR_INVALID,
 		                "%s must be an integer from %" PRIu64 " to %" PRIu64
 		                "%s, got \"%s\"",
@@ -231,12 +225,10 @@ int cli_apply(const struct cli_option *row, void *base, const char *val, struct 
 	return err_setc(e, ERR_INVALID, "option %s cannot be set", row->name);
 }
 
-/* Offers every name a table shows (hidden ones too) to near. */
-static void cli_near_row(void *ctx, const struct cli_option *row)
+/* Collects every name a table shows (hidden ones too), for "did you mean". */
+static void cli_name_row(void *ctx, const struct cli_option *row)
 {
-	struct cli_near *n = ctx;
-
-	cli_nearer(n[1].name, row->name, n);
+	strlist_push(ctx, row->name);
 }
 
 /* The first word of a verb's name: what its messages are prefixed with. */
@@ -287,10 +279,10 @@ static int cli_walk(const struct cli_verb *v, int argc, char **argv, void *base,
 		typed = xasprintf("%.*s", (int)len, arg);
 		row = cli_find_option(v->options, typed, &off);
 		if (!row) {
-			struct cli_near near[2] = {{0}, {typed, 0}};
+			struct strlist names = {0};
 			const char *close;
-			cli_each_option(v->options, cli_near_row, near);
-			close = cli_near_name(typed, near);
+			cli_each_option(v->options, cli_name_row, &names);
+			close = cli_near_in(typed, &names);
 			if (close)
 				cli_error(
 				    cmd,
@@ -300,6 +292,7 @@ static int cli_walk(const struct cli_verb *v, int argc, char **argv, void *base,
 			else
 				cli_error(cmd, "unknown option \"%s\" (see gcratchet %s --help)",
 				          typed, v->name);
+			strlist_release(&names);
 			free(typed);
 			return -1;
 		}

@@ -180,8 +180,8 @@ static int history_resolve_probe(struct store *st, const char *collector, const 
                                  char **out, struct err *e)
 {
 	struct strlist names = {0};
-	const char *found = NULL;
-	int number = *want != '\0' && strspn(want, "0123456789") == strlen(want);
+	const char *found;
+	int number = is_all_digits(want);
 	char *valid;
 
 	*out = NULL;
@@ -193,17 +193,10 @@ static int history_resolve_probe(struct store *st, const char *collector, const 
 		*out = xstrdup(want);
 		return 0;
 	}
-	/* As cli_resolve_probe: the name itself, else "1" and "01" name 01_nursery_churn. */
-	for (size_t i = 0; i < names.n && !*out; i++) {
-		const char *name = names.items[i];
-		if (strcmp(name, want) == 0)
-			*out = xstrdup(name);
-		else if (atoi(name) == atoi(want) && isdigit((unsigned char)name[0]))
-			found = name;
-	}
-	if (!*out && found)
+	found = strlist_find_probe(&names, want);
+	if (found) {
 		*out = xstrdup(found);
-	if (!*out) {
+	} else {
 		valid = strlist_join(&names, ", ");
 		err_setc(e, ERR_INVALID, "unknown probe \"%s\" (valid: %s)", want, valid);
 		free(valid);

@@ -131,11 +131,6 @@ void session_opts_copy(struct session_opts *dst, const struct session_opts *src)
 	dst->db = session_opts_copy_str(src->db);
 }
 
-static int session_opts_all_digits(const char *s)
-{
-	return *s && strspn(s, "0123456789") == strlen(s);
-}
-
 int session_opts_set_size(struct session_opts *o, const char *size, struct err *e)
 {
 	if (strcmp(size, "ci") && strcmp(size, "default") && strcmp(size, "large"))
@@ -263,8 +258,7 @@ static int session_opts_cpu_row(void *field, const struct cli_option *row, const
 	uint64_t v;
 
 	(void)row;
-	if (!session_opts_all_digits(val) || parse_u64(val, &v) != 0 || ncpu < 1 ||
-	    v >= (uint64_t)ncpu)
+	if (!is_all_digits(val) || parse_u64(val, &v) != 0 || ncpu < 1 || v >= (uint64_t)ncpu)
 		return err_setc(e, ERR_INVALID, "--cpu %s: this host has CPUs 0 to %ld", val,
 		                ncpu - 1);
 	o->pin_cpu = 1;

@@ -250,6 +250,21 @@ void strlist_sort_probes(struct strlist *l)
 		qsort(l->items, l->n, sizeof *l->items, strlist_probe_qsort_cmp);
 }
 
+const char *strlist_find_probe(const struct strlist *names, const char *want)
+{
+	const char *found = NULL;
+	int number = is_all_digits(want);
+
+	for (size_t i = 0; i < names->n; i++) {
+		const char *name = names->items[i];
+		if (strcmp(name, want) == 0)
+			return name;
+		if (number && atoi(name) == atoi(want) && isdigit((unsigned char)name[0]))
+			found = name;
+	}
+	return found;
+}
+
 char *strlist_join(const struct strlist *l, const char *sep)
 {
 	struct sbuf b;
@@ -640,6 +655,11 @@ int write_file_atomic(const char *path, const char *data, size_t len, struct err
 	}
 	free(target);
 	return rc;
+}
+
+int is_all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
 int parse_u64(const char *s, uint64_t *out)

@@ -90,6 +90,11 @@ char *strlist_join(const struct strlist *l, const char *sep);
 int strlist_probe_cmp(const char *a, const char *b);
 /* Sorts l's items by strlist_probe_cmp. */
 void strlist_sort_probes(struct strlist *l);
+/*
+ * The probe of names a user's word means: the name itself, else one it numbers ("1" and "01"
+ * both name 01_nursery_churn); NULL when none. Borrowed from names.
+ */
+const char *strlist_find_probe(const struct strlist *names, const char *want);
 
 /* Reads a whole file; NUL-terminated. Errors name the path. */
 int read_file(const char *path, char **out, size_t *len, struct err *e);
@@ -120,6 +125,8 @@ int write_file_atomic(const char *path, const char *data, size_t len, struct err
  */
 int write_file_is_stdout(const char *path);
 
+/* 1 when s is one or more ASCII digits and nothing else. */
+int is_all_digits(const char *s);
 /* Parses a non-negative decimal integer that fills the whole string. */
 int parse_u64(const char *s, uint64_t *out);
 /* Parses a finite number above 0 that fills the whole string (no blanks, "nan" or "inf"). */

@@ -1,9 +1,9 @@
 /*
- * fuzz_cli.c — the command-line walker (cli_scan, cli_parse's) and the count parser (cli_parse_count)
+ * fuzz_cli.c — the command-line walker (cli_scan, cli_parse's) and the count parser (cli_count)
  * over any argv. The input is split on NUL bytes into argv[1..]; argv[0] is the subcommand.
  * Options come from one table that holds every subcommand's options, with and without
  * values, so "--name value", "--name=value", a missing value and an unexpected one are all
- * reachable; values of count options go through cli_parse_count, probe lists and positional
+ * reachable; values of count options go through cli_count, probe lists and positional
  * arguments through cli_resolve_probe, as the subcommands do.
  *
  * Promises checked besides the sanitizers': an option handed back is one of the table's, with
@@ -75,14 +75,21 @@ static const char *const fuzz_cli_probe_names[] = {
 static void fuzz_cli_check_count(const char *opt, const char *val)
 {
 	for (const struct fuzz_cli_count *c = fuzz_cli_counts; c->name; c++) {
+		/* The row a verb declares for a count with no bound above (cli_count's rule). */
+		const struct cli_option row = {opt, "N",         CLI_U64, 0, c->allow_zero ? 0 : 1,
+		                               0,   .help = NULL};
+		struct err e = ERR_INIT;
 		uint64_t n;
 		char printed[32];
 		const char *digits = val;
 
 		if (strcmp(c->name, opt) != 0)
 			continue;
-		if (cli_parse_count("fuzz", opt, val, c->allow_zero, &n) != 0)
+		if (cli_count(&row, val, &n, &e) != 0) {
+			FUZZ_ASSERT(e.code == ERR_INVALID && strstr(e.msg, opt),
+			            "a refused count without a message naming its option");
 			return;
+		}
 		FUZZ_ASSERT(c->allow_zero || n > 0, "a zero count passed where none is allowed");
 		while (digits[0] == '0' && digits[1] != '\0')
 			digits++;

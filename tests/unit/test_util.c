@@ -1,4 +1,5 @@
-/* util's probe order: every output lists probes by number, whatever order a session ran them. */
+/* util's probe order (every output lists probes by number, whatever order a session ran them)
+ * and a probe found by its name or number. */
 #include "unit.h"
 #include "util.h"
 
@@ -45,5 +46,17 @@ int main(void)
 		CHECK_STR(b.data, "xone\n");
 		sbuf_release(&b);
 	}
+	/* A probe asked for by name, or by number ("1" and "01" both); a number is all digits. */
+	strlist_split(&l, "01_nursery_churn,02_survivor_promotion,foreign_probe");
+	CHECK_STR(strlist_find_probe(&l, "02_survivor_promotion"), "02_survivor_promotion");
+	CHECK_STR(strlist_find_probe(&l, "1"), "01_nursery_churn");
+	CHECK_STR(strlist_find_probe(&l, "002"), "02_survivor_promotion");
+	CHECK(strlist_find_probe(&l, "3") == NULL);
+	CHECK(strlist_find_probe(&l, "1x") == NULL);
+	CHECK(strlist_find_probe(&l, "") == NULL);
+	CHECK_STR(strlist_find_probe(&l, "foreign_probe"), "foreign_probe");
+	CHECK(is_all_digits("0123") && !is_all_digits("") && !is_all_digits("12a") &&
+	      !is_all_digits("-1") && !is_all_digits(" 1"));
+	strlist_release(&l);
 	return unit_done("test_util");
 }
