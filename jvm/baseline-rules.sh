@@ -120,30 +120,21 @@ def in_scope(cell):
     return cell["metric"] in info and (probes is None or cell["probe"] in probes)
 
 
-def widened(cell):
-    why, _, band = wide[cell["metric"]]
-    rule = dict(rules[cell["metric"]])
-    rule.pop("class", None)
-    rule.update(gated=True, band_pct=band, **{"class": "banded"})
-    spread = cell["max"] - cell["min"]
-    o = {"probe": cell["probe"], "metric": cell["metric"], **rule,
-         "rationale": f"jvm/baseline-rules.sh: within {band}%: " + why,
-         "evidence": {"runs": cell["n"],
-                      "spread_pct": 100.0 * spread / abs(cell["median"]) if cell["median"] else 0}}
-    return "    " + dump(o)
-
-
 def override(cell):
-    return widened(cell) if cell["metric"] in wide else not_gated(cell)
-
-
-def not_gated(cell):
-    rule = dict(rules[cell["metric"]])
-    rule.update(gated=False)
+    """The cell's override: recorded, not gated (info), or gated within a wider band (wide)."""
+    metric = cell["metric"]
+    rule = dict(rules[metric])
     rule.pop("class", None)
+    if metric in wide:
+        why, _, band = wide[metric]
+        rule.update(gated=True, band_pct=band)
+        kind, said = "banded", f"within {band}%: {why}"
+    else:
+        rule.update(gated=False)
+        kind, said = "info", "not gated: " + info[metric]
     spread = cell["max"] - cell["min"]
-    o = {"probe": cell["probe"], "metric": cell["metric"], **rule, "class": "info",
-         "rationale": "jvm/baseline-rules.sh: not gated: " + info[cell["metric"]],
+    o = {"probe": cell["probe"], "metric": metric, **rule, "class": kind,
+         "rationale": "jvm/baseline-rules.sh: " + said,
          "evidence": {"runs": cell["n"],
                       "spread_pct": 100.0 * spread / abs(cell["median"]) if cell["median"] else 0}}
     return "    " + dump(o)
