@@ -275,17 +275,9 @@ out:
 	return rc;
 }
 
-/* The profile, in the word it is named by (checked after parsing: cli_check_profile). */
-static int doctor_profile(void *field, const struct cli_option *row, const char *val, struct err *e)
-{
-	(void)row, (void)e;
-	*(const char **)field = val;
-	return 0;
-}
-
-/* Its one option lands in a const char *: the profile checked. */
+/* Its one option lands in a const char *: the profile, checked after parsing. */
 static const struct cli_option doctor_options[] = {
-    {"--profile", "shared_ci|pinned_host", CLI_CALL, 0, .call = doctor_profile,
+    {"--profile", "shared_ci|pinned_host", CLI_STRING, 0,
      .help = "the profile this host is checked against (default shared_ci)"},
     {0},
 };
