@@ -504,7 +504,7 @@ static int baseline_check_runs(const struct baseline_cell *x, const char *where,
 
 static int baseline_check_tables(const struct baseline *b, struct err *e)
 {
-	char where[320];
+	char where[320], hint[128];
 	size_t at;
 
 	for (size_t i = 0; i < b->nrules; i++) {
@@ -513,8 +513,8 @@ static int baseline_check_tables(const struct baseline *b, struct err *e)
 			return err_setc(e, ERR_INVALID, "rules: entry %zu has no metric", i);
 		json_path_key(where, sizeof where, "rules", r->metric);
 		if (!metrics_is_known(r->metric))
-			return err_setc(e, ERR_INVALID,
-			                "%s: unknown metric (see `gcratchet list metrics`)", where);
+			return err_setc(e, ERR_INVALID, "%s: unknown metric (%s)", where,
+			                metrics_hint(r->metric, hint, sizeof hint));
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(b->rules[j].metric, r->metric) == 0)
 				return err_setc(e, ERR_INVALID, "%s: a second rule for the metric",

@@ -144,12 +144,12 @@ int bisect_rule_for(const char *metric, const char *threshold, int improved,
 {
 	const struct metric_info *m = metrics_lookup(metric);
 	const struct metric_band *band;
+	char hint[128];
 
 	memset(out, 0, sizeof *out);
 	if (!m)
-		return err_setc(e, ERR_INVALID,
-		                "--metric %s: no such metric (gcratchet list metrics names them)",
-		                metric);
+		return err_setc(e, ERR_INVALID, "--metric: unknown metric \"%s\" (%s)", metric,
+		                metrics_hint(metric, hint, sizeof hint));
 	paired_policy_for(metric, &out->pol);
 	if (m->better == METRIC_BETTER_NEITHER) {
 		if (improved)

@@ -18,58 +18,6 @@
 #include "history.h"
 #include "metrics.h"
 
-size_t cli_edit_distance(const char *a, const char *b)
-{
-	/* Three rows: two letters swapped ("gne" for "gen") is one edit, as a typist makes it. */
-	size_t la = strlen(a), lb = strlen(b), rows[3][65];
-	size_t *two = rows[0], *prev = rows[1], *cur = rows[2];
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    two[j - 2] + 1 < cur[j])
-				cur[j] = two[j - 2] + 1;
-		}
-		{
-			size_t *t = two;
-			two = prev;
-			prev = cur;
-			cur = t;
-		}
-	}
-	return prev[lb];
-}
-
-int cli_close_enough(const char *typed, size_t distance)
-{
-	size_t len = strlen(typed), limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
-
-	return distance > 0 && distance <= limit;
-}
-
-void cli_nearer(const char *typed, const char *candidate, struct cli_near *near)
-{
-	size_t d = cli_edit_distance(typed, candidate);
-
-	if (!near->name || d < near->distance) {
-		near->name = candidate;
-		near->distance = d;
-	}
-}
-
-const char *cli_near_name(const char *typed, const struct cli_near *near)
-{
-	return near->name && cli_close_enough(typed, near->distance) ? near->name : NULL;
-}
-
 int cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -230,29 +178,21 @@ char *cli_baseline_find(const char *profile, const char *collector)
 	return own;
 }
 
-const char *cli_near_in(const char *typed, const struct strlist *names)
-{
-	struct cli_near near = {0};
-
-	for (size_t i = 0; i < names->n; i++)
-		cli_nearer(typed, names->items[i], &near);
-	return cli_near_name(typed, &near);
-}
-
 int cli_check_profile(const char *cmd, const char *profile)
 {
 	static const char *const profiles[] = {"shared_ci", "pinned_host"};
 	struct strlist names = {0};
 	enum metric_profile p;
 	const char *near;
+	char phrase[NEAR_PHRASE_MAX];
 
 	if (metrics_profile_parse(profile, &p) == 0)
 		return 0;
 	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
 		strlist_push(&names, profiles[i]);
-	near = cli_near_in(profile, &names);
-	cli_error(cmd, "unknown profile \"%s\" (%s%s%svalid: shared_ci, pinned_host)", profile,
-	          near ? "did you mean " : "", near ? near : "", near ? "? " : "");
+	near = strlist_near(profile, &names);
+	cli_error(cmd, "unknown profile \"%s\" (%svalid: shared_ci, pinned_host)", profile,
+	          near_phrase(near, phrase, sizeof phrase));
 	strlist_release(&names);
 	return -1;
 }
@@ -295,7 +235,7 @@ int cli_unknown_collector(const char *cmd, const char *collector)
 	/* An unknown name with none near may be an out-of-tree collector's: the caller's advice
 	 * (pin one) stands for it. */
 	if (!strlist_contains(&names, collector))
-		near = cli_near_in(collector, &names);
+		near = strlist_near(collector, &names);
 	if (near) {
 		valid = strlist_join(&names, ", ");
 		cli_error(cmd,
@@ -310,13 +250,15 @@ int cli_unknown_collector(const char *cmd, const char *collector)
 
 const char *cli_resolve_probe(const char *cmd, const char *want, const struct strlist *available)
 {
-	const char *found = strlist_find_probe(available, want);
-	char *valid;
+	const char *found = strlist_find_probe(available, want), *near;
+	char phrase[NEAR_PHRASE_MAX], *valid;
 
 	if (found)
 		return found;
 	valid = strlist_join(available, ", ");
-	cli_error(cmd, "unknown probe \"%s\" (valid: %s)", want, valid);
+	near = strlist_near_probe(available, want);
+	cli_error(cmd, "unknown probe \"%s\" (%svalid: %s)", want,
+	          near_phrase(near, phrase, sizeof phrase), valid);
 	free(valid);
 	return NULL;
 }

@@ -165,21 +165,6 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 const char *cli_safe(const char *s);
 /* The nearest command's name to a mistyped one, for "did you mean"; NULL when none is close. */
 const char *cli_near_command(const char *name);
-/* Edit distance of two strings of up to 64 characters, a swap of two neighbours one edit
- * (optimal string alignment); (size_t)-1 for longer ones. */
-size_t cli_edit_distance(const char *a, const char *b);
-/* 1 when a distance makes a "did you mean": 1 edit in up to 4 characters, 2 in 8, else 3. */
-int cli_close_enough(const char *typed, size_t distance);
-/* The nearest of the candidates offered to cli_nearer so far; zero-initialised to start. */
-struct cli_near {
-	const char *name;
-	size_t distance;
-};
-void cli_nearer(const char *typed, const char *candidate, struct cli_near *near);
-/* The nearest name, if it is close enough to suggest (cli_close_enough), else NULL. */
-const char *cli_near_name(const char *typed, const struct cli_near *near);
-/* The nearest of names to a mistyped one, close enough for "did you mean"; NULL: none is. */
-const char *cli_near_in(const char *typed, const struct strlist *names);
 /*
  * 0 when profile is shared_ci or pinned_host; else prints "unknown profile "X" (did you mean
  * shared_ci? valid: shared_ci, pinned_host)" (the guess only when one is close) and -1.

@@ -282,7 +282,7 @@ static int cli_walk(const struct cli_verb *v, int argc, char **argv, void *base,
 			struct strlist names = {0};
 			const char *close;
 			cli_each_option(v->options, cli_name_row, &names);
-			close = cli_near_in(typed, &names);
+			close = strlist_near(typed, &names);
 			if (close)
 				cli_error(
 				    cmd,

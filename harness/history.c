@@ -197,8 +197,11 @@ static int history_resolve_probe(struct store *st, const char *collector, const 
 	if (found) {
 		*out = xstrdup(found);
 	} else {
+		const char *near = strlist_near_probe(&names, want);
 		valid = strlist_join(&names, ", ");
-		err_setc(e, ERR_INVALID, "unknown probe \"%s\" (valid: %s)", want, valid);
+		char phrase[NEAR_PHRASE_MAX];
+		err_setc(e, ERR_INVALID, "unknown probe \"%s\" (%svalid: %s)", want,
+		         near_phrase(near, phrase, sizeof phrase), valid);
 		free(valid);
 	}
 	strlist_release(&names);
@@ -210,6 +213,7 @@ int history_load(const struct history_query *q, struct history_series *out, stru
 	char *probe = NULL;
 	struct store *st = NULL;
 	struct history_git g;
+	char hint[128];
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
@@ -217,9 +221,8 @@ int history_load(const struct history_query *q, struct history_series *out, stru
 	if (!q->collector || !q->probe || !q->metric)
 		return err_setc(e, ERR_INVALID, "--collector, --probe and --metric are required");
 	if (!metrics_is_known(q->metric))
-		return err_setc(e, ERR_INVALID,
-		                "--metric: unknown metric \"%s\" (see gcratchet list metrics)",
-		                q->metric);
+		return err_setc(e, ERR_INVALID, "--metric: unknown metric \"%s\" (%s)", q->metric,
+		                metrics_hint(q->metric, hint, sizeof hint));
 	if (q->since && !history_valid_since(q->since))
 		return err_setc(e, ERR_INVALID,
 		                "--since must be a date (2026-11-01) or a UTC time "

@@ -27,11 +27,11 @@ const struct cli_verb *cli_find_verb(const char *name)
 
 const char *cli_near_command(const char *name)
 {
-	struct cli_near nearest = {0};
+	struct near_name nearest = {0};
 
 	for (const struct cli_verb *const *v = verbs; *v; v++)
-		cli_nearer(name, (*v)->name, &nearest);
-	return cli_near_name(name, &nearest);
+		near_offer(name, (*v)->name, &nearest);
+	return near_pick(name, &nearest);
 }
 
 static int main_usage(FILE *f)

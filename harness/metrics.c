@@ -364,6 +364,22 @@ const struct metric_info *metrics_table(size_t *n)
 	return metrics_table_;
 }
 
+const char *metrics_hint(const char *typed, char *buf, size_t size)
+{
+	struct near_name near = {0};
+	char phrase[NEAR_PHRASE_MAX];
+	const char *guess;
+
+	/* Only names without a wildcard: "perf.<event>" is no name to suggest. */
+	for (size_t i = 0; i < METRICS_N; i++)
+		if (!strchr(metrics_table_[i].name, '<'))
+			near_offer(typed, metrics_table_[i].name, &near);
+	guess = near_pick(typed, &near);
+	snprintf(buf, size, "%ssee gcratchet list metrics",
+	         near_phrase(guess, phrase, sizeof phrase));
+	return buf;
+}
+
 int metrics_is_known(const char *name)
 {
 	return metrics_lookup(name) != NULL;

@@ -129,6 +129,9 @@ const struct metric_info *metrics_lookup(const char *name);
 /* The whole table, in its canonical order: fixed names first, then patterns. */
 const struct metric_info *metrics_table(size_t *n);
 /* 1 when `name` is a metric the harness can produce (census fields and perf events included). */
+/* What to say after an unknown metric's name: "did you mean census.alloc_bytes? see gcratchet
+ * list metrics" when a metric is near it, else just where to look. Returns buf. */
+const char *metrics_hint(const char *typed, char *buf, size_t size);
 int metrics_is_known(const char *name);
 /* 1 for "census.<field>": the collector's own counters. */
 int metrics_is_census(const char *name);

@@ -638,12 +638,12 @@ static int session_setup_collector(const char *cmd, struct session_setup *s, con
 
 	buildinfo_list(s->root, &names);
 	if (!strlist_contains(&names, name)) {
-		const char *near = cli_near_in(name, &names);
+		char phrase[NEAR_PHRASE_MAX];
 		valid = strlist_join(&names, ", ");
 		cli_error(cmd,
-		          "unknown collector \"%s\" (%s%s%svalid: %s); a build folder elsewhere is "
+		          "unknown collector \"%s\" (%svalid: %s); a build folder elsewhere is "
 		          "--build DIR",
-		          name, near ? "did you mean " : "", near ? near : "", near ? "? " : "",
+		          name, near_phrase(strlist_near(name, &names), phrase, sizeof phrase),
 		          names.n ? valid : "none built: run make");
 		goto out;
 	}
@@ -733,16 +733,14 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	struct err e;
 
 	s->root = buildinfo_root();
-	/* The builds first: a mistyped collector is said before anything about the meters. */
-	if (session_setup_builds(cmd, o, s) != 0)
+	/* What was asked for first: a mistyped collector or probe is said before anything about
+	 * the meters, errors before warnings. */
+	if (session_setup_builds(cmd, o, s) != 0 || session_setup_arms(cmd, o, s) != 0 ||
+	    cli_plan_probes(cmd, s->builds, s->narms, o->probes, plan) != 0)
 		return -1;
 	if (cli_plan_meters(cmd, o->meters, o->events, plan, &s->vg, &s->perf) != 0)
 		return -1;
 	session_setup_meters_off(cmd, o, s);
-	if (session_setup_arms(cmd, o, s) != 0)
-		return -1;
-	if (cli_plan_probes(cmd, s->builds, s->narms, o->probes, plan) != 0)
-		return -1;
 	s->launcher = xasprintf("%s/gcratchet-launch", s->root);
 	if (access(s->launcher, X_OK) != 0) {
 		cli_error(cmd, "%s is missing: run make", s->launcher);

@@ -265,6 +265,94 @@ const char *strlist_find_probe(const struct strlist *names, const char *want)
 	return found;
 }
 
+size_t edit_distance(const char *a, const char *b)
+{
+	/* Three rows: two letters swapped ("gne" for "gen") is one edit, as a typist makes it. */
+	size_t la = strlen(a), lb = strlen(b), rows[3][65];
+	size_t *two = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    two[j - 2] + 1 < cur[j])
+				cur[j] = two[j - 2] + 1;
+		}
+		{
+			size_t *t = two;
+			two = prev;
+			prev = cur;
+			cur = t;
+		}
+	}
+	return prev[lb];
+}
+
+int near_close_enough(const char *typed, size_t distance)
+{
+	size_t len = strlen(typed), limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+
+	return distance > 0 && distance <= limit;
+}
+
+void near_offer(const char *typed, const char *candidate, struct near_name *near)
+{
+	size_t d = edit_distance(typed, candidate);
+
+	if (!near->name || d < near->distance) {
+		near->name = candidate;
+		near->distance = d;
+	}
+}
+
+const char *near_pick(const char *typed, const struct near_name *near)
+{
+	return near->name && near_close_enough(typed, near->distance) ? near->name : NULL;
+}
+
+const char *near_phrase(const char *guess, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", guess ? "did you mean " : "", guess ? guess : "",
+	         guess ? "? " : "");
+	return buf;
+}
+
+const char *strlist_near(const char *typed, const struct strlist *names)
+{
+	struct near_name near = {0};
+
+	for (size_t i = 0; i < names->n; i++)
+		near_offer(typed, names->items[i], &near);
+	return near_pick(typed, &near);
+}
+
+const char *strlist_near_probe(const struct strlist *names, const char *typed)
+{
+	struct near_name near = {0};
+
+	for (size_t i = 0; i < names->n; i++) {
+		const char *name = names->items[i], *stem = name;
+		size_t d = edit_distance(typed, name), words;
+		while (isdigit((unsigned char)*stem))
+			stem++;
+		/* "nursery_chrun" is near 01_nursery_churn's words, not its whole name. */
+		words = *stem == '_' && stem != name ? edit_distance(typed, stem + 1) : d;
+		d = words < d ? words : d;
+		if (!near.name || d < near.distance) {
+			near.name = name;
+			near.distance = d;
+		}
+	}
+	return near_pick(typed, &near);
+}
+
 char *strlist_join(const struct strlist *l, const char *sep)
 {
 	struct sbuf b;

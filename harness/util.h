@@ -96,6 +96,29 @@ void strlist_sort_probes(struct strlist *l);
  */
 const char *strlist_find_probe(const struct strlist *names, const char *want);
 
+/* Edit distance of two strings of up to 64 characters, a swap of two neighbours one edit
+ * (optimal string alignment); (size_t)-1 for longer ones. */
+size_t edit_distance(const char *a, const char *b);
+/* 1 when a distance makes a "did you mean": 1 edit in up to 4 characters, 2 in 8, else 3. */
+int near_close_enough(const char *typed, size_t distance);
+/* The nearest of the candidates offered to near_offer so far; zero-initialised to start. */
+struct near_name {
+	const char *name;
+	size_t distance;
+};
+void near_offer(const char *typed, const char *candidate, struct near_name *near);
+/* The nearest name, if it is close enough to suggest (near_close_enough), else NULL. */
+const char *near_pick(const char *typed, const struct near_name *near);
+/* "did you mean X? " for a guess, "" for NULL, to open an error's parenthesis. Returns buf;
+ * NEAR_PHRASE_MAX holds any (a guess is at most 64 characters). */
+#define NEAR_PHRASE_MAX 96
+const char *near_phrase(const char *guess, char *buf, size_t size);
+/* The nearest of names to a mistyped one, close enough for "did you mean"; NULL: none is. */
+const char *strlist_near(const char *typed, const struct strlist *names);
+/* The probe of names a mistyped word is near, by its whole name or its words after the
+ * number ("nursery_chrun": 01_nursery_churn); NULL: none is close. */
+const char *strlist_near_probe(const struct strlist *names, const char *typed);
+
 /* Reads a whole file; NUL-terminated. Errors name the path. */
 int read_file(const char *path, char **out, size_t *len, struct err *e);
 /*

@@ -74,7 +74,7 @@ refused "^gcratchet bisect: --threshold must be a percentage of the good end's f
 refused "^gcratchet bisect: --rounds must be an integer from 1 to 10000, got \"0\"" $B --good HEAD~1 --bad HEAD --rounds 0
 refused "^gcratchet bisect: --max-rounds 4 is fewer than --rounds 6" $B --good HEAD~1 --bad HEAD --rounds 6 --max-rounds 4
 refused "^gcratchet bisect: --size must be ci, default or large, got \"huge\"" $B --good HEAD~1 --bad HEAD --size huge
-refused "^gcratchet bisect: --metric valgrind\.irr: no such metric" "$GCR" bisect --collector epsilon --probe 01 --metric valgrind.irr --good HEAD~1 --bad HEAD
+refused "^gcratchet bisect: --metric: unknown metric \"valgrind\.irr\" \(did you mean valgrind\.ir\? see gcratchet list metrics\)$" "$GCR" bisect --collector epsilon --probe 01 --metric valgrind.irr --good HEAD~1 --bad HEAD
 refused "^gcratchet bisect: --metric minheap\.min_heap_mib is a minimum-heap search's answer" "$GCR" bisect --collector epsilon --probe 01 --metric minheap.min_heap_mib --good HEAD~1 --bad HEAD
 refused "^gcratchet bisect: --improved: census\.freed_bytes has no better side" "$GCR" bisect --collector epsilon --probe 01 --metric census.freed_bytes --improved --good HEAD~1 --bad HEAD
 refused "^gcratchet bisect: --good nosuch is not a commit of $REPO$" $B --good nosuch --bad HEAD

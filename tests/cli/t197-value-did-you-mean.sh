@@ -36,4 +36,15 @@ expect_status 2 "$GCR" measure --rodnus 3
 expect_grep 'unknown option "--rodnus" \(did you mean --rounds\?' "$T/err"
 expect_status 2 "$GCR" mesaure
 expect_grep 'unknown command "mesaure" \(did you mean measure\?\)' "$T/err"
+# Probes by their words, and metrics: the nearest is named, and the probe before the meters.
+expect_status 2 "$GCR" measure --probes 1,bianry_trees
+expect_eq "$(head -n 1 "$T/err")" "$(printf '%s' 'gcratchet measure: unknown probe "bianry_trees" (did you mean 05_binary_trees? valid: 01_nursery_churn, ')$(sed -n 's/.*valid: 01_nursery_churn, //p' "$T/err" | head -n 1)" \
+	"measure names the probe by its words, first"
+expect_eq "$(wc -l <"$T/err" | tr -d ' ')" 1 "and nothing about the meters before it"
+expect_status 2 "$GCR" measure --probes zzz
+expect_grep '^gcratchet measure: unknown probe "zzz" \(valid: 01_nursery_churn' "$T/err" "no guess when none is near"
+expect_status 2 "$GCR" history --collector gen --probe 01 --metric valgrind.irr
+expect_grep '^gcratchet history: --metric: unknown metric "valgrind.irr" \(did you mean valgrind.ir\? see gcratchet list metrics\)$' "$T/err"
+expect_status 2 "$GCR" history --collector gen --probe 01 --metric census.no_such_thing_at_all
+expect_grep 'unknown metric "census.no_such_thing_at_all" \(see gcratchet list metrics\)$' "$T/err"
 finish

@@ -57,6 +57,19 @@ int main(void)
 	CHECK_STR(strlist_find_probe(&l, "foreign_probe"), "foreign_probe");
 	CHECK(is_all_digits("0123") && !is_all_digits("") && !is_all_digits("12a") &&
 	      !is_all_digits("-1") && !is_all_digits(" 1"));
+	/* Near names: a swap is one edit; a probe is near by its words after the number. */
+	CHECK(edit_distance("gne", "gen") == 1 && edit_distance("gen", "gen") == 0);
+	CHECK(edit_distance("marksweep", "msweep") == 3);
+	CHECK_STR(strlist_near_probe(&l, "survivor_promtion"), "02_survivor_promotion");
+	CHECK_STR(strlist_near_probe(&l, "01_nursery_chrun"), "01_nursery_churn");
+	CHECK_STR(strlist_near_probe(&l, "foriegn_probe"), "foreign_probe");
+	CHECK(strlist_near_probe(&l, "zzz") == NULL);
+	CHECK(strlist_near_probe(&l, "01_nursery_churn") == NULL);
+	{
+		char buf[NEAR_PHRASE_MAX];
+		CHECK_STR(near_phrase("gen", buf, sizeof buf), "did you mean gen? ");
+		CHECK_STR(near_phrase(NULL, buf, sizeof buf), "");
+	}
 	strlist_release(&l);
 	return unit_done("test_util");
 }
