@@ -392,9 +392,16 @@ unsigned bisect_search_left(const struct bisect_search *s, size_t next, size_t *
 	return bisect_log2_ceil(*left + 1);
 }
 
+/* The driver's summary of a failed link, which names no symbol: the lines before it do. */
+static int bisect_link_summary(const char *line)
+{
+	return strstr(line, "ld returned") != NULL || strstr(line, "linker command failed") != NULL;
+}
+
 char *bisect_log_reason(char *text)
 {
-	char *line, *save = NULL, *err_line = NULL, *last = NULL, *said = NULL;
+	char *line, *save = NULL, *err_line = NULL, *link = NULL, *summary = NULL, *last = NULL,
+	            *said = NULL;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!*line || strncmp(line, "make", 4) == 0)
@@ -405,10 +412,18 @@ char *bisect_log_reason(char *text)
 			said = line;
 			continue;
 		}
+		/* GNU ld's "undefined reference to `f'" has no "error:"; lld's "undefined symbol" does. */
+		if (strstr(line, "undefined reference to") || strstr(line, "undefined symbol") ||
+		    strstr(line, "multiple definition of"))
+			link = line;
+		else if (bisect_link_summary(line))
+			summary = line;
 		/* A parallel build echoes other commands after the failing one, each with -Werror. */
-		if (strstr(line, "error:"))
+		else if (strstr(line, "error:"))
 			err_line = line;
 		last = line;
 	}
-	return err_line ? err_line : last ? last : said;
+	if (link)
+		return link;
+	return err_line ? err_line : summary ? summary : last ? last : said;
 }

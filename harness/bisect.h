@@ -199,8 +199,9 @@ enum bisect_mark bisect_answer_mark(enum bisect_answer a);
 unsigned bisect_search_left(const struct bisect_search *s, size_t next, size_t *left);
 /*
  * The line of a failed build's log (text, NUL-terminated, changed in place) that says why: the
- * last compiler or linker diagnostic ("error:" in it; "-Werror" in a command line is not one),
- * else the last line that is not make's or the build scripts' own, else the last of the
+ * last linker line naming a symbol (undefined or defined twice), else the last compiler or
+ * linker diagnostic ("error:" in it; "-Werror" in a command line is not one; the driver's "ld
+ * returned 1" only when nothing else is), else the last line that is not make's or the build scripts' own, else the last of the
  * scripts'; a pointer into text, NULL when there is none.
  */
 char *bisect_log_reason(char *text);

@@ -3,6 +3,7 @@
  * commit and build options; the ends and the mode they decide; the steps; the store's record
  * of each, from which a stopped bisect resumes. bisect.c decides; this applies its decisions.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -439,13 +440,125 @@ static void bisect_digest_folder(struct sha256 *h, const char *checkout, const c
 	free(dir);
 }
 
+/* A file's bytes, or each regular file of a folder (one level), under its own name. */
+static void bisect_digest_path(struct sha256 *h, const char *path)
+{
+	if (bisect_is_dir(path))
+		bisect_digest_folder(h, path, ".");
+	else
+		bisect_digest_file(h, path, path);
+}
+
+/*
+ * The environment a build reads without being told: the compiler and its flags, as make and
+ * most build scripts take them from the environment. A build command's own $NAME references
+ * are added by bisect_digest_command.
+ */
+static const char *const bisect_build_env[] = {"CC",
+                                               "CXX",
+                                               "CPP",
+                                               "CFLAGS",
+                                               "CPPFLAGS",
+                                               "CXXFLAGS",
+                                               "LDFLAGS",
+                                               "LDLIBS",
+                                               "LIBS",
+                                               "AR",
+                                               "LD",
+                                               "MAKEFLAGS",
+                                               "CPATH",
+                                               "LIBRARY_PATH",
+                                               "C_INCLUDE_PATH",
+                                               "PKG_CONFIG_PATH",
+                                               "GCR_BISECT_ENV"};
+
+static void bisect_digest_env(struct sha256 *h, const char *name)
+{
+	const char *v = getenv(name);
+
+	sha256_update(h, name, strlen(name) + 1);
+	if (v)
+		sha256_update(h, v, strlen(v) + 1);
+	else
+		sha256_update(h, "(unset)", 7);
+}
+
+/*
+ * What a build command names beyond its commit: every word that is an absolute path to a
+ * file (after a VAR= or -I-style prefix is taken off and $GCR_BISECT_CHECKOUT is put for this
+ * checkout) is read; every $NAME or ${NAME} it uses is an environment variable the
+ * build is given. Edit the adapter a command compiles and the next bisect builds again.
+ */
+static void bisect_digest_command(struct sha256 *h, const struct bisect_engine *c)
+{
+	const char *s = c->target;
+
+	for (const char *d = strchr(s, '$'); d; d = strchr(d + 1, '$')) {
+		const char *n = d + 1 + (d[1] == '{');
+		size_t len = 0;
+		char name[128];
+		while (n[len] == '_' || isalnum((unsigned char)n[len]))
+			len++;
+		if (len == 0 || len >= sizeof name || isdigit((unsigned char)n[0]))
+			continue;
+		memcpy(name, n, len);
+		name[len] = '\0';
+		if (strncmp(name, "GCR_BISECT_", 11) != 0)
+			bisect_digest_env(h, name);
+	}
+	while (*s) {
+		size_t len = strcspn(s, " \t\n;&|<>()'\"`");
+		char *word = xasprintf("%.*s", (int)len, s), *path;
+		struct stat sb;
+		const char *w = word, *eq = strchr(word, '=');
+		/* -I/x/include, ADAPTER=/x/a.c: the path is what follows the prefix. */
+		if (eq && (eq[1] == '/' || eq[1] == '$'))
+			w = eq + 1;
+		else if (w[0] == '-' && isalpha((unsigned char)w[1]) &&
+		         (w[2] == '/' || w[2] == '$'))
+			w += 2;
+		if (strncmp(w, "$GCR_BISECT_CHECKOUT", 20) == 0)
+			path = xasprintf("%s%s", c->checkout, w + 20);
+		else if (strncmp(w, "${GCR_BISECT_CHECKOUT}", 22) == 0)
+			path = xasprintf("%s%s", c->checkout, w + 22);
+		else
+			path = xstrdup(w);
+		/* Files only: a folder named (cd /tmp, -C /usr/src) may be anything; a folder
+		 * the build reads is declared with --build-input. */
+		if (path[0] == '/' && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+			bisect_digest_file(h, path, path);
+		free(path);
+		free(word);
+		s += len;
+		s += strspn(s, " \t\n;&|<>()'\"`");
+	}
+}
+
+/* The compiler a build gets: the first line of `${CC:-cc} --version`, asked once. */
+static const char *bisect_toolchain(struct bisect_engine *c)
+{
+	const char *const argv[] = {"sh", "-c", "${CC:-cc} --version 2>&1 | head -n 1", NULL};
+	struct sbuf out;
+
+	if (c->toolchain)
+		return c->toolchain;
+	sbuf_init(&out);
+	if (run_capture((char *const *)argv, 1, &out) != 0 || !out.len)
+		sbuf_addf(&out, "(no compiler answers)");
+	c->toolchain = sbuf_detach(&out);
+	return c->toolchain;
+}
+
 /*
  * The key of a commit's build folder: what makes the build what it is. The commit, the
  * source and its target, the build options and, for an outside collector, the probes built
  * and every file of the gcratchet checkout its build reads (the probes, their runtime, the
  * ABI header, the common code, the make rules): a change to any of them is another build.
+ * Also the compiler, the environment that steers it, --build-input's files, and for a build
+ * command the files and variables it names (bisect_digest_command). (build-rev.sh keys its
+ * own cache of a shipped collector's builds; this key names its log and remembered failure.)
  */
-static void bisect_build_key(const struct bisect_engine *c, const char *commit,
+static void bisect_build_key(struct bisect_engine *c, const char *commit,
                              char key[SHA256_HEX_LEN + 1])
 {
 	static const char *const files[] = {"collectors/build.mk", "collectors/collector-dir.mk",
@@ -455,7 +568,7 @@ static void bisect_build_key(const struct bisect_engine *c, const char *commit,
 	struct sha256 h;
 
 	sha256_init(&h);
-	sha256_update(&h, "gcratchet-bisect-build 1", 25);
+	sha256_update(&h, "gcratchet-bisect-build 2", 25);
 	sha256_update(&h, bisect_source_names[c->source], strlen(bisect_source_names[c->source]));
 	sha256_update(&h, commit, strlen(commit) + 1);
 	sha256_update(&h, c->target, strlen(c->target) + 1);
@@ -479,6 +592,16 @@ static void bisect_build_key(const struct bisect_engine *c, const char *commit,
 		for (size_t i = 0; i < sizeof folders / sizeof *folders; i++)
 			bisect_digest_folder(&h, c->checkout, folders[i]);
 	}
+	{
+		const char *tc = bisect_toolchain(c);
+		sha256_update(&h, tc, strlen(tc) + 1);
+	}
+	for (size_t i = 0; i < sizeof bisect_build_env / sizeof *bisect_build_env; i++)
+		bisect_digest_env(&h, bisect_build_env[i]);
+	for (size_t i = 0; i < c->build_inputs.n; i++)
+		bisect_digest_path(&h, c->build_inputs.items[i]);
+	if (c->source == BISECT_SRC_CMD)
+		bisect_digest_command(&h, c);
 	sha256_final_hex(&h, key);
 }
 
@@ -587,25 +710,50 @@ static int bisect_build_status(struct bisect_engine *c, struct bisect_commit *cm
 }
 
 /*
+ * A build that failed is remembered by its key (beside its log, as FAILED), with its reason:
+ * the same commit with the same inputs fails the same way, so it is not built again unless
+ * --retry-failed says so. A build that ran out of time is not remembered: the next may not.
+ * 1 with cm->reason when a failure is remembered, else 0.
+ */
+static int bisect_remembered_failure(const struct bisect_engine *c, struct bisect_commit *cm,
+                                     const char *failed)
+{
+	char *text = NULL;
+	size_t len;
+	struct err e;
+
+	if (c->retry_failed || read_file(failed, &text, &len, &e) != 0)
+		return 0;
+	while (len > 0 && text[len - 1] == '\n')
+		text[--len] = '\0';
+	cm->reason = xasprintf("%s; remembered from an earlier build with the same inputs "
+	                       "(--retry-failed builds it again)",
+	                       text);
+	free(text);
+	return 1;
+}
+
+/*
  * Builds commit i, or finds its build in the cache. 0 with commits[i].dir (a build folder
  * that loads) and *cached; 1 when it does not build (commits[i].reason says why and where
- * the log is); -1 when the harness failed; -2 when interrupted.
+ * the log is); -1 when the harness failed; -2 when interrupted. Asked again for a commit it
+ * has, it says what it said the first time: a build is "built (N s)" once and every time.
  */
 static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *secs)
 {
 	struct bisect_commit *cm = &c->commits[i];
 	char key[SHA256_HEX_LEN + 1];
 	char *dir = NULL, *log = NULL, *outp = NULL, *script = NULL;
-	char *manifest = NULL, *logs = NULL;
+	char *manifest = NULL, *logs = NULL, *failed = NULL;
 	char **argv = NULL;
 	size_t argc = 0;
 	struct buildinfo b;
 	struct err e = ERR_INIT;
 	int64_t t0 = now_mono_ns();
-	int rc = -1, st;
+	int rc = -1, st = 0;
 
-	*cached = 0;
-	*secs = 0;
+	*cached = cm->reused;
+	*secs = cm->build_s;
 	if (cm->dir)
 		return 0;
 	bisect_build_key(c, cm->hash, key);
@@ -620,6 +768,11 @@ static int bisect_build(struct bisect_engine *c, size_t i, int *cached, double *
 		goto out;
 	}
 	log = xasprintf("%s/%s-%.12s.log", logs, bisect_engine_short(cm->hash), key);
+	failed = xasprintf("%s/%s-%.12s.FAILED", logs, bisect_engine_short(cm->hash), key);
+	if (bisect_remembered_failure(c, cm, failed)) {
+		rc = 1;
+		goto out;
+	}
 	if (c->source == BISECT_SRC_COLLECTOR) {
 		/* build-rev.sh has its cache, keyed by tree and options; it says where. */
 		outp = xasprintf("%s.out", log);
@@ -663,6 +816,19 @@ load:
 	rc = 0;
 out:
 	*secs = bisect_seconds(t0);
+	if (rc == 0) {
+		cm->reused = *cached;
+		cm->build_s = *secs;
+		unlink(failed);
+	} else if (rc == 1 && st != -3 && !strstr(cm->reason, "; remembered from")) {
+		/* Kept only when it can be written: a cache that cannot is not worth failing for. */
+		int fd = open(failed, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			if (write(fd, cm->reason, strlen(cm->reason)) < 0)
+				unlink(failed);
+			close(fd);
+		}
+	}
 	for (size_t k = 0; k < argc; k++)
 		free(argv[k]);
 	free(argv);
@@ -672,6 +838,7 @@ out:
 	free(outp);
 	free(script);
 	free(manifest);
+	free(failed);
 	return rc;
 }
 
@@ -1797,16 +1964,23 @@ static void bisect_alloc_values(struct bisect_engine *c)
 }
 
 /* The make options as stored: a JSON array of strings, NULL for none. */
-static char *bisect_options_json(const struct strlist *vars)
+/* The build options a resumed bisect needs: --make's VAR=VALUE, then "input:PATH" for each
+ * --build-input (no make variable starts so); NULL when there are none. */
+static char *bisect_options_json(const struct bisect_engine *c)
 {
 	cJSON *a;
 	char *text;
 
-	if (!vars->n)
+	if (!c->make_vars.n && !c->build_inputs.n)
 		return NULL;
 	a = cJSON_CreateArray();
-	for (size_t i = 0; i < vars->n; i++)
-		cJSON_AddItemToArray(a, escape_json_string(vars->items[i]));
+	for (size_t i = 0; i < c->make_vars.n; i++)
+		cJSON_AddItemToArray(a, escape_json_string(c->make_vars.items[i]));
+	for (size_t i = 0; i < c->build_inputs.n; i++) {
+		char *item = xasprintf("input:%s", c->build_inputs.items[i]);
+		cJSON_AddItemToArray(a, escape_json_string(item));
+		free(item);
+	}
 	text = cJSON_PrintUnformatted(a);
 	cJSON_Delete(a);
 	return text;
@@ -1818,7 +1992,7 @@ int bisect_engine_begin(struct bisect_engine *c, int rounds_opt, int max_rounds_
 	struct sbuf commits;
 	struct err e = ERR_INIT;
 	char when[32], *probes = bisect_engine_probe_list(c, ","),
-	               *options = bisect_options_json(&c->make_vars);
+	               *options = bisect_options_json(c);
 	int rc;
 
 	bisect_budget(rounds_opt, max_rounds_opt, c->kind == RUN_KIND_VALGRIND, c->nprobes,
@@ -1927,8 +2101,9 @@ int bisect_engine_load(struct bisect_engine *c, int64_t id)
 	c->warmup = (int)b.warmup;
 	if (b.build_options &&
 	    json_parse(b.build_options, strlen(b.build_options), "build_options", &opts, &e) == 0)
-		cJSON_ArrayForEach(x, opts) if (cJSON_IsString(x))
-		    strlist_push(&c->make_vars, x->valuestring);
+		cJSON_ArrayForEach(x, opts) if (cJSON_IsString(x)) strlist_push(
+		    strncmp(x->valuestring, "input:", 6) == 0 ? &c->build_inputs : &c->make_vars,
+		    x->valuestring + (strncmp(x->valuestring, "input:", 6) == 0 ? 6 : 0));
 	if (bisect_engine_setup_metric(c, NULL) != 0)
 		goto out;
 	c->rule.pct = b.threshold_pct;
@@ -2001,6 +2176,8 @@ void bisect_engine_release(struct bisect_engine *c)
 	free(c->root);
 	free(c->checkout);
 	free(c->cache);
+	free(c->toolchain);
+	strlist_release(&c->build_inputs);
 	free(c->command);
 	free(c->build_rev_script);
 	free(c->bisect_build_script);

@@ -63,6 +63,8 @@ struct bisect_commit {
 	char *hash, *subject;
 	char *dir;        /* its build folder once built */
 	char *reason;     /* why it was skipped, or NULL */
+	int reused;       /* dir came from the build cache, not a build of this bisect */
+	double build_s;   /* how long its build (or finding it in the cache) took */
 	double *value;    /* per probe: its figure (a paired step's median); NAN unknown */
 	int64_t build_id; /* the store's, once measured */
 };
@@ -124,6 +126,10 @@ struct bisect_engine {
 	char *subdir; /* collector-dir: the folder within repo ("" for its top) */
 	char *name;   /* collector-dir: the folder's name, which builds are named after */
 	struct strlist make_vars;
+	/* --build-input: files and folders a build reads that its commit does not hold (absolute) */
+	struct strlist build_inputs;
+	int retry_failed; /* --retry-failed: build again what the cache remembers as failed */
+	char *toolchain;  /* `${CC:-cc} --version`'s first line, for the build key (lazily) */
 	struct bisect_commit *commits;
 	size_t ncommits;
 	struct bisect_probe *probes;

@@ -11,6 +11,7 @@
  * the JSON. The engine builds, measures, decides and stores.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -458,6 +459,19 @@ static int bisect_make_row(void *field, const struct cli_option *row, const char
 	return 0;
 }
 
+/* --build-input PATH: a file or folder that exists, kept as its real path. */
+static int bisect_input_row(void *field, const struct cli_option *row, const char *val,
+                            struct err *e)
+{
+	char buf[PATH_MAX];
+
+	(void)row;
+	if (!realpath(val, buf))
+		return err_setc(e, ERR_INVALID, "--build-input %s: %s", val, strerror(errno));
+	strlist_push(field, buf);
+	return 0;
+}
+
 /* An int from row->min to row->max, refused in bisect's words. */
 static int bisect_int_row(void *field, const struct cli_option *row, const char *val, struct err *e)
 {
@@ -515,6 +529,13 @@ static const struct cli_option bisect_options[] = {
     {"--make", "VAR=VALUE", CLI_CALL, BV(eng.make_vars), .call = bisect_make_row,
      .group = BISECT_OPT_SPEC, .flags = CLI_REPEAT,
      .help = "a make option for each build (CC=clang, EXTRA_CFLAGS=-O3)"},
+    {"--build-input", "PATH", CLI_CALL, BV(eng.build_inputs), .call = bisect_input_row,
+     .group = BISECT_OPT_SPEC, .flags = CLI_REPEAT,
+     .help = "a file or folder the build reads that its commit does not hold: a change to it "
+             "is another build (the files a --build-cmd names by absolute path are read "
+             "already)"},
+    {"--retry-failed", NULL, CLI_FLAG, BV(eng.retry_failed), .group = BISECT_OPT_SPEC,
+     .help = "build again the commits whose build failed before with the same inputs"},
     {"--threshold", "N|N%", CLI_STRING, BV(args.threshold), .group = BISECT_OPT_SPEC,
      .help = "what counts as moved: an amount in M's unit or a percentage of the good end's "
              "figure (default: M's band in the baseline profiles)"},

@@ -457,7 +457,8 @@ static void test_levels(void)
 }
 
 /* Why a build failed: the compiler's diagnostic, even when a parallel build echoed more
- * commands (each with -Werror) after it; else the last line; make's own lines never. */
+ * commands (each with -Werror) after it; a link's undefined symbol; else the last line;
+ * make's own lines never. */
 static void test_log_reason(void)
 {
 	char parallel[] = "cc -Werror -c tinyms.c -o tinyms.o\n"
@@ -468,6 +469,11 @@ static void test_log_reason(void)
 	char linked[] = "cc -o probe probe.o -lgc\n"
 	                "/usr/bin/ld: probe.o: undefined reference to `gc_alloc'\n"
 	                "collect2: error: ld returned 1 exit status\n";
+	char lld[] = "ld.lld: error: undefined symbol: gc_alloc\n"
+	             ">>> referenced by probe.c:10\n"
+	             "clang: error: linker command failed with exit code 1\n";
+	char summary[] =
+	    "clang: error: linker command failed with exit code 1\nbisect-build: failed\n";
 	char plain[] = "configure: no libgc found\nmake: *** [all] Error 2\n";
 	char scripts[] = "make: Entering directory '/x'\nbuild-rev: no such commit\n";
 	char empty[] = "\n\n";
@@ -475,8 +481,13 @@ static void test_log_reason(void)
 
 	r = bisect_log_reason(parallel);
 	CHECK(r && strcmp(r, "tinyms.c:12:5: error: expected ';' before 'return'") == 0);
+	/* A link failure names its symbol, not collect2's summary (GNU ld and lld). */
 	r = bisect_log_reason(linked);
-	CHECK(r && strcmp(r, "collect2: error: ld returned 1 exit status") == 0);
+	CHECK(r && strcmp(r, "/usr/bin/ld: probe.o: undefined reference to `gc_alloc'") == 0);
+	r = bisect_log_reason(lld);
+	CHECK(r && strcmp(r, "ld.lld: error: undefined symbol: gc_alloc") == 0);
+	r = bisect_log_reason(summary);
+	CHECK(r && strcmp(r, "clang: error: linker command failed with exit code 1") == 0);
 	r = bisect_log_reason(plain);
 	CHECK(r && strcmp(r, "configure: no libgc found") == 0);
 	r = bisect_log_reason(scripts);
