@@ -234,8 +234,10 @@ test-quick:
 	@sh tests/run.sh --quick
 
 # PREFIX/lib/gcratchet/ gets the CLI, its launcher, the build folders and the committed
-# baselines, PREFIX/bin/gcratchet a link to it, and lib/gcratchet/install-manifest the list of
-# every file written, which uninstall removes (scripts/install.sh). DESTDIR stages a package.
+# baselines, PREFIX/bin/gcratchet a link to it, PREFIX/share/ the bash completion and the man
+# pages (gcratchet completion bash and man: from the verbs' declarations), and
+# lib/gcratchet/install-manifest the list of every file written, which uninstall removes
+# (scripts/install.sh). DESTDIR stages a package.
 install: all
 	@sh scripts/install.sh install $(call gcr_shq,$(B)) $(call gcr_shq,$(DESTDIR)) $(call gcr_shq,$(PREFIX))
 uninstall:
