@@ -6,7 +6,8 @@
 # verb, and gcratchet-VERB.1 for each, which man renders without a warning and which names
 # every option VERB --help lists; uninstall removes them and nothing else there. ci-comment.py
 # --dry-run says where it would post (GitHub, GitLab, neither) and prints the body, exit 0,
-# with no request: the API it names is a closed port, which a real run fails to reach.
+# with no request: the API it names is a closed port, which a real run fails to reach. The CI
+# recipes (docs/ci/) fetch the whole history, which history and report --history order by.
 . "$(dirname "$0")/lib.sh"
 
 S=$T/stage
@@ -116,4 +117,27 @@ expect_grep '^<!-- gcratchet-comment nightly -->$' "$T/out"
 expect_status 0 env -u GITHUB_ACTIONS -u GITLAB_CI python3 "$CC" "$T/c.md" --dry-run
 expect_grep 'would post nothing: neither GitHub Actions nor GitLab CI' "$T/out"
 expect_grep '^nothing moved$' "$T/out"
+
+# ---- The recipes fetch the whole history (history orders sessions by it) -------------------
+# Every GitHub checkout step with fetch-depth: 0, every GitLab job with GIT_DEPTH 0.
+if python3 -c 'import yaml' 2>/dev/null; then
+	python3 - "$TOP"/docs/ci/*.yml >"$T/shallow" <<'EOF'
+import sys, yaml
+for path in sys.argv[1:]:
+    doc = yaml.safe_load(open(path))
+    for name, job in (doc.get("jobs") or {}).items():
+        for step in job.get("steps", []):
+            if step.get("uses", "").startswith("actions/checkout"):
+                if str((step.get("with") or {}).get("fetch-depth")) != "0":
+                    print("%s: job %s checks out without fetch-depth: 0" % (path, name))
+    if "jobs" not in doc:
+        for name, job in doc.items():
+            if isinstance(job, dict) and "script" in job:
+                if str((job.get("variables") or {}).get("GIT_DEPTH")) != "0":
+                    print("%s: job %s clones without GIT_DEPTH: 0" % (path, name))
+EOF
+	expect_eq "$(cat "$T/shallow")" "" "shallow checkouts in docs/ci"
+else
+	skip "no python3-yaml: the recipes' checkouts are not read"
+fi
 finish
