@@ -33,8 +33,8 @@ enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_UNJUDGED = 2 };
  * arguments, description, exit statuses and a typed option table, and `run`. One parser
  * (cli_parse) walks argv against the table: it lands each value where its row says, checks
  * bounds and choices, answers --help from the declaration, and says "did you mean". --help,
- * gcratchet completion and README.md's synopsis are all made from the same rows, so an
- * option is one row and nothing else.
+ * gcratchet completion, README.md's synopsis and the man pages are all made from the same
+ * rows, so an option is one row and nothing else.
  */
 enum cli_kind {
 	CLI_FLAG,    /* int at .off set to 1 (a value of its own: .max when not 0) */
