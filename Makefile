@@ -37,10 +37,11 @@ CC ?= cc
 OPT ?= -O2 -g
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wformat=2 -Wvla -Werror
-PKGS := libcjson sqlite3 libpq
+PKGS := libcjson sqlite3 libpq nettle
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpq is opened when a PostgreSQL store is first used (store_pg.c), so it is not linked.
-PKG_LIBS = $(shell pkg-config --libs libcjson sqlite3 2>/dev/null)
+# nettle is SHA-256 (harness/sha256.c), its fat build using the CPU's SHA instructions.
+PKG_LIBS = $(shell pkg-config --libs libcjson sqlite3 nettle 2>/dev/null)
 CFLAGS_H = -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -Ireports -Icollectors/include $(PKG_CFLAGS)
 # libpfm4 ships no pkg-config file on Debian; use it when a later one does.
 PFM_LIBS = $(shell pkg-config --libs libpfm 2>/dev/null || echo -lpfm)
@@ -233,8 +234,10 @@ test-quick:
 	@sh tests/run.sh --quick
 
 # PREFIX/lib/gcratchet/ gets the CLI, its launcher, the build folders and the committed
-# baselines, PREFIX/bin/gcratchet a link to it, and lib/gcratchet/install-manifest the list of
-# every file written, which uninstall removes (scripts/install.sh). DESTDIR stages a package.
+# baselines, PREFIX/bin/gcratchet a link to it, PREFIX/share/ the bash completion and the man
+# pages (gcratchet completion bash and man: from the verbs' declarations), and
+# lib/gcratchet/install-manifest the list of every file written, which uninstall removes
+# (scripts/install.sh). DESTDIR stages a package.
 install: all
 	@sh scripts/install.sh install $(call gcr_shq,$(B)) $(call gcr_shq,$(DESTDIR)) $(call gcr_shq,$(PREFIX))
 uninstall:

@@ -33,8 +33,8 @@ enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_UNJUDGED = 2 };
  * arguments, description, exit statuses and a typed option table, and `run`. One parser
  * (cli_parse) walks argv against the table: it lands each value where its row says, checks
  * bounds and choices, answers --help from the declaration, and says "did you mean". --help,
- * gcratchet completion and README.md's synopsis are all made from the same rows, so an
- * option is one row and nothing else.
+ * gcratchet completion, README.md's synopsis and the man pages are all made from the same
+ * rows, so an option is one row and nothing else.
  */
 enum cli_kind {
 	CLI_FLAG,    /* int at .off set to 1 (a value of its own: .max when not 0) */
@@ -148,6 +148,13 @@ void cli_each_option(const struct cli_option *rows,
 void cli_help(const struct cli_verb *v, struct sbuf *out);
 /* Only the usage lines ("usage: gcratchet ..." and the lines it wraps to). */
 void cli_synopsis(const struct cli_verb *v, struct sbuf *out);
+/*
+ * The words of v's usage line after "gcratchet NAME", one call each: its arguments as .args
+ * spells them, then one per option shown ("[--rounds N]", "--profile P", "[--knob K=V]...").
+ * The usage lines above and the man page's synopsis are made of them.
+ */
+void cli_synopsis_words(const struct cli_verb *v, void (*each)(void *ctx, const char *word),
+                        void *ctx);
 /* Prints v's help and returns 0 (help asked) or 2 (usage error, on stderr). */
 int cli_usage(const struct cli_verb *v, int to_stderr);
 

@@ -385,9 +385,14 @@ static void cli_synopsis_word(struct cli_synopsis_ctx *s, const char *word)
 	s->col += w;
 }
 
+struct cli_words_ctx {
+	void (*each)(void *ctx, const char *word);
+	void *ctx;
+};
+
 static void cli_synopsis_row(void *ctx, const struct cli_option *r)
 {
-	struct cli_synopsis_ctx *s = ctx;
+	struct cli_words_ctx *s = ctx;
 	struct sbuf w;
 
 	if (r->flags & (CLI_HIDDEN | CLI_NO_SYNOPSIS))
@@ -400,8 +405,28 @@ static void cli_synopsis_row(void *ctx, const struct cli_option *r)
 		sbuf_addf(&w, "]");
 	if (r->flags & CLI_REPEAT)
 		sbuf_addf(&w, "...");
-	cli_synopsis_word(s, w.data);
+	s->each(s->ctx, w.data);
 	sbuf_release(&w);
+}
+
+void cli_synopsis_words(const struct cli_verb *v, void (*each)(void *ctx, const char *word),
+                        void *ctx)
+{
+	struct cli_words_ctx s = {each, ctx};
+
+	for (const char *p = v->args ? v->args : ""; *p;) {
+		size_t len = strcspn(p, " ");
+		char *word = xasprintf("%.*s", (int)len, p);
+		each(ctx, word);
+		free(word);
+		p += len + strspn(p + len, " ");
+	}
+	cli_each_option(v->options, cli_synopsis_row, &s);
+}
+
+static void cli_synopsis_add(void *ctx, const char *word)
+{
+	cli_synopsis_word(ctx, word);
 }
 
 /* One verb's usage line(s), starting with `lead` ("usage: " or its width in spaces). */
@@ -412,18 +437,7 @@ static void cli_synopsis_one(const struct cli_verb *v, const char *lead, struct 
 	sbuf_addf(out, "%sgcratchet %s", lead, v->name);
 	s.col = strlen(lead) + strlen("gcratchet ") + strlen(v->name);
 	s.indent = s.col + 1;
-	if (v->args && *v->args) {
-		/* The arguments stay on the first line, as one word each. */
-		const char *p = v->args;
-		while (*p) {
-			size_t len = strcspn(p, " ");
-			char *word = xasprintf("%.*s", (int)len, p);
-			cli_synopsis_word(&s, word);
-			free(word);
-			p += len + strspn(p + len, " ");
-		}
-	}
-	cli_each_option(v->options, cli_synopsis_row, &s);
+	cli_synopsis_words(v, cli_synopsis_add, &s);
 	sbuf_addf(out, "\n");
 }
 

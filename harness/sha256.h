@@ -1,6 +1,11 @@
 /*
- * sha256.h — SHA-256 (FIPS 180-4), so a build folder's manifest can pin each probe's bytes
- * without a crypto library: a build id is one set of executables (docs/manifest.md).
+ * sha256.h — SHA-256 digests as hex, so a build folder's manifest can pin each probe's bytes:
+ * a build id is one set of executables (docs/manifest.md).
+ *
+ * The arithmetic is nettle's (Debian's nettle-dev): its fat build picks the processor's SHA
+ * instructions (x86 SHA-NI, ARMv8's) at load time where they exist, the portable code
+ * elsewhere, with the same digests. This module adds what the harness needs on top: hex
+ * digests, a file's digest with an error naming it, and a memo of files already hashed.
  *
  * Digests are written as 64 lowercase hex digits, the form sha256sum prints and manifests hold.
  */
@@ -10,15 +15,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nettle/sha2.h>
+
 #include "util.h"
+
+/*
+ * nettle's sha2.h maps the short names sha256_init and sha256_update to its own functions
+ * (nettle_sha256_init, whose update takes the length first); here they are this module's, as
+ * every name with its prefix is, and nettle's are called by their own names in sha256.c.
+ */
+#undef sha256_init
+#undef sha256_update
 
 #define SHA256_HEX_LEN 64
 
+/* A digest being computed: sha256_init, any number of sha256_update, sha256_final_hex. */
 struct sha256 {
-	uint32_t h[8];
-	uint64_t bytes;  /* message length so far */
-	uint8_t buf[64]; /* a partial block */
-	size_t nbuf;
+	struct sha256_ctx ctx;
 };
 
 void sha256_init(struct sha256 *s);
@@ -53,13 +66,6 @@ void sha256_memo_free(struct sha256_memo *m);
  */
 int sha256_file_memo(struct sha256_memo *m, const char *path, char hex[SHA256_HEX_LEN + 1],
                      int *read_again, struct err *e);
-/*
- * 1 when digests are computed with the processor's SHA instructions (x86 SHA-NI), 0 with the
- * portable code; the digests are the same. sha256_set_portable(1) makes every later digest
- * use the portable code (the tests compare the two), sha256_set_portable(0) undoes it.
- */
-int sha256_accelerated(void);
-void sha256_set_portable(int portable);
 /* 1 when s is exactly SHA256_HEX_LEN lowercase hex digits. */
 int sha256_hex_valid(const char *s);
 

@@ -7,6 +7,8 @@
 #                                                                (its objects left out)
 #     lib/gcratchet/baselines/<profile>/<collector>.json         the committed baselines
 #     bin/gcratchet -> ../lib/gcratchet/gcratchet
+#     share/bash-completion/completions/gcratchet                `gcratchet completion bash`
+#     share/man/man1/gcratchet.1, gcratchet-<verb>.1             `gcratchet completion man`
 # The CLI finds its launcher and build folders beside its own executable (/proc/self/exe, the
 # link resolved) and reads a baseline from there when the working directory has none, so the
 # installed gcratchet runs from any directory; the baselines sit beside the builds they were
@@ -14,7 +16,8 @@
 #
 # Every file and link written is listed, relative to PREFIX, in lib/gcratchet/install-manifest;
 # uninstall removes exactly those (bin/gcratchet only while it is still our link), then the
-# folders under lib/gcratchet left empty, and never PREFIX, bin/ or lib/ themselves, nor a file
+# folders under lib/gcratchet left empty, and never PREFIX, bin/, lib/ or share/'s folders
+# (other packages' completions and man pages live there too), nor a file
 # whose path crosses a link at or below lib/gcratchet (install makes none: it is someone
 # else's, and so is what it leads to), which it names instead. An install
 # over an earlier one first uninstalls that one, so a build folder since removed does not
@@ -50,11 +53,11 @@ uninstall() {
 	lib=$root/lib/gcratchet
 	manifest=$lib/install-manifest
 	[ -f "$manifest" ] || die "nothing to uninstall at ${root:-/}: $manifest, which make install writes, does not exist"
-	bad=$(grep -v '^#' "$manifest" | grep -Ev '^(lib/gcratchet/.+|bin/gcratchet)$' | head -n 1) || true
+	bad=$(grep -v '^#' "$manifest" | grep -Ev "^(lib/gcratchet/.+|bin/gcratchet|$shared)\$" | head -n 1) || true
 	if [ -z "$bad" ]; then
 		bad=$(grep -v '^#' "$manifest" | grep -E '(^|/)\.\.(/|$)' | head -n 1) || true
 	fi
-	[ -z "$bad" ] || die "$manifest: refusing the path \"$bad\": not under lib/gcratchet or bin/gcratchet"
+	[ -z "$bad" ] || die "$manifest: refusing the path \"$bad\": not under lib/gcratchet, bin/gcratchet or gcratchet's completion and man pages"
 	# A path that crosses a link at or below lib/gcratchet is not removed: install makes only
 	# real folders there, so the link is someone else's, and what lies beyond it too (a
 	# baselines/ replaced by a link to a repository's baselines lost 11 of its 12 files).
@@ -77,6 +80,10 @@ uninstall() {
 		done
 	fi
 	rm -f "$paths" "$paths.links"
+	# The completion and the man pages: files of ours in folders that are not.
+	grep -v '^#' "$manifest" | grep -E "^($shared)\$" | while IFS= read -r p; do
+		rm -f -- "$root/$p"
+	done
 	# Only our link: something else installed at bin/gcratchet since is not ours to remove.
 	if grep -qx bin/gcratchet "$manifest" &&
 		[ "$(readlink "$root/bin/gcratchet" 2>/dev/null)" = ../lib/gcratchet/gcratchet ]; then
@@ -106,7 +113,7 @@ install_all() {
 		uninstall "$root"
 	fi
 	list=$(mktemp)
-	trap 'rm -f "$list" "$list.c" "$list.b"' EXIT
+	trap 'rm -rf "$list" "$list.c" "$list.b" "$list.m"' EXIT
 	mkdir -p "$lib" "$root/bin"
 	install -m 755 "$build/gcratchet" "$build/gcratchet-launch" "$lib/"
 	echo lib/gcratchet/gcratchet >>"$list"
@@ -120,6 +127,18 @@ install_all() {
 	sed 's|^|lib/gcratchet/|' "$list.c" "$list.b" >>"$list"
 	ln -sfn ../lib/gcratchet/gcratchet "$root/bin/gcratchet"
 	echo bin/gcratchet >>"$list"
+	# The bash completion (where bash-completion looks for it by the command's name) and the
+	# man pages, made by the CLI from its verbs' declarations, as its --help is.
+	mkdir -p "$root/share/bash-completion/completions" "$root/share/man/man1" "$list.m"
+	"$build/gcratchet" completion bash >"$list.m/gcratchet" ||
+		die "$build/gcratchet completion bash failed"
+	install -m 644 "$list.m/gcratchet" "$root/share/bash-completion/completions/gcratchet"
+	echo share/bash-completion/completions/gcratchet >>"$list"
+	"$build/gcratchet" completion man "$list.m/man" || die "$build/gcratchet completion man failed"
+	for page in "$list.m/man"/*.1; do
+		install -m 644 "$page" "$root/share/man/man1/"
+		echo "share/man/man1/${page##*/}" >>"$list"
+	done
 	{
 		echo "# Written by make install (scripts/install.sh): every file it wrote under PREFIX."
 		echo "# make uninstall PREFIX=... removes them."
@@ -129,6 +148,9 @@ install_all() {
 }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+# The paths outside lib/gcratchet a manifest may list (an extended regular expression).
+shared='share/bash-completion/completions/gcratchet|share/man/man1/gcratchet(-[a-z0-9_]+)?\.1'
+
 mode=${1:-}
 case $mode in
 install)

@@ -6,9 +6,9 @@
 set -eu
 
 # The main job: compilers, the libraries the harness and the Boehm build link (libpq is the
-# PostgreSQL client, linked by the harness), valgrind for Ir, and python3 for the CI recipes'
-# comment step (scripts/ci-comment.py).
-PACKAGES="gcc make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev libgc-dev valgrind python3"
+# PostgreSQL client, linked by the harness; nettle-dev is its SHA-256), valgrind for Ir, and
+# python3 for the CI recipes' comment step (scripts/ci-comment.py).
+PACKAGES="gcc make pkg-config libc6-dev libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev libgc-dev nettle-dev valgrind python3"
 case "${1:-}" in
 --test)
 	# The suite: clang, its sanitizer and libFuzzer runtimes (make asan, make fuzz), a

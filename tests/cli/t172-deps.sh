@@ -15,7 +15,7 @@ wants() { # target: the packages its apt-get line names, one a line, sorted
 }
 wants deps >"$T/main"
 wants test-deps >"$T/test"
-for p in gcc make libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev libgc-dev valgrind; do
+for p in gcc make libpfm4-dev libcjson-dev libsqlite3-dev libpq-dev libgc-dev nettle-dev valgrind; do
 	grep -qx "$p" "$T/main" && pass || fail "make deps does not install $p"
 done
 for p in chromium openjdk-17-jdk-headless postgresql nodejs clang python3-yaml python3-jsonschema; do

@@ -85,6 +85,6 @@ expect_grep 'unknown option "--probes"' "$T/err" "ratchet takes what is measured
 expect_status 2 "$GCR" completion options mesure
 expect_grep 'unknown command "mesure" \(did you mean measure\?\)' "$T/err"
 expect_status 2 "$GCR" completion zsh
-expect_grep 'expected bash, synopsis or options VERB' "$T/err"
+expect_grep 'expected bash, synopsis, options VERB or man DIR' "$T/err"
 expect_status 2 "$GCR" completion --bogus
 finish
