@@ -110,8 +110,14 @@ static void report_history_range(const struct report_history *h, const double *m
 		*hi = fmax(*hi, h->value + a);
 	}
 	if (h->zero_axis) {
+		int nonneg = *lo >= 0;
 		*lo = fmin(*lo, 0);
 		*hi = fmax(*hi, 0);
+		report_html_pad(lo, hi);
+		/* From zero means from zero: the padding does not take a positive series below it. */
+		if (nonneg)
+			*lo = 0;
+		return;
 	}
 	report_html_pad(lo, hi);
 }
