@@ -233,7 +233,9 @@ static int report_site_collector(struct store *st, const struct report_site_quer
 	col->baseline_path = q->baseline_path(q->profile, col->name);
 	if (judge_baseline_load(col->baseline_path, q->profile, &col->b, &be) != 0) {
 		struct report_site_cell *c = report_site_add(s, cap, k, NULL, NULL);
-		c->verdict = REPORT_SITE_NO_BASELINE;
+		/* A file that is there but does not load judges nothing: worse than none. */
+		c->verdict =
+		    be.code == ERR_NOT_FOUND ? REPORT_SITE_NO_BASELINE : REPORT_SITE_UNJUDGED;
 		c->why =
 		    be.code == ERR_NOT_FOUND
 		        ? xasprintf("no %s baseline pinned (%s): nothing is gated; pin one with "
@@ -241,6 +243,7 @@ static int report_site_collector(struct store *st, const struct report_site_quer
 		                    q->profile, col->baseline_path, q->profile, col->name)
 		        : xasprintf("the baseline does not load: %s", be.msg);
 		col->why = xstrdup(c->why);
+		col->baseline_broken = be.code != ERR_NOT_FOUND;
 		return 0;
 	}
 	col->has_baseline = 1;
@@ -455,7 +458,8 @@ static char *report_site_index(const struct report_site *s)
 	              "class=\"l\">baseline</th></tr>\n");
 	for (size_t k = 0; k < s->ncollectors; k++) {
 		const struct report_site_collector *col = &s->collectors[k];
-		const char *v = !col->has_baseline                         ? "no baseline"
+		const char *v = col->baseline_broken                       ? "could not judge"
+		                : !col->has_baseline                       ? "no baseline"
 		                : !col->check_html                         ? "could not judge"
 		                : col->verdict == CHECK_VERDICT_OK         ? "ok"
 		                : col->verdict == CHECK_VERDICT_REGRESSION ? "REGRESSED"

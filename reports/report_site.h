@@ -56,6 +56,7 @@ struct report_site_collector {
 	char *name;
 	char *baseline_path;
 	int has_baseline;
+	int baseline_broken; /* a file that is there but does not load (why says) */
 	struct baseline b;
 	char *why;       /* no baseline, or no session judged: why; else NULL */
 	int64_t session; /* the session judged, 0: none */

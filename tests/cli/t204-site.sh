@@ -97,6 +97,20 @@ grep -o '<tr class="cell [a-z]*"><td class="l [a-z]*">[^<]*</td><td class="l">[^
 expect_eq "$(cmp -s "$T/rows" "$T/pgrows" && echo same)" same "the same rows, in the same order"
 expect_grep "from postgresql://gcr@/fleet" "$T/pgsite/index.html" "the index names the store, no password"
 
+# A collector without a baseline is one row that says so; one whose file does not load could
+# not be judged, and sorts before the cells that are ok.
+cp -r "$T/fleet/baselines" "$T/partial"
+rm "$T/partial/shared_ci/gamma.json"
+echo '{"format":' >"$T/partial/shared_ci/alpha.json"
+expect_status 0 env GCR_BASELINE_DIR="$T/partial" "$GCR" report --site "$T/psite"
+grep -o '<tr class="cell [a-z]*"><td class="l [a-z]*">[^<]*</td><td class="l">[^<]*<' "$T/psite/index.html" |
+	sed 's/<$//; s/<[^>]*>/ /g; s/  */ /g; s/^ //; s/ $//' >"$T/prows"
+expect_eq "$(head -n 3 "$T/prows" | tr '\n' ,)" "REGRESSED beta,could not judge alpha,no baseline gamma," \
+	"regressed, then a baseline that does not load, then none"
+expect_grep 'alpha.json:[0-9]+:[0-9]+: .*not valid JSON' "$T/psite/index.html" "the broken file is named"
+expect_grep 'pin one with gcratchet baseline pin --profile shared_ci --collector gamma' "$T/psite/index.html" \
+	"the missing one says how to pin it"
+
 # Errors name what is wrong.
 : >"$T/afile"
 expect_status 2 "$GCR" report --site "$T/afile"
