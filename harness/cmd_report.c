@@ -1,7 +1,10 @@
 /* gcratchet report — the pages and tables of any stored session, after the fact. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "cli.h"
@@ -14,6 +17,7 @@
 #include "report_html.h"
 #include "report_json.h"
 #include "report_md.h"
+#include "report_site.h"
 #include "report_sweep.h"
 #include "store.h"
 
@@ -116,8 +120,6 @@ static void report_history_baseline(const char *profile, struct report_history *
                                     struct baseline *b, char **why)
 {
 	struct err e = ERR_INIT;
-	const struct baseline_cell *c;
-	struct baseline_rule rule;
 
 	if (baseline_load(h->baseline_path, b, &e) != 0) {
 		*why = e.code == ERR_NOT_FOUND
@@ -126,27 +128,12 @@ static void report_history_baseline(const char *profile, struct report_history *
 		           : xasprintf("The baseline does not load, no band drawn: %s", e.msg);
 		return;
 	}
-	c = baseline_cell_find(b, h->probe, h->metric);
-	if (!c || baseline_cell_rule(b, h->probe, h->metric, &rule) != 0) {
-		*why = xasprintf("%s pins no cell for %s of %s: no band drawn.", h->baseline_path,
-		                 h->metric, h->probe);
-		return;
-	}
-	h->has_value = 1;
-	h->value = baseline_cell_value(c, rule.cls);
-	h->direction = baseline_direction_name(rule.direction);
-	if (!rule.gated) {
-		*why = xasprintf("%s is not gated (%s): no band drawn.", h->metric,
-		                 baseline_class_name(rule.cls));
-		return;
-	}
-	h->has_band = 1;
-	h->allowance = baseline_allowance(&rule, h->value);
+	report_history_band(h, b, why);
 }
 
 /* report --history: one metric's history across sessions as trend lines per host. */
 static int report_history_page(const char *cmd, const struct history_query *q, const char *profile,
-                               const char *out_path)
+                               const char *out_path, int zero_axis)
 {
 	struct history_series s;
 	struct history_query at = *q;
@@ -175,6 +162,7 @@ static int report_history_page(const char *cmd, const struct history_query *q, c
 	    .points = s.order,
 	    .n = s.n,
 	    .baseline_path = path,
+	    .zero_axis = zero_axis,
 	};
 	report_history_baseline(profile, &h, &b, &why);
 	h.no_band = why;
@@ -200,14 +188,94 @@ out:
 	return rc;
 }
 
+/*
+ * report --site DIR: the store as a static site (report_site.h), written into DIR (made when
+ * missing). DIR is checked before the store is read: a CI job that cannot publish hears so
+ * first.
+ */
+static int report_site_pages(const char *cmd, const struct history_query *q, const char *profile,
+                             const char *dir, int zero_axis)
+{
+	struct report_site_query sq = {.profile = profile,
+	                               .since = q->since,
+	                               .git = q->git,
+	                               .zero_axis = zero_axis,
+	                               .baseline_path = cli_baseline_find};
+	struct report_site site = {0};
+	struct report_site_page *pages = NULL;
+	struct store *st = NULL;
+	struct stat sb;
+	struct err e;
+	size_t npages = 0, trends = 0, checks = 0;
+	int rc = EXIT_UNJUDGED;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		rc = cli_error(cmd, "--site %s: cannot make the directory: %s", dir,
+		               strerror(errno));
+		goto out;
+	}
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		rc = cli_error(cmd, "--site %s: not a directory", dir);
+		goto out;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		rc = cli_error(cmd, "--site %s: not writable: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (store_open(cli_db_path(q->db), STORE_READ, &st, &e) != 0 ||
+	    report_site_load(st, &sq, &site, &e) != 0) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	report_site_render(&site, &pages, &npages);
+	rc = EXIT_OK;
+	for (size_t i = 0; i < npages; i++) {
+		char *path = xasprintf("%s/%s", dir, pages[i].file);
+		if (write_file_atomic(path, pages[i].text, strlen(pages[i].text), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		trends += strncmp(pages[i].file, "trend-", 6) == 0;
+		checks += strncmp(pages[i].file, "check-", 6) == 0;
+		free(path);
+	}
+	if (rc == EXIT_OK)
+		printf(
+		    "gcratchet %s: site of %zu collector%s, %zu row%s (%zu trend page%s, %zu check "
+		    "page%s): %s/index.html\n",
+		    cmd, site.ncollectors, site.ncollectors == 1 ? "" : "s", site.ncells,
+		    site.ncells == 1 ? "" : "s", trends, trends == 1 ? "" : "s", checks,
+		    checks == 1 ? "" : "s", dir);
+out:
+	report_site_pages_release(pages, npages);
+	report_site_release(&site);
+	store_close(st);
+	return rc;
+}
+
 /* What report takes; a session's options, or --history's. */
 struct report_opts {
 	int64_t session; /* CLI_SESSION_WORD: latest */
 	const char *html, *md, *json, *base, *fix, *profile, *out;
 	int across; /* enum compare_mode */
-	int history;
+	int history, zero_axis;
+	const char *site;       /* --site DIR */
 	struct history_query q; /* --history's, and --db */
 };
+
+/* The first option given that --site does not take: it draws every collector, probe and
+ * gated metric, at each baseline's size, into DIR. */
+static void report_site_refused(void *ctx, const struct cli_option *row, const char *val)
+{
+	const char **first = ctx;
+	static const char *const refused[] = {"--collector", "--probe",   "--metric", "--size",
+	                                      "--out",       "--session", "--html",   "--md",
+	                                      "--json",      "--base",    "--fix",    "--across",
+	                                      "--no-across", "--history", NULL};
+
+	(void)val;
+	for (size_t i = 0; row && refused[i]; i++)
+		if (strcmp(row->name, refused[i]) == 0 && !*first)
+			*first = row->name;
+}
 
 /* The first option given that only --history takes (marked HISTORY_OPT_QUERY). */
 static void report_history_only(void *ctx, const struct cli_option *row, const char *val)
@@ -221,7 +289,7 @@ static void report_history_only(void *ctx, const struct cli_option *row, const c
 
 static int report_main(int argc, char **argv)
 {
-	const char *cmd = cmd_report.name, *history_only = NULL;
+	const char *cmd = cmd_report.name, *history_only = NULL, *not_site = NULL;
 	struct report_opts o = {.profile = "shared_ci", .across = COMPARE_MODE_AUTO};
 	const char *paths[REPORT_FORMATS] = {NULL};
 	const char *db, *html, *md, *json, *base, *fix;
@@ -245,6 +313,22 @@ static int report_main(int argc, char **argv)
 	fix = o.fix;
 	across = o.across;
 	history = o.history;
+	if (o.site) {
+		cli_scan(&cmd_report, argc, argv, report_site_refused, &not_site);
+		if (not_site) {
+			rc = cli_error(
+			    cmd,
+			    "--site draws every collector, probe and gated metric: %s does "
+			    "not apply (it takes --profile, --since, --git, --zero-axis "
+			    "and --db)",
+			    not_site);
+			goto out;
+		}
+		if (cli_check_profile(cmd, o.profile) != 0)
+			goto out;
+		rc = report_site_pages(cmd, &o.q, o.profile, o.site, o.zero_axis);
+		goto out;
+	}
 	if (history) {
 		if (session || latest || html || md || json || base || fix ||
 		    across != COMPARE_MODE_AUTO) {
@@ -254,7 +338,7 @@ static int report_main(int argc, char **argv)
 			    "--size, --git, --profile, --db and --out, not a session's options");
 			goto out;
 		}
-		rc = report_history_page(cmd, &o.q, o.profile, o.out);
+		rc = report_history_page(cmd, &o.q, o.profile, o.out, o.zero_axis);
 		goto out;
 	}
 	if (history_only) {
@@ -359,13 +443,19 @@ static const struct cli_option report_options[] = {
      .help = "--history: the baseline whose band is drawn (default shared_ci)"},
     {"--out", "FILE", CLI_STRING, RO(out), .group = HISTORY_OPT_QUERY,
      .help = "--history: the page written there (default: stdout)"},
+    {"--zero-axis", NULL, CLI_FLAG, RO(zero_axis), .group = HISTORY_OPT_QUERY,
+     .help = "--history, --site: draw the value axis from zero (default: the range of the "
+             "data and the band)"},
+    {"--site", "DIR", CLI_STRING, RO(site),
+     .help = "the whole store as a static site in DIR: an index of every collector x probe x "
+             "gated metric, regressions first, with trend and check pages"},
     {0},
 };
 #undef RO
 
 const struct cli_verb cmd_report = {
     .name = "report",
-    .summary = "render a stored session, or a metric's history, as HTML, Markdown or JSON",
+    .summary = "render a stored session, a metric's history, or the whole store as a site",
     .description =
         "Renders a stored session (latest: the newest one stored). With two or more arms it is\n"
         "the A/B comparison of ab (BASE and FIX: the session's first two arms unless named by\n"
@@ -376,10 +466,20 @@ const struct cli_verb cmd_report = {
         "--history renders the series gcratchet history prints as an HTML page (to FILE, or\n"
         "stdout): one trend line per host over the session medians in commit order, and the\n"
         "value and band of the cell pinned in baselines/<profile>/<C>.json (profile default\n"
-        "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n",
-    .exit_status = "a session of two or more arms, as ab's (0 no cell worse, 1 FIX is worse, 2 "
-                   "could not judge); otherwise 0 rendered; 2 no such session or series, an "
-                   "unwritable file, or bad arguments.",
+        "shared_ci) drawn across; a missing baseline or cell is said on the page, no band drawn.\n"
+        "The value axis spans the data and the band (--zero-axis: from zero); each point is\n"
+        "labelled by its commit and build, and a point beyond the band is ringed and listed.\n"
+        "\n"
+        "--site DIR writes the whole store (SQLite, or a fleet's PostgreSQL with --db URL) as a\n"
+        "static site: DIR/index.html lists every collector x probe x gated metric with the\n"
+        "verdict of its collector's newest session against its baseline and a sparkline,\n"
+        "regressions first, each linking to its trend page and its collector's check page,\n"
+        "written beside it. Links are relative and nothing is fetched: a CI job publishes DIR.\n",
+    .exit_status =
+        "a session of two or more arms, as ab's (0 no cell worse, 1 FIX is worse, 2 "
+        "could not judge); otherwise 0 rendered (--site: whatever the verdicts); 2 no such "
+        "session or series, an empty store, an unwritable file or directory, or bad "
+        "arguments.",
     .options = report_options,
     .run = report_main,
 };

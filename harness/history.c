@@ -208,16 +208,11 @@ static int history_resolve_probe(struct store *st, const char *collector, const 
 	return *out ? 0 : -1;
 }
 
-int history_load(const struct history_query *q, struct history_series *out, struct err *e)
+/* The arguments, before any store is opened: a typo is named before a connection fails. */
+static int history_query_check(const struct history_query *q, struct err *e)
 {
-	char *probe = NULL;
-	struct store *st = NULL;
-	struct history_git g;
 	char hint[128];
-	int rc = -1;
 
-	memset(out, 0, sizeof *out);
-	memset(&g, 0, sizeof g);
 	if (!q->collector || !q->probe || !q->metric)
 		return err_setc(e, ERR_INVALID, "--collector, --probe and --metric are required");
 	if (!metrics_is_known(q->metric))
@@ -228,8 +223,36 @@ int history_load(const struct history_query *q, struct history_series *out, stru
 		                "--since must be a date (2026-11-01) or a UTC time "
 		                "(2026-11-01T12:00:00Z), got \"%s\"",
 		                q->since);
-	if (store_open(q->db, STORE_READ, &st, e) != 0 ||
-	    history_resolve_probe(st, q->collector, q->probe, &probe, e) != 0 ||
+	return 0;
+}
+
+int history_load(const struct history_query *q, struct history_series *out, struct err *e)
+{
+	struct store *st = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (history_query_check(q, e) != 0)
+		return -1;
+	if (store_open(q->db, STORE_READ, &st, e) != 0)
+		return -1;
+	rc = history_load_store(st, q, out, e);
+	store_close(st);
+	return rc;
+}
+
+int history_load_store(struct store *st, const struct history_query *q, struct history_series *out,
+                       struct err *e)
+{
+	char *probe = NULL;
+	struct history_git g;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	memset(&g, 0, sizeof g);
+	if (history_query_check(q, e) != 0)
+		return -1;
+	if (history_resolve_probe(st, q->collector, q->probe, &probe, e) != 0 ||
 	    store_history(st, q->collector, probe, q->metric, q->since, q->size, &out->points,
 	                  &out->n, e) != 0)
 		goto out;
@@ -261,7 +284,6 @@ int history_load(const struct history_query *q, struct history_series *out, stru
 out:
 	free(probe);
 	history_git_release(&g);
-	store_close(st);
 	if (rc != 0)
 		history_release(out);
 	return rc;

@@ -45,6 +45,10 @@ struct history_series {
  * current directory's repository orders the points when it is one. out is empty after -1.
  */
 int history_load(const struct history_query *q, struct history_series *out, struct err *e);
+/* The same from a store the caller opened (q->db unused): the site reads every series from
+ * one connection. */
+int history_load_store(struct store *st, const struct history_query *q, struct history_series *out,
+                       struct err *e);
 void history_release(struct history_series *s);
 /* What ordered the points by git, for stderr ("commit order from the git history of ...");
  * NULL when git ordered none. Newly allocated. */

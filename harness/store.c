@@ -2270,6 +2270,7 @@ static void store_history_point_release(struct store_history_point *p)
 	free(p->label);
 	free(p->git_commit);
 	free(p->collector_version);
+	free(p->manifest_hash);
 	free(p->values);
 }
 
@@ -2315,6 +2316,27 @@ int store_history_probes(struct store *s, const char *collector, struct strlist 
 	return rc;
 }
 
+int store_history_collectors(struct store *s, struct strlist *out, struct err *e)
+{
+	struct store_query q = {0};
+	int rc = -1, r;
+
+	if (query_open(s, &q,
+	               "SELECT DISTINCT b.collector FROM builds b"
+	               " JOIN session_builds sb ON sb.build_id = b.id ORDER BY b.collector",
+	               "reading the collectors", e) != 0)
+		return -1;
+	while ((r = query_step(&q, e)) > 0) {
+		const char *name = col_peek(&q, 0);
+		if (name && !strlist_contains(out, name))
+			strlist_push(out, name);
+	}
+	if (r == 0)
+		rc = 0;
+	query_close(&q);
+	return rc;
+}
+
 int store_history(struct store *s, const char *collector, const char *probe, const char *metric,
                   const char *since, const char *size, struct store_history_point **out, size_t *n,
                   struct err *e)
@@ -2331,11 +2353,12 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 	 * Two queries in one order (session start, id, arm): the arms with what the table says
 	 * of them, then the values alone, so the many samples of a long history carry no text.
 	 */
-	if (query_open(s, &arms,
-	               "SELECT s.id, sb.position, s.started_at, h.hostname, s.size, b.name,"
-	               " sb.label, b.git_commit, b.collector_version" STORE_HISTORY_FROM
-	               " JOIN hosts h ON h.id = s.host_id" STORE_HISTORY_WHERE STORE_HISTORY_ORDER,
-	               "reading the history", e) != 0 ||
+	if (query_open(
+	        s, &arms,
+	        "SELECT s.id, sb.position, s.started_at, h.hostname, s.size, b.name,"
+	        " sb.label, b.git_commit, b.collector_version, b.manifest_hash" STORE_HISTORY_FROM
+	        " JOIN hosts h ON h.id = s.host_id" STORE_HISTORY_WHERE STORE_HISTORY_ORDER,
+	        "reading the history", e) != 0 ||
 	    query_open(s, &vals,
 	               "SELECT s.id, sb.position, x.value, r.id" STORE_HISTORY_FROM
 	               " JOIN runs r ON r.session_id = s.id AND r.arm = sb.position"
@@ -2364,6 +2387,7 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 		p->label = col_text(&arms, 6);
 		p->git_commit = col_text(&arms, 7);
 		p->collector_version = col_text(&arms, 8);
+		p->manifest_hash = col_text(&arms, 9);
 		count++;
 	}
 	if (r < 0)

@@ -312,6 +312,7 @@ struct store_history_point {
 	int64_t session_id;
 	char *started_at, *hostname, *size;
 	char *build, *label, *git_commit, *collector_version;
+	char *manifest_hash; /* the build's identity: two builds of one commit differ here */
 	double *values;
 	size_t n;
 };
@@ -329,6 +330,8 @@ int store_history(struct store *s, const char *collector, const char *probe, con
 int store_history_probes(struct store *s, const char *collector, struct strlist *out,
                          struct err *e);
 void store_history_release(struct store_history_point *p, size_t n);
+/* The collectors of the builds any session measured, by name, into *out (appended). */
+int store_history_collectors(struct store *s, struct strlist *out, struct err *e);
 
 /* ---- Minimum heaps (gcratchet minheap) ------------------------------------------------ */
 

@@ -47,7 +47,11 @@ static const char report_html_style[] =
     ".legend span{display:inline-block;margin-right:14px}"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;"
     "vertical-align:-1px}"
-    "code{font-size:12px;background:#f2f2f2;padding:0 3px;border-radius:3px}";
+    "code{font-size:12px;background:#f2f2f2;padding:0 3px;border-radius:3px}"
+    "svg text.commit{font-size:9px}svg.spark{display:block}td.spark{padding:1px 7px}"
+    "ul.oob-list{margin:2px 0 10px;padding-left:22px}ul.oob-list li.oob-bad{color:#b00020}"
+    "ul.oob-list li.oob-good{color:#16803c}tr.oob td{background:#fff5f5}"
+    ".nav a{margin-right:4px}";
 
 void report_html_head(struct sbuf *b, const char *title)
 {
@@ -102,10 +106,17 @@ int report_html_from_zero(const char *metric)
 void report_html_axis(struct sbuf *b, double x0, double x1, double *lo, double *hi,
                       const char *metric, int pct)
 {
+	report_html_axis_zero(b, x0, x1, lo, hi, metric, pct,
+	                      !pct && report_html_from_zero(metric));
+}
+
+void report_html_axis_zero(struct sbuf *b, double x0, double x1, double *lo, double *hi,
+                           const char *metric, int pct, int from_zero)
+{
 	enum metric_unit unit = metrics_display_unit(metric);
 	struct report_axis ax;
 
-	report_axis_nice(*lo, *hi, REPORT_HTML_TICKS, !pct && report_html_from_zero(metric),
+	report_axis_nice(*lo, *hi, REPORT_HTML_TICKS, from_zero,
 	                 pct                             ? REPORT_AXIS_PCT
 	                 : unit == METRIC_UNIT_BYTES     ? REPORT_AXIS_BYTES
 	                 : unit == METRIC_UNIT_NS        ? REPORT_AXIS_NS

@@ -51,6 +51,12 @@ int report_html_from_zero(const char *metric);
  */
 void report_html_axis(struct sbuf *b, double x0, double x1, double *lo, double *hi,
                       const char *metric, int pct);
+/*
+ * The same with the choice of zero made by the caller: a trend drawn to show a step of a few
+ * percent keeps the range of its data and band (from_zero 0) whatever the metric counts.
+ */
+void report_html_axis_zero(struct sbuf *b, double x0, double x1, double *lo, double *hi,
+                           const char *metric, int pct, int from_zero);
 /* The x position of point i of n across [x0, x1]. */
 double report_html_x(size_t i, size_t n, double x0, double x1);
 /* A marker (0 circle, 1 diamond) left open for a <title>; close it with _marker_end. */

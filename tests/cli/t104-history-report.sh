@@ -43,9 +43,9 @@ expect_grep "No shared_ci baseline of scripted is pinned" "$T/none.html" "the mi
 expect_no_grep 'class="band"' "$T/none.html" "no band without a baseline"
 expect_eq "$(grep -c '<polyline class="host"' "$T/none.html")" 2 "one line per host"
 # Issue 30: each point says which host measured it, in its tooltip and in the table.
-expect_grep '<title>cccccccccccc session 3 on ci-&lt;runner&gt;-7: 1200 ' "$T/none.html" \
+expect_grep '<title>cccccccccccc scripted@[0-9a-f]{6} session 3 on ci-&lt;runner&gt;-7: 1200 ' "$T/none.html" \
 	"the pushed-in point's tooltip names its host"
-expect_grep "<title>aaaaaaaaaaaa session 1 on $(uname -n): 1000 " "$T/none.html" \
+expect_grep "<title>aaaaaaaaaaaa scripted@[0-9a-f]{6} session 1 on $(uname -n): 1000 " "$T/none.html" \
 	"this host's point's tooltip names this host"
 expect_grep '<tr><td class="l"><code>cccccccccccc</code></td><td>3</td><td class="l">[^<]*</td><td class="l">ci-&lt;runner&gt;-7</td>' \
 	"$T/none.html" "the table's row names the point's host"
@@ -59,7 +59,9 @@ expect_grep "3 sessions, baseline band" "$T/out" "the outcome line says the band
 expect_grep "Baseline $BL: 1000 &#177; 0 " "$T/exact.html" "the value and its allowance, formatted"
 expect_grep '<rect class="band"' "$T/exact.html" "an exact cell's band"
 expect_grep 'data-host="ci-&lt;runner&gt;-7"' "$T/exact.html" "the host's name escaped"
-expect_grep '>aaaaaaa</text>.*>bbbbbbb</text>.*>ccccccc</text>' "$T/exact.html" "commits labelled in order"
+# Issue 43: each label names the build too (a planted build of one commit is another label).
+expect_grep '>aaaaaaa <tspan class="build"[^>]*>scripted@[0-9a-f]{6}</tspan></text>.*>bbbbbbb <tspan.*>ccccccc <tspan' \
+	"$T/exact.html" "commits labelled in order, each with its build"
 expect_status 0 $R --metric rss.peak_bytes --out "$T/h.html"
 expect_grep '<line class="baseline"' "$T/h.html" "the baseline's value"
 band=$(sed -n 's/.*<rect class="band"[^>]* height="\([0-9.]*\)".*/\1/p' "$T/h.html")

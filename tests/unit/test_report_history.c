@@ -79,7 +79,8 @@ static void test_lines_per_host(void)
 	CHECK(strstr(html, "session 1 on bench-1: 1000 (median of 3)") != NULL);
 	CHECK(strstr(html, "session 3 on bench-1: 1195 (median of 2)") != NULL);
 	CHECK(strstr(html, ">unknown</code>") != NULL);
-	CHECK(strstr(html, ">aaaaaaa</text>") != NULL);
+	CHECK(strstr(html, ">aaaaaaa <tspan class=\"build\" fill=\"#777\">gen</tspan></text>") !=
+	      NULL);
 	/* No baseline given: no band, no baseline line. */
 	CHECK(strstr(html, "class=\"band\"") == NULL);
 	CHECK(strstr(html, "class=\"baseline\"") == NULL);
@@ -113,9 +114,87 @@ static void test_band(void)
 	free(html);
 }
 
+/* The first tick label of the page's plot: where its value axis starts. */
+static char *first_tick(const char *html)
+{
+	const char *p = strstr(html, "<text class=\"tick\"");
+	const char *gt = p ? strchr(p, '>') : NULL, *end = gt ? strchr(gt, '<') : NULL;
+
+	return end ? strndup(gt + 1, (size_t)(end - gt - 1)) : strdup("");
+}
+
+/* Issue 43: a step of a few percent fills the plot, its points ringed, each build labelled. */
+static void test_step(void)
+{
+	static double a[] = {400e6}, b[] = {423.12e6};
+	static char g2[] = "gen", h1[] = "3fa2c1ffee", h2[] = "77b0e1aa00", c1[] = "cccccccc";
+	struct store_history_point step[] = {
+	    {.session_id = 1,
+	     .started_at = t1,
+	     .hostname = bench,
+	     .size = ci,
+	     .build = gen,
+	     .git_commit = c1,
+	     .manifest_hash = h1,
+	     .values = a,
+	     .n = 1},
+	    {.session_id = 2,
+	     .started_at = t2,
+	     .hostname = bench,
+	     .size = ci,
+	     .build = g2,
+	     .git_commit = c1,
+	     .manifest_hash = h2,
+	     .values = b,
+	     .n = 1},
+	};
+	const struct store_history_point *o[] = {&step[0], &step[1]};
+	struct report_history h = base();
+	char *html, *tick;
+
+	h.metric = "valgrind.ir";
+	h.points = o;
+	h.n = 2;
+	h.has_value = h.has_band = 1;
+	h.value = 400e6;
+	h.allowance = 4e6; /* 1% */
+	h.direction = "increase";
+	CHECK(report_history_outside(&h, 400e6) == 0);
+	CHECK(report_history_outside(&h, 404e6) == 0);
+	CHECK(report_history_outside(&h, 404.1e6) == 1);
+	CHECK(report_history_outside(&h, 395.9e6) == -1);
+	html = report_history_html(&h);
+	tick = first_tick(html);
+	CHECK(strcmp(tick, "0") != 0);
+	free(tick);
+	CHECK(count(html, "<circle class=\"oob bad\" data-session=\"2\"") == 1);
+	CHECK(count(html, "class=\"oob bad\"") == 2);     /* the ring and the table's row */
+	CHECK(count(html, "<li class=\"oob-bad\"") == 1); /* and the list under the plot */
+	CHECK(strstr(html, "(+5.78% of the baseline)") != NULL);
+	/* One commit, two builds: two labels. */
+	CHECK(strstr(html, ">gen@3fa2c1</tspan>") != NULL);
+	CHECK(strstr(html, ">gen@77b0e1</tspan>") != NULL);
+	free(html);
+	h.zero_axis = 1;
+	html = report_history_html(&h);
+	tick = first_tick(html);
+	CHECK(strcmp(tick, "0") == 0);
+	free(tick);
+	free(html);
+	/* An exact cell: any change is out; either direction: both sides fail. */
+	h.allowance = 0;
+	h.direction = "either";
+	CHECK(report_history_outside(&h, 400e6) == 0);
+	CHECK(report_history_outside(&h, 400e6 + 1) == 1);
+	CHECK(report_history_outside(&h, 400e6 - 1) == 1);
+	h.has_band = 0;
+	CHECK(report_history_outside(&h, 500e6) == 0);
+}
+
 int main(void)
 {
 	test_lines_per_host();
 	test_band();
+	test_step();
 	return unit_done("test_report_history");
 }
