@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -553,6 +554,30 @@ void cli_waiting(void *ctx, const char *why)
 
 	fprintf(stderr, "gcratchet %s: %s\n", (const char *)ctx, safe);
 	free(safe);
+}
+
+int cli_json_stdout_begin(const char *json_path)
+{
+	int saved;
+
+	if (!json_path || !write_file_is_stdout(json_path))
+		return -1;
+	fflush(stdout);
+	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (saved >= 0 && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	return saved;
+}
+
+void cli_json_stdout_end(int saved)
+{
+	if (saved < 0)
+		return;
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
 }
 
 /* ---- Rows several verbs take ----------------------------------------------------------- */

@@ -276,6 +276,17 @@ uint64_t cli_default_seed(void);
 /* A quiet_wait_fn for the bench lock and idleness gate; ctx is the command's name. */
 void cli_waiting(void *ctx, const char *why);
 
+/*
+ * --json - of a verb whose running account goes to stdout from modules it does not own
+ * (measuring.c, heapsearch.c): stdout is then the JSON's alone, so the account goes to stderr
+ * until cli_json_stdout_end. Returns a descriptor of the real stdout to hand back, or -1 when
+ * json_path is not "-" (or NULL) and nothing moved; what stdio held is flushed first. The
+ * descriptor is close-on-exec: no probe inherits it.
+ */
+int cli_json_stdout_begin(const char *json_path);
+/* Puts stdout back where cli_json_stdout_begin found it (saved -1: nothing to do). */
+void cli_json_stdout_end(int saved);
+
 /* history's query as rows (cli.h), for report --history too: QUERY what selects the series
  * (--collector --probe --metric --since --size --git), DB --db; landing in a struct
  * history_query (history.h). */

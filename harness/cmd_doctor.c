@@ -1,4 +1,6 @@
 /* gcratchet doctor — can this host measure what a profile needs, and if not, what fixes it. */
+#include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
+#include "escape.h"
 #include "hostinfo.h"
 #include "meter_perf.h"
 #include "meter_valgrind.h"
@@ -24,17 +27,38 @@
 
 struct doctor {
 	int missing; /* required checks that failed */
+	FILE *out;   /* the lines: stdout, or stderr when --json - has stdout */
+	cJSON *rows; /* --json: each check as it is printed; NULL: none */
 };
 
-/* One line: "ok", "warn" (recorded, not required) or "MISSING" (required), then the fix. */
+/* What doctor takes. */
+struct doctor_opts {
+	const char *profile;
+	const char *json; /* --json FILE, "-" for stdout; NULL: none */
+};
+
+/*
+ * One line: "ok", "warn" (recorded, not required) or "MISSING" (required), then the fix; with
+ * --json, the same as a row {state (lower case), check, detail, fix}.
+ */
 static void doctor_line(struct doctor *d, const char *state, const char *what, const char *detail,
                         const char *fix)
 {
-	if (strcmp(state, "MISSING") == 0)
-		d->missing++;
-	printf("%-8s %-22s %s\n", state, what, detail);
-	if (fix && *fix && strcmp(state, "ok") != 0)
-		printf("%-8s %-22s fix: %s\n", "", "", fix);
+	int ok = strcmp(state, "ok") == 0, missing = strcmp(state, "MISSING") == 0;
+
+	d->missing += missing;
+	fprintf(d->out, "%-8s %-22s %s\n", state, what, detail);
+	if (fix && *fix && !ok)
+		fprintf(d->out, "%-8s %-22s fix: %s\n", "", "", fix);
+	if (d->rows) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "state", ok ? "ok" : missing ? "missing" : "warn");
+		cJSON_AddItemToObject(o, "check", escape_json_string(what));
+		cJSON_AddItemToObject(o, "detail", escape_json_string(detail));
+		cJSON_AddItemToObject(o, "fix",
+		                      escape_json_string(fix && *fix && !ok ? fix : NULL));
+		cJSON_AddItemToArray(d->rows, o);
+	}
 }
 
 /*
@@ -152,10 +176,51 @@ static void doctor_thp(struct doctor *d)
 	            "prctl(PR_SET_THP_DISABLE), on a kernel >= 3.15");
 }
 
+/* The host's facts doctor prints on its second line, as JSON. */
+static cJSON *doctor_host_json(const struct hostinfo *h)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "hostname", escape_json_string(h->hostname));
+	cJSON_AddItemToObject(o, "fingerprint", escape_json_string(h->fingerprint));
+	cJSON_AddItemToObject(o, "cpu_model", escape_json_string(h->cpu_model));
+	cJSON_AddNumberToObject(o, "cpus", (double)h->ncpu);
+	cJSON_AddNumberToObject(o, "mem_total_bytes", (double)h->mem_total_bytes);
+	return o;
+}
+
+/* --json: the profile, the host, every check and the verdict, written to path. */
+static int doctor_json(const char *cmd, const char *path, const char *profile,
+                       const struct hostinfo *h, struct doctor *d)
+{
+	cJSON *root = cJSON_CreateObject();
+	char *printed, *text;
+	struct err e;
+	int rc = 0;
+
+	cJSON_AddStringToObject(root, "format", "gcratchet-doctor");
+	cJSON_AddNumberToObject(root, "version", 1);
+	cJSON_AddStringToObject(root, "profile", profile);
+	cJSON_AddItemToObject(root, "host", doctor_host_json(h));
+	cJSON_AddItemToObject(root, "checks", d->rows);
+	d->rows = NULL;
+	cJSON_AddNumberToObject(root, "missing", d->missing);
+	cJSON_AddBoolToObject(root, "can_measure", d->missing == 0);
+	printed = cJSON_Print(root);
+	text = xasprintf("%s\n", printed);
+	if (write_file_atomic(path, text, strlen(text), &e) != 0)
+		rc = cli_error(cmd, "%s", e.msg);
+	cJSON_free(printed);
+	free(text);
+	cJSON_Delete(root);
+	return rc;
+}
+
 static int doctor_main(int argc, char **argv)
 {
-	const char *profile = "shared_ci";
-	struct doctor d = {0};
+	struct doctor_opts o = {"shared_ci", NULL};
+	const char *profile;
+	struct doctor d = {0, stdout, NULL};
 	struct hostinfo h;
 	struct meter_valgrind vg;
 	struct meter_perf perf;
@@ -165,18 +230,25 @@ static int doctor_main(int argc, char **argv)
 	double load;
 	int r, pinned, have_vg, have_perf = 0, rc = EXIT_UNJUDGED;
 
-	if ((r = cli_parse(&cmd_doctor, argc, argv, &profile, NULL)) != 0) {
+	if ((r = cli_parse(&cmd_doctor, argc, argv, &o, NULL)) != 0) {
 		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
+	}
+	profile = o.profile;
+	if (o.json) {
+		d.rows = cJSON_CreateArray();
+		/* --json -: stdout holds the JSON alone; the lines go to stderr. */
+		if (write_file_is_stdout(o.json))
+			d.out = stderr;
 	}
 	if (cli_check_profile(cmd_doctor.name, profile) != 0)
 		goto out;
 	pinned = strcmp(profile, "pinned_host") == 0;
 	hostinfo_read(&h);
 	load = hostinfo_load1();
-	printf("gcratchet doctor: can this host measure profile %s?\n", profile);
-	printf("host %s (%s), %s, %ld CPUs, %.1f GiB\n\n", h.hostname, h.fingerprint, h.cpu_model,
-	       h.ncpu, (double)h.mem_total_bytes / (1 << 30));
+	fprintf(d.out, "gcratchet doctor: can this host measure profile %s?\n", profile);
+	fprintf(d.out, "host %s (%s), %s, %ld CPUs, %.1f GiB\n\n", h.hostname, h.fingerprint,
+	        h.cpu_model, h.ncpu, (double)h.mem_total_bytes / (1 << 30));
 
 	/* The harness itself. */
 	launcher = xasprintf("%s/gcratchet-launch", root);
@@ -263,24 +335,32 @@ static int doctor_main(int argc, char **argv)
 	/* Calibration: how much this host spreads a fixed piece of work, right now. */
 	doctor_calibration(&d, profile);
 
-	printf("\nverdict: %s %s be measured here%s\n", profile, d.missing ? "cannot" : "can",
-	       d.missing ? " (fix the MISSING lines)" : "");
+	fprintf(d.out, "\nverdict: %s %s be measured here%s\n", profile,
+	        d.missing ? "cannot" : "can", d.missing ? " (fix the MISSING lines)" : "");
+	fflush(d.out);
 	rc = d.missing ? EXIT_UNJUDGED : EXIT_OK;
+	if (o.json && doctor_json(cmd_doctor.name, o.json, profile, &h, &d) != 0)
+		rc = EXIT_UNJUDGED;
 	if (have_vg)
 		meter_valgrind_release(&vg);
 out:
+	cJSON_Delete(d.rows);
 	strlist_release(&builds);
 	free(launcher);
 	free(root);
 	return rc;
 }
 
-/* Its one option lands in a const char *: the profile, checked after parsing. */
+#define DO(field) offsetof(struct doctor_opts, field)
 static const struct cli_option doctor_options[] = {
-    {"--profile", "shared_ci|pinned_host", CLI_STRING, 0,
+    {"--profile", "shared_ci|pinned_host", CLI_STRING, DO(profile),
      .help = "the profile this host is checked against (default shared_ci)"},
+    {"--json", "FILE", CLI_STRING, DO(json),
+     .help = "every check with its state, detail and fix, and the verdict, as JSON (format "
+             "gcratchet-doctor) written there (- for stdout; the lines then go to stderr)"},
     {0},
 };
+#undef DO
 
 const struct cli_verb cmd_doctor = {
     .name = "doctor",
@@ -292,6 +372,7 @@ const struct cli_verb cmd_doctor = {
         "perf, or valgrind), perf_event_paranoid, free memory, load (pinned_host wants a quiet\n"
         "host), and records the CPU governor, transparent hugepages, SMT and ASLR. Every line "
         "that\n"
-        "is not ok says the exact fix.\n",
+        "is not ok says the exact fix. --json FILE writes the same checks as JSON (format\n"
+        "gcratchet-doctor).\n",
     .exit_status = "0 the profile can be measured here; 2 it cannot (see the MISSING lines).",
 };

@@ -1,40 +1,92 @@
 /* gcratchet measure — run probes against collector builds and store every sample. */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "cmds.h"
 #include "measuring.h"
+#include "report_data.h"
+#include "report_json.h"
 #include "session_opts.h"
+
+/* What measure takes: the shared session options, and where its JSON goes. */
+struct measure_opts {
+	struct session_opts run;
+	const char *json; /* --json FILE, "-" for stdout; NULL: none */
+};
+
+/* The stored session as JSON (format gcratchet-measure) written to path; 0, or -1 said. */
+static int measure_json(const char *cmd, const char *db, int64_t session, const char *path)
+{
+	struct store *st = NULL;
+	struct report_data d;
+	struct err e;
+	char *text = NULL;
+	int rc = -1;
+
+	memset(&d, 0, sizeof d);
+	if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0 ||
+	    report_data_load(st, session, &d, &e) != 0) {
+		cli_error(cmd, "--json %s: %s", path, e.msg);
+		goto out;
+	}
+	text = report_json_measure(&d);
+	if (write_file_atomic(path, text, strlen(text), &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	report_data_release(&d);
+	store_close(st);
+	return rc;
+}
 
 static int measure_main(int argc, char **argv)
 {
-	struct session_opts o;
+	struct measure_opts mo = {0};
+	struct session_opts *o = &mo.run;
 	char *command = NULL;
-	int rc = EXIT_UNJUDGED, r;
+	int64_t session = 0;
+	int rc = EXIT_UNJUDGED, r, json_stdout = -1;
 
-	session_opts_init(&o, SESSION_VERB_MEASURE);
-	r = cli_parse(&cmd_measure, argc, argv, &o, NULL);
+	session_opts_init(o, SESSION_VERB_MEASURE);
+	r = cli_parse(&cmd_measure, argc, argv, &mo, NULL);
 	if (r != 0) {
 		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
 	command = cli_command_line(argc, argv);
-	rc = measuring_session(cmd_measure.name, &o, command, MEASURING_VIEW_RUNS, NULL);
+	/* --json -: the runs are told on stderr, and stdout holds the JSON alone. */
+	json_stdout = cli_json_stdout_begin(mo.json);
+	rc = measuring_session(cmd_measure.name, o, command, MEASURING_VIEW_RUNS, &session);
+	cli_json_stdout_end(json_stdout);
+	/* A session that was stored is written whatever its runs did: failed runs are in it. */
+	if (mo.json && session != 0 && measure_json(cmd_measure.name, o->db, session, mo.json) != 0)
+		rc = EXIT_UNJUDGED;
 out:
 	free(command);
-	session_opts_release(&o);
+	session_opts_release(o);
 	return rc;
 }
 
-/* Every option of measure is a shared session option. */
+#define MO(field) offsetof(struct measure_opts, field)
 static const struct cli_option measure_options[] = {
     {.name = "session options",
      .kind = CLI_INCLUDE,
+     .off = MO(run),
      .rows = session_options,
      .group = SESSION_OPT_RUN | SESSION_OPT_BUILDS | SESSION_OPT_TWO_N | SESSION_OPT_HERMETIC |
               SESSION_OPT_QUIET | SESSION_OPT_KNOB},
+    {"--json", "FILE", CLI_STRING, MO(json),
+     .help = "the session stored, its runs counted and summarised per arm and probe, as JSON "
+             "(format gcratchet-measure) written there (- for stdout; the runs then go to "
+             "stderr)"},
     {0},
 };
+#undef MO
 
 const struct cli_verb cmd_measure = {
     .name = "measure",
@@ -44,7 +96,10 @@ const struct cli_verb cmd_measure = {
         "sample in the database. Builds are interleaved within each round (order reversed on\n"
         "every other round), the probe order is shuffled per round from the printed seed, and\n"
         "warm-up rounds are stored but marked. Defaults: size default, 5 rounds after 1 warm-up\n"
-        "round, one valgrind run per probe and build.\n",
+        "round, one valgrind run per probe and build. --json FILE writes the session once it\n"
+        "is stored, failed runs and all: its id, status, builds, counts of runs and, per arm\n"
+        "and probe, each metric's median, min, max and n (format gcratchet-measure; every\n"
+        "sample is gcratchet export's).\n",
     .exit_status = "0 every run succeeded; 2 a run failed, crashed or timed out (it is stored "
                    "and the session went on), the session was interrupted, or the arguments "
                    "were wrong.",

@@ -347,7 +347,7 @@ static int ratchet_main(int argc, char **argv)
 	struct err e;
 	char *path = NULL, *command = NULL, *collector = NULL;
 	int64_t session = 0;
-	int rc = EXIT_UNJUDGED, measured, r, lock_fd = -1;
+	int rc = EXIT_UNJUDGED, measured, r, lock_fd = -1, json_stdout = -1;
 
 	c->profile = "shared_ci";
 	ro.max_runs = VERDICT_RATCHET_MAX_RUNS;
@@ -388,6 +388,8 @@ static int ratchet_main(int argc, char **argv)
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
+	/* --json -: what is measured is told on stderr; check's JSON alone goes to stdout. */
+	json_stdout = cli_json_stdout_begin(c->json);
 	measured = measuring_session(cmd, o, command, MEASURING_VIEW_QUIET, &session);
 	if (session == 0) {
 		rc = measured;
@@ -397,6 +399,8 @@ static int ratchet_main(int argc, char **argv)
 		measured = ratchet_minheap(cmd, &b, collector, build_dir, c->db, command);
 	printf("\n");
 	fflush(stdout);
+	cli_json_stdout_end(json_stdout);
+	json_stdout = -1;
 	/* The session just measured, never an older one: what this build did is what is judged. */
 	c->session = session;
 	c->runs_budget = ro.max_runs;
@@ -405,6 +409,7 @@ static int ratchet_main(int argc, char **argv)
 	if (rc == EXIT_OK && measured != EXIT_OK)
 		rc = measured;
 out:
+	cli_json_stdout_end(json_stdout);
 	quiet_unlock(lock_fd);
 	free(command);
 	strlist_release(&confirm.said);
@@ -473,7 +478,9 @@ const struct cli_verb cmd_ratchet = {
         "printed (on a terminal, one line shows the run in progress), then check's verdict: the\n"
         "cells that are not ok, where a regressed Ir cell's instructions moved against the pin,\n"
         "one line per probe, the verdict line (--all: every cell); --md and --html write check's\n"
-        "Markdown and page. A cell judged by its distribution (a figure that varies from run to\n"
+        "Markdown and page, --junit its JUnit XML, --json its JSON (format gcratchet-check; -\n"
+        "for stdout, the rest then on stderr): one judgement, every report. A cell judged by its "
+        "distribution (a figure that varies from run to\n"
         "run) whose shift is past its band but not yet beyond chance gets more runs of its probe,\n"
         "up to --max-runs N (default 15); --sensitivity PCT asks for the runs each such cell "
         "needs\n"

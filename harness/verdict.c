@@ -25,11 +25,11 @@ int verdict_ratchet_rounds(const char *profile)
 }
 
 /* Colour on a terminal only, and never when NO_COLOR is set (no-color.org) or TERM is dumb. */
-static int verdict_colour(void)
+static int verdict_colour(FILE *out)
 {
 	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
 
-	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+	return isatty(fileno(out)) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
 }
 
 int verdict_session(const char *cmd, const struct verdict_opts *o)
@@ -37,6 +37,8 @@ int verdict_session(const char *cmd, const struct verdict_opts *o)
 	const char *profile = o->profile,
 	           *collector = o->collector ? o->collector : CLI_DEFAULT_COLLECTOR;
 	const char *format = o->format ? o->format : "table";
+	/* --json -: stdout is the JSON's alone, and what --format says goes to stderr. */
+	FILE *out = o->json && write_file_is_stdout(o->json) ? stderr : stdout;
 	struct baseline b = {0};
 	struct judge_inputs in = {0};
 	struct check_input ci;
@@ -107,7 +109,7 @@ int verdict_session(const char *cmd, const struct verdict_opts *o)
 	rep.session = session;
 	rep.build_name = build->label;
 	rep.all = o->all;
-	rep.colour = strcmp(format, "table") == 0 && verdict_colour();
+	rep.colour = strcmp(format, "table") == 0 && verdict_colour(out);
 	rep.runs = in.runs;
 	rep.nruns = in.nruns;
 	rep.samples_href = o->samples_href;
@@ -119,14 +121,26 @@ int verdict_session(const char *cmd, const struct verdict_opts *o)
 	rc = res.verdict == CHECK_VERDICT_OK           ? EXIT_OK
 	     : res.verdict == CHECK_VERDICT_REGRESSION ? EXIT_REGRESSION
 	                                               : EXIT_UNJUDGED;
-	if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
-		rc = cli_error(cmd, "writing to stdout failed");
+	if (fputs(text, out) < 0 || fflush(out) != 0)
+		rc = cli_error(cmd, "writing to %s failed", out == stdout ? "stdout" : "stderr");
 	/* In GitHub Actions the Markdown also goes to the job's summary page. */
 	md = report_check_md(&rep);
 	if (report_step_summary(md, &e) != 0)
 		rc = cli_error(cmd, "%s", e.msg);
 	if (o->md && write_file_atomic(o->md, md, strlen(md), &e) != 0)
 		rc = cli_error(cmd, "%s", e.msg);
+	if (o->json) {
+		char *json = report_check_json(&rep);
+		if (write_file_atomic(o->json, json, strlen(json), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		free(json);
+	}
+	if (o->junit) {
+		char *xml = report_check_junit(&rep);
+		if (write_file_atomic(o->junit, xml, strlen(xml), &e) != 0)
+			rc = cli_error(cmd, "%s", e.msg);
+		free(xml);
+	}
 	if (o->html) {
 		char *html = report_check_html(&rep);
 		if (write_file_atomic(o->html, html, strlen(html), &e) != 0)
@@ -166,6 +180,11 @@ const struct cli_option verdict_options[] = {
      .group = VERDICT_OPT_STORED, .help = "what stdout gets (default table)"},
     {"--md", "FILE", CLI_STRING, CO(md), .group = VERDICT_OPT_JUDGE,
      .help = "the Markdown written there too"},
+    {"--json", "FILE", CLI_STRING, CO(json), .group = VERDICT_OPT_JUDGE,
+     .help = "every cell as JSON (format gcratchet-check, as --format json) written there (- "
+             "for stdout; the rest then goes to stderr)"},
+    {"--junit", "FILE", CLI_STRING, CO(junit), .group = VERDICT_OPT_JUDGE,
+     .help = "every gated cell as a JUnit test case (as --format junit) written there"},
     {"--html", "FILE", CLI_STRING, CO(html), .group = VERDICT_OPT_JUDGE,
      .help = "the check page written there"},
     {"--samples-href", "HREF", CLI_STRING, CO(samples_href), .group = VERDICT_OPT_JUDGE,

@@ -36,6 +36,11 @@ struct verdict_opts {
 	/* --md FILE, --html FILE: the Markdown and the check page written there too (NULL: not);
 	 * --samples-href HREF: the session's own page, linked from the check page. */
 	const char *md, *html, *samples_href;
+	/* --json FILE: check's JSON (format json) written there too; "-": stdout, which then
+	 * holds it alone (what format says goes to stderr). NULL: not written. */
+	const char *json;
+	/* --junit FILE: the JUnit XML (format junit) written there too; NULL: not. */
+	const char *junit;
 	/* --sensitivity PCT: the change every gated cell should see (0: CHECK_INSENSITIVE_PCT) */
 	double sensitivity_pct;
 	/* Not an option: ratchet's --max-runs, what its distribution cells are stated at */

@@ -75,9 +75,14 @@ static size_t report_summary_values(const struct report_data *d, const char *pro
 
 struct report_summary *report_summary_load(const struct report_data *d)
 {
+	return report_summary_load_arm(d, 0);
+}
+
+struct report_summary *report_summary_load_arm(const struct report_data *d, size_t at)
+{
 	struct report_summary *s = xcalloc(1, sizeof *s);
 	double *vals = xcalloc(d->nruns ? d->nruns : 1, sizeof *vals);
-	int arm = d->nbuilds ? d->builds[0].position : 0;
+	int arm = at < d->nbuilds ? d->builds[at].position : 0;
 
 	s->probes = xcalloc(d->probes.n ? d->probes.n : 1, sizeof *s->probes);
 	for (size_t p = 0; p < d->probes.n; p++) {

@@ -40,6 +40,8 @@ struct report_summary {
 };
 /* The arm at d->builds[0]'s position; released by report_summary_release. */
 struct report_summary *report_summary_load(const struct report_data *d);
+/* The same of the arm at d->builds[arm] (arm < d->nbuilds): each arm of a measure's session. */
+struct report_summary *report_summary_load_arm(const struct report_data *d, size_t arm);
 void report_summary_release(struct report_summary *s);
 
 /*

@@ -87,14 +87,16 @@ const struct store_run **report_json_run_order(const struct report_data *d)
 	return order;
 }
 
-static cJSON *report_json_root(const struct report_data *d, const char *format)
+/* The session, its host, builds and arms; with `runs`, every run with every sample too. */
+static cJSON *report_json_root(const struct report_data *d, const char *format, int version,
+                               int runs)
 {
 	const struct store_run **order = report_json_run_order(d);
 	const struct store_session *s = &d->session;
 	cJSON *root = cJSON_CreateObject(), *o, *a;
 
 	cJSON_AddStringToObject(root, "format", format);
-	cJSON_AddNumberToObject(root, "version", REPORT_JSON_VERSION);
+	cJSON_AddNumberToObject(root, "version", version);
 
 	o = cJSON_AddObjectToObject(root, "session");
 	cJSON_AddNumberToObject(o, "id", (double)s->id);
@@ -161,8 +163,8 @@ static cJSON *report_json_root(const struct report_data *d, const char *format)
 		cJSON_AddItemToArray(a, ao);
 	}
 
-	a = cJSON_AddArrayToObject(root, "runs");
-	for (size_t i = 0; i < d->nruns; i++) {
+	a = runs ? cJSON_AddArrayToObject(root, "runs") : NULL;
+	for (size_t i = 0; a && i < d->nruns; i++) {
 		const struct store_run *r = order[i];
 		long ai = report_data_arm_index(d, r->arm);
 		cJSON *ro = cJSON_CreateObject(), *samples;
@@ -221,7 +223,8 @@ static char *report_json_print(cJSON *root)
 
 char *report_json_session(const struct report_data *d)
 {
-	return report_json_print(report_json_root(d, REPORT_JSON_SESSION_FORMAT));
+	return report_json_print(
+	    report_json_root(d, REPORT_JSON_SESSION_FORMAT, REPORT_JSON_VERSION, 1));
 }
 
 static const char *report_json_sum_name(enum compare_sum s)
@@ -399,7 +402,8 @@ static cJSON *report_json_pauses(const struct compare *c)
 char *report_json_ab(const struct compare *c)
 {
 	const struct report_data *d = c->data;
-	cJSON *root = report_json_root(d, REPORT_JSON_AB_FORMAT), *cmp, *a, *o;
+	cJSON *root = report_json_root(d, REPORT_JSON_AB_FORMAT, REPORT_JSON_VERSION, 1), *cmp, *a,
+	      *o;
 	char headline[256];
 
 	cmp = cJSON_AddObjectToObject(root, "comparison");
@@ -519,15 +523,11 @@ char *report_json_ab(const struct compare *c)
 	return report_json_print(root);
 }
 
-char *report_json_session_summary(const struct report_data *d)
+/* A summary's "probes": per probe its checksum, runs, and each metric's median, min, max, n. */
+static cJSON *report_json_summary_probes(const struct report_summary *rs)
 {
-	const size_t idx[1] = {0};
-	const char *const names[1] = {"session"};
-	cJSON *root = report_json_root(d, REPORT_JSON_SESSION_FORMAT), *sum, *a;
-	struct report_summary *rs = report_summary_load(d);
+	cJSON *a = cJSON_CreateArray();
 
-	sum = cJSON_AddObjectToObject(root, "summary");
-	a = cJSON_AddArrayToObject(sum, "probes");
 	for (size_t p = 0; p < rs->nprobes; p++) {
 		const struct report_summary_probe *sp = &rs->probes[p];
 		cJSON *po = cJSON_CreateObject(), *mo;
@@ -548,7 +548,50 @@ char *report_json_session_summary(const struct report_data *d)
 		}
 		cJSON_AddItemToArray(a, po);
 	}
+	return a;
+}
+
+char *report_json_session_summary(const struct report_data *d)
+{
+	const size_t idx[1] = {0};
+	const char *const names[1] = {"session"};
+	cJSON *root = report_json_root(d, REPORT_JSON_SESSION_FORMAT, REPORT_JSON_VERSION, 1), *sum;
+	struct report_summary *rs = report_summary_load(d);
+
+	sum = cJSON_AddObjectToObject(root, "summary");
+	cJSON_AddItemToObject(sum, "probes", report_json_summary_probes(rs));
 	cJSON_AddItemToObject(sum, "pauses", report_json_pause_arms(d, idx, names, 1));
 	report_summary_release(rs);
+	return report_json_print(root);
+}
+
+char *report_json_measure(const struct report_data *d)
+{
+	cJSON *root =
+	    report_json_root(d, REPORT_JSON_MEASURE_FORMAT, REPORT_JSON_MEASURE_VERSION, 0);
+	cJSON *o = cJSON_AddObjectToObject(root, "counts"), *a;
+	size_t measured = 0, warmup = 0, failed = 0;
+
+	for (size_t i = 0; i < d->nruns; i++) {
+		warmup += d->runs[i].warmup != 0;
+		measured += !d->runs[i].warmup;
+		failed += d->runs[i].status != RUN_STATUS_OK;
+	}
+	cJSON_AddNumberToObject(o, "runs", (double)measured);
+	cJSON_AddNumberToObject(o, "warmup", (double)warmup);
+	cJSON_AddNumberToObject(o, "failed", (double)failed);
+	a = cJSON_AddArrayToObject(root, "summary");
+	for (size_t i = 0; i < d->nbuilds; i++) {
+		struct report_summary *rs = report_summary_load_arm(d, i);
+		const char *name = d->builds[i].label ? d->builds[i].label : d->builds[i].name;
+		cJSON *ao = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(ao, "position", d->builds[i].position);
+		report_json_str(ao, "label", d->builds[i].label);
+		cJSON_AddItemToObject(ao, "probes", report_json_summary_probes(rs));
+		cJSON_AddItemToObject(ao, "pauses", report_json_pause_arms(d, &i, &name, 1));
+		cJSON_AddItemToArray(a, ao);
+		report_summary_release(rs);
+	}
 	return report_json_print(root);
 }

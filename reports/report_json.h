@@ -32,6 +32,16 @@ char *report_json_session(const struct report_data *d);
  */
 char *report_json_session_summary(const struct report_data *d);
 char *report_json_ab(const struct compare *c);
+
+/*
+ * "gcratchet-measure" version 1 (measure --json): what a measure stored, without every sample
+ * (export has them): the session, host, builds and arms as "gcratchet-session" has them,
+ * "counts" of its runs (measured, warm-up, failed), and "summary": per arm, in session order,
+ * the summary report_json_session_summary writes of its one arm (probes and pauses).
+ */
+#define REPORT_JSON_MEASURE_FORMAT  "gcratchet-measure"
+#define REPORT_JSON_MEASURE_VERSION 1
+char *report_json_measure(const struct report_data *d);
 /*
  * d's runs in the order the JSON and CSV exports list them: by probe number
  * (strlist_probe_cmp), arm position, kind, round, then seq. Newly allocated (free it); the

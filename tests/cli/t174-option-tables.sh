@@ -54,7 +54,7 @@ expect_eq "$(complete_words gcratchet check --profile '')" "pinned_host shared_c
 expect_eq "$(complete_words gcratchet measure --size d)" "default " "--size's values"
 expect_eq "$(complete_words gcratchet check --format j)" "json junit " "check's --format values"
 expect_eq "$(complete_words gcratchet history --format '')" "json table " "history's --format values"
-expect_eq "$(complete_words gcratchet list '')" "--db --help collectors metrics probes sessions " "list's first words"
+expect_eq "$(complete_words gcratchet list '')" "--db --help --json collectors metrics probes sessions " "list's first words"
 expect_eq "$(complete_words gcratchet baseline v)" "validate " "baseline's first words"
 expect_eq "$(complete_words gcratchet measure --db '')" "" "a FILE value is left to bash's file completion"
 expect_eq "$(complete_words gcratchet measure --cle)" "" "a hidden option is offered"

@@ -222,6 +222,16 @@ static void test_junit(void)
 	t = report_check_junit(&c);
 	CHECK(t && strstr(t, "<failure") == NULL);
 	free(t);
+	/* A cell that is not gated is no test case, and nothing is skipped: it is counted. */
+	model("01_nursery_churn");
+	rows[1].j.verdict = BASELINE_INFO;
+	res.info = 1;
+	t = report_check_junit(&c);
+	CHECK(t && strstr(t, "<skipped") == NULL && strstr(t, "skipped=\"0\"") != NULL);
+	CHECK(t && strstr(t, "tests=\"1\"") != NULL);
+	CHECK(t && strstr(t, "census.major_collections") == NULL);
+	CHECK(t && strstr(t, "<property name=\"not_gated\" value=\"1\"/>") != NULL);
+	free(t);
 }
 
 int main(void)
