@@ -49,6 +49,7 @@ void report_data_release(struct report_data *d)
 	store_builds_release(d->builds, d->nbuilds);
 	store_runs_release(d->runs, d->nruns);
 	strlist_release(&d->probes);
+	free(d->origin);
 	memset(d, 0, sizeof *d);
 }
 

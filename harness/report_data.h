@@ -22,6 +22,12 @@ struct report_data {
 	size_t nruns;
 	/* The session's probes by number (strlist_probe_cmp); session.probes keeps the plan's order */
 	struct strlist probes;
+	/*
+	 * Where the two arms came from when they are not one session's (compare of two stored
+	 * results), one fact a line: "BASE gen from session 3 (complete, ..., host vm)", "FIX
+	 * ...", then "MEASURED ON DIFFERENT HOSTS: ..." when so; NULL for one session. Owned.
+	 */
+	char *origin;
 };
 
 /* Loads session `id` whole. Errors name the database and what was missing. */
