@@ -53,6 +53,142 @@ void report_data_release(struct report_data *d)
 	memset(d, 0, sizeof *d);
 }
 
+/* Moves arm i of d (its build and manifest) into out's arm `position`; d keeps an empty one. */
+static void report_data_take_arm(struct report_data *d, size_t i, struct report_data *out,
+                                 int position)
+{
+	out->builds[position] = d->builds[i];
+	out->builds[position].position = position;
+	memset(&d->builds[i], 0, sizeof d->builds[i]);
+	out->manifests[position] = d->manifests ? d->manifests[i] : NULL;
+	if (d->manifests)
+		d->manifests[i] = NULL;
+}
+
+/* "host vm (2d7a1012bad0e71c), harness 0.43 (abc123)"-like facts of one side, for origin. */
+static void report_data_side(struct sbuf *b, const char *arm, const struct report_data *d,
+                             const char *label)
+{
+	const struct store_session *s = &d->session;
+
+	sbuf_addf(b, "%s %s from session %lld (%s, %s, size %s, %lld round%s, host %s)", arm, label,
+	          (long long)s->id, s->status ? s->status : "?",
+	          s->started_at ? s->started_at : "?", s->size ? s->size : "?",
+	          (long long)s->rounds, s->rounds == 1 ? "" : "s", s->hostname ? s->hostname : "?");
+}
+
+static int report_data_same(const char *x, const char *y)
+{
+	return strcmp(x ? x : "", y ? y : "") == 0;
+}
+
+/* Both known and different: an unknown side (a file that does not say) claims nothing. */
+static int report_data_differ(const char *x, const char *y)
+{
+	return x && y && *x && *y && strcmp(x, y) != 0;
+}
+
+int report_data_merge(struct report_data *a, size_t ia, struct report_data *b, size_t ib,
+                      struct report_data *out, struct err *e)
+{
+	struct sbuf o;
+	const char *pa, *pb;
+	int pos[2] = {a->builds[ia].position, b->builds[ib].position};
+	int64_t rounds;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	sbuf_init(&o);
+	for (size_t i = 0; i < a->probes.n; i++)
+		if (strlist_contains(&b->probes, a->probes.items[i]))
+			strlist_push(&out->probes, a->probes.items[i]);
+	if (out->probes.n == 0) {
+		pa = a->session.probes ? a->session.probes : "";
+		pb = b->session.probes ? b->session.probes : "";
+		err_setc(
+		    e, ERR_INVALID,
+		    "sessions %lld and %lld have no probe in common (%s; %s): nothing to compare",
+		    (long long)a->session.id, (long long)b->session.id, *pa ? pa : "none",
+		    *pb ? pb : "none");
+		goto out;
+	}
+	/* What a reader must know before trusting a comparison of two results: said, not refused. */
+	report_data_side(&o, "BASE", a, a->builds[ia].label);
+	sbuf_addf(&o, "\n");
+	report_data_side(&o, "FIX", b, b->builds[ib].label);
+	if (report_data_differ(a->session.host_fingerprint, b->session.host_fingerprint))
+		sbuf_addf(
+		    &o,
+		    "\nMEASURED ON DIFFERENT HOSTS: %s (%.16s), %s (%.16s): time and memory may "
+		    "differ for that alone",
+		    a->session.hostname ? a->session.hostname : "?",
+		    a->session.host_fingerprint ? a->session.host_fingerprint : "?",
+		    b->session.hostname ? b->session.hostname : "?",
+		    b->session.host_fingerprint ? b->session.host_fingerprint : "?");
+	if (report_data_differ(a->session.harness_version, b->session.harness_version))
+		sbuf_addf(&o,
+		          "\nMEASURED BY DIFFERENT BUILDS OF THE HARNESS: %s, %s: their meters may "
+		          "count differently",
+		          a->session.harness_version ? a->session.harness_version : "?",
+		          b->session.harness_version ? b->session.harness_version : "?");
+	if (a->session.rounds != b->session.rounds)
+		sbuf_addf(&o, "\nrounds 1-%lld of each are paired",
+		          (long long)(a->session.rounds < b->session.rounds ? a->session.rounds
+		                                                            : b->session.rounds));
+
+	out->builds = xcalloc(2, sizeof *out->builds);
+	out->manifests = xcalloc(2, sizeof *out->manifests);
+	out->nbuilds = 2;
+	report_data_take_arm(a, ia, out, 0);
+	report_data_take_arm(b, ib, out, 1);
+	if (report_data_same(out->builds[0].label, out->builds[1].label)) {
+		char *label =
+		    xasprintf("%s (2)", out->builds[1].label ? out->builds[1].label : "?");
+		free(out->builds[1].label);
+		out->builds[1].label = label;
+	}
+	/* The chosen arms' runs as arms 0 and 1; the others stay behind, released with their data. */
+	out->runs = xcalloc(a->nruns + b->nruns + 1, sizeof *out->runs);
+	for (int side = 0; side < 2; side++) {
+		struct report_data *d = side ? b : a;
+		int shift = (int)(a->session.warmup - d->session.warmup);
+		size_t kept = 0;
+		for (size_t i = 0; i < d->nruns; i++) {
+			struct store_run *r;
+			if (d->runs[i].arm != pos[side]) {
+				d->runs[kept++] = d->runs[i];
+				continue;
+			}
+			r = &out->runs[out->nruns++];
+			*r = d->runs[i];
+			r->arm = side;
+			/* B's round k (after its warm-up) is A's round k. */
+			if (r->kind == RUN_KIND_TIMED)
+				r->round += shift;
+		}
+		d->nruns = kept;
+	}
+	out->session = a->session;
+	memset(&a->session, 0, sizeof a->session);
+	rounds = out->session.rounds < b->session.rounds ? out->session.rounds : b->session.rounds;
+	out->session.rounds = rounds;
+	if (!report_data_same(b->session.status, "complete")) {
+		free(out->session.status);
+		out->session.status = xstrdup(b->session.status ? b->session.status : "incomplete");
+	}
+	free(out->session.probes);
+	out->session.probes = strlist_join(&out->probes, ",");
+	out->host_facts = a->host_facts;
+	a->host_facts = NULL;
+	out->origin = sbuf_detach(&o);
+	rc = 0;
+out:
+	sbuf_release(&o);
+	report_data_release(a);
+	report_data_release(b);
+	return rc;
+}
+
 long report_data_arm_index(const struct report_data *d, int arm)
 {
 	for (size_t i = 0; i < d->nbuilds; i++)

@@ -33,6 +33,18 @@ struct report_data {
 /* Loads session `id` whole. Errors name the database and what was missing. */
 int report_data_load(struct store *st, int64_t id, struct report_data *out, struct err *e);
 void report_data_release(struct report_data *d);
+/*
+ * Two stored results as one comparison (compare of two sessions): arm `ia` of a (BASE) and
+ * arm `ib` of b (FIX) become out's arms 0 and 1, with every run of theirs (the other arms'
+ * runs are dropped), B's rounds renumbered to A's warm-up so that round k pairs with round k.
+ * out's session is A's, its rounds the fewer of the two, complete only when both are; its
+ * probes those both measured (none: -1, e says so and names both sessions). A FIX arm labelled
+ * as BASE's is labelled "LABEL (2)", as an A/A's is. out->origin says where each arm came from
+ * and, plainly, when the hosts or the harness builds differ. a and b are consumed (released,
+ * whatever the outcome); they may be two loads of one session.
+ */
+int report_data_merge(struct report_data *a, size_t ia, struct report_data *b, size_t ib,
+                      struct report_data *out, struct err *e);
 /* The index in d->builds of the arm at this position (a run's arm), or -1. */
 long report_data_arm_index(const struct report_data *d, int arm);
 /* The index in d->builds of the arm labelled `label`, or -1 (the first, when several are). */
