@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ab_report.h"
+#include "baseline.h"
 #include "cli.h"
 #include "cmds.h"
 #include "compare.h"
@@ -30,8 +32,10 @@ static int compare_session_arg(const char *cmd, struct store *st, const char *wh
 		return -1;
 	if (r == 0)
 		return 0;
-	if (store_latest_session(st, NULL, id, &e) != 0)
-		return cli_error(cmd, "%s", e.msg) ? -1 : -1;
+	if (store_latest_session(st, NULL, id, &e) != 0) {
+		cli_error(cmd, "%s", e.msg);
+		return -1;
+	}
 	if (*id == 0) {
 		cli_error(
 		    cmd, "%s is latest, but %s holds no session: run gcratchet measure or ab first",
@@ -79,17 +83,29 @@ static long compare_pick_arm(const char *cmd, const char *side, const char *opt,
 	return (long)fallback;
 }
 
+/* A side named by a path (a slash, a .json name, or a file that is there) is a baseline file. */
+static int compare_is_file(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0) ||
+	       (strspn(arg, "0123456789") != n && strcmp(arg, "latest") != 0 &&
+	        access(arg, F_OK) == 0);
+}
+
 static int compare_main(int argc, char **argv)
 {
-	const char *cmd = cmd_compare.name;
+	const char *cmd = cmd_compare.name, *which[2] = {"A", "B"}, *opt[2] = {"--base", "--fix"};
+	const char *side[2] = {"BASE", "FIX"}, *label[2];
 	struct compare_opts o = {.view.across = COMPARE_MODE_AUTO};
 	struct strlist args = {0};
 	struct store *st = NULL;
 	struct report_data d[2], merged;
+	struct baseline bl;
 	struct err e;
 	int64_t id[2] = {0, 0};
-	long arm[2];
-	int rc = EXIT_UNJUDGED, r, loaded = 0, have_merged = 0;
+	long arm[2] = {0, 0};
+	int file[2], rc = EXIT_UNJUDGED, r, loaded[2] = {0, 0}, have_merged = 0;
 
 	memset(d, 0, sizeof d);
 	if ((r = cli_parse(&cmd_compare, argc, argv, &o, &args)) != 0) {
@@ -103,27 +119,63 @@ static int compare_main(int argc, char **argv)
 		               args.n, args.n == 1 ? "" : "s");
 		goto out;
 	}
+	label[0] = o.base;
+	label[1] = o.fix;
+	for (int k = 0; k < 2; k++)
+		file[k] = compare_is_file(args.items[k]);
+	if (file[0] && file[1]) {
+		rc = cli_error(
+		    cmd, "A and B are both baseline files: a baseline keeps medians, not runs, "
+		         "so compare needs a stored session on one side at least");
+		goto out;
+	}
 	if (store_open(cli_db_path(o.db), STORE_READ, &st, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}
-	for (int k = 0; k < 2; k++)
-		if (compare_session_arg(cmd, st, k ? "B" : "A", args.items[k], &id[k]) != 0)
+	/* The stored sessions first: a baseline's side is made to pair with the other's runs. */
+	for (int k = 0; k < 2; k++) {
+		if (file[k])
+			continue;
+		if (compare_session_arg(cmd, st, which[k], args.items[k], &id[k]) != 0)
 			goto out;
-	for (; loaded < 2; loaded++)
-		if (report_data_load(st, id[loaded], &d[loaded], &e) != 0) {
-			cli_error(cmd, "%s %s: %s", loaded ? "B" : "A", args.items[loaded], e.msg);
+		if (report_data_load(st, id[k], &d[k], &e) != 0) {
+			cli_error(cmd, "%s %s: %s", which[k], args.items[k], e.msg);
 			goto out;
 		}
-	if ((arm[0] = compare_pick_arm(cmd, "BASE", "--base", &d[0], o.base, 0)) < 0 ||
-	    (arm[1] = compare_pick_arm(cmd, "FIX", "--fix", &d[1], o.fix, id[0] == id[1])) < 0)
-		goto out;
-	if (id[0] == id[1] && arm[0] == arm[1]) {
+		loaded[k] = 1;
+	}
+	for (int k = 0; k < 2; k++) {
+		/* FIX in BASE's own session is its second arm, unless --fix says. */
+		size_t fallback = k == 1 && !file[0] && id[0] == id[1];
+		if (file[k])
+			continue;
+		if ((arm[k] = compare_pick_arm(cmd, side[k], opt[k], &d[k], label[k], fallback)) <
+		    0)
+			goto out;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!file[k])
+			continue;
+		if (label[k]) {
+			rc = cli_error(cmd, "%s %s: %s is a baseline file, which has one arm",
+			               opt[k], label[k], which[k]);
+			goto out;
+		}
+		if (baseline_load(args.items[k], &bl, &e) != 0) {
+			cli_error(cmd, "%s: %s", which[k], e.msg);
+			goto out;
+		}
+		report_data_from_baseline(&bl, args.items[k], &d[!k], (size_t)arm[!k], &d[k]);
+		baseline_release(&bl);
+		loaded[k] = 1;
+	}
+	if (!file[0] && !file[1] && id[0] == id[1] && arm[0] == arm[1]) {
 		rc = cli_error(cmd, "BASE and FIX are one arm (\"%s\" of session %lld): name two",
 		               d[0].builds[arm[0]].label, (long long)id[0]);
 		goto out;
 	}
-	loaded = 0; /* consumed by the merge, whatever it returns */
+	loaded[0] = loaded[1] = 0; /* consumed by the merge, whatever it returns */
 	if (report_data_merge(&d[0], (size_t)arm[0], &d[1], (size_t)arm[1], &merged, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
@@ -133,8 +185,9 @@ static int compare_main(int argc, char **argv)
 out:
 	if (have_merged)
 		report_data_release(&merged);
-	for (int k = 0; k < loaded; k++)
-		report_data_release(&d[k]);
+	for (int k = 0; k < 2; k++)
+		if (loaded[k])
+			report_data_release(&d[k]);
 	strlist_release(&args);
 	store_close(st);
 	return rc;
@@ -172,13 +225,19 @@ const struct cli_verb cmd_compare = {
         "of its arms (an ab session: BASE its first arm, FIX its second), so compare N N judges\n"
         "the runs ab N judged, the same way. --base and --fix pick arms by label.\n"
         "\n"
+        "A or B may be a baseline file instead (a path: a slash, or a name ending .json), its\n"
+        "pinned cells one arm, COLLECTOR (pinned). A baseline keeps medians, not runs: each\n"
+        "round of the session pairs with the pinned median, its checksums and functions are\n"
+        "the pinned ones, and the pin's own spread is in no test; exact figures (Ir, the\n"
+        "census) compare as they would in two sessions.\n"
+        "\n"
         "Two sessions were not interleaved: what changed on the host between them is in the\n"
         "deltas, so time reads with care; Ir and the census do not depend on it. The text says\n"
         "plainly when the two were measured on different hosts (their fingerprints differ) or by\n"
         "different builds of the harness, and compares them all the same.\n",
     .exit_status = "0 no cell worse; 1 FIX is worse on some cell, or its results differ from "
-                   "BASE's; 2 could not judge (no such session, an arm not found, no probe in "
-                   "common, an incomplete session).",
+                   "BASE's; 2 could not judge (no such session, a baseline file that does "
+                   "not parse, an arm not found, no probe in common, an incomplete session).",
     .options = compare_options,
     .run = compare_main,
 };

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
+
 static int report_metric_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct metric *)a)->name, ((const struct metric *)b)->name);
@@ -65,16 +67,34 @@ static void report_data_take_arm(struct report_data *d, size_t i, struct report_
 		d->manifests[i] = NULL;
 }
 
-/* "host vm (2d7a1012bad0e71c), harness 0.43 (abc123)"-like facts of one side, for origin. */
+/* A side as a message names it: "session 3", or "baseline baselines/shared_ci/gen.json". */
+static char *report_data_what(const struct report_data *d)
+{
+	if (d->session.id == 0 && d->nbuilds == 1 && d->builds[0].dir)
+		return xasprintf("baseline %s", d->builds[0].dir);
+	return xasprintf("session %lld", (long long)d->session.id);
+}
+
+/* Where one side came from, for origin: its session, or the baseline file it was pinned as. */
 static void report_data_side(struct sbuf *b, const char *arm, const struct report_data *d,
                              const char *label)
 {
 	const struct store_session *s = &d->session;
+	char *what = report_data_what(d);
 
-	sbuf_addf(b, "%s %s from session %lld (%s, %s, size %s, %lld round%s, host %s)", arm, label,
-	          (long long)s->id, s->status ? s->status : "?",
-	          s->started_at ? s->started_at : "?", s->size ? s->size : "?",
-	          (long long)s->rounds, s->rounds == 1 ? "" : "s", s->hostname ? s->hostname : "?");
+	if (s->id == 0)
+		sbuf_addf(
+		    b,
+		    "%s %s from %s (pinned %s, size %s, host %s): medians, not runs: each round "
+		    "pairs with the pinned median",
+		    arm, label, what, s->started_at ? s->started_at : "?", s->size ? s->size : "?",
+		    s->hostname ? s->hostname : "?");
+	else
+		sbuf_addf(b, "%s %s from %s (%s, %s, size %s, %lld round%s, host %s)", arm, label,
+		          what, s->status ? s->status : "?", s->started_at ? s->started_at : "?",
+		          s->size ? s->size : "?", (long long)s->rounds, s->rounds == 1 ? "" : "s",
+		          s->hostname ? s->hostname : "?");
+	free(what);
 }
 
 static int report_data_same(const char *x, const char *y)
@@ -103,13 +123,14 @@ int report_data_merge(struct report_data *a, size_t ia, struct report_data *b, s
 		if (strlist_contains(&b->probes, a->probes.items[i]))
 			strlist_push(&out->probes, a->probes.items[i]);
 	if (out->probes.n == 0) {
+		char *wa = report_data_what(a), *wb = report_data_what(b);
 		pa = a->session.probes ? a->session.probes : "";
 		pb = b->session.probes ? b->session.probes : "";
-		err_setc(
-		    e, ERR_INVALID,
-		    "sessions %lld and %lld have no probe in common (%s; %s): nothing to compare",
-		    (long long)a->session.id, (long long)b->session.id, *pa ? pa : "none",
-		    *pb ? pb : "none");
+		err_setc(e, ERR_INVALID,
+		         "%s and %s have no probe in common (%s; %s): nothing to compare", wa, wb,
+		         *pa ? pa : "none", *pb ? pb : "none");
+		free(wa);
+		free(wb);
 		goto out;
 	}
 	/* What a reader must know before trusting a comparison of two results: said, not refused. */
@@ -187,6 +208,98 @@ out:
 	report_data_release(a);
 	report_data_release(b);
 	return rc;
+}
+
+/* The ok valgrind runs arm `position` of d made of `probe`. */
+static size_t report_data_valgrind_runs(const struct report_data *d, int position,
+                                        const char *probe)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nruns; i++) {
+		const struct store_run *r = &d->runs[i];
+		n += r->arm == position && !r->warmup && r->kind == RUN_KIND_VALGRIND &&
+		     r->status == RUN_STATUS_OK && strcmp(r->probe, probe) == 0;
+	}
+	return n;
+}
+
+/* One run of a pinned probe holding its cells of one kind (valgrind or timed). */
+static void report_data_pinned_run(const struct baseline *bl, const struct baseline_probe *p,
+                                   int valgrind, int round, struct store_run *r)
+{
+	memset(r, 0, sizeof *r);
+	r->probe = xstrdup(p->name);
+	r->size = xstrdup(bl->size);
+	r->round = round;
+	r->arm = 0;
+	r->kind = valgrind ? RUN_KIND_VALGRIND : RUN_KIND_TIMED;
+	r->status = RUN_STATUS_OK;
+	r->checksum = p->checksum ? xstrdup(p->checksum) : NULL;
+	r->started_at = bl->pinned_at ? xstrdup(bl->pinned_at) : NULL;
+	for (size_t i = 0; i < bl->ncells; i++) {
+		const struct baseline_cell *c = &bl->cells[i];
+		enum run_kind kind = metrics_run_kind(c->metric);
+		if (strcmp(c->probe, p->name) != 0 ||
+		    (kind != RUN_KIND_TIMED && kind != RUN_KIND_VALGRIND) ||
+		    (kind == RUN_KIND_VALGRIND) != (valgrind != 0))
+			continue;
+		metric_set_add(&r->metrics, c->metric, c->median);
+	}
+	for (size_t i = 0; valgrind && i < bl->nfunctions; i++)
+		if (strcmp(bl->functions[i].probe, p->name) == 0)
+			fnprof_copy(&bl->functions[i].prof, &r->functions);
+}
+
+void report_data_from_baseline(const struct baseline *bl, const char *path,
+                               const struct report_data *other, size_t arm, struct report_data *out)
+{
+	struct store_session *s = &out->session;
+	struct store_build *b;
+	int rounds = (int)other->session.rounds, position = other->builds[arm].position;
+	size_t cap = 0;
+
+	memset(out, 0, sizeof *out);
+	s->hostname = bl->hostname ? xstrdup(bl->hostname) : NULL;
+	s->host_fingerprint = bl->host_fingerprint ? xstrdup(bl->host_fingerprint) : NULL;
+	s->command = xasprintf("baseline %s", path);
+	s->started_at = bl->pinned_at ? xstrdup(bl->pinned_at) : NULL;
+	s->status = xstrdup("complete");
+	s->size = xstrdup(bl->size);
+	s->rounds = rounds;
+	s->meters = strlist_join(&bl->meters, ",");
+	for (size_t i = 0; i < bl->nprobes; i++)
+		strlist_push(&out->probes, bl->probes[i].name);
+	strlist_sort_probes(&out->probes);
+	s->probes = strlist_join(&out->probes, ",");
+	out->builds = xcalloc(1, sizeof *out->builds);
+	out->manifests = xcalloc(1, sizeof *out->manifests);
+	out->nbuilds = 1;
+	b = &out->builds[0];
+	b->name = xstrdup(bl->collector);
+	b->collector = xstrdup(bl->collector);
+	b->collector_version = bl->collector_version ? xstrdup(bl->collector_version) : NULL;
+	b->git_commit = bl->git_commit ? xstrdup(bl->git_commit) : NULL;
+	b->dir = xstrdup(path);
+	b->label = xasprintf("%s (pinned)", bl->collector);
+	for (size_t i = 0; i < bl->nprobes; i++) {
+		size_t v = report_data_valgrind_runs(other, position, bl->probes[i].name);
+		cap += (size_t)(rounds > 0 ? rounds : 0) + (v ? v : 1);
+	}
+	out->runs = xcalloc(cap + 1, sizeof *out->runs);
+	for (size_t i = 0; i < bl->nprobes; i++) {
+		const struct baseline_probe *p = &bl->probes[i];
+		size_t v = report_data_valgrind_runs(other, position, p->name);
+		for (int k = 1; k <= rounds; k++)
+			report_data_pinned_run(bl, p, 0, k, &out->runs[out->nruns++]);
+		for (size_t k = 0; k < (v ? v : 1); k++)
+			report_data_pinned_run(bl, p, 1, 0, &out->runs[out->nruns++]);
+	}
+	/* In byte order, as report_data_load leaves a stored run's. */
+	for (size_t i = 0; i < out->nruns; i++)
+		if (out->runs[i].metrics.n > 1)
+			qsort(out->runs[i].metrics.items, out->runs[i].metrics.n,
+			      sizeof *out->runs[i].metrics.items, report_metric_cmp);
 }
 
 long report_data_arm_index(const struct report_data *d, int arm)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "baseline.h"
 #include "store.h"
 #include "util.h"
 
@@ -45,6 +46,18 @@ void report_data_release(struct report_data *d);
  */
 int report_data_merge(struct report_data *a, size_t ia, struct report_data *b, size_t ib,
                       struct report_data *out, struct err *e);
+/*
+ * A baseline file as one side of a comparison: one arm ("COLLECTOR (pinned)"), and for each
+ * pinned probe, as many timed runs as `other` has rounds and as many valgrind runs as arm
+ * `arm` of `other` made of that probe (at least one), each holding the cells' pinned medians,
+ * the probe's pinned checksum and, on valgrind runs, its pinned functions. A baseline keeps
+ * medians, not runs: every round of the other side pairs with the median, so a varying cell is
+ * tested against it as a constant and the pin's own spread is in no test; out->origin says so.
+ * The session is the pin's: its host, size and time; no harness version (not recorded).
+ */
+void report_data_from_baseline(const struct baseline *bl, const char *path,
+                               const struct report_data *other, size_t arm,
+                               struct report_data *out);
 /* The index in d->builds of the arm at this position (a run's arm), or -1. */
 long report_data_arm_index(const struct report_data *d, int arm);
 /* The index in d->builds of the arm labelled `label`, or -1 (the first, when several are). */

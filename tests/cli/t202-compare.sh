@@ -4,7 +4,8 @@
 # made. An ab session split in two stored sessions (BASE's arm in one, FIX's in the other) must
 # give ab's cells and verdicts exactly, and compare N N of the ab session the same; different
 # hosts or harness builds are said plainly and still compared; an unknown session, an arm not
-# found and sessions with no probe in common are refused with a message, exit 2.
+# found, sessions with no probe in common and a baseline file that does not parse are refused
+# with a message naming it, exit 2. A baseline file is a side too: its medians pair with rounds.
 . "$(dirname "$0")/lib.sh"
 
 expect_status 1 "$GCR" ab gen marksweep --probes 01,05 --rounds 6 --size ci \
@@ -54,6 +55,28 @@ expect_eq "$(cat "$T/err")" "" "nothing on stderr for two one-arm sessions"
 expect_status 1 "$GCR" compare 1 latest
 expect_grep "^gcratchet compare: FIX marksweep from session 2 " "$T/out"
 
+# A baseline file as one side: pinned from BASE's session, it is no different from it; against
+# FIX's session it is what ab said of FIX. Its medians pair with every round.
+expect_status 0 "$GCR" baseline pin --profile shared_ci --collector gen --session 1 --out "$T/gen-pin.json"
+expect_status 0 "$GCR" compare "$T/gen-pin.json" 1
+expect_grep "^gcratchet compare: no difference: gen vs gen \(pinned\) \(6 of 6 rounds\)$" "$T/out"
+expect_grep "^gcratchet compare: BASE gen \(pinned\) from baseline $T/gen-pin.json \(pinned " "$T/out"
+expect_grep "medians, not runs: each round pairs with the pinned median" "$T/out"
+expect_grep "^  01_nursery_churn +checksum 0x[0-9a-f]{16} in both$" "$T/out"
+expect_status 1 "$GCR" compare "$T/gen-pin.json" 2 --json "$T/pin2.json"
+expect_grep "^gcratchet compare: FIX is WORSE on [0-9]+ cells: marksweep vs gen \(pinned\) \(6 of 6 rounds\)$" "$T/out"
+expect_grep "^  worse: Ir \+[0-9.]+% on 2 probes" "$T/out"
+expect_eq "$(jq -r '[.comparison.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .verdict] | join(" ")' "$T/pin2.json")" \
+	"$(jq -r '[.comparison.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .verdict] | join(" ")' "$T/ab.json")" \
+	"Ir against the pin, as ab judged it"
+printf '{\n  "format": "gcratchet-baseline",\n  "version": 1,\n  "profile": \n}\n' >"$T/bad.json"
+expect_status 2 "$GCR" compare 1 "$T/bad.json"
+expect_grep "^gcratchet compare: B: $T/bad.json:5:1: not valid JSON" "$T/err"
+expect_status 2 "$GCR" compare "$T/gen-pin.json" "$T/gen-pin.json"
+expect_grep "A and B are both baseline files" "$T/err"
+expect_status 2 "$GCR" compare "$T/gen-pin.json" 1 --base gen
+expect_grep "^gcratchet compare: --base gen: A is a baseline file, which has one arm" "$T/err"
+
 # Another host, another harness: said plainly, and compared all the same.
 sql "INSERT INTO hosts(id, fingerprint, hostname, facts) SELECT 2, 'f00df00df00df00d', 'other',
 	facts FROM hosts WHERE id = 1;
@@ -78,6 +101,6 @@ expect_grep "^gcratchet compare: B" "$T/err"
 expect_status 0 "$GCR" measure --collector gen --probes 02 --rounds 1 --warmup 0 --size ci \
 	--meters rusage,census
 expect_status 2 "$GCR" compare 1 3
-expect_grep "^gcratchet compare: sessions 1 and 3 have no probe in common \(01_nursery_churn,05_binary_trees; 02_survivor_promotion\)" "$T/err"
+expect_grep "^gcratchet compare: session 1 and session 3 have no probe in common \(01_nursery_churn,05_binary_trees; 02_survivor_promotion\)" "$T/err"
 expect_eq "$(sql "SELECT COUNT(*) FROM runs WHERE session_id IN (1, 2)")" "$runs" "compare measured nothing"
 finish
