@@ -1012,24 +1012,36 @@ static int compare_moved_list(const struct compare *c, const struct strlist *met
 	return any;
 }
 
+/*
+ * The metrics of the cells, in headline order, into metrics; 1 when a deciding time cell had
+ * too few pairs to be judged.
+ */
+static int compare_headline_metrics(const struct compare *c, struct strlist *metrics)
+{
+	int time_few = 0;
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		if (!strlist_contains(metrics, cell->metric))
+			strlist_push(metrics, cell->metric);
+		time_few |= cell->pol.decides && !cell->context && !cell->inert &&
+		            cell->stats.verdict == PAIRED_FEW && metrics_is_time(cell->metric);
+	}
+	compare_sort_metrics(metrics);
+	return time_few;
+}
+
 char *compare_headline_moved(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct strlist metrics = {0};
 	struct sbuf b;
 	char core[256];
-	int any[2] = {0, 0}, time_few = 0, time_moved = 0;
+	int any[2] = {0, 0}, time_few, time_moved = 0;
 	int split = c->time_noise != NULL;
 
 	compare_headline_core(c, core, sizeof core);
-	for (size_t i = 0; i < c->ncells; i++) {
-		const struct compare_cell *cell = &c->cells[i];
-		if (!strlist_contains(&metrics, cell->metric))
-			strlist_push(&metrics, cell->metric);
-		time_few |= cell->pol.decides && !cell->context && !cell->inert &&
-		            cell->stats.verdict == PAIRED_FEW && metrics_is_time(cell->metric);
-	}
-	compare_sort_metrics(&metrics);
+	time_few = compare_headline_metrics(c, &metrics);
 	sbuf_init(&b);
 	sbuf_addf(&b, "%s: %s vs %s: ", core, d->builds[c->fix].label, d->builds[c->base].label);
 	/* Better first, then worse: the trade-off reads as the example in docs/ab.md. */
@@ -1079,17 +1091,11 @@ void compare_headline_lines(const struct compare *c, struct strlist *lines)
 	struct strlist metrics = {0};
 	struct sbuf b;
 	char core[256];
-	int time_few = 0, split = c->time_noise != NULL;
+	size_t first = lines->n;
+	int time_few, split = c->time_noise != NULL;
 
 	compare_headline_core(c, core, sizeof core);
-	for (size_t i = 0; i < c->ncells; i++) {
-		const struct compare_cell *cell = &c->cells[i];
-		if (!strlist_contains(&metrics, cell->metric))
-			strlist_push(&metrics, cell->metric);
-		time_few |= cell->pol.decides && !cell->context && !cell->inert &&
-		            cell->stats.verdict == PAIRED_FEW && metrics_is_time(cell->metric);
-	}
-	compare_sort_metrics(&metrics);
+	time_few = compare_headline_metrics(c, &metrics);
 	sbuf_init(&b);
 	sbuf_addf(&b, "%s: %s vs %s (%zu of %d round%s)", core, d->builds[c->fix].label,
 	          d->builds[c->base].label, c->ncomplete, c->rounds_planned,
@@ -1102,7 +1108,7 @@ void compare_headline_lines(const struct compare *c, struct strlist *lines)
 		                       split ? 0 : -1, &b, w ? "worse: " : "better: "))
 			strlist_push(lines, b.data);
 	}
-	if (lines->n == 1 && !split)
+	if (lines->n == first + 1 && !split)
 		strlist_push(lines, "no cell judged better or worse");
 	if (split) {
 		int any = 0;
