@@ -123,6 +123,16 @@ static int compare_main(int argc, char **argv)
 	label[1] = o.fix;
 	for (int k = 0; k < 2; k++)
 		file[k] = compare_is_file(args.items[k]);
+	/* gcratchet-ab's JSON names every session, build and run by its stored id; a pin has none. */
+	if ((file[0] || file[1]) && o.json) {
+		rc = cli_error(
+		    cmd,
+		    "--json: %s is a baseline file, whose pinned cells are no stored session, "
+		    "build or run, and format gcratchet-ab names each by its id: compare "
+		    "two sessions for JSON, or use check --baseline FILE --format json",
+		    file[0] ? "A" : "B");
+		goto out;
+	}
 	if (file[0] && file[1]) {
 		rc = cli_error(
 		    cmd, "A and B are both baseline files: a baseline keeps medians, not runs, "
@@ -229,7 +239,8 @@ const struct cli_verb cmd_compare = {
         "pinned cells one arm, COLLECTOR (pinned). A baseline keeps medians, not runs: each\n"
         "round of the session pairs with the pinned median, its checksums and functions are\n"
         "the pinned ones, and the pin's own spread is in no test; exact figures (Ir, the\n"
-        "census) compare as they would in two sessions.\n"
+        "census) compare as they would in two sessions. --json needs two sessions (its format\n"
+        "names every session, build and run by its stored id).\n"
         "\n"
         "Two sessions were not interleaved: what changed on the host between them is in the\n"
         "deltas, so time reads with care; Ir and the census do not depend on it. The text says\n"

@@ -63,15 +63,19 @@ expect_grep "^gcratchet compare: no difference: gen vs gen \(pinned\) \(6 of 6 r
 expect_grep "^gcratchet compare: BASE gen \(pinned\) from baseline $T/gen-pin.json \(pinned " "$T/out"
 expect_grep "medians, not runs: each round pairs with the pinned median" "$T/out"
 expect_grep "^  01_nursery_churn +checksum 0x[0-9a-f]{16} in both$" "$T/out"
-expect_status 1 "$GCR" compare "$T/gen-pin.json" 2 --json "$T/pin2.json"
+expect_status 1 "$GCR" compare "$T/gen-pin.json" 2 --md "$T/pin2.md"
 expect_grep "^gcratchet compare: FIX is WORSE on [0-9]+ cells: marksweep vs gen \(pinned\) \(6 of 6 rounds\)$" "$T/out"
 expect_grep "^  worse: Ir \+[0-9.]+% on 2 probes" "$T/out"
-expect_eq "$(jq -r '[.comparison.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .verdict] | join(" ")' "$T/pin2.json")" \
-	"$(jq -r '[.comparison.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .verdict] | join(" ")' "$T/ab.json")" \
-	"Ir against the pin, as ab judged it"
+expect_eq "$(jq -r '.comparison.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .verdict' "$T/ab.json")" \
+	worse "ab judged Ir worse"
+expect_grep "^  valgrind\.ir .* WORSE$" "$T/out"
+[ -s "$T/pin2.md" ] && pass || fail "compare --md against a baseline wrote nothing"
 printf '{\n  "format": "gcratchet-baseline",\n  "version": 1,\n  "profile": \n}\n' >"$T/bad.json"
 expect_status 2 "$GCR" compare 1 "$T/bad.json"
 expect_grep "^gcratchet compare: B: $T/bad.json:5:1: not valid JSON" "$T/err"
+expect_status 2 "$GCR" compare "$T/gen-pin.json" 1 --json "$T/no.json"
+expect_grep "^gcratchet compare: --json: A is a baseline file, whose pinned cells are no stored session" "$T/err"
+[ -e "$T/no.json" ] && fail "compare --json against a baseline wrote a file" || pass
 expect_status 2 "$GCR" compare "$T/gen-pin.json" "$T/gen-pin.json"
 expect_grep "A and B are both baseline files" "$T/err"
 expect_status 2 "$GCR" compare "$T/gen-pin.json" 1 --base gen
