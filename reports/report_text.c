@@ -1,6 +1,5 @@
 #include "report_text.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +66,15 @@ static void report_text_value(const char *metric, double v, int wide, char *buf,
 		metrics_format_short(metric, v, buf, size);
 }
 
+/* 1 when a formatted value reads as zero ("0", "0 B", "0 ns"): a rounded-away change. */
+static int report_text_shows_zero(const char *s)
+{
+	char *end;
+	double x = strtod(s, &end);
+
+	return end != s && x == 0;
+}
+
 static void report_text_delta(const char *metric, double v, int wide, char *buf, size_t size)
 {
 	char tmp[48];
@@ -77,12 +85,7 @@ static void report_text_delta(const char *metric, double v, int wide, char *buf,
 	}
 	metrics_format_short(metric, fabs(v), tmp, sizeof tmp);
 	/* No sign on what shows as none: "0", "0 B", not "-0 B". */
-	snprintf(buf, size, "%s%s",
-	         tmp[0] == '0' && !isdigit((unsigned char)tmp[1]) && tmp[1] != '.' ? ""
-	         : v > 0                                                           ? "+"
-	         : v < 0                                                           ? "-"
-	                                                                           : "",
-	         tmp);
+	snprintf(buf, size, "%s%s", report_text_shows_zero(tmp) ? "" : v > 0 ? "+" : "-", tmp);
 }
 
 static void report_text_builds(const struct compare *c, struct sbuf *b)
