@@ -4,6 +4,7 @@
  */
 #include "ab_report.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,21 +49,21 @@ const struct cli_option ab_report_options[] = {
              "collector names differ"},
     {"--no-across", NULL, CLI_CALL, 0, .max = COMPARE_MODE_SAME, .call = ab_report_across,
      .group = AB_REPORT_OPT_ACROSS, .help = "judge the census as within one design"},
+    {"--wide", NULL, CLI_FLAG, offsetof(struct ab_report_view, wide), .group = AB_REPORT_OPT_WIDE,
+     .help = "the full table on stdout: every column (p, MDE), every digit, lines as long as "
+             "they come (by default it fits 120 columns)"},
     {0},
 };
 
 int ab_report_session(const char *cmd, struct store *st, int64_t session, const char *base_name,
-                      const char *fix_name, int across, const char *md_path, const char *json_path,
-                      const char *html_path, int step_summary)
+                      const char *fix_name, const struct ab_report_view *view, const char *md_path,
+                      const char *json_path, const char *html_path, int step_summary)
 {
 	struct report_data d;
-	struct compare c;
 	struct err e;
-	char *text = NULL, *md = NULL;
 	long base = 0, fix = 1;
 	int rc = EXIT_UNJUDGED;
 
-	memset(&c, 0, sizeof c);
 	if (report_data_load(st, session, &d, &e) != 0)
 		return cli_error(cmd, "%s", e.msg);
 	if (d.nbuilds < 2) {
@@ -84,8 +85,24 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 		cli_error(cmd, "BASE and FIX are the same arm: name two arms of the session");
 		goto out;
 	}
-	compare_build(&d, (size_t)base, (size_t)fix, PAIRED_FDR_Q, (enum compare_mode)across, &c);
-	text = report_text_ab(&c);
+	rc = ab_report_data(cmd, &d, (size_t)base, (size_t)fix, view, md_path, json_path, html_path,
+	                    step_summary);
+out:
+	report_data_release(&d);
+	return rc;
+}
+
+int ab_report_data(const char *cmd, const struct report_data *d, size_t base, size_t fix,
+                   const struct ab_report_view *view, const char *md_path, const char *json_path,
+                   const char *html_path, int step_summary)
+{
+	struct compare c;
+	struct err e;
+	char *text = NULL, *md = NULL;
+	int rc;
+
+	compare_build(d, base, fix, PAIRED_FDR_Q, (enum compare_mode)view->across, &c);
+	text = report_text_ab(&c, cmd, view->wide);
 	fputs(text, stdout);
 	fflush(stdout);
 	md = report_md_ab(&c);
@@ -108,10 +125,8 @@ int ab_report_session(const char *cmd, struct store *st, int64_t session, const 
 	}
 	if (step_summary && report_step_summary(md, &e) != 0)
 		rc = cli_error(cmd, "%s", e.msg);
-out:
 	free(md);
 	free(text);
 	compare_release(&c);
-	report_data_release(&d);
 	return rc;
 }

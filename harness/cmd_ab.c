@@ -166,8 +166,8 @@ out:
 struct ab_opts {
 	struct session_opts o;
 	const char *md, *json, *html;
-	struct strlist knobs[2]; /* --knob-base, --knob-fix */
-	int across;              /* enum compare_mode */
+	struct strlist knobs[2];    /* --knob-base, --knob-fix */
+	struct ab_report_view view; /* --across, --no-across, --wide */
 };
 
 static int ab_main(int argc, char **argv)
@@ -183,14 +183,14 @@ static int ab_main(int argc, char **argv)
 	int rc = EXIT_UNJUDGED, r, across;
 
 	memset(&a, 0, sizeof a);
-	a.across = COMPARE_MODE_AUTO;
+	a.view.across = COMPARE_MODE_AUTO;
 	session_setup_init(&s);
 	session_opts_init(o, SESSION_VERB_AB);
 	if ((r = cli_parse(&cmd_ab, argc, argv, &a, &sides)) != 0) {
 		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
-	across = a.across;
+	across = a.view.across;
 	if (sides.n != 2) {
 		rc = cli_error(cmd,
 		               "expected two builds, BASE and FIX, got %zu argument%s (see "
@@ -252,7 +252,7 @@ static int ab_main(int argc, char **argv)
 	        outcome.runs_failed,
 	        outcome.interrupted ? ", INTERRUPTED (finished runs are kept)" : "",
 	        cli_safe(store_where(s.st)));
-	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, across, a.md, a.json,
+	rc = ab_report_session(cmd, s.st, outcome.session_id, NULL, NULL, &a.view, a.md, a.json,
 	                       a.html, 1);
 out:
 	session_setup_end(&s);
@@ -280,8 +280,8 @@ static const struct cli_option ab_options[] = {
     {"--knob-fix", "NAME=VALUE", CLI_CALL, AO(knobs[1]), .call = ab_knob, .flags = CLI_REPEAT,
      .help = "an environment variable for FIX's probes (repeatable): gen against gen with a "
              "16 MiB nursery is gcratchet ab gen gen --knob-fix GCR_NURSERY_KB=16384"},
-    {"--across and --no-across", .kind = CLI_INCLUDE, .off = AO(across), .rows = ab_report_options,
-     .group = AB_REPORT_OPT_ACROSS},
+    {"--across, --no-across and --wide", .kind = CLI_INCLUDE, .off = AO(view),
+     .rows = ab_report_options, .group = AB_REPORT_OPT_ACROSS | AB_REPORT_OPT_WIDE},
     {"--md", "FILE", CLI_STRING, AO(md),
      .help = "Markdown for a pull request (also appended to $GITHUB_STEP_SUMMARY)"},
     {"--json", "FILE", CLI_STRING, AO(json),

@@ -255,7 +255,7 @@ out:
 struct report_opts {
 	int64_t session; /* CLI_SESSION_WORD: latest */
 	const char *html, *md, *json, *base, *fix, *profile, *out;
-	int across; /* enum compare_mode */
+	struct ab_report_view view; /* --across, --no-across, --wide */
 	int history, zero_axis;
 	const char *site;       /* --site DIR */
 	struct history_query q; /* --history's, and --db */
@@ -290,7 +290,7 @@ static void report_history_only(void *ctx, const struct cli_option *row, const c
 static int report_main(int argc, char **argv)
 {
 	const char *cmd = cmd_report.name, *history_only = NULL, *not_site = NULL;
-	struct report_opts o = {.profile = "shared_ci", .across = COMPARE_MODE_AUTO};
+	struct report_opts o = {.profile = "shared_ci", .view.across = COMPARE_MODE_AUTO};
 	const char *paths[REPORT_FORMATS] = {NULL};
 	const char *db, *html, *md, *json, *base, *fix;
 	struct store *st = NULL;
@@ -311,7 +311,7 @@ static int report_main(int argc, char **argv)
 	json = o.json;
 	base = o.base;
 	fix = o.fix;
-	across = o.across;
+	across = o.view.across;
 	history = o.history;
 	if (o.site) {
 		cli_scan(&cmd_report, argc, argv, report_site_refused, &not_site);
@@ -330,7 +330,7 @@ static int report_main(int argc, char **argv)
 		goto out;
 	}
 	if (history) {
-		if (session || latest || html || md || json || base || fix ||
+		if (session || latest || html || md || json || base || fix || o.view.wide ||
 		    across != COMPARE_MODE_AUTO) {
 			rc = cli_error(
 			    cmd,
@@ -415,7 +415,7 @@ static int report_main(int argc, char **argv)
 		rc = report_session_page(cmd, st, session, paths);
 		goto out;
 	}
-	rc = ab_report_session(cmd, st, session, base, fix, across, md, json, html, 0);
+	rc = ab_report_session(cmd, st, session, base, fix, &o.view, md, json, html, 0);
 out:
 	store_builds_release(builds, nbuilds);
 	store_close(st);
@@ -432,8 +432,8 @@ static const struct cli_option report_options[] = {
     {"--base", "LABEL", CLI_STRING, RO(base),
      .help = "BASE, by its label (default: the first arm)"},
     {"--fix", "LABEL", CLI_STRING, RO(fix), .help = "FIX, by its label (default: the second arm)"},
-    {"--across and --no-across", .kind = CLI_INCLUDE, .off = RO(across), .rows = ab_report_options,
-     .group = AB_REPORT_OPT_ACROSS},
+    {"--across, --no-across and --wide", .kind = CLI_INCLUDE, .off = RO(view),
+     .rows = ab_report_options, .group = AB_REPORT_OPT_ACROSS | AB_REPORT_OPT_WIDE},
     {"--history", NULL, CLI_FLAG, RO(history),
      .help = "a metric's history as an HTML page, with the options below"},
     {"history's query", .kind = CLI_INCLUDE, .off = RO(q), .rows = history_options,

@@ -18,6 +18,7 @@ extern const struct cli_verb cmd_check;
 extern const struct cli_verb cmd_baseline;
 extern const struct cli_verb cmd_list;
 extern const struct cli_verb cmd_ab;
+extern const struct cli_verb cmd_compare;
 extern const struct cli_verb cmd_export;
 extern const struct cli_verb cmd_report;
 extern const struct cli_verb cmd_doctor;

@@ -1012,24 +1012,36 @@ static int compare_moved_list(const struct compare *c, const struct strlist *met
 	return any;
 }
 
+/*
+ * The metrics of the cells, in headline order, into metrics; 1 when a deciding time cell had
+ * too few pairs to be judged.
+ */
+static int compare_headline_metrics(const struct compare *c, struct strlist *metrics)
+{
+	int time_few = 0;
+
+	for (size_t i = 0; i < c->ncells; i++) {
+		const struct compare_cell *cell = &c->cells[i];
+		if (!strlist_contains(metrics, cell->metric))
+			strlist_push(metrics, cell->metric);
+		time_few |= cell->pol.decides && !cell->context && !cell->inert &&
+		            cell->stats.verdict == PAIRED_FEW && metrics_is_time(cell->metric);
+	}
+	compare_sort_metrics(metrics);
+	return time_few;
+}
+
 char *compare_headline_moved(const struct compare *c)
 {
 	const struct report_data *d = c->data;
 	struct strlist metrics = {0};
 	struct sbuf b;
 	char core[256];
-	int any[2] = {0, 0}, time_few = 0, time_moved = 0;
+	int any[2] = {0, 0}, time_few, time_moved = 0;
 	int split = c->time_noise != NULL;
 
 	compare_headline_core(c, core, sizeof core);
-	for (size_t i = 0; i < c->ncells; i++) {
-		const struct compare_cell *cell = &c->cells[i];
-		if (!strlist_contains(&metrics, cell->metric))
-			strlist_push(&metrics, cell->metric);
-		time_few |= cell->pol.decides && !cell->context && !cell->inert &&
-		            cell->stats.verdict == PAIRED_FEW && metrics_is_time(cell->metric);
-	}
-	compare_sort_metrics(&metrics);
+	time_few = compare_headline_metrics(c, &metrics);
 	sbuf_init(&b);
 	sbuf_addf(&b, "%s: %s vs %s: ", core, d->builds[c->fix].label, d->builds[c->base].label);
 	/* Better first, then worse: the trade-off reads as the example in docs/ab.md. */
@@ -1065,4 +1077,64 @@ char *compare_headline_moved(const struct compare *c)
 		sbuf_addf(&b, "; across designs, census counters are context");
 	strlist_release(&metrics);
 	return b.data;
+}
+
+static void compare_sbuf_clear(struct sbuf *b)
+{
+	b->len = 0;
+	b->data[0] = '\0';
+}
+
+void compare_headline_lines(const struct compare *c, struct strlist *lines)
+{
+	const struct report_data *d = c->data;
+	struct strlist metrics = {0};
+	struct sbuf b;
+	char core[256];
+	size_t first = lines->n;
+	int time_few, split = c->time_noise != NULL;
+
+	compare_headline_core(c, core, sizeof core);
+	time_few = compare_headline_metrics(c, &metrics);
+	sbuf_init(&b);
+	sbuf_addf(&b, "%s: %s vs %s (%zu of %d round%s)", core, d->builds[c->fix].label,
+	          d->builds[c->base].label, c->ncomplete, c->rounds_planned,
+	          c->rounds_planned == 1 ? "" : "s");
+	strlist_push(lines, b.data);
+	/* Worse first, then better, each its own clause: a trade-off is two facts. */
+	for (int w = 1; w >= 0; w--) {
+		compare_sbuf_clear(&b);
+		if (compare_moved_list(c, &metrics, w ? PAIRED_WORSE : PAIRED_BETTER,
+		                       split ? 0 : -1, &b, w ? "worse: " : "better: "))
+			strlist_push(lines, b.data);
+	}
+	if (lines->n == first + 1 && !split)
+		strlist_push(lines, "no cell judged better or worse");
+	if (split) {
+		int any = 0;
+		compare_sbuf_clear(&b);
+		sbuf_addf(&b, "time is host noise here (%s)", c->time_noise);
+		for (int w = 1; w >= 0; w--) {
+			size_t before = b.len;
+			if (compare_moved_list(c, &metrics, w ? PAIRED_WORSE : PAIRED_BETTER, 1, &b,
+			                       any ? "; " : ": ")) {
+				sbuf_addf(&b, " %s", w ? "worse" : "better");
+				any = 1;
+			} else {
+				b.len = before;
+				b.data[b.len] = '\0';
+			}
+		}
+		strlist_push(lines, b.data);
+	}
+	if (time_few) {
+		compare_sbuf_clear(&b);
+		sbuf_addf(&b, "time not judged: %zu round%s, %d needed", c->ncomplete,
+		          c->ncomplete == 1 ? "" : "s", PAIRED_MIN_PAIRS);
+		strlist_push(lines, b.data);
+	}
+	if (c->across)
+		strlist_push(lines, "across designs, census counters are context");
+	sbuf_release(&b);
+	strlist_release(&metrics);
 }

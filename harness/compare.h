@@ -221,6 +221,14 @@ void compare_headline(const struct compare *c, char *buf, size_t size);
  * does. Names are as stored: escape them. Newly allocated.
  */
 char *compare_headline_moved(const struct compare *c);
+/*
+ * The headline as a terminal shows it, into `lines` (appended): a short first line ("FIX is
+ * WORSE on 8 cells: fix vs base (7 of 7 rounds)"), then one clause a line, each one fact:
+ * "worse: Ir +36.3% on 2 probes (to +49.4%)", "better: peak RSS -14.4%", time as host noise,
+ * time not judged, across designs. The items are compare_headline_moved's. Names are as
+ * stored: escape them.
+ */
+void compare_headline_lines(const struct compare *c, struct strlist *lines);
 /* 1 for a probe whose identity is in doubt: another result, a failed run, gone inert. */
 int compare_probe_doubtful(const struct compare_probe *p);
 /*

@@ -6,10 +6,10 @@
 #include "cmds.h"
 
 static const struct cli_verb *const verbs[] = {
-    &cmd_measure, &cmd_ratchet,    &cmd_check,   &cmd_baseline, &cmd_list,    &cmd_ab,
-    &cmd_export,  &cmd_report,     &cmd_doctor,  &cmd_manifest, &cmd_minheap, &cmd_sweep,
-    &cmd_push,    &cmd_pull,       &cmd_queue,   &cmd_worker,   &cmd_history, &cmd_bisect,
-    &cmd_explain, &cmd_completion, &cmd_version, NULL,
+    &cmd_measure, &cmd_ratchet, &cmd_check,      &cmd_baseline, &cmd_list,     &cmd_ab,
+    &cmd_compare, &cmd_export,  &cmd_report,     &cmd_doctor,   &cmd_manifest, &cmd_minheap,
+    &cmd_sweep,   &cmd_push,    &cmd_pull,       &cmd_queue,    &cmd_worker,   &cmd_history,
+    &cmd_bisect,  &cmd_explain, &cmd_completion, &cmd_version,  NULL,
 };
 
 const struct cli_verb *const *cli_verbs(void)

@@ -515,6 +515,40 @@ enum metric_unit metrics_display_unit(const char *metric)
 	return m->unit;
 }
 
+void metrics_format_short(const char *metric, double v, char *buf, size_t size)
+{
+	const struct metric_info *m = metrics_lookup(metric);
+	enum metric_unit unit = m ? m->unit : METRIC_UNIT_COUNT;
+	double a = fabs(v);
+
+	if (unit == METRIC_UNIT_BYTES || unit == METRIC_UNIT_NS) {
+		/* Bytes and time scale already; an exact one by its own unit here, not every digit. */
+		const char *as = unit == METRIC_UNIT_BYTES ? "rss.peak_bytes" : "time.wall_ns";
+		metrics_format_value(m && m->cls == METRIC_CLASS_EXACT ? as : metric, v, buf, size);
+		return;
+	}
+	if (unit == METRIC_UNIT_RATIO || !isfinite(v)) {
+		metrics_format_value(metric, v, buf, size);
+		return;
+	}
+	/* A count is whole: a median of two that ends in .5 rounds, as no run counted half. */
+	v = round(v);
+	if (v == 0)
+		v = 0;
+	a = fabs(v);
+	/* Each step starts where the one below would round to 1000 of its unit. */
+	if (a >= 1e12)
+		snprintf(buf, size, "%.4g", v);
+	else if (a >= 999.995e6)
+		snprintf(buf, size, "%.2fG", v / 1e9);
+	else if (a >= 999.95e3)
+		snprintf(buf, size, "%.1fM", v / 1e6);
+	else if (a >= 1e5)
+		snprintf(buf, size, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, size, "%.0f", v);
+}
+
 void metrics_format_value(const char *metric, double v, char *buf, size_t size)
 {
 	enum metric_unit unit = metrics_display_unit(metric);

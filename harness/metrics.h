@@ -179,6 +179,13 @@ const char *metrics_nature_name(enum metric_nature n);
  */
 void metrics_format_value(const char *metric, double v, char *buf, size_t size);
 /*
+ * The short form a terminal table shows (ab's and compare's text, check's text): bytes and
+ * time as metrics_format_value scales them (an exact one too); a count or Ir as a whole number,
+ * scaled from 100k on ("363.5M", "17.4M", "120.3k", "1.23G"); a ratio as metrics_format_value.
+ * 24 bytes hold any output.
+ */
+void metrics_format_short(const char *metric, double v, char *buf, size_t size);
+/*
  * The unit metrics_format_value shows a metric in: its own, but METRIC_UNIT_COUNT for an
  * exact or unknown metric. Axis labels use it to agree with the values.
  */

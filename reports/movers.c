@@ -45,26 +45,77 @@ static void movers_cells(const struct movers_view *v, const struct fnprof_mover 
 	fnprof_mover_note(m, v->base_label, v->fix_label, c->note, sizeof c->note);
 }
 
-/* "valgrind.ir 290325635 -> 351234567 (+60909932, +20.98%)" */
-static void movers_totals(const struct movers_view *v, char *buf, size_t size)
+/* "valgrind.ir 290325635 -> 351234567 (+60909932, +20.98%)"; narrow: "290.3M -> ..." */
+static void movers_totals(const struct movers_view *v, char *buf, size_t size, int narrow)
 {
 	char x[32], y[32], d[32], pct[24];
+	void (*format)(const char *, double, char *, size_t) =
+	    narrow ? metrics_format_short : metrics_format_value;
 
-	metrics_format_value("valgrind.ir", v->diff->base_total, x, sizeof x);
-	metrics_format_value("valgrind.ir", v->diff->fix_total, y, sizeof y);
-	report_format_delta("valgrind.ir", v->diff->delta, d, sizeof d);
+	format("valgrind.ir", v->diff->base_total, x, sizeof x);
+	format("valgrind.ir", v->diff->fix_total, y, sizeof y);
+	if (narrow) {
+		format("valgrind.ir", fabs(v->diff->delta), pct, sizeof pct);
+		snprintf(d, sizeof d, "%s%s",
+		         v->diff->delta > 0   ? "+"
+		         : v->diff->delta < 0 ? "-"
+		                              : "",
+		         pct);
+	} else {
+		report_format_delta("valgrind.ir", v->diff->delta, d, sizeof d);
+	}
 	report_format_pct(v->diff->base_total > 0 ? 100 * v->diff->delta / v->diff->base_total
 	                                          : NAN,
 	                  pct, sizeof pct);
 	snprintf(buf, size, "Ir %s -> %s (%s, %s)", x, y, d, pct);
 }
 
-void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const char *indent)
+/* A narrow table's counts: whole and short; a file by its last component. */
+static void movers_narrow_cells(const struct fnprof_mover *m, struct movers_cells *c)
+{
+	char under[24];
+	double x[3] = {m->base_ir, m->fix_ir, fabs(m->delta)};
+	char *out[3] = {c->base, c->fix, c->delta};
+
+	metrics_format_short("valgrind.ir", m->under_ir, under, sizeof under);
+	for (int k = 0; k < 3; k++)
+		metrics_format_short("valgrind.ir", x[k], out[k], sizeof c->base);
+	if (m->side == FNPROF_FIX_ONLY)
+		snprintf(c->base, sizeof c->base, m->under ? "< %s" : "-", under);
+	if (m->side == FNPROF_BASE_ONLY)
+		snprintf(c->fix, sizeof c->fix, m->under ? "< %s" : "-", under);
+	if (m->delta != 0) {
+		memmove(c->delta + 1, c->delta, strlen(c->delta) + 1);
+		c->delta[0] = m->delta > 0 ? '+' : '-';
+	}
+}
+
+static const char *movers_basename(const char *file)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+
+	return slash ? slash + 1 : file ? file : "?";
+}
+
+/* s in at most w columns: cut, its last one "~", when longer. */
+static void movers_cut(struct sbuf *b, const char *s, size_t w)
+{
+	if (strlen(s) <= w)
+		sbuf_addf(b, "%-*s", (int)w, s);
+	else
+		sbuf_addf(b, "%.*s~", (int)w - 1, s);
+}
+
+/* What a narrow row takes besides its name and file: the figures, and "  only in BASE". */
+#define MOVERS_NARROW_FIGURES 67
+
+static void movers_text_as(struct sbuf *b, const struct movers_view *v, size_t max,
+                           const char *indent, int narrow, size_t width)
 {
 	char totals[160];
-	size_t shown = v->diff->n < max ? v->diff->n : max;
+	size_t shown = v->diff->n < max ? v->diff->n : max, wname = 8, wfile = 4;
 
-	movers_totals(v, totals, sizeof totals);
+	movers_totals(v, totals, sizeof totals, narrow);
 	sbuf_addf(b, "%s", indent);
 	escape_line(b, v->probe);
 	sbuf_addf(b, ": %s", totals);
@@ -75,8 +126,26 @@ void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const 
 	sbuf_addf(b, "%s\n", v->diff->n ? "" : ": no function moved");
 	if (!shown)
 		return;
-	sbuf_addf(b, "%s  %-34s %-36s %14s %14s %14s %9s %7s\n", indent, "function", "file",
-	          v->base_label, v->fix_label, "delta", "of Ir", "share");
+	for (size_t i = 0; narrow && i < shown; i++) {
+		const struct fnprof_mover *m = &v->diff->movers[i];
+		size_t n = strlen(m->name), f = strlen(movers_basename(m->file));
+		wname = n > wname ? n : wname;
+		wfile = f > wfile ? f : wfile;
+	}
+	if (narrow) {
+		/* The file gives way first (down to 8 columns), then the function's name. */
+		size_t used = strlen(indent) + MOVERS_NARROW_FIGURES,
+		       room = width > used + 16 ? width - used : 16;
+		if (wname + wfile > room)
+			wfile = room > wname + 8 ? room - wname : 8;
+		if (wname + wfile > room)
+			wname = room - wfile;
+		sbuf_addf(b, "%s  %-*s %-*s %9s %9s %9s %8s %7s\n", indent, (int)wname, "function",
+		          (int)wfile, "file", v->base_label, v->fix_label, "delta", "of Ir",
+		          "share");
+	} else
+		sbuf_addf(b, "%s  %-34s %-36s %14s %14s %14s %9s %7s\n", indent, "function", "file",
+		          v->base_label, v->fix_label, "delta", "of Ir", "share");
 	for (size_t i = 0; i < shown; i++) {
 		const struct fnprof_mover *m = &v->diff->movers[i];
 		struct movers_cells c;
@@ -85,10 +154,21 @@ void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const 
 		sbuf_init(&name);
 		sbuf_init(&file);
 		escape_line(&name, m->name);
-		escape_line(&file, m->file ? m->file : "?");
-		sbuf_addf(b, "%s  %-34s %-36s %14s %14s %14s %9s %7s%s%s\n", indent, name.data,
-		          file.data, c.base, c.fix, c.delta, c.pct, c.share, *c.note ? "  " : "",
-		          c.note);
+		if (narrow) {
+			movers_narrow_cells(m, &c);
+			escape_line(&file, movers_basename(m->file));
+			sbuf_addf(b, "%s  ", indent);
+			movers_cut(b, name.data, wname);
+			sbuf_addf(b, " ");
+			movers_cut(b, file.data, wfile);
+			sbuf_addf(b, " %9s %9s %9s %8s %7s%s%s\n", c.base, c.fix, c.delta, c.pct,
+			          c.share, *c.note ? "  " : "", c.note);
+		} else {
+			escape_line(&file, m->file ? m->file : "?");
+			sbuf_addf(b, "%s  %-34s %-36s %14s %14s %14s %9s %7s%s%s\n", indent,
+			          name.data, file.data, c.base, c.fix, c.delta, c.pct, c.share,
+			          *c.note ? "  " : "", c.note);
+		}
 		sbuf_release(&name);
 		sbuf_release(&file);
 	}
@@ -97,12 +177,23 @@ void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const 
 		          v->diff->n - shown == 1 ? "" : "s");
 }
 
+void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const char *indent)
+{
+	movers_text_as(b, v, max, indent, 0, 0);
+}
+
+void movers_text_narrow(struct sbuf *b, const struct movers_view *v, size_t max, const char *indent,
+                        size_t width)
+{
+	movers_text_as(b, v, max, indent, 1, width);
+}
+
 void movers_md(struct sbuf *b, const struct movers_view *v, size_t max)
 {
 	char totals[160];
 	size_t shown = v->diff->n < max ? v->diff->n : max;
 
-	movers_totals(v, totals, sizeof totals);
+	movers_totals(v, totals, sizeof totals, 0);
 	sbuf_addf(b, "\n**");
 	escape_md(b, v->probe);
 	sbuf_addf(b, "**: %s", totals);
@@ -141,7 +232,7 @@ void movers_html(struct sbuf *b, const struct movers_view *v, size_t max)
 	char totals[160];
 	size_t shown = v->diff->n < max ? v->diff->n : max;
 
-	movers_totals(v, totals, sizeof totals);
+	movers_totals(v, totals, sizeof totals, 0);
 	sbuf_addf(b, "<h3>");
 	escape_xml(b, v->probe);
 	sbuf_addf(b, "</h3>\n<p class=\"meta\">%s", totals);

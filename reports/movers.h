@@ -33,6 +33,13 @@ struct movers_view {
 
 /* A heading line and an aligned table, each line starting with `indent`. */
 void movers_text(struct sbuf *b, const struct movers_view *v, size_t max, const char *indent);
+/*
+ * movers_text for a terminal: counts whole and short (metrics_format_short), a file by its
+ * last component, columns as wide as their widest value, names cut (ending "~") where the
+ * rows would pass `width` columns.
+ */
+void movers_text_narrow(struct sbuf *b, const struct movers_view *v, size_t max, const char *indent,
+                        size_t width);
 /* A bold heading line, then a table of exactly 8 columns (GitHub-flavoured Markdown). */
 void movers_md(struct sbuf *b, const struct movers_view *v, size_t max);
 /* A <h3> and a <table class="movers">. */

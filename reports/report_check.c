@@ -115,7 +115,8 @@ static char *report_check_reason(const struct report_check *c, const struct chec
 	/* How far past its allowance a regressed cell went: what a fix must win back. */
 	if (r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED &&
 	    r->j.verdict == BASELINE_REGRESSED && !r->j.went_inert) {
-		metrics_format_value(r->metric, fabs(r->j.delta) - r->j.allowance, past,
+		/* Short and whole: "17.4M past", not "17364019.4 past". */
+		metrics_format_short(r->metric, fabs(r->j.delta) - r->j.allowance, past,
 		                     sizeof past);
 		both =
 		    xasprintf("%s past the allowance%s%s", past, why ? "; " : "", why ? why : "");

@@ -57,6 +57,37 @@ void report_text_counts(const struct compare *c, char *buf, size_t size)
 		         c->few + c->unjudged + c->inert);
 }
 
+/* A value as the table shows it: every digit when wide, else short (metrics_format_short). */
+static void report_text_value(const char *metric, double v, int wide, char *buf, size_t size)
+{
+	if (wide)
+		metrics_format_value(metric, v, buf, size);
+	else
+		metrics_format_short(metric, v, buf, size);
+}
+
+/* 1 when a formatted value reads as zero ("0", "0 B", "0 ns"): a rounded-away change. */
+static int report_text_shows_zero(const char *s)
+{
+	char *end;
+	double x = strtod(s, &end);
+
+	return end != s && x == 0;
+}
+
+static void report_text_delta(const char *metric, double v, int wide, char *buf, size_t size)
+{
+	char tmp[48];
+
+	if (wide || !isfinite(v)) {
+		report_format_delta(metric, v, buf, size);
+		return;
+	}
+	metrics_format_short(metric, fabs(v), tmp, sizeof tmp);
+	/* No sign on what shows as none: "0", "0 B", not "-0 B". */
+	snprintf(buf, size, "%s%s", report_text_shows_zero(tmp) ? "" : v > 0 ? "+" : "-", tmp);
+}
+
 static void report_text_builds(const struct compare *c, struct sbuf *b)
 {
 	const struct report_data *d = c->data;
@@ -72,7 +103,7 @@ static void report_text_builds(const struct compare *c, struct sbuf *b)
 	}
 }
 
-static void report_text_identity(const struct compare *c, struct sbuf *b)
+static void report_text_identity(const struct compare *c, struct sbuf *b, int wide)
 {
 	char line[256];
 
@@ -134,9 +165,9 @@ static void report_text_identity(const struct compare *c, struct sbuf *b)
 		char x[48], y[48], dl[48];
 		if (!compare_census_listed(cell))
 			continue;
-		metrics_format_value(cell->metric, cell->stats.base_median, x, sizeof x);
-		metrics_format_value(cell->metric, cell->stats.fix_median, y, sizeof y);
-		report_format_delta(cell->metric, cell->stats.delta_median, dl, sizeof dl);
+		report_text_value(cell->metric, cell->stats.base_median, wide, x, sizeof x);
+		report_text_value(cell->metric, cell->stats.fix_median, wide, y, sizeof y);
+		report_text_delta(cell->metric, cell->stats.delta_median, wide, dl, sizeof dl);
 		sbuf_addf(b, "    %-24s %-34s %s -> %s (%s)\n", cell->probe, cell->metric, x, y,
 		          dl);
 	}
@@ -287,7 +318,7 @@ void report_text_where_how(const struct compare_where *w, char *buf, size_t size
 }
 
 /* "where the instructions moved": per probe whose Ir changed, the functions that moved most. */
-static void report_text_where(const struct compare *c, struct sbuf *b)
+static void report_text_where(const struct compare *c, struct sbuf *b, int wide)
 {
 	if (!c->nwhere)
 		return;
@@ -297,35 +328,134 @@ static void report_text_where(const struct compare *c, struct sbuf *b)
 		char how[128];
 		struct movers_view v = {w->probe, &w->diff, "BASE", "FIX", how};
 		report_text_where_how(w, how, sizeof how);
-		movers_text(b, &v, MOVERS_TEXT_MAX, "  ");
+		if (wide)
+			movers_text(b, &v, MOVERS_TEXT_MAX, "  ");
+		else
+			movers_text_narrow(b, &v, MOVERS_TEXT_MAX, "  ", REPORT_TEXT_WIDTH);
 	}
 }
 
-char *report_text_ab(const struct compare *c)
+/* A narrow table's percentage: one decimal, none from 1000% on, finer only below 0.1%. */
+static void report_text_pct(double pct, char *buf, size_t size)
 {
-	const struct report_data *d = c->data;
-	struct sbuf b;
-	char *rounds = compare_rounds_text(c), headline[256], counts[128], *text, *across;
+	if (isfinite(pct) && fabs(pct) >= 999.95)
+		snprintf(buf, size, "%+.0f%%", pct);
+	else if (isfinite(pct) && fabs(pct) >= 0.1)
+		snprintf(buf, size, "%+.1f%%", pct);
+	else
+		report_format_pct(pct, buf, size);
+}
 
-	sbuf_init(&b);
-	/* What moved comes first: a trade-off reads at a glance, before any table. */
-	{
-		char *moved = compare_headline_moved(c);
-		sbuf_addf(&b, "gcratchet ab: %s\n", moved);
-		free(moved);
-	}
-	sbuf_addf(&b,
-	          "gcratchet ab: session %lld, size %s, rounds complete %s, seed %lld, host %s\n",
-	          (long long)d->session.id, d->session.size, rounds, (long long)d->session.seed,
-	          d->session.hostname ? d->session.hostname : "?");
-	report_text_builds(c, &b);
-	if ((across = compare_across_text(c))) {
-		sbuf_addf(&b, "judged %s\n", across);
-		free(across);
-	}
-	report_text_identity(c, &b);
+/* The narrow table's columns, in the order shown; the optional ones go first when it is too wide. */
+enum { RT_METRIC, RT_BASE, RT_FIX, RT_DELTA, RT_PCT, RT_CI, RT_ROUNDS, RT_Q, RT_VERDICT, RT_NCOLS };
+static const char *const report_text_heads[RT_NCOLS] = {
+    "metric", "BASE", "FIX", "delta", "%", "95% CI", "rounds", "q", "verdict",
+};
 
-	sbuf_addf(&b, "\n%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s\n", "probe",
+struct report_text_row {
+	char col[RT_NCOLS][80];
+};
+
+static void report_text_narrow_row(const struct compare_cell *cell, struct report_text_row *r)
+{
+	const struct paired_cell *s = &cell->stats;
+	double pv, qv;
+	char lo[28], hi[28];
+
+	snprintf(r->col[RT_METRIC], sizeof r->col[RT_METRIC], "%s", cell->metric);
+	report_text_value(cell->metric, s->base_median, 0, r->col[RT_BASE], sizeof r->col[0]);
+	report_text_value(cell->metric, s->fix_median, 0, r->col[RT_FIX], sizeof r->col[0]);
+	report_text_delta(cell->metric, s->delta_median, 0, r->col[RT_DELTA], sizeof r->col[0]);
+	report_text_pct(s->delta_pct, r->col[RT_PCT], sizeof r->col[0]);
+	if (s->n == 0 || s->deterministic) {
+		report_text_interval(cell, r->col[RT_CI], sizeof r->col[0]);
+	} else {
+		if (s->base_median != 0) {
+			report_text_pct(100 * s->ci.lo / fabs(s->base_median), lo, sizeof lo);
+			report_text_pct(100 * s->ci.hi / fabs(s->base_median), hi, sizeof hi);
+		} else {
+			report_text_delta(cell->metric, s->ci.lo, 0, lo, sizeof lo);
+			report_text_delta(cell->metric, s->ci.hi, 0, hi, sizeof hi);
+		}
+		if (s->ci.level < 0.95)
+			snprintf(r->col[RT_CI], sizeof r->col[0], "[%s, %s] %.0f%%", lo, hi,
+			         100 * s->ci.level);
+		else
+			snprintf(r->col[RT_CI], sizeof r->col[0], "[%s, %s]", lo, hi);
+	}
+	compare_signs_text(cell, r->col[RT_ROUNDS], sizeof r->col[0]);
+	compare_cell_pq(cell, &pv, &qv);
+	if (isnan(qv))
+		snprintf(r->col[RT_Q], sizeof r->col[0], "-");
+	else
+		snprintf(r->col[RT_Q], sizeof r->col[0], "%.4f", qv);
+	snprintf(r->col[RT_VERDICT], sizeof r->col[0], "%s%s", compare_cell_verdict_text(cell),
+	         s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
+}
+
+/*
+ * The table that fits REPORT_TEXT_WIDTH: one heading line per probe, its cells indented under
+ * it; columns as wide as their widest value; the rounds, then q, then the interval left out
+ * when it would not fit otherwise (--wide shows every column, p and MDE too).
+ */
+static void report_text_narrow(const struct compare *c, struct sbuf *b)
+{
+	struct report_text_row *rows = xcalloc(c->ncells ? c->ncells : 1, sizeof *rows);
+	static const int drop[] = {RT_ROUNDS, RT_Q, RT_CI};
+	size_t width[RT_NCOLS], total = 0;
+	int shown[RT_NCOLS];
+	const char *probe = NULL;
+
+	for (int k = 0; k < RT_NCOLS; k++) {
+		width[k] = strlen(report_text_heads[k]);
+		shown[k] = 1;
+	}
+	for (size_t i = 0; i < c->ncells; i++) {
+		report_text_narrow_row(&c->cells[i], &rows[i]);
+		for (int k = 0; k < RT_NCOLS; k++)
+			if (strlen(rows[i].col[k]) > width[k])
+				width[k] = strlen(rows[i].col[k]);
+	}
+	/* The probe headings share the metric column: a probe's name may be the wider. */
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (strlen(c->probes[i].probe) > width[RT_METRIC] + 2)
+			width[RT_METRIC] = strlen(c->probes[i].probe) - 2;
+	for (int k = 0; k < RT_NCOLS; k++)
+		total += width[k] + 2;
+	for (size_t d = 0; d < sizeof drop / sizeof drop[0] && total > REPORT_TEXT_WIDTH; d++) {
+		shown[drop[d]] = 0;
+		total -= width[drop[d]] + 2;
+	}
+	for (size_t i = 0; i <= c->ncells; i++) {
+		const struct report_text_row *r = i ? &rows[i - 1] : NULL;
+		const char *const *col = NULL;
+		const char *heads[RT_NCOLS];
+		if (!r) {
+			for (int k = 0; k < RT_NCOLS; k++)
+				heads[k] = report_text_heads[k];
+			col = heads;
+			sbuf_addf(b, "\n%-*s", (int)width[RT_METRIC] + 2, "probe / metric");
+		} else {
+			const char *p = c->cells[i - 1].probe;
+			if (!probe || strcmp(probe, p) != 0)
+				sbuf_addf(b, "%s\n", p);
+			probe = p;
+			for (int k = 0; k < RT_NCOLS; k++)
+				heads[k] = r->col[k];
+			col = heads;
+			sbuf_addf(b, "  %-*s", (int)width[RT_METRIC], col[RT_METRIC]);
+		}
+		for (int k = RT_BASE; k < RT_VERDICT; k++)
+			if (shown[k])
+				sbuf_addf(b, "  %*s", (int)width[k], col[k]);
+		sbuf_addf(b, "  %s\n", col[RT_VERDICT]);
+	}
+	free(rows);
+}
+
+static void report_text_wide(const struct compare *c, struct sbuf *b)
+{
+	sbuf_addf(b, "\n%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s\n", "probe",
 	          "metric", "BASE", "FIX", "delta", "%", "95% CI of delta", "MDE", "rounds", "p",
 	          "q", "verdict");
 	for (size_t i = 0; i < c->ncells; i++) {
@@ -349,18 +479,104 @@ char *report_text_ab(const struct compare *c)
 			snprintf(q, sizeof q, "-");
 		else
 			snprintf(q, sizeof q, "%.4f", qv);
-		sbuf_addf(&b, "%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s%s\n",
+		sbuf_addf(b, "%-24s %-30s %14s %14s %14s %9s %22s %8s %12s %7s %7s  %s%s\n",
 		          cell->probe, cell->metric, x, y, dl, pct, ci, mde, signs, p, q,
 		          compare_cell_verdict_text(cell),
 		          s->bimodal_base || s->bimodal_fix ? " (bimodal)" : "");
 	}
-	report_text_where(c, &b);
+}
+
+/*
+ * Folds each line longer than `width` at its last space that fits, the rest indented two past
+ * the line's own indent; a line without such a space (a long path) stays whole. Into out.
+ */
+static void report_text_fold(const char *text, size_t width, struct sbuf *out)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n'), *line = text;
+		size_t len = nl ? (size_t)(nl - text) : strlen(text), indent = 0, pad = 0;
+
+		text += len + (nl ? 1 : 0);
+		while (indent < len && line[indent] == ' ')
+			indent++;
+		for (int first = 1; len + pad > width; first = 0) {
+			size_t at = 0;
+			for (size_t k = first ? indent + 1 : 1; k + pad <= width && k < len; k++)
+				if (line[k] == ' ')
+					at = k;
+			if (at == 0)
+				break;
+			sbuf_addf(out, "%*s%.*s\n", (int)pad, "", (int)at, line);
+			line += at;
+			len -= at;
+			while (len > 0 && *line == ' ') {
+				line++;
+				len--;
+			}
+			pad = indent + 2;
+		}
+		sbuf_addf(out, "%*s%.*s\n", (int)pad, "", (int)len, line);
+	}
+}
+
+char *report_text_ab(const struct compare *c, const char *cmd, int wide)
+{
+	const struct report_data *d = c->data;
+	struct strlist lines = {0};
+	struct sbuf b;
+	char *rounds = compare_rounds_text(c), headline[256], counts[128], *text, *across;
+
+	sbuf_init(&b);
+	/* What moved comes first: a trade-off reads at a glance, before any table. */
+	if (wide) {
+		char *moved = compare_headline_moved(c);
+		sbuf_addf(&b, "gcratchet %s: %s\n", cmd, moved);
+		free(moved);
+	} else {
+		compare_headline_lines(c, &lines);
+		sbuf_addf(&b, "gcratchet %s: %s\n", cmd, lines.items[0]);
+		for (size_t i = 1; i < lines.n; i++)
+			sbuf_addf(&b, "  %s\n", lines.items[i]);
+	}
+	if (d->origin) {
+		/* Where two stored results came from, one fact a line. */
+		for (const char *p = d->origin; *p;) {
+			size_t n = strcspn(p, "\n");
+			sbuf_addf(&b, "gcratchet %s: %.*s\n", cmd, (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+	} else
+		sbuf_addf(
+		    &b,
+		    "gcratchet %s: session %lld, size %s, rounds complete %s, seed %lld, host "
+		    "%s\n",
+		    cmd, (long long)d->session.id, d->session.size, rounds,
+		    (long long)d->session.seed, d->session.hostname ? d->session.hostname : "?");
+	report_text_builds(c, &b);
+	if ((across = compare_across_text(c))) {
+		sbuf_addf(&b, "judged %s\n", across);
+		free(across);
+	}
+	report_text_identity(c, &b, wide);
+	if (wide)
+		report_text_wide(c, &b);
+	else
+		report_text_narrow(c, &b);
+	report_text_where(c, &b, wide);
 	sbuf_addf(&b, "\n");
 	report_text_warnings(c, &b, "", NULL);
 	compare_headline(c, headline, sizeof headline);
 	report_text_counts(c, counts, sizeof counts);
 	sbuf_addf(&b, "verdict: %s (%s)\n", headline, counts);
 	free(rounds);
+	strlist_release(&lines);
+	if (!wide) {
+		struct sbuf folded;
+		sbuf_init(&folded);
+		report_text_fold(b.data, REPORT_TEXT_WIDTH, &folded);
+		sbuf_release(&b);
+		b = folded;
+	}
 	text = escape_text(b.data);
 	sbuf_release(&b);
 	return text;

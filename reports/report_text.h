@@ -7,8 +7,16 @@
 
 #include "compare.h"
 
-/* Newly allocated text, ending in a newline. */
-char *report_text_ab(const struct compare *c);
+/* The columns a terminal table fits by default (ab's and compare's text; --wide: no limit). */
+#define REPORT_TEXT_WIDTH 120
+
+/*
+ * Newly allocated text, ending in a newline; its lines start "gcratchet CMD:". Unless `wide`,
+ * every line fits REPORT_TEXT_WIDTH (a longer unbroken word, a path, excepted): the headline
+ * one clause a line, one heading per probe with its cells under it, counts whole and scaled
+ * ("363.5M"), and columns left out that would not fit; `wide` is the full table, every digit.
+ */
+char *report_text_ab(const struct compare *c, const char *cmd, int wide);
 
 /* The cell's interval as "[+1.90%, +3.50%]" (or absolute when BASE is 0), "exact", "-". */
 void report_text_interval(const struct compare_cell *cell, char *buf, size_t size);

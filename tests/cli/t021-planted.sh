@@ -63,9 +63,13 @@ assert ("01_nursery_churn", "valgrind.ir") in bad
 PY
 expect_eq "$?" 0 "check --format json"
 cat "$T/py"
-# How far past: the regressed Ir cell's delta less its allowance, every digit (Ir is exact).
-# (A fraction shows one decimal, as every exact figure does.)
+# How far past: the regressed Ir cell's delta less its allowance, whole and scaled as a terminal
+# shows counts (issue 43: "17364019.4 past the allowance" is 17.4M; no run counts half).
 past=$(jq -r '.cells[] | select(.probe == "01_nursery_churn" and .metric == "valgrind.ir") | .delta - .allowance' "$T/out" |
-	awk '{ if ($1 == int($1)) printf "%d", $1; else printf "%.1f", $1 }')
+	awk '{ v = $1 < 0 ? -$1 : $1; v = int(v + 0.5); s = $1 < 0 ? "-" : ""
+		if (v >= 999995000) printf "%s%.2fG", s, v / 1e9
+		else if (v >= 999950) printf "%s%.1fM", s, v / 1e6
+		else if (v >= 100000) printf "%s%.1fk", s, v / 1e3
+		else printf "%s%d", s, v }')
 expect_grep "^01_nursery_churn +valgrind.ir .* REGRESSED: $past past the allowance$" "$T/slow"
 finish

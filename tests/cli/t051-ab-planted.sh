@@ -16,7 +16,7 @@ if ! make -s -C "$TOP" -f collectors/build.mk NAME=marksweep-slow COLLECTOR_DIR=
 	finish
 fi
 
-expect_status 1 "$GCR" ab marksweep "$T/ms-slow" --probes 01 --rounds 7 --size ci \
+expect_status 1 "$GCR" ab --wide marksweep "$T/ms-slow" --probes 01 --rounds 7 --size ci \
 	--meters rusage,census,valgrind --seed 51 --json "$T/ab.json" --md "$T/ab.md" --html "$T/ab.html"
 expect_grep "^01_nursery_churn +valgrind\.ir +[0-9]+ +[0-9]+ +\+[0-9]+ +\+[0-9.]+% +exact +- +exact \([0-9]+\) +- +- +WORSE$" "$T/out"
 expect_grep "^  01_nursery_churn +checksum 0x[0-9a-f]{16} in both" "$T/out"

@@ -23,7 +23,7 @@ tree_base=$(git -C "$REPO" rev-parse HEAD~1^{tree})
 tree_fix=$(git -C "$REPO" rev-parse HEAD^{tree})
 export GCR_SCRIPTS_DIR="$REPO/scripts"
 
-expect_status 1 "$GCR" ab HEAD~1:marksweep HEAD:marksweep --probes 01 --rounds 2 \
+expect_status 1 "$GCR" ab --wide HEAD~1:marksweep HEAD:marksweep --probes 01 --rounds 2 \
 	--meters rusage,census,valgrind --seed 54
 expect_grep "BASE: building revision HEAD~1, collector marksweep" "$T/err"
 expect_grep "building marksweep at HEAD~1 \(commit [0-9a-f]{40}, tree $tree_base\)" "$T/err"

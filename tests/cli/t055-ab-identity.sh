@@ -34,7 +34,7 @@ SCRIPT
 }
 AA=0x00000000000000aa
 BB=0x00000000000000bb
-AB="$GCR ab --rounds 6 --meters rusage,census --seed 55"
+AB="$GCR ab --wide --rounds 6 --meters rusage,census --seed 55"
 
 # ---- Bad sides: refused before anything runs --------------------------------------------
 expect_status 2 $AB marksweep

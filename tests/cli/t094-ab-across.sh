@@ -5,7 +5,7 @@
 # peak memory, or Ir, time, RSS) still decides. Builds of one collector keep judging the
 # census, and --no-across judges it even across names.
 . "$(dirname "$0")/lib.sh"
-AB="$GCR ab --size ci --rounds 3 --meters rusage,census --seed 94"
+AB="$GCR ab --wide --size ci --rounds 3 --meters rusage,census --seed 94"
 
 # ---- Two shipped designs: epsilon never collects, marksweep does -------------------------
 expect_status 0 $AB epsilon marksweep --probes 01 --md "$T/em.md" --json "$T/em.json" \
@@ -33,7 +33,7 @@ expect_eq "$(cat "$T/j")" "true auto 0 true 0" "JSON: across, no census cell dec
 
 # The same stored session judged as one design: the counters decide again.
 session=$(sql "SELECT MAX(id) FROM sessions")
-expect_status 1 "$GCR" report --session "$session" --no-across
+expect_status 1 "$GCR" report --session "$session" --no-across --wide
 expect_grep "^01_nursery_churn +census\.major_collections +0 +[1-9][0-9]* .* WORSE$" "$T/out"
 expect_grep "^note: judged as one design \(--no-across, though the collectors differ: epsilon vs marksweep\)" "$T/out"
 expect_no_grep "context" "$T/out" "--no-across has no context cells"

@@ -5,7 +5,7 @@
 # its stderr (the probe's own message) in ab's identity section, in every format, escaped for
 # it, and in measure's output.
 . "$(dirname "$0")/lib.sh"
-AB="$GCR ab --size ci --rounds 3 --meters rusage,census --seed 95"
+AB="$GCR ab --wide --size ci --rounds 3 --meters rusage,census --seed 95"
 
 # pbuild DIR MODE: one probe, 01_p, the same result in every mode that finishes. "inert" does
 # not cause its activity: no collection, nothing left after the full one, premise not met.

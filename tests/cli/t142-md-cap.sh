@@ -36,7 +36,7 @@ SCRIPT
 wide "$T/base" base 1000
 wide "$T/fix" fix 1100
 
-"$GCR" ab "$T/base" "$T/fix" --rounds 6 --meters rusage,census --seed 142 \
+"$GCR" ab --wide "$T/base" "$T/fix" --rounds 6 --meters rusage,census --seed 142 \
 	--md "$T/ab.md" --json "$T/ab.json" --html "$T/ab.html" >"$T/ab.txt" 2>"$T/ab.err"
 expect_eq "$?" 1 "ab: FIX is worse"
 worse=$(jq '[.comparison.cells[] | select(.verdict == "worse")] | length' "$T/ab.json")

@@ -21,7 +21,7 @@ spin_plant "$B" 01_p 6 54
 # runs deviates from it by 24 ms, against BASE's noise of a millisecond or so: the paired p is
 # then below 0.0001 on any host. (With an odd number its median is one of its modes, half its
 # deviations are noise of either sign, and the p wandered from 0.004 to 0.05 with the noise.)
-"$GCR" ab "$A" "$B" --probes 01_p --rounds 16 --warmup 0 --meters rusage,census --seed 146 \
+"$GCR" ab --wide "$A" "$B" --probes 01_p --rounds 16 --warmup 0 --meters rusage,census --seed 146 \
 	--json "$T/ab.json" --md "$T/ab.md" >"$T/out" 2>"$T/err"
 status=$?
 outcome=$(jq -r '.comparison.outcome' "$T/ab.json")

@@ -29,7 +29,7 @@ expect_eq "$(exported "$s" '[.runs[] | "\(.build) \(.samples["census.trigger_exp
 	"gen 2 true,marksweep 1 true" "explicit: the final full collection; the rest allocation"
 
 # ---- A/B: gen with its nursery halved (4096 KiB by default) --------------------------------
-expect_status 1 "$GCR" ab gen gen --knob-fix GCR_NURSERY_KB=2048 --probes 01 --size ci \
+expect_status 1 "$GCR" ab --wide gen gen --knob-fix GCR_NURSERY_KB=2048 --probes 01 --size ci \
 	--rounds 2 --warmup 0 --meters rusage,census --seed 1470 --json "$T/ab.json"
 jq -r '.comparison.cells[] | select(.metric == "census.trigger_allocation") |
 	[.role, .verdict, .deterministic, (.fix_median > 1.8 * .base_median)] | map(tostring) |

@@ -39,7 +39,7 @@ SCRIPT
 	done
 	seal_manifest "$dir"
 }
-AB="$GCR ab --rounds 5 --meters rusage,census"
+AB="$GCR ab --wide --rounds 5 --meters rusage,census"
 
 standin "$T/base" base
 standin "$T/x2" x2

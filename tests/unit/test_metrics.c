@@ -466,6 +466,40 @@ static void test_format(void)
 	CHECK_STR(tiny, "5431676");
 }
 
+static const char *fmt_short(const char *metric, double v)
+{
+	static char buf[24];
+
+	metrics_format_short(metric, v, buf, sizeof buf);
+	return buf;
+}
+
+/* A terminal's figures: counts whole (no run counted half an instruction), large ones scaled. */
+static void test_format_short(void)
+{
+	CHECK_STR(fmt_short("valgrind.ir", 363531359), "363.5M");
+	CHECK_STR(fmt_short("valgrind.ir", 3635321.6), "3.6M");
+	CHECK_STR(fmt_short("valgrind.ir", 17364019.4), "17.4M");
+	CHECK_STR(fmt_short("valgrind.ir", 1234567890), "1.23G");
+	CHECK_STR(fmt_short("valgrind.ir", 999999999), "1.00G");
+	CHECK_STR(fmt_short("valgrind.ir", 999949), "999.9k");
+	CHECK_STR(fmt_short("valgrind.ir", 999950), "1.0M");
+	CHECK_STR(fmt_short("valgrind.ir", 120345), "120.3k");
+	CHECK_STR(fmt_short("valgrind.ir", 99999), "99999");
+	CHECK_STR(fmt_short("valgrind.ir", 2326.5), "2327");
+	CHECK_STR(fmt_short("census.minor_collections", 2.5), "3");
+	CHECK_STR(fmt_short("os.minor_faults", -14.4), "-14");
+	CHECK_STR(fmt_short("os.minor_faults", -0.4), "0");
+	CHECK_STR(fmt_short("perf.task-clock", -28408281), "-28.4M");
+	/* Bytes and time scale by their unit, an exact one too; ratios keep their digits. */
+	CHECK_STR(fmt_short("census.alloc_bytes", 76000512), "72.48 MiB");
+	CHECK_STR(fmt_short("rss.peak_bytes", 4 * MIB), "4.00 MiB");
+	CHECK_STR(fmt_short("census.pause_max_ns", 8.45e6), "8.45 ms");
+	CHECK_STR(fmt_short("census.mmu_10ms", 0.1468), "0.1468");
+	CHECK_STR(fmt_short("valgrind.ir", NAN), "-");
+	CHECK_STR(fmt_short("valgrind.ir", 1e13), "1e+13");
+}
+
 static void test_format_pct(void)
 {
 	char buf[16];
@@ -535,6 +569,7 @@ int main(void)
 {
 	test_value_check();
 	test_format();
+	test_format_short();
 	test_format_pct();
 	test_lookup();
 	test_table();
