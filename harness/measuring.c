@@ -95,6 +95,12 @@ int measuring_run(const char *cmd, struct session_setup *s, const struct measuri
 		          outcome->session_id ? " (runs stored so far are kept)" : "");
 		return -1;
 	}
+	/* The notice at the interrupt promised less than this: say what it came to. */
+	if (outcome->late_interrupt)
+		fprintf(stderr,
+		        "gcratchet %s: the interrupt came after the last run: all %d runs are "
+		        "stored, and session %lld is complete\n",
+		        cmd, outcome->runs, (long long)outcome->session_id);
 	return 0;
 }
 
