@@ -580,6 +580,9 @@ static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 	b.git_commit = xstrdup(in.build->git_commit ? in.build->git_commit : "unknown");
 	b.host_fingerprint = xstrdup(in.session.host_fingerprint);
 	b.hostname = xstrdup(in.session.hostname ? in.session.hostname : "unknown");
+	/* What check names when another host differs (hostinfo.h, "host facts"). */
+	hostinfo_facts_copy(&b.host_facts, &in.host);
+	b.host_facts_known = 1;
 	/* A baseline keeps what identifies the code, not how the compiler was invoked. */
 	toolchain_copy(&b.toolchain, &in.toolchain);
 	free(b.toolchain.cc);
