@@ -113,4 +113,12 @@ expect_status 2 "$GCR" baseline validate "$T/bad3.json"
 expect_grep "bad3.json: host.facts.kernel: must be a non-empty string" "$T/err"
 # check reads through the same function: it refuses the file before judging.
 expect_status 2 "$GCR" check --profile shared_ci --collector scripted --baseline "$T/bad2.json"
+
+# 8. The baseline's schema (docs/schema/gcratchet-baseline.json) takes what pin writes, every
+# shipped baseline and a file without facts, and refuses the bad facts validate refuses.
+need_jsonschema
+expect_status 0 "$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$F" "$T/old.json" \
+	"$TOP"/baselines/*/*.json
+expect_status 0 "$PY" "$TOP/tests/cli/schema-check.py" --invalid "$TOP/docs/schema" \
+	"$T/bad1.json" "$T/bad2.json" "$T/bad3.json"
 finish
