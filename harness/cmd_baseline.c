@@ -319,6 +319,12 @@ static int baseline_cmd_vary_measure(const char *cmd, const char *profile, const
 			                 "sub-session %d of --vary-env did not succeed: nothing "
 			                 "pinned",
 			                 i + 1);
+		/* Complete, but the user asked to stop: no more sub-sessions. */
+		if (measuring_stop_asked() && i + 1 < n)
+			return cli_error(cmd,
+			                 "interrupted after sub-session %d of %d of --vary-env: "
+			                 "nothing pinned (its runs are stored)",
+			                 i + 1, n);
 		if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0)
 			return cli_error(cmd, "%s", e.msg);
 		ids[i] = 0;

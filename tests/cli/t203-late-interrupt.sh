@@ -30,22 +30,26 @@ trap 'exit 2' INT TERM
 # held K — run K is waiting for $B/go, or measure ended without getting there.
 held() { [ "$(cat "$B/held" 2>/dev/null)" = "$1" ] || ! kill -0 "$mpid" 2>/dev/null; }
 
-# interrupt_at K — measures 2 rounds, one SIGINT while run K runs, then lets it finish.
+# interrupt_at K [COMMAND...] — runs COMMAND (default: measure 2 rounds), one SIGINT while run
+# K runs, then lets it finish; its output in $T/mK.out and .err, its exit status in $status.
 interrupt_at() {
+	k=$1
+	shift
 	rm -f "$B/turn" "$B/held" "$B/hold".* "$B/go"
-	: >"$B/hold.$1"
-	"$GCR" measure $M >"$T/m$1.out" 2>"$T/m$1.err" &
+	: >"$B/hold.$k"
+	if [ $# -eq 0 ]; then set -- "$GCR" measure $M; fi
+	"$@" >"$T/m$k.out" 2>"$T/m$k.err" &
 	mpid=$!
-	if await 120 held "$1"; then pass; else fail "run $1 did not start within 120 s"; fi
+	if await 120 held "$k"; then pass; else fail "run $k did not start within 120 s"; fi
 	kill -INT "$mpid"
 	# The notice is written at once by the handler: the interrupt was heard before the run ends.
-	await 10 grep -q "interrupted: finishing the running probe" "$T/m$1.err"
+	await 10 grep -q "interrupted: finishing the running probe" "$T/m$k.err"
 	: >"$B/go"
 	if await 60 sh -c "! kill -0 $mpid 2>/dev/null"; then
 		wait "$mpid"
 		status=$?
 	else
-		fail "measure still running 60 s after run $1 was let go"
+		fail "$1 still running 60 s after run $k was let go"
 		status=-1
 	fi
 	mpid=''
@@ -74,4 +78,15 @@ expect_eq "$(last_session)" interrupted "session status after a Ctrl-C with a ru
 expect_eq "$(last_runs)" "ok" "runs stored"
 expect_grep "INTERRUPTED \(finished runs are kept\)" "$T/m1.out"
 expect_no_grep "after the last run" "$T/m1.err"
+
+# 3. A verb that measures on after a session stops there: pin's first of three sub-sessions
+# (a warm-up and 5 rounds) interrupted during its last run is complete, and no second begins.
+sessions=$(sql "SELECT COUNT(*) FROM sessions")
+interrupt_at 6 "$GCR" baseline pin --profile shared_ci --build "$B" --meters rusage,census \
+	--out "$T/pin.json"
+expect_eq "$status" 2 "exit status of pin interrupted during its first sub-session's last run"
+expect_grep "interrupted after sub-session 1 of 3 of --vary-env: nothing pinned" "$T/m6.err"
+expect_eq "$(sql "SELECT COUNT(*) FROM sessions")" "$((sessions + 1))" "sessions pin began"
+expect_eq "$(last_session)" complete "the sub-session's status"
+if [ -e "$T/pin.json" ]; then fail "pin wrote a baseline after the interrupt"; else pass; fi
 finish
