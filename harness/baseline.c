@@ -1244,11 +1244,6 @@ static int baseline_parse_functions(struct baseline_ctx *c, const cJSON *o, stru
 }
 
 /*
- * What the pinned cells depend on besides the code (each optional, unknown when absent): the
- * knobs the pinning runs had ("knobs"), the transparent huge page condition ("thp": "off" or
- * "host"), and what the pinned build said it does ("capabilities").
- */
-/*
  * "host.facts" (optional: absent in a file pinned before they were kept): each key one of
  * hostinfo_fact_key's, a count an integer >= 1, any other a non-empty string. A fact the pinning
  * session did not record is absent.
@@ -1291,6 +1286,11 @@ static int baseline_parse_host_facts(struct baseline_ctx *c, const cJSON *o, str
 	return 0;
 }
 
+/*
+ * What the pinned cells depend on besides the code (each optional, unknown when absent): the
+ * knobs the pinning runs had ("knobs"), the transparent huge page condition ("thp": "off" or
+ * "host"), and what the pinned build said it does ("capabilities").
+ */
 static int baseline_parse_facts(struct baseline_ctx *c, const cJSON *root, struct baseline *b)
 {
 	const cJSON *v;
