@@ -1244,6 +1244,49 @@ static int baseline_parse_functions(struct baseline_ctx *c, const cJSON *o, stru
 }
 
 /*
+ * "host.facts" (optional: absent in a file pinned before they were kept): each key one of
+ * hostinfo_fact_key's, a count an integer >= 1, any other a non-empty string. A fact the pinning
+ * session did not record is absent.
+ */
+static int baseline_parse_host_facts(struct baseline_ctx *c, const cJSON *o, struct baseline *b)
+{
+	const cJSON *k;
+
+	if (!o)
+		return 0;
+	if (!cJSON_IsObject(o))
+		return baseline_bad(
+		    c, "host.facts",
+		    "must be an object of the pinning host's facts (cpu_model, ncpu, "
+		    "mem_gib, arch, page_size, kernel, libc)");
+	cJSON_ArrayForEach(k, o)
+	{
+		char where[320];
+		int f = 0;
+		json_path_key(where, sizeof where, "host.facts", k->string);
+		while (f < HOSTINFO_NFACTS && strcmp(hostinfo_fact_key(f), k->string) != 0)
+			f++;
+		if (f == HOSTINFO_NFACTS)
+			return baseline_bad(
+			    c, where,
+			    "unknown host fact (known: cpu_model, ncpu, mem_gib, arch, "
+			    "page_size, kernel, libc)");
+		if (hostinfo_fact_is_count(f)) {
+			int64_t n;
+			if (json_int(k, 1, JSON_INT_MAX, c->path, where, &n, c->e) != 0)
+				return -1;
+			b->host_facts.value[f] = xasprintf("%lld", (long long)n);
+		} else {
+			if (!cJSON_IsString(k) || !k->valuestring[0])
+				return baseline_bad(c, where, "must be a non-empty string");
+			b->host_facts.value[f] = xstrdup(k->valuestring);
+		}
+	}
+	b->host_facts_known = 1;
+	return 0;
+}
+
+/*
  * What the pinned cells depend on besides the code (each optional, unknown when absent): the
  * knobs the pinning runs had ("knobs"), the transparent huge page condition ("thp": "off" or
  * "host"), and what the pinned build said it does ("capabilities").
@@ -1330,11 +1373,12 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 		goto out;
 	v = cJSON_GetObjectItemCaseSensitive(root, "host");
 	if (!cJSON_IsObject(v)) {
-		baseline_bad(&c, "host", "must be an object {fingerprint, hostname}");
+		baseline_bad(&c, "host", "must be an object {fingerprint, hostname, facts}");
 		goto out;
 	}
 	if (baseline_get_string(&c, v, "fingerprint", "host", &out->host_fingerprint) != 0 ||
 	    baseline_get_string(&c, v, "hostname", "host", &out->hostname) != 0 ||
+	    baseline_parse_host_facts(&c, cJSON_GetObjectItemCaseSensitive(v, "facts"), out) != 0 ||
 	    toolchain_parse(cJSON_GetObjectItemCaseSensitive(root, "toolchain"), path,
 	                    &out->toolchain, e) != 0 ||
 	    baseline_get_string(&c, root, "pinned_at", "", &out->pinned_at) != 0 ||
@@ -1366,7 +1410,7 @@ static int baseline_parse_len(const char *text, size_t len, const char *path, st
 		    "ledger",       "noise_accepted", "vary_env",        "knobs",     "thp",
 		    "capabilities", "functions",      "sensitivity_pct", NULL};
 		static const char *const collector[] = {"name", "version", "git_commit", NULL};
-		static const char *const host[] = {"fingerprint", "hostname", NULL};
+		static const char *const host[] = {"fingerprint", "hostname", "facts", NULL};
 		static const char *const toolchain[] = {"compiler", "version", "flags", "valgrind",
 		                                        NULL};
 		if (baseline_only_keys(&c, root, "", top) != 0)
@@ -1423,6 +1467,7 @@ void baseline_release(struct baseline *b)
 	free(b->git_commit);
 	free(b->host_fingerprint);
 	free(b->hostname);
+	hostinfo_facts_release(&b->host_facts);
 	toolchain_release(&b->toolchain);
 	free(b->pinned_at);
 	free(b->size);
@@ -1621,6 +1666,22 @@ char *baseline_serialize(const struct baseline *b)
 	baseline_add_string(&out, b->host_fingerprint);
 	sbuf_addf(&out, ", \"hostname\": ");
 	baseline_add_string(&out, b->hostname);
+	if (b->host_facts_known) {
+		const char *sep = "";
+		sbuf_addf(&out, ",\n           \"facts\": {");
+		for (int f = 0; f < HOSTINFO_NFACTS; f++) {
+			const char *v = b->host_facts.value[f];
+			if (!v)
+				continue;
+			sbuf_addf(&out, "%s\"%s\": ", sep, hostinfo_fact_key(f));
+			if (hostinfo_fact_is_count(f))
+				sbuf_addf(&out, "%s", v);
+			else
+				baseline_add_string(&out, v);
+			sep = ", ";
+		}
+		sbuf_addf(&out, "}");
+	}
 	if (b->toolchain.known) {
 		sbuf_addf(&out, "},\n  \"toolchain\": {\"compiler\": ");
 		baseline_add_string(&out, b->toolchain.compiler);

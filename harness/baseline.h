@@ -181,6 +181,13 @@ struct baseline {
 	char *profile;
 	char *collector, *collector_version, *git_commit;
 	char *host_fingerprint, *hostname;
+	/*
+	 * "host.facts": what the pinning host was, beyond its fingerprint (hostinfo.h), so that
+	 * check can name what differs on another; host_facts_known 0: a file pinned before they
+	 * were kept. A fact the pinning session did not record is NULL in it.
+	 */
+	struct hostinfo_facts host_facts;
+	int host_facts_known;
 	struct toolchain toolchain; /* what built and measured the pinned build; cc unset */
 	char *pinned_at;
 	int64_t session;

@@ -580,6 +580,106 @@ static void check_probe(const struct check_input *in, const char *probe, struct 
 	free(vg_bad);
 }
 
+/* How many metric names check_host lists for one fact before "and N more". */
+#define CHECK_HOST_METRICS_SHOWN 2
+
+/*
+ * The gated metrics of b's cells that depend on fact f (metrics_host_facts), once each, in the
+ * order of the baseline's cells, as "a, b, c and 2 more" appended to out; how many there are.
+ */
+static size_t check_host_metrics(const struct baseline *b, int f, struct sbuf *out)
+{
+	struct strlist seen = {0};
+	size_t n;
+
+	for (size_t c = 0; c < b->ncells; c++) {
+		const char *metric = b->cells[c].metric;
+		struct baseline_rule rule;
+		if (!(metrics_host_facts(metric) & HOSTINFO_FACT_BIT(f)) ||
+		    baseline_cell_rule(b, b->cells[c].probe, metric, &rule) != 0 || !rule.gated ||
+		    strlist_contains(&seen, metric))
+			continue;
+		if (seen.n < CHECK_HOST_METRICS_SHOWN)
+			sbuf_addf(out, "%s%s", seen.n ? ", " : "", metric);
+		strlist_push(&seen, metric);
+	}
+	if (seen.n > CHECK_HOST_METRICS_SHOWN)
+		sbuf_addf(out, " and %zu more", seen.n - CHECK_HOST_METRICS_SHOWN);
+	n = seen.n;
+	strlist_release(&seen);
+	return n;
+}
+
+/*
+ * The session's host against the pin's (check.h, "Host"): stale where a fact differs that a
+ * gated cell depends on, naming it and those metrics ("CPU model: A -> B (time.wall_ns)");
+ * with --strict, wherever the fingerprint differs; for a file without facts, wherever the
+ * fingerprint differs, saying that what differs is unknown.
+ */
+static void check_host(const struct check_input *in, struct check_result *res)
+{
+	const struct baseline *b = in->baseline;
+	const struct store_session *si = in->session;
+	const char *strict = in->strict ? " (--strict: exit 2)" : "";
+	const struct hostinfo_facts none = {{0}};
+	const struct hostinfo_facts *now = in->host ? in->host : &none;
+	int other = strcmp(si->host_fingerprint ? si->host_fingerprint : "", b->host_fingerprint);
+	unsigned differ, missing;
+	struct sbuf matter, idle, where;
+	char *n = NULL;
+
+	sbuf_init(&matter);
+	sbuf_init(&idle);
+	sbuf_init(&where);
+	sbuf_addf(&where, "%s %s at the pin, %s %s now", b->hostname, b->host_fingerprint,
+	          si->hostname ? si->hostname : "?",
+	          si->host_fingerprint ? si->host_fingerprint : "?");
+	if (!b->host_facts_known) {
+		if (other)
+			n = xasprintf(
+			    "another host than the pin's (%s), and the baseline was pinned "
+			    "before host facts were kept: what differs is unknown (pin it "
+			    "again to keep them)%s",
+			    where.data, strict);
+		goto out;
+	}
+	differ = hostinfo_facts_differ(&b->host_facts, now);
+	/* A fact this session's facts lack (an older harness stored them) matters only on
+	 * another host: on the pin's own, the fingerprint vouches for the rest. */
+	missing = other ? hostinfo_facts_missing(&b->host_facts, now) : 0;
+	for (int f = 0; f < HOSTINFO_NFACTS; f++) {
+		struct sbuf metrics, *to;
+		size_t k;
+		if (!((differ | missing) & HOSTINFO_FACT_BIT(f)))
+			continue;
+		sbuf_init(&metrics);
+		k = check_host_metrics(b, f, &metrics);
+		to = k ? &matter : &idle;
+		sbuf_addf(to, "%s%s: %s -> %s", to->len ? "; " : "", hostinfo_fact_label(f),
+		          b->host_facts.value[f], now->value[f] ? now->value[f] : "not recorded");
+		if (k)
+			sbuf_addf(to, " (%s)", metrics.data);
+		sbuf_release(&metrics);
+	}
+	if (matter.len)
+		n = xasprintf(
+		    "the host differs from the pin's in what gated figures depend on: %s; "
+		    "%s%s",
+		    matter.data, where.data, strict);
+	else if (other && in->strict)
+		n = xasprintf("another host than the pin's (%s), %s%s%s", where.data,
+		              idle.len ? "differing only in what no gated figure depends on: "
+		                       : "alike in every host fact",
+		              idle.data, strict);
+out:
+	if (n)
+		strlist_push(&res->stale, n);
+	free(n);
+	sbuf_release(&where);
+	sbuf_release(&idle);
+	sbuf_release(&matter);
+}
+
 /* The baseline was pinned on another host or collector version: every figure reads in that
  * light. */
 static void check_staleness(const struct check_input *in, struct check_result *res)
@@ -624,14 +724,7 @@ static void check_staleness(const struct check_input *in, struct check_result *r
 		free(then);
 		free(says);
 	}
-	if (strcmp(si->host_fingerprint ? si->host_fingerprint : "", b->host_fingerprint) != 0) {
-		n = xasprintf("the baseline was pinned on host %s (%s); this session ran on %s "
-		              "(%s): host drift may show%s",
-		              b->hostname, b->host_fingerprint, si->hostname ? si->hostname : "?",
-		              si->host_fingerprint ? si->host_fingerprint : "?", strict);
-		strlist_push(&res->stale, n);
-		free(n);
-	}
+	check_host(in, res);
 	if (strcmp(version, b->collector_version) != 0) {
 		n = xasprintf(
 		    "the baseline was pinned on %s %s; this session measured version %s%s",

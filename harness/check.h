@@ -17,6 +17,14 @@
  * in `why`; the rows are still judged, for what they show. With `strict`, a stale baseline
  * (pinned on another host or collector version) cannot pass either.
  *
+ * Host: a baseline keeps the facts behind its host's fingerprint (hostinfo.h). It is stale for
+ * a session whose host differs in a fact that some gated cell's metric depends on
+ * (metrics_host_facts), naming each such fact, old and new; a fingerprint that differs only
+ * in facts no gated cell depends on (another VM of the same kind: its hostname, its CPU model
+ * for Ir and memory) is said nothing of, but with `strict`, which keeps its meaning: another
+ * host is stale. A file pinned before facts were kept cannot say what differs: another host
+ * is stale, saying so.
+ *
  * Toolchain: Ir counts what the compiler emitted, so a build made by another compiler, major
  * version, flags or valgrind than the baseline's (toolchain.h) is stale first of all, and
  * every valgrind.* cell is unjudged as not comparable, never regressed, whatever --strict
@@ -164,6 +172,8 @@ struct check_input {
 	const struct check_probe_knobs *probe_knobs;
 	size_t nprobe_knobs;
 	const struct hostinfo_thp *thp; /* the session's THP condition, or NULL: unknown */
+	/* The session's host facts (hostinfo.h), or NULL: none recorded. */
+	const struct hostinfo_facts *host;
 	/* The change every gated cell should see, in percent; 0: CHECK_INSENSITIVE_PCT. */
 	double sensitivity_pct;
 	/*

@@ -319,6 +319,12 @@ static int baseline_cmd_vary_measure(const char *cmd, const char *profile, const
 			                 "sub-session %d of --vary-env did not succeed: nothing "
 			                 "pinned",
 			                 i + 1);
+		/* Complete, but the user asked to stop: no more sub-sessions. */
+		if (measuring_stop_asked() && i + 1 < n)
+			return cli_error(cmd,
+			                 "interrupted after sub-session %d of %d of --vary-env: "
+			                 "nothing pinned (its runs are stored)",
+			                 i + 1, n);
 		if (store_open(cli_db_path(db), STORE_READ, &st, &e) != 0)
 			return cli_error(cmd, "%s", e.msg);
 		ids[i] = 0;
@@ -580,6 +586,9 @@ static int baseline_cmd_pin(const char *cmd, const struct baseline_cmd_opts *o)
 	b.git_commit = xstrdup(in.build->git_commit ? in.build->git_commit : "unknown");
 	b.host_fingerprint = xstrdup(in.session.host_fingerprint);
 	b.hostname = xstrdup(in.session.hostname ? in.session.hostname : "unknown");
+	/* What check names when another host differs (hostinfo.h, "host facts"). */
+	hostinfo_facts_copy(&b.host_facts, &in.host);
+	b.host_facts_known = 1;
 	/* A baseline keeps what identifies the code, not how the compiler was invoked. */
 	toolchain_copy(&b.toolchain, &in.toolchain);
 	free(b.toolchain.cc);

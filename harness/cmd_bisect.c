@@ -125,7 +125,8 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		goto out;
 	}
 	*session_id = outcome.session_id;
-	if (outcome.interrupted) {
+	/* Interrupted after its last run, the session is complete, but the bisect stops. */
+	if (outcome.interrupted || outcome.late_interrupt) {
 		rc = -2;
 		goto out;
 	}

@@ -395,7 +395,11 @@ static int ratchet_main(int argc, char **argv)
 		rc = measured;
 		goto out;
 	}
-	if (measured == EXIT_OK && ratchet_gates_minheap(&b))
+	/* Interrupted after the session's last run: judged as it is, no search begun. */
+	if (measured == EXIT_OK && ratchet_gates_minheap(&b) && measuring_stop_asked())
+		cli_error(cmd, "interrupted: the minimum-heap search is not run, and its cells "
+		               "cannot be judged");
+	else if (measured == EXIT_OK && ratchet_gates_minheap(&b))
 		measured = ratchet_minheap(cmd, &b, collector, build_dir, c->db, command);
 	printf("\n");
 	fflush(stdout);

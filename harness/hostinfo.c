@@ -119,6 +119,12 @@ static void hostinfo_compiler(char *out, size_t size)
 	sbuf_release(&b);
 }
 
+/* MemTotal in GiB, rounded: the kernel's own reservations move it a little between boots. */
+static uint64_t hostinfo_mem_gib(uint64_t bytes)
+{
+	return (bytes + (UINT64_C(1) << 29)) >> 30;
+}
+
 void hostinfo_read(struct hostinfo *h)
 {
 	struct utsname u;
@@ -129,10 +135,17 @@ void hostinfo_read(struct hostinfo *h)
 	snprintf(h->hostname, sizeof h->hostname, "unknown");
 	snprintf(h->kernel, sizeof h->kernel, "unknown");
 	snprintf(h->cpu_model, sizeof h->cpu_model, "unknown");
+	snprintf(h->arch, sizeof h->arch, "unknown");
+	snprintf(h->libc, sizeof h->libc, "unknown");
 	if (uname(&u) == 0) {
 		snprintf(h->hostname, sizeof h->hostname, "%s", u.nodename);
 		snprintf(h->kernel, sizeof h->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+		snprintf(h->arch, sizeof h->arch, "%.*s", (int)sizeof h->arch - 1, u.machine);
 	}
+	/* glibc says "glibc 2.36"; a C library without the name leaves it unknown. */
+	if (confstr(_CS_GNU_LIBC_VERSION, h->libc, sizeof h->libc) == 0)
+		snprintf(h->libc, sizeof h->libc, "unknown");
+	h->page_size = sysconf(_SC_PAGESIZE);
 	hostinfo_proc_field("/proc/cpuinfo", "model name", h->cpu_model, sizeof h->cpu_model);
 	h->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	hostinfo_proc_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
@@ -154,8 +167,7 @@ void hostinfo_read(struct hostinfo *h)
 	hash = hash_fnv1a(h->hostname, strlen(h->hostname) + 1, hash);
 	hash = hash_fnv1a(h->cpu_model, strlen(h->cpu_model) + 1, hash);
 	hash = hash_fnv1a(&h->ncpu, sizeof h->ncpu, hash);
-	/* Rounded to GiB: the kernel's own reservations move MemTotal a little between boots. */
-	uint64_t mem_gib = (h->mem_total_bytes + (UINT64_C(1) << 29)) >> 30;
+	uint64_t mem_gib = hostinfo_mem_gib(h->mem_total_bytes);
 	hash = hash_fnv1a(&mem_gib, sizeof mem_gib, hash);
 	snprintf(h->fingerprint, sizeof h->fingerprint, "%016llx", (unsigned long long)hash);
 }
@@ -178,6 +190,9 @@ char *hostinfo_json(const struct hostinfo *h)
 	cJSON_AddNumberToObject(o, "perf_event_paranoid", h->perf_paranoid);
 	cJSON_AddBoolToObject(o, "pmu", h->pmu);
 	cJSON_AddStringToObject(o, "compiler", h->compiler);
+	cJSON_AddStringToObject(o, "arch", h->arch);
+	cJSON_AddStringToObject(o, "libc", h->libc);
+	cJSON_AddNumberToObject(o, "page_size", (double)h->page_size);
 	cJSON_AddStringToObject(o, "fingerprint", h->fingerprint);
 	text = cJSON_PrintUnformatted(o);
 	copy = xstrdup(text);
@@ -191,6 +206,117 @@ double hostinfo_load1(void)
 	double l[1];
 
 	return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+/* ---- Host facts ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *key, *label;
+	int count;
+} hostinfo_facts_[HOSTINFO_NFACTS] = {
+    [HOSTINFO_FACT_CPU_MODEL] = {"cpu_model", "CPU model", 0},
+    [HOSTINFO_FACT_NCPU] = {"ncpu", "CPUs", 1},
+    [HOSTINFO_FACT_MEM_GIB] = {"mem_gib", "memory (GiB)", 1},
+    [HOSTINFO_FACT_ARCH] = {"arch", "architecture", 0},
+    [HOSTINFO_FACT_PAGE_SIZE] = {"page_size", "page size", 1},
+    [HOSTINFO_FACT_KERNEL] = {"kernel", "kernel", 0},
+    [HOSTINFO_FACT_LIBC] = {"libc", "libc", 0},
+};
+
+const char *hostinfo_fact_key(enum hostinfo_fact f)
+{
+	return (unsigned)f < HOSTINFO_NFACTS ? hostinfo_facts_[f].key : "?";
+}
+
+const char *hostinfo_fact_label(enum hostinfo_fact f)
+{
+	return (unsigned)f < HOSTINFO_NFACTS ? hostinfo_facts_[f].label : "?";
+}
+
+int hostinfo_fact_is_count(enum hostinfo_fact f)
+{
+	return (unsigned)f < HOSTINFO_NFACTS && hostinfo_facts_[f].count;
+}
+
+/* A count of the facts: a whole number from 1 to 2^53, as "%.0f"; else NULL (not recorded). */
+static char *hostinfo_fact_count(const cJSON *v, int gib)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0) ||
+	    v->valuedouble != (double)(uint64_t)v->valuedouble)
+		return NULL;
+	d = gib ? (double)hostinfo_mem_gib((uint64_t)v->valuedouble) : v->valuedouble;
+	/* None of them is 0 on a host that could be read: 0 is what an unreadable one left. */
+	return d >= 1 ? xasprintf("%.0f", d) : NULL;
+}
+
+static char *hostinfo_fact_string(const cJSON *v)
+{
+	return cJSON_IsString(v) && v->valuestring[0] ? xstrdup(v->valuestring) : NULL;
+}
+
+int hostinfo_facts_from_json(const char *facts, struct hostinfo_facts *out, struct err *e)
+{
+	cJSON *root = NULL;
+	const cJSON *kernel;
+
+	memset(out, 0, sizeof *out);
+	if (json_parse(facts, strlen(facts), "host facts", &root, e) != 0)
+		return -1;
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return err_setc(e, ERR_INVALID, "host facts: must be a JSON object");
+	}
+#define FIELD(name) cJSON_GetObjectItemCaseSensitive(root, name)
+	out->value[HOSTINFO_FACT_CPU_MODEL] = hostinfo_fact_string(FIELD("cpu_model"));
+	out->value[HOSTINFO_FACT_NCPU] = hostinfo_fact_count(FIELD("ncpu"), 0);
+	out->value[HOSTINFO_FACT_MEM_GIB] = hostinfo_fact_count(FIELD("mem_total_bytes"), 1);
+	out->value[HOSTINFO_FACT_ARCH] = hostinfo_fact_string(FIELD("arch"));
+	out->value[HOSTINFO_FACT_PAGE_SIZE] = hostinfo_fact_count(FIELD("page_size"), 0);
+	out->value[HOSTINFO_FACT_KERNEL] = hostinfo_fact_string(FIELD("kernel"));
+	out->value[HOSTINFO_FACT_LIBC] = hostinfo_fact_string(FIELD("libc"));
+	kernel = FIELD("kernel");
+#undef FIELD
+	/* Before "arch" was its own fact, the kernel's line ended with it ("Linux 6.1.0 x86_64"). */
+	if (!out->value[HOSTINFO_FACT_ARCH] && cJSON_IsString(kernel) &&
+	    strrchr(kernel->valuestring, ' ') && strrchr(kernel->valuestring, ' ')[1])
+		out->value[HOSTINFO_FACT_ARCH] = xstrdup(strrchr(kernel->valuestring, ' ') + 1);
+	cJSON_Delete(root);
+	return 0;
+}
+
+void hostinfo_facts_copy(struct hostinfo_facts *dst, const struct hostinfo_facts *src)
+{
+	for (int f = 0; f < HOSTINFO_NFACTS; f++)
+		dst->value[f] = src->value[f] ? xstrdup(src->value[f]) : NULL;
+}
+
+void hostinfo_facts_release(struct hostinfo_facts *facts)
+{
+	for (int f = 0; f < HOSTINFO_NFACTS; f++)
+		free(facts->value[f]);
+	memset(facts, 0, sizeof *facts);
+}
+
+unsigned hostinfo_facts_missing(const struct hostinfo_facts *a, const struct hostinfo_facts *b)
+{
+	unsigned bits = 0;
+
+	for (int f = 0; f < HOSTINFO_NFACTS; f++)
+		if (a->value[f] && !b->value[f])
+			bits |= HOSTINFO_FACT_BIT(f);
+	return bits;
+}
+
+unsigned hostinfo_facts_differ(const struct hostinfo_facts *a, const struct hostinfo_facts *b)
+{
+	unsigned bits = 0;
+
+	for (int f = 0; f < HOSTINFO_NFACTS; f++)
+		if (a->value[f] && b->value[f] && strcmp(a->value[f], b->value[f]) != 0)
+			bits |= HOSTINFO_FACT_BIT(f);
+	return bits;
 }
 
 /* One process's CPU ticks (user + system) at one moment. */

@@ -4,6 +4,12 @@
  * The fingerprint ties sessions of one host together: a hash of what makes two machines
  * comparable (hostname, CPU model, core count, memory size), not of what drifts from boot to
  * boot (kernel, load), which is recorded alongside instead.
+ *
+ * A fingerprint only says that two hosts differ, not how. The facts behind it that a figure
+ * can move with (enum hostinfo_fact) are kept by a baseline at its pin, so that check can name
+ * the ones that differ, and stay quiet when no gated figure depends on them (metrics.h, each
+ * metric's host_facts; docs/baselines.md, "Host facts"). Two VMs of one kind differ in their
+ * hostname, so in their fingerprint, and may differ in CPU model: Ir and the census do not.
  */
 #ifndef HOSTINFO_H
 #define HOSTINFO_H
@@ -27,6 +33,9 @@ struct hostinfo {
 	int perf_paranoid;    /* /proc/sys/kernel/perf_event_paranoid, -99 unknown */
 	int pmu;              /* 1 when a hardware instruction counter opens here */
 	char compiler[128];   /* first line of `cc --version` */
+	char arch[65];        /* uname's machine: "x86_64" */
+	char libc[64];        /* confstr(_CS_GNU_LIBC_VERSION): "glibc 2.36"; "unknown" */
+	long page_size;       /* bytes */
 	char fingerprint[17]; /* 16 hex digits */
 };
 
@@ -36,6 +45,50 @@ void hostinfo_read(struct hostinfo *h);
 char *hostinfo_json(const struct hostinfo *h);
 /* The 1-minute load average, or -1 when it cannot be read. */
 double hostinfo_load1(void);
+
+/*
+ * The facts of a host a measured figure can depend on, each named in a baseline's
+ * "host.facts" by its key. Counts are written as JSON integers, the others as strings.
+ */
+enum hostinfo_fact {
+	HOSTINFO_FACT_CPU_MODEL, /* "cpu_model": /proc/cpuinfo's model name */
+	HOSTINFO_FACT_NCPU,      /* "ncpu": logical CPUs online (a count) */
+	HOSTINFO_FACT_MEM_GIB, /* "mem_gib": MemTotal in GiB, rounded as the fingerprint's (a count) */
+	HOSTINFO_FACT_ARCH,    /* "arch": the machine, "x86_64" */
+	HOSTINFO_FACT_PAGE_SIZE, /* "page_size": bytes (a count) */
+	HOSTINFO_FACT_KERNEL,    /* "kernel": "Linux 6.1.0-28-cloud-amd64 x86_64" */
+	HOSTINFO_FACT_LIBC,      /* "libc": "glibc 2.36" */
+	HOSTINFO_NFACTS,
+};
+/* A set of facts, as metrics.h's host_facts holds them. */
+#define HOSTINFO_FACT_BIT(f) (1u << (f))
+#define HOSTINFO_FACTS_ALL   ((1u << HOSTINFO_NFACTS) - 1)
+
+struct hostinfo_facts {
+	char *value[HOSTINFO_NFACTS]; /* owned, counts in decimal; NULL: not recorded */
+};
+
+/* "cpu_model", ...: the key in JSON. */
+const char *hostinfo_fact_key(enum hostinfo_fact f);
+/* "CPU model", ...: for messages. */
+const char *hostinfo_fact_label(enum hostinfo_fact f);
+/* 1 for a count (ncpu, mem_gib, page_size), written as a JSON integer. */
+int hostinfo_fact_is_count(enum hostinfo_fact f);
+/*
+ * The facts from a host's facts as hostinfo_json writes them (a session's facts hold them too).
+ * Facts written by an older harness lack some: arch is then the last word of "kernel", and
+ * libc and page_size are not recorded (NULL), as is any field of another type. -1 (e:
+ * ERR_INVALID) only when `facts` is not JSON.
+ */
+int hostinfo_facts_from_json(const char *facts, struct hostinfo_facts *out, struct err *e);
+void hostinfo_facts_copy(struct hostinfo_facts *dst, const struct hostinfo_facts *src);
+void hostinfo_facts_release(struct hostinfo_facts *f);
+/*
+ * The facts a records that b does not (HOSTINFO_FACT_BIT set), and those both record that
+ * differ: what check compares a baseline's pin with a session's host by.
+ */
+unsigned hostinfo_facts_missing(const struct hostinfo_facts *a, const struct hostinfo_facts *b);
+unsigned hostinfo_facts_differ(const struct hostinfo_facts *a, const struct hostinfo_facts *b);
 
 /*
  * Transparent huge pages, a condition of every session (docs/meters.md, "Transparent huge

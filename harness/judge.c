@@ -150,6 +150,11 @@ int judge_load_arm(struct store *st, struct judge_inputs *in, const struct store
 	/* A session recorded before THP was: its probes ran as the host was configured. */
 	if (hostinfo_thp_from_facts(in->session.facts ? in->session.facts : "{}", &in->thp, e) != 0)
 		goto out;
+	/* Host facts are not JSON only in a damaged store (the THP read above would say so). */
+	hostinfo_facts_release(&in->host);
+	if (hostinfo_facts_from_json(in->session.facts ? in->session.facts : "{}", &in->host, e) !=
+	    0)
+		goto out;
 	rc = 0;
 out:
 	free(manifest);
@@ -164,6 +169,7 @@ void judge_release(struct judge_inputs *in)
 	store_builds_release(in->builds, in->nbuilds);
 	store_session_release(&in->session);
 	toolchain_release(&in->toolchain);
+	hostinfo_facts_release(&in->host);
 	strlist_release(&in->knobs);
 	for (size_t i = 0; i < in->nprobe_knobs; i++) {
 		free(in->probe_knobs[i].probe);
@@ -191,4 +197,5 @@ void judge_check_input(const struct judge_inputs *in, const struct baseline *b, 
 	out->probe_knobs = in->probe_knobs;
 	out->nprobe_knobs = in->nprobe_knobs;
 	out->thp = &in->thp;
+	out->host = &in->host;
 }

@@ -39,6 +39,7 @@ struct judge_inputs {
 	struct check_probe_knobs *probe_knobs; /* a sweep's: per probe, beyond the arm's */
 	size_t nprobe_knobs;
 	struct hostinfo_thp thp;       /* the THP condition the session's probes ran under */
+	struct hostinfo_facts host;    /* the session's host, from its facts (hostinfo.h) */
 	struct heapgate_info heapgate; /* the minimum heaps added to the runs */
 };
 
@@ -64,7 +65,7 @@ void judge_release(struct judge_inputs *in);
 
 /*
  * The check input for `in` against `b` (borrowing both); what check_judge compares beyond the
- * figures: toolchain, capabilities, knobs, THP.
+ * figures: toolchain, capabilities, knobs, THP, the host's facts.
  */
 void judge_check_input(const struct judge_inputs *in, const struct baseline *b, int strict,
                        struct check_input *out);

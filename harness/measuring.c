@@ -78,6 +78,14 @@ static void measuring_progress(void *ctx, const struct session_progress *p)
 	progress_display_update(&d->display, d->estimate, p);
 }
 
+/* A late interrupt was seen (measuring_stop_asked): the handler's count is per session. */
+static int measuring_late_interrupt;
+
+int measuring_stop_asked(void)
+{
+	return measuring_late_interrupt;
+}
+
 int measuring_run(const char *cmd, struct session_setup *s, const struct measuring_lines *lines,
                   struct session_outcome *outcome)
 {
@@ -95,6 +103,13 @@ int measuring_run(const char *cmd, struct session_setup *s, const struct measuri
 		          outcome->session_id ? " (runs stored so far are kept)" : "");
 		return -1;
 	}
+	/* The notice at the interrupt promised less than this: say what it came to. */
+	measuring_late_interrupt |= outcome->late_interrupt;
+	if (outcome->late_interrupt)
+		fprintf(stderr,
+		        "gcratchet %s: the interrupt came after the last run: all %d runs are "
+		        "stored, and session %lld is complete\n",
+		        cmd, outcome->runs, (long long)outcome->session_id);
 	return 0;
 }
 

@@ -43,6 +43,13 @@ struct measuring_lines {
  */
 int measuring_run(const char *cmd, struct session_setup *s, const struct measuring_lines *lines,
                   struct session_outcome *outcome);
+/*
+ * 1 once a session this process ran was interrupted after its last run (session.h,
+ * late_interrupt): that session is complete, but the user asked to stop, so a verb that would
+ * go on to measure more (pin's next sub-session, ratchet's minimum-heap search, bisect's next
+ * step) stops there instead.
+ */
+int measuring_stop_asked(void);
 
 /*
  * What measure does once its options are parsed, for baseline pin, update and ratchet too:

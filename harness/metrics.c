@@ -9,15 +9,12 @@
 
 #define MIB (1024.0 * 1024.0)
 /* One row of the table; the enum constants are named by their last word. */
-#define METRIC(name, unit, kind, better, cls, nature, ab_decides, resolution, shared_ci,    \
-               pinned_host)                                                                 \
-	{                                                                                   \
-		name, METRIC_UNIT_##unit, RUN_KIND_##kind, METRIC_BETTER_##better,          \
-		    METRIC_CLASS_##cls, METRIC_NATURE_##nature, (ab_decides), (resolution), \
-		    METRIC_RESOLUTION_ABS_##unit,                                           \
-		{                                                                           \
-			shared_ci, pinned_host                                              \
-		}                                                                           \
+#define METRIC(name, unit, kind, better, cls, nature, ab_decides, resolution, shared_ci,       \
+               pinned_host, host)                                                              \
+	{                                                                                      \
+		name, METRIC_UNIT_##unit, RUN_KIND_##kind, METRIC_BETTER_##better,             \
+		    METRIC_CLASS_##cls, METRIC_NATURE_##nature, (ab_decides), (resolution),    \
+		    METRIC_RESOLUTION_ABS_##unit, {shared_ci, pinned_host}, METRIC_HOST_##host \
 	}
 /*
  * The absolute resolution of a metric, by its unit: the smallest difference ab calls a change
@@ -32,6 +29,37 @@
 #define METRIC_RESOLUTION_ABS_COUNT        0.0
 #define METRIC_RESOLUTION_ABS_INSTRUCTIONS 0.0
 #define METRIC_RESOLUTION_ABS_RATIO        0.0
+/*
+ * The host facts (hostinfo.h) a figure moves with, by what it measures: check names a baseline
+ * STALE for another host only where a fact differs that a gated cell's metric depends on
+ * (docs/baselines.md, "Host facts"). A fact left out is one that does not move the figure of
+ * unchanged code on two hosts alike in the rest.
+ *
+ * TIME: a clock (time.*, perf counters, pauses, latencies, MMU) and the scheduler's switches:
+ * everything about the host, the CPU model first. MEMORY: what the kernel counts as resident
+ * (rss.*, memory.*, os.* faults): the page size and the architecture; the C library (its
+ * allocator, its own mapped pages); and the cores and memory, by which a runtime sizes itself
+ * (the JVM its GC workers, V8 its heap limits). Not the CPU model, and not the kernel's
+ * release: where a kernel changes memory figures it is through the page size and transparent
+ * huge pages, which are compared on their own (the baseline's thp). BEHAVIOUR: the collector's
+ * account of its work (the census, the minimum heap): the architecture (word size), the page
+ * size a heap is mapped in, and the cores and memory a runtime sizes itself by; not the C
+ * library, which a collector's counts do not go through. INSTRUCTIONS: valgrind's counts of
+ * the probe's process: its architecture and the C library it runs (the loader and libc are in
+ * every count); not the CPU model, which valgrind's synthetic CPU hides, nor the kernel, whose
+ * instructions are not counted. The compiler and valgrind are the toolchain's, compared on
+ * their own (toolchain.h).
+ */
+#define METRIC_HOST_TIME                   HOSTINFO_FACTS_ALL
+#define METRIC_HOST_MEMORY                                                                    \
+	(HOSTINFO_FACT_BIT(HOSTINFO_FACT_ARCH) | HOSTINFO_FACT_BIT(HOSTINFO_FACT_PAGE_SIZE) | \
+	 HOSTINFO_FACT_BIT(HOSTINFO_FACT_LIBC) | HOSTINFO_FACT_BIT(HOSTINFO_FACT_NCPU) |      \
+	 HOSTINFO_FACT_BIT(HOSTINFO_FACT_MEM_GIB))
+#define METRIC_HOST_BEHAVIOUR                                                                 \
+	(HOSTINFO_FACT_BIT(HOSTINFO_FACT_ARCH) | HOSTINFO_FACT_BIT(HOSTINFO_FACT_PAGE_SIZE) | \
+	 HOSTINFO_FACT_BIT(HOSTINFO_FACT_NCPU) | HOSTINFO_FACT_BIT(HOSTINFO_FACT_MEM_GIB))
+#define METRIC_HOST_INSTRUCTIONS \
+	(HOSTINFO_FACT_BIT(HOSTINFO_FACT_ARCH) | HOSTINFO_FACT_BIT(HOSTINFO_FACT_LIBC))
 /* A default band that decides a check, and one that is recorded only. */
 #define GATE(pct, abs)             \
 	{                          \
@@ -49,8 +77,8 @@
 
 /*
  * The metric table: METRIC(name, unit, run kind, better, class, nature, decides ab, resolution,
- * shared_ci band, pinned_host band). The committed baselines were pinned with these bands, so
- * a change of a band is a change of every profile `baseline pin` writes.
+ * shared_ci band, pinned_host band, host facts). The committed baselines were pinned with these
+ * bands, so a change of a band is a change of every profile `baseline pin` writes.
  *
  * shared_ci gates what is stable on a shared machine: the census of a precise collector is
  * deterministic (zero band), valgrind's Ir nearly so (1%, at least 1,000 Ir: the same build's
@@ -69,22 +97,26 @@
  */
 static const struct metric_info metrics_table_[] = {
     /* The launcher's wait4: every program has these. */
-    METRIC("time.wall_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
-    METRIC("time.user_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(10, 0), GATE(10, 2e6)),
-    METRIC("time.sys_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(10, 0), SHOW(10, 0)),
+    METRIC("time.wall_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(10, 0), GATE(10, 2e6),
+           TIME),
+    METRIC("time.user_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(10, 0), GATE(10, 2e6),
+           TIME),
+    METRIC("time.sys_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(10, 0), SHOW(10, 0), TIME),
     METRIC("rss.peak_bytes", BYTES, TIMED, LOWER, BANDED, COST, 1, 0, GATE_LIVE(2, 0.5 * MIB, 10),
-           GATE(5, 1 * MIB)),
-    METRIC("os.minor_faults", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0)),
-    METRIC("os.major_faults", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0)),
-    METRIC("os.voluntary_switches", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0),
-           SHOW(50, 0)),
+           GATE(5, 1 * MIB), MEMORY),
+    METRIC("os.minor_faults", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0),
+           MEMORY),
+    METRIC("os.major_faults", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0),
+           MEMORY),
+    METRIC("os.voluntary_switches", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0), SHOW(50, 0),
+           TIME),
     METRIC("os.involuntary_switches", COUNT, TIMED, LOWER, INFO, COST, 0, 0, SHOW(50, 0),
-           SHOW(50, 0)),
+           SHOW(50, 0), TIME),
     /* The probe's own /proc figures, sent with its census. ab shows RssAnon, never judges it. */
     METRIC("memory.vm_hwm_bytes", BYTES, TIMED, LOWER, BANDED, COST, 1, 0,
-           GATE_LIVE(2, 0.5 * MIB, 10), GATE(5, 1 * MIB)),
+           GATE_LIVE(2, 0.5 * MIB, 10), GATE(5, 1 * MIB), MEMORY),
     METRIC("memory.rss_anon_bytes", BYTES, TIMED, LOWER, BANDED, COST, 0, 0,
-           GATE_LIVE(2, 0.5 * MIB, 10), GATE(5, 1 * MIB)),
+           GATE_LIVE(2, 0.5 * MIB, 10), GATE(5, 1 * MIB), MEMORY),
     /*
      * Ir moves by a few instructions with the length of the probe's path and environment (the
      * loader and libc walk them): 10 ppm is far above that and far below any change a
@@ -92,7 +124,7 @@ static const struct metric_info metrics_table_[] = {
      * build; the bands cover what moves it from one checkout to another.
      */
     METRIC("valgrind.ir", INSTRUCTIONS, VALGRIND, LOWER, EXACT, COST, 1, 1e-5, GATE(1, 1000),
-           GATE(0.5, 0)),
+           GATE(0.5, 0), INSTRUCTIONS),
     /*
      * cachegrind's cache simulation (--meters cachesim), in the same valgrind runs, with the
      * caches fixed by the harness: two runs give the same counts. A probe's path and
@@ -103,46 +135,46 @@ static const struct metric_info metrics_table_[] = {
      * no ab. est_cycles is an estimate (meter_valgrind.h), banded like Ir.
      */
     METRIC("cachesim.d1_misses", COUNT, VALGRIND, LOWER, EXACT, COST, 1, 1e-3, GATE(1, 1000),
-           GATE(0.5, 1000)),
+           GATE(0.5, 1000), INSTRUCTIONS),
     METRIC("cachesim.ll_misses", COUNT, VALGRIND, LOWER, EXACT, COST, 1, 1e-3, GATE(1, 1000),
-           GATE(0.5, 1000)),
+           GATE(0.5, 1000), INSTRUCTIONS),
     METRIC("cachesim.i1_misses", COUNT, VALGRIND, LOWER, EXACT, COST, 0, 1e-3, GATE(5, 500),
-           GATE(5, 500)),
+           GATE(5, 500), INSTRUCTIONS),
     METRIC("cachesim.est_cycles", COUNT, VALGRIND, LOWER, EXACT, COST, 1, 1e-4, GATE(1, 0),
-           GATE(0.5, 0)),
+           GATE(0.5, 0), INSTRUCTIONS),
     /* The collector's census, in gcr.h's order. */
     METRIC("census.minor_collections", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.major_collections", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.alloc_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.alloc_objects", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.copied_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.copied_objects", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.promoted_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     METRIC("census.promoted_objects", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     /* Freeing more is neither better nor worse (more garbage made, or less kept). */
     METRIC("census.freed_bytes", BYTES, TIMED, NEITHER, EXACT, BEHAVIOUR, 1, 0, SHOW(0, 0),
-           SHOW(0, 0)),
+           SHOW(0, 0), BEHAVIOUR),
     METRIC("census.freed_objects", COUNT, TIMED, NEITHER, EXACT, BEHAVIOUR, 1, 0, SHOW(0, 0),
-           SHOW(0, 0)),
+           SHOW(0, 0), BEHAVIOUR),
     METRIC("census.heap_committed_peak_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0,
-           GATE(0, 0), GATE(0, 0)),
+           GATE(0, 0), GATE(0, 0), BEHAVIOUR),
     METRIC("census.heap_used_after_full_bytes", BYTES, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0,
-           GATE(0, 0), GATE(0, 0)),
+           GATE(0, 0), GATE(0, 0), BEHAVIOUR),
     METRIC("census.barrier_recorded", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 1, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     /* The collector's own clock: as noisy as time, and in it already. */
     METRIC("census.pause_total_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
-    METRIC("census.pause_max_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(25, 0), TIME),
+    METRIC("census.pause_max_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
     /*
      * The pause log's figures (the census "pauses" section, of a collector that keeps one):
      * the collector's own clock, so behaviour like the rest of the census; the same losses
@@ -151,56 +183,63 @@ static const struct metric_info metrics_table_[] = {
      * 10 ms (higher is better: a drop of 10%, at least 0.05, is a regression), and those two
      * decide an A/B within one design.
      */
-    METRIC("census.pause_count", COUNT, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(0, 0),
-           SHOW(0, 0)),
+    METRIC("census.pause_count", COUNT, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(0, 0), SHOW(0, 0),
+           BEHAVIOUR),
     METRIC("census.pause_span_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0),
-           SHOW(10, 0)),
-    METRIC("census.pause_p50_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
-    METRIC("census.pause_p90_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(10, 0), TIME),
+    METRIC("census.pause_p50_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
+    METRIC("census.pause_p90_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
     METRIC("census.pause_p99_ns", NS, TIMED, LOWER, QUANTILE, BEHAVIOUR, 1, 0, SHOW(25, 0),
-           GATE(25, 1e6)),
+           GATE(25, 1e6), TIME),
     METRIC("census.pause_cpu_total_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(25, 0), TIME),
     METRIC("census.pause_cpu_max_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(25, 0), TIME),
     METRIC("census.pause_cpu_p50_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(25, 0), TIME),
     METRIC("census.pause_cpu_p90_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(25, 0), TIME),
     METRIC("census.pause_cpu_p99_ns", NS, TIMED, LOWER, INFO, BEHAVIOUR, 0, 0, SHOW(25, 0),
-           SHOW(25, 0)),
+           SHOW(25, 0), TIME),
     METRIC("census.mmu_1ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
-           SHOW(10, 0.05)),
+           SHOW(10, 0.05), TIME),
     METRIC("census.mmu_2ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
-           SHOW(10, 0.05)),
+           SHOW(10, 0.05), TIME),
     METRIC("census.mmu_5ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
-           SHOW(10, 0.05)),
+           SHOW(10, 0.05), TIME),
     METRIC("census.mmu_10ms", RATIO, TIMED, HIGHER, QUANTILE, BEHAVIOUR, 1, 0, SHOW(10, 0.05),
-           GATE(10, 0.05)),
+           GATE(10, 0.05), TIME),
     METRIC("census.mmu_20ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
-           SHOW(10, 0.05)),
+           SHOW(10, 0.05), TIME),
     METRIC("census.mmu_50ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
-           SHOW(10, 0.05)),
+           SHOW(10, 0.05), TIME),
     METRIC("census.mmu_100ms", RATIO, TIMED, HIGHER, INFO, BEHAVIOUR, 0, 0, SHOW(10, 0.05),
-           SHOW(10, 0.05)),
+           SHOW(10, 0.05), TIME),
     /*
      * A request-serving probe's own latencies (the census "latency" section): measured by
      * the probe, the same yardstick for every design, so costs. Wall clock: the p99s decide
      * an A/B, nothing is gated by default.
      */
-    METRIC("latency.requests", COUNT, TIMED, NEITHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0)),
-    METRIC("latency.simple_p50_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+    METRIC("latency.requests", COUNT, TIMED, NEITHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0),
+           BEHAVIOUR),
+    METRIC("latency.simple_p50_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
     METRIC("latency.simple_p99_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(25, 0),
-           SHOW(25, 0)),
-    METRIC("latency.simple_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
-    METRIC("latency.simple_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
-    METRIC("latency.metered_p50_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+           SHOW(25, 0), TIME),
+    METRIC("latency.simple_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
+    METRIC("latency.simple_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
+    METRIC("latency.metered_p50_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
     METRIC("latency.metered_p99_ns", NS, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(25, 0),
-           SHOW(25, 0)),
-    METRIC("latency.metered_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
-    METRIC("latency.metered_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0)),
+           SHOW(25, 0), TIME),
+    METRIC("latency.metered_p999_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
+    METRIC("latency.metered_max_ns", NS, TIMED, LOWER, INFO, COST, 0, 0, SHOW(25, 0), SHOW(25, 0),
+           TIME),
     /*
      * A probe's minimum heap for the build (gcratchet minheap's newest stored answer, added to
      * the runs by heapgate.c, never measured by a session): the min-heap ratchet. Exact for a
@@ -209,14 +248,14 @@ static const struct metric_info metrics_table_[] = {
      * more heap; only `baseline pin --minheap` pins it.
      */
     METRIC("minheap.min_heap_mib", COUNT, TIMED, LOWER, EXACT, BEHAVIOUR, 0, 0, GATE(0, 0),
-           GATE(0, 0)),
+           GATE(0, 0), BEHAVIOUR),
     /*
      * Any event libpfm4 encodes; `baseline pin` pins no perf cells. ".scale" is the share of
      * time the counter ran (1: never multiplexed): a property of the host, not a cost.
      */
     /* The pause histogram: pauses of [2^k, 2^(k+1)) ns of wall time, drawn by the reports. */
     METRIC("census.pause_hist_<k>", COUNT, TIMED, NEITHER, INFO, BEHAVIOUR, 0, 0, SHOW(0, 0),
-           SHOW(0, 0)),
+           SHOW(0, 0), TIME),
     /*
      * Collections by what started them (the census "triggers", names in gcr.h's GCR_TRIGGERS):
      * the collector's account, so behaviour, and exact for a build that repeats itself. They
@@ -225,9 +264,10 @@ static const struct metric_info metrics_table_[] = {
      * (info), and recorded, never gated, by a profile (a pattern: baseline pin pins none).
      */
     METRIC("census.trigger_<name>", COUNT, TIMED, NEITHER, EXACT, BEHAVIOUR, 0, 0, SHOW(0, 0),
-           SHOW(0, 0)),
-    METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(0, 0), SHOW(0, 0)),
-    METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0)),
+           SHOW(0, 0), BEHAVIOUR),
+    METRIC("perf.<event>", COUNT, TIMED, LOWER, QUANTILE, COST, 1, 0, SHOW(0, 0), SHOW(0, 0), TIME),
+    METRIC("perf.<event>.scale", RATIO, TIMED, HIGHER, INFO, COST, 0, 0, SHOW(0, 0), SHOW(0, 0),
+           TIME),
 };
 
 #define METRICS_N (sizeof metrics_table_ / sizeof metrics_table_[0])
@@ -408,6 +448,14 @@ int metrics_is_time(const char *name)
 
 	/* The collector's own pause clock is in ns too, but it is in its census, not around it. */
 	return m && m->unit == METRIC_UNIT_NS && !metrics_is_census(name);
+}
+
+unsigned metrics_host_facts(const char *name)
+{
+	const struct metric_info *m = metrics_lookup(name);
+
+	/* A name the table does not know is taken to move with anything. */
+	return m ? m->host_facts : HOSTINFO_FACTS_ALL;
 }
 
 enum run_kind metrics_run_kind(const char *name)

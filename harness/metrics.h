@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hostinfo.h"
 #include "run.h"
 #include "runner.h"
 #include "util.h"
@@ -111,6 +112,11 @@ struct metric_info {
 	 */
 	double resolution_abs;
 	struct metric_band band[METRIC_PROFILE_COUNT];
+	/*
+	 * The host facts its figures move with (HOSTINFO_FACT_BIT of enum hostinfo_fact): a
+	 * baseline pinned on a host that differs in one of them is STALE for a gated cell of it.
+	 */
+	unsigned host_facts;
 };
 
 /*
@@ -145,6 +151,8 @@ int metrics_is_behaviour(const char *name);
 int metrics_is_bucket(const char *name);
 /* 1 for a time the harness measures around the probe (time.*): what pinned_host gates. */
 int metrics_is_time(const char *name);
+/* The host facts a metric moves with (metric_info.host_facts); all of them for an unknown name. */
+unsigned metrics_host_facts(const char *name);
 /* The kind of run a metric is measured by; RUN_KIND_TIMED for an unknown name. */
 enum run_kind metrics_run_kind(const char *name);
 /* All known fixed metric names in canonical order, NULL-terminated; static storage. */

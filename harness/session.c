@@ -607,7 +607,18 @@ struct session_state {
 	char **caps_seen;
 	int64_t kept_since_ns; /* when the oldest run the store keeps unwritten ended; 0: none */
 	int run_index, run_total, seq;
+	int runs_cut; /* runs stored as stopped by a second interrupt: not measurements */
 };
+
+/*
+ * Every run planned so far is stored, and none was cut short: an interrupt now loses nothing.
+ * run_total is the plan, grown as the hooks ask for more (session_more_timed, the valgrind
+ * confirmation), so a hook consulted after an interrupt still counts what it wanted.
+ */
+static int session_all_stored(const struct session_state *s)
+{
+	return s->runs_cut == 0 && s->out->runs >= s->run_total;
+}
 
 /*
  * A timed run keeps its user time for the cell; a valgrind run of a probe not declared a
@@ -870,6 +881,7 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 	if (plan->stored && *plan->stored < SIG_ATOMIC_MAX)
 		++*plan->stored;
 	/* A run the user interrupted says nothing about the probe. */
+	s->runs_cut += r.status == RUN_STATUS_INTERRUPTED;
 	if (r.status != RUN_STATUS_OK)
 		s->out->runs_failed += r.status == RUN_STATUS_INTERRUPTED ? 0 : 1;
 	else if (keep)
@@ -1246,8 +1258,12 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 				cells[ncells++] = (struct session_vg_cell){order[k], b};
 	if (session_valgrind_batch(s, cells, ncells, seen, e) != 0)
 		goto out;
-	/* What the confirmation judges must be in the store, not in the batch's memory. */
-	if (confirm && !*plan->stop) {
+	/*
+	 * What the confirmation judges must be in the store, not in the batch's memory. After an
+	 * interrupt that came once every run was in, it is still asked (it only judges): what it
+	 * wants more of decides whether the session lost anything.
+	 */
+	if (confirm && (!*plan->stop || session_all_stored(s))) {
 		if (store_batch_flush(s->st, e) != 0)
 			goto out;
 		plan->confirm(plan->confirm_ctx, s->st, s->out->session_id, &plan->probes, again);
@@ -1436,8 +1452,12 @@ static int session_more_timed(struct session_state *s, int last, size_t *order, 
 	const struct session_plan *plan = s->plan;
 	int *more = xcalloc(plan->probes.n + 1, sizeof *more), rc = -1, round = last;
 
-	for (int pass = 0; plan->more_timed && pass < SESSION_MORE_PASSES && !*plan->stop; pass++) {
-		int left = 0;
+	for (int pass = 0; plan->more_timed && pass < SESSION_MORE_PASSES; pass++) {
+		int left = 0, stopped = *plan->stop != 0;
+		/* Interrupted with every run in: asked once more (it only judges), as for the
+		 * confirmation, so that what it wanted is in the plan the session is held to. */
+		if (stopped && !session_all_stored(s))
+			break;
 		/* What the hook judges must be in the store, not in the batch's memory. */
 		if (store_batch_flush(s->st, e) != 0)
 			goto out;
@@ -1448,6 +1468,8 @@ static int session_more_timed(struct session_state *s, int last, size_t *order, 
 		if (left == 0)
 			break;
 		s->run_total += left * (int)plan->narms * (plan->two_n[0] ? 2 : 1);
+		if (stopped)
+			break;
 		while (left > 0 && !*plan->stop) {
 			if (session_round(s, ++round, 0, order, more, e) != 0)
 				goto out;
@@ -1511,7 +1533,9 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop &&
 	    session_valgrind_runs(&s, order, e) != 0)
 		goto out;
-	out->interrupted = *plan->stop != 0;
+	/* An interrupt after the last run took nothing away: the session is complete. */
+	out->interrupted = *plan->stop != 0 && !session_all_stored(&s);
+	out->late_interrupt = *plan->stop != 0 && !out->interrupted;
 	rc = 0;
 out:
 	if (out->session_id) {

@@ -148,10 +148,16 @@ struct session_progress {
 	int jobs; /* how many valgrind runs go at once (plan->jobs, at least 1) */
 };
 
+/*
+ * A session is interrupted when an interrupt left a planned run unstored (or stopped one: a
+ * second interrupt). One that came after every planned run was stored takes nothing away:
+ * the session is complete, and late_interrupt says the interrupt came then.
+ */
 struct session_outcome {
 	int64_t session_id;
 	int runs, runs_failed;
 	int interrupted;
+	int late_interrupt; /* interrupted after every planned run was stored: still complete */
 };
 
 /*

@@ -107,6 +107,7 @@ struct fixture {
 	struct runs runs;
 	char status[16];
 	const struct toolchain *toolchain; /* the build's, or NULL */
+	const struct hostinfo_facts *host; /* the session's host facts, or NULL */
 	struct check_result res;
 };
 
@@ -139,6 +140,7 @@ static void fixture_judge(struct fixture *f, int strict)
 	in.runs = f->runs.r;
 	in.nruns = f->runs.n;
 	in.toolchain = f->toolchain;
+	in.host = f->host;
 	in.strict = strict;
 	check_judge(&in, &f->res);
 }
@@ -716,8 +718,93 @@ static void test_where(void)
 	fixture_release(&f);
 }
 
+/* Facts as a pin records them: one host, whose libc and CPU model a test changes. */
+static void set_facts(struct hostinfo_facts *h, const char *cpu, const char *libc)
+{
+	static const char *const v[HOSTINFO_NFACTS] = {
+	    [HOSTINFO_FACT_CPU_MODEL] = "cpu",  [HOSTINFO_FACT_NCPU] = "2",
+	    [HOSTINFO_FACT_MEM_GIB] = "8",      [HOSTINFO_FACT_ARCH] = "x86_64",
+	    [HOSTINFO_FACT_PAGE_SIZE] = "4096", [HOSTINFO_FACT_KERNEL] = "Linux 6.1 x86_64",
+	    [HOSTINFO_FACT_LIBC] = "glibc 2.36"};
+
+	hostinfo_facts_release(h);
+	for (int k = 0; k < HOSTINFO_NFACTS; k++)
+		h->value[k] = xstrdup(v[k]);
+	free(h->value[HOSTINFO_FACT_CPU_MODEL]);
+	h->value[HOSTINFO_FACT_CPU_MODEL] = xstrdup(cpu);
+	free(h->value[HOSTINFO_FACT_LIBC]);
+	h->value[HOSTINFO_FACT_LIBC] = libc ? xstrdup(libc) : NULL;
+}
+
+/*
+ * The host (check.h, "Host"): a fingerprint that differs in what no gated cell depends on is
+ * said nothing of but under strict; a differing fact a gated cell depends on is named with
+ * those cells' metrics; a file without facts says what differs is unknown.
+ */
+static void test_host_facts(void)
+{
+	struct fixture f;
+	struct hostinfo_facts now = {{0}};
+	char other[] = "e400";
+
+	/* The fixture gates the census, RSS and Ir; time is recorded only. */
+	fixture_init(&f);
+	f.host = &now;
+	f.b.host_facts_known = 1;
+	set_facts(&f.b.host_facts, "Intel Xeon", "glibc 2.36");
+	set_facts(&now, "AMD EPYC", "glibc 2.36");
+	f.si.host_fingerprint = other;
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK && f.res.stale.n == 0);
+	fixture_judge(&f, 1);
+	CHECK(f.res.verdict == CHECK_VERDICT_UNJUDGED && f.res.stale.n == 1);
+	CHECK(strstr(f.res.stale.items[0], "differing only in what no gated figure depends on: "
+	                                   "CPU model: Intel Xeon -> AMD EPYC (--strict: exit 2)"));
+
+	/* Another libc: RSS and Ir depend on it, the census does not. */
+	set_facts(&now, "Intel Xeon", "glibc 2.37");
+	fixture_judge(&f, 0);
+	CHECK(f.res.verdict == CHECK_VERDICT_OK && f.res.stale.n == 1);
+	CHECK(strstr(f.res.stale.items[0],
+	             "gated figures depend on: libc: glibc 2.36 -> glibc 2.37 (rss.peak_bytes, "
+	             "valgrind.ir); h 00ff at the pin, h e400 now") != NULL);
+	/* On the pin's own host too: the fingerprint does not cover libc. */
+	f.si.host_fingerprint = f.b.host_fingerprint;
+	fixture_judge(&f, 0);
+	CHECK(f.res.stale.n == 1 && strstr(f.res.stale.items[0], "libc: glibc 2.36 -> glibc 2.37"));
+
+	/* A fact the session did not record: unknown on another host, nothing on the same. */
+	set_facts(&now, "Intel Xeon", NULL);
+	fixture_judge(&f, 0);
+	CHECK(f.res.stale.n == 0);
+	f.si.host_fingerprint = other;
+	fixture_judge(&f, 0);
+	CHECK(f.res.stale.n == 1 &&
+	      strstr(f.res.stale.items[0], "libc: glibc 2.36 -> not recorded"));
+
+	/* Time gated: the CPU model matters, named with the cell's metric. */
+	for (size_t i = 0; i < f.b.nrules; i++)
+		if (strcmp(f.b.rules[i].metric, "time.wall_ns") == 0)
+			f.b.rules[i].gated = 1;
+	set_facts(&now, "AMD EPYC", "glibc 2.36");
+	fixture_judge(&f, 0);
+	CHECK(f.res.stale.n == 1 &&
+	      strstr(f.res.stale.items[0], "CPU model: Intel Xeon -> AMD EPYC (time.wall_ns)"));
+
+	/* A file pinned before facts were kept: nothing on its host, "unknown" on another. */
+	f.b.host_facts_known = 0;
+	fixture_judge(&f, 0);
+	CHECK(f.res.stale.n == 1 && strstr(f.res.stale.items[0], "what differs is unknown"));
+	f.si.host_fingerprint = f.b.host_fingerprint;
+	fixture_judge(&f, 0);
+	CHECK(f.res.stale.n == 0);
+	hostinfo_facts_release(&now);
+	fixture_release(&f);
+}
+
 int main(void)
 {
+	test_host_facts();
 	test_where();
 	test_quantile();
 	test_ok_improved_info();

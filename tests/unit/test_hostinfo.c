@@ -157,8 +157,53 @@ static void test_try(void)
 	}
 }
 
+/*
+ * Host facts (issue 43): read from this host's own facts, each recorded; from an older
+ * harness's, arch from the kernel's line and libc and page size not recorded; memory in GiB
+ * rounded as the fingerprint rounds it; values of another type not recorded.
+ */
+static void test_facts(void)
+{
+	struct hostinfo h;
+	struct hostinfo_facts a = {{0}}, b = {{0}};
+	struct err e;
+	char *json;
+
+	hostinfo_read(&h);
+	json = hostinfo_json(&h);
+	CHECK(hostinfo_facts_from_json(json, &a, &e) == 0);
+	for (int f = 0; f < HOSTINFO_NFACTS; f++)
+		CHECK(a.value[f] != NULL);
+	CHECK_STR(a.value[HOSTINFO_FACT_ARCH], h.arch);
+	CHECK(strtol(a.value[HOSTINFO_FACT_PAGE_SIZE], NULL, 10) == h.page_size);
+	CHECK(hostinfo_facts_differ(&a, &a) == 0 && hostinfo_facts_missing(&a, &a) == 0);
+	free(json);
+
+	CHECK(hostinfo_facts_from_json(
+	          "{\"cpu_model\":\"AMD EPYC\",\"ncpu\":2,\"mem_total_bytes\":8345567232,"
+	          "\"kernel\":\"Linux 6.1.0 x86_64\",\"libc\":7}",
+	          &b, &e) == 0);
+	CHECK_STR(b.value[HOSTINFO_FACT_ARCH], "x86_64");
+	CHECK_STR(b.value[HOSTINFO_FACT_MEM_GIB], "8");
+	CHECK_STR(b.value[HOSTINFO_FACT_NCPU], "2");
+	CHECK(b.value[HOSTINFO_FACT_LIBC] == NULL && b.value[HOSTINFO_FACT_PAGE_SIZE] == NULL);
+	CHECK(hostinfo_facts_missing(&a, &b) ==
+	      (HOSTINFO_FACT_BIT(HOSTINFO_FACT_LIBC) | HOSTINFO_FACT_BIT(HOSTINFO_FACT_PAGE_SIZE)));
+	CHECK(hostinfo_facts_missing(&b, &a) == 0);
+	CHECK(hostinfo_facts_differ(&a, &b) & HOSTINFO_FACT_BIT(HOSTINFO_FACT_CPU_MODEL) ||
+	      strcmp(a.value[HOSTINFO_FACT_CPU_MODEL], "AMD EPYC") == 0);
+	CHECK(!(hostinfo_facts_differ(&a, &b) & HOSTINFO_FACT_BIT(HOSTINFO_FACT_LIBC)));
+	hostinfo_facts_release(&b);
+	CHECK(hostinfo_facts_from_json("not json", &b, &e) == -1);
+	CHECK_STR(hostinfo_fact_key(HOSTINFO_FACT_CPU_MODEL), "cpu_model");
+	CHECK(hostinfo_fact_is_count(HOSTINFO_FACT_MEM_GIB) &&
+	      !hostinfo_fact_is_count(HOSTINFO_FACT_LIBC));
+	hostinfo_facts_release(&a);
+}
+
 int main(void)
 {
+	test_facts();
 	test_parse();
 	test_round_trip();
 	test_legacy();

@@ -565,8 +565,34 @@ static void test_value_check(void)
 		CHECK(metrics_value_check(*m, 0, RUN_KIND_TIMED, &e) == 0);
 }
 
+/*
+ * The host facts each metric moves with (issue 43): Ir and the census never with the CPU model
+ * (another VM of the same kind is not stale for shared_ci), time with every fact, memory with
+ * libc and the page size; every entry names at least the architecture.
+ */
+static void test_host_facts(void)
+{
+	size_t n;
+	const struct metric_info *t = metrics_table(&n);
+	const unsigned cpu = HOSTINFO_FACT_BIT(HOSTINFO_FACT_CPU_MODEL);
+
+	for (size_t i = 0; i < n; i++)
+		CHECK(t[i].host_facts & HOSTINFO_FACT_BIT(HOSTINFO_FACT_ARCH));
+	CHECK(!(metrics_host_facts("valgrind.ir") & cpu));
+	CHECK(!(metrics_host_facts("census.alloc_bytes") & cpu));
+	CHECK(!(metrics_host_facts("rss.peak_bytes") & cpu));
+	CHECK(!(metrics_host_facts("memory.vm_hwm_bytes") & cpu));
+	CHECK(metrics_host_facts("valgrind.ir") & HOSTINFO_FACT_BIT(HOSTINFO_FACT_LIBC));
+	CHECK(metrics_host_facts("rss.peak_bytes") & HOSTINFO_FACT_BIT(HOSTINFO_FACT_PAGE_SIZE));
+	CHECK(metrics_host_facts("time.wall_ns") == HOSTINFO_FACTS_ALL);
+	CHECK(metrics_host_facts("perf.cycles:u") & cpu);
+	CHECK(metrics_host_facts("census.pause_p99_ns") & cpu);
+	CHECK(metrics_host_facts("no.such_metric") == HOSTINFO_FACTS_ALL);
+}
+
 int main(void)
 {
+	test_host_facts();
 	test_value_check();
 	test_format();
 	test_format_short();
