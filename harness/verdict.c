@@ -114,15 +114,16 @@ int verdict_session(const char *cmd, const struct verdict_opts *o)
 
 	text = strcmp(format, "json") == 0    ? report_check_json(&rep)
 	       : strcmp(format, "junit") == 0 ? report_check_junit(&rep)
-	       : strcmp(format, "md") == 0    ? report_check_md(&rep)
-	                                      : report_check_text(&rep);
+	       : strcmp(format, "md") == 0
+	           ? (o->md_full ? report_check_md_full : report_check_md)(&rep)
+	           : report_check_text(&rep);
 	rc = res.verdict == CHECK_VERDICT_OK           ? EXIT_OK
 	     : res.verdict == CHECK_VERDICT_REGRESSION ? EXIT_REGRESSION
 	                                               : EXIT_UNJUDGED;
 	if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
 		rc = cli_error(cmd, "writing to stdout failed");
 	/* In GitHub Actions the Markdown also goes to the job's summary page. */
-	md = report_check_md(&rep);
+	md = o->md_full ? report_check_md_full(&rep) : report_check_md(&rep);
 	if (report_step_summary(md, &e) != 0)
 		rc = cli_error(cmd, "%s", e.msg);
 	if (o->md && write_file_atomic(o->md, md, strlen(md), &e) != 0)
@@ -166,6 +167,8 @@ const struct cli_option verdict_options[] = {
      .group = VERDICT_OPT_STORED, .help = "what stdout gets (default table)"},
     {"--md", "FILE", CLI_STRING, CO(md), .group = VERDICT_OPT_JUDGE,
      .help = "the Markdown written there too"},
+    {"--md-full", NULL, CLI_FLAG, CO(md_full), .group = VERDICT_OPT_JUDGE,
+     .help = "the Markdown holds every row (default: a pull-request comment's few lines)"},
     {"--html", "FILE", CLI_STRING, CO(html), .group = VERDICT_OPT_JUDGE,
      .help = "the check page written there"},
     {"--samples-href", "HREF", CLI_STRING, CO(samples_href), .group = VERDICT_OPT_JUDGE,
