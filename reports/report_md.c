@@ -146,6 +146,14 @@ static void report_md_pause_tables(const struct report_data *d, const size_t *id
 	}
 }
 
+static void report_md_pauses(const struct compare *c, struct sbuf *b)
+{
+	const size_t idx[2] = {c->base, c->fix};
+	const char *const names[2] = {"BASE", "FIX"};
+
+	report_md_pause_tables(c->data, idx, names, 2, b);
+}
+
 /* A probe's identity line ("- 01_x: checksum `...` in both; ..."), and whether it is a problem. */
 static int report_md_identity_line(const struct compare_probe *p, struct sbuf *b)
 {
@@ -241,8 +249,8 @@ static void report_md_flagged(const struct compare *c, struct report_budget *bg,
  * The A/B as a pull request shows it, short: what moved first, the builds, the probes whose
  * identity is in doubt, each cell that is not ok once (never folded, never repeated), where
  * the instructions moved (summed over the probes: movers_md_sum), the notes; behind one fold
- * the identity of the other probes, the census line and where every cell is (the page and the
- * JSON). An A/A is its headline and the fold. Below REPORT_MD_CAP bytes: rows that do not fit
+ * the identity of the other probes, the census line, the pauses and where every cell is (the
+ * page and the JSON). An A/A is its headline and the fold. Below REPORT_MD_CAP bytes: rows that do not fit
  * are counted, and are in the artifact.
  */
 char *report_md_ab(const struct compare *c)
@@ -332,7 +340,7 @@ char *report_md_ab(const struct compare *c)
 	          c->ncells - flagged == 1 ? "" : "s", c->info, c->same);
 	if (c->across)
 		sbuf_addf(&b, ", %d context", c->context);
-	sbuf_addf(&b, "), each probe's identity</summary>\n\n");
+	sbuf_addf(&b, "), each probe's identity and the pauses</summary>\n\n");
 	for (size_t i = 0; i < c->nprobes; i++) {
 		const struct compare_probe *p = &c->probes[i];
 		if (compare_probe_doubtful(p))
@@ -353,9 +361,14 @@ char *report_md_ab(const struct compare *c)
 	sbuf_init(&part);
 	report_md_census_line(c, &part);
 	report_budget_add(&bg, part.data);
+	sbuf_release(&part);
+	sbuf_init(&part);
+	report_md_pauses(c, &part);
+	if (part.len)
+		report_budget_add(&bg, part.data);
 	report_budget_note(&bg);
 	sbuf_addf(&b,
-	          "\nEvery cell, the pauses and the samples: ab's `--html FILE` and `--json FILE`, "
+	          "\nEvery cell and the samples: ab's `--html FILE` and `--json FILE`, "
 	          "or later `gcratchet report --session %lld --html FILE`.\n\n</details>\n",
 	          (long long)d->session.id);
 	sbuf_release(&part);

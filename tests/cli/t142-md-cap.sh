@@ -75,7 +75,7 @@ expect_eq "$missing" "$(sed -n 's/^_\([0-9]*\) more rows\{0,1\} in the artifact.
 	"ab --md: WORSE rows missing before the fold, as counted"
 # once: no row twice
 expect_eq "$(grep '^| [0-9]*_probe_' "$T/ab.md" | sort | uniq -d | wc -l)" 0 "ab --md: no row twice"
-expect_grep "^<details><summary>[0-9]+ more cells \([0-9]+ info, [0-9]+ same\), each probe's identity</summary>" "$T/ab.md"
+expect_grep "^<details><summary>[0-9]+ more cells \([0-9]+ info, [0-9]+ same\), each probe's identity and the pauses</summary>" "$T/ab.md"
 expect_eq "$(grep -c '<details>' "$T/ab.md")" 1 "ab --md: one fold"
 
 # report --md of the same session is ab's.
