@@ -300,6 +300,26 @@ static char *report_check_few_runs(const struct check_result *res)
 	    1 << least, REPORT_CHECK_FEW_RUNS);
 }
 
+/* A judged valgrind row measured more than once (ratchet's confirmation runs). */
+static int report_check_run_multi(const struct check_row *r)
+{
+	return r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED && r->n >= 2 &&
+	       metrics_run_kind(r->metric) == RUN_KIND_VALGRIND;
+}
+
+/* Such a row past its allowance in every run: a change, not one rare run. */
+static int report_check_run_confirmed(const struct check_row *r)
+{
+	return report_check_run_multi(r) && r->every_run && r->j.verdict != BASELINE_OK &&
+	       r->j.verdict != BASELINE_INFO;
+}
+
+/* Such a row whose runs lie further apart than its allowance: its median decides. */
+static int report_check_run_disagrees(const struct check_row *r)
+{
+	return report_check_run_multi(r) && r->range[1] - r->range[0] > r->j.allowance;
+}
+
 /*
  * What the runs of the judged valgrind figures measured more than once say (ratchet measures a
  * figure past its allowance twice more: cmd_ratchet.c). agree 0: the figures whose runs lie
@@ -316,12 +336,7 @@ static char *report_check_runs(const struct check_result *res, int agree)
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct check_row *r = &res->rows[i];
 		double apart = r->range[1] - r->range[0];
-		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED || r->n < 2 ||
-		    metrics_run_kind(r->metric) != RUN_KIND_VALGRIND)
-			continue;
-		if (agree ? !r->every_run || r->j.verdict == BASELINE_OK ||
-		                r->j.verdict == BASELINE_INFO
-		          : !(apart > r->j.allowance))
+		if (!(agree ? report_check_run_confirmed(r) : report_check_run_disagrees(r)))
 			continue;
 		sbuf_addf(&b, "%s%s %s ", cells++ ? "; " : "", r->probe, r->metric);
 		if (agree && apart == 0)
@@ -744,24 +759,6 @@ static char *report_check_md_list(const struct check_result *res,
 	return sbuf_detach(&b);
 }
 
-/* A judged valgrind row measured more than once: agreeing (every run past) or not. */
-static int report_check_md_multi(const struct check_row *r)
-{
-	return r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED && r->n >= 2 &&
-	       metrics_run_kind(r->metric) == RUN_KIND_VALGRIND;
-}
-
-static int report_check_md_confirmed(const struct check_row *r)
-{
-	return report_check_md_multi(r) && r->every_run && r->j.verdict != BASELINE_OK &&
-	       r->j.verdict != BASELINE_INFO;
-}
-
-static int report_check_md_disagree(const struct check_row *r)
-{
-	return report_check_md_multi(r) && r->range[1] - r->range[0] > r->j.allowance;
-}
-
 static size_t report_check_md_count(const struct check_result *res,
                                     int (*pick)(const struct check_row *))
 {
@@ -850,7 +847,7 @@ char *report_check_md(const struct report_check *c)
 		report_budget_note(&bg);
 		sbuf_addf(&b, "\n");
 	}
-	report_check_md_runs(&b, res, report_check_md_confirmed, "confirmed",
+	report_check_md_runs(&b, res, report_check_run_confirmed, "confirmed",
 	                     "past the allowance in every run: a change, not one rare run");
 	if (nwhere) {
 		const struct fnprof_diff **diffs = xcalloc(nwhere, sizeof *diffs);
@@ -909,7 +906,7 @@ char *report_check_md(const struct report_check *c)
 		sbuf_addf(&b, "\n\n");
 	}
 	report_check_md_runs(
-	    &b, res, report_check_md_disagree, "runs disagree",
+	    &b, res, report_check_run_disagrees, "runs disagree",
 	    "whose runs lie further apart than the allowance, judged by the median");
 	for (size_t i = 0; i < res->unpinned.n; i++) {
 		sbuf_addf(&b, "Note: ");
