@@ -223,6 +223,13 @@ char *report_check_sees(const struct check_result *res)
  * only, and said, with what each sees and how many runs would see the target. NULL when none.
  */
 #define REPORT_CHECK_INSENSITIVE_LIST 6
+
+/* A gated row that cannot see the check's target at its runs. */
+static int report_check_blind(const struct check_result *res, const struct check_row *r)
+{
+	return !isnan(r->mde_pct) && r->mde_pct > res->target_pct;
+}
+
 char *report_check_insensitive(const struct check_result *res)
 {
 	struct sbuf b;
@@ -239,7 +246,7 @@ char *report_check_insensitive(const struct check_result *res)
 	for (size_t i = 0; i < res->nrows && listed < REPORT_CHECK_INSENSITIVE_LIST; i++) {
 		const struct check_row *r = &res->rows[i];
 		char sees[24];
-		if (isnan(r->mde_pct) || r->mde_pct <= res->target_pct)
+		if (!report_check_blind(res, r))
 			continue;
 		report_check_fmt_sees(r->mde_pct, sees, sizeof sees);
 		sbuf_addf(&b, "%s%s %s (sees %s at %d run%s", listed ? ", " : "", r->probe,
@@ -300,6 +307,12 @@ static char *report_check_few_runs(const struct check_result *res)
 	    1 << least, REPORT_CHECK_FEW_RUNS);
 }
 
+/*
+ * Which rows a line about some of them names (report_check_runs, the comment's short lines):
+ * each takes the result for what a row is measured against.
+ */
+typedef int (*report_check_pick)(const struct check_result *res, const struct check_row *r);
+
 /* A judged valgrind row measured more than once (ratchet's confirmation runs). */
 static int report_check_run_multi(const struct check_row *r)
 {
@@ -308,15 +321,17 @@ static int report_check_run_multi(const struct check_row *r)
 }
 
 /* Such a row past its allowance in every run: a change, not one rare run. */
-static int report_check_run_confirmed(const struct check_row *r)
+static int report_check_run_confirmed(const struct check_result *res, const struct check_row *r)
 {
+	(void)res;
 	return report_check_run_multi(r) && r->every_run && r->j.verdict != BASELINE_OK &&
 	       r->j.verdict != BASELINE_INFO;
 }
 
 /* Such a row whose runs lie further apart than its allowance: its median decides. */
-static int report_check_run_disagrees(const struct check_row *r)
+static int report_check_run_disagrees(const struct check_result *res, const struct check_row *r)
 {
+	(void)res;
 	return report_check_run_multi(r) && r->range[1] - r->range[0] > r->j.allowance;
 }
 
@@ -336,7 +351,8 @@ static char *report_check_runs(const struct check_result *res, int agree)
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct check_row *r = &res->rows[i];
 		double apart = r->range[1] - r->range[0];
-		if (!(agree ? report_check_run_confirmed(r) : report_check_run_disagrees(r)))
+		if (!(agree ? report_check_run_confirmed(res, r)
+		            : report_check_run_disagrees(res, r)))
 			continue;
 		sbuf_addf(&b, "%s%s %s ", cells++ ? "; " : "", r->probe, r->metric);
 		if (agree && apart == 0)
@@ -724,14 +740,13 @@ static void report_check_md_budget_row(const struct report_check *c, const struc
  * "valgrind.ir on 01_a, 02_b; census.x on 03_c": the rows `pick` takes, grouped by metric in
  * the order they first come. Newly allocated; NULL when none.
  */
-static char *report_check_md_list(const struct check_result *res,
-                                  int (*pick)(const struct check_row *))
+static char *report_check_md_list(const struct check_result *res, report_check_pick pick)
 {
 	struct strlist metrics = {0};
 	struct sbuf b;
 
 	for (size_t i = 0; i < res->nrows; i++)
-		if (pick(&res->rows[i]) && !strlist_contains(&metrics, res->rows[i].metric))
+		if (pick(res, &res->rows[i]) && !strlist_contains(&metrics, res->rows[i].metric))
 			strlist_push(&metrics, res->rows[i].metric);
 	if (!metrics.n) {
 		strlist_release(&metrics);
@@ -743,7 +758,7 @@ static char *report_check_md_list(const struct check_result *res,
 		sbuf_addf(&b, "%s%s on ", m ? "; " : "", metrics.items[m]);
 		for (size_t i = 0; i < res->nrows; i++) {
 			const struct check_row *r = &res->rows[i];
-			if (!pick(r) || strcmp(r->metric, metrics.items[m]) != 0)
+			if (!pick(res, r) || strcmp(r->metric, metrics.items[m]) != 0)
 				continue;
 			/* By number where it has one: "01", as every verb takes it. */
 			sbuf_addf(&b, "%s%.*s", first ? "" : ", ",
@@ -759,20 +774,18 @@ static char *report_check_md_list(const struct check_result *res,
 	return sbuf_detach(&b);
 }
 
-static size_t report_check_md_count(const struct check_result *res,
-                                    int (*pick)(const struct check_row *))
+static size_t report_check_md_count(const struct check_result *res, report_check_pick pick)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < res->nrows; i++)
-		n += (size_t)pick(&res->rows[i]);
+		n += (size_t)pick(res, &res->rows[i]);
 	return n;
 }
 
 /* "LABEL: N cells WHAT (valgrind.ir on 01, 02)" and a blank line, for the rows pick takes. */
 static void report_check_md_runs(struct sbuf *b, const struct check_result *res,
-                                 int (*pick)(const struct check_row *), const char *label,
-                                 const char *what)
+                                 report_check_pick pick, const char *label, const char *what)
 {
 	size_t n = report_check_md_count(res, pick);
 	char *list;
@@ -801,8 +814,7 @@ char *report_check_md(const struct report_check *c)
 	struct sbuf b;
 	struct report_budget bg;
 	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c),
-	     *few = report_check_few_runs(res), *sees = report_check_sees(res),
-	     *blind = report_check_insensitive(res);
+	     *few = report_check_few_runs(res), *sees = report_check_sees(res);
 	size_t shown = 0, nwhere = report_check_nwhere(res);
 
 	sbuf_init(&b);
@@ -874,9 +886,9 @@ char *report_check_md(const struct report_check *c)
 		free(diffs);
 	}
 	sbuf_addf(&b,
-	          "<details><summary>%zu more cell%s ok or not gated; the baseline and what it "
+	          "<details><summary>%zu %scell%s ok or not gated; the baseline and what it "
 	          "can see</summary>\n\nbaseline: ",
-	          res->nrows - shown, res->nrows - shown == 1 ? "" : "s");
+	          res->nrows - shown, shown ? "more " : "", res->nrows - shown == 1 ? "" : "s");
 	escape_md(&b, c->baseline_path);
 	sbuf_addf(&b, " (pinned ");
 	escape_md(&b, bl->pinned_at);
@@ -890,10 +902,12 @@ char *report_check_md(const struct report_check *c)
 		escape_md(&b, sees);
 		sbuf_addf(&b, "\n\n");
 	}
-	if (blind) {
-		sbuf_addf(&b, "**INSENSITIVE**: ");
-		escape_md(&b, blind);
-		sbuf_addf(&b, "\n\n");
+	if (res->insensitive) {
+		char target[16], *what;
+		metrics_format_pct(res->target_pct, target, sizeof target);
+		what = xasprintf("gated that cannot see a change of %s%% at their runs", target);
+		report_check_md_runs(&b, res, report_check_blind, "**INSENSITIVE**", what);
+		free(what);
 	}
 	if (res->widened)
 		sbuf_addf(&b,
@@ -922,7 +936,6 @@ char *report_check_md(const struct report_check *c)
 	sbuf_addf(&b, " --collector ");
 	escape_md(&b, bl->collector);
 	sbuf_addf(&b, " --format md --md-full`).\n\n</details>\n");
-	free(blind);
 	free(sees);
 	free(few);
 	free(ungated);
