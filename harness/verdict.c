@@ -116,15 +116,16 @@ int verdict_session(const char *cmd, const struct verdict_opts *o)
 
 	text = strcmp(format, "json") == 0    ? report_check_json(&rep)
 	       : strcmp(format, "junit") == 0 ? report_check_junit(&rep)
-	       : strcmp(format, "md") == 0    ? report_check_md(&rep)
-	                                      : report_check_text(&rep);
+	       : strcmp(format, "md") == 0
+	           ? (o->md_full ? report_check_md_full : report_check_md)(&rep)
+	           : report_check_text(&rep);
 	rc = res.verdict == CHECK_VERDICT_OK           ? EXIT_OK
 	     : res.verdict == CHECK_VERDICT_REGRESSION ? EXIT_REGRESSION
 	                                               : EXIT_UNJUDGED;
 	if (fputs(text, out) < 0 || fflush(out) != 0)
 		rc = cli_error(cmd, "writing to %s failed", out == stdout ? "stdout" : "stderr");
 	/* In GitHub Actions the Markdown also goes to the job's summary page. */
-	md = report_check_md(&rep);
+	md = o->md_full ? report_check_md_full(&rep) : report_check_md(&rep);
 	if (report_step_summary(md, &e) != 0)
 		rc = cli_error(cmd, "%s", e.msg);
 	if (o->md && write_file_atomic(o->md, md, strlen(md), &e) != 0)
@@ -185,6 +186,8 @@ const struct cli_option verdict_options[] = {
              "for stdout; the rest then goes to stderr)"},
     {"--junit", "FILE", CLI_STRING, CO(junit), .group = VERDICT_OPT_JUDGE,
      .help = "every gated cell as a JUnit test case (as --format junit) written there"},
+    {"--md-full", NULL, CLI_FLAG, CO(md_full), .group = VERDICT_OPT_JUDGE,
+     .help = "the Markdown holds every row (default: a pull-request comment's few lines)"},
     {"--html", "FILE", CLI_STRING, CO(html), .group = VERDICT_OPT_JUDGE,
      .help = "the check page written there"},
     {"--samples-href", "HREF", CLI_STRING, CO(samples_href), .group = VERDICT_OPT_JUDGE,

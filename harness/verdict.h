@@ -33,6 +33,8 @@ struct verdict_opts {
 	const char *format; /* NULL: table */
 	int64_t session;    /* 0: the newest session of the baseline's collector and size */
 	int strict, all;
+	/* --md-full: the Markdown (--format md, --md, the step summary) holds every row */
+	int md_full;
 	/* --md FILE, --html FILE: the Markdown and the check page written there too (NULL: not);
 	 * --samples-href HREF: the session's own page, linked from the check page. */
 	const char *md, *html, *samples_href;

@@ -227,6 +227,82 @@ void movers_md(struct sbuf *b, const struct movers_view *v, size_t max)
 		          v->diff->n - shown, v->diff->n - shown == 1 ? "" : "s");
 }
 
+/* One function's move summed over several probes' diffs (movers_md_sum). */
+struct movers_sum {
+	const char *name, *file; /* borrowed from the first diff that moved it */
+	double delta;
+	size_t probes;
+	const char *probe; /* the one probe it moved on, while there is one */
+};
+
+static int movers_sum_cmp(const void *a, const void *b)
+{
+	const struct movers_sum *x = a, *y = b;
+	double dx = fabs(x->delta), dy = fabs(y->delta);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* A function whose share of the summed change is below this is not listed (but the first). */
+#define MOVERS_SUM_MIN_SHARE 0.01
+
+void movers_md_sum(struct sbuf *b, const struct fnprof_diff *const *diffs,
+                   const char *const *probes, size_t n, size_t max)
+{
+	struct movers_sum *s = NULL;
+	size_t ns = 0, cap = 0, shown = 0;
+	double total = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		total += diffs[k]->delta;
+		for (size_t i = 0; i < diffs[k]->n; i++) {
+			const struct fnprof_mover *m = &diffs[k]->movers[i];
+			size_t j = 0;
+			while (j < ns && strcmp(s[j].name, m->name) != 0)
+				j++;
+			if (j == ns) {
+				if (ns == cap) {
+					cap = cap ? 2 * cap : 16;
+					s = xrealloc(s, cap * sizeof *s);
+				}
+				s[ns++] = (struct movers_sum){m->name, m->file, 0, 0, probes[k]};
+			}
+			s[j].delta += m->delta;
+			s[j].probes++;
+		}
+	}
+	if (ns)
+		qsort(s, ns, sizeof *s, movers_sum_cmp);
+	for (size_t j = 0; j < ns && shown < max; j++) {
+		char d[32], share[24];
+		double part = total != 0 ? s[j].delta / total : NAN;
+		if (shown && isfinite(part) && fabs(part) < MOVERS_SUM_MIN_SHARE)
+			break;
+		report_format_delta("valgrind.ir", s[j].delta, d, sizeof d);
+		if (isfinite(part))
+			snprintf(share, sizeof share, "%.1f%%", 100 * part);
+		else
+			snprintf(share, sizeof share, "-");
+		sbuf_addf(b, "- ");
+		escape_md(b, s[j].name);
+		sbuf_addf(b, " (");
+		escape_md(b, s[j].file ? s[j].file : "?");
+		sbuf_addf(b, "): %s Ir, %s of the change, on ", d, share);
+		if (s[j].probes == 1)
+			escape_md(b, s[j].probe);
+		else
+			sbuf_addf(b, "%zu probes", s[j].probes);
+		sbuf_addf(b, "\n");
+		shown++;
+	}
+	if (ns > shown)
+		sbuf_addf(b, "- %zu more function%s moved less\n", ns - shown,
+		          ns - shown == 1 ? "" : "s");
+	free(s);
+}
+
 void movers_html(struct sbuf *b, const struct movers_view *v, size_t max)
 {
 	char totals[160];

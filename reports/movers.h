@@ -42,6 +42,15 @@ void movers_text_narrow(struct sbuf *b, const struct movers_view *v, size_t max,
                         size_t width);
 /* A bold heading line, then a table of exactly 8 columns (GitHub-flavoured Markdown). */
 void movers_md(struct sbuf *b, const struct movers_view *v, size_t max);
+/*
+ * Several probes' diffs (each borrowed; n of them) summed function by function, as a pull
+ * request's comment shows where the instructions went: one list item per function, the `max`
+ * that moved most over all of them (by |summed delta|; those under 1% of the summed change are
+ * left out), each with its file, its summed move, its share of the summed change and the
+ * probes it moved on; then how many more moved. Nothing when no function moved.
+ */
+void movers_md_sum(struct sbuf *b, const struct fnprof_diff *const *diffs,
+                   const char *const *probes, size_t n, size_t max);
 /* A <h3> and a <table class="movers">. */
 void movers_html(struct sbuf *b, const struct movers_view *v, size_t max);
 /*

@@ -1,6 +1,7 @@
 #include "report_check.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,13 @@ char *report_check_sees(const struct check_result *res)
  * only, and said, with what each sees and how many runs would see the target. NULL when none.
  */
 #define REPORT_CHECK_INSENSITIVE_LIST 6
+
+/* A gated row that cannot see the check's target at its runs. */
+static int report_check_blind(const struct check_result *res, const struct check_row *r)
+{
+	return !isnan(r->mde_pct) && r->mde_pct > res->target_pct;
+}
+
 char *report_check_insensitive(const struct check_result *res)
 {
 	struct sbuf b;
@@ -239,7 +247,7 @@ char *report_check_insensitive(const struct check_result *res)
 	for (size_t i = 0; i < res->nrows && listed < REPORT_CHECK_INSENSITIVE_LIST; i++) {
 		const struct check_row *r = &res->rows[i];
 		char sees[24];
-		if (isnan(r->mde_pct) || r->mde_pct <= res->target_pct)
+		if (!report_check_blind(res, r))
 			continue;
 		report_check_fmt_sees(r->mde_pct, sees, sizeof sees);
 		sbuf_addf(&b, "%s%s %s (sees %s at %d run%s", listed ? ", " : "", r->probe,
@@ -301,6 +309,34 @@ static char *report_check_few_runs(const struct check_result *res)
 }
 
 /*
+ * Which rows a line about some of them names (report_check_runs, the comment's short lines):
+ * each takes the result for what a row is measured against.
+ */
+typedef int (*report_check_pick)(const struct check_result *res, const struct check_row *r);
+
+/* A judged valgrind row measured more than once (ratchet's confirmation runs). */
+static int report_check_run_multi(const struct check_row *r)
+{
+	return r->kind == CHECK_ROW_CELL && r->state == CHECK_JUDGED && r->n >= 2 &&
+	       metrics_run_kind(r->metric) == RUN_KIND_VALGRIND;
+}
+
+/* Such a row past its allowance in every run: a change, not one rare run. */
+static int report_check_run_confirmed(const struct check_result *res, const struct check_row *r)
+{
+	(void)res;
+	return report_check_run_multi(r) && r->every_run && r->j.verdict != BASELINE_OK &&
+	       r->j.verdict != BASELINE_INFO;
+}
+
+/* Such a row whose runs lie further apart than its allowance: its median decides. */
+static int report_check_run_disagrees(const struct check_result *res, const struct check_row *r)
+{
+	(void)res;
+	return report_check_run_multi(r) && r->range[1] - r->range[0] > r->j.allowance;
+}
+
+/*
  * What the runs of the judged valgrind figures measured more than once say (ratchet measures a
  * figure past its allowance twice more: cmd_ratchet.c). agree 0: the figures whose runs lie
  * further apart than their allowance, so that one of them alone would have been judged
@@ -316,12 +352,8 @@ static char *report_check_runs(const struct check_result *res, int agree)
 	for (size_t i = 0; i < res->nrows; i++) {
 		const struct check_row *r = &res->rows[i];
 		double apart = r->range[1] - r->range[0];
-		if (r->kind != CHECK_ROW_CELL || r->state != CHECK_JUDGED || r->n < 2 ||
-		    metrics_run_kind(r->metric) != RUN_KIND_VALGRIND)
-			continue;
-		if (agree ? !r->every_run || r->j.verdict == BASELINE_OK ||
-		                r->j.verdict == BASELINE_INFO
-		          : !(apart > r->j.allowance))
+		if (!(agree ? report_check_run_confirmed(res, r)
+		            : report_check_run_disagrees(res, r)))
 			continue;
 		sbuf_addf(&b, "%s%s %s ", cells++ ? "; " : "", r->probe, r->metric);
 		if (agree && apart == 0)
@@ -706,12 +738,219 @@ static void report_check_md_budget_row(const struct report_check *c, const struc
 }
 
 /*
- * The check as a pull request shows it: what cannot pass and the verdict first, the baseline,
- * one line per probe (its worst row), every row that is not ok (never folded), where the
- * instructions moved against the pin; the ok and info rows behind one fold. Below
- * REPORT_MD_CAP bytes: rows that do not fit are counted, and are in the artifact.
+ * "valgrind.ir on 01_a, 02_b; census.x on 03_c": the rows `pick` takes, grouped by metric in
+ * the order they first come. Newly allocated; NULL when none.
+ */
+static char *report_check_md_list(const struct check_result *res, report_check_pick pick)
+{
+	struct strlist metrics = {0};
+	struct sbuf b;
+
+	for (size_t i = 0; i < res->nrows; i++)
+		if (pick(res, &res->rows[i]) && !strlist_contains(&metrics, res->rows[i].metric))
+			strlist_push(&metrics, res->rows[i].metric);
+	if (!metrics.n) {
+		strlist_release(&metrics);
+		return NULL;
+	}
+	sbuf_init(&b);
+	for (size_t m = 0; m < metrics.n; m++) {
+		int first = 1;
+		sbuf_addf(&b, "%s%s on ", m ? "; " : "", metrics.items[m]);
+		for (size_t i = 0; i < res->nrows; i++) {
+			const struct check_row *r = &res->rows[i];
+			if (!pick(res, r) || strcmp(r->metric, metrics.items[m]) != 0)
+				continue;
+			/* By number where it has one: "01", as every verb takes it. */
+			sbuf_addf(&b, "%s%.*s", first ? "" : ", ",
+			          isdigit((unsigned char)r->probe[0]) &&
+			                  isdigit((unsigned char)r->probe[1]) && r->probe[2] == '_'
+			              ? 2
+			              : (int)strlen(r->probe),
+			          r->probe);
+			first = 0;
+		}
+	}
+	strlist_release(&metrics);
+	return sbuf_detach(&b);
+}
+
+static size_t report_check_md_count(const struct check_result *res, report_check_pick pick)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nrows; i++)
+		n += (size_t)pick(res, &res->rows[i]);
+	return n;
+}
+
+/* "LABEL: N cells WHAT (valgrind.ir on 01, 02)" and a blank line, for the rows pick takes. */
+static void report_check_md_runs(struct sbuf *b, const struct check_result *res,
+                                 report_check_pick pick, const char *label, const char *what)
+{
+	size_t n = report_check_md_count(res, pick);
+	char *list;
+
+	if (!n)
+		return;
+	list = report_check_md_list(res, pick);
+	sbuf_addf(b, "%s: %zu cell%s %s (", label, n, n == 1 ? "" : "s", what);
+	escape_md(b, list);
+	sbuf_addf(b, ")\n\n");
+	free(list);
+}
+
+/*
+ * The check as a pull request shows it, short: the verdict first, then what cannot pass (the
+ * check's own reason, STALE, time not gated), every row that is not ok once (never folded,
+ * never repeated), whether the valgrind figures past their allowance were so in every run,
+ * where their instructions went (the functions, summed over the probes: movers_md_sum), and
+ * behind one fold the baseline and what it can see, with how to see every cell. An ok check
+ * is its verdict and the fold. Below REPORT_MD_CAP bytes: rows that do not fit are counted.
  */
 char *report_check_md(const struct report_check *c)
+{
+	const struct check_result *res = c->res;
+	const struct baseline *bl = c->baseline;
+	struct sbuf b;
+	struct report_budget bg;
+	char *sens = report_check_sensitivity(c), *ungated = report_check_ungated(c),
+	     *few = report_check_few_runs(res), *sees = report_check_sees(res);
+	size_t shown = 0, nwhere = report_check_nwhere(res);
+
+	sbuf_init(&b);
+	report_budget_init(&bg, &b);
+	sbuf_addf(&b, "### gcratchet check: %s", check_verdict_name(res->verdict));
+	if (res->why) {
+		sbuf_addf(&b, ": ");
+		escape_md(&b, res->why);
+		sbuf_addf(&b, "\n\nprofile ");
+	} else {
+		sbuf_addf(&b, ", profile ");
+	}
+	escape_md(&b, bl->profile);
+	sbuf_addf(&b, ", collector ");
+	escape_md(&b, bl->collector);
+	sbuf_addf(&b, " ");
+	escape_md(&b, bl->collector_version);
+	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
+	escape_md(&b, c->build_name);
+	sbuf_addf(&b, "), size ");
+	escape_md(&b, bl->size);
+	sbuf_addf(&b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
+	report_check_counts(res, &b);
+	sbuf_addf(&b, "\n\n");
+	if (ungated) {
+		sbuf_addf(&b, "> **TIME NOT GATED**: ");
+		escape_md(&b, ungated);
+		sbuf_addf(&b, "\n\n");
+	}
+	for (size_t i = 0; i < res->stale.n; i++) {
+		sbuf_addf(&b, "> **STALE**: ");
+		escape_md(&b, res->stale.items[i]);
+		sbuf_addf(&b, "\n\n");
+	}
+	for (size_t i = 0; i < res->nrows; i++)
+		shown += report_check_row_shown(&res->rows[i]);
+	if (shown) {
+		report_check_md_head(&b);
+		for (size_t i = 0; i < res->nrows; i++)
+			if (report_check_row_shown(&res->rows[i]))
+				report_check_md_budget_row(c, &res->rows[i], &bg);
+		report_budget_note(&bg);
+		sbuf_addf(&b, "\n");
+	}
+	report_check_md_runs(&b, res, report_check_run_confirmed, "confirmed",
+	                     "past the allowance in every run: a change, not one rare run");
+	if (nwhere) {
+		const struct fnprof_diff **diffs = xcalloc(nwhere, sizeof *diffs);
+		const char **probes = xcalloc(nwhere, sizeof *probes);
+		size_t k = 0;
+		for (size_t i = 0; i < res->nrows; i++)
+			if (res->rows[i].has_where) {
+				diffs[k] = &res->rows[i].where;
+				probes[k++] = res->rows[i].probe;
+			}
+		sbuf_addf(
+		    &b,
+		    "**Where the instructions moved** (cachegrind's Ir by function, now - "
+		    "pin, summed over %zu probe%s; each probe's: `gcratchet explain --session "
+		    "%lld --profile ",
+		    nwhere, nwhere == 1 ? "" : "s", (long long)c->session);
+		escape_md(&b, bl->profile);
+		sbuf_addf(&b, " --collector ");
+		escape_md(&b, bl->collector);
+		sbuf_addf(&b, "`)\n\n");
+		movers_md_sum(&b, diffs, probes, nwhere, MOVERS_MD_MAX);
+		sbuf_addf(&b, "\n");
+		free(probes);
+		free(diffs);
+	}
+	sbuf_addf(&b,
+	          "<details><summary>%zu %scell%s ok or not gated; the baseline and what it "
+	          "can see</summary>\n\nbaseline: ",
+	          res->nrows - shown, shown ? "more " : "", res->nrows - shown == 1 ? "" : "s");
+	escape_md(&b, c->baseline_path);
+	sbuf_addf(&b, " (pinned ");
+	escape_md(&b, bl->pinned_at);
+	sbuf_addf(&b, " on ");
+	escape_md(&b, bl->hostname);
+	sbuf_addf(&b, ", session %lld)\n\nsensitivity: ", (long long)bl->session);
+	escape_md(&b, sens);
+	sbuf_addf(&b, "\n\n");
+	if (sees) {
+		sbuf_addf(&b, "can see: ");
+		escape_md(&b, sees);
+		sbuf_addf(&b, "\n\n");
+	}
+	if (res->insensitive) {
+		char target[16], *what;
+		metrics_format_pct(res->target_pct, target, sizeof target);
+		what = xasprintf("gated that cannot see a change of %s%% at their runs", target);
+		report_check_md_runs(&b, res, report_check_blind, "**INSENSITIVE**", what);
+		free(what);
+	}
+	if (res->widened)
+		sbuf_addf(&b,
+		          "widened: %zu judged cell%s pinned with a band for the spread of "
+		          "their pinning runs\n\n",
+		          res->widened, res->widened == 1 ? "" : "s");
+	if (few) {
+		sbuf_addf(&b, "few runs: ");
+		escape_md(&b, few);
+		sbuf_addf(&b, "\n\n");
+	}
+	report_check_md_runs(
+	    &b, res, report_check_run_disagrees, "runs disagree",
+	    "whose runs lie further apart than the allowance, judged by the median");
+	for (size_t i = 0; i < res->unpinned.n; i++) {
+		sbuf_addf(&b, "Note: ");
+		escape_md(&b, res->unpinned.items[i]);
+		sbuf_addf(&b, " was measured, but the baseline pins no cell of it: not judged "
+		              "(`gcratchet baseline pin` adds it).\n\n");
+	}
+	sbuf_addf(&b,
+	          "Every cell: the check page (`--html FILE`), or this comment in full "
+	          "(`gcratchet check --session %lld --profile ",
+	          (long long)c->session);
+	escape_md(&b, bl->profile);
+	sbuf_addf(&b, " --collector ");
+	escape_md(&b, bl->collector);
+	sbuf_addf(&b, " --format md --md-full`).\n\n</details>\n");
+	free(sees);
+	free(few);
+	free(ungated);
+	free(sens);
+	return b.data;
+}
+
+/*
+ * The whole check in Markdown (check --md-full): what cannot pass and the verdict first, the
+ * baseline, one line per probe (its worst row), every row that is not ok (never folded), where
+ * the instructions moved against the pin, probe by probe; the ok and info rows behind one
+ * fold. Below REPORT_MD_CAP bytes: rows that do not fit are counted, and are in the artifact.
+ */
+char *report_check_md_full(const struct report_check *c)
 {
 	const struct check_result *res = c->res;
 	const struct baseline *bl = c->baseline;

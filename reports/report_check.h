@@ -56,7 +56,14 @@ char *report_check_insensitive(const struct check_result *res);
 
 /* Each newly allocated, ending in a newline. */
 char *report_check_text(const struct report_check *c);
+/*
+ * The Markdown a pull request shows (--format md, --md, $GITHUB_STEP_SUMMARY): the verdict,
+ * what cannot pass, each row that is not ok once, where their instructions went, and the
+ * baseline behind one fold; an ok check is a few lines. _full: every row (--md-full), as the
+ * comment was before it was made short.
+ */
 char *report_check_md(const struct report_check *c);
+char *report_check_md_full(const struct report_check *c);
 char *report_check_json(const struct report_check *c);
 char *report_check_junit(const struct report_check *c);
 /*

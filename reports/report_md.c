@@ -246,10 +246,12 @@ static void report_md_flagged(const struct compare *c, struct report_budget *bg,
 }
 
 /*
- * The A/B as a pull request shows it: what moved first, then one line per probe, the cells
- * that are not ok (never folded), where the instructions moved, the notes; everything else
- * (the cells that are same, info or context, every probe's identity, the pauses) behind one
- * fold. Below REPORT_MD_CAP bytes: what does not fit is counted, and is in the artifact.
+ * The A/B as a pull request shows it, short: what moved first, the builds, the probes whose
+ * identity is in doubt, each cell that is not ok once (never folded, never repeated), where
+ * the instructions moved (summed over the probes: movers_md_sum), the notes; behind one fold
+ * the identity of the other probes, the census line, the pauses and where every cell is (the
+ * page and the JSON). An A/A is its headline and the fold. Below REPORT_MD_CAP bytes: rows that do not fit
+ * are counted, and are in the artifact.
  */
 char *report_md_ab(const struct compare *c)
 {
@@ -257,7 +259,8 @@ char *report_md_ab(const struct compare *c)
 	struct sbuf b, part;
 	struct report_budget bg;
 	char *rounds = compare_rounds_text(c), counts[128], *across, *moved;
-	int flagged = 0, problems = 0, others = 0;
+	int flagged = 0, problems = 0;
+	size_t same = 0;
 
 	sbuf_init(&b);
 	sbuf_init(&part);
@@ -302,39 +305,29 @@ char *report_md_ab(const struct compare *c)
 	if (problems)
 		sbuf_addf(&b, "\n");
 
-	sbuf_addf(&b, "**Each probe's largest change**\n\n");
-	report_md_table_head(&b);
-	for (size_t i = 0; i < c->nprobes; i++) {
-		const struct compare_cell *w = compare_probe_worst(c, c->probes[i].probe);
-		if (w)
-			report_md_budget_row(&bg, w);
-	}
 	for (size_t i = 0; i < c->ncells; i++)
 		flagged += compare_cell_flagged(&c->cells[i]);
-	others = (int)c->ncells - flagged;
 	if (flagged) {
-		sbuf_addf(&b, "\n**Not ok: %d cell%s** (worse, better, could not judge)\n\n",
-		          flagged, flagged == 1 ? "" : "s");
 		report_md_table_head(&b);
 		for (int kind = 0; kind < 3; kind++)
 			report_md_flagged(c, &bg, kind);
 		report_budget_note(&bg);
 	}
 	if (c->nwhere) {
+		const struct fnprof_diff **diffs = xcalloc(c->nwhere, sizeof *diffs);
+		const char **probes = xcalloc(c->nwhere, sizeof *probes);
+		for (size_t i = 0; i < c->nwhere; i++) {
+			diffs[i] = &c->where[i].diff;
+			probes[i] = c->where[i].probe;
+		}
 		sbuf_addf(&b,
 		          "\n**Where the instructions moved** (cachegrind's Ir by function, FIX - "
-		          "BASE)\n");
-		for (size_t i = 0; i < c->nwhere; i++) {
-			const struct compare_where *w = &c->where[i];
-			char how[128];
-			struct movers_view v = {w->probe, &w->diff, "BASE", "FIX", how};
-			report_text_where_how(w, how, sizeof how);
-			sbuf_release(&part);
-			sbuf_init(&part);
-			movers_md(&part, &v, MOVERS_MD_MAX);
-			report_budget_add(&bg, part.data);
-		}
-		report_budget_note(&bg);
+		          "BASE, summed over %zu probe%s; each probe's: `gcratchet explain "
+		          "--session %lld`)\n\n",
+		          c->nwhere, c->nwhere == 1 ? "" : "s", (long long)d->session.id);
+		movers_md_sum(&b, diffs, probes, c->nwhere, MOVERS_MD_MAX);
+		free(probes);
+		free(diffs);
 	}
 	sbuf_release(&part);
 	sbuf_init(&part);
@@ -342,43 +335,42 @@ char *report_md_ab(const struct compare *c)
 	report_text_warnings(c, &part, "- ", escape_md);
 	report_budget_add(&bg, part.data);
 
-	/* The one fold: what is ok or only context, the identity of every probe, the pauses. */
+	/* The one fold: the probes not in doubt, the census, and where everything else is. */
+	sbuf_addf(&b, "\n<details><summary>%zu more cell%s (%d info, %d same", c->ncells - flagged,
+	          c->ncells - flagged == 1 ? "" : "s", c->info, c->same);
 	if (c->across)
-		sbuf_addf(
-		    &b,
-		    "\n<details><summary>%d info and %d context cell%s, %d same, every "
-		    "probe's identity and the pauses (shown, never judged; across designs the "
-		    "census is context)</summary>\n\n",
-		    c->info, c->context, c->context == 1 ? "" : "s", c->same);
-	else
-		sbuf_addf(&b,
-		          "\n<details><summary>%d info cell%s, %d same, every probe's identity and "
-		          "the pauses (shown, never judged)</summary>\n\n",
-		          c->info, c->info == 1 ? "" : "s", c->same);
+		sbuf_addf(&b, ", %d context", c->context);
+	sbuf_addf(&b, "), each probe's identity and the pauses</summary>\n\n");
 	for (size_t i = 0; i < c->nprobes; i++) {
+		const struct compare_probe *p = &c->probes[i];
+		if (compare_probe_doubtful(p))
+			continue;
+		if (p->sum == COMPARE_SUM_SAME && !p->base_inert && !p->fix_inert && !p->failure) {
+			same++;
+			continue;
+		}
 		sbuf_release(&part);
 		sbuf_init(&part);
-		report_md_identity_line(&c->probes[i], &part);
+		report_md_identity_line(p, &part);
 		report_budget_add(&bg, part.data);
 	}
+	if (same)
+		sbuf_addf(&b, "- %zu probe%s printed the same checksum in both arms\n", same,
+		          same == 1 ? "" : "s");
 	sbuf_release(&part);
 	sbuf_init(&part);
 	report_md_census_line(c, &part);
 	report_budget_add(&bg, part.data);
-	if (others) {
-		sbuf_addf(&b, "\n");
-		report_md_table_head(&b);
-		for (size_t i = 0; i < c->ncells; i++)
-			if (!compare_cell_flagged(&c->cells[i]))
-				report_md_budget_row(&bg, &c->cells[i]);
-	}
 	sbuf_release(&part);
 	sbuf_init(&part);
 	report_md_pauses(c, &part);
 	if (part.len)
 		report_budget_add(&bg, part.data);
 	report_budget_note(&bg);
-	sbuf_addf(&b, "\n</details>\n");
+	sbuf_addf(&b,
+	          "\nEvery cell and the samples: ab's `--html FILE` and `--json FILE`, "
+	          "or later `gcratchet report --session %lld --html FILE`.\n\n</details>\n",
+	          (long long)d->session.id);
 	sbuf_release(&part);
 	free(rounds);
 	return b.data;

@@ -65,7 +65,7 @@ else
 	expect_no_grep "^TIME NOT GATED" "$T/out"
 fi
 expect_status 0 "$GCR" check --profile pinned_host --collector scripted --format md
-expect_grep "^> sensitivity: time gated on 4 cells" "$T/out"
+expect_grep "^sensitivity: time gated on 4 cells" "$T/out"
 expect_status 0 "$GCR" check --profile pinned_host --collector scripted --format junit
 expect_grep '<property name="sensitivity" value="time gated on 4 cells' "$T/out"
 
@@ -93,6 +93,11 @@ expect_ab_outcome "$T/ab.json" "$GCR" ab "$B" "$B" --probes 02 --rounds 7 --mete
 expect_grep "95% CI of delta +MDE +rounds" "$T/out"
 expect_grep "^02_jitter +time.wall_ns .* \[[-+0-9.]+%, [-+0-9.]+%\] +[0-9.]+% " "$T/out"
 expect_grep "^02_jitter +census.alloc_bytes .* exact +- +" "$T/out"
-expect_grep "\| 95% CI of delta \| MDE \|" "$T/ab.md"
+# The comment lists only the cells not ok; where it lists one, with the interval and MDE.
+if grep -q '^| 02_jitter |' "$T/ab.md"; then
+	expect_grep "\| 95% CI of delta \| MDE \|" "$T/ab.md"
+else
+	skip "no cell of the A/A was flagged: the comment has no table to show the MDE in"
+fi
 expect_eq "$(jq -r '[.comparison.cells[] | select(.metric == "time.wall_ns") | .mde_pct | type] | .[0]' "$T/ab.json")" number "json: mde_pct of a time cell"
 finish

@@ -21,7 +21,7 @@ expect_grep "^note: across designs the census says how each collector works, not
 expect_grep "^verdict: .*; across designs, census counters are context \([0-9]+ worse, [0-9]+ better, [0-9]+ same, [0-9]+ info, [1-9][0-9]* context, [0-9]+ not judged\)$" "$T/out"
 expect_grep "^### gcratchet ab: .*; across designs, census counters are context$" "$T/em.md"
 expect_grep "^Judged across designs \(the collectors differ: epsilon vs marksweep\)" "$T/em.md"
-expect_grep "<details><summary>[0-9]+ info and [1-9][0-9]* context cells" "$T/em.md"
+expect_grep "<details><summary>[0-9]+ more cells \([0-9]+ info, [0-9]+ same, [1-9][0-9]* context\)" "$T/em.md"
 expect_grep "<div class=\"banner good\">.*across designs, census counters are context" "$T/em.html"
 expect_grep "<p class=\"meta\">Judged across designs" "$T/em.html"
 jq -r '.comparison as $c | [$c.across.designs, $c.across.mode,

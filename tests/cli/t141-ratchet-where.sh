@@ -40,9 +40,14 @@ expect_eq "$(tail -n 1 "$T/r.txt" | cut -c1-19)" "verdict: REGRESSION" "the verd
 # Markdown: the verdict first, no regressed row in the fold, gcr_alloc first with its share.
 expect_eq "$(head -n 1 "$T/r.md" | cut -c1-31)" "### gcratchet check: REGRESSION" "Markdown: the verdict first"
 expect_eq "$(awk '/<details>/ { fold = 1 } fold && /REGRESSED/' "$T/r.md" | wc -l)" 0 "Markdown: no regressed row folded"
-first=$(awk '/^\| function \| file \|/ { getline; getline; print; exit }' "$T/r.md")
-echo "$first" | grep -Eq '^\| gcr_alloc \| collectors/gen/gen\.c \| [0-9]+ \| [0-9]+ \| \+[0-9]+ \| \+[0-9.]+% \| (9[5-9]|100)\.[0-9]% \|  \|$' &&
+first=$(awk '/^\*\*Where the instructions moved\*\*/ { getline; getline; print; exit }' "$T/r.md")
+echo "$first" | grep -Eq '^- gcr_alloc \(collectors/gen/gen\.c\): \+[0-9]+ Ir, (9[5-9]|100)\.[0-9]% of the change, on 02_survivor_promotion$' &&
 	pass || fail "Markdown: the first mover is not gcr_alloc with its share: $first"
+# --md-full: the probe's own table, as before.
+expect_status 1 "$GCR" check --profile shared_ci --collector gen --format md --md-full
+first=$(awk '/^\| function \| file \|/ { getline; getline; print; exit }' "$T/out")
+echo "$first" | grep -Eq '^\| gcr_alloc \| collectors/gen/gen\.c \| [0-9]+ \| [0-9]+ \| \+[0-9]+ \| \+[0-9.]+% \| (9[5-9]|100)\.[0-9]% \|  \|$' &&
+	pass || fail "--md-full: the first mover is not gcr_alloc with its share: $first"
 size=$(wc -c <"$T/r.md")
 expect_eq "$([ "$size" -lt 60000 ] && echo under)" under "Markdown: $size bytes"
 
