@@ -116,9 +116,10 @@ static void measuring_line(void *ctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", *safe;
+	char counter[48], where[32], figures[96] = "", *safe;
 
 	(void)ctx;
+	progress_counter(p, counter, sizeof counter);
 	progress_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_OK) {
 		if (ir)
@@ -131,8 +132,8 @@ static void measuring_line(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where,
-	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
+	printf("%s %-15s %-24s %-18s %-8s %s\n", counter, where, cli_safe(r->probe),
+	       cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: the lines that
