@@ -103,7 +103,7 @@ $(B)/gcratchet-launch: harness/launch.c harness/launch.h
 
 collectors: $(addprefix collector-,$(COLLECTORS))
 collector-%: FORCE
-	@$(MAKE) --no-print-directory -f collectors/build.mk NAME=$* OUT=$(B)/collectors/$*
+	@$(MAKE) --no-print-directory -f collectors/build.mk NAME=$* OUT=$(B)/collectors/$* BUILD_BRIEF=$(BUILD_BRIEF)
 
 # An outside collector (docs/out-of-tree.md). NAME, OUT and the rest reach build.mk from the
 # command line by themselves; build.mk and tests/abi/ check the folder and name what is wrong.
@@ -222,12 +222,11 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 # folder), not per step, so that its whole screen, the verdict last, fits on one
 # (collectors/quiet.mk); V=1 shows every command.
 ifneq ($(filter ratchet check,$(MAKECMDGOALS)),)
-GCR_BRIEF ?= 1
-export GCR_BRIEF
+BUILD_BRIEF ?= 1
 endif
 
 ratchet: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@$(MAKE) --no-print-directory -j$(NPROC) all BUILD_BRIEF=$(BUILD_BRIEF)
 	@$(MAKE) --no-print-directory check
 
 check: all
