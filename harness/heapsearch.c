@@ -400,6 +400,8 @@ int heapsearch_session(const char *cmd, const struct session_opts *o, const char
 	       s.plan.size, HEAPSEARCH_FRAC, repeats, repeats == 1 ? "" : "s");
 	if (view == MEASURING_VIEW_RUNS)
 		heapsearch_header();
+	/* Before the progress on stderr: a log that holds both keeps their order. */
+	fflush(stdout);
 	/* By probe number, whatever order --probes named them in: every output's order. */
 	for (size_t k = 0; k < s.plan.probes.n; k++)
 		strlist_push(&probes, s.plan.probes.items[k]);

@@ -237,6 +237,8 @@ int measuring_session(const char *cmd, const struct session_opts *o, const char 
 		printf("INERT: %d run%s did not meet their probe's premise; check reports them as "
 		       "regressions\n",
 		       measuring_inert, measuring_inert == 1 ? "" : "s");
+	/* Before what a verb runs next shows its progress on stderr: a log keeps the order. */
+	fflush(stdout);
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:
 	session_setup_end(&s);
