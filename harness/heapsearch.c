@@ -50,9 +50,13 @@ static void heapsearch_progress_show(struct heapsearch_progress *hp, uint64_t li
 		snprintf(at, sizeof at, "  at %" PRIu64 " MiB", limit_mb);
 	if (hp->done > 0 && !(hp->display.stop && *hp->display.stop)) {
 		int64_t spent = now_mono_ns() - hp->t0_ns;
-		progress_format_duration(
-		    spent / (int64_t)hp->done * (int64_t)(hp->total - hp->done), d, sizeof d);
-		snprintf(left, sizeof left, "  ~%s left", d);
+		int64_t rest = spent / (int64_t)hp->done * (int64_t)(hp->total - hp->done);
+		progress_format_duration(rest, d, sizeof d);
+		/* As a session's line says it: "<1s", not "~0s". */
+		if (rest < 500000000)
+			snprintf(left, sizeof left, "  <1s left");
+		else
+			snprintf(left, sizeof left, "  ~%s left", d);
 	}
 	snprintf(line, sizeof line, "[%3zu/%zu] minimum heap  %s on %s%s%s", hp->done + 1,
 	         hp->total, hp->probe, hp->label, at, left);

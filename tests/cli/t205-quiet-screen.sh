@@ -3,8 +3,8 @@
 # Issue 43 item 5, the main job's screen: the build says one short line a step ("  CC
 # path"; every command whole with V=1; a line a product under make ratchet and make check),
 # its warnings still in full; a session's counter keeps its total when runs are added (they
-# are counted apart, "[ 20/20] + [  1/4]"); and a session waiting for the bench lock says
-# who holds it as that changes and when the lock is granted.
+# are counted apart, "[ 20/20] + [  1/4]"); the minimum-heap search shows where it is; and a
+# session waiting for the bench lock says who holds it as that changes and when it is granted.
 . "$(dirname "$0")/lib.sh"
 MK="make --no-print-directory -C $TOP"
 
@@ -105,6 +105,21 @@ if command -v script >/dev/null 2>&1; then
 	expect_eq "$(counters "$T/tty" | wc -l)" 24 "a terminal has a line for each of the 24 runs"
 else
 	skip "script(1) is not installed: the counter on a terminal is not checked"
+fi
+
+# ---- The minimum-heap search shows where it is, on stderr, as a session does -------------
+H="$T/heapy"
+make_script_build "$H" 01_x 02_y
+echo 5 >"$H/heap.01_x"
+echo 3 >"$H/heap.02_y"
+expect_status 0 "$GCR" minheap --build "$H" --db "$T/mh.db"
+expect_grep "^gcratchet minheap: \[  1/2\] minimum heap  01_x on scripted$" "$T/err"
+expect_grep "^gcratchet minheap: \[  2/2\] minimum heap  02_y on scripted  (~[0-9ms]+|<1s) left$" "$T/err"
+expect_no_grep "minimum heap" "$T/out" "the progress is not on stdout"
+if command -v script >/dev/null 2>&1; then
+	script -qec "$GCR minheap --build $H --db $T/mh.db >$T/mh.out" /dev/null >"$T/mh.tty" 2>&1
+	expect_grep "$(printf '\r')\[  1/2\] minimum heap  01_x on scripted  at [0-9]+ MiB$(printf '\033')\[K" \
+		"$T/mh.tty" "a terminal sees each limit tried"
 fi
 
 # ---- The bench lock: the wait says who holds it, as that changes, and when it is granted --
