@@ -50,6 +50,8 @@ LIBS_H = $(PKG_LIBS) $(PFM_LIBS) -lm
 B := build
 # gcr_shq: a value quoted for a recipe's shell; gcr_path_check: a path make cannot carry refused.
 include collectors/quote.mk
+# gcr_say: a step's one line, "  CC      build/obj/cli.o" (V=1: the command whole).
+include collectors/quiet.mk
 # Core modules: every harness/*.c but the subcommands, main and the launcher; renderers
 # from reports/ link in like core modules.
 CORE := $(filter-out main launch cmd_%,$(patsubst harness/%.c,%,$(wildcard harness/*.c)))
@@ -78,10 +80,10 @@ $(B)/obj/.flags: FORCE
 
 $(B)/obj/%.o: harness/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
-	$(CC) $(CFLAGS_H) -c $< -o $@
+	$(call gcr_say,CC,$@)$(CC) $(CFLAGS_H) -c $< -o $@
 $(B)/obj/report_%.o: reports/%.c $(HARNESS_HDRS) $(B)/obj/.flags
 	@mkdir -p $(B)/obj
-	$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
+	$(call gcr_say,CC,$@)$(CC) $(CFLAGS_H) -Ireports -c $< -o $@
 
 # The commit the harness is built from, for `gcratchet --version`: the stamp is rewritten only
 # when it changes (scripts/version-stamp.sh), so only cmd_version.o follows a new commit.
@@ -89,20 +91,20 @@ $(B)/obj/commit.h: FORCE
 	@mkdir -p $(B)/obj
 	@sh scripts/version-stamp.sh $@
 $(B)/obj/cmd_version.o: harness/cmd_version.c $(HARNESS_HDRS) $(B)/obj/.flags $(B)/obj/commit.h
-	$(CC) $(CFLAGS_H) -include $(B)/obj/commit.h -c $< -o $@
+	$(call gcr_say,CC,$@)$(CC) $(CFLAGS_H) -include $(B)/obj/commit.h -c $< -o $@
 
 $(B)/gcratchet: $(CLI_OBJS)
-	$(CC) $(OPT) -o $@ $^ $(LIBS_H)
+	$(call gcr_say_product,LD,$@)$(CC) $(OPT) -o $@ $^ $(LIBS_H)
 
 # The launcher links nothing of ours: its small address space is what a probe's peak RSS
 # starts from.
 $(B)/gcratchet-launch: harness/launch.c harness/launch.h
 	@mkdir -p $(B)
-	$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -o $@ $<
+	$(call gcr_say_product,CC,$@)$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -Iharness -o $@ $<
 
 collectors: $(addprefix collector-,$(COLLECTORS))
 collector-%: FORCE
-	@$(MAKE) --no-print-directory -f collectors/build.mk NAME=$* OUT=$(B)/collectors/$*
+	@$(MAKE) --no-print-directory -f collectors/build.mk NAME=$* OUT=$(B)/collectors/$* BUILD_BRIEF=$(BUILD_BRIEF)
 
 # An outside collector (docs/out-of-tree.md). NAME, OUT and the rest reach build.mk from the
 # command line by themselves; build.mk and tests/abi/ check the folder and name what is wrong.
@@ -119,7 +121,7 @@ abi-check:
 # ---- Unit tests: each tests/unit/test_<module>.c links the core objects ------------------
 $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(CORE_OBJS)
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS_H) -Itests/unit -o $@ $< $(CORE_OBJS) $(LIBS_H)
+	$(call gcr_say,CC,$@)$(CC) $(CFLAGS_H) -Itests/unit -o $@ $< $(CORE_OBJS) $(LIBS_H)
 
 # The pause figures' arithmetic lives with the collectors (the probe runtime computes the
 # census from it) and is tested here with the harness's tests.
@@ -127,7 +129,7 @@ $(B)/tests/test_pausestats: tests/unit/test_pausestats.c tests/unit/unit.h $(COR
                             collectors/common/pausestats.c collectors/common/pausestats.h \
                             collectors/common/pauselog.h
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS_H) -Itests/unit -Icollectors/common -o $@ $< collectors/common/pausestats.c \
+	$(call gcr_say,CC,$@)$(CC) $(CFLAGS_H) -Itests/unit -Icollectors/common -o $@ $< collectors/common/pausestats.c \
 	   $(CORE_OBJS) $(LIBS_H)
 
 test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
@@ -135,7 +137,7 @@ test-build: all $(addprefix $(B)/tests/,$(UNIT_TESTS))
 # ---- Benchmarks, run by hand (not by the suite) -------------------------------------------
 $(B)/bench/overhead: tests/bench/overhead.c
 	@mkdir -p $(B)/bench
-	$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -o $@ $<
+	$(call gcr_say,CC,$@)$(CC) -std=c17 $(OPT) $(WARN) -D_GNU_SOURCE -o $@ $<
 
 .PHONY: bench-overhead
 bench-overhead: all $(B)/bench/overhead
@@ -179,7 +181,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_TEST_SECONDS ?= 5
 build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_OBJS)
 	@mkdir -p build-fuzz/fuzz
-	$(CC) $(CFLAGS_H) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(LIBS_H)
+	$(call gcr_say,CC,$@)$(CC) $(CFLAGS_H) -fsanitize=fuzzer -o $@ $< $(CORE_OBJS) $(LIBS_H)
 
 # After asan, whose objects it links: one make never builds build-asan/ twice at once (-j).
 fuzz-build: asan
@@ -217,8 +219,15 @@ test-deps:
 # `all` on this 2-core VM).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
+# The main job builds with a line per product (the CLI, its launcher, each collector's
+# folder), not per step, so that its whole screen, the verdict last, fits on one
+# (collectors/quiet.mk); V=1 shows every command.
+ifneq ($(filter ratchet check,$(MAKECMDGOALS)),)
+BUILD_BRIEF ?= 1
+endif
+
 ratchet: deps
-	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@$(MAKE) --no-print-directory -j$(NPROC) all BUILD_BRIEF=$(BUILD_BRIEF)
 	@$(MAKE) --no-print-directory check
 
 check: all

@@ -85,28 +85,28 @@ $(OBJ)/flags: FORCE
 # warnings apply to them, as errors only where COLLECTOR_WERROR says so.
 define collector_object
 $(OBJ)/c_$(notdir $(1:.c=.o)): $(1) $(HEADERS) $(wildcard $(dir $(1))*.h) $(OBJ)/flags
-	$$(CC) $$(filter-out -Werror,$$(BUILD_CFLAGS)) $$(COLLECTOR_WERROR) \
+	$$(call gcr_say,CC,$$@)$$(CC) $$(filter-out -Werror,$$(BUILD_CFLAGS)) $$(COLLECTOR_WERROR) \
 	   -I$$(call gcr_shq,$(dir $(1))) -c $$(call gcr_shq,$$<) -o $$(call gcr_shq,$$@)
 endef
 $(foreach src,$(COLLECTOR_SRCS),$(eval $(call collector_object,$(src))))
 $(OBJ)/common_%.o: $(ROOT)/collectors/common/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
+	$(call gcr_say,CC,$@)$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 $(OBJ)/rt_%.o: $(ROOT)/probes/runtime/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
+	$(call gcr_say,CC,$@)$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 $(OBJ)/p_%.o: $(ROOT)/probes/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
+	$(call gcr_say,CC,$@)$(CC) $(BUILD_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 
 $(OUT)/%: $(OBJ)/p_%.o $(LIB_OBJS)
-	$(CC) $(OPT) -o $(call gcr_shq,$@) $(call gcr_shqs,$^) $(COLLECTOR_LIBS)
+	$(call gcr_say,LD,$@)$(CC) $(OPT) -o $(call gcr_shq,$@) $(call gcr_shqs,$^) $(COLLECTOR_LIBS)
 
 $(OUT)/manifest.json: $(addprefix $(OUT)/,$(PROBES)) $(ROOT)/scripts/manifest.sh $(OBJ)/flags
-	CC=$(call gcr_shq,$(CC)) TOOLCHAIN_FLAGS=$(call gcr_shq,$(TOOLCHAIN_FLAGS)) \
+	$(call gcr_say_product,GEN,$@)CC=$(call gcr_shq,$(CC)) TOOLCHAIN_FLAGS=$(call gcr_shq,$(TOOLCHAIN_FLAGS)) \
 	   BUILD_KNOBS=$(call gcr_shq,$(BUILD_KNOBS)) \
 	   sh $(call gcr_shq,$(ROOT)/scripts/manifest.sh) $(call gcr_shq,$(NAME)) \
 	   $(call gcr_shq,$(COLLECTOR_NAME)) $(call gcr_shq,$(COLLECTOR_VERSION)) \
 	   $(call gcr_shq,$(CC) $(BUILD_CFLAGS)) $(call gcr_shq,$(COLLECTOR_LIBS)) $(call gcr_shq,$(OUT)) \
 	   $(PROBES) > $(call gcr_shq,$@.tmp)
-	mv $(call gcr_shq,$@.tmp) $(call gcr_shq,$@)
+	$(Q)mv $(call gcr_shq,$@.tmp) $(call gcr_shq,$@)
 
 # What `make collector` prints last: where the build is and how to measure it.
 summary: $(OUT)/manifest.json

@@ -27,6 +27,7 @@ endif
 COLLECTOR_DIR := $(COLLECTOR_DIR_DEFAULT)
 endif
 include $(ROOT)/collectors/quote.mk
+include $(ROOT)/collectors/quiet.mk
 $(call gcr_path_check,ROOT)
 $(call gcr_path_check,COLLECTOR_DIR)
 ifeq ($(wildcard $(COLLECTOR_DIR)/.),)

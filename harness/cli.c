@@ -18,6 +18,8 @@
 #include "escape.h"
 #include "history.h"
 #include "metrics.h"
+#include "progress.h"
+#include "quiet.h"
 
 int cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -547,12 +549,14 @@ uint64_t cli_default_seed(void)
 	return x & INT64_MAX;
 }
 
-void cli_waiting(void *ctx, const char *why)
+/* A line of the wait that stays on screen; the reason may quote the holder's note, which any
+ * user of the host can write. */
+static void cli_wait_say(const char *cmd, const char *why, const char *so_far)
 {
-	/* why may quote the lock holder's note, which any user of the host can write. */
 	char *safe = escape_text(why);
 
-	fprintf(stderr, "gcratchet %s: %s\n", (const char *)ctx, safe);
+	fprintf(stderr, "gcratchet %s: %s%s%s\n", cmd, safe, so_far ? "; " : "",
+	        so_far ? so_far : "");
 	free(safe);
 }
 
@@ -578,6 +582,42 @@ void cli_json_stdout_end(int saved)
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
+}
+
+void cli_waiting(void *ctx, const struct quiet_wait *w)
+{
+	/* One wait at a time in a process (the lock, then the load), so its display is one too. */
+	static struct progress_display d;
+	static int64_t last_ns;
+	const char *cmd = ctx;
+	int64_t now = now_mono_ns();
+	char so_far[48], line[400];
+
+	snprintf(so_far, sizeof so_far, "waited ");
+	progress_format_duration(w->waited_ns, so_far + 7, sizeof so_far - 7);
+	switch (w->state) {
+	case QUIET_WAIT_BEGIN:
+		progress_display_init(&d, cmd, stderr, STDERR_FILENO, NULL);
+		cli_wait_say(cmd, w->why, NULL);
+		last_ns = now;
+		break;
+	case QUIET_WAIT_STILL:
+		if (w->changed) {
+			progress_display_clear(&d);
+			cli_wait_say(cmd, w->why, so_far);
+			last_ns = now;
+		} else if (now - last_ns >=
+		           (d.redraw ? 1 : CLI_WAIT_PLAIN_EVERY_S) * INT64_C(1000000000)) {
+			snprintf(line, sizeof line, "%s; %s", w->why, so_far);
+			progress_display_text(&d, line, 1);
+			last_ns = now;
+		}
+		break;
+	case QUIET_WAIT_DONE:
+		progress_display_clear(&d);
+		cli_wait_say(cmd, w->why, NULL);
+		break;
+	}
 }
 
 /* ---- Rows several verbs take ----------------------------------------------------------- */

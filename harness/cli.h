@@ -273,8 +273,16 @@ char *cli_command_line(int argc, char **argv);
 char *cli_script_path(const char *root, const char *name);
 /* A seed for a session that was not given one. */
 uint64_t cli_default_seed(void);
-/* A quiet_wait_fn for the bench lock and idleness gate; ctx is the command's name. */
-void cli_waiting(void *ctx, const char *why);
+/*
+ * A quiet_wait_fn for the bench lock and idleness gate; ctx is the command's name. On stderr:
+ * the wait's first line ("gcratchet CMD: waiting for the bench lock PATH, held by pid 12
+ * since ..."), a line whenever another process holds it ("...; waited 40s"), how long it has
+ * waited (redrawn each second on a terminal, otherwise a line every CLI_WAIT_PLAIN_EVERY_S),
+ * and, when the wait ends, "bench lock granted after 52 s".
+ */
+#define CLI_WAIT_PLAIN_EVERY_S 60
+struct quiet_wait;
+void cli_waiting(void *ctx, const struct quiet_wait *w);
 
 /*
  * --json - of a verb whose running account goes to stdout from modules it does not own

@@ -73,11 +73,12 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 	const struct run_record *r = p->run;
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", *safe;
+	char counter[48], where[32], figures[96] = "", *safe;
 	struct err e;
 
 	if (!ctx->store_error && sweep_store_cells(ctx, r->session_id, &e) != 0)
 		ctx->store_error = xstrdup(e.msg);
+	progress_counter(p, counter, sizeof counter);
 	progress_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_HEAP_EXHAUSTED)
 		ctx->exhausted++;
@@ -91,8 +92,8 @@ static void sweep_progress_line(void *vctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	/* The detail may quote the probe's stderr: made safe for the terminal. */
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-11s %-24s %-20s %-14s %s\n", p->run_index, p->run_total, where,
-	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
+	printf("%s %-11s %-24s %-20s %-14s %s\n", counter, where, cli_safe(r->probe),
+	       cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
 }
 

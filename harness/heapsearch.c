@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "escape.h"
 #include "minheap.h"
+#include "progress.h"
 #include "session.h"
 #include "session_opts.h"
 #include "store.h"
@@ -24,6 +26,46 @@
 /* The knob's own bound (collectors/common/heaplimit.h). */
 #define HEAPSEARCH_MAX_MB (UINT64_C(1) << 20)
 
+/*
+ * Where a search of several cells is, on stderr (progress.h's status line): "[ 3/15] minimum
+ * heap  05_binary_trees on gen  at 12 MiB  ~40s left", so that a phase of a minute is not
+ * silent. The time left is the mean search so far times the searches left: a sum, which the
+ * mean estimates (a probe's search costs what its runs do, and they differ widely).
+ */
+struct heapsearch_progress {
+	struct progress_display display;
+	int stdout_tty; /* a row printed on stdout erases the status line first */
+	size_t done, total;
+	int64_t t0_ns;
+	const char *probe, *label;
+};
+
+static void heapsearch_progress_show(struct heapsearch_progress *hp, uint64_t limit_mb)
+{
+	char line[256], at[48] = "", left[48] = "", d[32];
+
+	if (!hp)
+		return;
+	if (limit_mb)
+		snprintf(at, sizeof at, "  at %" PRIu64 " MiB", limit_mb);
+	if (hp->done > 0 && !(hp->display.stop && *hp->display.stop)) {
+		int64_t spent = now_mono_ns() - hp->t0_ns;
+		int64_t rest = spent / (int64_t)hp->done * (int64_t)(hp->total - hp->done);
+		progress_format_duration(rest, d, sizeof d);
+		/* As a session's line says it: "<1s", not "~0s". */
+		if (rest < 500000000)
+			snprintf(left, sizeof left, "  <1s left");
+		else
+			snprintf(left, sizeof left, "  ~%s left", d);
+	}
+	snprintf(line, sizeof line, "[%3zu/%zu] minimum heap  %s on %s%s%s", hp->done + 1,
+	         hp->total, hp->probe, hp->label, at, left);
+	/* A plain line at each search's start is enough; the tries are for a terminal. */
+	if (limit_mb && !hp->display.redraw)
+		return;
+	progress_display_text(&hp->display, line, hp->done == 0 || hp->done + 1 == hp->total);
+}
+
 /* What the oracle needs to run one probe of one arm under a limit. */
 struct heapsearch_oracle_ctx {
 	struct session_prober *prober;
@@ -32,6 +74,7 @@ struct heapsearch_oracle_ctx {
 	const char *checksum; /* the probe's checksum without a limit */
 	uint64_t trace_mb[64];
 	size_t ntrace;
+	struct heapsearch_progress *progress; /* NULL: none shown */
 };
 
 /* The arm's knobs, without a GCR_HEAP_MAX_MB of its own, plus `limit` when it is not NULL. */
@@ -60,6 +103,7 @@ static int heapsearch_oracle(void *vctx, uint64_t limit_mb, enum minheap_verdict
 	arm.knobs = &knobs;
 	if (ctx->ntrace < sizeof ctx->trace_mb / sizeof ctx->trace_mb[0])
 		ctx->trace_mb[ctx->ntrace++] = limit_mb;
+	heapsearch_progress_show(ctx->progress, limit_mb);
 	if (session_prober_run(ctx->prober, &arm, ctx->probe, &r, e) != 0)
 		goto out;
 	switch (r.status) {
@@ -201,11 +245,11 @@ static cJSON *heapsearch_row_json(const struct heapsearch_row *w, const struct b
 
 /*
  * One build and probe: a run without a limit for the checksum and the first guess, then the
- * search. Fills *w; -1 with e only when the harness failed.
+ * search, shown on hp (NULL: not shown). Fills *w; -1 with e only when the harness failed.
  */
 static int heapsearch_cell(struct session_prober *prober, const struct session_arm *arm,
-                           const char *probe, unsigned repeats, struct heapsearch_row *w,
-                           struct err *e)
+                           const char *probe, unsigned repeats, struct heapsearch_progress *hp,
+                           struct heapsearch_row *w, struct err *e)
 {
 	struct heapsearch_oracle_ctx ctx;
 	struct minheap_params p;
@@ -222,6 +266,11 @@ static int heapsearch_cell(struct session_prober *prober, const struct session_a
 	w->peak_bytes = -1;
 	heapsearch_knobs(arm->knobs, NULL, &knobs);
 	free_arm.knobs = &knobs;
+	if (hp) {
+		hp->probe = probe;
+		hp->label = arm->label;
+	}
+	heapsearch_progress_show(hp, 0);
 	if (session_prober_run(prober, &free_arm, probe, &r, e) != 0)
 		goto out;
 	if (r.status == RUN_STATUS_INTERRUPTED) {
@@ -248,6 +297,7 @@ static int heapsearch_cell(struct session_prober *prober, const struct session_a
 	ctx.arm = arm;
 	ctx.probe = probe;
 	ctx.checksum = w->checksum;
+	ctx.progress = hp;
 	p.guess_mb = peak ? (uint64_t)((*peak + 1048575.0) / 1048576.0) : 16;
 	p.max_mb = HEAPSEARCH_MAX_MB;
 	p.frac = HEAPSEARCH_FRAC;
@@ -301,7 +351,7 @@ int heapsearch_find(struct session_setup *s, struct session_prober *prober, size
 	*min_mb = 0;
 	format_utc(now_real_ns(), started_at, sizeof started_at);
 	if (session_store_host_builds(s->st, s->arms, s->narms, &host_id, build_ids, e) != 0 ||
-	    heapsearch_cell(prober, &s->arms[arm], probe, repeats, &w, e) != 0)
+	    heapsearch_cell(prober, &s->arms[arm], probe, repeats, NULL, &w, e) != 0)
 		goto out;
 	heapsearch_print_row(&w);
 	if (heapsearch_store(s->st, host_id, build_ids[arm], s->plan.size, started_at, command,
@@ -325,8 +375,10 @@ int heapsearch_session(const char *cmd, const struct session_opts *o, const char
 	char started_at[32];
 	cJSON *root = NULL, *rows = NULL;
 	struct strlist probes = {0};
+	struct heapsearch_progress hp;
 	int rc = EXIT_UNJUDGED, incomplete = 0;
 
+	memset(&hp, 0, sizeof hp);
 	session_setup_init(&s);
 	if (session_setup_begin(cmd, o, command, &s) != 0)
 		goto out;
@@ -352,33 +404,46 @@ int heapsearch_session(const char *cmd, const struct session_opts *o, const char
 	       s.plan.size, HEAPSEARCH_FRAC, repeats, repeats == 1 ? "" : "s");
 	if (view == MEASURING_VIEW_RUNS)
 		heapsearch_header();
+	/* Before the progress on stderr: a log that holds both keeps their order. */
+	fflush(stdout);
 	/* By probe number, whatever order --probes named them in: every output's order. */
 	for (size_t k = 0; k < s.plan.probes.n; k++)
 		strlist_push(&probes, s.plan.probes.items[k]);
 	strlist_sort_probes(&probes);
+	progress_display_init(&hp.display, cmd, stderr, STDERR_FILENO, s.plan.stop);
+	hp.stdout_tty = isatty(STDOUT_FILENO);
+	hp.total = probes.n * s.narms;
+	hp.t0_ns = now_mono_ns();
 	for (size_t k = 0; k < probes.n && !*s.plan.stop; k++) {
 		for (size_t b = 0; b < s.narms && !*s.plan.stop; b++) {
 			struct heapsearch_row w;
 
-			if (heapsearch_cell(prober, &s.arms[b], probes.items[k], repeats, &w, &e) !=
-			    0) {
+			if (heapsearch_cell(prober, &s.arms[b], probes.items[k], repeats, &hp, &w,
+			                    &e) != 0) {
 				if (*s.plan.stop)
 					break;
+				progress_display_clear(&hp.display);
 				rc = cli_error(cmd, "%s", e.msg);
 				goto out;
 			}
+			hp.done++;
 			/* Quiet: only a search that found no minimum, which check cannot judge. */
-			if (view == MEASURING_VIEW_RUNS || w.res.outcome != MINHEAP_FOUND)
+			if (view == MEASURING_VIEW_RUNS || w.res.outcome != MINHEAP_FOUND) {
+				if (hp.stdout_tty)
+					progress_display_clear(&hp.display);
 				heapsearch_print_row(&w);
+			}
 			incomplete += w.res.outcome != MINHEAP_FOUND;
 			cJSON_AddItemToArray(rows, heapsearch_row_json(&w, s.arms[b].build));
 			if (heapsearch_store(s.st, host_id, build_ids[b], s.plan.size, started_at,
 			                     command, repeats, &w, &e) != 0) {
+				progress_display_clear(&hp.display);
 				rc = cli_error(cmd, "%s", e.msg);
 				goto out;
 			}
 		}
 	}
+	progress_display_clear(&hp.display);
 	printf("%s in %.1f s; stored in %s\n", *s.plan.stop ? "INTERRUPTED" : "done",
 	       (double)(now_mono_ns() - t0) / 1e9, cli_safe(store_where(s.st)));
 	rc = *s.plan.stop || incomplete ? EXIT_UNJUDGED : EXIT_OK;

@@ -131,9 +131,10 @@ static void measuring_line(void *ctx, const struct session_progress *p)
 	const double *wall = r->metrics ? metric_set_get(r->metrics, "time.wall_ns") : NULL;
 	const double *rss = r->metrics ? metric_set_get(r->metrics, "rss.peak_bytes") : NULL;
 	const double *ir = r->metrics ? metric_set_get(r->metrics, "valgrind.ir") : NULL;
-	char where[32], figures[96] = "", *safe;
+	char counter[48], where[32], figures[96] = "", *safe;
 
 	(void)ctx;
+	progress_counter(p, counter, sizeof counter);
 	progress_where(p, where, sizeof where);
 	if (r->status == RUN_STATUS_OK) {
 		if (ir)
@@ -146,8 +147,8 @@ static void measuring_line(void *ctx, const struct session_progress *p)
 		snprintf(figures, sizeof figures, "%s", r->detail ? r->detail : "");
 	}
 	safe = escape_text(figures);
-	printf("[%3d/%d] %-15s %-24s %-18s %-8s %s\n", p->run_index, p->run_total, where,
-	       cli_safe(r->probe), cli_safe(p->arm->label), run_status_label(r->status), safe);
+	printf("%s %-15s %-24s %-18s %-8s %s\n", counter, where, cli_safe(r->probe),
+	       cli_safe(p->arm->label), run_status_label(r->status), safe);
 	free(safe);
 	/*
 	 * What the probe said as it failed is in its stderr, stored with the run: the lines that
@@ -251,6 +252,8 @@ int measuring_session(const char *cmd, const struct session_opts *o, const char 
 		printf("INERT: %d run%s did not meet their probe's premise; check reports them as "
 		       "regressions\n",
 		       measuring_inert, measuring_inert == 1 ? "" : "s");
+	/* Before what a verb runs next shows its progress on stderr: a log keeps the order. */
+	fflush(stdout);
 	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
 out:
 	session_setup_end(&s);

@@ -27,6 +27,8 @@ struct progress {
 	struct progress_times *cells;
 	struct progress_times kinds[PROGRESS_KINDS]; /* every run of a kind, known probe or not */
 	const struct session_arm *arms;              /* only to turn a report's arm into an index */
+	/* Runs of the batch the session added to its plan (session.h) not reported yet. */
+	int added_left, added_kind;
 };
 
 static void progress_times_add(struct progress_times *t, double ns)
@@ -96,6 +98,8 @@ void progress_report(struct progress *pr, const struct session_progress *p)
 		if (p->arm == &pr->arms[b])
 			arm = b;
 	progress_add(pr, p->run->probe, arm, p->round == 0, p->elapsed_ns);
+	pr->added_left = p->added ? p->added_total - p->added_index : 0;
+	pr->added_kind = p->round == 0 ? PROGRESS_VALGRIND : PROGRESS_TIMED;
 }
 
 static double progress_median(const struct progress_times *t)
@@ -120,21 +124,28 @@ static double progress_probe_median(const struct progress *pr, size_t probe, int
 	return m;
 }
 
+/* What one more run of a kind should take, whatever its probe: rules 3 and 4 in progress.h. */
+static double progress_kind_guess(const struct progress *pr, int kind)
+{
+	double m;
+
+	if (pr->kinds[kind].n)
+		return progress_median(&pr->kinds[kind]);
+	m = progress_median(&pr->kinds[1 - kind]);
+	return kind == PROGRESS_VALGRIND ? m * PROGRESS_VALGRIND_GUESS : m;
+}
+
 /* What one more run of the cell should take, by the rules in progress.h. */
 static double progress_guess(const struct progress *pr, size_t probe, size_t arm, int kind)
 {
 	const struct progress_times *t = progress_cell(pr, probe, arm, kind);
-	const struct progress_times *other = &pr->kinds[1 - kind];
 	double m;
 
 	if (t->n)
 		return progress_median(t);
 	if ((m = progress_probe_median(pr, probe, kind)) >= 0)
 		return m;
-	if (pr->kinds[kind].n)
-		return progress_median(&pr->kinds[kind]);
-	m = progress_median(other);
-	return kind == PROGRESS_VALGRIND ? m * PROGRESS_VALGRIND_GUESS : m;
+	return progress_kind_guess(pr, kind);
 }
 
 int64_t progress_left_ns(const struct progress *pr)
@@ -155,6 +166,11 @@ int64_t progress_left_ns(const struct progress *pr)
 				left[k] += todo * progress_guess(pr, p, b, k);
 				count[k] += todo;
 			}
+	/* An added batch's runs are of probes judged to need them: any run of the kind guesses. */
+	if (pr->added_left > 0) {
+		left[pr->added_kind] += pr->added_left * progress_kind_guess(pr, pr->added_kind);
+		count[pr->added_kind] += pr->added_left;
+	}
 	/* The valgrind runs go jobs at once: the batch takes about its sum over the lanes. */
 	lanes = count[PROGRESS_VALGRIND] < pr->jobs ? count[PROGRESS_VALGRIND] : pr->jobs;
 	total = left[PROGRESS_TIMED] + (lanes > 0 ? left[PROGRESS_VALGRIND] / lanes : 0);
@@ -197,7 +213,11 @@ void progress_left_text(const struct progress *pr, char *buf, size_t size)
 
 void progress_where(const struct session_progress *p, char *buf, size_t size)
 {
-	if (p->round == 0)
+	if (p->added == SESSION_ADDED_CONFIRM)
+		snprintf(buf, size, "confirming");
+	else if (p->added == SESSION_ADDED_SPREAD)
+		snprintf(buf, size, "valgrind again");
+	else if (p->round == 0)
 		snprintf(buf, size, "valgrind");
 	else if (p->warmup)
 		snprintf(buf, size, "warm-up %d/%d", p->round, p->warmups);
@@ -206,6 +226,15 @@ void progress_where(const struct session_progress *p, char *buf, size_t size)
 		snprintf(buf, size, "again %d", p->round - p->rounds);
 	else
 		snprintf(buf, size, "round %d/%d", p->round - p->warmups, p->rounds - p->warmups);
+}
+
+void progress_counter(const struct session_progress *p, char *buf, size_t size)
+{
+	if (p->added)
+		snprintf(buf, size, "[%3d/%d] + [%3d/%d]", p->run_index, p->run_total,
+		         p->added_index, p->added_total);
+	else
+		snprintf(buf, size, "[%3d/%d]", p->run_index, p->run_total);
 }
 
 void progress_status_line(const struct progress *pr, const struct session_progress *p, int width,
@@ -218,14 +247,15 @@ void progress_status_text(const struct progress *pr, const struct session_progre
                           int with_left, int width, char *buf, size_t size)
 {
 	const struct run_record *r = p->run;
-	char left[48] = "", where[40];
+	char left[48] = "", where[40], counter[48];
 	size_t len;
 
 	if (with_left)
 		progress_left_text(pr, left, sizeof left);
+	progress_counter(p, counter, sizeof counter);
 	progress_where(p, where, sizeof where);
-	snprintf(buf, size, "[%3d/%d] %s  %s%s%s%s%s%s%s", p->run_index, p->run_total, where,
-	         r->probe, p->arm && p->arm->label ? " on " : "",
+	snprintf(buf, size, "%s %s  %s%s%s%s%s%s%s", counter, where, r->probe,
+	         p->arm && p->arm->label ? " on " : "",
 	         p->arm && p->arm->label ? p->arm->label : "",
 	         r->status != RUN_STATUS_OK ? "  " : "",
 	         r->status != RUN_STATUS_OK ? run_status_label(r->status) : "", left[0] ? "  " : "",
@@ -263,31 +293,44 @@ void progress_display_init(struct progress_display *d, const char *cmd, FILE *ou
 	d->width = d->redraw ? progress_term_width(fd) : 0;
 }
 
-void progress_display_update(struct progress_display *d, const struct progress *pr,
-                             const struct session_progress *p)
+void progress_display_text(struct progress_display *d, const char *text, int force)
 {
-	int with_left = !(d->stop && *d->stop);
 	int64_t now = now_mono_ns();
-	char line[192];
+	char line[256];
 	char *safe;
 
 	if (d->redraw) {
-		/* "gcratchet measure: " would crowd a narrow terminal; the command is on screen. */
-		progress_status_text(pr, p, with_left, d->width, line, sizeof line);
+		snprintf(line, sizeof line, "%s", text);
+		/* One column short of the edge: some terminals wrap a line that fills the last one. */
+		if (d->width > 1 && strlen(line) > (size_t)d->width - 1)
+			line[d->width - 1] = '\0';
 		safe = escape_text(line);
 		fprintf(d->out, "\r%s" PROGRESS_CLEAR_EOL, safe);
 		d->shown = 1;
 	} else {
-		if (d->last_ns && p->run_index != 1 && p->run_index != p->run_total &&
+		if (!force && d->last_ns &&
 		    now - d->last_ns < PROGRESS_PLAIN_EVERY_S * INT64_C(1000000000))
 			return;
-		progress_status_text(pr, p, with_left, 0, line, sizeof line);
-		safe = escape_text(line);
+		safe = escape_text(text);
 		fprintf(d->out, "gcratchet %s: %s\n", d->cmd, safe);
 		d->last_ns = now;
 	}
 	free(safe);
 	fflush(d->out);
+}
+
+void progress_display_update(struct progress_display *d, const struct progress *pr,
+                             const struct session_progress *p)
+{
+	int with_left = !(d->stop && *d->stop);
+	/* The first and last of the plan's runs, and of a batch added to it, always get a line. */
+	int edge = p->added ? p->added_index == 1 || p->added_index == p->added_total
+	                    : p->run_index == 1 || p->run_index == p->run_total;
+	char line[256];
+
+	/* "gcratchet measure: " would crowd a narrow terminal; the command is on screen. */
+	progress_status_text(pr, p, with_left, 0, line, sizeof line);
+	progress_display_text(d, line, edge);
 }
 
 void progress_display_clear(struct progress_display *d)

@@ -70,8 +70,17 @@ void progress_format_duration(int64_t ns, char *buf, size_t size);
 /* "~1m05s left" ("<1s left" below half a second) for the runs not yet recorded, or "" when
  * progress_left_ns is -1 or 0. */
 void progress_left_text(const struct progress *pr, char *buf, size_t size);
-/* "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is in the schedule. */
+/*
+ * "round 2/5", "warm-up 1/1" or "valgrind": where a progress report is in the schedule; for
+ * a run the session added to its plan, "again 1" (a timed round after the planned ones),
+ * "valgrind again" (Ir did not repeat) or "confirming" (a figure past its allowance).
+ */
 void progress_where(const struct session_progress *p, char *buf, size_t size);
+/*
+ * How far the session is: "[ 12/84]" for a run of the plan, whose total never changes, and
+ * "[ 84/84] + [  3/26]" for one of a batch added to it, counted apart (session.h).
+ */
+void progress_counter(const struct session_progress *p, char *buf, size_t size);
 
 /*
  * A one-line status, "[ 12/84] round 2/5  05_binary_trees on epsilon  ~35s left", after the
@@ -118,11 +127,17 @@ void progress_display_init(struct progress_display *d, const char *cmd, FILE *ou
                            volatile sig_atomic_t *stop);
 /*
  * Shows where the session is after report p (already given to progress_report): redrawn on a
- * terminal; otherwise a plain line for the first run, the last, and any run
- * PROGRESS_PLAIN_EVERY_S or more after the last line written.
+ * terminal; otherwise a plain line for the first run, the last (of the plan, and of each
+ * batch added to it), and any run PROGRESS_PLAIN_EVERY_S or more after the last line written.
  */
 void progress_display_update(struct progress_display *d, const struct progress *pr,
                              const struct session_progress *p);
+/*
+ * Shows a status line the caller composed (made safe here), for work that is not a session's
+ * runs (the minimum-heap search): redrawn on a terminal, cut to its width; otherwise a plain
+ * line "gcratchet CMD: TEXT" when `force` is set or PROGRESS_PLAIN_EVERY_S after the last.
+ */
+void progress_display_text(struct progress_display *d, const char *text, int force);
 /*
  * Erases a redrawn line, before anything that stays is written to the terminal (on either
  * stream: stdout and stderr are often the same terminal). Nothing when none is shown.

@@ -24,6 +24,8 @@
  * create never needs truncating.
  */
 #define QUIET_NOTE_BYTES 80
+/* The holder, when its note says nothing. */
+#define QUIET_NO_NOTE    "another process"
 
 static const char *quiet_lock_path(void)
 {
@@ -53,7 +55,7 @@ static void quiet_holder(int fd, char *buf, size_t size)
 	while (len > 0 && buf[len - 1] == ' ')
 		buf[--len] = '\0';
 	if (!buf[0])
-		snprintf(buf, size, "another process");
+		snprintf(buf, size, "%s", QUIET_NO_NOTE);
 }
 
 /*
@@ -242,8 +244,9 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 {
 	const char *path = quiet_lock_path();
 	int64_t deadline = now_mono_ns() + (int64_t)timeout_s * 1000000000;
-	char holder[160] = "another process";
+	char holder[160] = "another process", last[160] = "", msg[320];
 	int told = 0, retried = 0, by_socket = 0, sock = -1, r;
+	int64_t began = now_mono_ns();
 	struct stat st;
 
 	*fd = -1;
@@ -277,7 +280,12 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 			         strerror(errno));
 			goto fail;
 		} else {
-			quiet_holder(*fd, holder, sizeof holder);
+			char now[sizeof holder];
+			quiet_holder(*fd, now, sizeof now);
+			/* A holder writes its note just after it locks: none for that moment is no
+			 * change of holder. */
+			if (!told || strcmp(now, QUIET_NO_NOTE) != 0)
+				snprintf(holder, sizeof holder, "%s", now);
 		}
 		/* Asked only for a message: each asking queues a connection on the holder's socket. */
 		if (by_socket && (now_mono_ns() >= deadline || (!told && waiting)))
@@ -290,11 +298,14 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 			    path, holder, timeout_s);
 			goto fail;
 		}
-		if (!told && waiting) {
-			char msg[320];
+		if (waiting) {
+			struct quiet_wait w = {told ? QUIET_WAIT_STILL : QUIET_WAIT_BEGIN, msg,
+			                       now_mono_ns() - began,
+			                       told && strcmp(last, holder) != 0};
 			snprintf(msg, sizeof msg, "waiting for the bench lock %s, held by %s", path,
 			         holder);
-			waiting(ctx, msg);
+			waiting(ctx, &w);
+			snprintf(last, sizeof last, "%s", holder);
 			told = 1;
 		}
 		usleep(QUIET_POLL_US);
@@ -307,6 +318,13 @@ int quiet_lock(int timeout_s, quiet_wait_fn waiting, void *ctx, int *fd, struct 
 	}
 	quiet_held.owned = fstat(*fd, &st) == 0 && st.st_uid == geteuid();
 	quiet_write_note(*fd, quiet_held.owned);
+	if (told) {
+		int64_t waited = now_mono_ns() - began;
+		struct quiet_wait w = {QUIET_WAIT_DONE, msg, waited, 0};
+		snprintf(msg, sizeof msg, "bench lock granted after %lld s",
+		         (long long)((waited + 500000000) / 1000000000));
+		waiting(ctx, &w);
+	}
 	quiet_held.fd = *fd;
 	quiet_held.sock = sock;
 	quiet_held.depth = 1;
@@ -336,24 +354,35 @@ void quiet_unlock(int fd)
 int quiet_wait_idle(double max_load, int timeout_s, quiet_wait_fn waiting, void *ctx, double *load,
                     struct err *e)
 {
-	int64_t deadline = now_mono_ns() + (int64_t)timeout_s * 1000000000;
+	int64_t began = now_mono_ns(), deadline = began + (int64_t)timeout_s * 1000000000;
 	int told = 0;
+	char msg[128];
 
 	for (;;) {
 		*load = hostinfo_load1();
-		if (*load >= 0 && *load < max_load)
+		if (*load >= 0 && *load < max_load) {
+			if (told) {
+				int64_t waited = now_mono_ns() - began;
+				struct quiet_wait w = {QUIET_WAIT_DONE, msg, waited, 0};
+				snprintf(msg, sizeof msg,
+				         "the load (%.2f) fell below %.2f after %lld s", *load,
+				         max_load, (long long)((waited + 500000000) / 1000000000));
+				waiting(ctx, &w);
+			}
 			return 0;
+		}
 		if (now_mono_ns() >= deadline)
 			return err_setc(
 			    e, ERR_BUSY,
 			    "the host is not idle: load %.2f is not below %.2f after %d "
 			    "s (--idle-timeout)",
 			    *load, max_load, timeout_s);
-		if (!told && waiting) {
-			char msg[128];
+		if (waiting) {
+			struct quiet_wait w = {told ? QUIET_WAIT_STILL : QUIET_WAIT_BEGIN, msg,
+			                       now_mono_ns() - began, 0};
 			snprintf(msg, sizeof msg, "waiting for the load (%.2f) to fall below %.2f",
 			         *load, max_load);
-			waiting(ctx, msg);
+			waiting(ctx, &w);
 			told = 1;
 		}
 		sleep(1);

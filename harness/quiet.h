@@ -31,8 +31,25 @@
 
 #define QUIET_DEFAULT_LOCK "/tmp/gcratchet-bench.lock"
 
-/* Called once when the lock (or the host) is busy, with who holds it or what the load is. */
-typedef void (*quiet_wait_fn)(void *ctx, const char *why);
+/*
+ * A wait for the lock (or for the host to be idle), as it goes, for whoever shows it: the
+ * core prints nothing. The callback is called once when the wait begins, again at every poll
+ * while it goes on (a tenth of a second for the lock, a second for the load: the caller
+ * decides what to show and how often), and once when what was waited for is granted, never
+ * when the wait gives up (the error then says why).
+ */
+enum quiet_wait_state {
+	QUIET_WAIT_BEGIN, /* why: "waiting for the bench lock PATH, held by HOLDER" */
+	QUIET_WAIT_STILL, /* why: the same sentence, with the holder as it is now */
+	QUIET_WAIT_DONE,  /* why: "bench lock granted after 12 s" */
+};
+struct quiet_wait {
+	enum quiet_wait_state state;
+	const char *why;   /* borrowed for the call; may quote a holder's note: make it safe */
+	int64_t waited_ns; /* since the wait began */
+	int changed;       /* STILL: another process holds the lock than at the last call */
+};
+typedef void (*quiet_wait_fn)(void *ctx, const struct quiet_wait *w);
 
 /*
  * Takes the bench lock, waiting up to timeout_s seconds (0: do not wait). *fd holds it until

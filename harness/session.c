@@ -607,17 +607,31 @@ struct session_state {
 	char **caps_seen;
 	int64_t kept_since_ns; /* when the oldest run the store keeps unwritten ended; 0: none */
 	int run_index, run_total, seq;
-	int runs_cut; /* runs stored as stopped by a second interrupt: not measurements */
+	int runs_cut;    /* runs stored as stopped by a second interrupt: not measurements */
+	int run_planned; /* run_total and every run the hooks added since: what completes it */
+	/* The batch of runs added to the plan now being run (session.h, session_progress). */
+	enum session_added added;
+	int added_index, added_total;
 };
+
+/* The runs that follow are a batch of `total` added to the plan, of that kind: the progress
+ * line counts them apart, and the session is complete only once they are in too. */
+static void session_added_batch(struct session_state *s, enum session_added kind, int total)
+{
+	s->added = kind;
+	s->added_index = 0;
+	s->added_total = total;
+	s->run_planned += total;
+}
 
 /*
  * Every run planned so far is stored, and none was cut short: an interrupt now loses nothing.
- * run_total is the plan, grown as the hooks ask for more (session_more_timed, the valgrind
+ * run_planned is the plan, grown as the hooks ask for more (session_more_timed, the valgrind
  * confirmation), so a hook consulted after an interrupt still counts what it wanted.
  */
 static int session_all_stored(const struct session_state *s)
 {
-	return s->runs_cut == 0 && s->out->runs >= s->run_total;
+	return s->runs_cut == 0 && s->out->runs >= s->run_planned;
 }
 
 /*
@@ -889,8 +903,11 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 			metric_set_add(keep, f.metrics.items[i].name, f.metrics.items[i].value);
 	if (s->progress) {
 		memset(&p, 0, sizeof p);
-		p.run_index = ++s->run_index;
+		p.run_index = s->added ? s->run_index : ++s->run_index;
 		p.run_total = s->run_total;
+		p.added = s->added;
+		p.added_index = s->added ? ++s->added_index : 0;
+		p.added_total = s->added ? s->added_total : 0;
 		p.round = j->round;
 		p.rounds = plan->warmup + plan->rounds;
 		p.warmups = plan->warmup;
@@ -1249,6 +1266,7 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 	struct session_vg_cell *cells = xcalloc(n * (size_t)(runs + extra) + 1, sizeof *cells);
 	struct session_vg_seen *seen = xcalloc(n + 1, sizeof *seen);
 	unsigned char *again = xcalloc(plan->probes.n + 1, 1);
+	enum session_added kind = SESSION_ADDED_SPREAD;
 	int rc = -1;
 
 	session_shuffle(plan->seed, 0, plan->probes.n, order);
@@ -1274,17 +1292,20 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 		for (size_t b = 0; b < plan->narms; b++)
 			differs |= seen[order[k] * plan->narms + b].differs;
 		add = differs ? more : 0;
-		if (again[order[k]] && confirm > add)
+		if (again[order[k]] && confirm > add) {
 			add = confirm;
+			kind = SESSION_ADDED_CONFIRM;
+		}
 		for (int r = 0; r < add; r++)
 			for (size_t b = 0; b < plan->narms; b++)
 				cells[ncells++] = (struct session_vg_cell){order[k], b};
 	}
-	s->run_total += (int)ncells;
+	session_added_batch(s, kind, (int)ncells);
 	if (ncells && !*plan->stop && session_valgrind_batch(s, cells, ncells, seen, e) != 0)
 		goto out;
 	rc = 0;
 out:
+	session_added_batch(s, SESSION_ADDED_NONE, 0);
 	free(again);
 	free(seen);
 	free(cells);
@@ -1467,7 +1488,9 @@ static int session_more_timed(struct session_state *s, int last, size_t *order, 
 			left += more[k] > 0 ? more[k] : 0;
 		if (left == 0)
 			break;
-		s->run_total += left * (int)plan->narms * (plan->two_n[0] ? 2 : 1);
+		/* Each pass is a batch of its own: its total is known when it is asked for. */
+		session_added_batch(s, SESSION_ADDED_TIMED,
+		                    left * (int)plan->narms * (plan->two_n[0] ? 2 : 1));
 		if (stopped)
 			break;
 		while (left > 0 && !*plan->stop) {
@@ -1480,6 +1503,7 @@ static int session_more_timed(struct session_state *s, int last, size_t *order, 
 	}
 	rc = 0;
 out:
+	session_added_batch(s, SESSION_ADDED_NONE, 0);
 	free(more);
 	return rc;
 }
@@ -1510,6 +1534,7 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 	                                   ? (plan->valgrind_runs > 0 ? plan->valgrind_runs : 1)
 	                                   : 0)) *
 	              (plan->two_n[0] ? 2 : 1);
+	s.run_planned = s.run_total;
 	for (size_t i = 0; (plan->meters & SESSION_METER_PERF) && i < plan->perf->n; i++)
 		if (plan->perf->events[i].available)
 			s.events[s.nevents++] = plan->perf->events[i].attr;

@@ -136,10 +136,29 @@ struct session_plan {
 /* How many times session_run asks plan->more_timed for more runs, at most. */
 #define SESSION_MORE_PASSES 4
 
+/* Runs a session adds to its plan as it learns what it measured (session_progress.added). */
+enum session_added {
+	SESSION_ADDED_NONE,    /* a run of the plan */
+	SESSION_ADDED_TIMED,   /* more timed rounds (plan->more_timed) */
+	SESSION_ADDED_SPREAD,  /* valgrind runs where Ir did not repeat (valgrind_runs_max) */
+	SESSION_ADDED_CONFIRM, /* valgrind runs confirming a figure (plan->confirm) */
+};
+
 struct session_progress {
-	int run_index, run_total; /* 1-based */
-	int round, rounds;        /* round 1..rounds, warm-ups first; 0 for the valgrind pass */
-	int warmups;              /* how many of the rounds are warm-up rounds */
+	/*
+	 * The plan's runs: run_total is known when the session starts and never changes, so a
+	 * counter shown from it never jumps; run_index is how many of them are done (1-based).
+	 */
+	int run_index, run_total;
+	/*
+	 * A run the session added (added != SESSION_ADDED_NONE) is counted apart, in its batch:
+	 * added_index of added_total (1-based), the total known when the batch was added; its
+	 * run_index stays at the plan's runs done before it.
+	 */
+	enum session_added added;
+	int added_index, added_total;
+	int round, rounds; /* round 1..rounds, warm-ups first; 0 for the valgrind pass */
+	int warmups;       /* how many of the rounds are warm-up rounds */
 	int warmup;
 	const struct session_arm *arm;
 	const struct run_record *run; /* the stored run, with its kind, status and metrics */

@@ -43,20 +43,20 @@ $(OBJ)/flags: FORCE
 	 echo $(ABI_FLAGS_TEXT) > $(call gcr_shq,$@)
 
 $(OBJ)/abi_conformance.o: $(TEST_SRC) $(HEADERS) $(OBJ)/flags
-	$(CC) $(ABI_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
+	$(call gcr_say,CC,$@)$(CC) $(ABI_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 $(OBJ)/common_%.o: $(ROOT)/collectors/common/%.c $(HEADERS) $(OBJ)/flags
-	$(CC) $(ABI_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
+	$(call gcr_say,CC,$@)$(CC) $(ABI_CFLAGS) -c $(call gcr_shq,$<) -o $(call gcr_shq,$@)
 # Each collector source sees its own folder's private headers, and our warnings as errors
 # only where COLLECTOR_WERROR says so, as under build.mk.
 define collector_object
 $(OBJ)/c_$(notdir $(1:.c=.o)): $(1) $(HEADERS) $(OBJ)/flags
-	$$(CC) $$(filter-out -Werror,$$(ABI_CFLAGS)) $$(COLLECTOR_WERROR) \
+	$$(call gcr_say,CC,$$@)$$(CC) $$(filter-out -Werror,$$(ABI_CFLAGS)) $$(COLLECTOR_WERROR) \
 	   -I$$(call gcr_shq,$(dir $(1))) -c $$(call gcr_shq,$$<) -o $$(call gcr_shq,$$@)
 endef
 $(foreach src,$(COLLECTOR_SRCS),$(eval $(call collector_object,$(src))))
 
 $(OUT): $(OBJS)
-	$(CC) $(OPT) -o $(call gcr_shq,$@) $(call gcr_shqs,$^) $(COLLECTOR_LIBS)
+	$(call gcr_say,LD,$@)$(CC) $(OPT) -o $(call gcr_shq,$@) $(call gcr_shqs,$^) $(COLLECTOR_LIBS)
 
 check: $(OUT)
 	$(call gcr_shq,$(OUT))

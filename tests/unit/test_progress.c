@@ -259,6 +259,86 @@ static void test_display(void)
 	strlist_release(&plan.probes);
 }
 
+/*
+ * Runs a session adds to its plan (session.h): counted apart, "[ 20/20] + [  1/4]", so the
+ * plan's total never changes; their time is in the estimate; the first and last of the batch
+ * get a plain line however fast they go.
+ */
+static void test_added(void)
+{
+	struct session_plan plan;
+	struct progress *pr;
+	struct progress_display d;
+	struct session_progress p;
+	struct run_record r;
+	FILE *f = tmpfile();
+	char line[128], text[2048];
+	size_t n;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	plan_init(&plan, 1, SESSION_METER_RUSAGE | SESSION_METER_VALGRIND);
+	pr = progress_new(&plan);
+	progress_display_init(&d, "ratchet", f, fileno(f), NULL);
+	memset(&p, 0, sizeof p);
+	memset(&r, 0, sizeof r);
+	p.run = &r;
+	p.run_total = 20;
+	p.rounds = 4;
+	p.warmups = 1;
+	/* The plan: 16 timed runs of 1 s, then 4 valgrind runs of 10 s, one at a time. */
+	for (int i = 1; i <= 20; i++) {
+		r.probe = i % 2 ? "01_a" : "02_b";
+		p.arm = &arms[i / 2 % 2];
+		p.run_index = i;
+		p.round = i <= 16 ? 1 + (i - 1) / 4 : 0;
+		p.warmup = i <= 4;
+		p.elapsed_ns = i <= 16 ? S : 10 * S;
+		progress_report(pr, &p);
+		progress_display_update(&d, pr, &p);
+	}
+	CHECK(progress_left_ns(pr) == 0);
+	/* Four valgrind runs added to confirm a figure: the plan's count stays at 20 of 20. */
+	p.added = SESSION_ADDED_CONFIRM;
+	p.added_total = 4;
+	for (int i = 1; i <= 4; i++) {
+		p.added_index = i;
+		progress_report(pr, &p);
+		progress_display_update(&d, pr, &p);
+		if (i == 1) {
+			/* Three more of 10 s, one at a time. */
+			CHECK(progress_left_ns(pr) == 30 * S);
+			progress_status_line(pr, &p, 0, line, sizeof line);
+			CHECK_STR(line, "[ 20/20] + [  1/4] confirming  02_b on base  ~30s left");
+		}
+	}
+	CHECK(progress_left_ns(pr) == 0);
+	/* Timed rounds added: "again N", after the planned rounds. */
+	p.added = SESSION_ADDED_TIMED;
+	p.round = 5;
+	p.run_index = 16;
+	p.added_index = 2;
+	p.added_total = 6;
+	progress_status_text(pr, &p, 0, 0, line, sizeof line);
+	CHECK_STR(line, "[ 16/20] + [  2/6] again 1  02_b on base");
+	p.added = SESSION_ADDED_SPREAD;
+	p.round = 0;
+	progress_where(&p, line, sizeof line);
+	CHECK_STR(line, "valgrind again");
+	rewind(f);
+	n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	CHECK_STR(text,
+	          "gcratchet ratchet: [  1/20] warm-up 1/1  01_a on base  ~2m55s left\n"
+	          "gcratchet ratchet: [ 20/20] valgrind  02_b on base\n"
+	          "gcratchet ratchet: [ 20/20] + [  1/4] confirming  02_b on base  ~30s left\n"
+	          "gcratchet ratchet: [ 20/20] + [  4/4] confirming  02_b on base\n");
+	fclose(f);
+	progress_free(pr);
+	strlist_release(&plan.probes);
+}
+
 int main(void)
 {
 	test_fallbacks();
@@ -267,6 +347,7 @@ int main(void)
 	test_formats();
 	test_status_line();
 	test_display();
+	test_added();
 	progress_free(NULL);
 	return unit_done("test_progress");
 }

@@ -18,12 +18,50 @@
 
 static char dir[] = "/tmp/gcratchet-test-quiet.XXXXXX";
 
-static int waited;
-static void on_wait(void *ctx, const char *why)
+static int waited, still, granted;
+static char granted_why[128];
+static pid_t let_go; /* > 0: the holder to end at the wait's first update */
+static void on_wait(void *ctx, const struct quiet_wait *w)
 {
 	(void)ctx;
-	(void)why;
-	waited++;
+	waited += w->state == QUIET_WAIT_BEGIN;
+	still += w->state == QUIET_WAIT_STILL;
+	if (w->state == QUIET_WAIT_DONE) {
+		granted++;
+		snprintf(granted_why, sizeof granted_why, "%s", w->why);
+	}
+	if (w->state == QUIET_WAIT_STILL && let_go > 0) {
+		kill(let_go, SIGTERM);
+		let_go = 0;
+	}
+}
+
+/* A child that holds the bench lock until it is killed; its pid. */
+static pid_t hold_in_child(void)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct err ce = ERR_INIT;
+		int cfd;
+		close(pipefd[0]);
+		if (quiet_lock(0, NULL, NULL, &cfd, &ce) != 0)
+			_exit(4);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(4);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &c, 1) != 1)
+		pid = -1;
+	close(pipefd[0]);
+	return pid;
 }
 
 /*
@@ -75,28 +113,13 @@ static void test_lock(void)
 
 	/* Held by another process: busy after the timeout, naming the holder's note. */
 	{
-		int pipefd[2];
-		pid_t pid;
-		char c;
-		CHECK(pipe(pipefd) == 0);
-		pid = fork();
-		if (pid == 0) {
-			struct err ce = ERR_INIT;
-			int cfd;
-			close(pipefd[0]);
-			if (quiet_lock(0, NULL, NULL, &cfd, &ce) != 0)
-				_exit(4);
-			if (write(pipefd[1], "x", 1) != 1)
-				_exit(4);
-			pause();
-			_exit(0);
-		}
-		close(pipefd[1]);
-		CHECK(read(pipefd[0], &c, 1) == 1);
-		close(pipefd[0]);
+		pid_t pid = hold_in_child();
+		CHECK(pid > 0);
 		e = (struct err)ERR_INIT;
-		waited = 0;
+		waited = still = granted = 0;
 		CHECK(quiet_lock(1, on_wait, NULL, &fd, &e) != 0 && fd == -1);
+		/* Told as it went, never told it was granted. */
+		CHECK(still > 0 && granted == 0);
 		CHECK(e.code == ERR_BUSY);
 		free(expect);
 		expect = xasprintf("the bench lock %s is held by pid %ld since ", path, (long)pid);
@@ -107,6 +130,26 @@ static void test_lock(void)
 		waitpid(pid, NULL, 0);
 		/* The kernel let go of the dead holder's lock. */
 		CHECK(free_for_others(path) == 1);
+	}
+
+	/* A wait that ends: granted, once, saying after how long. */
+	{
+		pid_t pid = hold_in_child();
+		CHECK(pid > 0);
+		e = (struct err)ERR_INIT;
+		waited = still = granted = 0;
+		let_go = pid;
+		CHECK(quiet_lock(60, on_wait, NULL, &fd, &e) == 0 && fd >= 0);
+		CHECK(waited == 1 && still >= 1 && granted == 1);
+		CHECK(strncmp(granted_why, "bench lock granted after ", 25) == 0);
+		CHECK(strcmp(granted_why + strlen(granted_why) - 2, " s") == 0);
+		quiet_unlock(fd);
+		waitpid(pid, NULL, 0);
+		/* Not waited for: nothing said. */
+		waited = still = granted = 0;
+		CHECK(quiet_lock(0, on_wait, NULL, &fd, &e) == 0 && fd >= 0);
+		CHECK(waited + still + granted == 0);
+		quiet_unlock(fd);
 	}
 
 	/* Not a lock file: refused, naming the path, nothing written through it. */
