@@ -81,7 +81,7 @@ echo 1200 >"$BASE/alloc.01_steady"
 echo 1300 >"$B/alloc.01_steady"
 expect_status 0 "$GCR" measure --build "$BASE" --build "$B" --size ci --rounds 2 --warmup 0 --meters rusage,census
 expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted --build scripted --base scripted-base
-expect_grep "census.alloc_bytes .* REGRESSED: 200 past the allowance; of \+200, \+100 is already in base scripted-base \(drift since the pin\), \+100 is the change" "$T/out"
+expect_grep "census.alloc_bytes .* REGRESSED: 200 B past the allowance; of \+200, \+100 is already in base scripted-base \(drift since the pin\), \+100 is the change" "$T/out"
 
 # JUnit XML that a standard parser reads: one testcase per cell, the regression a failure.
 expect_status 1 "$GCR" check --profile shared_ci --collector scripted --build scripted --format junit
