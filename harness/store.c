@@ -2293,10 +2293,23 @@ static void store_history_bind(struct store_query *q, const char *collector, con
 	query_text(q, size);
 }
 
+/* Each name of q's first column not in out yet, appended; q is closed. */
+static int store_distinct_names(struct store_query *q, struct strlist *out, struct err *e)
+{
+	int r;
+
+	while ((r = query_step(q, e)) > 0) {
+		const char *name = col_peek(q, 0);
+		if (name && !strlist_contains(out, name))
+			strlist_push(out, name);
+	}
+	query_close(q);
+	return r == 0 ? 0 : -1;
+}
+
 int store_history_probes(struct store *s, const char *collector, struct strlist *out, struct err *e)
 {
 	struct store_query q = {0};
-	int rc = -1, r;
 
 	if (query_open(s, &q,
 	               "SELECT DISTINCT r.probe" STORE_HISTORY_FROM
@@ -2305,36 +2318,19 @@ int store_history_probes(struct store *s, const char *collector, struct strlist 
 	               "reading the history's probes", e) != 0)
 		return -1;
 	query_text(&q, collector);
-	while ((r = query_step(&q, e)) > 0) {
-		const char *name = col_peek(&q, 0);
-		if (name && !strlist_contains(out, name))
-			strlist_push(out, name);
-	}
-	if (r == 0)
-		rc = 0;
-	query_close(&q);
-	return rc;
+	return store_distinct_names(&q, out, e);
 }
 
 int store_history_collectors(struct store *s, struct strlist *out, struct err *e)
 {
 	struct store_query q = {0};
-	int rc = -1, r;
 
 	if (query_open(s, &q,
 	               "SELECT DISTINCT b.collector FROM builds b"
 	               " JOIN session_builds sb ON sb.build_id = b.id ORDER BY b.collector",
 	               "reading the collectors", e) != 0)
 		return -1;
-	while ((r = query_step(&q, e)) > 0) {
-		const char *name = col_peek(&q, 0);
-		if (name && !strlist_contains(out, name))
-			strlist_push(out, name);
-	}
-	if (r == 0)
-		rc = 0;
-	query_close(&q);
-	return rc;
+	return store_distinct_names(&q, out, e);
 }
 
 int store_history(struct store *s, const char *collector, const char *probe, const char *metric,

@@ -800,6 +800,51 @@ static void report_check_md_runs(struct sbuf *b, const struct check_result *res,
 	free(list);
 }
 
+/* The comment's first lines, short or full: the verdict (with the check's own reason when
+ * it cannot pass), what was judged against what, and the verdict's counts. */
+static void report_check_md_top(const struct report_check *c, struct sbuf *b)
+{
+	const struct check_result *res = c->res;
+	const struct baseline *bl = c->baseline;
+
+	sbuf_addf(b, "### gcratchet check: %s", check_verdict_name(res->verdict));
+	if (res->why) {
+		sbuf_addf(b, ": ");
+		escape_md(b, res->why);
+		sbuf_addf(b, "\n\nprofile ");
+	} else {
+		sbuf_addf(b, ", profile ");
+	}
+	escape_md(b, bl->profile);
+	sbuf_addf(b, ", collector ");
+	escape_md(b, bl->collector);
+	sbuf_addf(b, " ");
+	escape_md(b, bl->collector_version);
+	sbuf_addf(b, ", session %lld (build ", (long long)c->session);
+	escape_md(b, c->build_name);
+	sbuf_addf(b, "), size ");
+	escape_md(b, bl->size);
+	sbuf_addf(b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
+	report_check_counts(res, b);
+	sbuf_addf(b, "\n\n");
+}
+
+/* What is true of the whole check above its rows: time not gated, and each STALE line. */
+static void report_check_md_banners(const struct check_result *res, const char *ungated,
+                                    struct sbuf *b)
+{
+	if (ungated) {
+		sbuf_addf(b, "> **TIME NOT GATED**: ");
+		escape_md(b, ungated);
+		sbuf_addf(b, "\n\n");
+	}
+	for (size_t i = 0; i < res->stale.n; i++) {
+		sbuf_addf(b, "> **STALE**: ");
+		escape_md(b, res->stale.items[i]);
+		sbuf_addf(b, "\n\n");
+	}
+}
+
 /*
  * The check as a pull request shows it, short: the verdict first, then what cannot pass (the
  * check's own reason, STALE, time not gated), every row that is not ok once (never folded,
@@ -820,36 +865,8 @@ char *report_check_md(const struct report_check *c)
 
 	sbuf_init(&b);
 	report_budget_init(&bg, &b);
-	sbuf_addf(&b, "### gcratchet check: %s", check_verdict_name(res->verdict));
-	if (res->why) {
-		sbuf_addf(&b, ": ");
-		escape_md(&b, res->why);
-		sbuf_addf(&b, "\n\nprofile ");
-	} else {
-		sbuf_addf(&b, ", profile ");
-	}
-	escape_md(&b, bl->profile);
-	sbuf_addf(&b, ", collector ");
-	escape_md(&b, bl->collector);
-	sbuf_addf(&b, " ");
-	escape_md(&b, bl->collector_version);
-	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
-	escape_md(&b, c->build_name);
-	sbuf_addf(&b, "), size ");
-	escape_md(&b, bl->size);
-	sbuf_addf(&b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
-	report_check_counts(res, &b);
-	sbuf_addf(&b, "\n\n");
-	if (ungated) {
-		sbuf_addf(&b, "> **TIME NOT GATED**: ");
-		escape_md(&b, ungated);
-		sbuf_addf(&b, "\n\n");
-	}
-	for (size_t i = 0; i < res->stale.n; i++) {
-		sbuf_addf(&b, "> **STALE**: ");
-		escape_md(&b, res->stale.items[i]);
-		sbuf_addf(&b, "\n\n");
-	}
+	report_check_md_top(c, &b);
+	report_check_md_banners(res, ungated, &b);
 	for (size_t i = 0; i < res->nrows; i++)
 		shown += report_check_row_shown(&res->rows[i]);
 	if (shown) {
@@ -967,41 +984,13 @@ char *report_check_md_full(const struct report_check *c)
 	sbuf_init(&part);
 	report_budget_init(&bg, &b);
 	/* The verdict is the first line; when the check cannot pass at all, with the reason. */
-	sbuf_addf(&b, "### gcratchet check: %s", check_verdict_name(res->verdict));
-	if (res->why) {
-		sbuf_addf(&b, ": ");
-		escape_md(&b, res->why);
-		sbuf_addf(&b, "\n\nprofile ");
-	} else {
-		sbuf_addf(&b, ", profile ");
-	}
-	escape_md(&b, bl->profile);
-	sbuf_addf(&b, ", collector ");
-	escape_md(&b, bl->collector);
-	sbuf_addf(&b, " ");
-	escape_md(&b, bl->collector_version);
-	sbuf_addf(&b, ", session %lld (build ", (long long)c->session);
-	escape_md(&b, c->build_name);
-	sbuf_addf(&b, "), size ");
-	escape_md(&b, bl->size);
-	sbuf_addf(&b, "\n\n**verdict: %s** ", check_verdict_name(res->verdict));
-	report_check_counts(res, &b);
-	sbuf_addf(&b, "\n\n");
+	report_check_md_top(c, &b);
 	if (res->why) {
 		sbuf_addf(&b, "> **COULD NOT JUDGE**: ");
 		escape_md(&b, res->why);
 		sbuf_addf(&b, "\n\n");
 	}
-	if (ungated) {
-		sbuf_addf(&b, "> **TIME NOT GATED**: ");
-		escape_md(&b, ungated);
-		sbuf_addf(&b, "\n\n");
-	}
-	for (size_t i = 0; i < res->stale.n; i++) {
-		sbuf_addf(&b, "> **STALE**: ");
-		escape_md(&b, res->stale.items[i]);
-		sbuf_addf(&b, "\n\n");
-	}
+	report_check_md_banners(res, ungated, &b);
 	sbuf_addf(&b, "> baseline: ");
 	escape_md(&b, c->baseline_path);
 	sbuf_addf(&b, " (pinned ");
