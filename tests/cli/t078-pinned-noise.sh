@@ -89,7 +89,7 @@ expect_grep "^sensitivity: time gated on 2 cells" "$T/out"
 
 # ab states the smallest effect it could have seen, in every output. An A/A of noisy cells:
 # a loaded host made FIX's peak RSS higher in all 7 rounds once (p 0.016), exit 1.
-expect_ab_outcome "$T/ab.json" "$GCR" ab "$B" "$B" --probes 02 --rounds 7 --meters rusage,census --json "$T/ab.json" --md "$T/ab.md"
+expect_ab_outcome "$T/ab.json" "$GCR" ab "$B" "$B" --probes 02 --rounds 7 --meters rusage,census --json "$T/ab.json" --md "$T/ab.md" --wide
 expect_grep "95% CI of delta +MDE +rounds" "$T/out"
 expect_grep "^02_jitter +time.wall_ns .* \[[-+0-9.]+%, [-+0-9.]+%\] +[0-9.]+% " "$T/out"
 expect_grep "^02_jitter +census.alloc_bytes .* exact +- +" "$T/out"

@@ -53,7 +53,7 @@ F="$T/fix"
 BUILD_NAME=fix make_script_build "$F" 01_steady
 echo 1300 >"$F/alloc.01_steady"
 for db in "$GCR_DB" "$PG"; do
-	"$GCR" ab "$B" "$F" --size ci --probes 01 --rounds 3 --warmup 0 --meters rusage,census \
+	"$GCR" ab "$B" "$F" --size ci --wide --probes 01 --rounds 3 --warmup 0 --meters rusage,census \
 		--seed 5 --db "$db" >"$T/ab.out" 2>"$T/ab.err"
 	echo "exit $?" >"$T/ab.$(basename "${db%%\?*}")"
 	grep -E 'census\.alloc_bytes' "$T/ab.out" >>"$T/ab.$(basename "${db%%\?*}")"
