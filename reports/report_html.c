@@ -757,8 +757,8 @@ char *report_html_ab(const struct compare *c)
 
 	sbuf_init(&b);
 	moved = compare_headline_moved(c);
-	title =
-	    xasprintf("gcratchet ab: %s vs %s", d->builds[c->base].label, d->builds[c->fix].label);
+	title = xasprintf("gcratchet %s: %s vs %s", d->origin ? "compare" : "ab",
+	                  d->builds[c->base].label, d->builds[c->fix].label);
 	report_html_head(&b, title);
 	sbuf_addf(&b, "<h1>");
 	escape_xml(&b, title);
@@ -768,11 +768,21 @@ char *report_html_ab(const struct compare *c)
 	sbuf_addf(&b, " &mdash; %s</div>\n", counts);
 	report_html_build_line(&b, "BASE", &d->builds[c->base], report_html_colors[0]);
 	report_html_build_line(&b, "FIX", &d->builds[c->fix], report_html_colors[1]);
-	report_html_session_meta(&b, d);
-	sbuf_addf(&b,
-	          "<p class=\"meta\">rounds complete: %s; builds interleaved ABBA; only complete "
-	          "rounds are paired.</p>\n",
-	          rounds);
+	if (d->origin) {
+		/* Two stored results: where each side came from, not one session's story. */
+		sbuf_addf(&b, "<p class=\"meta\">");
+		escape_xml(&b, d->origin);
+		sbuf_addf(&b,
+		          "</p>\n<p class=\"meta\">rounds paired: %s (round k of one with round "
+		          "k of the other); only complete rounds are paired.</p>\n",
+		          rounds);
+	} else {
+		report_html_session_meta(&b, d);
+		sbuf_addf(&b,
+		          "<p class=\"meta\">rounds complete: %s; builds interleaved ABBA; only "
+		          "complete rounds are paired.</p>\n",
+		          rounds);
+	}
 	if ((across = compare_across_text(c))) {
 		sbuf_addf(&b, "<p class=\"meta\">Judged ");
 		escape_xml(&b, across);

@@ -266,7 +266,8 @@ char *report_md_ab(const struct compare *c)
 	sbuf_init(&part);
 	report_budget_init(&bg, &b);
 	moved = compare_headline_moved(c);
-	sbuf_addf(&b, "### gcratchet ab: ");
+	/* Two stored results (compare) are no one session: each side says where it came from. */
+	sbuf_addf(&b, "### gcratchet %s: ", d->origin ? "compare" : "ab");
 	escape_md(&b, moved);
 	free(moved);
 	report_text_counts(c, counts, sizeof counts);
@@ -274,12 +275,26 @@ char *report_md_ab(const struct compare *c)
 	report_md_build(&d->builds[c->base], &b);
 	sbuf_addf(&b, " vs **FIX** ");
 	report_md_build(&d->builds[c->fix], &b);
-	sbuf_addf(&b, "  \nsession %lld on ", (long long)d->session.id);
-	escape_md(&b, d->session.hostname ? d->session.hostname : "?");
-	sbuf_addf(&b, ", size ");
-	escape_md(&b, d->session.size);
-	sbuf_addf(&b, ", rounds complete %s (interleaved ABBA), seed %lld\n\n", rounds,
-	          (long long)d->session.seed);
+	if (d->origin) {
+		sbuf_addf(&b, "  \n");
+		for (const char *l = d->origin; *l;) {
+			size_t n = strcspn(l, "\n");
+			char *line = xasprintf("%.*s", (int)n, l);
+			escape_md(&b, line);
+			sbuf_addf(&b, "  \n");
+			free(line);
+			l += n + (l[n] == '\n');
+		}
+		sbuf_addf(&b, "rounds paired: %s (round k of one with round k of the other)\n\n",
+		          rounds);
+	} else {
+		sbuf_addf(&b, "  \nsession %lld on ", (long long)d->session.id);
+		escape_md(&b, d->session.hostname ? d->session.hostname : "?");
+		sbuf_addf(&b, ", size ");
+		escape_md(&b, d->session.size);
+		sbuf_addf(&b, ", rounds complete %s (interleaved ABBA), seed %lld\n\n", rounds,
+		          (long long)d->session.seed);
+	}
 	if ((across = compare_across_text(c))) {
 		sbuf_addf(&b, "Judged ");
 		escape_md(&b, across);

@@ -52,6 +52,14 @@ expect_grep "^gcratchet compare: BASE gen from session 1 \(complete, .*, size ci
 expect_grep "^gcratchet compare: FIX marksweep from session 2 \(complete, " "$T/out"
 expect_no_grep "DIFFERENT" "$T/out" "one host and one harness said to differ"
 expect_eq "$(cat "$T/err")" "" "nothing on stderr for two one-arm sessions"
+# Its comment and page say where each side came from, not one session's interleaving.
+expect_status 1 "$GCR" compare 1 2 --md "$T/split.md" --html "$T/split.html"
+expect_grep "^### gcratchet compare: FIX is WORSE" "$T/split.md" "the comment is compare's"
+expect_grep "^FIX marksweep from session 2 \(complete, " "$T/split.md" "the comment names FIX's session"
+expect_no_grep "interleaved ABBA" "$T/split.md" "two sessions are not said to be interleaved"
+expect_grep "<h1>gcratchet compare: gen vs marksweep</h1>" "$T/split.html"
+expect_grep "FIX marksweep from session 2 \(complete, " "$T/split.html" "the page names FIX's session"
+expect_no_grep "interleaved ABBA" "$T/split.html" "nor on the page"
 expect_status 1 "$GCR" compare 1 latest
 expect_grep "^gcratchet compare: FIX marksweep from session 2 " "$T/out"
 
