@@ -1,4 +1,5 @@
 #include "report_check.h"
+#include "report_text.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -505,8 +506,41 @@ static int report_check_row_shown(const struct check_row *r)
 	       r->j.verdict == BASELINE_REGRESSED || r->j.verdict == BASELINE_IMPROVED;
 }
 
+/* The table's columns, each as wide as the widest of its heading and the rows shown. */
+struct report_check_widths {
+	int probe, metric, base, cur, delta, allow, used, sees;
+};
+
+static int report_check_wider(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
+}
+
+static void report_check_widths(const struct report_check *c, struct report_check_widths *w)
+{
+	const struct check_result *res = c->res;
+
+	*w = (struct report_check_widths){5, 6, 8, 7, 5, 9, 4, 4};
+	for (size_t i = 0; i < res->nrows; i++) {
+		const struct check_row *r = &res->rows[i];
+		struct report_check_cells x;
+		if (!c->all && !report_check_row_shown(r))
+			continue;
+		report_check_format_cells(r, &x);
+		w->probe = report_check_wider(w->probe, r->probe);
+		w->metric = report_check_wider(w->metric, r->metric);
+		w->base = report_check_wider(w->base, x.base);
+		w->cur = report_check_wider(w->cur, x.cur);
+		w->delta = report_check_wider(w->delta, x.delta);
+		w->allow = report_check_wider(w->allow, x.allow);
+		w->used = report_check_wider(w->used, x.used);
+		w->sees = report_check_wider(w->sees, x.sees);
+	}
+}
+
 static void report_check_row(struct sbuf *out, const struct report_check *c,
-                             const struct check_row *r)
+                             const struct report_check_widths *w, const struct check_row *r)
 {
 	struct report_check_cells cells;
 	struct sbuf line;
@@ -514,8 +548,9 @@ static void report_check_row(struct sbuf *out, const struct report_check *c,
 
 	report_check_format_cells(r, &cells);
 	sbuf_init(&line);
-	sbuf_addf(&line, "%-24s %-34s %14s %14s %10s %14s %7s %10s  ", r->probe, r->metric,
-	          cells.base, cells.cur, cells.delta, cells.allow, cells.used, cells.sees);
+	sbuf_addf(&line, "%-*s %-*s %*s %*s %*s %*s %*s %*s  ", w->probe, r->probe, w->metric,
+	          r->metric, w->base, cells.base, w->cur, cells.cur, w->delta, cells.delta,
+	          w->allow, cells.allow, w->used, cells.used, w->sees, cells.sees);
 	report_check_line(out, c, NULL, &line);
 	sbuf_release(&line);
 	verdict = xasprintf("%s%s%s", check_row_verdict_name(r), why ? ": " : "", why ? why : "");
@@ -628,13 +663,15 @@ char *report_check_text(const struct report_check *c)
 	for (size_t i = 0; i < res->nrows; i++)
 		shown += c->all || report_check_row_shown(&res->rows[i]);
 	if (shown) {
-		sbuf_addf(&line, "\n%-24s %-34s %14s %14s %10s %14s %7s %10s  %s\n", "probe",
-		          "metric", "baseline", "current", "delta", "allowance", "used", "sees",
-		          "verdict");
+		struct report_check_widths w;
+		report_check_widths(c, &w);
+		sbuf_addf(&line, "\n%-*s %-*s %*s %*s %*s %*s %*s %*s  %s\n", w.probe, "probe",
+		          w.metric, "metric", w.base, "baseline", w.cur, "current", w.delta,
+		          "delta", w.allow, "allowance", w.used, "used", w.sees, "sees", "verdict");
 		report_check_line(&b, c, NULL, &line);
 		for (size_t i = 0; i < res->nrows; i++)
 			if (c->all || report_check_row_shown(&res->rows[i]))
-				report_check_row(&b, c, &res->rows[i]);
+				report_check_row(&b, c, &w, &res->rows[i]);
 	}
 	if (report_check_nwhere(res)) {
 		sbuf_addf(&line,
@@ -648,7 +685,7 @@ char *report_check_text(const struct report_check *c)
 				continue;
 			how = report_check_where_how(c, r);
 			v = (struct movers_view){r->probe, &r->where, "pin", "now", how};
-			movers_text(&line, &v, MOVERS_TEXT_MAX, "  ");
+			movers_text_narrow(&line, &v, MOVERS_TEXT_MAX, "  ", REPORT_TEXT_WIDTH);
 			free(how);
 		}
 		report_check_line(&b, c, NULL, &line);

@@ -33,7 +33,7 @@ cp "$T/out" "$T/r.txt"
 expect_grep "^02_survivor_promotion +valgrind.ir .* REGRESSED" "$T/r.txt"
 expect_grep "^where the instructions moved against the pin" "$T/r.txt"
 first=$(awk '/^    function +file/ { getline; print; exit }' "$T/r.txt")
-echo "$first" | grep -Eq "^    gcr_alloc +collectors/gen/gen\.c .* (9[5-9]|100)\.[0-9]%$" && pass ||
+echo "$first" | grep -Eq "^    gcr_alloc +gen\.c .* (9[5-9]|100)\.[0-9]%$" && pass ||
 	fail "text: the first mover is not gcr_alloc with its share: $first"
 expect_eq "$(tail -n 1 "$T/r.txt" | cut -c1-19)" "verdict: REGRESSION" "the verdict is still the last line"
 

@@ -47,6 +47,13 @@ size=$(wc -c <"$T/bad.md")
 expect_eq "$([ "$size" -lt 4000 ] && echo short)" short "regression: $size characters"
 expect_eq "$(head -n 1 "$T/bad.md" | cut -c1-31)" "### gcratchet check: REGRESSION" "regression: the verdict first"
 once "$T/bad.md" "regression"
+# The terminal's table fits 120 columns too: its columns are as wide as what they hold.
+expect_status 1 "$GCR" check --profile shared_ci --collector gen
+cp "$T/out" "$T/bad.txt"
+expect_grep "^02_survivor_promotion +valgrind\.ir .* REGRESSED" "$T/bad.txt" "the table shows the regressed Ir row"
+expect_eq "$(grep -E '^[0-9]{2}_|^    ' "$T/bad.txt" | awk 'length > 120' | head -n 3)" "" \
+	"no row of the table or of where the instructions moved is wider than 120 columns"
+expect_grep "^    gcr_alloc +gen\.c +[0-9.]+M +[0-9.]+M +\+[0-9.]+M " "$T/bad.txt" "the function's row, its counts scaled"
 expect_status 1 "$GCR" check --profile shared_ci --collector gen --format json
 jq -r '.cells[] | select(.verdict != "ok" and .verdict != "info") | "| \(.probe) | \(.metric) |"' \
 	"$T/out" >"$T/notok"
