@@ -33,9 +33,11 @@ echo 1100 >"$B/alloc.01_steady"
 m "$GCR_DB"
 m "$PG"
 expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted
-grep -E 'census\.' "$T/out" >"$T/verdict.sqlite"
+# The columns are as wide as the widest value shown, and the two stores ran their own runs:
+# the verdicts are compared, not the spacing.
+grep -E 'census\.' "$T/out" | tr -s ' ' >"$T/verdict.sqlite"
 expect_status 1 "$GCR" check --all --profile shared_ci --collector scripted --db "$PG"
-grep -E 'census\.' "$T/out" >"$T/verdict.pg"
+grep -E 'census\.' "$T/out" | tr -s ' ' >"$T/verdict.pg"
 expect_grep "01_steady +census.alloc_bytes .*REGRESSED" "$T/verdict.pg"
 if cmp -s "$T/verdict.sqlite" "$T/verdict.pg"; then pass; else
 	fail "check's census verdicts differ between SQLite and PostgreSQL"
