@@ -105,6 +105,7 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		o.warmup = m->warmup;
 	}
 	o.have_seed = 0;
+	o.no_aslr |= m->no_aslr;
 	for (size_t a = 0; a < m->narms; a++) {
 		struct buildinfo b;
 		if (buildinfo_load(m->dirs[a], &b, &se) != 0) {
@@ -118,6 +119,7 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		err_setc(e, ERR_FAILED, "%s", "");
 		goto out;
 	}
+	s.plan.halt_on_failure = m->halt_on_failure;
 	/* It prints why the harness failed itself, as session_setup_begin does. */
 	if (measuring_run(v->cmd, &s, NULL, &outcome) != 0) {
 		*session_id = outcome.session_id;
@@ -809,6 +811,7 @@ static int bisect_main(int argc, char **argv)
 	if (bisect_parse(argc, argv, &v, &rc) != 0)
 		goto out;
 	rc = EXIT_UNJUDGED;
+	c->no_aslr = v.base.no_aslr;
 	if (v.args.json_path && write_file_is_stdout(v.args.json_path))
 		v.out = stderr;
 	c->root = buildinfo_root();
