@@ -1386,10 +1386,12 @@ static void bisect_end_figure(cJSON *o, const double *v, size_t n, const char *s
 }
 
 /*
- * Why the ends do not make a search: for each probe what it did. Newly allocated; the caller
- * has found that no probe moved.
+ * Why the ends do not make a search: for each probe what it did, *other_way of them moved
+ * beyond the threshold the other way. Newly allocated; the caller has found that no probe moved
+ * the way sought.
  */
-static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bisect_paired *paired)
+static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bisect_paired *paired,
+                                 size_t *other_way)
 {
 	struct sbuf b;
 	char thr[64];
@@ -1409,12 +1411,15 @@ static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bis
 			sbuf_addf(&b, ": cannot tell after %zu rounds whether it moved beyond %s",
 			          paired[i].cell.n, thr);
 		else if (c->rule.want && (bad - g) * c->rule.want < 0 &&
-		         fabs(bad - g) > bisect_allowance(&c->rule, g))
-			sbuf_addf(&b, ": it moved the other way%s",
-			          c->improved ? " (without --improved bisect "
-			                        "looks for that)"
-			                      : " (--improved looks for that)");
-		else
+		         fabs(bad - g) > bisect_allowance(&c->rule, g)) {
+			sbuf_addf(&b, "%s",
+			          c->improved
+			              ? ": it regressed, and --improved looks for an "
+			                "improvement (without it bisect looks for a regression)"
+			              : ": it improved, and bisect looks for a regression "
+			                "(--improved looks for an improvement)");
+			++*other_way;
+		} else
 			sbuf_addf(&b, ": within the threshold %s", thr);
 	}
 	return sbuf_detach(&b);
@@ -1697,9 +1702,15 @@ static int bisect_ends(struct bisect_engine *c, char **detail)
 	                       &unsure) != 0)
 		goto out;
 	if (nmoved == 0) {
-		char *why = bisect_unmoved_text(c, c->exact ? NULL : paired);
+		size_t other = 0;
+		char *why = bisect_unmoved_text(c, c->exact ? NULL : paired, &other);
+		/* "did not move ...: it moved the other way" said one thing and its opposite. */
 		*detail = xasprintf("%s %s between the ends: %s", c->metric,
-		                    unsure ? "cannot be told to have moved" : "did not move", why);
+		                    other == c->nprobes ? "moved the other way"
+		                    : other             ? "did not move the way sought"
+		                    : unsure            ? "cannot be told to have moved"
+		                                        : "did not move",
+		                    why);
 		free(why);
 		rc = 1;
 		goto out;
