@@ -909,10 +909,10 @@ static void bisect_meters(const struct bisect_engine *c, char **meters, char **e
 /*
  * One session of the builds of commits idx[0..narms-1] (narms <= 2) as arms, in that order:
  * `n` measured rounds, or n valgrind runs per probe and arm for a valgrind metric, of every
- * probe (all_probes: the ends) or those that moved, or `only` when not NULL, set up and run by hooks.measure
- * (no_aslr: with address randomisation off). 0 with
- * *session_id and the runs (released by the caller); -1 when the harness failed; -2 when
- * interrupted (the session is kept).
+ * probe (all_probes: the ends) or those that moved, or probe `only` when not NULL, set up and
+ * run by hooks.measure (no_aslr: with address randomisation off, whatever the options say).
+ * 0 with *session_id and the runs (released by the caller); -1 when the harness failed; -2
+ * when interrupted (the session is kept).
  */
 static int bisect_session_of(struct bisect_engine *c, const size_t *idx, size_t narms, int n,
                              int warmup, int all_probes, const char *only, int no_aslr,
@@ -1005,11 +1005,11 @@ static void bisect_collect(const struct bisect_engine *c, const struct store_run
 			continue;
 		if (r->status != RUN_STATUS_OK) {
 			if (!out->failure) {
-				out->fail_status = r->status;
 				/* The detail says how it ended, with its stderr's words when it has any. */
 				char *line =
 				    r->detail ? NULL : run_stderr_first_line(r->stderr_tail);
 				const char *why = r->detail ? r->detail : line;
+				out->fail_status = r->status;
 				out->failure =
 				    xasprintf("%s %s%s%s", probe, run_status_label(r->status),
 				              why ? ": " : "", why ? why : "");

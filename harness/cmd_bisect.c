@@ -144,8 +144,11 @@ static char *bisect_reason_core(const char *reason)
 
 	if ((end = strstr(r, "; remembered from ")) != NULL)
 		*end = '\0';
+	/* " (log: PATH)" goes whole; "(--build-timeout; log: PATH)" keeps its first part. */
 	if ((log = strstr(r, " (log: ")) != NULL && (end = strchr(log, ')')) != NULL)
 		memmove(log, end + 1, strlen(end + 1) + 1);
+	else if ((log = strstr(r, "; log: ")) != NULL && (end = strchr(log, ')')) != NULL)
+		memmove(log, end, strlen(end) + 1);
 	return r;
 }
 
