@@ -211,6 +211,27 @@ static int bisect_repo_of(struct bisect_engine *c, const char *opt, const char *
 		bisect_fail(c, ERR_NOT_FOUND, "%s %s: no such folder", opt, dir);
 		goto out;
 	}
+	/* A bare repository is its git folder: bisect-build.sh builds in worktrees of it. */
+	if (gitrev_run(dir, &out, "rev-parse", "--is-bare-repository", NULL) == 0 &&
+	    strcmp(out.data, "true") == 0) {
+		sbuf_release(&out);
+		sbuf_init(&out);
+		if (prefix) {
+			bisect_fail(c, ERR_INVALID,
+			            "%s %s: a bare repository has no folders to build: give the "
+			            "folder in a checkout of it",
+			            opt, dir);
+			goto out;
+		}
+		if (gitrev_run(dir, &out, "rev-parse", "--absolute-git-dir", NULL) == 0 &&
+		    out.len) {
+			*top = sbuf_detach(&out);
+			rc = 0;
+			goto out;
+		}
+	}
+	sbuf_release(&out);
+	sbuf_init(&out);
 	if (gitrev_run(dir, &out, "rev-parse", "--show-toplevel", NULL) != 0 || !out.len) {
 		bisect_fail(c, ERR_INVALID,
 		            "%s %s: not inside a git repository (bisect searches its history)", opt,
@@ -888,13 +909,15 @@ static void bisect_meters(const struct bisect_engine *c, char **meters, char **e
 /*
  * One session of the builds of commits idx[0..narms-1] (narms <= 2) as arms, in that order:
  * `n` measured rounds, or n valgrind runs per probe and arm for a valgrind metric, of every
- * probe (all_probes: the ends) or those that moved, set up and run by hooks.measure. 0 with
- * *session_id and the runs (released by the caller); -1 when the harness failed; -2 when
- * interrupted (the session is kept).
+ * probe (all_probes: the ends) or those that moved, or probe `only` when not NULL, set up and
+ * run by hooks.measure (no_aslr: with address randomisation off, whatever the options say).
+ * 0 with *session_id and the runs (released by the caller); -1 when the harness failed; -2
+ * when interrupted (the session is kept).
  */
-static int bisect_session(struct bisect_engine *c, const size_t *idx, size_t narms, int n,
-                          int warmup, int all_probes, const char *what, int64_t *session_id,
-                          struct store_run **runs, size_t *nruns)
+static int bisect_session_of(struct bisect_engine *c, const size_t *idx, size_t narms, int n,
+                             int warmup, int all_probes, const char *only, int no_aslr,
+                             const char *what, int64_t *session_id, struct store_run **runs,
+                             size_t *nruns)
 {
 	struct bisect_measure m;
 	const char *dirs[2], *hashes[2];
@@ -908,7 +931,7 @@ static int bisect_session(struct bisect_engine *c, const size_t *idx, size_t nar
 		hashes[a] = c->commits[idx[a]].hash;
 	}
 	for (size_t i = 0; i < c->nprobes; i++)
-		if (all_probes || c->probes[i].moved)
+		if (only ? strcmp(only, c->probes[i].name) == 0 : all_probes || c->probes[i].moved)
 			strlist_push(&probes, c->probes[i].name);
 	list = strlist_join(&probes, ",");
 	bisect_meters(c, &meters, &events);
@@ -926,6 +949,8 @@ static int bisect_session(struct bisect_engine *c, const size_t *idx, size_t nar
 		m.warmup = warmup;
 	}
 	m.command = command;
+	m.halt_on_failure = 1;
+	m.no_aslr = no_aslr;
 	c->err = (struct err)ERR_INIT;
 	r = c->hooks.measure(c->hooks.ctx, &m, session_id, runs, nruns, &c->err);
 	if (r == -2 && !*c->stop)
@@ -938,14 +963,24 @@ static int bisect_session(struct bisect_engine *c, const size_t *idx, size_t nar
 	return r;
 }
 
+/* bisect_session_of with every probe (all_probes) or those that moved, as the options say. */
+static int bisect_session(struct bisect_engine *c, const size_t *idx, size_t narms, int n,
+                          int warmup, int all_probes, const char *what, int64_t *session_id,
+                          struct store_run **runs, size_t *nruns)
+{
+	return bisect_session_of(c, idx, narms, n, warmup, all_probes, NULL, 0, what, session_id,
+	                         runs, nruns);
+}
+
 /* What one arm's runs of one probe measured. */
 struct bisect_values {
 	double *v;
 	int *key; /* the round of a timed run, the ordinal of a valgrind run: what pairs them */
 	size_t n;
-	char *failure;  /* the first run that was not ok, in words; NULL when none */
-	char *checksum; /* the first ok run's, or NULL */
-	int missing;    /* ok runs that did not report the metric */
+	char *failure;               /* the first run that was not ok, in words; NULL when none */
+	enum run_status fail_status; /* ... and its status */
+	char *checksum;              /* the first ok run's, or NULL */
+	int missing;                 /* ok runs that did not report the metric */
 };
 
 static void bisect_values_release(struct bisect_values *v)
@@ -974,6 +1009,7 @@ static void bisect_collect(const struct bisect_engine *c, const struct store_run
 				char *line =
 				    r->detail ? NULL : run_stderr_first_line(r->stderr_tail);
 				const char *why = r->detail ? r->detail : line;
+				out->fail_status = r->status;
 				out->failure =
 				    xasprintf("%s %s%s%s", probe, run_status_label(r->status),
 				              why ? ": " : "", why ? why : "");
@@ -1026,6 +1062,68 @@ static char *bisect_unusable(const struct bisect_engine *c, const struct bisect_
 		return xasprintf("%s printed checksum %s, not the ends' %s: a wrong result", probe,
 		                 v->checksum, p->good_sum ? p->good_sum : p->bad_sum);
 	return NULL;
+}
+
+/* The run that made a step a skip (or the ends no search) when it crashed: which probe, where. */
+struct bisect_crash {
+	const char *probe; /* NULL: it did not crash */
+	size_t commit;
+};
+
+/* Notes the crash of v (the values of `probe` at commit i that were unusable), the first. */
+static void bisect_crash_seen(const struct bisect_values *v, size_t i, const char *probe,
+                              struct bisect_crash *cr)
+{
+	if (!cr->probe && v->failure && v->fail_status == RUN_STATUS_CRASHED) {
+		cr->probe = probe;
+		cr->commit = i;
+	}
+}
+
+/*
+ * A run of cr->probe at cr->commit crashed: runs it once more with address randomisation off,
+ * to tell a crash of the code from one of the address layout (on a real history, 5 of 8 runs
+ * of one commit crashed with it on, none of 18 with it off, and --no-aslr made the history
+ * bisectable). *note says what that run showed, for the skip's reason (newly allocated), or
+ * NULL when no check was made: nothing crashed, or the runs have it off already (--no-aslr,
+ * and valgrind's always). Its session goes to sids. 0; -1 and -2 as bisect_session.
+ */
+static int bisect_layout_check(struct bisect_engine *c, const struct bisect_crash *cr, char **note,
+                               int64_t **sids, size_t *nsids)
+{
+	struct store_run *runs = NULL;
+	size_t nruns = 0, idx[1];
+	struct bisect_values v;
+	int64_t sid = 0;
+	char what[160];
+	int r;
+
+	*note = NULL;
+	if (!cr->probe || c->no_aslr || c->kind == RUN_KIND_VALGRIND)
+		return 0;
+	idx[0] = cr->commit;
+	snprintf(what, sizeof what, "%s crashed at %s: once more with address randomisation off",
+	         cr->probe, bisect_engine_short(c->commits[cr->commit].hash));
+	r = bisect_session_of(c, idx, 1, 1, 0, 0, cr->probe, 1, what, &sid, &runs, &nruns);
+	if (sid) {
+		*sids = xrealloc(*sids, (*nsids + 1) * sizeof **sids);
+		(*sids)[(*nsids)++] = sid;
+	}
+	if (r != 0) {
+		store_runs_release(runs, nruns);
+		return r;
+	}
+	bisect_collect(c, runs, nruns, 0, cr->probe, &v);
+	if (!v.failure && v.n)
+		*note =
+		    xstrdup("run once more with address randomisation off, it did not crash: the "
+		            "crash depends on the address layout, and --no-aslr runs every probe "
+		            "so");
+	else if (v.failure && v.fail_status == RUN_STATUS_CRASHED)
+		*note = xstrdup("it crashed with address randomisation off too");
+	bisect_values_release(&v);
+	store_runs_release(runs, nruns);
+	return 0;
 }
 
 static char *bisect_session_list(const int64_t *ids, size_t n)
@@ -1288,10 +1386,12 @@ static void bisect_end_figure(cJSON *o, const double *v, size_t n, const char *s
 }
 
 /*
- * Why the ends do not make a search: for each probe what it did. Newly allocated; the caller
- * has found that no probe moved.
+ * Why the ends do not make a search: for each probe what it did, *other_way of them moved
+ * beyond the threshold the other way. Newly allocated; the caller has found that no probe moved
+ * the way sought.
  */
-static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bisect_paired *paired)
+static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bisect_paired *paired,
+                                 size_t *other_way)
 {
 	struct sbuf b;
 	char thr[64];
@@ -1311,12 +1411,15 @@ static char *bisect_unmoved_text(const struct bisect_engine *c, const struct bis
 			sbuf_addf(&b, ": cannot tell after %zu rounds whether it moved beyond %s",
 			          paired[i].cell.n, thr);
 		else if (c->rule.want && (bad - g) * c->rule.want < 0 &&
-		         fabs(bad - g) > bisect_allowance(&c->rule, g))
-			sbuf_addf(&b, ": it moved the other way%s",
-			          c->improved ? " (without --improved bisect "
-			                        "looks for that)"
-			                      : " (--improved looks for that)");
-		else
+		         fabs(bad - g) > bisect_allowance(&c->rule, g)) {
+			sbuf_addf(&b, "%s",
+			          c->improved
+			              ? ": it regressed, and --improved looks for an "
+			                "improvement (without it bisect looks for a regression)"
+			              : ": it improved, and bisect looks for a regression "
+			                "(--improved looks for an improvement)");
+			++*other_way;
+		} else
 			sbuf_addf(&b, ": within the threshold %s", thr);
 	}
 	return sbuf_detach(&b);
@@ -1355,7 +1458,8 @@ static const char *bisect_census_varies(struct bisect_engine *c, int64_t sid)
  * end cannot be measured.
  */
 static int bisect_ends_take(struct bisect_engine *c, const size_t ends[2],
-                            const struct store_run *runs, size_t nruns, char **detail)
+                            const struct store_run *runs, size_t nruns, char **detail,
+                            struct bisect_crash *cr)
 {
 	for (size_t i = 0; i < c->nprobes && !*detail; i++) {
 		struct bisect_probe *p = &c->probes[i];
@@ -1365,10 +1469,12 @@ static int bisect_ends_take(struct bisect_engine *c, const size_t ends[2],
 		bisect_collect(c, runs, nruns, 1, p->name, &v[1]);
 		for (int k = 0; k < 2; k++) {
 			why[k] = bisect_unusable(c, &v[k], p->name, NULL);
-			if (why[k] && !*detail)
+			if (why[k] && !*detail) {
 				*detail = xasprintf(
 				    "the %s end %s cannot be measured: %s", k ? "bad" : "good",
 				    bisect_engine_short(c->commits[ends[k]].hash), why[k]);
+				bisect_crash_seen(&v[k], ends[k], p->name, cr);
+			}
 			free(why[k]);
 		}
 		if (!*detail) {
@@ -1459,7 +1565,7 @@ static int bisect_ends_look(struct bisect_engine *c, struct bisect_paired *paire
  */
 static int bisect_ends_measure(struct bisect_engine *c, const size_t ends[2],
                                struct bisect_paired *paired, int64_t **sessions, size_t *nsessions,
-                               double *msecs, char **detail)
+                               double *msecs, char **detail, struct bisect_crash *cr)
 {
 	int total = 0;
 
@@ -1484,7 +1590,7 @@ static int bisect_ends_measure(struct bisect_engine *c, const size_t ends[2],
 			return r;
 		}
 		total += n;
-		r = bisect_ends_take(c, ends, runs, nruns, detail);
+		r = bisect_ends_take(c, ends, runs, nruns, detail, cr);
 		store_runs_release(runs, nruns);
 		if (r != 0)
 			return r;
@@ -1559,6 +1665,7 @@ static int bisect_ends(struct bisect_engine *c, char **detail)
 	double bsecs[2] = {0, 0}, msecs = 0;
 	char started[32];
 	struct err e = ERR_INIT;
+	struct bisect_crash cr = {NULL, 0};
 	int rc = -1, r, nmoved = 0, unsure = 0;
 
 	*detail = NULL;
@@ -1575,7 +1682,18 @@ static int bisect_ends(struct bisect_engine *c, char **detail)
 			goto out;
 		}
 	}
-	r = bisect_ends_measure(c, ends, paired, &sessions, &nsessions, &msecs, detail);
+	r = bisect_ends_measure(c, ends, paired, &sessions, &nsessions, &msecs, detail, &cr);
+	if (r == 1 && cr.probe) {
+		char *note = NULL, *was = *detail;
+		r = bisect_layout_check(c, &cr, &note, &sessions, &nsessions);
+		if (note) {
+			*detail = xasprintf("%s; %s", was, note);
+			free(was);
+			free(note);
+		}
+		if (r == 0)
+			r = 1;
+	}
 	if (r != 0) {
 		rc = r;
 		goto out;
@@ -1584,9 +1702,15 @@ static int bisect_ends(struct bisect_engine *c, char **detail)
 	                       &unsure) != 0)
 		goto out;
 	if (nmoved == 0) {
-		char *why = bisect_unmoved_text(c, c->exact ? NULL : paired);
+		size_t other = 0;
+		char *why = bisect_unmoved_text(c, c->exact ? NULL : paired, &other);
+		/* "did not move ...: it moved the other way" said one thing and its opposite. */
 		*detail = xasprintf("%s %s between the ends: %s", c->metric,
-		                    unsure ? "cannot be told to have moved" : "did not move", why);
+		                    other == c->nprobes ? "moved the other way"
+		                    : other             ? "did not move the way sought"
+		                    : unsure            ? "cannot be told to have moved"
+		                                        : "did not move",
+		                    why);
 		free(why);
 		rc = 1;
 		goto out;
@@ -1622,7 +1746,7 @@ static size_t bisect_nmoved(const struct bisect_engine *c)
 
 /* Exact mode: one run of commit i decides. 0 with *m and the figures; see bisect_step. */
 static int bisect_step_exact(struct bisect_engine *c, size_t i, enum bisect_mark *m, char **reason,
-                             cJSON **figures, int64_t *sid)
+                             cJSON **figures, int64_t *sid, struct bisect_crash *cr)
 {
 	struct store_run *runs = NULL;
 	size_t nruns = 0, idx[1] = {i};
@@ -1643,6 +1767,8 @@ static int bisect_step_exact(struct bisect_engine *c, size_t i, enum bisect_mark
 			continue;
 		bisect_collect(c, runs, nruns, 0, pr->name, &v);
 		*reason = bisect_unusable(c, &v, pr->name, pr);
+		if (*reason)
+			bisect_crash_seen(&v, i, pr->name, cr);
 		if (!*reason) {
 			o = bisect_figure(figures, pr->name);
 			bisect_engine_json_number(o, "value", v.v[0]);
@@ -1712,7 +1838,8 @@ static char *bisect_cannot_tell_text(const struct bisect_engine *c,
  * decided, one is bad, or the budget is spent ("cannot tell": a skip). Sessions go to *sids.
  */
 static int bisect_step_paired(struct bisect_engine *c, size_t i, enum bisect_mark *m, char **reason,
-                              cJSON **figures, int64_t **sids, size_t *nsids)
+                              cJSON **figures, int64_t **sids, size_t *nsids,
+                              struct bisect_crash *cr)
 {
 	size_t np = c->nprobes, idx[2] = {0, i};
 	double **g = xcalloc(np, sizeof *g), **v = xcalloc(np, sizeof *v);
@@ -1752,8 +1879,11 @@ static int bisect_step_paired(struct bisect_engine *c, size_t i, enum bisect_mar
 			bisect_collect(c, runs, nruns, 0, pr->name, &good);
 			bisect_collect(c, runs, nruns, 1, pr->name, &mine);
 			*reason = bisect_unusable(c, &mine, pr->name, pr);
+			if (*reason)
+				bisect_crash_seen(&mine, i, pr->name, cr);
 			if (!*reason && (why = bisect_unusable(c, &good, pr->name, pr)) != NULL) {
 				*reason = xasprintf("the good end's run failed beside it: %s", why);
+				bisect_crash_seen(&good, 0, pr->name, cr);
 				free(why);
 			}
 			if (!*reason) {
@@ -1801,6 +1931,7 @@ static int bisect_step(struct bisect_engine *c, size_t i)
 	int64_t *sids = NULL, t0;
 	size_t nsids = 0;
 	double build_s = 0, measure_s = 0;
+	struct bisect_crash cr = {NULL, 0};
 	int cached = 0, r, rc = -1;
 
 	format_utc(now_real_ns(), started, sizeof started);
@@ -1813,13 +1944,22 @@ static int bisect_step(struct bisect_engine *c, size_t i)
 		t0 = now_mono_ns();
 		if (c->exact) {
 			int64_t sid = 0;
-			r = bisect_step_exact(c, i, &m, &reason, &figures, &sid);
+			r = bisect_step_exact(c, i, &m, &reason, &figures, &sid, &cr);
 			if (sid) {
 				sids = xmalloc(sizeof *sids);
 				sids[nsids++] = sid;
 			}
 		} else {
-			r = bisect_step_paired(c, i, &m, &reason, &figures, &sids, &nsids);
+			r = bisect_step_paired(c, i, &m, &reason, &figures, &sids, &nsids, &cr);
+		}
+		if (r == 0 && m == BISECT_SKIP && reason && cr.probe) {
+			char *note = NULL, *was = reason;
+			r = bisect_layout_check(c, &cr, &note, &sids, &nsids);
+			if (note) {
+				reason = xasprintf("%s; %s", was, note);
+				free(was);
+				free(note);
+			}
 		}
 		measure_s = bisect_seconds(t0);
 		if (r != 0) {

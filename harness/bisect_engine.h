@@ -79,6 +79,13 @@ struct bisect_measure {
 	int rounds, warmup;          /* timed runs */
 	int valgrind_runs;           /* > 0: a valgrind metric, so many runs per probe and arm */
 	const char *command;         /* the session's command: "CMDLINE (bisect N: what)" */
+	/*
+	 * 1: the session stops after its first run that is not ok (session.h,
+	 * halt_on_failure): such a run makes the step a skip (or the ends no search) whatever
+	 * the runs after it would say, so they are not run.
+	 */
+	int halt_on_failure;
+	int no_aslr; /* 1: with address randomisation off, whatever the options say */
 };
 
 enum bisect_event_kind {
@@ -141,8 +148,11 @@ struct bisect_engine {
 	enum run_kind kind;
 	int rounds, max_rounds, warmup;
 	int build_timeout_s; /* a build's limit, 0: none */
-	int exact;           /* the mode: 1 exact, 0 paired */
-	char *root;          /* this gcratchet's build folder (buildinfo_root) */
+	/* The runs have address randomisation off already (--no-aslr): a crash is not run again
+	 * with it off to see whether the layout caused it. */
+	int no_aslr;
+	int exact;      /* the mode: 1 exact, 0 paired */
+	char *root;     /* this gcratchet's build folder (buildinfo_root) */
 	char *checkout; /* the gcratchet checkout whose make rules build an outside collector */
 	char *cache;    /* the build cache */
 	char *command;  /* the command line, for the store and the sessions */

@@ -57,16 +57,6 @@ static void bisect_on_signal(int sig)
 		bisect_stop++;
 }
 
-/* The words of a decision: git's terms, or old and new when looking for an improvement. */
-static const char *bisect_word(const struct bisect_engine *c, enum bisect_mark m)
-{
-	if (m == BISECT_GOOD)
-		return c->improved ? "old" : "good";
-	if (m == BISECT_BAD)
-		return c->improved ? "new" : "bad";
-	return bisect_mark_name(m);
-}
-
 /* ---- Measuring ------------------------------------------------------------------------- */
 
 /*
@@ -105,6 +95,7 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		o.warmup = m->warmup;
 	}
 	o.have_seed = 0;
+	o.no_aslr |= m->no_aslr;
 	for (size_t a = 0; a < m->narms; a++) {
 		struct buildinfo b;
 		if (buildinfo_load(m->dirs[a], &b, &se) != 0) {
@@ -118,6 +109,7 @@ static int bisect_measure(void *ctx, const struct bisect_measure *m, int64_t *se
 		err_setc(e, ERR_FAILED, "%s", "");
 		goto out;
 	}
+	s.plan.halt_on_failure = m->halt_on_failure;
 	/* It prints why the harness failed itself, as session_setup_begin does. */
 	if (measuring_run(v->cmd, &s, NULL, &outcome) != 0) {
 		*session_id = outcome.session_id;
@@ -141,6 +133,45 @@ out:
 
 /* ---- Rendering: the running account, the answer, the JSON ------------------------------ */
 
+/*
+ * A skip's reason without what is its commit's own: the build log's path ("(log: PATH)") and
+ * the note that the failure was remembered. Two commits that fail alike have the same one.
+ * Newly allocated.
+ */
+static char *bisect_reason_core(const char *reason)
+{
+	char *r = xstrdup(reason ? reason : ""), *log, *end;
+
+	if ((end = strstr(r, "; remembered from ")) != NULL)
+		*end = '\0';
+	/* " (log: PATH)" goes whole; "(--build-timeout; log: PATH)" keeps its first part. */
+	if ((log = strstr(r, " (log: ")) != NULL && (end = strchr(log, ')')) != NULL)
+		memmove(log, end + 1, strlen(end + 1) + 1);
+	else if ((log = strstr(r, "; log: ")) != NULL && (end = strchr(log, ')')) != NULL)
+		memmove(log, end, strlen(end) + 1);
+	return r;
+}
+
+/* The first skipped step before st (in the order measured) whose reason is st's, or NULL. */
+static const struct store_bisect_step *bisect_same_skip(const struct bisect_engine *c,
+                                                        const struct store_bisect_step *st)
+{
+	const struct store_bisect_step *same = NULL;
+	char *mine = bisect_reason_core(st->reason);
+
+	for (size_t i = 0; i < c->nsteps && !same && c->steps[i].seq < st->seq; i++) {
+		char *core;
+		if (strcmp(c->steps[i].decision, "skip") != 0 || strcmp(c->steps[i].role, "step"))
+			continue;
+		core = bisect_reason_core(c->steps[i].reason);
+		if (strcmp(core, mine) == 0)
+			same = &c->steps[i];
+		free(core);
+	}
+	free(mine);
+	return same;
+}
+
 /* One line of the running account: "[3] 1a2b3c4 bad   01_nursery_churn 37 (+2.78%) ...". */
 static void bisect_print_step(const struct bisect_view *view, const struct store_bisect_step *st,
                               int stored)
@@ -154,12 +185,10 @@ static void bisect_print_step(const struct bisect_view *view, const struct store
 
 	bisect_mark_parse(st->decision, &m);
 	sbuf_init(&b);
-	label = strcmp(st->role, "step") == 0
-	            ? xasprintf("[%d]", st->seq - 2)
-	            : xasprintf("[%s]", bisect_word(c, strcmp(st->role, "good") == 0 ? BISECT_GOOD
-	                                                                             : BISECT_BAD));
+	label = strcmp(st->role, "step") == 0 ? xasprintf("[%d]", st->seq - 2)
+	                                      : xasprintf("[%s]", st->role);
 	sbuf_addf(&b, "%-6s %s %-5s", label, bisect_engine_short(st->commit),
-	          strcmp(st->role, "step") == 0 ? bisect_word(c, m) : "");
+	          strcmp(st->role, "step") == 0 ? bisect_mark_name(m) : "");
 	free(label);
 	if (st->figures && json_parse(st->figures, strlen(st->figures), "figures", &root, &e) == 0)
 		cJSON_ArrayForEach(item, root)
@@ -205,30 +234,78 @@ static void bisect_print_step(const struct bisect_view *view, const struct store
 		sbuf_addf(&b, " (stored)");
 	sbuf_addf(&b, "  %s", cli_safe(st->subject));
 	fprintf(view->out, "%s\n", b.data);
-	if (st->reason && m == BISECT_SKIP)
-		fprintf(view->out, "       skipped: %s\n", cli_safe(st->reason));
+	if (st->reason && m == BISECT_SKIP) {
+		/* Fifteen commits that fail alike are fifteen lines: each after the first is short. */
+		const struct store_bisect_step *same = bisect_same_skip(c, st);
+		const char *log = strstr(st->reason, " (log: ");
+		char *path = log ? xasprintf("%.*s", (int)(strcspn(log, ")") + 1), log) : NULL;
+		if (same)
+			fprintf(view->out, "       skipped: as %s was%s\n",
+			        bisect_engine_short(same->commit), cli_safe(path));
+		else
+			fprintf(view->out, "       skipped: %s\n", cli_safe(st->reason));
+		free(path);
+	}
 	fflush(view->out);
 	sbuf_release(&b);
 }
 
-/* "4 steps: build 3.6 s, measure 4.1 s; skipped 1: 8c7b6a5 (does not build: ...)". */
+/*
+ * "4 steps: build 3.6 s, measure 4.1 s; skipped 1:", then each skip: a commit with its reason,
+ * or for several that were skipped alike (bisect_reason_core) one line, "15 commits do not
+ * build: REASON (first X, last Y)" in the history's order. The JSON keeps each.
+ */
 static void bisect_print_cost(const struct bisect_view *v)
 {
 	const struct bisect_engine *c = &v->eng;
-	size_t steps = c->nsteps >= 2 ? c->nsteps - 2 : 0, skipped = 0;
+	size_t steps = c->nsteps >= 2 ? c->nsteps - 2 : 0, skipped = 0, n = c->nsteps;
+	char **core = xcalloc(n ? n : 1, sizeof *core);
+	unsigned char *said = xcalloc(n ? n : 1, 1);
 
-	for (size_t i = 0; i < c->nsteps; i++)
+	for (size_t i = 0; i < n; i++) {
 		skipped += strcmp(c->steps[i].decision, "skip") == 0;
+		core[i] = bisect_reason_core(c->steps[i].reason);
+	}
 	fprintf(v->out, "bisect %lld: %zu step%s after the ends: build %.1f s, measure %.1f s",
 	        (long long)c->id, steps, steps == 1 ? "" : "s", c->build_s, c->measure_s);
 	if (skipped)
 		fprintf(v->out, "; skipped %zu:", skipped);
 	fprintf(v->out, "\n");
-	for (size_t i = 0; i < c->nsteps; i++)
-		if (strcmp(c->steps[i].decision, "skip") == 0)
-			fprintf(v->out, "  skipped %s %s: %s\n",
-			        bisect_engine_short(c->steps[i].commit),
-			        cli_safe(c->steps[i].subject), cli_safe(c->steps[i].reason));
+	for (size_t i = 0; i < n; i++) {
+		const struct store_bisect_step *st = &c->steps[i];
+		size_t alike = 0, first = SIZE_MAX, last = 0;
+		if (said[i] || strcmp(st->decision, "skip") != 0)
+			continue;
+		for (size_t j = i; j < n; j++) {
+			size_t k;
+			if (said[j] || strcmp(c->steps[j].decision, "skip") != 0 ||
+			    strcmp(core[j], core[i]) != 0)
+				continue;
+			said[j] = 1;
+			alike++;
+			for (k = 0; k < c->ncommits; k++)
+				if (strcmp(c->commits[k].hash, c->steps[j].commit) == 0)
+					break;
+			first = k < first ? k : first;
+			last = k < c->ncommits && k > last ? k : last;
+		}
+		if (alike == 1 || first >= c->ncommits)
+			fprintf(v->out, "  skipped %s %s: %s\n", bisect_engine_short(st->commit),
+			        cli_safe(st->subject), cli_safe(st->reason));
+		else if (strncmp(core[i], "does not build: ", 16) == 0)
+			fprintf(v->out, "  %zu commits do not build: %s (first %s, last %s)\n",
+			        alike, cli_safe(core[i] + 16),
+			        bisect_engine_short(c->commits[first].hash),
+			        bisect_engine_short(c->commits[last].hash));
+		else
+			fprintf(v->out, "  %zu commits skipped: %s (first %s, last %s)\n", alike,
+			        cli_safe(core[i]), bisect_engine_short(c->commits[first].hash),
+			        bisect_engine_short(c->commits[last].hash));
+	}
+	for (size_t i = 0; i < n; i++)
+		free(core[i]);
+	free(core);
+	free(said);
 }
 
 /*
@@ -253,9 +330,9 @@ static int bisect_finish(struct bisect_view *v, const char *failed_detail, const
 		        cli_safe(failed_detail));
 	} else if (st.found) {
 		status = "found";
-		fprintf(v->out, "%s is the first %s commit\ncommit %s\n    %s\n\n",
-		        c->commits[st.hi].hash, c->improved ? "improved" : "bad",
-		        c->commits[st.hi].hash, cli_safe(c->commits[st.hi].subject));
+		fprintf(v->out, "%s is the first bad commit\ncommit %s\n    %s\n\n",
+		        c->commits[st.hi].hash, c->commits[st.hi].hash,
+		        cli_safe(c->commits[st.hi].subject));
 		for (size_t p = 0; p < c->nprobes; p++) {
 			double before = bisect_engine_value(c, st.lo, p),
 			       after = bisect_engine_value(c, st.hi, p);
@@ -274,9 +351,8 @@ static int bisect_finish(struct bisect_view *v, const char *failed_detail, const
 		status = "ambiguous";
 		sbuf_init(&b);
 		fprintf(v->out,
-		        "There are only skipped commits left to test.\nThe first %s commit "
-		        "could be any of:\n",
-		        c->improved ? "improved" : "bad");
+		        "There are only skipped commits left to test.\nThe first bad commit "
+		        "could be any of:\n");
 		for (size_t i = st.lo + 1; i <= st.hi; i++) {
 			fprintf(v->out, "%s %s\n", c->commits[i].hash,
 			        cli_safe(c->commits[i].subject));
@@ -318,12 +394,21 @@ static void bisect_print_header(const struct bisect_view *v)
 
 	bisect_search_state(&c->search, &st);
 	fprintf(v->out,
-	        "bisect %lld: %s of %s at size %s, %s %s to %s %s in %s: %zu commit%s between "
+	        "bisect %lld: %s of %s at size %s, good %s to bad %s in %s: %zu commit%s between "
 	        "(roughly %u step%s)\n",
-	        (long long)c->id, c->metric, probes, c->size, bisect_word(c, BISECT_GOOD),
-	        bisect_engine_short(c->commits[0].hash), bisect_word(c, BISECT_BAD),
+	        (long long)c->id, c->metric, probes, c->size,
+	        bisect_engine_short(c->commits[0].hash),
 	        bisect_engine_short(c->commits[c->ncommits - 1].hash), cli_safe(c->repo),
 	        st.untested, st.untested == 1 ? "" : "s", st.steps, st.steps == 1 ? "" : "s");
+	/*
+	 * One pair of words, in text as in the JSON and the store: "good" is the figure as it
+	 * was, "bad" where it changed, as git bisect says, whichever way is sought.
+	 */
+	if (c->improved)
+		fprintf(v->out,
+		        "--improved: bad marks a commit where %s improved, good one where it is as "
+		        "it was\n",
+		        c->metric);
 	vars = strlist_join(&c->make_vars, " ");
 	/* build-rev.sh keeps its builds itself, as it does for ab; the logs are in the cache. */
 	rev = c->source != BISECT_SRC_COLLECTOR ? xstrdup(c->cache)
@@ -349,19 +434,18 @@ static void bisect_print_mode(const struct bisect_view *v, size_t nmoved)
 	if (c->exact)
 		fprintf(
 		    v->out,
-		    "exact: each end repeated itself; one run of each commit decides: %s when %s "
+		    "exact: each end repeated itself; one run of each commit decides: bad when %s "
 		    "moved %s%s, the way the ends moved\n",
-		    bisect_word(c, BISECT_BAD), c->metric,
-		    c->rule.pct > 0 || c->rule.abs > 0 ? "by more than " : "at all",
+		    c->metric, c->rule.pct > 0 || c->rule.abs > 0 ? "by more than " : "at all",
 		    c->rule.pct > 0 || c->rule.abs > 0 ? thr : "");
 	else
 		fprintf(
 		    v->out,
-		    "paired: each commit runs interleaved with the %s end, %d rounds at a time up "
-		    "to %d; %s when %s moved beyond %s, shown at %.3g a look; otherwise \"cannot "
+		    "paired: each commit runs interleaved with the good end, %d rounds at a time "
+		    "up "
+		    "to %d; bad when %s moved beyond %s, shown at %.3g a look; otherwise \"cannot "
 		    "tell\" (skipped)\n",
-		    bisect_word(c, BISECT_GOOD), c->rounds, c->max_rounds,
-		    bisect_word(c, BISECT_BAD), c->metric, thr,
+		    c->rounds, c->max_rounds, c->metric, thr,
 		    bisect_look_alpha(c->rounds, c->max_rounds, nmoved));
 	for (size_t i = 0; i < c->nprobes; i++)
 		if (!c->probes[i].moved)
@@ -373,9 +457,7 @@ static void bisect_print_mode(const struct bisect_view *v, size_t nmoved)
 static void bisect_on_event(void *ctx, const struct bisect_engine *c, const struct bisect_event *ev)
 {
 	const struct bisect_view *v = ctx;
-	const char *end =
-	    ev->role ? bisect_word(c, strcmp(ev->role, "good") == 0 ? BISECT_GOOD : BISECT_BAD)
-	             : NULL;
+	const char *end = ev->role;
 
 	switch (ev->kind) {
 	case BISECT_EV_END_BUILT:
@@ -809,6 +891,7 @@ static int bisect_main(int argc, char **argv)
 	if (bisect_parse(argc, argv, &v, &rc) != 0)
 		goto out;
 	rc = EXIT_UNJUDGED;
+	c->no_aslr = v.base.no_aslr;
 	if (v.args.json_path && write_file_is_stdout(v.args.json_path))
 		v.out = stderr;
 	c->root = buildinfo_root();
@@ -879,7 +962,8 @@ const struct cli_verb cmd_bisect = {
         "any other is measured in paired, interleaved runs against the good end and judged with\n"
         "ab's statistics, up to --max-rounds. A commit that does not build, whose probe fails or\n"
         "that cannot be told is skipped and named. Every step is stored (docs/bisect.md).\n",
-    .exit_status = "0 the first bad (or improved) commit is named; 2 skips leave several "
+    .exit_status = "0 the first bad commit (with --improved: where it improved) is named; 2 "
+                   "skips leave several "
                    "candidates, the ends did not move, a step was interrupted (--resume "
                    "continues), or bad arguments.",
     .options = bisect_options,

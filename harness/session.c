@@ -609,6 +609,7 @@ struct session_state {
 	int run_index, run_total, seq;
 	int runs_cut;    /* runs stored as stopped by a second interrupt: not measurements */
 	int run_planned; /* run_total and every run the hooks added since: what completes it */
+	int halted;      /* a run was not ok and plan->halt_on_failure: no run starts after it */
 	/* The batch of runs added to the plan now being run (session.h, session_progress). */
 	enum session_added added;
 	int added_index, added_total;
@@ -632,6 +633,12 @@ static void session_added_batch(struct session_state *s, enum session_added kind
 static int session_all_stored(const struct session_state *s)
 {
 	return s->runs_cut == 0 && s->out->runs >= s->run_planned;
+}
+
+/* No run starts now: the user interrupted, or a failed run halted the session. */
+static int session_stopping(const struct session_state *s)
+{
+	return *s->plan->stop || s->halted;
 }
 
 /*
@@ -898,6 +905,9 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 	s->runs_cut += r.status == RUN_STATUS_INTERRUPTED;
 	if (r.status != RUN_STATUS_OK)
 		s->out->runs_failed += r.status == RUN_STATUS_INTERRUPTED ? 0 : 1;
+	if (plan->halt_on_failure && r.status != RUN_STATUS_OK &&
+	    r.status != RUN_STATUS_INTERRUPTED)
+		s->halted = 1;
 	else if (keep)
 		for (size_t i = 0; i < f.metrics.n; i++)
 			metric_set_add(keep, f.metrics.items[i].name, f.metrics.items[i].value);
@@ -1027,7 +1037,7 @@ static int session_cell(struct session_state *s, size_t b, const char *probe, in
 	if (session_one(s, b, probe, round, warmup, plan->two_n[0], &m1, e) != 0)
 		goto out;
 	/* Interrupted between the two: the first run is kept, there is nothing to derive. */
-	if (*plan->stop) {
+	if (session_stopping(s)) {
 		rc = 0;
 		goto out;
 	}
@@ -1177,7 +1187,7 @@ static int session_valgrind_batch(struct session_state *s, const struct session_
 	if (nworkers > bt.ncells)
 		nworkers = bt.ncells;
 	workers = xcalloc(nworkers ? nworkers : 1, sizeof *workers);
-	for (; s->nlanes < nworkers && !*plan->stop; s->nlanes++)
+	for (; s->nlanes < nworkers && !session_stopping(s); s->nlanes++)
 		if (session_lane_open(plan, &s->lanes[s->nlanes], e) != 0) {
 			s->nlanes++; /* half open: closed with the others */
 			goto out;
@@ -1210,6 +1220,11 @@ static int session_valgrind_batch(struct session_state *s, const struct session_
 		if (session_store(s, j, bt.per_cell == 2 ? &m[t] : &one, e) != 0) {
 			metric_set_release(&one);
 			goto out;
+		}
+		/* Halted: the runs going finish (unstored), no other is taken. */
+		if (s->halted) {
+			metric_set_release(&one);
+			break;
 		}
 		if (bt.per_cell == 1 && (v = metric_set_get(&one, "valgrind.ir"))) {
 			struct session_vg_seen *x = &seen[cell->probe * plan->narms + cell->b];
@@ -1281,7 +1296,7 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 	 * interrupt that came once every run was in, it is still asked (it only judges): what it
 	 * wants more of decides whether the session lost anything.
 	 */
-	if (confirm && (!*plan->stop || session_all_stored(s))) {
+	if (confirm && !s->halted && (!*plan->stop || session_all_stored(s))) {
 		if (store_batch_flush(s->st, e) != 0)
 			goto out;
 		plan->confirm(plan->confirm_ctx, s->st, s->out->session_id, &plan->probes, again);
@@ -1301,7 +1316,8 @@ static int session_valgrind_runs(struct session_state *s, size_t *order, struct 
 				cells[ncells++] = (struct session_vg_cell){order[k], b};
 	}
 	session_added_batch(s, kind, (int)ncells);
-	if (ncells && !*plan->stop && session_valgrind_batch(s, cells, ncells, seen, e) != 0)
+	if (ncells && !session_stopping(s) &&
+	    session_valgrind_batch(s, cells, ncells, seen, e) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -1453,12 +1469,12 @@ static int session_round(struct session_state *s, int round, int warmup, size_t 
 	const struct session_plan *plan = s->plan;
 
 	session_shuffle(plan->seed, round, plan->probes.n, order);
-	for (size_t k = 0; k < plan->probes.n && !*plan->stop; k++) {
+	for (size_t k = 0; k < plan->probes.n && !session_stopping(s); k++) {
 		if (more && more[order[k]] <= 0)
 			continue;
 		if (more)
 			more[order[k]]--;
-		for (size_t j = 0; j < plan->narms && !*plan->stop; j++) {
+		for (size_t j = 0; j < plan->narms && !session_stopping(s); j++) {
 			size_t b = round % 2 ? j : plan->narms - 1 - j;
 			if (session_cell(s, b, plan->probes.items[order[k]], round, warmup, e) != 0)
 				return -1;
@@ -1475,6 +1491,8 @@ static int session_more_timed(struct session_state *s, int last, size_t *order, 
 
 	for (int pass = 0; plan->more_timed && pass < SESSION_MORE_PASSES; pass++) {
 		int left = 0, stopped = *plan->stop != 0;
+		if (s->halted)
+			break;
 		/* Interrupted with every run in: asked once more (it only judges), as for the
 		 * confirmation, so that what it wanted is in the plan the session is held to. */
 		if (stopped && !session_all_stored(s))
@@ -1493,7 +1511,7 @@ static int session_more_timed(struct session_state *s, int last, size_t *order, 
 		                    left * (int)plan->narms * (plan->two_n[0] ? 2 : 1));
 		if (stopped)
 			break;
-		while (left > 0 && !*plan->stop) {
+		while (left > 0 && !session_stopping(s)) {
 			if (session_round(s, ++round, 0, order, more, e) != 0)
 				goto out;
 			left = 0;
@@ -1549,18 +1567,19 @@ int session_run(const struct session_plan *plan, struct store *st, session_progr
 		goto out;
 	store_batch_begin(st);
 
-	for (int round = 1; round <= total_rounds && !*plan->stop; round++) {
+	for (int round = 1; round <= total_rounds && !session_stopping(&s); round++) {
 		if (session_round(&s, round, round <= plan->warmup, order, NULL, e) != 0)
 			goto out;
 	}
 	if (session_more_timed(&s, total_rounds, order, e) != 0)
 		goto out;
-	if ((plan->meters & SESSION_METER_VALGRIND) && !*plan->stop &&
+	if ((plan->meters & SESSION_METER_VALGRIND) && !session_stopping(&s) &&
 	    session_valgrind_runs(&s, order, e) != 0)
 		goto out;
 	/* An interrupt after the last run took nothing away: the session is complete. */
 	out->interrupted = *plan->stop != 0 && !session_all_stored(&s);
 	out->late_interrupt = *plan->stop != 0 && !out->interrupted;
+	out->halted = s.halted;
 	rc = 0;
 out:
 	if (out->session_id) {
@@ -1568,7 +1587,9 @@ out:
 		/* Every finished run is written before the session closes, whatever ended it. */
 		if (store_batch_end(st, rc != 0 ? &e2 : e) != 0)
 			rc = -1;
-		status = rc != 0 ? "incomplete" : out->interrupted ? "interrupted" : "complete";
+		status = rc != 0 || (s.halted && !session_all_stored(&s)) ? "incomplete"
+		         : out->interrupted                               ? "interrupted"
+		                                                          : "complete";
 		/* A failure to close the session must not hide the error that ended it. */
 		if (store_session_end(st, out->session_id, status, hostinfo_load1(),
 		                      rc != 0 ? &e2 : e) != 0)

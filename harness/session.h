@@ -131,6 +131,14 @@ struct session_plan {
 	 * each is committed), for a signal handler to say what an interrupt keeps.
 	 */
 	volatile sig_atomic_t *stored;
+	/*
+	 * 1: the session ends after the first run that is not ok (a warm-up's too; not one an
+	 * interrupt stopped), its runs kept and the session stored as incomplete unless every
+	 * planned run was in. For a verb whose judgement such a run has made already (a bisect
+	 * step is skipped when its probe fails): the runs after it would cost minutes and say
+	 * nothing. outcome.halted says it happened.
+	 */
+	int halt_on_failure;
 };
 
 /* How many times session_run asks plan->more_timed for more runs, at most. */
@@ -177,6 +185,7 @@ struct session_outcome {
 	int runs, runs_failed;
 	int interrupted;
 	int late_interrupt; /* interrupted after every planned run was stored: still complete */
+	int halted;         /* plan->halt_on_failure ended it after a run that was not ok */
 };
 
 /*

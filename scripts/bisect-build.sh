@@ -13,7 +13,8 @@
 #       (the full hash) and GCR_BISECT_CHECKOUT (the gcratchet checkout, for its make rules).
 #
 # The worktree is removed afterwards, whatever happened; the repository's own checkout is
-# never touched. Build output goes to stderr (gcratchet keeps it in a log beside OUT).
+# never touched. REPO may be bare (a mirror, `git clone --bare`): a worktree of it is a checkout
+# like any other. Build output goes to stderr (gcratchet keeps it in a log beside OUT).
 # Exit status: 0 built; 2 the build failed or left no manifest; 3 COMMIT is not a commit of
 # REPO or no worktree could be made.
 set -eu

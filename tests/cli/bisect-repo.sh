@@ -62,8 +62,10 @@ bisect_hash() {
 # 02_steady. Each reads, from the commit's tree, spin-<probe>.txt (milliseconds of CPU,
 # separated by commas, taken in turn, one per run: "33,83" is a noisy CPU time; default 0; a
 # test that plants one runs build_cpu_spin first: the probes run lib.sh's $T/cpu_spin),
-# alloc-<probe>.txt (its census.alloc_bytes, default 1000) and fail-<probe>.txt (1: the probe
-# fails, exit 3). A file BROKEN holding 1 makes the build fail; a file HANG holding N makes it
+# alloc-<probe>.txt (its census.alloc_bytes, default 1000), fail-<probe>.txt (1: the probe
+# fails, exit 3) and crash-<probe>.txt (1: the probe kills itself with SIGSEGV; aslr: only when
+# it runs with address randomisation on, as a layout-dependent crash does). A file BROKEN
+# holding 1 makes the build fail; a file HANG holding N makes it
 # hang for N seconds in a child (its pid in the cache folder's hang.pid) that ignores SIGTERM,
 # as a stuck compiler might. bisect runs it as
 # --build-cmd "sh build.sh" --repo DIR.
@@ -91,6 +93,7 @@ for p in 01_sleepy 02_steady; do
 	if [ -f "spin-$p.txt" ]; then tr ',' '\n' <"spin-$p.txt" >"$out/spin-$p"; else echo 0 >"$out/spin-$p"; fi
 	cat "alloc-$p.txt" 2>/dev/null >"$out/alloc-$p" || echo 1000 >"$out/alloc-$p"
 	cat "fail-$p.txt" 2>/dev/null >"$out/fail-$p" || echo 0 >"$out/fail-$p"
+	cat "crash-$p.txt" 2>/dev/null >"$out/crash-$p" || echo 0 >"$out/crash-$p"
 	cat >"$out/$p" <<PROBE
 #!/bin/sh
 d=\$(dirname "\$(readlink -f "\$0")")
@@ -98,6 +101,11 @@ k=\$(cat "\$d/turn-$p" 2>/dev/null || echo 0)
 echo \$((k + 1)) >"\$d/turn-$p"
 ms=\$(sed -n "\$((k % \$(wc -l <"\$d/spin-$p") + 1))p" "\$d/spin-$p")
 [ "\$ms" = 0 ] || @CPU_SPIN@ "\$ms" || exit 4
+crash=\$(cat "\$d/crash-$p")
+# ADDR_NO_RANDOMIZE (0x0040000) in the personality the probe was started with: ASLR is off.
+if [ "\$crash" = 1 ] || { [ "\$crash" = aslr ] && [ \$((0x\$(cat /proc/self/personality) & 0x40000)) = 0 ]; }; then
+	kill -SEGV \$\$
+fi
 if [ "\$(cat "\$d/fail-$p")" = 1 ]; then
 	echo "$p: out of cheese" >&2
 	exit 3

@@ -66,12 +66,13 @@ expect_grep "moved at all, the way the ends moved" "$T/census.out"
 # for a regression, which is said, stored as failed, and exit 2.
 expect_status 0 "$GCR" bisect --collector-dir "$DIR" --old "$C6" --new "$C16" --probe 15 \
 	--metric census.minor_collections --improved --make OPT=-O0
-expect_grep "^$C14 is the first improved commit$" "$T/out"
-expect_grep "old end [0-9a-f]{7}: build reused" "$T/err"
-expect_grep "^\[old\] " "$T/out"
-expect_grep "^\[[0-9]+\] +[0-9a-f]{7} (old|new) " "$T/out"
+expect_grep "^$C14 is the first bad commit$" "$T/out"
+expect_grep "^--improved: bad marks a commit where census\.minor_collections improved, good one where it is as it was$" "$T/out"
+expect_grep "good end [0-9a-f]{7}: build reused" "$T/err"
+expect_grep "^\[good\] " "$T/out"
+expect_grep "^\[[0-9]+\] +[0-9a-f]{7} (good|bad) " "$T/out"
 expect_status 2 "$GCR" bisect --collector-dir "$DIR" --good "$C6" --bad "$C16" --probe 15 \
 	--metric census.minor_collections --make OPT=-O0
-expect_grep "no search: census\.minor_collections did not move between the ends: 15_request_latency 1 -> 0 \(-100\.00%\): it moved the other way \(--improved looks for that\)" "$T/out"
+expect_grep "no search: census\.minor_collections moved the other way between the ends: 15_request_latency 1 -> 0 \(-100\.00%\): it improved, and bisect looks for a regression \(--improved looks for an improvement\)" "$T/out"
 expect_eq "$(sql "SELECT status FROM bisects ORDER BY id DESC LIMIT 1")" failed "stored as failed"
 finish
