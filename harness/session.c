@@ -903,14 +903,14 @@ static int session_store(struct session_state *s, struct session_job *j, struct 
 		++*plan->stored;
 	/* A run the user interrupted says nothing about the probe. */
 	s->runs_cut += r.status == RUN_STATUS_INTERRUPTED;
-	if (r.status != RUN_STATUS_OK)
+	if (r.status != RUN_STATUS_OK) {
 		s->out->runs_failed += r.status == RUN_STATUS_INTERRUPTED ? 0 : 1;
-	if (plan->halt_on_failure && r.status != RUN_STATUS_OK &&
-	    r.status != RUN_STATUS_INTERRUPTED)
-		s->halted = 1;
-	else if (keep)
+		s->halted |= plan->halt_on_failure && r.status != RUN_STATUS_INTERRUPTED;
+	} else if (keep) {
+		/* Only an ok run's figures are kept (what a valgrind run's Ir is checked against). */
 		for (size_t i = 0; i < f.metrics.n; i++)
 			metric_set_add(keep, f.metrics.items[i].name, f.metrics.items[i].value);
+	}
 	if (s->progress) {
 		memset(&p, 0, sizeof p);
 		p.run_index = s->added ? s->run_index : ++s->run_index;
