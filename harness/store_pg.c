@@ -61,6 +61,12 @@ struct store_conn {
 	size_t n_prepared;
 	int64_t wait_ms; /* how long to wait for a statement's answer; 0: no limit */
 	int64_t statement_timeout_ms;
+	/* A COPY FROM STDIN under way (copy_begin to copy_end): rows not sent yet, and the
+	 * first failure, which the stream keeps until copy_row or copy_end reports it. */
+	struct sbuf copy;
+	int copy_fields; /* fields of the current row so far */
+	int copying;     /* 1 from copy_begin's success to copy_end */
+	struct err copy_err;
 };
 
 struct store_stmt {
@@ -96,6 +102,8 @@ struct store_stmt {
 	F(PQgetvalue)           \
 	F(PQisBusy)             \
 	F(PQntuples)            \
+	F(PQputCopyData)        \
+	F(PQputCopyEnd)         \
 	F(PQresultErrorField)   \
 	F(PQresultStatus)       \
 	F(PQsendPrepare)        \
@@ -628,6 +636,24 @@ static int pg_poll(struct store_conn *c, short events, int64_t deadline)
 }
 
 /*
+ * The server did not answer by the deadline (w 1) or poll failed (w -1): the connection is
+ * closed, since nothing more can be sent or read on it (closing does not wait for the server).
+ */
+static int pg_give_up(struct store_conn *c, int w, struct err *e)
+{
+	pq.PQfinish(c->pg);
+	c->pg = NULL;
+	if (w < 0)
+		return err_setc(e, ERR_IO, "waiting for the server: %s", strerror(errno));
+	return err_setc(e, ERR_IO,
+	                "the server did not answer within %lld s (statement_timeout %lld ms and "
+	                "%d s more; options=-c statement_timeout=... in the connection string "
+	                "sets it): gave up on the connection",
+	                (long long)(c->wait_ms / 1000), (long long)c->statement_timeout_ms,
+	                PG_CLIENT_GRACE_MS / 1000);
+}
+
+/*
  * The result of the query just sent: flushed and waited for by the connection's deadline.
  * Several statements give several results: the first failed one is returned, else the last.
  * NULL with e when the server did not answer in time (the connection is then closed) or the
@@ -675,17 +701,7 @@ static PGresult *pg_result(struct store_conn *c, struct err *e)
 timeout:
 	pq.PQclear(last);
 	pq.PQclear(failed);
-	/* Nothing more can be sent or read on it; closing does not wait for the server. */
-	pq.PQfinish(c->pg);
-	c->pg = NULL;
-	if (w < 0)
-		return err_setc(e, ERR_IO, "waiting for the server: %s", strerror(errno)), NULL;
-	err_setc(e, ERR_IO,
-	         "the server did not answer within %lld s (statement_timeout %lld ms and %d s "
-	         "more; options=-c statement_timeout=... in the connection string sets it): "
-	         "gave up on the connection",
-	         (long long)(c->wait_ms / 1000), (long long)c->statement_timeout_ms,
-	         PG_CLIENT_GRACE_MS / 1000);
+	pg_give_up(c, w, e);
 	return NULL;
 broken:
 	pq.PQclear(last);
@@ -950,6 +966,7 @@ static void pg_close(struct store_conn *c)
 	for (size_t i = 0; i < c->n_prepared; i++)
 		free(c->prepared[i].sql);
 	free(c->prepared);
+	sbuf_release(&c->copy);
 	free(c);
 }
 
@@ -1227,6 +1244,229 @@ static void pg_finalize(struct store_stmt *st)
 	free(st);
 }
 
+/* ---- Bulk writing: COPY FROM STDIN ------------------------------------------------------ */
+
+/*
+ * Rows are sent in chunks of this much text: one round trip starts a COPY and one ends it,
+ * and in between the rows stream without waiting for the server.
+ */
+#define PG_COPY_CHUNK (256 * 1024)
+
+static int pg_reserve_ids(struct store_conn *c, const char *table, size_t n, int64_t *ids,
+                          struct err *e)
+{
+	struct store_stmt *st = NULL;
+	size_t k = 0;
+	int rc = -1, r;
+
+	if (n == 0)
+		return 0;
+	/* An identity column's sequence: ids no other writer is given, in one round trip. */
+	if (pg_prepare(c,
+	               "SELECT nextval(pg_get_serial_sequence(?, 'id'))"
+	               " FROM generate_series(1, CAST(? AS BIGINT))",
+	               &st, e) != 0)
+		return -1;
+	pg_bind_text(st, 1, table);
+	pg_bind_int64(st, 2, (int64_t)n);
+	while ((r = pg_step(st, e)) > 0 && k < n)
+		ids[k++] = pg_column_int64(st, 0);
+	if (r < 0)
+		goto out;
+	if (k != n) {
+		err_setc(e, ERR_FAILED, "reserving %zu ids of %s: the server gave %zu", n, table,
+		         k);
+		goto out;
+	}
+	rc = 0;
+out:
+	pg_finalize(st);
+	return rc;
+}
+
+/* The stream's first failure, kept for copy_row or copy_end to report; always -1. */
+static int pg_copy_fail(struct store_conn *c, const struct err *why)
+{
+	if (c->copy_err.code == ERR_NONE)
+		c->copy_err = *why;
+	return -1;
+}
+
+/* Hands the rows buffered so far to libpq, waiting for the socket by the deadline when full. */
+static int pg_copy_send(struct store_conn *c)
+{
+	int64_t deadline = c->wait_ms ? now_mono_ns() + c->wait_ms * 1000000 : 0;
+	struct err e = ERR_INIT;
+	int r, w;
+
+	if (c->copy_err.code != ERR_NONE)
+		return -1;
+	if (!c->pg)
+		return pg_gone(&e), pg_copy_fail(c, &e);
+	while (c->copy.len > 0 &&
+	       (r = pq.PQputCopyData(c->pg, c->copy.data, (int)c->copy.len)) == 0) {
+		/* libpq's buffer is full (a nonblocking connection): wait until the server reads. */
+		if ((w = pg_poll(c, POLLOUT | POLLIN, deadline)) != 0)
+			return pg_give_up(c, w, &e), pg_copy_fail(c, &e);
+		if (pq.PQflush(c->pg) < 0 || !pq.PQconsumeInput(c->pg))
+			return pg_fail(c, NULL, &e), pg_copy_fail(c, &e);
+	}
+	if (c->copy.len > 0 && r < 0)
+		return pg_fail(c, NULL, &e), pg_copy_fail(c, &e);
+	c->copy.len = 0;
+	return 0;
+}
+
+static int pg_copy_begin(struct store_conn *c, const char *table, const char *columns,
+                         struct err *e)
+{
+	int64_t deadline = c->wait_ms ? now_mono_ns() + c->wait_ms * 1000000 : 0;
+	PGresult *res = NULL;
+	char *sql;
+	int rc = -1, w;
+
+	c->copy.len = 0;
+	c->copy_fields = 0;
+	c->copying = 0;
+	c->copy_err = (struct err)ERR_INIT;
+	if (!c->pg)
+		return pg_gone(e);
+	/* table and columns are store.c's constants, never a value. */
+	sql = xasprintf("COPY %s(%s) FROM STDIN", table, columns);
+	if (!pq.PQsendQuery(c->pg, sql)) {
+		pg_fail(c, NULL, e);
+		goto out;
+	}
+	/* The server answers CopyInResponse, or an error (and then the query is over). */
+	while (pq.PQflush(c->pg) > 0 || pq.PQisBusy(c->pg)) {
+		if ((w = pg_poll(c, POLLIN | POLLOUT, deadline)) != 0) {
+			pg_give_up(c, w, e);
+			goto out;
+		}
+		if (!pq.PQconsumeInput(c->pg)) {
+			pg_fail(c, NULL, e);
+			goto out;
+		}
+	}
+	res = pq.PQgetResult(c->pg);
+	if (res && pq.PQresultStatus(res) == PGRES_COPY_IN) {
+		c->copying = 1;
+		rc = 0;
+		goto out;
+	}
+	pg_fail(c, res, e);
+	pq.PQclear(res);
+	/* Whatever else the failed query left is read and dropped. */
+	while ((res = pq.PQgetResult(c->pg)))
+		pq.PQclear(res);
+out:
+	pq.PQclear(res);
+	free(sql);
+	return rc;
+}
+
+/* The separator before every field of a row but its first. */
+static void pg_copy_field(struct store_conn *c)
+{
+	if (c->copy_fields++)
+		sbuf_add(&c->copy, "\t", 1);
+}
+
+static void pg_copy_int64(struct store_conn *c, int64_t v)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof buf, "%" PRId64, v);
+
+	pg_copy_field(c);
+	sbuf_add(&c->copy, buf, (size_t)n);
+}
+
+/* As pg_bind_double: 17 significant digits, NaN and the infinities by name. */
+static void pg_copy_double(struct store_conn *c, double v)
+{
+	char buf[40];
+	int n = isnan(v)   ? snprintf(buf, sizeof buf, "NaN")
+	        : isinf(v) ? snprintf(buf, sizeof buf, "%s", v > 0 ? "Infinity" : "-Infinity")
+	                   : snprintf(buf, sizeof buf, "%.17g", v);
+
+	pg_copy_field(c);
+	sbuf_add(&c->copy, buf, (size_t)n);
+}
+
+/* COPY's text format: \N is NULL; a backslash, tab, newline or carriage return is escaped. */
+static void pg_copy_text(struct store_conn *c, const char *v)
+{
+	const char *p;
+
+	pg_copy_field(c);
+	if (!v) {
+		sbuf_add(&c->copy, "\\N", 2);
+		return;
+	}
+	while (*(p = v + strcspn(v, "\\\t\n\r"))) {
+		char esc[2] = {'\\', *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 'r'};
+		sbuf_add(&c->copy, v, (size_t)(p - v));
+		sbuf_add(&c->copy, esc, 2);
+		v = p + 1;
+	}
+	sbuf_add(&c->copy, v, (size_t)(p - v));
+}
+
+static int pg_copy_row(struct store_conn *c, struct err *e)
+{
+	sbuf_add(&c->copy, "\n", 1);
+	c->copy_fields = 0;
+	if (c->copy.len >= PG_COPY_CHUNK)
+		pg_copy_send(c);
+	if (c->copy_err.code != ERR_NONE) {
+		*e = c->copy_err;
+		return -1;
+	}
+	return 0;
+}
+
+static int pg_copy_end(struct store_conn *c, const char *abort, struct err *e)
+{
+	int64_t deadline = c->wait_ms ? now_mono_ns() + c->wait_ms * 1000000 : 0;
+	PGresult *res;
+	int r, w, rc = -1;
+
+	if (!c->copying)
+		return err_setc(e, ERR_FAILED, "no copy under way");
+	c->copying = 0;
+	if (!abort)
+		pg_copy_send(c);
+	c->copy.len = 0;
+	if (!c->pg)
+		goto failed;
+	/* A stream that failed is ended as aborted: the server then discards every row of it. */
+	if (c->copy_err.code != ERR_NONE && !abort)
+		abort = "the client's copy failed";
+	while ((r = pq.PQputCopyEnd(c->pg, abort)) == 0) {
+		if ((w = pg_poll(c, POLLOUT | POLLIN, deadline)) != 0) {
+			pg_give_up(c, w, e);
+			goto failed;
+		}
+		if (pq.PQflush(c->pg) < 0 || !pq.PQconsumeInput(c->pg))
+			break;
+	}
+	if (r <= 0) {
+		pg_fail(c, NULL, e);
+		goto failed;
+	}
+	if (!(res = pg_result(c, e)))
+		goto failed;
+	if (pq.PQresultStatus(res) == PGRES_COMMAND_OK && c->copy_err.code == ERR_NONE && !abort)
+		rc = 0;
+	else if (c->copy_err.code == ERR_NONE)
+		pg_fail(c, res, e);
+	pq.PQclear(res);
+failed:
+	if (rc != 0 && c->copy_err.code != ERR_NONE)
+		*e = c->copy_err;
+	return rc;
+}
+
 const struct store_engine store_engine_pg = {
     .name = "postgresql",
     .open = pg_open,
@@ -1248,4 +1488,11 @@ const struct store_engine store_engine_pg = {
     .column_number = pg_column_number,
     .column_text = pg_column_text,
     .finalize = pg_finalize,
+    .reserve_ids = pg_reserve_ids,
+    .copy_begin = pg_copy_begin,
+    .copy_int64 = pg_copy_int64,
+    .copy_double = pg_copy_double,
+    .copy_text = pg_copy_text,
+    .copy_row = pg_copy_row,
+    .copy_end = pg_copy_end,
 };
