@@ -1381,13 +1381,19 @@ static void pg_copy_int64(struct store_conn *c, int64_t v)
 	sbuf_add(&c->copy, buf, (size_t)n);
 }
 
-/* As pg_bind_double: 17 significant digits, NaN and the infinities by name. */
+/*
+ * As pg_bind_double: 17 significant digits, NaN and the infinities by name. Most samples are
+ * whole numbers (counts, bytes, ns), written as integers, exactly and without printf's
+ * slow path for doubles (a tenth of a push's time went there).
+ */
 static void pg_copy_double(struct store_conn *c, double v)
 {
 	char buf[40];
 	int n = isnan(v)   ? snprintf(buf, sizeof buf, "NaN")
 	        : isinf(v) ? snprintf(buf, sizeof buf, "%s", v > 0 ? "Infinity" : "-Infinity")
-	                   : snprintf(buf, sizeof buf, "%.17g", v);
+	        : v == trunc(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v))
+	            ? snprintf(buf, sizeof buf, "%" PRId64, (int64_t)v)
+	            : snprintf(buf, sizeof buf, "%.17g", v);
 
 	pg_copy_field(c);
 	sbuf_add(&c->copy, buf, (size_t)n);
