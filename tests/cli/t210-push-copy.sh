@@ -102,4 +102,20 @@ if cmp -s "$T/source.txt" "$T/pulled.txt"; then pass; else
 fi
 expect_grep "0x0.0000000000001p-1022" "$T/pulled.txt"
 expect_grep "tab.there.nnewline" "$T/pulled.txt"
+# queue submit takes a build the fleet knows by its manifest, without reading every probe
+# again; a build it does not know is verified whole (its probes read).
+if command -v strace >/dev/null 2>&1; then
+	opened() { # BUILD: 1 when the submit of a measure of BUILD read its probe 01_steady
+		strace -f -e trace=open,openat -o "$T/strace" "$GCR" queue submit --fleet "$PG" measure \
+			--build "$1" --size ci >"$T/out" 2>"$T/err" || { fail "queue submit failed: $(cat "$T/err")"; return; }
+		grep -c "$1/01_steady\"" "$T/strace"
+	}
+	expect_eq "$(opened "$B")" 0 "submit of a build the fleet knows reads none of its probes"
+	cp -r "$B" "$T/unknown"
+	echo "# another build" >>"$T/unknown/01_steady"
+	seal_manifest "$T/unknown"
+	if [ "$(opened "$T/unknown")" -gt 0 ]; then pass; else fail "submit of an unknown build did not verify its probes"; fi
+else
+	skip "strace is not installed: which files queue submit reads is not checked"
+fi
 finish
