@@ -1314,6 +1314,18 @@ static int pg_copy_send(struct store_conn *c)
 	if (c->copy.len > 0 && r < 0)
 		return pg_fail(c, NULL, &e), pg_copy_fail(c, &e);
 	c->copy.len = 0;
+	/*
+	 * Sent before more rows are made: the server parses one chunk while the next is built,
+	 * rather than the whole table waiting in libpq's buffer until the end.
+	 */
+	while ((r = pq.PQflush(c->pg)) > 0) {
+		if ((w = pg_poll(c, POLLOUT | POLLIN, deadline)) != 0)
+			return pg_give_up(c, w, &e), pg_copy_fail(c, &e);
+		if (!pq.PQconsumeInput(c->pg))
+			return pg_fail(c, NULL, &e), pg_copy_fail(c, &e);
+	}
+	if (r < 0)
+		return pg_fail(c, NULL, &e), pg_copy_fail(c, &e);
 	return 0;
 }
 
@@ -1323,7 +1335,7 @@ static int pg_copy_begin(struct store_conn *c, const char *table, const char *co
 	int64_t deadline = c->wait_ms ? now_mono_ns() + c->wait_ms * 1000000 : 0;
 	PGresult *res = NULL;
 	char *sql;
-	int rc = -1, w;
+	int rc = -1, w, f;
 
 	c->copy.len = 0;
 	c->copy_fields = 0;
@@ -1337,9 +1349,13 @@ static int pg_copy_begin(struct store_conn *c, const char *table, const char *co
 		pg_fail(c, NULL, e);
 		goto out;
 	}
-	/* The server answers CopyInResponse, or an error (and then the query is over). */
-	while (pq.PQflush(c->pg) > 0 || pq.PQisBusy(c->pg)) {
-		if ((w = pg_poll(c, POLLIN | POLLOUT, deadline)) != 0) {
+	/*
+	 * The server answers CopyInResponse, or an error (and then the query is over). The
+	 * socket is waited on for writing only while the query is not all sent: a socket is
+	 * nearly always writable, and waiting on it then would spin.
+	 */
+	while ((f = pq.PQflush(c->pg)) > 0 || (f == 0 && pq.PQisBusy(c->pg))) {
+		if ((w = pg_poll(c, f > 0 ? POLLIN | POLLOUT : POLLIN, deadline)) != 0) {
 			pg_give_up(c, w, e);
 			goto out;
 		}
@@ -1347,6 +1363,10 @@ static int pg_copy_begin(struct store_conn *c, const char *table, const char *co
 			pg_fail(c, NULL, e);
 			goto out;
 		}
+	}
+	if (f < 0) {
+		pg_fail(c, NULL, e);
+		goto out;
 	}
 	res = pq.PQgetResult(c->pg);
 	if (res && pq.PQresultStatus(res) == PGRES_COPY_IN) {
