@@ -1463,8 +1463,10 @@ static int pg_copy_end(struct store_conn *c, const char *abort, struct err *e)
 	if (!abort)
 		pg_copy_send(c);
 	c->copy.len = 0;
-	if (!c->pg)
+	if (!c->pg) {
+		pg_gone(e);
 		goto failed;
+	}
 	/* A stream that failed is ended as aborted: the server then discards every row of it. */
 	if (c->copy_err.code != ERR_NONE && !abort)
 		abort = "the client's copy failed";
