@@ -118,4 +118,36 @@ if command -v strace >/dev/null 2>&1; then
 else
 	skip "strace is not installed: which files queue submit reads is not checked"
 fi
+# Every store operation of a push into PostgreSQL failed in turn (the sanitizer build's fault
+# engine, harness/store_fault.c: reserve_ids, copy_begin and copy_end among them), each into a
+# fresh database: the session is there whole or not at all, and a push that failed says so.
+GCRA=${GCR_ASAN:-$TOP/build-asan/gcratchet}
+if [ -x "$GCRA" ]; then
+	whole="$(sqlite3 "$T/odd.db" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM samples)")"
+	GCR_TEST_STORE_FAULT=0 GCR_TEST_STORE_OPS="$T/ops" GCR_BUILD_ROOT="$TOP/build" "$GCRA" push \
+		--to "$(pg_url f0)" --db "$T/odd.db" >/dev/null 2>&1
+	total=$(cat "$T/ops" 2>/dev/null || echo 0)
+	n=1 bad=0 failed=0 copies=0
+	while [ "$n" -le "$total" ]; do
+		GCR_TEST_STORE_FAULT=$n GCR_BUILD_ROOT="$TOP/build" "$GCRA" push --to "$(pg_url "f$n")" \
+			--db "$T/odd.db" >"$T/out" 2>"$T/err"
+		got=$?
+		[ "$got" -ne 0 ] && failed=$((failed + 1))
+		grep -q "copy_begin\|copy_end\|reserve_ids" "$T/err" && copies=$((copies + 1))
+		held=$(pg_sql "f$n" "SELECT (SELECT count(*) FROM sessions) || ' ' || (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM samples)" 2>/dev/null)
+		case "$held" in
+		"" | "0 0 0" | "1 $whole") ;;
+		*) bad=$((bad + 1)); fail "push with operation $n of $total failing left '$held' (whole: 1 $whole)" ;;
+		esac
+		if [ "$got" -ne 0 ] && ! grep -q "injected fault: operation $n " "$T/err"; then
+			bad=$((bad + 1)); fail "push with operation $n failing: exit $got without naming the fault"
+		fi
+		n=$((n + 1))
+	done
+	[ "$bad" -eq 0 ] && [ "$total" -gt 5 ] && pass
+	[ "$failed" -gt 0 ] && [ "$copies" -ge 3 ] && pass ||
+		fail "of $total operations, $failed failed the push and $copies were a copy's (expected 3 at least)"
+else
+	skip "$GCRA is missing (make asan): a push's failures at each store operation are not checked"
+fi
 finish
