@@ -3,7 +3,8 @@
 # push streams a session (COPY, issue 44): the statements a push sends to the server do not
 # grow with the session's runs; pushing twice stores once; a failure in the middle of the
 # stream leaves nothing of the session; and pull brings every sample back bit for bit, with
-# the text COPY must escape (tab, newline, carriage return, backslash) intact.
+# text that COPY's text format would have to escape (tab, newline, carriage return,
+# backslash, \N) intact.
 . "$(dirname "$0")/lib.sh"
 pg_start
 export GCR_BASELINE_DIR="$T/baselines"
@@ -43,8 +44,8 @@ fi
 pg_sql postgres "ALTER SYSTEM RESET log_statement" >/dev/null
 pg_sql postgres "SELECT pg_reload_conf()" >/dev/null
 
-# Text COPY must escape, and values that need all 17 digits (or are denormal), planted in a
-# new session's source as exact doubles.
+# Text that COPY's text format escapes, and values that need all 17 digits (or are
+# denormal), planted in a new session's source as exact doubles.
 m "$T/odd.db" 3
 python3 - "$T/odd.db" <<'EOF'
 import sqlite3, sys
