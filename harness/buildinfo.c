@@ -527,6 +527,26 @@ char *buildinfo_design_of(const char *manifest_text, const char *collector)
 	return out;
 }
 
+/* A manifest's identity: the hash of its text (which holds every probe's sha256). */
+static void buildinfo_hash_text(const char *text, char out[17])
+{
+	snprintf(out, 17, "%016llx",
+	         (unsigned long long)hash_fnv1a(text, strlen(text), HASH_FNV1A_SEED));
+}
+
+int buildinfo_manifest_hash(const char *dir, char out[17], struct err *e)
+{
+	char *path = xasprintf("%s/manifest.json", dir), *text = NULL;
+	size_t len = 0;
+	int rc = read_file(path, &text, &len, e);
+
+	if (rc == 0)
+		buildinfo_hash_text(text, out);
+	free(text);
+	free(path);
+	return rc;
+}
+
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 {
 	char *path = xasprintf("%s/manifest.json", dir), *text = NULL;
@@ -536,7 +556,6 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 	const cJSON *v, *probe;
 	int rc = -1;
 	size_t len = 0, i = 0;
-	uint64_t hash;
 
 	memset(out, 0, sizeof *out);
 	out->dir = xstrdup(dir);
@@ -665,9 +684,7 @@ int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e)
 		goto out;
 	out->manifest_text = text;
 	text = NULL;
-	hash = hash_fnv1a(out->manifest_text, strlen(out->manifest_text), HASH_FNV1A_SEED);
-	snprintf(out->manifest_hash, sizeof out->manifest_hash, "%016llx",
-	         (unsigned long long)hash);
+	buildinfo_hash_text(out->manifest_text, out->manifest_hash);
 	rc = 0;
 out:
 	if (rc != 0 && i > out->probes.n) {

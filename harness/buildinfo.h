@@ -94,6 +94,11 @@ struct buildinfo {
  */
 #define BUILDINFO_PLACEHOLDERS "{exe}, {size} (argv) and {iterations} (argv_iterations)"
 
+/*
+ * The manifest_hash buildinfo_load would give dir's build, from its manifest's text alone:
+ * nothing is parsed or verified, no probe is read. -1 with e when the file cannot be read.
+ */
+int buildinfo_manifest_hash(const char *dir, char out[17], struct err *e);
 /* Loads dir/manifest.json; errors name the file and field. */
 int buildinfo_load(const char *dir, struct buildinfo *out, struct err *e);
 void buildinfo_release(struct buildinfo *b);

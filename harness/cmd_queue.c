@@ -140,28 +140,67 @@ static void queue_scan_release(struct queue_scan *q)
 	free(q->ends_at);
 }
 
+/* The fleet's database, opened when a submit first needs it (queue_build_known). */
+struct queue_fleet {
+	const char *url;
+	struct store *s;
+	int tried;
+	struct err why; /* why s could not be opened */
+};
+
+/*
+ * 1 when the fleet's database already holds a build of dir's manifest (which holds every
+ * probe's sha256): its hash is then taken as it stands, without reading every probe again
+ * (most of a submit's CPU went there); the worker verifies the build before it measures. 0
+ * when it does not, or cannot say (a database that cannot be opened is reported by the submit).
+ */
+static int queue_build_known(struct queue_fleet *f, const char *dir, char hash[17])
+{
+	struct store_sql *q = NULL;
+	struct err e = ERR_INIT;
+	int known = 0;
+
+	if (buildinfo_manifest_hash(dir, hash, &e) != 0)
+		return 0;
+	if (!f->s && !f->tried) {
+		f->tried = 1;
+		if (queue_open(f->url, &f->s, &f->why) != 0)
+			f->s = NULL;
+	}
+	if (f->s && store_sql_open(f->s, "SELECT 1 FROM builds WHERE manifest_hash = ?",
+	                           "finding a build", &q, &e) == 0) {
+		store_sql_text(q, hash);
+		known = store_sql_step(q, &e) == 1;
+	}
+	store_sql_close(q);
+	return known;
+}
+
 /*
  * The build `value` names (kind "--collector": a shipped collector; another CLI_BUILDS
- * option: a folder), as the submitter's gcratchet finds it, with its manifest hash. -1 after
- * printing why.
+ * option: a folder), as the submitter's gcratchet finds it, with its manifest hash: verified
+ * whole (buildinfo_load) unless the fleet knows it already. -1 after printing why.
  */
-static int queue_build_resolve(const char *cmd, const char *kind, const char *value,
-                               struct queue_build *out)
+static int queue_build_resolve(const char *cmd, struct queue_fleet *f, const char *kind,
+                               const char *value, struct queue_build *out)
 {
 	struct buildinfo bi = {0};
 	struct err e = ERR_INIT;
-	char *root = buildinfo_root(), *dir;
+	char *root = buildinfo_root(), *dir, hash[17];
 	int rc = -1;
 
 	dir = strcmp(kind, "--collector") == 0 ? xasprintf("%s/collectors/%s", root, value)
 	                                       : xstrdup(value);
-	if (buildinfo_load(dir, &bi, &e) != 0) {
+	if (queue_build_known(f, dir, hash)) {
+		out->digest = xstrdup(hash);
+	} else if (buildinfo_load(dir, &bi, &e) != 0) {
 		cli_error(cmd, "%s %s: %s", kind, value, e.msg);
 		goto out;
+	} else {
+		out->digest = xstrdup(bi.manifest_hash);
 	}
 	out->option = xstrdup(kind);
 	out->value = xstrdup(value);
-	out->digest = xstrdup(bi.manifest_hash);
 	rc = 0;
 out:
 	buildinfo_release(&bi);
@@ -171,7 +210,8 @@ out:
 }
 
 /* ab's BASE or FIX: a folder, or a shipped collector's name. */
-static int queue_ab_arm(const char *cmd, const char *arg, struct queue_build *out)
+static int queue_ab_arm(const char *cmd, struct queue_fleet *f, const char *arg,
+                        struct queue_build *out)
 {
 	struct stat sb;
 	struct strlist names = {0};
@@ -180,9 +220,9 @@ static int queue_ab_arm(const char *cmd, const char *arg, struct queue_build *ou
 
 	buildinfo_list(root, &names);
 	if (stat(arg, &sb) == 0 || strchr(arg, '/'))
-		rc = queue_build_resolve(cmd, "--build", arg, out);
+		rc = queue_build_resolve(cmd, f, "--build", arg, out);
 	else if (strlist_contains(&names, arg))
-		rc = queue_build_resolve(cmd, "--collector", arg, out);
+		rc = queue_build_resolve(cmd, f, "--collector", arg, out);
 	else {
 		cli_error(cmd,
 		          "ab's BASE and FIX must come first, each a build folder or a shipped "
@@ -248,8 +288,9 @@ static int queue_bisect_args(const char *cmd, const struct strlist *args,
  * The parts a request is split into (queue_split), with the builds its arguments name
  * resolved to their manifest hashes; -1 after printing why.
  */
-static int queue_parts(const char *cmd, const char *verb, const struct strlist *args, int split,
-                       struct queue_part **parts, size_t *nparts, const char **how)
+static int queue_parts(const char *cmd, struct queue_fleet *f, const char *verb,
+                       const struct strlist *args, int split, struct queue_part **parts,
+                       size_t *nparts, const char **how)
 {
 	struct queue_scan q = {.cmd = cmd, .bisect = strcmp(verb, "bisect") == 0};
 	struct queue_split_in in = {.verb = verb, .args = args, .split = split};
@@ -271,7 +312,7 @@ static int queue_parts(const char *cmd, const char *verb, const struct strlist *
 	builds = xcalloc(args->n + 2, sizeof *builds);
 	places = xcalloc(args->n + 2, sizeof *places);
 	for (size_t i = 0; ab && i < 2; i++)
-		if (queue_ab_arm(cmd, args->items[i], &builds[nb++]) != 0)
+		if (queue_ab_arm(cmd, f, args->items[i], &builds[nb++]) != 0)
 			goto out;
 	if (queue_scan(&q, verb, args) != 0)
 		goto out;
@@ -284,14 +325,14 @@ static int queue_parts(const char *cmd, const char *verb, const struct strlist *
 	} else {
 		for (size_t i = 0; i < q.kinds.n; i++) {
 			places[nb] = q.places[i];
-			if (queue_build_resolve(cmd, q.kinds.items[i], q.values.items[i],
+			if (queue_build_resolve(cmd, f, q.kinds.items[i], q.values.items[i],
 			                        &builds[nb++]) != 0)
 				goto out;
 		}
 		/* A verb that names no build runs the default collector: the worker checks it. */
 		if (nb == 0 && !ab &&
-		    queue_build_resolve(cmd, "--collector", CLI_DEFAULT_COLLECTOR, &builds[nb++]) !=
-		        0)
+		    queue_build_resolve(cmd, f, "--collector", CLI_DEFAULT_COLLECTOR,
+		                        &builds[nb++]) != 0)
 			goto out;
 		in.probes = q.probes;
 		in.probes_at = q.probes_at;
@@ -404,6 +445,7 @@ static int queue_submit_cmd(int argc, char **argv)
 	const struct cli_verb *v = queue_sub("submit");
 	const char *cmd = cmd_queue.name, *url;
 	struct queue_submit_opts o = {.max_attempts = QUEUE_MAX_ATTEMPTS};
+	struct queue_fleet fleet = {0};
 	struct queue_request req = {0};
 	struct queue_part *parts = NULL;
 	struct strlist args = {0};
@@ -456,7 +498,10 @@ static int queue_submit_cmd(int argc, char **argv)
 		rc = cli_error(cmd, "cannot read the working directory");
 		goto out;
 	}
-	if (queue_parts(cmd, req.verb, &args, !o.no_split, &parts, &nparts, &req.split) != 0)
+	fleet.url = url;
+	r = queue_parts(cmd, &fleet, req.verb, &args, !o.no_split, &parts, &nparts, &req.split);
+	s = fleet.s;
+	if (r != 0)
 		goto out;
 	submitter = queue_submitter();
 	req.cwd = cwd;
@@ -465,7 +510,14 @@ static int queue_submit_cmd(int argc, char **argv)
 	req.parts = parts;
 	req.nparts = nparts;
 	job_ids = xcalloc(nparts + 1, sizeof *job_ids);
-	if (queue_open(url, &s, &e) != 0 || queue_submit(s, &req, &request_id, job_ids, &e) != 0) {
+	/* A database that could not be opened for a build's lookup is not tried twice. */
+	if (!s && fleet.tried)
+		e = fleet.why;
+	if (!s && (fleet.tried || queue_open(url, &s, &e) != 0)) {
+		rc = cli_error(cmd, "%s", e.msg);
+		goto out;
+	}
+	if (queue_submit(s, &req, &request_id, job_ids, &e) != 0) {
 		rc = cli_error(cmd, "%s", e.msg);
 		goto out;
 	}

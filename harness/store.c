@@ -253,22 +253,37 @@ static void query_double(struct store_query *q, double v)
 /*
  * Every text stored, on either engine, is valid UTF-8: a probe's stderr or a knob's value may
  * hold any bytes, which SQLite stores as they are and a UTF8 PostgreSQL refuses (and with
- * them the run, or a push, for good). Invalid bytes become U+FFFD (escape_utf8), here, the
- * one place text is bound, so both engines store it alike and a copy of an older SQLite row
- * to PostgreSQL is cleaned on its way.
+ * them the run, or a push, for good). Invalid bytes become U+FFFD (escape_utf8), here and in
+ * copy_text, the two places text is written, so both engines store it alike and a copy of an
+ * older SQLite row to PostgreSQL is cleaned on its way. store_text_clean: v cleaned, newly
+ * allocated, or NULL when v is clean already.
  */
-static void query_text(struct store_query *q, const char *v)
+static char *store_text_clean(const char *v)
 {
 	struct sbuf b;
 
-	if (!v || store_utf8_valid(v)) {
-		q->s->eng->bind_text(q->st, q->next++, v);
-		return;
-	}
+	if (!v || store_utf8_valid(v))
+		return NULL;
 	sbuf_init(&b);
 	escape_utf8(&b, v);
-	q->s->eng->bind_text(q->st, q->next++, b.data);
-	sbuf_release(&b);
+	return b.data;
+}
+
+static void query_text(struct store_query *q, const char *v)
+{
+	char *clean = store_text_clean(v);
+
+	q->s->eng->bind_text(q->st, q->next++, clean ? clean : v);
+	free(clean);
+}
+
+/* The same rule for a field of a bulk copy (store_engine.h, copy_text). */
+static void copy_text(struct store *s, const char *v)
+{
+	char *clean = store_text_clean(v);
+
+	s->eng->copy_text(s->conn, clean ? clean : v);
+	free(clean);
 }
 
 /*
@@ -1859,6 +1874,121 @@ out:
 }
 
 /*
+ * A copy's runs with their samples and functions into an engine with bulk writing
+ * (store_engine.h): one stream per table, so a session of any size costs the same few round
+ * trips to a server. Run ids are reserved first, so that each sample names its run's id.
+ * build_ids[k] is run k's build in `to`. Every run is checked as store_run_write checks it,
+ * before anything is written.
+ */
+static int store_copy_runs_bulk(struct store *to, const struct store_copy *c, int64_t session_id,
+                                const int64_t *build_ids, struct err *e)
+{
+	const struct store_engine *g = to->eng;
+	int64_t *ids = xcalloc(c->nr + 1, sizeof *ids);
+	const char *what = "copying runs";
+	size_t nfunctions = 0;
+	int rc = -1, streaming = 0;
+
+	for (size_t k = 0; k < c->nr; k++) {
+		const struct store_run *o = &c->runs[k];
+		struct run_record r = {.probe = o->probe,
+		                       .round = o->round,
+		                       .seq = o->seq,
+		                       .kind = o->kind,
+		                       .metrics = &o->metrics,
+		                       .functions = o->functions.n ? &o->functions : NULL};
+		if (store_run_check(to, &r, e) != 0)
+			goto out;
+		nfunctions += o->functions.n;
+	}
+	if (c->nr == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (g->reserve_ids(to->conn, "runs", c->nr, ids, e) != 0 ||
+	    g->copy_begin(to->conn, "runs",
+	                  "id, session_id, build_id, probe, size, round, seq, warmup, kind,"
+	                  " status, detail, checksum, premise, stderr_tail, started_at, arm",
+	                  e) != 0)
+		goto fail;
+	streaming = 1;
+	for (size_t k = 0; k < c->nr; k++) {
+		const struct store_run *o = &c->runs[k];
+		char *premise = run_premise_join(o->premise, o->premise_text);
+		g->copy_int64(to->conn, ids[k]);
+		g->copy_int64(to->conn, session_id);
+		g->copy_int64(to->conn, build_ids[k]);
+		copy_text(to, o->probe);
+		copy_text(to, o->size);
+		g->copy_int64(to->conn, o->round);
+		g->copy_int64(to->conn, o->seq);
+		g->copy_int64(to->conn, o->warmup);
+		copy_text(to, run_kind_name(o->kind));
+		copy_text(to, run_status_name(o->status));
+		copy_text(to, o->detail);
+		copy_text(to, o->checksum);
+		copy_text(to, premise);
+		copy_text(to, o->stderr_tail);
+		copy_text(to, o->started_at);
+		g->copy_int64(to->conn, o->arm);
+		free(premise);
+		if (g->copy_row(to->conn, e) != 0)
+			goto fail;
+	}
+	streaming = 0;
+	if (g->copy_end(to->conn, NULL, e) != 0 ||
+	    g->copy_begin(to->conn, "samples", "run_id, metric, value", e) != 0)
+		goto fail;
+	streaming = 1;
+	for (size_t k = 0; k < c->nr; k++) {
+		const struct metric_set *m = &c->runs[k].metrics;
+		for (size_t i = 0; i < m->n; i++) {
+			g->copy_int64(to->conn, ids[k]);
+			copy_text(to, m->items[i].name);
+			g->copy_double(to->conn, m->items[i].value);
+			if (g->copy_row(to->conn, e) != 0)
+				goto fail;
+		}
+	}
+	streaming = 0;
+	if (g->copy_end(to->conn, NULL, e) != 0)
+		goto fail;
+	if (nfunctions) {
+		if (g->copy_begin(to->conn, "run_functions", "run_id, rank, name, file, ir", e) !=
+		    0)
+			goto fail;
+		streaming = 1;
+		for (size_t k = 0; k < c->nr; k++) {
+			const struct fnprof *p = &c->runs[k].functions;
+			for (size_t i = 0; i < p->n; i++) {
+				g->copy_int64(to->conn, ids[k]);
+				g->copy_int64(to->conn, (int64_t)i + 1);
+				copy_text(to, p->fns[i].name);
+				copy_text(to, p->fns[i].file);
+				g->copy_double(to->conn, p->fns[i].ir);
+				if (g->copy_row(to->conn, e) != 0)
+					goto fail;
+			}
+		}
+		streaming = 0;
+		if (g->copy_end(to->conn, NULL, e) != 0)
+			goto fail;
+	}
+	rc = 0;
+	goto out;
+fail:
+	/* The stream is ended, its rows discarded; the caller's rollback discards the rest. */
+	if (streaming) {
+		struct err ignored = ERR_INIT;
+		g->copy_end(to->conn, "the copy failed", &ignored);
+	}
+	store_fail(to, e, what);
+out:
+	free(ids);
+	return rc;
+}
+
+/*
  * Writes c's session into `to`, inside the caller's transaction, unless `to` holds it already
  * (*copied 0, and nothing written).
  */
@@ -1866,9 +1996,16 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
                            int *copied, struct err *e)
 {
 	int64_t *build_ids = xcalloc(c->nb + 1, sizeof *build_ids), host_id, run_id;
+	int64_t *run_builds = xcalloc(c->nr + 1, sizeof *run_builds);
 	int rc = -1, reopened = 0;
 
-	if (store_session_by_uuid(to, c->si.uuid, to_id, e) != 0)
+	/*
+	 * A copy that is no refresh found no session of this uuid before reading
+	 * (store_session_copy_txn); one committed since is found by the session's insert (ON
+	 * CONFLICT(uuid)), so it is not looked for again: a round trip fewer per session.
+	 */
+	*to_id = 0;
+	if (c->refresh && store_session_by_uuid(to, c->si.uuid, to_id, e) != 0)
 		goto out;
 	if (*to_id != 0 && !c->refresh) {
 		rc = 0;
@@ -1912,17 +2049,23 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		                          c->builds[i].label, c->builds[i].knobs, e) != 0)
 			goto out;
 	for (size_t k = 0; k < c->nr; k++) {
-		const struct store_run *o = &c->runs[k];
-		struct run_record r = {0};
 		for (size_t i = 0; i < c->nb; i++)
-			if (c->builds[i].id == o->build_id)
-				r.build_id = build_ids[i];
-		if (r.build_id == 0) {
-			err_setc(e, ERR_CORRUPT,
-			         "%s: run %lld's build is not an arm of session %lld",
-			         c->from->where, (long long)o->id, (long long)c->session_id);
+			if (c->builds[i].id == c->runs[k].build_id)
+				run_builds[k] = build_ids[i];
+		if (run_builds[k] == 0) {
+			err_setc(
+			    e, ERR_CORRUPT, "%s: run %lld's build is not an arm of session %lld",
+			    c->from->where, (long long)c->runs[k].id, (long long)c->session_id);
 			goto out;
 		}
+	}
+	/* A server's engine streams them; SQLite's writes them one by one, with no round trip. */
+	if (to->eng->copy_begin && store_copy_runs_bulk(to, c, *to_id, run_builds, e) != 0)
+		goto out;
+	for (size_t k = 0; k < c->nr && !to->eng->copy_begin; k++) {
+		const struct store_run *o = &c->runs[k];
+		struct run_record r = {0};
+		r.build_id = run_builds[k];
 		r.session_id = *to_id;
 		r.probe = o->probe;
 		r.size = o->size;
@@ -1961,6 +2104,7 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 	*copied = reopened ? 2 : 1;
 	rc = 0;
 out:
+	free(run_builds);
 	free(build_ids);
 	return rc;
 }

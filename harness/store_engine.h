@@ -77,6 +77,31 @@ struct store_engine {
 	int (*column_number)(struct store_stmt *st, int i, double *out, const char **what);
 	const char *(*column_text)(struct store_stmt *st, int i);
 	void (*finalize)(struct store_stmt *st);
+
+	/*
+	 * Bulk writing, for an engine to which each statement is a round trip (PostgreSQL's
+	 * COPY FROM STDIN); NULL in an engine without it, and store.c then inserts row by row.
+	 * Inside the caller's transaction:
+	 * - reserve_ids: n ids of `table`'s id column that no other writer will take, into ids[],
+	 *   for rows the caller then writes with their id given (so a copy of runs knows each
+	 *   run's id before its samples are written);
+	 * - copy_begin opens one stream of rows into `table`'s `columns` (a comma-separated list
+	 *   of store.c's constants, never a value); copy_int64/double/text add the next field of
+	 *   the current row (a NULL text is SQL NULL; text is valid UTF-8, store.c's rule);
+	 *   copy_row ends the row; copy_end ends the stream and reports what the server made of
+	 *   it, or with `abort` non-NULL discards every row of it (the caller's own failure).
+	 * A failure is remembered by the stream and reported by copy_row or copy_end: the caller
+	 * need check only those.
+	 */
+	int (*reserve_ids)(struct store_conn *c, const char *table, size_t n, int64_t *ids,
+	                   struct err *e);
+	int (*copy_begin)(struct store_conn *c, const char *table, const char *columns,
+	                  struct err *e);
+	void (*copy_int64)(struct store_conn *c, int64_t v);
+	void (*copy_double)(struct store_conn *c, double v);
+	void (*copy_text)(struct store_conn *c, const char *v);
+	int (*copy_row)(struct store_conn *c, struct err *e);
+	int (*copy_end)(struct store_conn *c, const char *abort, struct err *e);
 };
 
 extern const struct store_engine store_engine_sqlite;

@@ -8,7 +8,8 @@
  *   GCR_TEST_STORE_FAULT=N    operation N (from 1) fails, and only it;
  *   GCR_TEST_STORE_FAULT=N+   operation N and every later one fail (a disk that is gone);
  *   GCR_TEST_STORE_FAULT=0    nothing fails: the operations are only counted.
- * An operation is an open, a create_base, a begin, a commit, an exec, a prepare or a step,
+ * An operation is an open, a create_base, a begin, a commit, an exec, a prepare, a step, or
+ * (PostgreSQL's bulk writing) a reserve_ids, a copy_begin or a copy_end,
  * counted over the whole process (a push's two databases share the count). With
  * GCR_TEST_STORE_OPS=FILE, every close writes the count so far to FILE, so a test knows how
  * many operations a verb has and can fail each in turn (tests/cli/t124-store-faults.sh).
@@ -196,21 +197,79 @@ static void fault_finalize(struct store_stmt *st)
 	free(st);
 }
 
-/* One wrapper per engine underneath, told apart by their open; the rest is shared. */
-#define FAULT_ENGINE(inner_name, open_fn)                                                       \
-	{                                                                                       \
-		.name = inner_name, .open = open_fn, .close = fault_close,                      \
-		.create_base = fault_create_base, .begin = fault_begin, .commit = fault_commit, \
-		.rollback = fault_rollback, .exec = fault_exec, .prepare = fault_prepare,       \
-		.bind_int64 = fault_bind_int64, .bind_double = fault_bind_double,               \
-		.bind_text = fault_bind_text, .step = fault_step, .reset = fault_reset,         \
-		.column_null = fault_column_null, .column_int64 = fault_column_int64,           \
-		.column_double = fault_column_double, .column_number = fault_column_number,     \
-		.column_text = fault_column_text, .finalize = fault_finalize,                   \
-	}
+static int fault_reserve_ids(struct store_conn *c, const char *table, size_t n, int64_t *ids,
+                             struct err *e)
+{
+	return fault_op("reserve_ids", e) != 0 ? -1 : c->eng->reserve_ids(c->c, table, n, ids, e);
+}
 
-static const struct store_engine store_fault_sqlite = FAULT_ENGINE("sqlite", fault_open_sqlite);
-static const struct store_engine store_fault_pg = FAULT_ENGINE("postgresql", fault_open_pg);
+static int fault_copy_begin(struct store_conn *c, const char *table, const char *columns,
+                            struct err *e)
+{
+	return fault_op("copy_begin", e) != 0 ? -1 : c->eng->copy_begin(c->c, table, columns, e);
+}
+
+static void fault_copy_int64(struct store_conn *c, int64_t v)
+{
+	c->eng->copy_int64(c->c, v);
+}
+
+static void fault_copy_double(struct store_conn *c, double v)
+{
+	c->eng->copy_double(c->c, v);
+}
+
+static void fault_copy_text(struct store_conn *c, const char *v)
+{
+	c->eng->copy_text(c->c, v);
+}
+
+static int fault_copy_row(struct store_conn *c, struct err *e)
+{
+	return c->eng->copy_row(c->c, e);
+}
+
+/* A failed end discards the stream underneath, as the server would: nothing of it is stored. */
+static int fault_copy_end(struct store_conn *c, const char *abort, struct err *e)
+{
+	struct err ignored;
+
+	if (fault_op("copy_end", e) != 0) {
+		c->eng->copy_end(c->c, "injected fault", &ignored);
+		return -1;
+	}
+	return c->eng->copy_end(c->c, abort, e);
+}
+
+/* One wrapper per engine underneath, told apart by their open; the rest is shared. */
+#define FAULT_COMMON                                                                        \
+	.close = fault_close, .create_base = fault_create_base, .begin = fault_begin,       \
+	.commit = fault_commit, .rollback = fault_rollback, .exec = fault_exec,             \
+	.prepare = fault_prepare, .bind_int64 = fault_bind_int64,                           \
+	.bind_double = fault_bind_double, .bind_text = fault_bind_text, .step = fault_step, \
+	.reset = fault_reset, .column_null = fault_column_null,                             \
+	.column_int64 = fault_column_int64, .column_double = fault_column_double,           \
+	.column_number = fault_column_number, .column_text = fault_column_text,             \
+	.finalize = fault_finalize
+
+static const struct store_engine store_fault_sqlite = {
+    .name = "sqlite",
+    .open = fault_open_sqlite,
+    FAULT_COMMON,
+};
+/* Bulk writing is offered where the engine underneath offers it (PostgreSQL only). */
+static const struct store_engine store_fault_pg = {
+    .name = "postgresql",
+    .open = fault_open_pg,
+    FAULT_COMMON,
+    .reserve_ids = fault_reserve_ids,
+    .copy_begin = fault_copy_begin,
+    .copy_int64 = fault_copy_int64,
+    .copy_double = fault_copy_double,
+    .copy_text = fault_copy_text,
+    .copy_row = fault_copy_row,
+    .copy_end = fault_copy_end,
+};
 
 int store_fault_engine(const struct store_engine *inner, const struct store_engine **out,
                        struct err *e)
