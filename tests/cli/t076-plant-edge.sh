@@ -128,8 +128,11 @@ expect_eq "$(jq -r '.rules["valgrind.ir"] | "\(.band_pct) \(.class)"' "$T/bd-bas
 	"bdwgc's Ir rule: 1%, banded, as every build's"
 expect_eq "$(jq '[.overrides[] | select(.metric == "valgrind.ir")] | length' "$T/bd-base.json")" 0 \
 	"02's Ir repeated at pin: not widened"
+# Planted at the percentage itself, no margin: a 1% band is far from either plant, and bdwgc's
+# 02 Ir moves by up to about 0.012% between two sessions of one build (48,000 of 413M, seen on
+# a fresh clone), which a 0.01% margin pushed past the 2.02% this checks.
 for pc in 0.5 2; do
-	n=$(awk -v b="$base" -v pc="$pc" -v m="$MARGIN" -v ir0="$ir0" -v k="$k" -v a="$allocs" \
+	n=$(awk -v b="$base" -v pc="$pc" -v m=0 -v ir0="$ir0" -v k="$k" -v a="$allocs" \
 		'BEGIN { n = (b * (1 + pc / 100 + m) - ir0) / (k * a); n = int(n * 1e6 + 0.999999) / 1e6;
 		         printf "%.6f", (n < 0 ? 0 : n) }')
 	bd_planted "$n"
