@@ -1013,6 +1013,29 @@ static int compare_moved_list(const struct compare *c, const struct strlist *met
 }
 
 /*
+ * The timed cells that moved while time was host noise, appended to b: "worse" and "better"
+ * lists (worse first when worse_first), each after ": " or, once something was said (`said`),
+ * "; ". Returns whether anything has been said now.
+ */
+static int compare_noise_moved(const struct compare *c, const struct strlist *metrics,
+                               int worse_first, int said, struct sbuf *b)
+{
+	for (int i = 0; i < 2; i++) {
+		int w = worse_first ? 1 - i : i;
+		size_t before = b->len;
+		if (compare_moved_list(c, metrics, w ? PAIRED_WORSE : PAIRED_BETTER, 1, b,
+		                       said ? "; " : ": ")) {
+			sbuf_addf(b, " %s", w ? "worse" : "better");
+			said = 1;
+		} else {
+			b->len = before;
+			b->data[b->len] = '\0';
+		}
+	}
+	return said;
+}
+
+/*
  * The metrics of the cells, in headline order, into metrics; 1 when a deciding time cell had
  * too few pairs to be judged.
  */
@@ -1058,17 +1081,7 @@ char *compare_headline_moved(const struct compare *c)
 	if (split) {
 		/* Said, not hidden: the verdicts stand, the reader weighs them. */
 		sbuf_addf(&b, "; time is host noise here (%s)", c->time_noise);
-		for (int w = 0; w < 2; w++) {
-			size_t before = b.len;
-			if (compare_moved_list(c, &metrics, w ? PAIRED_WORSE : PAIRED_BETTER, 1, &b,
-			                       time_moved ? "; " : ": ")) {
-				sbuf_addf(&b, " %s", w ? "worse" : "better");
-				time_moved = 1;
-			} else {
-				b.len = before;
-				b.data[b.len] = '\0';
-			}
-		}
+		time_moved = compare_noise_moved(c, &metrics, 0, time_moved, &b);
 	}
 	if (time_few)
 		sbuf_addf(&b, "; time not judged: %zu round%s, %d needed", c->ncomplete,
@@ -1111,20 +1124,9 @@ void compare_headline_lines(const struct compare *c, struct strlist *lines)
 	if (lines->n == first + 1 && !split)
 		strlist_push(lines, "no cell judged better or worse");
 	if (split) {
-		int any = 0;
 		compare_sbuf_clear(&b);
 		sbuf_addf(&b, "time is host noise here (%s)", c->time_noise);
-		for (int w = 1; w >= 0; w--) {
-			size_t before = b.len;
-			if (compare_moved_list(c, &metrics, w ? PAIRED_WORSE : PAIRED_BETTER, 1, &b,
-			                       any ? "; " : ": ")) {
-				sbuf_addf(&b, " %s", w ? "worse" : "better");
-				any = 1;
-			} else {
-				b.len = before;
-				b.data[b.len] = '\0';
-			}
-		}
+		compare_noise_moved(c, &metrics, 1, 0, &b);
 		strlist_push(lines, b.data);
 	}
 	if (time_few) {
