@@ -555,19 +555,36 @@ static void bisect_digest_command(struct sha256 *h, const struct bisect_engine *
 	}
 }
 
-/* The compiler a build gets: the first line of `${CC:-cc} --version`, asked once. */
-static const char *bisect_toolchain(struct bisect_engine *c)
+/*
+ * What every build of this bisect reads beyond its commit, as one digest made once: the
+ * compiler (the first line of `${CC:-cc} --version`), the environment that steers it,
+ * --build-input's files, and for a build command the files and variables it names. Each
+ * commit's key takes it whole, so none of it is read again per commit.
+ */
+static const char *bisect_inputs(struct bisect_engine *c)
 {
 	const char *const argv[] = {"sh", "-c", "${CC:-cc} --version 2>&1 | head -n 1", NULL};
-	struct sbuf out;
+	char hex[SHA256_HEX_LEN + 1];
+	struct sbuf cc;
+	struct sha256 h;
 
-	if (c->toolchain)
-		return c->toolchain;
-	sbuf_init(&out);
-	if (run_capture((char *const *)argv, 1, &out) != 0 || !out.len)
-		sbuf_addf(&out, "(no compiler answers)");
-	c->toolchain = sbuf_detach(&out);
-	return c->toolchain;
+	if (c->inputs)
+		return c->inputs;
+	sbuf_init(&cc);
+	if (run_capture((char *const *)argv, 1, &cc) != 0 || !cc.len)
+		sbuf_addf(&cc, "(no compiler answers)");
+	sha256_init(&h);
+	sha256_update(&h, cc.data, cc.len + 1);
+	for (size_t i = 0; i < sizeof bisect_build_env / sizeof *bisect_build_env; i++)
+		bisect_digest_env(&h, bisect_build_env[i]);
+	for (size_t i = 0; i < c->build_inputs.n; i++)
+		bisect_digest_path(&h, c->build_inputs.items[i]);
+	if (c->source == BISECT_SRC_CMD)
+		bisect_digest_command(&h, c);
+	sha256_final_hex(&h, hex);
+	sbuf_release(&cc);
+	c->inputs = xstrdup(hex);
+	return c->inputs;
 }
 
 /*
@@ -576,8 +593,9 @@ static const char *bisect_toolchain(struct bisect_engine *c)
  * and every file of the gcratchet checkout its build reads (the probes, their runtime, the
  * ABI header, the common code, the make rules): a change to any of them is another build.
  * Also the compiler, the environment that steers it, --build-input's files, and for a build
- * command the files and variables it names (bisect_digest_command). (build-rev.sh keys its
- * own cache of a shipped collector's builds; this key names its log and remembered failure.)
+ * command the files and variables it names, as one digest (bisect_inputs). (build-rev.sh
+ * keys its own cache of a shipped collector's builds; this key names its log and remembered
+ * failure.)
  */
 static void bisect_build_key(struct bisect_engine *c, const char *commit,
                              char key[SHA256_HEX_LEN + 1])
@@ -613,16 +631,7 @@ static void bisect_build_key(struct bisect_engine *c, const char *commit,
 		for (size_t i = 0; i < sizeof folders / sizeof *folders; i++)
 			bisect_digest_folder(&h, c->checkout, folders[i]);
 	}
-	{
-		const char *tc = bisect_toolchain(c);
-		sha256_update(&h, tc, strlen(tc) + 1);
-	}
-	for (size_t i = 0; i < sizeof bisect_build_env / sizeof *bisect_build_env; i++)
-		bisect_digest_env(&h, bisect_build_env[i]);
-	for (size_t i = 0; i < c->build_inputs.n; i++)
-		bisect_digest_path(&h, c->build_inputs.items[i]);
-	if (c->source == BISECT_SRC_CMD)
-		bisect_digest_command(&h, c);
+	sha256_update(&h, bisect_inputs(c), SHA256_HEX_LEN);
 	sha256_final_hex(&h, key);
 }
 
@@ -2316,7 +2325,7 @@ void bisect_engine_release(struct bisect_engine *c)
 	free(c->root);
 	free(c->checkout);
 	free(c->cache);
-	free(c->toolchain);
+	free(c->inputs);
 	strlist_release(&c->build_inputs);
 	free(c->command);
 	free(c->build_rev_script);

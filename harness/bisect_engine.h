@@ -136,7 +136,7 @@ struct bisect_engine {
 	/* --build-input: files and folders a build reads that its commit does not hold (absolute) */
 	struct strlist build_inputs;
 	int retry_failed; /* --retry-failed: build again what the cache remembers as failed */
-	char *toolchain;  /* `${CC:-cc} --version`'s first line, for the build key (lazily) */
+	char *inputs;     /* the digest of what builds read beyond the commit (lazily) */
 	struct bisect_commit *commits;
 	size_t ncommits;
 	struct bisect_probe *probes;
