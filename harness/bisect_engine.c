@@ -915,60 +915,125 @@ static void bisect_meters(const struct bisect_engine *c, char **meters, char **e
 	}
 }
 
+/* What measure_many was given: m's owned strings, released by bisect_plan_release. */
+struct bisect_plan {
+	struct bisect_measure m;
+	const char *dirs[BISECT_MAX_ARMS], *hashes[BISECT_MAX_ARMS];
+	char *probes, *command, *meters, *events;
+};
+
 /*
- * One session of the builds of commits idx[0..narms-1] (narms <= 2) as arms, in that order:
- * `n` measured rounds, or n valgrind runs per probe and arm for a valgrind metric, of every
- * probe (all_probes: the ends) or those that moved, or probe `only` when not NULL, set up and
- * run by hooks.measure (no_aslr: with address randomisation off, whatever the options say).
- * 0 with *session_id and the runs (released by the caller); -1 when the harness failed; -2
- * when interrupted (the session is kept).
+ * The measurement of the builds of commits idx[0..narms-1] (narms <= BISECT_MAX_ARMS) as
+ * arms, in that order: `n` measured rounds, or n valgrind runs per probe and arm for a
+ * valgrind metric, of every probe (all_probes: the ends) or those that moved, or probe `only`
+ * when not NULL (no_aslr: with address randomisation off, whatever the options say).
+ */
+static void bisect_plan_of(const struct bisect_engine *c, const size_t *idx, size_t narms, int n,
+                           int warmup, int all_probes, const char *only, int no_aslr,
+                           const char *what, struct bisect_plan *p)
+{
+	struct bisect_measure *m = &p->m;
+	struct strlist probes = {0};
+
+	memset(p, 0, sizeof *p);
+	for (size_t a = 0; a < narms && a < BISECT_MAX_ARMS; a++) {
+		p->dirs[a] = c->commits[idx[a]].dir;
+		p->hashes[a] = c->commits[idx[a]].hash;
+	}
+	for (size_t i = 0; i < c->nprobes; i++)
+		if (only ? strcmp(only, c->probes[i].name) == 0 : all_probes || c->probes[i].moved)
+			strlist_push(&probes, c->probes[i].name);
+	p->probes = strlist_join(&probes, ",");
+	strlist_release(&probes);
+	bisect_meters(c, &p->meters, &p->events);
+	p->command = xasprintf("%s (bisect %lld: %s)", c->command, (long long)c->id, what);
+	m->dirs = p->dirs;
+	m->hashes = p->hashes;
+	m->narms = narms < BISECT_MAX_ARMS ? narms : BISECT_MAX_ARMS;
+	m->probes = p->probes;
+	m->meters = p->meters;
+	m->events = p->events;
+	if (c->kind == RUN_KIND_VALGRIND) {
+		m->valgrind_runs = n;
+	} else {
+		m->rounds = n;
+		m->warmup = warmup;
+	}
+	m->command = p->command;
+	m->halt_on_failure = 1;
+	m->no_aslr = no_aslr;
+}
+
+static void bisect_plan_release(struct bisect_plan *p)
+{
+	free(p->probes);
+	free(p->command);
+	free(p->meters);
+	free(p->events);
+}
+
+/*
+ * Runs the n plans, independent of one another: by hooks.measure_many when there is one (a
+ * fleet runs them at once), else one by one with hooks.measure, stopping at the first that is
+ * interrupted. out[i] is zeroed first. Returns 0 when each ran or failed on its own, -2 when
+ * interrupted (*c->stop set).
+ */
+static int bisect_measure_plans(struct bisect_engine *c, const struct bisect_plan *plans, size_t n,
+                                struct bisect_measured *out)
+{
+	int r = 0;
+
+	memset(out, 0, n * sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[i].err = (struct err)ERR_INIT;
+	if (c->hooks.measure_many) {
+		struct bisect_measure *ms = xcalloc(n ? n : 1, sizeof *ms);
+		for (size_t i = 0; i < n; i++)
+			ms[i] = plans[i].m;
+		r = c->hooks.measure_many(c->hooks.ctx, ms, n, out);
+		free(ms);
+	} else {
+		for (size_t i = 0; i < n && r == 0; i++) {
+			struct bisect_measured *o = &out[i];
+			o->rc = c->hooks.measure(c->hooks.ctx, &plans[i].m, &o->session_id,
+			                         &o->runs, &o->nruns, &o->err);
+			if (o->rc == -2)
+				r = -2;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (r == -2 && out[i].rc == 0 && !out[i].session_id && !out[i].runs)
+				out[i].rc = -2;
+	}
+	if (r == -2 && !*c->stop)
+		*c->stop = 1;
+	return r;
+}
+
+/*
+ * One session of bisect_plan_of's measurement, run by the hooks. 0 with *session_id and the
+ * runs (released by the caller); -1 when the harness failed (c->err); -2 when interrupted
+ * (the session is kept).
  */
 static int bisect_session_of(struct bisect_engine *c, const size_t *idx, size_t narms, int n,
                              int warmup, int all_probes, const char *only, int no_aslr,
                              const char *what, int64_t *session_id, struct store_run **runs,
                              size_t *nruns)
 {
-	struct bisect_measure m;
-	const char *dirs[2], *hashes[2];
-	struct strlist probes = {0};
-	char *list, *command, *meters, *events;
+	struct bisect_plan p;
+	struct bisect_measured o;
 	int r;
 
-	memset(&m, 0, sizeof m);
-	for (size_t a = 0; a < narms && a < 2; a++) {
-		dirs[a] = c->commits[idx[a]].dir;
-		hashes[a] = c->commits[idx[a]].hash;
-	}
-	for (size_t i = 0; i < c->nprobes; i++)
-		if (only ? strcmp(only, c->probes[i].name) == 0 : all_probes || c->probes[i].moved)
-			strlist_push(&probes, c->probes[i].name);
-	list = strlist_join(&probes, ",");
-	bisect_meters(c, &meters, &events);
-	command = xasprintf("%s (bisect %lld: %s)", c->command, (long long)c->id, what);
-	m.dirs = dirs;
-	m.hashes = hashes;
-	m.narms = narms < 2 ? narms : 2;
-	m.probes = list;
-	m.meters = meters;
-	m.events = events;
-	if (c->kind == RUN_KIND_VALGRIND) {
-		m.valgrind_runs = n;
-	} else {
-		m.rounds = n;
-		m.warmup = warmup;
-	}
-	m.command = command;
-	m.halt_on_failure = 1;
-	m.no_aslr = no_aslr;
-	c->err = (struct err)ERR_INIT;
-	r = c->hooks.measure(c->hooks.ctx, &m, session_id, runs, nruns, &c->err);
+	bisect_plan_of(c, idx, narms, n, warmup, all_probes, only, no_aslr, what, &p);
+	bisect_measure_plans(c, &p, 1, &o);
+	r = o.rc;
+	*session_id = o.session_id;
+	*runs = o.runs;
+	*nruns = o.nruns;
+	c->err = o.err;
 	if (r == -2 && !*c->stop)
 		*c->stop = 1;
-	free(command);
-	free(events);
-	free(meters);
-	free(list);
-	strlist_release(&probes);
+	free(o.host);
+	bisect_plan_release(&p);
 	return r;
 }
 

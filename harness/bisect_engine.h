@@ -69,6 +69,9 @@ struct bisect_commit {
 	int64_t build_id; /* the store's, once measured */
 };
 
+/* The most builds one measurement compares: a scan's commit between its two neighbours. */
+#define BISECT_MAX_ARMS 3
+
 /* What one measurement is: a session the verb sets up and runs (hooks->measure). */
 struct bisect_measure {
 	const char *const *dirs;   /* the arms' build folders, in this order */
@@ -111,6 +114,16 @@ struct bisect_event {
 	unsigned steps;                       /* NEXT */
 };
 
+/* What one measurement of a batch came to (hooks->measure_many): as hooks->measure returns. */
+struct bisect_measured {
+	int rc;             /* 0 done, -1 failed (err), -2 interrupted */
+	int64_t session_id; /* in the bisect's store; 0 when none was stored */
+	struct store_run *runs;
+	size_t nruns;
+	char *host; /* where it ran (the worker's name on a fleet), NULL here; owned */
+	struct err err;
+};
+
 struct bisect_engine;
 struct bisect_hooks {
 	/* What happens, for the verb to render; may be NULL. */
@@ -124,6 +137,16 @@ struct bisect_hooks {
 	int (*measure)(void *ctx, const struct bisect_measure *m, int64_t *session_id,
 	               struct store_run **runs, size_t *nruns, struct err *e);
 	void *ctx;
+	/*
+	 * Runs the n measurements m[0..n-1], which do not depend on one another, anywhere and in
+	 * any order (a fleet runs them on its idle workers at once), each session stored where
+	 * measure stores it; out[i] (zeroed by the engine) is what measure would have returned
+	 * for m[i]. Returns 0 when each was run or failed on its own (out[i].rc), -2 when
+	 * interrupted (out[i].rc -2 for those not finished). NULL: the engine runs them one at a
+	 * time with measure.
+	 */
+	int (*measure_many)(void *ctx, const struct bisect_measure *m, size_t n,
+	                    struct bisect_measured *out);
 };
 
 struct bisect_engine {

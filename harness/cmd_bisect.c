@@ -874,7 +874,7 @@ static int bisect_stopped(struct bisect_view *v)
 
 static int bisect_main(int argc, char **argv)
 {
-	static const struct bisect_hooks hooks = {bisect_on_event, bisect_measure, NULL};
+	static const struct bisect_hooks hooks = {bisect_on_event, bisect_measure, NULL, NULL};
 	struct bisect_view v;
 	struct bisect_engine *c = &v.eng;
 	struct err e = ERR_INIT;
