@@ -427,3 +427,172 @@ char *bisect_log_reason(char *text)
 		return link;
 	return err_line ? err_line : summary ? summary : last ? last : said;
 }
+
+/* ---- A range scan --------------------------------------------------------------------- */
+
+static const char *const bisect_link_names[] = {"unknown", "same", "moved", "cannot tell", "more"};
+
+const char *bisect_link_name(enum bisect_link l)
+{
+	return (size_t)l < sizeof bisect_link_names / sizeof *bisect_link_names
+	           ? bisect_link_names[l]
+	           : "unknown";
+}
+
+int bisect_link_parse(const char *name, enum bisect_link *out)
+{
+	for (size_t i = 0; i < sizeof bisect_link_names / sizeof *bisect_link_names; i++)
+		if (strcmp(name, bisect_link_names[i]) == 0) {
+			*out = (enum bisect_link)i;
+			return 0;
+		}
+	return -1;
+}
+
+void bisect_scan_init(struct bisect_scan *s, size_t n, size_t segments)
+{
+	s->n = n;
+	s->segments = segments ? segments : 1;
+	s->state = xcalloc(n, sizeof *s->state);
+	s->link = xcalloc(n, sizeof *s->link);
+	s->state[0] = s->state[n - 1] = 1;
+}
+
+void bisect_scan_release(struct bisect_scan *s)
+{
+	free(s->state);
+	free(s->link);
+	memset(s, 0, sizeof *s);
+}
+
+size_t bisect_scan_before(const struct bisect_scan *s, size_t i)
+{
+	for (size_t k = i; k-- > 0;)
+		if (s->state[k] == 1)
+			return k;
+	return i;
+}
+
+/* The untested commit of (a, b) nearest its middle, or b when every one is skipped. */
+static size_t bisect_scan_middle(const struct bisect_scan *s, size_t a, size_t b)
+{
+	size_t mid = a + (b - a) / 2;
+
+	for (size_t d = 0; d < b - a; d++) {
+		if (mid >= d && mid - d > a && s->state[mid - d] == 0)
+			return mid - d;
+		if (mid + d < b && mid + d > a && s->state[mid + d] == 0)
+			return mid + d;
+	}
+	return b;
+}
+
+/* Whether the stretch (a, b) is to be split: longer than the first pass leaves it, or not
+ * shown unmoved. */
+static int bisect_scan_wants(const struct bisect_scan *s, size_t a, size_t b)
+{
+	size_t longest = (s->n - 1 + s->segments - 1) / s->segments;
+	enum bisect_link l = s->link[b];
+
+	if (b - a < 2)
+		return 0;
+	return b - a > longest || l == BISECT_LINK_MOVED || l == BISECT_LINK_CANNOT_TELL ||
+	       l == BISECT_LINK_UNKNOWN;
+}
+
+size_t bisect_scan_next(const struct bisect_scan *s, struct bisect_scan_plan *out, size_t max)
+{
+	size_t k = 0, a = 0;
+
+	for (size_t b = 1; b < s->n && k < max; b++) {
+		size_t mid;
+		if (s->state[b] != 1)
+			continue;
+		if (bisect_scan_wants(s, a, b) && (mid = bisect_scan_middle(s, a, b)) < b)
+			out[k++] = (struct bisect_scan_plan){a, mid, b};
+		a = b;
+	}
+	return k;
+}
+
+size_t bisect_scan_pending(const struct bisect_scan *s)
+{
+	size_t k = 0, a = 0;
+
+	for (size_t b = 1; b < s->n; b++) {
+		if (s->state[b] != 1)
+			continue;
+		k += bisect_scan_wants(s, a, b) && bisect_scan_middle(s, a, b) < b;
+		a = b;
+	}
+	return k;
+}
+
+void bisect_scan_measured(struct bisect_scan *s, size_t mid, enum bisect_link left,
+                          enum bisect_link right)
+{
+	if (mid == 0 || mid >= s->n - 1)
+		return;
+	s->state[mid] = 1;
+	s->link[mid] = left;
+	for (size_t k = mid + 1; k < s->n; k++)
+		if (s->state[k] == 1) {
+			s->link[k] = right;
+			break;
+		}
+}
+
+void bisect_scan_skipped(struct bisect_scan *s, size_t mid)
+{
+	if (mid > 0 && mid < s->n - 1 && s->state[mid] == 0)
+		s->state[mid] = 2;
+}
+
+size_t bisect_scan_found(const struct bisect_scan *s, struct bisect_scan_find *out, size_t max)
+{
+	size_t k = 0, a = 0;
+
+	for (size_t b = 1; b < s->n; b++) {
+		enum bisect_link l;
+		if (s->state[b] != 1)
+			continue;
+		l = s->link[b];
+		if ((l == BISECT_LINK_MOVED || l == BISECT_LINK_CANNOT_TELL) &&
+		    bisect_scan_middle(s, a, b) == b) {
+			if (k < max)
+				out[k] = (struct bisect_scan_find){a, b, l};
+			k++;
+		}
+		a = b;
+	}
+	return k;
+}
+
+size_t bisect_scan_count(const struct bisect_scan *s, int state)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		k += s->state[i] == state;
+	return k;
+}
+
+enum bisect_link bisect_link_paired(const struct bisect_rule *r, const double *x, const double *y,
+                                    size_t n, double alpha, int final, struct bisect_paired out[2])
+{
+	bisect_decide_paired(r, +1, x, y, n, alpha / 2, final, &out[0]);
+	bisect_decide_paired(r, -1, x, y, n, alpha / 2, final, &out[1]);
+	if (out[0].answer == BISECT_ANSWER_BAD || out[1].answer == BISECT_ANSWER_BAD)
+		return BISECT_LINK_MOVED;
+	if (out[0].answer == BISECT_ANSWER_GOOD && out[1].answer == BISECT_ANSWER_GOOD)
+		return BISECT_LINK_SAME;
+	return final ? BISECT_LINK_CANNOT_TELL : BISECT_LINK_MORE;
+}
+
+enum bisect_link bisect_link_exact(const struct bisect_rule *r, double before, double after)
+{
+	if (!isfinite(before) || !isfinite(after))
+		return BISECT_LINK_CANNOT_TELL;
+	return fabs(after - before) > bisect_allowance(r, before) ? BISECT_LINK_MOVED
+	                                                          : BISECT_LINK_SAME;
+}

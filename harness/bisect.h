@@ -206,4 +206,79 @@ unsigned bisect_search_left(const struct bisect_search *s, size_t next, size_t *
  */
 char *bisect_log_reason(char *text);
 
+/* ---- A range scan: every change point (bisect --all) ---------------------------------- */
+
+/*
+ * What a scan knows of the stretch between two neighbouring measured commits: unknown (not
+ * judged yet), same (no probe moved beyond the threshold), moved (one did), or cannot tell
+ * (the runs it may spend could not say).
+ */
+enum bisect_link {
+	BISECT_LINK_UNKNOWN,
+	BISECT_LINK_SAME,
+	BISECT_LINK_MOVED,
+	BISECT_LINK_CANNOT_TELL,
+	BISECT_LINK_MORE, /* not decided yet: measure another batch */
+};
+/* "unknown", "same", "moved", "cannot tell", "more". */
+const char *bisect_link_name(enum bisect_link l);
+int bisect_link_parse(const char *name, enum bisect_link *out);
+
+/*
+ * A scan over n >= 2 commits. The first pass splits the range into `segments` stretches
+ * whatever their ends show (a move and its reversal inside one unsplit stretch whose ends agree
+ * would be unseen); after it, only a stretch whose ends differ (moved) or could not be told
+ * apart is split again, at the untested commit nearest its middle, until every moved stretch
+ * is two neighbouring commits: a change point.
+ */
+struct bisect_scan {
+	size_t n;
+	size_t segments;
+	unsigned char *state; /* per commit: 0 untested, 1 measured, 2 skipped */
+	enum bisect_link
+	    *link; /* per measured commit i > 0: its stretch from the measured one before */
+};
+void bisect_scan_init(struct bisect_scan *s, size_t n, size_t segments);
+void bisect_scan_release(struct bisect_scan *s);
+/* A measurement the scan wants: commit mid between its measured neighbours left and right. */
+struct bisect_scan_plan {
+	size_t left, mid, right;
+};
+/*
+ * The measurements of the next pass, one per stretch to split (they do not depend on one
+ * another): at most max into out; returns how many. 0: the scan is done.
+ */
+size_t bisect_scan_next(const struct bisect_scan *s, struct bisect_scan_plan *out, size_t max);
+/* How many stretches bisect_scan_next would split now (to size its array). */
+size_t bisect_scan_pending(const struct bisect_scan *s);
+/* mid was measured: its stretches from the measured commit before and to the one after. */
+void bisect_scan_measured(struct bisect_scan *s, size_t mid, enum bisect_link left,
+                          enum bisect_link right);
+/* mid could not be measured (it does not build, its run failed): another commit is tried. */
+void bisect_scan_skipped(struct bisect_scan *s, size_t mid);
+/* The measured commit before i (i > 0 measured), or i itself when there is none. */
+size_t bisect_scan_before(const struct bisect_scan *s, size_t i);
+/*
+ * What the scan found, in commit order: a change point (from = hi - 1: the figure moved at
+ * hi), a stretch it cannot narrow (from < hi - 1: every commit between skipped), or one it
+ * cannot tell (link CANNOT_TELL). Returns how many, at most max into out.
+ */
+struct bisect_scan_find {
+	size_t from, hi;
+	enum bisect_link link;
+};
+size_t bisect_scan_found(const struct bisect_scan *s, struct bisect_scan_find *out, size_t max);
+/* Commits measured (the ends included) and skipped so far. */
+size_t bisect_scan_count(const struct bisect_scan *s, int state);
+
+/*
+ * One stretch judged from paired runs of its ends x (before) and y (after), both ways at
+ * alpha / 2 each: moved when either way shows a move beyond the threshold, same when both
+ * show none, else more (cannot tell when final). out[0] is the look up, out[1] down.
+ */
+enum bisect_link bisect_link_paired(const struct bisect_rule *r, const double *x, const double *y,
+                                    size_t n, double alpha, int final, struct bisect_paired out[2]);
+/* One stretch judged from the exact figures before and after it. */
+enum bisect_link bisect_link_exact(const struct bisect_rule *r, double before, double after);
+
 #endif /* BISECT_H */

@@ -579,6 +579,129 @@ static void test_step_rules(void)
 	bisect_search_release(&s);
 }
 
+/* A scan of figure fig[0..n-1] (exact: a stretch moved when its ends differ by more than 1),
+ * commits broken[i] not measurable; returns the commits measured, the ends included. */
+static size_t run_scan(size_t n, size_t segments, const double *fig, const int *broken,
+                       struct bisect_scan *s)
+{
+	struct bisect_scan_plan plans[64];
+	size_t k, measured = 2;
+
+	bisect_scan_init(s, n, segments);
+	s->link[n - 1] = fabs(fig[n - 1] - fig[0]) > 1 ? BISECT_LINK_MOVED : BISECT_LINK_SAME;
+	while ((k = bisect_scan_next(s, plans, 64)) > 0) {
+		CHECK(k == bisect_scan_pending(s));
+		for (size_t j = 0; j < k; j++) {
+			const struct bisect_scan_plan *p = &plans[j];
+			CHECK(p->left < p->mid && p->mid < p->right && s->state[p->mid] == 0);
+			CHECK(s->state[p->left] == 1 && s->state[p->right] == 1);
+			if (broken && broken[p->mid]) {
+				bisect_scan_skipped(s, p->mid);
+				continue;
+			}
+			measured++;
+			bisect_scan_measured(
+			    s, p->mid,
+			    fabs(fig[p->mid] - fig[p->left]) > 1 ? BISECT_LINK_MOVED
+			                                         : BISECT_LINK_SAME,
+			    fabs(fig[p->right] - fig[p->mid]) > 1 ? BISECT_LINK_MOVED
+			                                          : BISECT_LINK_SAME);
+		}
+	}
+	return measured;
+}
+
+static void test_scan(uint64_t seed)
+{
+	struct bisect_scan s;
+	struct bisect_scan_find f[16];
+	double fig[40];
+	int broken[40] = {0};
+	size_t measured, nf;
+
+	/* Up at 5, down at 11, a small step up at 16, over 20 commits: all three, no other. */
+	for (size_t i = 0; i < 20; i++)
+		fig[i] = 100 + (i >= 5 ? 20 : 0) - (i >= 11 ? 15 : 0) + (i >= 16 ? 2 : 0);
+	measured = run_scan(20, 4, fig, NULL, &s);
+	nf = bisect_scan_found(&s, f, 16);
+	CHECK(nf == 3);
+	CHECK(f[0].hi == 5 && f[0].from == 4 && f[0].link == BISECT_LINK_MOVED);
+	CHECK(f[1].hi == 11 && f[1].from == 10);
+	CHECK(f[2].hi == 16 && f[2].from == 15);
+	CHECK(measured < 20);
+	CHECK(bisect_scan_count(&s, 1) == measured);
+	bisect_scan_release(&s);
+
+	/* A move and its reversal the ends do not show: the first pass still sees them. */
+	for (size_t i = 0; i < 20; i++)
+		fig[i] = 100 + (i >= 6 && i < 13 ? 10 : 0);
+	run_scan(20, 4, fig, NULL, &s);
+	nf = bisect_scan_found(&s, f, 16);
+	CHECK(nf == 2 && f[0].hi == 6 && f[1].hi == 13);
+	bisect_scan_release(&s);
+
+	/* No move at all: the first pass only, then done. */
+	for (size_t i = 0; i < 20; i++)
+		fig[i] = 100;
+	measured = run_scan(20, 4, fig, NULL, &s);
+	CHECK(bisect_scan_found(&s, f, 16) == 0 && measured == 5);
+	bisect_scan_release(&s);
+
+	/* Every commit measured when asked (as many segments as stretches). */
+	measured = run_scan(20, 19, fig, NULL, &s);
+	CHECK(measured == 20);
+	bisect_scan_release(&s);
+
+	/* A change at a skipped commit: the stretch it cannot narrow, named. */
+	for (size_t i = 0; i < 20; i++)
+		fig[i] = 100 + (i >= 8 ? 5 : 0);
+	broken[8] = broken[7] = 1;
+	run_scan(20, 4, fig, broken, &s);
+	nf = bisect_scan_found(&s, f, 16);
+	CHECK(nf == 1 && f[0].from == 6 && f[0].hi == 9);
+	CHECK(bisect_scan_count(&s, 2) == 2);
+	bisect_scan_release(&s);
+
+	/* Random figures with moves at least three commits apart: each found, in fewer
+	 * measurements than commits when there are few of them. */
+	for (int trial = 0; trial < 200; trial++) {
+		size_t n = 12 + (size_t)(splitmix(&seed) % 28), moves = 0;
+		size_t at[8];
+		double v = 100;
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0 && splitmix(&seed) % 9 == 0 &&
+			    (!moves || i - at[moves - 1] >= 3) && moves < 8) {
+				v += (splitmix(&seed) % 2 ? 1 : -1) *
+				     (2 + (double)(splitmix(&seed) % 20));
+				at[moves++] = i;
+			}
+			fig[i] = v;
+		}
+		measured = run_scan(n, 4, fig, NULL, &s);
+		nf = bisect_scan_found(&s, f, 16);
+		/* A move and its reversal within one first-pass stretch may hide: every find is a
+		 * true move, and each move in a stretch whose ends differ is found. */
+		for (size_t j = 0; j < nf && j < 16; j++) {
+			int real = 0;
+			for (size_t m = 0; m < moves; m++)
+				real |= at[m] == f[j].hi;
+			CHECK(real && f[j].from == f[j].hi - 1);
+		}
+		if (moves <= 1)
+			CHECK(nf == moves);
+		if (moves == 1 && n >= 16)
+			CHECK(measured < n);
+		bisect_scan_release(&s);
+	}
+
+	CHECK(strcmp(bisect_link_name(BISECT_LINK_CANNOT_TELL), "cannot tell") == 0);
+	{
+		enum bisect_link l;
+		CHECK(bisect_link_parse("moved", &l) == 0 && l == BISECT_LINK_MOVED);
+		CHECK(bisect_link_parse("nope", &l) == -1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL);
@@ -596,5 +719,6 @@ int main(int argc, char **argv)
 	test_levels();
 	test_log_reason();
 	test_step_rules();
+	test_scan(seed);
 	return unit_done("test_bisect");
 }

@@ -105,7 +105,7 @@ static volatile sig_atomic_t stop;
 static void engine_new(struct bisect_engine *eng, struct fake *f, const char *db, size_t n,
                        const char *threshold)
 {
-	struct bisect_hooks hooks = {on_event, measure, f};
+	struct bisect_hooks hooks = {on_event, measure, f, NULL};
 	struct err e = ERR_INIT;
 
 	stop = 0;
@@ -136,7 +136,7 @@ static void test_exact(const char *db)
 {
 	struct bisect_engine eng, again;
 	struct fake f = {.plant = 7, .before = 36, .after = 37};
-	struct bisect_hooks hooks = {on_event, measure, &f};
+	struct bisect_hooks hooks = {on_event, measure, &f, NULL};
 	struct bisect_state st;
 	struct store_bisect b;
 	struct err e = ERR_INIT;
