@@ -1285,6 +1285,74 @@ static cJSON *bisect_figure(cJSON **figures, const char *probe)
 }
 
 /*
+ * A scan's step (or bad end), probe p's member of its figures: how far the figure moved into
+ * commit i ("into", "into_pct") and, for a step, into the measured commit after it ("next",
+ * "next_pct"), which bisect_scan_apply finds.
+ */
+static void bisect_scan_apply_probe(struct bisect_engine *c, size_t i, size_t p, const cJSON *item)
+{
+	const cJSON *into = cJSON_GetObjectItemCaseSensitive(item, "into");
+	const cJSON *pct = cJSON_GetObjectItemCaseSensitive(item, "into_pct");
+
+	if (cJSON_IsNumber(into))
+		c->into[i * c->nprobes + p] = into->valuedouble;
+	if (cJSON_IsNumber(pct))
+		c->into_pct[i * c->nprobes + p] = pct->valuedouble;
+}
+
+/* A link as a scan step stored it ("same" when missing: nothing to split). */
+static enum bisect_link bisect_scan_link_of(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	enum bisect_link l = BISECT_LINK_SAME;
+
+	if (cJSON_IsString(x))
+		bisect_link_parse(x->valuestring, &l);
+	return l;
+}
+
+/*
+ * Takes a scan's step into the scanner: the bad end's link to the good end, a measured
+ * commit's links to its neighbours (its figures' "scan" member) with what moved into the one
+ * after it, or a skip.
+ */
+static void bisect_scan_apply(struct bisect_engine *c, const struct store_bisect_step *st, size_t i,
+                              const cJSON *root)
+{
+	const cJSON *scan = root ? cJSON_GetObjectItemCaseSensitive(root, "scan") : NULL;
+	size_t right = i;
+
+	if (strcmp(st->role, "bad") == 0) {
+		c->scanner.link[i] = bisect_scan_link_of(scan, "link");
+		return;
+	}
+	if (strcmp(st->role, "step") != 0)
+		return;
+	if (strcmp(st->decision, "skip") == 0 || !scan) {
+		bisect_scan_skipped(&c->scanner, i);
+		return;
+	}
+	bisect_scan_measured(&c->scanner, i, bisect_scan_link_of(scan, "left"),
+	                     bisect_scan_link_of(scan, "right"));
+	for (size_t k = i + 1; k < c->ncommits; k++)
+		if (c->scanner.state[k] == 1) {
+			right = k;
+			break;
+		}
+	if (right == i)
+		return;
+	for (size_t p = 0; p < c->nprobes; p++) {
+		const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, c->probes[p].name);
+		const cJSON *next = cJSON_GetObjectItemCaseSensitive(item, "next");
+		const cJSON *pct = cJSON_GetObjectItemCaseSensitive(item, "next_pct");
+		if (cJSON_IsNumber(next))
+			c->into[right * c->nprobes + p] = next->valuedouble;
+		if (cJSON_IsNumber(pct))
+			c->into_pct[right * c->nprobes + p] = pct->valuedouble;
+	}
+}
+
+/*
  * Takes a step into the search: its mark, its commit's build and figures (the figure of each
  * probe: "value", or an end's "median"), and for the ends what each probe measured there.
  * The same for a step just measured and one read back by --resume.
@@ -1311,8 +1379,12 @@ static void bisect_apply(struct bisect_engine *c, const struct store_bisect_step
 	c->commits[i].build_id = st->build_id;
 	if (st->reason && !c->commits[i].reason)
 		c->commits[i].reason = xstrdup(st->reason);
-	if (!st->figures || json_parse(st->figures, strlen(st->figures), "figures", &root, &e) != 0)
+	if (!st->figures ||
+	    json_parse(st->figures, strlen(st->figures), "figures", &root, &e) != 0) {
+		if (c->scan)
+			bisect_scan_apply(c, st, i, NULL);
 		return;
+	}
 	cJSON_ArrayForEach(item, root)
 	{
 		ssize_t p = bisect_probe_index(c, item->string);
@@ -1330,8 +1402,11 @@ static void bisect_apply(struct bisect_engine *c, const struct store_bisect_step
 			v = cJSON_GetObjectItemCaseSensitive(item, "median");
 		if (cJSON_IsNumber(v))
 			c->commits[i].value[p] = v->valuedouble;
-		if (strcmp(st->role, "step") == 0)
+		if (strcmp(st->role, "step") == 0) {
+			if (c->scan)
+				bisect_scan_apply_probe(c, i, (size_t)p, item);
 			continue;
+		}
 		dst = strcmp(st->role, "good") == 0 ? &pr->good : &pr->bad;
 		ndst = strcmp(st->role, "good") == 0 ? &pr->ngood : &pr->nbad;
 		free(*dst);
@@ -1356,6 +1431,8 @@ static void bisect_apply(struct bisect_engine *c, const struct store_bisect_step
 			pr->sign = cJSON_IsNumber(sign) && sign->valuedouble < 0 ? -1 : 1;
 		}
 	}
+	if (c->scan)
+		bisect_scan_apply(c, st, i, root);
 	cJSON_Delete(root);
 }
 
@@ -1715,6 +1792,19 @@ static int bisect_ends_record(struct bisect_engine *c, const size_t ends[2],
 		if (!c->exact)
 			cJSON_AddNumberToObject(b, "n", (double)p->ngood);
 	}
+	if (c->scan) {
+		cJSON *scan = cJSON_CreateObject();
+		int moved = 0;
+		for (size_t i = 0; i < c->nprobes; i++)
+			moved |= c->probes[i].moved;
+		cJSON_AddStringToObject(scan, "link",
+		                        bisect_link_name(moved     ? BISECT_LINK_MOVED
+		                                         : *unsure ? BISECT_LINK_CANNOT_TELL
+		                                                   : BISECT_LINK_SAME));
+		if (!fig[1])
+			fig[1] = cJSON_CreateObject();
+		cJSON_AddItemToObject(fig[1], "scan", scan);
+	}
 	r = bisect_record(c, "good", ends[0], BISECT_GOOD, NULL, sessions, nsessions, fig[0],
 	                  bsecs[0], msecs, started);
 	if (r == 0)
@@ -1775,7 +1865,7 @@ static int bisect_ends(struct bisect_engine *c, char **detail)
 	if (bisect_ends_record(c, ends, paired, sessions, nsessions, bsecs, msecs, started, &nmoved,
 	                       &unsure) != 0)
 		goto out;
-	if (nmoved == 0) {
+	if (nmoved == 0 && !c->scan) {
 		size_t other = 0;
 		char *why = bisect_unmoved_text(c, c->exact ? NULL : paired, &other);
 		/* "did not move ...: it moved the other way" said one thing and its opposite. */
@@ -2170,11 +2260,22 @@ int bisect_engine_setup_cache(struct bisect_engine *c, const char *opt)
 
 static void bisect_alloc_values(struct bisect_engine *c)
 {
+	size_t cells = c->ncommits * (c->nprobes ? c->nprobes : 1);
+
 	for (size_t i = 0; i < c->ncommits; i++) {
 		c->commits[i].value = xmalloc((c->nprobes ? c->nprobes : 1) * sizeof(double));
 		for (size_t p = 0; p < c->nprobes; p++)
 			c->commits[i].value[p] = NAN;
 	}
+	if (!c->scan)
+		return;
+	/* A scan looks for a move either way, whatever the metric's better side. */
+	c->rule.want = 0;
+	bisect_scan_init(&c->scanner, c->ncommits, (size_t)c->scan);
+	c->into = xmalloc(cells * sizeof *c->into);
+	c->into_pct = xmalloc(cells * sizeof *c->into_pct);
+	for (size_t k = 0; k < cells; k++)
+		c->into[k] = c->into_pct[k] = NAN;
 }
 
 /* The make options as stored: a JSON array of strings, NULL for none. */
@@ -2185,9 +2286,14 @@ static char *bisect_options_json(const struct bisect_engine *c)
 	cJSON *a;
 	char *text;
 
-	if (!c->make_vars.n && !c->build_inputs.n)
+	if (!c->make_vars.n && !c->build_inputs.n && !c->scan)
 		return NULL;
 	a = cJSON_CreateArray();
+	if (c->scan) {
+		char item[32];
+		snprintf(item, sizeof item, "scan:%d", c->scan);
+		cJSON_AddItemToArray(a, cJSON_CreateString(item));
+	}
 	for (size_t i = 0; i < c->make_vars.n; i++)
 		cJSON_AddItemToArray(a, escape_json_string(c->make_vars.items[i]));
 	for (size_t i = 0; i < c->build_inputs.n; i++) {
@@ -2315,9 +2421,18 @@ int bisect_engine_load(struct bisect_engine *c, int64_t id)
 	c->warmup = (int)b.warmup;
 	if (b.build_options &&
 	    json_parse(b.build_options, strlen(b.build_options), "build_options", &opts, &e) == 0)
-		cJSON_ArrayForEach(x, opts) if (cJSON_IsString(x)) strlist_push(
-		    strncmp(x->valuestring, "input:", 6) == 0 ? &c->build_inputs : &c->make_vars,
-		    x->valuestring + (strncmp(x->valuestring, "input:", 6) == 0 ? 6 : 0));
+		cJSON_ArrayForEach(x, opts)
+		{
+			if (!cJSON_IsString(x))
+				continue;
+			if (strncmp(x->valuestring, "scan:", 5) == 0)
+				c->scan =
+				    atoi(x->valuestring + 5) > 0 ? atoi(x->valuestring + 5) : 1;
+			else if (strncmp(x->valuestring, "input:", 6) == 0)
+				strlist_push(&c->build_inputs, x->valuestring + 6);
+			else
+				strlist_push(&c->make_vars, x->valuestring);
+		}
 	if (bisect_engine_setup_metric(c, NULL) != 0)
 		goto out;
 	c->rule.pct = b.threshold_pct;
@@ -2380,6 +2495,10 @@ void bisect_engine_release(struct bisect_engine *c)
 	free(c->probes);
 	store_bisect_steps_release(c->steps, c->nsteps);
 	bisect_search_release(&c->search);
+	if (c->scan)
+		bisect_scan_release(&c->scanner);
+	free(c->into);
+	free(c->into_pct);
 	strlist_release(&c->make_vars);
 	store_close(c->st);
 	free(c->repo);
@@ -2395,6 +2514,409 @@ void bisect_engine_release(struct bisect_engine *c)
 	free(c->command);
 	free(c->build_rev_script);
 	free(c->bisect_build_script);
+}
+
+/* ---- A range scan ---------------------------------------------------------------------- */
+
+/* One measurement of a scan's pass in progress: commit plan.mid between its neighbours. */
+struct bisect_scan_job {
+	struct bisect_scan_plan plan;
+	size_t idx[BISECT_MAX_ARMS], narms, mid_arm; /* alone (exact, here) or between them */
+	double **x[2], **y[2]; /* per stretch (0 before mid, 1 after) and probe: its pairs */
+	size_t *n[2];
+	enum bisect_link link[2];
+	char *reason;  /* a skip's */
+	int total;     /* rounds (or runs) so far */
+	int64_t *sids; /* its sessions */
+	size_t nsids;
+	double build_s, measure_s;
+	char started[32];
+	int done;
+	cJSON *figures;
+};
+
+static void bisect_scan_job_release(struct bisect_scan_job *j, size_t np)
+{
+	for (int k = 0; k < 2; k++) {
+		for (size_t p = 0; p < np && j->x[k]; p++) {
+			free(j->x[k][p]);
+			free(j->y[k][p]);
+		}
+		free(j->x[k]);
+		free(j->y[k]);
+		free(j->n[k]);
+	}
+	free(j->reason);
+	free(j->sids);
+	cJSON_Delete(j->figures);
+}
+
+/*
+ * The arms of a scan's measurement: the commit alone when the figure is exact and measured
+ * here (its neighbours' figures were measured on this host), else between its neighbours,
+ * so that each stretch is judged within one session, on one host.
+ */
+static void bisect_scan_job_init(struct bisect_engine *c, struct bisect_scan_job *j,
+                                 const struct bisect_scan_plan *plan)
+{
+	size_t np = c->nprobes ? c->nprobes : 1;
+
+	memset(j, 0, sizeof *j);
+	j->plan = *plan;
+	if (c->exact && !c->hooks.measure_many) {
+		j->idx[0] = plan->mid;
+		j->narms = 1;
+		j->mid_arm = 0;
+	} else {
+		j->idx[0] = plan->left;
+		j->idx[1] = plan->mid;
+		j->idx[2] = plan->right;
+		j->narms = 3;
+		j->mid_arm = 1;
+	}
+	for (int k = 0; k < 2; k++) {
+		j->x[k] = xcalloc(np, sizeof *j->x[k]);
+		j->y[k] = xcalloc(np, sizeof *j->y[k]);
+		j->n[k] = xcalloc(np, sizeof *j->n[k]);
+	}
+	format_utc(now_real_ns(), j->started, sizeof j->started);
+}
+
+/* Builds what job j measures: its commit, and its neighbours when they are arms (a resumed
+ * scan may have lost their builds). 0; 1 when its commit does not build (j->reason); -1; -2. */
+static int bisect_scan_job_build(struct bisect_engine *c, struct bisect_scan_job *j)
+{
+	for (size_t a = 0; a < j->narms; a++) {
+		size_t i = j->idx[a];
+		double secs = 0;
+		int cached = 0, r;
+		if (c->commits[i].dir)
+			continue;
+		r = bisect_build(c, i, &cached, &secs);
+		j->build_s += secs;
+		if (r == 1 && i == j->plan.mid) {
+			j->reason = xstrdup(c->commits[i].reason ? c->commits[i].reason
+			                                         : "it does not build");
+			return 1;
+		}
+		if (r == 1) {
+			bisect_fail(c, ERR_FAILED, "%s does not build now: %s",
+			            bisect_engine_short(c->commits[i].hash), c->commits[i].reason);
+			return -1;
+		}
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Both ways of one probe's stretch k of job j: its link, and what moved into figures o. */
+static enum bisect_link bisect_scan_judge(struct bisect_engine *c, struct bisect_scan_job *j, int k,
+                                          size_t p, double alpha, cJSON *o)
+{
+	struct bisect_paired two[2];
+	const char *side = k ? "next" : "into";
+	char key[24];
+	enum bisect_link l;
+	double before, after;
+
+	if (c->exact) {
+		if (j->narms == 1) {
+			size_t other = k ? j->plan.right : j->plan.left;
+			double v = c->commits[j->plan.mid].value[p], w = c->commits[other].value[p];
+			before = k ? v : w;
+			after = k ? w : v;
+		} else {
+			before = j->n[k][p] ? j->x[k][p][0] : NAN;
+			after = j->n[k][p] ? j->y[k][p][0] : NAN;
+		}
+		l = bisect_link_exact(&c->rule, before, after);
+		bisect_engine_json_number(o, side, after - before);
+		snprintf(key, sizeof key, "%s_pct", side);
+		bisect_engine_json_number(o, key, bisect_engine_pct(after, before));
+	} else {
+		l = bisect_link_paired(&c->rule, j->x[k][p], j->y[k][p], j->n[k][p], alpha,
+		                       j->total >= c->max_rounds, two);
+		bisect_engine_json_number(o, side, two[0].cell.delta_median);
+		snprintf(key, sizeof key, "%s_pct", side);
+		bisect_engine_json_number(o, key, two[0].cell.delta_pct);
+		snprintf(key, sizeof key, "%s_n", side);
+		cJSON_AddNumberToObject(o, key, (double)j->n[k][p]);
+	}
+	snprintf(key, sizeof key, "%s_link", side);
+	cJSON_AddStringToObject(o, key, bisect_link_name(l));
+	return l;
+}
+
+/* Several probes' links as one: moved when any moved, else more, else cannot tell, else same. */
+static enum bisect_link bisect_scan_combine(enum bisect_link a, enum bisect_link b)
+{
+	static const int rank[] = {[BISECT_LINK_UNKNOWN] = 0,
+	                           [BISECT_LINK_SAME] = 1,
+	                           [BISECT_LINK_CANNOT_TELL] = 2,
+	                           [BISECT_LINK_MORE] = 3,
+	                           [BISECT_LINK_MOVED] = 4};
+	return rank[b] > rank[a] ? b : a;
+}
+
+/*
+ * Takes one session's runs into job j: its commit's figures, its pairs with its neighbours,
+ * and each stretch's link; j->done when both links are decided or it is a skip.
+ */
+static void bisect_scan_take(struct bisect_engine *c, struct bisect_scan_job *j,
+                             const struct store_run *runs, size_t nruns, int batch)
+{
+	double alpha = bisect_look_alpha(c->rounds, c->max_rounds, c->nprobes);
+
+	j->total += batch;
+	cJSON_Delete(j->figures);
+	j->figures = NULL;
+	j->link[0] = j->link[1] = BISECT_LINK_UNKNOWN;
+	for (size_t p = 0; p < c->nprobes && !j->reason; p++) {
+		struct bisect_probe *pr = &c->probes[p];
+		struct bisect_values v[BISECT_MAX_ARMS];
+		cJSON *o;
+		memset(v, 0, sizeof v);
+		for (size_t a = 0; a < j->narms; a++)
+			bisect_collect(c, runs, nruns, (int)a, pr->name, &v[a]);
+		for (size_t a = 0; a < j->narms && !j->reason; a++) {
+			char *why = bisect_unusable(c, &v[a], pr->name, pr);
+			if (why && a == j->mid_arm)
+				j->reason = why;
+			else if (why)
+				j->reason =
+				    xasprintf("the run of %s beside it failed: %s",
+				              bisect_engine_short(c->commits[j->idx[a]].hash), why),
+				free(why);
+		}
+		if (!j->reason) {
+			double med;
+			if (j->narms == 3) {
+				bisect_pairs(&v[0], &v[1], &j->x[0][p], &j->y[0][p], &j->n[0][p]);
+				bisect_pairs(&v[1], &v[2], &j->x[1][p], &j->y[1][p], &j->n[1][p]);
+			}
+			/* Paired: the median of every round it ran so far. */
+			med = j->narms == 3 && !c->exact
+			          ? stats_median(j->y[0][p], j->n[0][p])
+			          : stats_median(v[j->mid_arm].v, v[j->mid_arm].n);
+			c->commits[j->plan.mid].value[p] = med;
+			o = bisect_figure(&j->figures, pr->name);
+			bisect_engine_json_number(o, "value", med);
+			if (c->exact)
+				bisect_engine_json_number(o, "delta_pct",
+				                          bisect_engine_pct(med, pr->ends.good));
+			for (int k = 0; k < 2; k++)
+				j->link[k] = bisect_scan_combine(
+				    j->link[k], bisect_scan_judge(c, j, k, p, alpha, o));
+		}
+		for (size_t a = 0; a < j->narms; a++)
+			bisect_values_release(&v[a]);
+	}
+	j->done = j->reason || (j->link[0] != BISECT_LINK_MORE && j->link[1] != BISECT_LINK_MORE);
+}
+
+/* Records job j as a step: a skip, or its figures with its links (which bisect_apply takes
+ * into the scanner). -1 when the store failed. */
+static int bisect_scan_job_record(struct bisect_engine *c, struct bisect_scan_job *j)
+{
+	cJSON *fig = NULL;
+	int r;
+
+	if (!j->reason) {
+		cJSON *scan = cJSON_CreateObject();
+		cJSON_AddStringToObject(scan, "left", bisect_link_name(j->link[0]));
+		cJSON_AddStringToObject(scan, "right", bisect_link_name(j->link[1]));
+		cJSON_AddStringToObject(scan, "before", c->commits[j->plan.left].hash);
+		cJSON_AddStringToObject(scan, "after", c->commits[j->plan.right].hash);
+		fig = j->figures ? j->figures : cJSON_CreateObject();
+		j->figures = NULL;
+		cJSON_AddItemToObject(fig, "scan", scan);
+	}
+	r = bisect_record(c, "step", j->plan.mid, j->reason ? BISECT_SKIP : BISECT_GOOD, j->reason,
+	                  j->sids, j->nsids, fig, j->build_s, j->measure_s, j->started);
+	return r;
+}
+
+/*
+ * Measures one pass's jobs: a batch of each that is not done, all at once (a fleet runs them
+ * side by side), until every one is done. 0; -1; -2.
+ */
+static int bisect_scan_measure(struct bisect_engine *c, struct bisect_scan_job *jobs, size_t n)
+{
+	for (;;) {
+		struct bisect_plan *plans = xcalloc(n, sizeof *plans);
+		struct bisect_measured *out = xcalloc(n, sizeof *out);
+		size_t *of = xcalloc(n, sizeof *of), k = 0;
+		int *batch = xcalloc(n, sizeof *batch), r, rc = 0;
+		int64_t t0 = now_mono_ns();
+		double secs;
+
+		for (size_t i = 0; i < n; i++) {
+			struct bisect_scan_job *j = &jobs[i];
+			char what[96];
+			int b = c->exact ? 1 : bisect_batch(c->rounds, c->max_rounds, j->total);
+			if (j->done)
+				continue;
+			batch[k] = b;
+			snprintf(what, sizeof what, "scan pass %u, %s, %s %d-%d", c->passes,
+			         bisect_engine_short(c->commits[j->plan.mid].hash),
+			         c->exact ? "run" : "rounds", j->total + 1, j->total + b);
+			bisect_plan_of(c, j->idx, j->narms, b, c->exact ? 0 : c->warmup, 1, NULL, 0,
+			               what, &plans[k]);
+			of[k++] = i;
+		}
+		if (k == 0) {
+			free(plans);
+			free(out);
+			free(of);
+			free(batch);
+			return 0;
+		}
+		r = bisect_measure_plans(c, plans, k, out);
+		secs = bisect_seconds(t0);
+		for (size_t q = 0; q < k; q++) {
+			struct bisect_scan_job *j = &jobs[of[q]];
+			struct bisect_measured *o = &out[q];
+			/* Side by side, each measurement's share of the wall time is the pass's. */
+			j->measure_s += secs / (double)k;
+			if (o->session_id) {
+				j->sids = xrealloc(j->sids, (j->nsids + 1) * sizeof *j->sids);
+				j->sids[j->nsids++] = o->session_id;
+			}
+			if (o->rc == 0)
+				bisect_scan_take(c, j, o->runs, o->nruns, batch[q]);
+			else if (o->rc == -1 && rc == 0) {
+				c->err = o->err;
+				rc = -1;
+			} else if (o->rc == -2) {
+				rc = -2;
+			}
+			store_runs_release(o->runs, o->nruns);
+			free(o->host);
+			bisect_plan_release(&plans[q]);
+		}
+		free(plans);
+		free(out);
+		free(of);
+		free(batch);
+		if (r == -2 || *c->stop)
+			return -2;
+		if (rc != 0)
+			return rc;
+	}
+}
+
+/*
+ * The scan after its ends: pass after pass, the scanner's stretches to split measured side
+ * by side, each recorded as a step as it is done, until nothing is left. 0; -1; -2.
+ */
+static int bisect_scan_run(struct bisect_engine *c)
+{
+	size_t np = c->nprobes;
+
+	while (!*c->stop) {
+		size_t n = bisect_scan_pending(&c->scanner), k;
+		struct bisect_scan_plan *plans;
+		struct bisect_scan_job *jobs;
+		int rc = 0;
+
+		if (n == 0)
+			break;
+		plans = xcalloc(n, sizeof *plans);
+		n = bisect_scan_next(&c->scanner, plans, n);
+		jobs = xcalloc(n, sizeof *jobs);
+		c->passes++;
+		{
+			struct bisect_event ev = {
+			    .kind = BISECT_EV_PASS, .plans = plans, .nplans = n};
+			ev.steps = c->passes;
+			bisect_emit(c, &ev);
+		}
+		for (k = 0; k < n; k++)
+			bisect_scan_job_init(c, &jobs[k], &plans[k]);
+		for (k = 0; k < n && rc == 0; k++) {
+			int r = bisect_scan_job_build(c, &jobs[k]);
+			if (r == 1)
+				jobs[k].done = 1;
+			else if (r != 0)
+				rc = r;
+		}
+		if (rc == 0)
+			rc = bisect_scan_measure(c, jobs, n);
+		/* What is done is recorded, in commit order; an interrupted pass's unfinished
+		 * measurements are measured again on resume. */
+		for (k = 0; k < n && rc != -1; k++)
+			if (jobs[k].done && bisect_scan_job_record(c, &jobs[k]) != 0)
+				rc = -1;
+		for (k = 0; k < n; k++)
+			bisect_scan_job_release(&jobs[k], np);
+		free(jobs);
+		free(plans);
+		if (rc != 0)
+			return rc;
+	}
+	return *c->stop ? -2 : 0;
+}
+
+struct bisect_change *bisect_engine_changes(const struct bisect_engine *c, size_t *n)
+{
+	size_t k = c->scan ? bisect_scan_found(&c->scanner, NULL, 0) : 0;
+	struct bisect_scan_find *f = xcalloc(k ? k : 1, sizeof *f);
+	struct bisect_change *out = xcalloc(k ? k : 1, sizeof *out);
+
+	if (k)
+		bisect_scan_found(&c->scanner, f, k);
+	for (size_t i = 0; i < k; i++) {
+		double most = 0;
+		out[i].find = f[i];
+		out[i].sign = 1;
+		for (size_t p = 0; p < c->nprobes; p++) {
+			double pct, d = bisect_engine_into(c, f[i].hi, p, &pct);
+			if (isfinite(pct) && fabs(pct) > most) {
+				most = fabs(pct);
+				out[i].sign = d < 0 ? -1 : 1;
+			}
+		}
+	}
+	free(f);
+	*n = k;
+	return out;
+}
+
+double bisect_engine_into(const struct bisect_engine *c, size_t i, size_t p, double *pct)
+{
+	if (!c->scan || i >= c->ncommits || p >= c->nprobes) {
+		*pct = NAN;
+		return NAN;
+	}
+	*pct = c->into_pct[i * c->nprobes + p];
+	return c->into[i * c->nprobes + p];
+}
+
+void bisect_engine_explained(const struct bisect_engine *c, size_t p, double *ends, double *found)
+{
+	size_t n;
+	struct bisect_change *ch = bisect_engine_changes(c, &n);
+	double pct;
+
+	/* The ends' own runs: a step's link into the bad end is of the commit before it. */
+	*ends = c->probes[p].nbad && c->probes[p].ngood
+	            ? stats_median(c->probes[p].bad, c->probes[p].nbad) -
+	                  stats_median(c->probes[p].good, c->probes[p].ngood)
+	            : NAN;
+	*found = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d;
+		if (ch[i].find.link != BISECT_LINK_MOVED || ch[i].find.from + 1 != ch[i].find.hi)
+			continue;
+		d = bisect_engine_into(c, ch[i].find.hi, p, &pct);
+		/* A probe the change did not move beyond the threshold adds nothing. */
+		if (isfinite(d) && isfinite(pct) &&
+		    fabs(d) >
+		        bisect_allowance(&c->rule, bisect_engine_value(c, ch[i].find.from, p)))
+			*found += d;
+	}
+	free(ch);
 }
 
 /* ---- The search ------------------------------------------------------------------------ */
@@ -2418,6 +2940,8 @@ int bisect_engine_run(struct bisect_engine *c, char **detail)
 		if (r != 0)
 			return r == -2 ? -2 : -1;
 	}
+	if (c->scan)
+		return bisect_scan_run(c);
 	while (!*c->stop && bisect_search_next(&c->search, &next)) {
 		struct bisect_event ev = {.kind = BISECT_EV_NEXT, .commit = next};
 		ev.steps = bisect_search_left(&c->search, next, &ev.left);

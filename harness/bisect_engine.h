@@ -99,6 +99,7 @@ enum bisect_event_kind {
 	BISECT_EV_MODE,          /* the ends decided the mode; nmoved probes moved */
 	BISECT_EV_STEP,          /* a step was recorded (the ends too): step */
 	BISECT_EV_NEXT,          /* commit is measured next: left untested after it, steps */
+	BISECT_EV_PASS,          /* a scan measures nplans commits next (plans), pass `steps` */
 };
 
 struct bisect_event {
@@ -111,7 +112,9 @@ struct bisect_event {
 	size_t nmoved;                        /* MODE */
 	const struct store_bisect_step *step; /* STEP */
 	size_t left;                          /* NEXT */
-	unsigned steps;                       /* NEXT */
+	unsigned steps;                       /* NEXT; PASS: the pass's number */
+	const struct bisect_scan_plan *plans; /* PASS */
+	size_t nplans;                        /* PASS */
 };
 
 /* What one measurement of a batch came to (hooks->measure_many): as hooks->measure returns. */
@@ -174,7 +177,17 @@ struct bisect_engine {
 	/* The runs have address randomisation off already (--no-aslr): a crash is not run again
 	 * with it off to see whether the layout caused it. */
 	int no_aslr;
-	int exact;      /* the mode: 1 exact, 0 paired */
+	int exact; /* the mode: 1 exact, 0 paired */
+	/*
+	 * > 0: a range scan (--all), every change point, its first pass in this many stretches
+	 * (stored with the build options as "scan:N"); 0: a bisect for the first bad commit.
+	 */
+	int scan;
+	struct bisect_scan scanner;
+	/* A scan's changes: per commit i and probe p ([i * nprobes + p]), how far the figure moved
+	 * from the measured commit before i (the paired median delta, in paired mode), and in %. */
+	double *into, *into_pct;
+	unsigned passes;
 	char *root;     /* this gcratchet's build folder (buildinfo_root) */
 	char *checkout; /* the gcratchet checkout whose make rules build an outside collector */
 	char *cache;    /* the build cache */
@@ -257,6 +270,25 @@ int bisect_engine_load(struct bisect_engine *eng, int64_t id);
  * 0 when the search is done (bisect_search_state says what it found); -1, -2 as above.
  */
 int bisect_engine_run(struct bisect_engine *eng, char **detail);
+
+/* ---- A scan's answer ------------------------------------------------------------------ */
+
+/* One change a scan found (bisect_scan_found's), with what it moved. */
+struct bisect_change {
+	struct bisect_scan_find find;
+	int sign; /* the way its largest move (of the probes') went: +1 up, -1 down */
+};
+/* What a finished scan found, in commit order; newly allocated (free), *n of them. */
+struct bisect_change *bisect_engine_changes(const struct bisect_engine *eng, size_t *n);
+/* How far probe p moved into commit i from the measured commit before it (and in %): NAN
+ * when unknown. */
+double bisect_engine_into(const struct bisect_engine *eng, size_t i, size_t p, double *pct);
+/*
+ * How much of the ends' move of probe p the changes found explain: *ends the ends' move,
+ * *found the sum of the changes' moves (change points only, not stretches left unnarrowed).
+ */
+void bisect_engine_explained(const struct bisect_engine *eng, size_t p, double *ends,
+                             double *found);
 
 /* ---- What the renderers share ---------------------------------------------------------- */
 

@@ -38,6 +38,7 @@ struct bisect_args {
 	const char *sources[3];
 	struct strlist wanted, positional;
 	int resume, nsources, rounds, max_rounds;
+	int all, segments; /* --all, --segments */
 };
 
 struct bisect_view {
@@ -172,6 +173,107 @@ static const struct store_bisect_step *bisect_same_skip(const struct bisect_engi
 	return same;
 }
 
+/* A skip's lines, the first of several alike in full and the rest short. */
+static void bisect_print_skip(const struct bisect_view *view, const struct store_bisect_step *st)
+{
+	const struct store_bisect_step *same = bisect_same_skip(&view->eng, st);
+	const char *log = strstr(st->reason, " (log: ");
+	char *path = log ? xasprintf("%.*s", (int)(strcspn(log, ")") + 1), log) : NULL;
+
+	if (same)
+		fprintf(view->out, "       skipped: as %s was%s\n",
+		        bisect_engine_short(same->commit), cli_safe(path));
+	else
+		fprintf(view->out, "       skipped: %s\n", cli_safe(st->reason));
+	free(path);
+}
+
+/*
+ * A scan's step: "[3]    1a2b3c4 moved  15_request_latency 223.6M: +20.00% from 079e38e
+ * (moved), +0.00% to 9fe4723 (same) ...", or a skip with its reason.
+ */
+static void bisect_print_scan_step(const struct bisect_view *view,
+                                   const struct store_bisect_step *st, int stored)
+{
+	const struct bisect_engine *c = &view->eng;
+	cJSON *root = NULL, *item;
+	const cJSON *scan = NULL;
+	struct err e;
+	struct sbuf b;
+	const char *word = "skip";
+
+	sbuf_init(&b);
+	if (st->figures && json_parse(st->figures, strlen(st->figures), "figures", &root, &e) == 0)
+		scan = cJSON_GetObjectItemCaseSensitive(root, "scan");
+	if (scan) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(scan, "left");
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(scan, "right");
+		int moved = (cJSON_IsString(l) && strcmp(l->valuestring, "moved") == 0) ||
+		            (cJSON_IsString(r) && strcmp(r->valuestring, "moved") == 0);
+		word = moved ? "moved" : "same";
+	}
+	sbuf_addf(&b, "[%d]%*s %s %-5s", st->seq - 2, st->seq - 2 < 10 ? 3 : 2, "",
+	          bisect_engine_short(st->commit), word);
+	for (item = scan && root ? root->child : NULL; item; item = item->next) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, "value");
+		char buf[24];
+		if (strcmp(item->string, "scan") == 0)
+			continue;
+		sbuf_addf(&b, "  %s", cli_safe(item->string));
+		if (cJSON_IsNumber(v)) {
+			metrics_format_value(c->metric, v->valuedouble, buf, sizeof buf);
+			sbuf_addf(&b, " %s", buf);
+		}
+		for (int k = 0; k < 2; k++) {
+			const char *side = k ? "next" : "into";
+			char key[24];
+			const cJSON *pct, *link, *n, *at;
+			snprintf(key, sizeof key, "%s_pct", side);
+			pct = cJSON_GetObjectItemCaseSensitive(item, key);
+			snprintf(key, sizeof key, "%s_link", side);
+			link = cJSON_GetObjectItemCaseSensitive(item, key);
+			snprintf(key, sizeof key, "%s_n", side);
+			n = cJSON_GetObjectItemCaseSensitive(item, key);
+			at = cJSON_GetObjectItemCaseSensitive(scan, k ? "after" : "before");
+			if (!cJSON_IsNumber(pct) || !cJSON_IsString(link) || !cJSON_IsString(at))
+				continue;
+			/* "from" the commit before it; "to" the one after, as that one moved from it */
+			sbuf_addf(&b, "%s %+.2f%% %s %s (%s", k ? "," : ":", pct->valuedouble,
+			          k ? "to" : "from", bisect_engine_short(at->valuestring),
+			          link->valuestring);
+			if (cJSON_IsNumber(n))
+				sbuf_addf(&b, ", %d pairs", n->valueint);
+			sbuf_addf(&b, ")");
+		}
+	}
+	cJSON_Delete(root);
+	sbuf_addf(&b, "   build %.1f s", st->build_s);
+	if (st->measure_s > 0)
+		sbuf_addf(&b, ", measure %.1f s", st->measure_s);
+	if (stored)
+		sbuf_addf(&b, " (stored)");
+	sbuf_addf(&b, "  %s", cli_safe(st->subject));
+	fprintf(view->out, "%s\n", b.data);
+	if (st->reason && strcmp(st->decision, "skip") == 0)
+		bisect_print_skip(view, st);
+	fflush(view->out);
+	sbuf_release(&b);
+}
+
+/* A scan's pass: "Scanning (pass 2): 2 commits: 3c4d5e6, 9a8b7c6". */
+static void bisect_print_pass(const struct bisect_view *v, const struct bisect_event *ev)
+{
+	const struct bisect_engine *c = &v->eng;
+
+	fprintf(v->out, "Scanning (pass %u): %zu commit%s:", ev->steps, ev->nplans,
+	        ev->nplans == 1 ? "" : "s");
+	for (size_t i = 0; i < ev->nplans; i++)
+		fprintf(v->out, "%s %s", i ? "," : "",
+		        bisect_engine_short(c->commits[ev->plans[i].mid].hash));
+	fprintf(v->out, "\n");
+	fflush(v->out);
+}
+
 /* One line of the running account: "[3] 1a2b3c4 bad   01_nursery_churn 37 (+2.78%) ...". */
 static void bisect_print_step(const struct bisect_view *view, const struct store_bisect_step *st,
                               int stored)
@@ -183,6 +285,10 @@ static void bisect_print_step(const struct bisect_view *view, const struct store
 	struct err e;
 	char *label;
 
+	if (c->scan && strcmp(st->role, "step") == 0) {
+		bisect_print_scan_step(view, st, stored);
+		return;
+	}
 	bisect_mark_parse(st->decision, &m);
 	sbuf_init(&b);
 	label = strcmp(st->role, "step") == 0 ? xasprintf("[%d]", st->seq - 2)
@@ -200,6 +306,8 @@ static void bisect_print_step(const struct bisect_view *view, const struct store
 			const cJSON *x;
 			char buf[24];
 			int k = 0;
+			if (strcmp(item->string, "scan") == 0)
+				continue;
 			sbuf_addf(&b, "  %s ", cli_safe(item->string));
 			if (cJSON_IsNumber(v)) {
 				metrics_format_value(c->metric, v->valuedouble, buf, sizeof buf);
@@ -234,18 +342,9 @@ static void bisect_print_step(const struct bisect_view *view, const struct store
 		sbuf_addf(&b, " (stored)");
 	sbuf_addf(&b, "  %s", cli_safe(st->subject));
 	fprintf(view->out, "%s\n", b.data);
-	if (st->reason && m == BISECT_SKIP) {
-		/* Fifteen commits that fail alike are fifteen lines: each after the first is short. */
-		const struct store_bisect_step *same = bisect_same_skip(c, st);
-		const char *log = strstr(st->reason, " (log: ");
-		char *path = log ? xasprintf("%.*s", (int)(strcspn(log, ")") + 1), log) : NULL;
-		if (same)
-			fprintf(view->out, "       skipped: as %s was%s\n",
-			        bisect_engine_short(same->commit), cli_safe(path));
-		else
-			fprintf(view->out, "       skipped: %s\n", cli_safe(st->reason));
-		free(path);
-	}
+	/* Fifteen commits that fail alike are fifteen lines: each after the first is short. */
+	if (st->reason && m == BISECT_SKIP)
+		bisect_print_skip(view, st);
 	fflush(view->out);
 	sbuf_release(&b);
 }
@@ -308,6 +407,114 @@ static void bisect_print_cost(const struct bisect_view *v)
 	free(said);
 }
 
+/* "+37.3M (+20.00%)", or "186.3M -> 223.6M (+20.00%)" where the figures before and after are
+ * known (exact mode: paired mode's figures are medians of different sessions). */
+static void bisect_scan_move_text(const struct bisect_engine *c, size_t from, size_t hi, size_t p,
+                                  char *buf, size_t size)
+{
+	double pct, d = bisect_engine_into(c, hi, p, &pct);
+	char x[24], y[24];
+
+	if (c->exact) {
+		metrics_format_value(c->metric, bisect_engine_value(c, from, p), x, sizeof x);
+		metrics_format_value(c->metric, bisect_engine_value(c, hi, p), y, sizeof y);
+		snprintf(buf, size, "%s -> %s (%+.2f%%)", x, y, pct);
+	} else {
+		metrics_format_value(c->metric, fabs(d), x, sizeof x);
+		snprintf(buf, size, "%s%s median delta (%+.2f%%)", d < 0 ? "-" : "+", x, pct);
+	}
+}
+
+/*
+ * A finished scan's answer: each change (its commit, subject, way and size per probe), the
+ * stretches it could not narrow or tell, how much of the ends' move the changes explain, and
+ * what it cost; records the status and writes the JSON. 0 when every change was narrowed to
+ * one commit (none at all included); 2 when a stretch was left.
+ */
+static int bisect_finish_scan(struct bisect_view *v, const char *json_path, int record)
+{
+	struct bisect_engine *c = &v->eng;
+	size_t n, narrowed = 0;
+	struct bisect_change *ch = bisect_engine_changes(c, &n);
+	struct err e = ERR_INIT;
+	const char *status;
+	char *json, buf[96];
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		narrowed +=
+		    ch[i].find.link == BISECT_LINK_MOVED && ch[i].find.from + 1 == ch[i].find.hi;
+	fprintf(v->out, "%s between %s and %s: %zu change%s found%s\n", c->metric,
+	        bisect_engine_short(c->commits[0].hash),
+	        bisect_engine_short(c->commits[c->ncommits - 1].hash), narrowed,
+	        narrowed == 1 ? "" : "s",
+	        n > narrowed ? ", and stretches it could not narrow" : "");
+	for (size_t i = 0; i < n; i++) {
+		const struct bisect_scan_find *f = &ch[i].find;
+		if (f->link == BISECT_LINK_CANNOT_TELL)
+			fprintf(v->out,
+			        "  cannot tell %s %s..%s: it may have moved; its runs could not "
+			        "say\n",
+			        f->from + 1 == f->hi ? "between" : "in",
+			        bisect_engine_short(c->commits[f->from].hash),
+			        bisect_engine_short(c->commits[f->hi].hash));
+		else if (f->from + 1 < f->hi)
+			fprintf(v->out, "  moved in %s..%s: every commit between was skipped\n",
+			        bisect_engine_short(c->commits[f->from].hash),
+			        bisect_engine_short(c->commits[f->hi].hash));
+		else
+			fprintf(v->out, "  %-4s %s %s\n", ch[i].sign < 0 ? "down" : "up",
+			        c->commits[f->hi].hash, cli_safe(c->commits[f->hi].subject));
+		for (size_t p = 0; p < c->nprobes; p++) {
+			bisect_scan_move_text(c, f->from, f->hi, p, buf, sizeof buf);
+			fprintf(v->out, "       %s %s: %s\n", c->probes[p].name, c->metric, buf);
+		}
+	}
+	for (size_t p = 0; p < c->nprobes; p++) {
+		double ends, found;
+		char a[24], b[24];
+		bisect_engine_explained(c, p, &ends, &found);
+		metrics_format_value(c->metric, fabs(ends), a, sizeof a);
+		metrics_format_value(c->metric, fabs(found), b, sizeof b);
+		if (fabs(ends) > bisect_allowance(&c->rule, bisect_engine_value(c, 0, p)))
+			fprintf(
+			    v->out,
+			    "  %s: the changes found add up to %s%s of the ends' %s%s (%.0f%% of "
+			    "the move)\n",
+			    c->probes[p].name, found < 0 ? "-" : "+", b, ends < 0 ? "-" : "+", a,
+			    100 * found / ends);
+		else
+			fprintf(v->out,
+			        "  %s: the ends differ by %s%s, within the threshold; the changes "
+			        "found "
+			        "net %s%s\n",
+			        c->probes[p].name, ends < 0 ? "-" : "+", a, found < 0 ? "-" : "+",
+			        b);
+	}
+	fprintf(v->out,
+	        "bisect %lld: %zu of %zu commits measured (the ends included), %zu skipped, in %u "
+	        "pass%s: build %.1f s, measure %.1f s\n",
+	        (long long)c->id, bisect_scan_count(&c->scanner, 1), c->ncommits,
+	        bisect_scan_count(&c->scanner, 2), c->passes, c->passes == 1 ? "" : "es",
+	        c->build_s, c->measure_s);
+	fflush(v->out);
+	status = narrowed == n ? "found" : "ambiguous";
+	rc = narrowed == n ? EXIT_OK : EXIT_UNJUDGED;
+	snprintf(buf, sizeof buf, "%zu change%s", narrowed, narrowed == 1 ? "" : "s");
+	if (record &&
+	    store_bisect_update(c->st, c->id, status, c->exact ? "exact" : "paired",
+	                        narrowed ? c->commits[ch[0].find.hi].hash : NULL, buf, &e) != 0)
+		rc = cli_error(v->cmd, "%s", e.msg);
+	if (json_path) {
+		json = report_bisect_json(c, status, buf);
+		if (write_file_atomic(json_path, json, strlen(json), &e) != 0)
+			rc = cli_error(v->cmd, "%s", e.msg);
+		free(json);
+	}
+	free(ch);
+	return rc;
+}
+
 /*
  * Prints what the search found, as git does, records the status (unless `record` is 0: a
  * finished bisect shown again) and writes the JSON: 0 when one commit is named, 2 when skips
@@ -324,6 +531,8 @@ static int bisect_finish(struct bisect_view *v, const char *failed_detail, const
 	int rc = EXIT_UNJUDGED;
 
 	bisect_search_state(&c->search, &st);
+	if (c->scan && !failed_detail)
+		return bisect_finish_scan(v, json_path, record);
 	if (failed_detail) {
 		status = "failed";
 		fprintf(v->out, "bisect %lld: no search: %s\n", (long long)c->id,
@@ -393,13 +602,25 @@ static void bisect_print_header(const struct bisect_view *v)
 	char *probes = bisect_engine_probe_list(c, ", "), *vars, *rev;
 
 	bisect_search_state(&c->search, &st);
-	fprintf(v->out,
-	        "bisect %lld: %s of %s at size %s, good %s to bad %s in %s: %zu commit%s between "
-	        "(roughly %u step%s)\n",
-	        (long long)c->id, c->metric, probes, c->size,
-	        bisect_engine_short(c->commits[0].hash),
-	        bisect_engine_short(c->commits[c->ncommits - 1].hash), cli_safe(c->repo),
-	        st.untested, st.untested == 1 ? "" : "s", st.steps, st.steps == 1 ? "" : "s");
+	if (c->scan)
+		fprintf(
+		    v->out,
+		    "bisect %lld: every change of %s of %s at size %s, from %s to %s in %s: %zu "
+		    "commit%s between, first split in %d stretch%s\n",
+		    (long long)c->id, c->metric, probes, c->size,
+		    bisect_engine_short(c->commits[0].hash),
+		    bisect_engine_short(c->commits[c->ncommits - 1].hash), cli_safe(c->repo),
+		    st.untested, st.untested == 1 ? "" : "s", c->scan, c->scan == 1 ? "" : "es");
+	else
+		fprintf(v->out,
+		        "bisect %lld: %s of %s at size %s, good %s to bad %s in %s: %zu commit%s "
+		        "between "
+		        "(roughly %u step%s)\n",
+		        (long long)c->id, c->metric, probes, c->size,
+		        bisect_engine_short(c->commits[0].hash),
+		        bisect_engine_short(c->commits[c->ncommits - 1].hash), cli_safe(c->repo),
+		        st.untested, st.untested == 1 ? "" : "s", st.steps,
+		        st.steps == 1 ? "" : "s");
 	/*
 	 * One pair of words, in text as in the JSON and the store: "good" is the figure as it
 	 * was, "bad" where it changed, as git bisect says, whichever way is sought.
@@ -431,7 +652,20 @@ static void bisect_print_mode(const struct bisect_view *v, size_t nmoved)
 	char thr[64];
 
 	bisect_engine_threshold_text(c, thr, sizeof thr);
-	if (c->exact)
+	if (c->scan && c->exact)
+		fprintf(v->out,
+		        "exact: each end repeated itself; one run of each commit; a stretch moved "
+		        "when %s moved %s%s between its ends, either way\n",
+		        c->metric, c->rule.pct > 0 || c->rule.abs > 0 ? "by more than " : "at all",
+		        c->rule.pct > 0 || c->rule.abs > 0 ? thr : "");
+	else if (c->scan)
+		fprintf(v->out,
+		        "paired: each commit runs interleaved with the measured commits before and "
+		        "after it, %d rounds at a time up to %d; a stretch moved when %s moved "
+		        "beyond %s either way, shown at %.3g a look\n",
+		        c->rounds, c->max_rounds, c->metric, thr,
+		        bisect_look_alpha(c->rounds, c->max_rounds, c->nprobes));
+	else if (c->exact)
 		fprintf(
 		    v->out,
 		    "exact: each end repeated itself; one run of each commit decides: bad when %s "
@@ -447,7 +681,7 @@ static void bisect_print_mode(const struct bisect_view *v, size_t nmoved)
 		    "tell\" (skipped)\n",
 		    c->rounds, c->max_rounds, c->metric, thr,
 		    bisect_look_alpha(c->rounds, c->max_rounds, nmoved));
-	for (size_t i = 0; i < c->nprobes; i++)
+	for (size_t i = 0; i < c->nprobes && !c->scan; i++)
 		if (!c->probes[i].moved)
 			fprintf(v->out, "%s did not move between the ends: left out\n",
 			        c->probes[i].name);
@@ -491,6 +725,9 @@ static void bisect_on_event(void *ctx, const struct bisect_engine *c, const stru
 		break;
 	case BISECT_EV_NEXT:
 		bisect_print_left(v, ev->left, ev->steps);
+		break;
+	case BISECT_EV_PASS:
+		bisect_print_pass(v, ev);
 		break;
 	}
 }
@@ -625,6 +862,14 @@ static const struct cli_option bisect_options[] = {
     {"--improved", NULL, CLI_FLAG, BV(eng.improved), .group = BISECT_OPT_SPEC,
      .help = "find the commit that made it better (--old and --new are --good's and --bad's "
              "other names, --probes --probe's)"},
+    {"--all", NULL, CLI_FLAG, BV(args.all), .group = BISECT_OPT_SPEC,
+     .help = "a range scan: every commit that moved the figure, up or down, each with its size, "
+             "and how much of the ends' move they explain (not only the first bad commit)"},
+    {"--segments", "N", CLI_CALL, BV(args.segments), 1, 100000, .call = bisect_int_row,
+     .group = BISECT_OPT_SPEC,
+     .help = "--all: its first pass measures the commits that split the range into N "
+             "stretches whatever their ends show (default 4; a move and its reversal inside "
+             "one stretch whose ends agree go unseen); as many as commits measures each"},
     {"--size", "ci|default|large", CLI_CALL, 0, .call = bisect_size_row, .group = BISECT_OPT_SPEC,
      .help = "the probes' size (default ci)"},
     {"--rounds", "N", CLI_CALL, BV(args.rounds), 1, SESSION_OPTS_ROUNDS_MAX, .call = bisect_int_row,
@@ -736,6 +981,17 @@ static int bisect_parse(int argc, char **argv, struct bisect_view *v, int *rc)
 			                "says: put them in the command");
 			goto out;
 		}
+		if (a->segments && !a->all) {
+			*rc = cli_error(cmd, "--segments shapes a range scan: give --all with it");
+			goto out;
+		}
+		if (a->all && c->improved) {
+			*rc = cli_error(cmd, "--all finds every change, up and down: --improved "
+			                     "chooses one way, so it goes without --all");
+			goto out;
+		}
+		if (a->all)
+			c->scan = a->segments ? a->segments : 4;
 		if (a->max_rounds && a->rounds && a->max_rounds < a->rounds) {
 			*rc = cli_error(cmd, "--max-rounds %d is fewer than --rounds %d",
 			                a->max_rounds, a->rounds);

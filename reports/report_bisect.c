@@ -1,6 +1,7 @@
 #include "report_bisect.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,50 @@ static cJSON *report_bisect_json_steps(const struct bisect_engine *c)
 	return a;
 }
 
+/* A scan's changes and what they explain (docs/bisect.md, "A range scan"). */
+static cJSON *report_bisect_json_scan(const struct bisect_engine *c)
+{
+	static const char *const kinds[] = {"change", "not narrowed", "cannot tell"};
+	cJSON *o = cJSON_CreateObject(), *a, *x, *f;
+	size_t n;
+	struct bisect_change *ch = bisect_engine_changes(c, &n);
+
+	cJSON_AddNumberToObject(o, "segments", c->scan);
+	cJSON_AddNumberToObject(o, "measured", (double)bisect_scan_count(&c->scanner, 1));
+	cJSON_AddNumberToObject(o, "skipped", (double)bisect_scan_count(&c->scanner, 2));
+	cJSON_AddNumberToObject(o, "passes", c->passes);
+	a = cJSON_AddArrayToObject(o, "changes");
+	for (size_t i = 0; i < n; i++) {
+		const struct bisect_scan_find *fd = &ch[i].find;
+		int kind = fd->link == BISECT_LINK_CANNOT_TELL ? 2 : fd->from + 1 < fd->hi ? 1 : 0;
+		x = report_bisect_json_commit(&c->commits[fd->hi]);
+		cJSON_AddStringToObject(x, "kind", kinds[kind]);
+		cJSON_AddItemToObject(x, "before", escape_json_string(c->commits[fd->from].hash));
+		cJSON_AddStringToObject(x, "direction", ch[i].sign < 0 ? "down" : "up");
+		f = cJSON_AddObjectToObject(x, "figures");
+		for (size_t p = 0; p < c->nprobes; p++) {
+			double pct, d = bisect_engine_into(c, fd->hi, p, &pct);
+			cJSON *y = cJSON_AddObjectToObject(f, c->probes[p].name);
+			bisect_engine_json_number(y, "before", bisect_engine_value(c, fd->from, p));
+			bisect_engine_json_number(y, "after", bisect_engine_value(c, fd->hi, p));
+			bisect_engine_json_number(y, "delta", d);
+			bisect_engine_json_number(y, "delta_pct", pct);
+		}
+		cJSON_AddItemToArray(a, x);
+	}
+	f = cJSON_AddObjectToObject(o, "explained");
+	for (size_t p = 0; p < c->nprobes; p++) {
+		double ends, found;
+		cJSON *y = cJSON_AddObjectToObject(f, c->probes[p].name);
+		bisect_engine_explained(c, p, &ends, &found);
+		bisect_engine_json_number(y, "ends", ends);
+		bisect_engine_json_number(y, "found", found);
+		bisect_engine_json_number(y, "pct", ends != 0 ? 100 * found / ends : NAN);
+	}
+	free(ch);
+	return o;
+}
+
 /* The whole bisect as JSON (docs/bisect.md, "JSON"); newly allocated. */
 char *report_bisect_json(const struct bisect_engine *c, const char *status, const char *detail)
 {
@@ -101,7 +146,7 @@ char *report_bisect_json(const struct bisect_engine *c, const char *status, cons
 	cJSON_AddItemToObject(root, "good", report_bisect_json_commit(&c->commits[0]));
 	cJSON_AddItemToObject(root, "bad", report_bisect_json_commit(&c->commits[c->ncommits - 1]));
 	cJSON_AddNumberToObject(root, "commits", (double)c->ncommits);
-	if (strcmp(status, "found") == 0) {
+	if (strcmp(status, "found") == 0 && !c->scan) {
 		cJSON *fb = report_bisect_json_commit(&c->commits[st.hi]), *figs;
 		cJSON_AddItemToObject(fb, "last_good", escape_json_string(c->commits[st.lo].hash));
 		figs = cJSON_AddObjectToObject(fb, "figures");
@@ -120,7 +165,7 @@ char *report_bisect_json(const struct bisect_engine *c, const char *status, cons
 		cJSON_AddNullToObject(root, "first_bad");
 	}
 	a = cJSON_AddArrayToObject(root, "candidates");
-	if (strcmp(status, "ambiguous") == 0)
+	if (strcmp(status, "ambiguous") == 0 && !c->scan)
 		for (size_t i = st.lo + 1; i <= st.hi; i++)
 			cJSON_AddItemToArray(a, report_bisect_json_commit(&c->commits[i]));
 	a = cJSON_AddArrayToObject(root, "skipped");
@@ -133,6 +178,10 @@ char *report_bisect_json(const struct bisect_engine *c, const char *status, cons
 			cJSON_AddItemToObject(o, "reason", escape_json_string(c->steps[i].reason));
 			cJSON_AddItemToArray(a, o);
 		}
+	if (c->scan)
+		cJSON_AddItemToObject(root, "scan", report_bisect_json_scan(c));
+	else
+		cJSON_AddNullToObject(root, "scan");
 	cJSON_AddItemToObject(root, "steps", report_bisect_json_steps(c));
 	o = cJSON_AddObjectToObject(root, "cost");
 	cJSON_AddNumberToObject(o, "steps", c->nsteps >= 2 ? (double)(c->nsteps - 2) : 0);
