@@ -2919,6 +2919,44 @@ void bisect_engine_explained(const struct bisect_engine *c, size_t p, double *en
 	free(ch);
 }
 
+double bisect_engine_figure(const struct bisect_engine *c, size_t i, size_t p)
+{
+	const struct bisect_probe *pr = &c->probes[p];
+
+	if (i == 0 && pr->ngood)
+		return stats_median(pr->good, pr->ngood);
+	if (i == c->ncommits - 1 && pr->nbad)
+		return stats_median(pr->bad, pr->nbad);
+	return bisect_engine_value(c, i, p);
+}
+
+size_t bisect_engine_elsewhere(const struct bisect_engine *c, size_t lo, size_t hi, size_t p,
+                               double *share, size_t *from, size_t *to, size_t max)
+{
+	double g = bisect_engine_figure(c, 0, p), b = bisect_engine_figure(c, c->ncommits - 1, p);
+	double d = bisect_engine_figure(c, hi, p) - bisect_engine_figure(c, lo, p);
+	size_t k = 0, prev = SIZE_MAX;
+
+	*share = fabs(b - g) > bisect_allowance(&c->rule, g) ? d / (b - g) : NAN;
+	for (size_t i = 0; i < c->ncommits; i++) {
+		double v = bisect_engine_figure(c, i, p);
+		if (!isfinite(v))
+			continue;
+		/* The change found is between lo and hi: each side is looked at on its own. */
+		if (prev != SIZE_MAX && !(prev == lo && i == hi) &&
+		    bisect_link_exact(&c->rule, bisect_engine_figure(c, prev, p), v) ==
+		        BISECT_LINK_MOVED) {
+			if (k < max) {
+				from[k] = prev;
+				to[k] = i;
+			}
+			k++;
+		}
+		prev = i;
+	}
+	return k;
+}
+
 /* ---- The search ------------------------------------------------------------------------ */
 
 int bisect_engine_run(struct bisect_engine *c, char **detail)

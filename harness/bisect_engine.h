@@ -290,6 +290,16 @@ double bisect_engine_into(const struct bisect_engine *eng, size_t i, size_t p, d
 void bisect_engine_explained(const struct bisect_engine *eng, size_t p, double *ends,
                              double *found);
 
+/*
+ * A bisect that named commit hi (after lo, its last good commit): how much of the ends' move
+ * of probe p that one change is (*share: its move over the ends', NAN when the ends did not
+ * move), and where else its measured commits saw the figure move beyond the threshold: the
+ * neighbouring measured commits (in commit order, on the same side of the change) whose
+ * figures differ so, up to max into from[] and to[]. Returns how many there were.
+ */
+size_t bisect_engine_elsewhere(const struct bisect_engine *eng, size_t lo, size_t hi, size_t p,
+                               double *share, size_t *from, size_t *to, size_t max);
+
 /* ---- What the renderers share ---------------------------------------------------------- */
 
 /* The first seven characters of a hash, in one of four rotating static buffers. */
@@ -298,6 +308,8 @@ const char *bisect_engine_short(const char *hash);
 char *bisect_engine_probe_list(const struct bisect_engine *eng, const char *sep);
 /* The figure of probe p at commit i, NAN when unknown. */
 double bisect_engine_value(const struct bisect_engine *eng, size_t i, size_t p);
+/* The same, with an end's figure the median of its runs (NAN when unknown). */
+double bisect_engine_figure(const struct bisect_engine *eng, size_t i, size_t p);
 /* "1% (at least 1000)", "10% (at least 2 ms)", "3", "any change". */
 void bisect_engine_threshold_text(const struct bisect_engine *eng, char *buf, size_t size);
 /* 100 * (v - base) / |base|; NAN when base is 0. */

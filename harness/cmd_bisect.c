@@ -516,6 +516,49 @@ static int bisect_finish_scan(struct bisect_view *v, const char *json_path, int 
 }
 
 /*
+ * When the commit found is only part of probe p's move between the ends: how much of it, and
+ * where else the steps saw the figure move beyond the threshold, each with the bisect that
+ * would find it ("bisect again with --good X --bad Y"), or --all for every change.
+ */
+static void bisect_print_elsewhere(const struct bisect_view *v, const struct bisect_state *st,
+                                   size_t p)
+{
+	const struct bisect_engine *c = &v->eng;
+	size_t from[8], to[8], k;
+	double share;
+
+	k = bisect_engine_elsewhere(c, st->lo, st->hi, p, &share, from, to, 8);
+	if (k == 0 && (!isfinite(share) || (share >= 0.9 && share <= 1.1)))
+		return;
+	if (isfinite(share))
+		fprintf(v->out, "    it is %.0f%% of %s's move between the ends", 100 * share,
+		        c->probes[p].name);
+	else
+		fprintf(v->out, "    %s did not move between the ends beyond the threshold",
+		        c->probes[p].name);
+	fprintf(v->out, "%s\n", k ? "; the steps saw it move elsewhere too:" : "");
+	for (size_t i = 0; i < k && i < 8; i++) {
+		char ch[32];
+		bisect_engine_change_text(c, bisect_engine_figure(c, from[i], p),
+		                          bisect_engine_figure(c, to[i], p), ch, sizeof ch);
+		double d = bisect_engine_figure(c, to[i], p) - bisect_engine_figure(c, from[i], p);
+		/* A move the other way than this bisect seeks is found with --improved flipped. */
+		int flip = c->rule.want != 0 && (d > 0 ? 1 : -1) != c->rule.want;
+		fprintf(v->out, "      %s..%s: %s: bisect again with --good %s --bad %s%s\n",
+		        bisect_engine_short(c->commits[from[i]].hash),
+		        bisect_engine_short(c->commits[to[i]].hash), ch,
+		        bisect_engine_short(c->commits[from[i]].hash),
+		        bisect_engine_short(c->commits[to[i]].hash),
+		        !flip         ? ""
+		        : c->improved ? " without --improved"
+		                      : " --improved");
+	}
+	if (k > 8)
+		fprintf(v->out, "      and %zu more\n", k - 8);
+	fprintf(v->out, "    every change of the range: the same bisect with --all\n");
+}
+
+/*
  * Prints what the search found, as git does, records the status (unless `record` is 0: a
  * finished bisect shown again) and writes the JSON: 0 when one commit is named, 2 when skips
  * leave several (or the ends gave no search: `failed_detail`).
@@ -554,6 +597,9 @@ static int bisect_finish(struct bisect_view *v, const char *failed_detail, const
 			fprintf(v->out, "    %s %s: %s at %s -> %s (%s)\n", c->probes[p].name,
 			        c->metric, b, bisect_engine_short(c->commits[st.lo].hash), a, ch);
 		}
+		for (size_t p = 0; p < c->nprobes; p++)
+			if (c->probes[p].moved)
+				bisect_print_elsewhere(v, &st, p);
 		rc = EXIT_OK;
 	} else {
 		struct sbuf b;

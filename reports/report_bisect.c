@@ -155,10 +155,30 @@ char *report_bisect_json(const struct bisect_engine *c, const char *status, cons
 			       after = bisect_engine_value(c, st.hi, p);
 			if (!c->probes[p].moved)
 				continue;
+			size_t from[16], to[16], k;
+			double share;
+			cJSON *else_;
 			o = cJSON_AddObjectToObject(figs, c->probes[p].name);
 			bisect_engine_json_number(o, "before", before);
 			bisect_engine_json_number(o, "after", after);
 			bisect_engine_json_number(o, "delta_pct", bisect_engine_pct(after, before));
+			/* How much of the ends' move it is, and where else the steps saw a move. */
+			k = bisect_engine_elsewhere(c, st.lo, st.hi, p, &share, from, to, 16);
+			bisect_engine_json_number(o, "share", share);
+			else_ = cJSON_AddArrayToObject(o, "elsewhere");
+			for (size_t i = 0; i < k && i < 16; i++) {
+				double x = bisect_engine_figure(c, from[i], p),
+				       y = bisect_engine_figure(c, to[i], p);
+				cJSON *e = cJSON_CreateObject();
+				cJSON_AddItemToObject(e, "from",
+				                      escape_json_string(c->commits[from[i]].hash));
+				cJSON_AddItemToObject(e, "to",
+				                      escape_json_string(c->commits[to[i]].hash));
+				bisect_engine_json_number(e, "before", x);
+				bisect_engine_json_number(e, "after", y);
+				bisect_engine_json_number(e, "delta_pct", bisect_engine_pct(y, x));
+				cJSON_AddItemToArray(else_, e);
+			}
 		}
 		cJSON_AddItemToObject(root, "first_bad", fb);
 	} else {

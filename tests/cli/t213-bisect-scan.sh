@@ -5,7 +5,7 @@
 # figure moves three times, up at c5 (+20%), down at c11 (-15%, back below where it began) and
 # a small step up at c16 (+2%, past a 1% threshold). On an exact figure (census.alloc_bytes)
 # and on a noisy one (time.user_ns, planted CPU time, paired runs). A plain bisect of the same
-# range names one commit and says it explains only part of the move.
+# range names one commit and says it is only part of the move, and where else its steps saw one.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/cli/bisect-repo.sh"
 export GCR_LOCK_FILE="$T/bench.lock" GCR_BISECT_CACHE="$T/cache"
@@ -101,12 +101,25 @@ expect_eq "$(jq -r '[.scan.measured, (.scan.changes | map(.commit[0:7]) | join("
 expect_eq "$(cat "$T/builds")" "$(($(jq .scan.measured "$T/exact.json") + 1))" \
 	"each commit measured built once, and the build the stop cut short once more"
 
+# A plain bisect of the same range names c5 and says it is not the whole story: c5 alone is 500%
+# of the ends' +4%, and its steps saw the figure move back down after it, with the bisect that
+# finds that move (census.alloc_bytes is better lower: a fall is found with --improved).
+expect_status 0 "$GCR" bisect --build-cmd "sh build.sh" --repo "$S" --good "$S1" --bad "$S20" \
+	--probe 01 --metric census.alloc_bytes --threshold 1% --json "$T/plain.json"
+cp "$T/out" "$T/plain.out"
+expect_grep "^$S5 is the first bad commit$" "$T/plain.out"
+expect_grep "^    it is 500% of 01_sleepy's move between the ends; the steps saw it move elsewhere too:$" "$T/plain.out"
+expect_grep "^      [0-9a-f]{7}\.\.[0-9a-f]{7}: -[0-9.]+%: bisect again with --good [0-9a-f]{7} --bad [0-9a-f]{7} --improved$" "$T/plain.out"
+expect_grep "^    every change of the range: the same bisect with --all$" "$T/plain.out"
+expect_eq "$(jq -r '.first_bad.figures["01_sleepy"] | [.share, (.elsewhere | length), (.elsewhere[0].delta_pct < 0)] | map(tostring) | join(" ")' "$T/plain.json")" \
+	"5 1 true" "the JSON: its share of the move, and the fall its steps saw after it"
+
 # Every JSON written is valid against docs/schema/gcratchet-bisect.json.
 need_jsonschema
 "$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$T/exact.json" "$T/noisy.json" \
-	"$T/every.json" "$T/resumed.json" >"$T/schema.out" 2>&1
+	"$T/every.json" "$T/resumed.json" "$T/plain.json" >"$T/schema.out" 2>&1
 expect_eq "$?" 0 "each scan's JSON is valid against its schema"
-expect_eq "$(grep -c ': ok gcratchet-bisect$' "$T/schema.out")" 4 "each of the four checked"
+expect_eq "$(grep -c ': ok gcratchet-bisect$' "$T/schema.out")" 5 "each of the five checked"
 
 # Bad uses: --segments without --all, --all with --improved.
 expect_status 2 "$GCR" bisect --segments 3 --build-cmd "sh build.sh" --repo "$S" --good "$S1" --bad "$S20" \

@@ -34,7 +34,7 @@ struct fake {
 	int fail_rc;
 	int calls; /* sessions measured */
 	int64_t next_sid;
-	size_t events[BISECT_EV_NEXT + 1];
+	size_t events[BISECT_EV_PASS + 1];
 	size_t nmoved;      /* from the MODE event */
 	const char *varies; /* from a CENSUS_VARIES event */
 };
@@ -75,7 +75,7 @@ static int measure(void *ctx, const struct bisect_measure *m, int64_t *sid, stru
 	}
 	CHECK(strcmp(m->probes, PROBE) == 0);
 	CHECK(strcmp(m->meters, "rusage,census") == 0 && m->events == NULL);
-	CHECK(m->narms >= 1 && m->narms <= 2 && rounds >= 1);
+	CHECK(m->narms >= 1 && m->narms <= BISECT_MAX_ARMS && rounds >= 1);
 	CHECK(strstr(m->command, "(bisect ") != NULL);
 	*runs = xcalloc((size_t)rounds * m->narms, sizeof **runs);
 	for (int r = 1; r <= rounds; r++)
@@ -97,6 +97,23 @@ static int measure(void *ctx, const struct bisect_measure *m, int64_t *sid, stru
 }
 
 static volatile sig_atomic_t stop;
+static int next_scan;        /* engine_new's engines scan with so many stretches; 0: bisect */
+static size_t largest_batch; /* the most measurements measure_many was given at once */
+
+/* A fleet's hook, here: each measurement by measure, noting how many came at once. */
+static int measure_many(void *ctx, const struct bisect_measure *m, size_t n,
+                        struct bisect_measured *out)
+{
+	if (n > largest_batch)
+		largest_batch = n;
+	for (size_t i = 0; i < n; i++) {
+		/* the ends are two arms; a scan's commit is between its neighbours */
+		CHECK(m[i].narms == (strstr(m[i].command, "scan pass") ? 3u : 2u));
+		out[i].rc = measure(ctx, &m[i], &out[i].session_id, &out[i].runs, &out[i].nruns,
+		                    &out[i].err);
+	}
+	return 0;
+}
 
 /*
  * An engine over n commits with their build folders set, probe and metric chosen (threshold:
@@ -128,6 +145,7 @@ static void engine_new(struct bisect_engine *eng, struct fake *f, const char *db
 	CHECK(bisect_engine_add_probe(eng, PROBE) == 0);
 	CHECK(bisect_engine_add_probe(eng, PROBE) == -1);
 	CHECK(strstr(eng->err.msg, "--probe " PROBE " is named twice") != NULL);
+	eng->scan = next_scan;
 	CHECK(bisect_engine_begin(eng, 0, 0) == 0 && eng->id > 0);
 }
 
@@ -175,6 +193,64 @@ static void test_exact(const char *db)
 	CHECK(bisect_engine_run(&again, &detail) == 0 && f.calls == calls);
 	bisect_engine_release(&again);
 	bisect_engine_release(&eng);
+}
+
+/*
+ * A scan: the one change found with its size, in fewer measurements than commits, on an exact
+ * figure (one arm a measurement) and, with a fleet's hook, each commit between its neighbours
+ * and a pass's measurements given at once; loaded back, it stands where it stood.
+ */
+static void test_scan(const char *db)
+{
+	struct bisect_engine eng, again;
+	struct fake f = {.plant = 7, .before = 36, .after = 40};
+	struct bisect_hooks hooks = {on_event, measure, &f, NULL};
+	struct bisect_change *ch;
+	char *detail = NULL;
+	double pct, ends, found;
+	size_t n;
+	struct err e = ERR_INIT;
+
+	next_scan = 4;
+	engine_new(&eng, &f, db, 16, NULL);
+	CHECK(bisect_engine_run(&eng, &detail) == 0 && detail == NULL);
+	ch = bisect_engine_changes(&eng, &n);
+	CHECK(n == 1 && ch[0].find.hi == 7 && ch[0].find.from == 6 && ch[0].sign == 1);
+	CHECK(ch[0].find.link == BISECT_LINK_MOVED);
+	free(ch);
+	CHECK(bisect_engine_into(&eng, 7, 0, &pct) == 4 && pct == 100.0 * 4 / 36);
+	bisect_engine_explained(&eng, 0, &ends, &found);
+	CHECK(ends == 4 && found == 4);
+	CHECK(bisect_scan_count(&eng.scanner, 1) < 16 && f.events[BISECT_EV_PASS] == eng.passes);
+	CHECK(f.calls == 1 + (int)(eng.nsteps - 2));
+
+	stop = 0;
+	bisect_engine_init(&again, &stop, &hooks);
+	again.root = xstrdup(dir);
+	CHECK(store_open(db, STORE_WRITE, &again.st, &e) == 0);
+	CHECK(bisect_engine_load(&again, eng.id) == 0 && again.scan == 4);
+	ch = bisect_engine_changes(&again, &n);
+	CHECK(n == 1 && ch[0].find.hi == 7);
+	free(ch);
+	CHECK(bisect_engine_into(&again, 7, 0, &pct) == 4);
+	bisect_engine_release(&again);
+	bisect_engine_release(&eng);
+
+	/* Through a fleet's hook: three arms each, the second pass's two at once. */
+	memset(&f, 0, sizeof f);
+	f.plant = 11;
+	f.before = 36;
+	f.after = 30;
+	largest_batch = 0;
+	engine_new(&eng, &f, db, 16, NULL);
+	eng.hooks.measure_many = measure_many;
+	CHECK(bisect_engine_run(&eng, &detail) == 0 && detail == NULL);
+	ch = bisect_engine_changes(&eng, &n);
+	CHECK(n == 1 && ch[0].find.hi == 11 && ch[0].sign == -1);
+	free(ch);
+	CHECK(largest_batch >= 2);
+	bisect_engine_release(&eng);
+	next_scan = 0;
 }
 
 /*
@@ -252,6 +328,7 @@ int main(void)
 	free(cmd);
 	test_exact(db);
 	test_fallback(db);
+	test_scan(db);
 	test_unmoved(db);
 	test_stops(db);
 	free(db);
