@@ -273,16 +273,23 @@ static void bisect_fleet_collect(struct bisect_fleet *f, const struct queue_job_
 	out->rc = 0;
 }
 
-/* "fleet: 2 of 5 jobs done, 3 running on w1, w2, w3", printed when it changes. */
-static void bisect_fleet_progress(const struct queue_status *st, size_t n, size_t done, char **last)
+/*
+ * "fleet: 2 of 5 jobs done, 3 running on w1, w2, w3" (the request's n jobs as st read them),
+ * printed when it changes.
+ */
+static void bisect_fleet_progress(const struct queue_status *st, size_t n, char **last)
 {
 	struct sbuf b;
 	struct strlist on = {0};
-	size_t running = 0, queued = 0;
+	size_t running = 0, queued = 0, done = 0, failed = 0;
 
 	for (size_t i = 0; i < st->njobs; i++) {
 		const struct queue_job_row *j = &st->jobs[i];
-		if (strcmp(j->state, "running") == 0) {
+		if (strcmp(j->state, "done") == 0)
+			done++;
+		else if (strcmp(j->state, "failed") == 0)
+			failed++;
+		else if (strcmp(j->state, "running") == 0) {
 			running++;
 			if (j->worker && !strlist_contains(&on, j->worker))
 				strlist_push(&on, j->worker);
@@ -298,6 +305,8 @@ static void bisect_fleet_progress(const struct queue_status *st, size_t n, size_
 	}
 	if (queued)
 		sbuf_addf(&b, ", %zu queued", queued);
+	if (failed)
+		sbuf_addf(&b, ", %zu failed", failed);
 	if (!*last || strcmp(*last, b.data) != 0) {
 		fprintf(stderr, "%s\n", b.data);
 		free(*last);
@@ -403,7 +412,7 @@ static int bisect_fleet_wait(struct bisect_fleet *f, int64_t request, struct bis
 				rc = -2;
 			}
 		}
-		bisect_fleet_progress(&st, submitted, done - (n - submitted), &last);
+		bisect_fleet_progress(&st, submitted, &last);
 		queue_status_release(&st);
 		if (rc == -2)
 			break;
