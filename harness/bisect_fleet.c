@@ -316,6 +316,21 @@ static void bisect_fleet_progress(const struct queue_status *st, size_t n, char 
 	sbuf_release(&b);
 }
 
+/* 1 when a job waits and no worker that could take it has been seen for a minute. */
+static int bisect_fleet_unattended(const struct queue_status *st)
+{
+	int queued = 0;
+
+	for (size_t i = 0; i < st->njobs; i++)
+		queued |= strcmp(st->jobs[i].state, "queued") == 0;
+	for (size_t i = 0; queued && i < st->nworkers; i++) {
+		const struct queue_worker_row *w = &st->workers[i];
+		if (strcmp(w->state, "stopped") != 0 && w->seen_s >= 0 && w->seen_s <= 60)
+			return 0;
+	}
+	return queued;
+}
+
 /*
  * Lets the bench lock go while jobs are out (a worker on this host takes it for its measure),
  * or takes it again; -1 with e when it cannot be had again.
@@ -343,7 +358,7 @@ static int bisect_fleet_wait(struct bisect_fleet *f, int64_t request, struct bis
 	struct err e = ERR_INIT;
 	char *last = NULL;
 	size_t done = 0;
-	int rc = 0, lost = 0;
+	int rc = 0, lost = 0, alone = 0;
 
 	for (size_t i = 0; i < n; i++)
 		done += jobs[i].collected;
@@ -413,6 +428,14 @@ static int bisect_fleet_wait(struct bisect_fleet *f, int64_t request, struct bis
 			}
 		}
 		bisect_fleet_progress(&st, submitted, &last);
+		if (!alone && bisect_fleet_unattended(&st)) {
+			fprintf(
+			    stderr,
+			    "fleet: no worker has been seen in the last minute: the jobs wait for "
+			    "one (gcratchet worker --fleet URL, on a host that sees this "
+			    "folder and the builds at the same paths)\n");
+			alone = 1;
+		}
 		queue_status_release(&st);
 		if (rc == -2)
 			break;
