@@ -931,9 +931,16 @@ static int bisect_main(int argc, char **argv)
 		goto out;
 	}
 	if (v.args.fleet) {
-		struct bisect_fleet_config fc = {
-		    v.cmd, v.args.fleet, &cmd_bisect,           argc,        argv, c->size,
-		    c->st, &lock_fd,     v.base.lock_timeout_s, &bisect_stop};
+		struct bisect_fleet_config fc = {.cmd = v.cmd,
+		                                 .url = v.args.fleet,
+		                                 .verb = &cmd_bisect,
+		                                 .argc = argc,
+		                                 .argv = argv,
+		                                 .size = c->size,
+		                                 .st = c->st,
+		                                 .lock_fd = &lock_fd,
+		                                 .lock_timeout_s = v.base.lock_timeout_s,
+		                                 .stop = &bisect_stop};
 		if (bisect_fleet_open(&fc, &v.fleet) != 0)
 			goto out;
 		c->hooks.measure = bisect_measure_fleet;

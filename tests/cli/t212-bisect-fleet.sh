@@ -48,6 +48,11 @@ bisect 0 "$T/local.db" --json "$T/local.json"
 cp "$T/out" "$T/local.out"
 expect_eq "$(first_bad "$T/local.out")" "$S6" "locally, c6 is the first bad commit"
 
+# --fleet is the queue's PostgreSQL database: a file is refused, saying so.
+bisect 2 "$T/nofleet.db" --fleet "$T/file.db"
+expect_grep "^gcratchet bisect: --fleet: .*file.db: the queue needs the fleet's PostgreSQL database" \
+	"$T/err" "a file as the fleet is refused"
+
 # ---- Workers -------------------------------------------------------------------------------
 # Each with a bench lock of its own, as on three hosts; a short lease, so a killed worker's
 # job comes back soon.
