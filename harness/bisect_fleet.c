@@ -165,6 +165,7 @@ static void bisect_fleet_nap(const struct bisect_fleet *f, int ms)
 struct bisect_fleet_job {
 	int64_t id;      /* 0: not submitted (out[i] says why) */
 	int64_t attempt; /* the last attempt said */
+	size_t said;     /* how much of its reasons was said */
 	int collected;   /* out[i] is final */
 };
 
@@ -215,6 +216,33 @@ static char *bisect_fleet_last_reason(const char *reasons)
 	while (start > reasons && start[-1] != '\n')
 		start--;
 	return xasprintf("%.*s", (int)(end - start), start);
+}
+
+/*
+ * What happened to a job since the last look, said once on stderr: another attempt (a worker
+ * lost it or failed it), or a worker that refused it (its copy of a build differs, a folder
+ * it cannot see: the job waits for another worker).
+ */
+static void bisect_fleet_news(const struct queue_job_row *j, struct bisect_fleet_job *k)
+{
+	size_t len = j->reasons ? strlen(j->reasons) : 0;
+	char *why;
+
+	if (len > k->said && strcmp(j->state, "queued") != 0 && strcmp(j->state, "running") != 0)
+		k->said = len; /* an end: the collection says it */
+	if (len <= k->said && j->attempt <= k->attempt)
+		return;
+	why = bisect_fleet_last_reason(j->reasons);
+	if (j->attempt > 1 && j->attempt > k->attempt)
+		fprintf(stderr, "fleet: job %lld (%s) runs again, attempt %lld: %s\n",
+		        (long long)j->id, cli_safe(j->label), (long long)j->attempt, cli_safe(why));
+	else if (len > k->said)
+		fprintf(stderr, "fleet: job %lld (%s) %s: %s\n", (long long)j->id,
+		        cli_safe(j->label), j->state, cli_safe(why));
+	free(why);
+	if (j->attempt > k->attempt)
+		k->attempt = j->attempt;
+	k->said = len;
 }
 
 /*
@@ -406,16 +434,7 @@ static int bisect_fleet_wait(struct bisect_fleet *f, int64_t request, struct bis
 				i++;
 			if (i == n || jobs[i].collected)
 				continue;
-			if (j->attempt > 1 && j->attempt > jobs[i].attempt) {
-				char *why = bisect_fleet_last_reason(j->reasons);
-				fprintf(stderr,
-				        "fleet: job %lld (%s) runs again, attempt %lld: %s\n",
-				        (long long)j->id, cli_safe(j->label), (long long)j->attempt,
-				        cli_safe(why));
-				free(why);
-			}
-			if (j->attempt > jobs[i].attempt)
-				jobs[i].attempt = j->attempt;
+			bisect_fleet_news(j, &jobs[i]);
 			if (strcmp(j->state, "queued") == 0 || strcmp(j->state, "running") == 0)
 				continue;
 			bisect_fleet_collect(f, j, &out[i]);
