@@ -145,9 +145,27 @@ while [ "$(q "SELECT count(*) FROM queue_job WHERE id > $last AND state = 'queue
 	sleep 0.1
 	n=$((n + 1))
 done
+# The job's first build changes (its manifest, one byte more) after it was queued: a worker
+# refuses it, and the bisect says why while the job waits.
+dir=$(q "SELECT args FROM queue_job WHERE id > $last" | jq -r '.[1]')
+cp "$dir/manifest.json" "$T/manifest.keep"
+printf ' ' >>"$dir/manifest.json"
+TMPDIR="$T" GCR_LOCK_FILE="$T/lock.w5" "$GCR" worker --fleet "$FLEET" --name w5 --lease 3 \
+	--poll 1 >"$T/w5.out" 2>"$T/w5.err" &
+PID_w5=$!
+n=0
+while ! grep -q "refused" "$T/int.err" && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+expect_grep "^fleet: job [0-9]+ \(bisect [0-9a-f]+ vs [0-9a-f]+\) queued: .*refused by w5.*manifest hash" \
+	"$T/int.err" "a worker's refusal is said, with its reason"
 kill -INT $BPID
 wait $BPID
 expect_eq "$?" 2 "Ctrl-C stops the bisect (exit 2)"
+kill $PID_w5 2>/dev/null
+wait $PID_w5 2>/dev/null
+cp "$T/manifest.keep" "$dir/manifest.json"
 expect_grep "bisect 1 interrupted after 0 steps .*continue with: gcratchet bisect --resume 1" \
 	"$T/int.err" "it says how to go on"
 expect_grep "^fleet: request [0-9]+: 1 job canceled$" "$T/int.err" "and that it canceled its job"
