@@ -76,7 +76,7 @@ int bisect_fleet_open(const struct bisect_fleet_config *cfg, struct bisect_fleet
 	f->lock_timeout_s = cfg->lock_timeout_s;
 	f->stop = cfg->stop;
 	f->submitter = queue_submitter();
-	if (cli_scan(cfg->verb, cfg->argc, cfg->argv, bisect_fleet_scan_row, &f->run_args) != 0)
+	if (bisect_fleet_run_args(cfg->verb, cfg->argc, cfg->argv, &f->run_args) != 0)
 		goto fail;
 	/* The workers run each job here: the same path on every host, as for any job. */
 	if (!getcwd(cwd, sizeof cwd)) {
@@ -108,8 +108,13 @@ void bisect_fleet_close(struct bisect_fleet *f)
 	free(f);
 }
 
-void bisect_fleet_job_args(const struct bisect_fleet *f, const struct bisect_measure *m,
-                           struct strlist *args)
+int bisect_fleet_run_args(const struct cli_verb *verb, int argc, char **argv, struct strlist *out)
+{
+	return cli_scan(verb, argc, argv, bisect_fleet_scan_row, out);
+}
+
+void bisect_fleet_job_args(const char *size, const struct strlist *run_args,
+                           const struct bisect_measure *m, struct strlist *args)
 {
 	char n[32];
 
@@ -126,7 +131,7 @@ void bisect_fleet_job_args(const struct bisect_fleet *f, const struct bisect_mea
 		strlist_push(args, m->events);
 	}
 	strlist_push(args, "--size");
-	strlist_push(args, f->size);
+	strlist_push(args, size);
 	if (m->valgrind_runs > 0) {
 		snprintf(n, sizeof n, "%d", m->valgrind_runs);
 		strlist_push(args, "--valgrind-only");
@@ -148,8 +153,8 @@ void bisect_fleet_job_args(const struct bisect_fleet *f, const struct bisect_mea
 		strlist_push(args, "--session-command");
 		strlist_push(args, m->command);
 	}
-	for (size_t i = 0; i < f->run_args.n; i++)
-		strlist_push(args, f->run_args.items[i]);
+	for (size_t i = 0; i < run_args->n; i++)
+		strlist_push(args, run_args->items[i]);
 }
 
 /* Sleeps ms milliseconds, waking early when the bisect is asked to stop. */
@@ -198,7 +203,7 @@ static int bisect_fleet_part(const struct bisect_fleet *f, const struct bisect_m
 		sbuf_addf(&label, "%s%s", a ? " vs " : " ", bisect_engine_short(m->hashes[a]));
 	}
 	p->label = sbuf_detach(&label);
-	bisect_fleet_job_args(f, m, &p->args);
+	bisect_fleet_job_args(f->size, &f->run_args, m, &p->args);
 	return 0;
 }
 

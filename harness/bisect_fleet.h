@@ -77,10 +77,19 @@ int bisect_fleet_measure(struct bisect_fleet *f, const struct bisect_measure *m,
                          struct err *e);
 
 /*
- * The argv of the job that runs m (its verb, "measure", not included), for the tests and the
- * docs: one --build DIR per arm, then the engine's plan, then the bisect's run options.
+ * The run options a job carries, as the bisect was given them (argv, parsed by verb, whose
+ * table includes session_options): each of its session_options rows, name and value, but
+ * --db (this host's store), --probes and --size (the engine's) and --seed (each session draws
+ * its own, as a local step's does). Appended to out; 0, or -1 after printing why.
  */
-void bisect_fleet_job_args(const struct bisect_fleet *f, const struct bisect_measure *m,
-                           struct strlist *args);
+int bisect_fleet_run_args(const struct cli_verb *verb, int argc, char **argv, struct strlist *out);
+/*
+ * The arguments of the job that runs m (after its verb, "measure"), appended to args: one
+ * --build DIR per arm in m's order, the engine's plan (probes, meters, events, size, rounds
+ * and warm-up or --valgrind-only --valgrind-runs N, --halt-on-failure, --no-aslr, the
+ * session's command), then run_args (bisect_fleet_run_args). Pure.
+ */
+void bisect_fleet_job_args(const char *size, const struct strlist *run_args,
+                           const struct bisect_measure *m, struct strlist *args);
 
 #endif /* BISECT_FLEET_H */
