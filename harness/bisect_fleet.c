@@ -265,7 +265,7 @@ static void bisect_fleet_collect(struct bisect_fleet *f, const struct queue_job_
 	free(out->host);
 	out->host = j->worker ? xstrdup(j->worker) : NULL;
 	if (strcmp(j->state, "failed") == 0) {
-		/* Its reasons say each attempt's end: every line, for the engine's message. */
+		/* Its reasons say each attempt's end (a worker's words: made safe to print). */
 		struct sbuf why;
 		sbuf_init(&why);
 		for (const char *p = j->reasons ? j->reasons : ""; *p;) {
@@ -276,8 +276,8 @@ static void bisect_fleet_collect(struct bisect_fleet *f, const struct queue_job_
 		out->rc = -1;
 		err_setc(&out->err, ERR_FAILED,
 		         "fleet job %lld (%s) failed after %lld attempt%s: %s", (long long)j->id,
-		         j->label, (long long)j->attempt, j->attempt == 1 ? "" : "s",
-		         why.len ? why.data : "no reason recorded");
+		         cli_safe(j->label), (long long)j->attempt, j->attempt == 1 ? "" : "s",
+		         why.len ? cli_safe(why.data) : "no reason recorded");
 		sbuf_release(&why);
 		return;
 	}
@@ -289,7 +289,7 @@ static void bisect_fleet_collect(struct bisect_fleet *f, const struct queue_job_
 		out->rc = -1;
 		err_setc(&out->err, ERR_FAILED,
 		         "fleet job %lld (%s) is done but stored %s session%s, not one: %s",
-		         (long long)j->id, j->label, j->sessions ? "several" : "no",
+		         (long long)j->id, cli_safe(j->label), j->sessions ? "several" : "no",
 		         j->sessions ? "s" : "", j->sessions ? j->sessions : "-");
 		return;
 	}
@@ -447,7 +447,7 @@ static int bisect_fleet_wait(struct bisect_fleet *f, int64_t request, struct bis
 			done++;
 			if (out[i].rc == -2) {
 				cli_error(f->cmd, "fleet job %lld (%s) was canceled in the queue",
-				          (long long)j->id, j->label);
+				          (long long)j->id, cli_safe(j->label));
 				rc = -2;
 			}
 		}
