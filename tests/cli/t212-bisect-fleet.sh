@@ -171,6 +171,20 @@ expect_grep "bisect 1 interrupted after 0 steps .*continue with: gcratchet bisec
 expect_grep "^fleet: request [0-9]+: 1 job canceled$" "$T/int.err" "and that it canceled its job"
 expect_eq "$(q "SELECT string_agg(state, ',') FROM queue_job WHERE id > $last")" canceled \
 	"the job it queued is canceled, not left for a worker"
+# A job canceled in the queue by someone else stops the bisect too, resumable.
+last=$(q "SELECT max(id) FROM queue_job")
+"$GCR" bisect --resume --db "$T/int.db" --fleet "$FLEET" >"$T/cancel.out" 2>"$T/cancel.err" &
+BPID=$!
+n=0
+while [ "$(q "SELECT count(*) FROM queue_job WHERE id > $last AND state = 'queued'")" = 0 ] && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+expect_status 0 "$GCR" queue cancel --fleet "$FLEET" "$(q "SELECT max(id) FROM queue_job")"
+wait $BPID
+expect_eq "$?" 2 "a job canceled in the queue stops the bisect (exit 2)"
+expect_grep "fleet job [0-9]+ \(bisect .*\) was canceled in the queue" "$T/cancel.err" "it says why"
+expect_grep "continue with: gcratchet bisect --resume 1" "$T/cancel.err" "and how to go on"
 # One worker, sharing this host's bench lock with the bisect: the bisect lets it go while its
 # jobs are out (else the worker's measure would wait for it, --lock-timeout 5, and fail).
 TMPDIR="$T" "$GCR" worker --fleet "$FLEET" --name w4 --lease 3 --poll 1 >"$T/w4.out" 2>"$T/w4.err" &
