@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bisect_engine.h"
+#include "bisect_fleet.h"
 #include "buildinfo.h"
 #include "cli.h"
 #include "cmds.h"
@@ -35,6 +36,7 @@
 /* What the command line asked for, beside the engine's settings and the run options. */
 struct bisect_args {
 	const char *good, *bad, *threshold, *repo_opt, *json_path, *cache_opt, *spec_given;
+	const char *fleet; /* --fleet URL: each measurement a job of the fleet's queue */
 	const char *sources[3];
 	struct strlist wanted, positional;
 	int resume, nsources, rounds, max_rounds;
@@ -47,6 +49,7 @@ struct bisect_view {
 	struct session_opts base; /* how runs are made: timeout, jobs, lock, cpu, db, ... */
 	struct bisect_args args;  /* the rest of the command line */
 	FILE *out; /* the running account: stdout, or stderr when the JSON goes there */
+	struct bisect_fleet *fleet; /* --fleet: the measure hooks run jobs (bisect_fleet.h) */
 };
 
 static volatile sig_atomic_t bisect_stop;
@@ -130,6 +133,20 @@ out:
 	session_setup_end(&s);
 	session_opts_release(&o);
 	return rc;
+}
+
+/* The measure hooks with --fleet: each measurement a job of the fleet's queue. */
+static int bisect_measure_fleet(void *ctx, const struct bisect_measure *m, int64_t *session_id,
+                                struct store_run **runs, size_t *nruns, struct err *e)
+{
+	return bisect_fleet_measure(((struct bisect_view *)ctx)->fleet, m, session_id, runs, nruns,
+	                            e);
+}
+
+static int bisect_measure_many_fleet(void *ctx, const struct bisect_measure *m, size_t n,
+                                     struct bisect_measured *out)
+{
+	return bisect_fleet_measure_many(((struct bisect_view *)ctx)->fleet, m, n, out);
 }
 
 /* ---- Rendering: the running account, the answer, the JSON ------------------------------ */
@@ -938,6 +955,9 @@ static const struct cli_option bisect_options[] = {
      .help = "a build still running after SEC seconds (default 1800; 0: no limit) is killed, "
              "its process group whole, and its commit skipped (\"build timed out after SEC "
              "s\"); --timeout bounds runs"},
+    {"--fleet", "URL", CLI_STRING, BV(args.fleet),
+     .help = "measure on the fleet: each session a job of its queue (a PostgreSQL URL, as "
+             "queue submit's), run by any idle worker; the sessions are copied into --db"},
     {"--resume", NULL, CLI_FLAG, BV(args.resume),
      .help = "continue an interrupted bisect (ID, default the newest), or print a finished "
              "one's answer again; what it measured is not measured again"},
@@ -1212,6 +1232,22 @@ static int bisect_main(int argc, char **argv)
 		rc = cli_error(v.cmd, "%s", e.msg);
 		goto out;
 	}
+	if (v.args.fleet) {
+		struct bisect_fleet_config fc = {.cmd = v.cmd,
+		                                 .url = v.args.fleet,
+		                                 .verb = &cmd_bisect,
+		                                 .argc = argc,
+		                                 .argv = argv,
+		                                 .size = c->size,
+		                                 .st = c->st,
+		                                 .lock_fd = &lock_fd,
+		                                 .lock_timeout_s = v.base.lock_timeout_s,
+		                                 .stop = &bisect_stop};
+		if (bisect_fleet_open(&fc, &v.fleet) != 0)
+			goto out;
+		c->hooks.measure = bisect_measure_fleet;
+		c->hooks.measure_many = bisect_measure_many_fleet;
+	}
 	bisect_stop = 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = bisect_on_signal;
@@ -1239,6 +1275,7 @@ out:
 		sigaction(SIGINT, &old_int, NULL);
 	}
 	quiet_unlock(lock_fd);
+	bisect_fleet_close(v.fleet);
 	free(detail);
 	strlist_release(&v.args.wanted);
 	strlist_release(&v.args.positional);

@@ -14,6 +14,9 @@
 struct measure_opts {
 	struct session_opts run;
 	const char *json; /* --json FILE, "-" for stdout; NULL: none */
+	/* Hidden, for a bisect's step run as a queue job (bisect_fleet.h): */
+	int valgrind_only;   /* --valgrind-only: no timed rounds, the valgrind runs alone */
+	const char *command; /* --session-command: what the session records as its command */
 };
 
 /* The stored session as JSON (format gcratchet-measure) written to path; 0, or -1 said. */
@@ -58,7 +61,17 @@ static int measure_main(int argc, char **argv)
 		rc = r > 0 ? EXIT_OK : EXIT_UNJUDGED;
 		goto out;
 	}
-	command = cli_command_line(argc, argv);
+	if (mo.valgrind_only) {
+		if (!o->meters || !strstr(o->meters, "valgrind")) {
+			rc = cli_error(
+			    cmd_measure.name,
+			    "--valgrind-only needs the valgrind meter (--meters ...,valgrind)");
+			goto out;
+		}
+		o->rounds = 0;
+		o->warmup = 0;
+	}
+	command = mo.command ? xstrdup(mo.command) : cli_command_line(argc, argv);
 	/* --json -: the runs are told on stderr, and stdout holds the JSON alone. */
 	json_stdout = cli_json_stdout_begin(mo.json);
 	rc = measuring_session(cmd_measure.name, o, command, MEASURING_VIEW_RUNS, &session);
@@ -84,6 +97,14 @@ static const struct cli_option measure_options[] = {
      .help = "the session stored, its runs counted and summarised per arm and probe, as JSON "
              "(format gcratchet-measure) written there (- for stdout; the runs then go to "
              "stderr)"},
+    /* A bisect's step on a fleet (bisect_fleet.c): what bisect's own sessions are. */
+    {"--halt-on-failure", NULL, CLI_FLAG, MO(run) + offsetof(struct session_opts, halt_on_failure),
+     .flags = CLI_HIDDEN,
+     .help = "stop after the first run that is not ok, and exit 1: the session is the answer"},
+    {"--valgrind-only", NULL, CLI_FLAG, MO(valgrind_only), .flags = CLI_HIDDEN,
+     .help = "no timed rounds: only the valgrind runs"},
+    {"--session-command", "TEXT", CLI_STRING, MO(command), .flags = CLI_HIDDEN,
+     .help = "the command the session records (default: this command line)"},
     {0},
 };
 #undef MO
@@ -100,7 +121,9 @@ const struct cli_verb cmd_measure = {
         "is stored, failed runs and all: its id, status, builds, counts of runs and, per arm\n"
         "and probe, each metric's median, min, max and n (format gcratchet-measure; every\n"
         "sample is gcratchet export's).\n",
-    .exit_status = "0 every run succeeded; 2 a run failed, crashed or timed out (it is stored "
+    .exit_status = "0 every run succeeded; 1 (with the internal --halt-on-failure, a bisect's "
+                   "step on a fleet) a run that was not ok stopped the session; 2 a run failed, "
+                   "crashed or timed out (it is stored "
                    "and the session went on), the session was interrupted, or the arguments "
                    "were wrong.",
     .options = measure_options,

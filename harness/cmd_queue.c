@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,19 +352,6 @@ out:
 	strlist_release(&bisect_args);
 	queue_scan_release(&q);
 	return rc;
-}
-
-static char *queue_submitter(void)
-{
-	char host[256] = "unknown";
-	const char *user = getenv("USER");
-	struct passwd *pw = getpwuid(getuid());
-
-	if (pw && pw->pw_name)
-		user = pw->pw_name;
-	if (gethostname(host, sizeof host - 1) != 0)
-		snprintf(host, sizeof host, "unknown");
-	return xasprintf("%s@%s", user && *user ? user : "unknown", host);
 }
 
 /*

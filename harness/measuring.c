@@ -254,7 +254,10 @@ int measuring_session(const char *cmd, const struct session_opts *o, const char 
 		       measuring_inert, measuring_inert == 1 ? "" : "s");
 	/* Before what a verb runs next shows its progress on stderr: a log keeps the order. */
 	fflush(stdout);
-	rc = outcome.runs_failed || outcome.interrupted ? EXIT_UNJUDGED : EXIT_OK;
+	rc = outcome.interrupted   ? EXIT_UNJUDGED
+	     : outcome.halted      ? EXIT_REGRESSION
+	     : outcome.runs_failed ? EXIT_UNJUDGED
+	                           : EXIT_OK;
 out:
 	session_setup_end(&s);
 	free(ballast);

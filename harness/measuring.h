@@ -55,7 +55,10 @@ int measuring_stop_asked(void);
  * What measure does once its options are parsed, for baseline pin, update and ratchet too:
  * sets up the session o describes, runs it showing its runs as `view` says, and prints its
  * outcome. `command` is the command line recorded with the session. *session_id (when not
- * NULL) is the stored session, 0 when none was opened. Returns measure's exit status.
+ * NULL) is the stored session, 0 when none was opened. Returns measure's exit status: 0,
+ * 2 (a run failed, the session was interrupted, or it could not run), or 1 when a run that
+ * was not ok halted it (o->halt_on_failure): the session stored is the answer (a bisect's
+ * step is skipped on it), not a failure of the harness.
  */
 int measuring_session(const char *cmd, const struct session_opts *o, const char *command,
                       enum measuring_view view, int64_t *session_id);

@@ -6,9 +6,11 @@
 #include "queue.h"
 
 #include <cjson/cJSON.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_engine.h"
 
@@ -456,6 +458,19 @@ int queue_open(const char *url, struct store **out, struct err *e)
 }
 
 /* ---- Submitting ------------------------------------------------------------------------- */
+
+char *queue_submitter(void)
+{
+	char host[256] = "unknown";
+	const char *user = getenv("USER");
+	struct passwd *pw = getpwuid(getuid());
+
+	if (pw && pw->pw_name)
+		user = pw->pw_name;
+	if (gethostname(host, sizeof host - 1) != 0)
+		snprintf(host, sizeof host, "unknown");
+	return xasprintf("%s@%s", user && *user ? user : "unknown", host);
+}
 
 int queue_submit(struct store *s, const struct queue_request *r, int64_t *request_id,
                  int64_t *job_ids, struct err *e)

@@ -111,6 +111,8 @@ struct queue_request {
 	const struct queue_part *parts;
 	size_t nparts;
 };
+/* Who submits, as a request records it: "user@host". Newly allocated. */
+char *queue_submitter(void);
 /* Writes the request and its jobs in one transaction: *request_id, and job_ids[nparts]. */
 int queue_submit(struct store *s, const struct queue_request *r, int64_t *request_id,
                  int64_t *job_ids, struct err *e);

@@ -766,6 +766,7 @@ int session_setup_begin(const char *cmd, const struct session_opts *o, const cha
 	plan->pin_cpu = o->pin_cpu;
 	plan->cpu = o->cpu;
 	plan->no_aslr = o->no_aslr;
+	plan->halt_on_failure = o->halt_on_failure;
 	plan->pass_env = &o->pass_env;
 	plan->env_offset = o->env_offset;
 	plan->launcher = s->launcher;

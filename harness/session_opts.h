@@ -109,6 +109,12 @@ struct session_opts {
 
 	/* --thp off|host: transparent huge pages for the probes; off by default (hostinfo.h) */
 	enum hostinfo_thp_condition thp;
+	/*
+	 * Not a shared option: 1 stops the session after its first run that is not ok
+	 * (session.h, halt_on_failure). measure's hidden --halt-on-failure sets it for a bisect's
+	 * step run as a queue job (bisect_fleet.h).
+	 */
+	int halt_on_failure;
 };
 
 /* The verb's defaults and accepted groups; release with session_opts_release. */

@@ -13,7 +13,7 @@
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
 # The cli layer's files, by stem (harness/STEM.c and harness/STEM.h).
-CLI_STEMS="cli cli_parse session_opts ab_report measuring heapsearch verdict"
+CLI_STEMS="cli cli_parse session_opts ab_report measuring heapsearch verdict bisect_fleet"
 layer_of() { # path -> core|reports|cli|verbs
 	case $1 in
 	reports/*) echo reports ;;
