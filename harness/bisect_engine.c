@@ -1319,7 +1319,7 @@ static enum bisect_link bisect_scan_link_of(const cJSON *o, const char *key)
 static void bisect_scan_apply(struct bisect_engine *c, const struct store_bisect_step *st, size_t i,
                               const cJSON *root)
 {
-	const cJSON *scan = root ? cJSON_GetObjectItemCaseSensitive(root, "scan") : NULL;
+	const cJSON *scan = root ? cJSON_GetObjectItemCaseSensitive(root, "scan") : NULL, *pass;
 	size_t right = i;
 
 	if (strcmp(st->role, "bad") == 0) {
@@ -1334,6 +1334,9 @@ static void bisect_scan_apply(struct bisect_engine *c, const struct store_bisect
 	}
 	bisect_scan_measured(&c->scanner, i, bisect_scan_link_of(scan, "left"),
 	                     bisect_scan_link_of(scan, "right"));
+	pass = cJSON_GetObjectItemCaseSensitive(scan, "pass");
+	if (cJSON_IsNumber(pass) && pass->valuedouble > c->passes)
+		c->passes = (unsigned)pass->valuedouble;
 	for (size_t k = i + 1; k < c->ncommits; k++)
 		if (c->scanner.state[k] == 1) {
 			right = k;
@@ -2533,6 +2536,7 @@ struct bisect_scan_job {
 	char started[32];
 	int done;
 	cJSON *figures;
+	char *host; /* where its last session ran (a fleet's worker), or NULL */
 };
 
 static void bisect_scan_job_release(struct bisect_scan_job *j, size_t np)
@@ -2548,6 +2552,7 @@ static void bisect_scan_job_release(struct bisect_scan_job *j, size_t np)
 	}
 	free(j->reason);
 	free(j->sids);
+	free(j->host);
 	cJSON_Delete(j->figures);
 }
 
@@ -2728,6 +2733,9 @@ static int bisect_scan_job_record(struct bisect_engine *c, struct bisect_scan_jo
 		cJSON_AddStringToObject(scan, "right", bisect_link_name(j->link[1]));
 		cJSON_AddStringToObject(scan, "before", c->commits[j->plan.left].hash);
 		cJSON_AddStringToObject(scan, "after", c->commits[j->plan.right].hash);
+		if (j->host)
+			cJSON_AddItemToObject(scan, "host", escape_json_string(j->host));
+		cJSON_AddNumberToObject(scan, "pass", c->passes);
 		fig = j->figures ? j->figures : cJSON_CreateObject();
 		j->figures = NULL;
 		cJSON_AddItemToObject(fig, "scan", scan);
@@ -2782,6 +2790,11 @@ static int bisect_scan_measure(struct bisect_engine *c, struct bisect_scan_job *
 			if (o->session_id) {
 				j->sids = xrealloc(j->sids, (j->nsids + 1) * sizeof *j->sids);
 				j->sids[j->nsids++] = o->session_id;
+			}
+			if (o->host) {
+				free(j->host);
+				j->host = o->host;
+				o->host = NULL;
 			}
 			if (o->rc == 0)
 				bisect_scan_take(c, j, o->runs, o->nruns, batch[q]);

@@ -214,7 +214,7 @@ static void bisect_print_scan_step(const struct bisect_view *view,
 {
 	const struct bisect_engine *c = &view->eng;
 	cJSON *root = NULL, *item;
-	const cJSON *scan = NULL;
+	const cJSON *scan = NULL, *host;
 	struct err e;
 	struct sbuf b;
 	const char *word = "skip";
@@ -263,10 +263,13 @@ static void bisect_print_scan_step(const struct bisect_view *view,
 			sbuf_addf(&b, ")");
 		}
 	}
-	cJSON_Delete(root);
 	sbuf_addf(&b, "   build %.1f s", st->build_s);
 	if (st->measure_s > 0)
 		sbuf_addf(&b, ", measure %.1f s", st->measure_s);
+	host = cJSON_GetObjectItemCaseSensitive(scan, "host");
+	if (cJSON_IsString(host))
+		sbuf_addf(&b, " on %s", cli_safe(host->valuestring));
+	cJSON_Delete(root);
 	if (stored)
 		sbuf_addf(&b, " (stored)");
 	sbuf_addf(&b, "  %s", cli_safe(st->subject));
@@ -424,6 +427,16 @@ static void bisect_print_cost(const struct bisect_view *v)
 	free(said);
 }
 
+/* " (3 stretches)": how many neighbouring stretches one cannot-tell line covers, in a static
+ * buffer. */
+static const char *bisect_stretches_text(size_t n)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof buf, " (%zu stretches)", n);
+	return buf;
+}
+
 /* "+37.3M (+20.00%)", or "186.3M -> 223.6M (+20.00%)" where the figures before and after are
  * known (exact mode: paired mode's figures are medians of different sessions). */
 static void bisect_scan_move_text(const struct bisect_engine *c, size_t from, size_t hi, size_t p,
@@ -468,14 +481,33 @@ static int bisect_finish_scan(struct bisect_view *v, const char *json_path, int 
 	        n > narrowed ? ", and stretches it could not narrow" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct bisect_scan_find *f = &ch[i].find;
-		if (f->link == BISECT_LINK_CANNOT_TELL)
+		size_t last = i;
+		/* Neighbouring stretches it cannot tell are one line, their moves summed. */
+		while (f->link == BISECT_LINK_CANNOT_TELL && last + 1 < n &&
+		       ch[last + 1].find.link == BISECT_LINK_CANNOT_TELL &&
+		       ch[last + 1].find.from == ch[last].find.hi)
+			last++;
+		if (f->link == BISECT_LINK_CANNOT_TELL) {
 			fprintf(v->out,
-			        "  cannot tell %s %s..%s: it may have moved; its runs could not "
+			        "  cannot tell %s %s..%s%s: it may have moved; its runs could not "
 			        "say\n",
-			        f->from + 1 == f->hi ? "between" : "in",
+			        last > i || f->from + 1 < f->hi ? "in" : "between",
 			        bisect_engine_short(c->commits[f->from].hash),
-			        bisect_engine_short(c->commits[f->hi].hash));
-		else if (f->from + 1 < f->hi)
+			        bisect_engine_short(c->commits[ch[last].find.hi].hash),
+			        last > i ? bisect_stretches_text(last - i + 1) : "");
+			for (size_t p = 0; p < c->nprobes; p++) {
+				double sum = 0, pct;
+				char x[24];
+				for (size_t k = i; k <= last; k++)
+					sum += bisect_engine_into(c, ch[k].find.hi, p, &pct);
+				metrics_format_value(c->metric, fabs(sum), x, sizeof x);
+				fprintf(v->out, "       %s %s: %s%s net\n", c->probes[p].name,
+				        c->metric, sum < 0 ? "-" : "+", x);
+			}
+			i = last;
+			continue;
+		}
+		if (f->from + 1 < f->hi)
 			fprintf(v->out, "  moved in %s..%s: every commit between was skipped\n",
 			        bisect_engine_short(c->commits[f->from].hash),
 			        bisect_engine_short(c->commits[f->hi].hash));

@@ -56,6 +56,10 @@ start_worker w3
 # ---- On the fleet: the same three changes, a pass's commits measured side by side ----------
 scan 0 "$T/fleet.db" --fleet "$FLEET" --json "$T/fleet.json"
 cp "$T/err" "$T/fleet.err"
+cp "$T/out" "$T/fleet.out"
+expect_eq "$(jq '[.steps[] | select(.role == "step") | .figures.scan.host | select(test("^w[123]$"))] | length' "$T/fleet.json")" \
+	"$(jq '[.steps[] | select(.role == "step")] | length' "$T/fleet.json")" "each step names the worker that measured it"
+expect_grep "^\[1\] +[0-9a-f]{7} moved .*, measure [0-9.]+ s on w[123]  c10: " "$T/fleet.out" "and says it"
 expect_eq "$(changes "$T/fleet.json")" "$three" "on the fleet, the same three changes"
 expect_eq "$(jq .scan.measured "$T/fleet.json")" "$(jq .scan.measured "$T/local.json")" \
 	"the same commits measured as locally"
