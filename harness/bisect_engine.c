@@ -2944,16 +2944,19 @@ double bisect_engine_figure(const struct bisect_engine *c, size_t i, size_t p)
 }
 
 size_t bisect_engine_elsewhere(const struct bisect_engine *c, size_t lo, size_t hi, size_t p,
-                               double *share, size_t *from, size_t *to, size_t max)
+                               double *share, int *part, size_t *from, size_t *to, size_t max)
 {
 	double g = bisect_engine_figure(c, 0, p), b = bisect_engine_figure(c, c->ncommits - 1, p);
 	double d = bisect_engine_figure(c, hi, p) - bisect_engine_figure(c, lo, p);
 	size_t k = 0, prev = SIZE_MAX;
 
 	*share = fabs(b - g) > bisect_allowance(&c->rule, g) ? d / (b - g) : NAN;
+	/* Only part: what it leaves of the ends' move would count as moved itself. */
+	*part = isfinite(d) && isfinite(b - g) && fabs((b - g) - d) > bisect_allowance(&c->rule, g);
 	for (size_t i = 0; i < c->ncommits; i++) {
 		double v = bisect_engine_figure(c, i, p);
-		if (!isfinite(v))
+		/* A skip's figure (cannot tell, a crash beside) is not one to compare. */
+		if (!isfinite(v) || (i > 0 && i < c->ncommits - 1 && c->search.marks[i] == BISECT_SKIP))
 			continue;
 		/* The change found is between lo and hi: each side is looked at on its own. */
 		if (prev != SIZE_MAX && !(prev == lo && i == hi) &&

@@ -293,12 +293,13 @@ void bisect_engine_explained(const struct bisect_engine *eng, size_t p, double *
 /*
  * A bisect that named commit hi (after lo, its last good commit): how much of the ends' move
  * of probe p that one change is (*share: its move over the ends', NAN when the ends did not
- * move), and where else its measured commits saw the figure move beyond the threshold: the
- * neighbouring measured commits (in commit order, on the same side of the change) whose
- * figures differ so, up to max into from[] and to[]. Returns how many there were.
+ * move; *part: what it leaves of that move is beyond the threshold itself, so it is only part
+ * of it), and where else its measured commits saw the figure move beyond the threshold: the
+ * neighbouring measured commits (in commit order, on the same side of the change, skips left
+ * out) whose figures differ so, up to max into from[] and to[]. Returns how many there were.
  */
 size_t bisect_engine_elsewhere(const struct bisect_engine *eng, size_t lo, size_t hi, size_t p,
-                               double *share, size_t *from, size_t *to, size_t max);
+                               double *share, int *part, size_t *from, size_t *to, size_t max);
 
 /* ---- What the renderers share ---------------------------------------------------------- */
 

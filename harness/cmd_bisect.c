@@ -575,9 +575,10 @@ static void bisect_print_elsewhere(const struct bisect_view *v, const struct bis
 	const struct bisect_engine *c = &v->eng;
 	size_t from[8], to[8], k;
 	double share;
+	int part;
 
-	k = bisect_engine_elsewhere(c, st->lo, st->hi, p, &share, from, to, 8);
-	if (k == 0 && (!isfinite(share) || (share >= 0.9 && share <= 1.1)))
+	k = bisect_engine_elsewhere(c, st->lo, st->hi, p, &share, &part, from, to, 8);
+	if (k == 0 && !part)
 		return;
 	if (isfinite(share))
 		fprintf(v->out, "    it is %.0f%% of %s's move between the ends", 100 * share,

@@ -157,14 +157,16 @@ char *report_bisect_json(const struct bisect_engine *c, const char *status, cons
 				continue;
 			size_t from[16], to[16], k;
 			double share;
+			int part;
 			cJSON *else_;
 			o = cJSON_AddObjectToObject(figs, c->probes[p].name);
 			bisect_engine_json_number(o, "before", before);
 			bisect_engine_json_number(o, "after", after);
 			bisect_engine_json_number(o, "delta_pct", bisect_engine_pct(after, before));
 			/* How much of the ends' move it is, and where else the steps saw a move. */
-			k = bisect_engine_elsewhere(c, st.lo, st.hi, p, &share, from, to, 16);
+			k = bisect_engine_elsewhere(c, st.lo, st.hi, p, &share, &part, from, to, 16);
 			bisect_engine_json_number(o, "share", share);
+			cJSON_AddBoolToObject(o, "part", part);
 			else_ = cJSON_AddArrayToObject(o, "elsewhere");
 			for (size_t i = 0; i < k && i < 16; i++) {
 				double x = bisect_engine_figure(c, from[i], p),

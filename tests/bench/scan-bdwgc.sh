@@ -5,6 +5,8 @@
 # to NOTES. On this VM bdwgc's Ir at probe 01 repeats itself, so the scan is exact: one
 # run a commit. Prints the scan's
 # account; the repository and its store stay in DIR (default a new folder under /tmp).
+# PLANTS="5:40 11:10 16:16" (the default) says which commit spins how many rounds; PLANTS=""
+# makes a history where nothing moves (an A/A scan: it must find no change).
 # METRIC and THRESHOLD choose the figure (default valgrind.ir, 1%).
 # COLLECTOR=bdwgc-incremental scans the incremental build instead (the same adapter, whose
 # clock-paced collections make its figures vary: the scan runs paired); SCAN_ARGS adds options.
@@ -32,12 +34,13 @@ spin() { # ROUNDS: the arithmetic every gcr_alloc does first (0: none)
 }
 for k in $(seq 1 20); do
 	what=notes
-	case $k in
-	5) spin 40 && what="spin 40 rounds an allocation" ;;
-	11) spin 10 && what="spin 10 rounds" ;;
-	16) spin 16 && what="spin 16 rounds" ;;
-	*) echo "note $k" >>"$R/NOTES" ;;
-	esac
+	rounds=$(printf '%s\n' ${PLANTS-5:40 11:10 16:16} | sed -n "s/^$k://p")
+	if [ -n "$rounds" ]; then
+		spin "$rounds"
+		what="spin $rounds rounds an allocation"
+	else
+		echo "note $k" >>"$R/NOTES"
+	fi
 	git -C "$R" add -A
 	git -C "$R" -c user.name=scan -c user.email=scan@example.org commit -q -m "c$k: $what"
 done

@@ -111,8 +111,8 @@ expect_grep "^$S5 is the first bad commit$" "$T/plain.out"
 expect_grep "^    it is 500% of 01_sleepy's move between the ends; the steps saw it move elsewhere too:$" "$T/plain.out"
 expect_grep "^      [0-9a-f]{7}\.\.[0-9a-f]{7}: -[0-9.]+%: bisect again with --good [0-9a-f]{7} --bad [0-9a-f]{7} --improved$" "$T/plain.out"
 expect_grep "^    every change of the range: the same bisect with --all$" "$T/plain.out"
-expect_eq "$(jq -r '.first_bad.figures["01_sleepy"] | [.share, (.elsewhere | length), (.elsewhere[0].delta_pct < 0)] | map(tostring) | join(" ")' "$T/plain.json")" \
-	"5 1 true" "the JSON: its share of the move, and the fall its steps saw after it"
+expect_eq "$(jq -r '.first_bad.figures["01_sleepy"] | [.share, .part, (.elsewhere | length), (.elsewhere[0].delta_pct < 0)] | map(tostring) | join(" ")' "$T/plain.json")" \
+	"5 true 1 true" "the JSON: its share of the move, only part of it, and the fall its steps saw after it"
 
 # Every JSON written is valid against docs/schema/gcratchet-bisect.json.
 need_jsonschema
