@@ -2007,6 +2007,42 @@ out:
 }
 
 /*
+ * A copy's arms, build_ids[i] arm i's build in `to`: one stream in an engine with bulk writing
+ * (a sweep has an arm per build and factor), else a row each.
+ */
+static int store_copy_arms(struct store *to, int64_t session_id, const struct store_build *arms,
+                           const int64_t *build_ids, size_t n, struct err *e)
+{
+	const struct store_engine *g = to->eng;
+	const char *what = "recording the session's arms";
+
+	if (!g->copy_begin || n == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (store_session_add_arm(to, session_id, arms[i].position, build_ids[i],
+			                          arms[i].label, arms[i].knobs, e) != 0)
+				return -1;
+		return 0;
+	}
+	if (g->copy_begin(to->conn, "session_builds",
+	                  "session_id, position, build_id, label, knobs", e) != 0)
+		return store_fail(to, e, what);
+	for (size_t i = 0; i < n; i++) {
+		g->copy_int64(to->conn, session_id);
+		g->copy_int64(to->conn, arms[i].position);
+		g->copy_int64(to->conn, build_ids[i]);
+		copy_text(to, arms[i].label);
+		copy_text(to, arms[i].knobs);
+		if (g->copy_row(to->conn, e) != 0) {
+			store_copy_abort(to);
+			return store_fail(to, e, what);
+		}
+	}
+	if (g->copy_end(to->conn, NULL, e) != 0)
+		return store_fail(to, e, what);
+	return 0;
+}
+
+/*
  * Writes c's session into `to`, inside the caller's transaction, unless `to` holds it already
  * (*copied 0, and nothing written).
  */
@@ -2043,7 +2079,15 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		goto out;
 	for (size_t i = 0; i < c->nb; i++) {
 		char *manifest = NULL;
-		int r = store_build_manifest(c->from, c->builds[i].id, &manifest, e);
+		int r;
+
+		/* A build that is several arms (a sweep's factors, an A/A) is recorded once. */
+		for (size_t j = 0; j < i && !build_ids[i]; j++)
+			if (c->builds[j].id == c->builds[i].id)
+				build_ids[i] = build_ids[j];
+		if (build_ids[i])
+			continue;
+		r = store_build_manifest(c->from, c->builds[i].id, &manifest, e);
 		if (r == 0)
 			r = store_build_upsert(to, &c->builds[i], manifest, &build_ids[i], e);
 		free(manifest);
@@ -2064,10 +2108,8 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		rc = store_session_by_uuid(to, c->si.uuid, to_id, e);
 		goto out;
 	}
-	for (size_t i = 0; i < c->nb; i++)
-		if (store_session_add_arm(to, *to_id, c->builds[i].position, build_ids[i],
-		                          c->builds[i].label, c->builds[i].knobs, e) != 0)
-			goto out;
+	if (store_copy_arms(to, *to_id, c->builds, build_ids, c->nb, e) != 0)
+		goto out;
 	for (size_t k = 0; k < c->nr; k++) {
 		for (size_t i = 0; i < c->nb; i++)
 			if (c->builds[i].id == c->runs[k].build_id)

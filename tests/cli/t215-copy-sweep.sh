@@ -17,9 +17,9 @@ for p in $PROBES; do echo 5 >"$B/heap.$p"; done
 PG=$(pg_url fleet)
 # An answer is told by its host, build, probe, size and start to the second: each sweep and job
 # starts in a second of its own, or its answers would be taken for another's.
-sweep() { # DB PROBES: a sweep of the build at two factors, its references searched first
+sweep() { # DB PROBES [FACTORS]: a sweep of the build, its references searched first
 	sleep 1
-	expect_status 0 "$GCR" sweep --build "$B" --size ci --probes "$2" --factors 2,3 --rounds 1 \
+	expect_status 0 "$GCR" sweep --build "$B" --size ci --probes "$2" --factors "${3:-2,3}" --rounds 1 \
 		--warmup 0 --db "$1"
 }
 logged() { # PATTERN: the statements the server was sent so far (log_statement = all) matching it
@@ -36,14 +36,15 @@ sweep "$T/first.db" 01
 expect_status 0 "$GCR" push --to "$PG" --db "$T/first.db"
 log_all
 
-# A sweep of one probe (2 cells, 1 answer) and one of eight (16 cells, 8 answers, and one
-# answer planted twice: two searches that started in one second): their pushes send the same
-# statements (before: one per cell, and two per answer).
+# A sweep of one probe at two factors (2 arms, 2 cells, 1 answer) and one of eight at four (4
+# arms, 32 cells, 8 answers, and one answer planted twice: two searches that started in one
+# second): their pushes send the same statements (before: one per arm, one per cell, and two
+# per answer).
 sweep "$T/few.db" 01
-sweep "$T/many.db" 01,02,03,04,05,06,07,08
+sweep "$T/many.db" 01,02,03,04,05,06,07,08 2,3,4,5
 sqlite3 "$T/many.db" "INSERT INTO minheap SELECT * FROM minheap WHERE probe = '03_c'"
 expect_eq "$(sqlite3 "$T/many.db" "SELECT count(*) FROM sweep_cells") $(sqlite3 "$T/many.db" "SELECT count(*) FROM minheap")" \
-	"16 9" "the many-cell sweep's source: 16 cells, 9 answers"
+	"32 9" "the many-cell sweep's source: 32 cells, 9 answers"
 push_counted() { # DB: "all cells answers", the statements its push sent
 	a=$(logged .) c=$(logged sweep_cells) h=$(logged minheap)
 	expect_status 0 "$GCR" push --to "$PG" --db "$1"
@@ -53,19 +54,19 @@ few=$(push_counted "$T/few.db")
 many=$(push_counted "$T/many.db")
 uuid() { sqlite3 "$1" "SELECT uuid FROM sessions ORDER BY id LIMIT 1"; }
 expect_eq "$(pg_sql fleet "SELECT count(*) FROM sweep_cells c JOIN sessions s ON s.id = c.session_id WHERE s.uuid = '$(uuid "$T/many.db")'")" \
-	16 "the many-cell sweep's cells arrived"
+	32 "the many-cell sweep's cells arrived"
 expect_eq "$(pg_sql fleet "SELECT count(*) FROM minheap WHERE probe <> '01_a'")" 8 \
 	"its answers arrived, the one planted twice twice"
 set -- $few
 fall=$1 fcells=$2 fheap=$3
 set -- $many
 if [ "$fcells" -gt 0 ] && [ "$2" -eq "$fcells" ]; then pass; else
-	fail "the sweep's cells: a push of 16 sent $2 statements naming sweep_cells, one of 2 sent $fcells"
+	fail "the sweep's cells: a push of 32 sent $2 statements naming sweep_cells, one of 2 sent $fcells"
 fi
 if [ "$fheap" -gt 0 ] && [ "$3" -eq "$fheap" ]; then pass; else
 	fail "the answers: a push of 9 sent $3 statements naming minheap, one of 1 sent $fheap"
 fi
-expect_eq "$1" "$fall" "a push of 16 cells and 9 answers sends as many statements as one of 2 and 1"
+expect_eq "$1" "$fall" "a push of 4 arms, 32 cells and 9 answers sends as many statements as one of 2, 2 and 1"
 
 # Pushed twice: stored once. A new session of the same build pushed later carries the same
 # answers again, and stores none of them twice.
@@ -131,25 +132,25 @@ if cmp -s "$T/answers.src" "$T/answers.pulled"; then pass; else
 	diff "$T/answers.src" "$T/answers.pulled" | head -n 5 >&2
 fi
 
-# A queue job's completion copy: a sweep of eight probes (one job: --no-split) and a minheap of
-# eight send the statements one of a single probe sends, counted by the tables they name (the
-# worker's own polling and lease renewals vary with time, and name neither).
+# A queue job's completion copy: a sweep of eight probes at four factors (one job: --no-split)
+# and a minheap of eight send the statements one of a single probe sends, counted by the tables
+# they name (the worker's own polling and lease renewals vary with time, and name neither).
 Q=$(pg_url queue)
 cd "$T" || exit 2
-job() { # VERB ARGS...: "cells answers", the statements naming each while a worker ran the job
-	c=$(logged sweep_cells) h=$(logged minheap)
+job() { # VERB ARGS...: "cells answers arms", the statements naming each while a worker ran the job
+	c=$(logged sweep_cells) h=$(logged minheap) a=$(logged session_builds)
 	sleep 1
 	expect_status 0 "$GCR" queue submit --fleet "$Q" --no-split "$@"
 	GCR_LOCK_FILE="$T/lock.w" TMPDIR="$T" expect_status 0 "$GCR" worker --fleet "$Q" --name w --once
-	echo "$(($(logged sweep_cells) - c)) $(($(logged minheap) - h))"
+	echo "$(($(logged sweep_cells) - c)) $(($(logged minheap) - h)) $(($(logged session_builds) - a))"
 }
 # The queue's tables and the fleet's schema exist before the counting (a first job).
 job minheap --build "$B" --size ci --probes 01 --repeats 1 >/dev/null
 one=$(job sweep --build "$B" --size ci --probes 01 --factors 2,3 --rounds 1 --warmup 0)
-eight=$(job sweep --build "$B" --size ci --probes 01,02,03,04,05,06,07,08 --factors 2,3 --rounds 1 --warmup 0)
-expect_eq "$(pg_sql queue "SELECT count(*) FROM sweep_cells")" 18 "the queued sweeps' cells arrived: 2 + 16"
-case "$one" in "0 "* | *" 0") fail "a queued sweep's completion named no sweep_cells or minheap ($one)" ;; *) pass ;; esac
-expect_eq "$eight" "$one" "a queued sweep of 16 cells and 8 answers: statements naming sweep_cells and minheap, as one of 2 and 1"
+eight=$(job sweep --build "$B" --size ci --probes 01,02,03,04,05,06,07,08 --factors 2,3,4,5 --rounds 1 --warmup 0)
+expect_eq "$(pg_sql queue "SELECT count(*) FROM sweep_cells")" 34 "the queued sweeps' cells arrived: 2 + 32"
+case "$one" in "0 "* | *" 0 "* | *" 0") fail "a queued sweep's completion named no sweep_cells or minheap ($one)" ;; *) pass ;; esac
+expect_eq "$eight" "$one" "a queued sweep of 32 cells, 8 answers and 4 arms: statements naming sweep_cells, minheap and session_builds, as one of 2, 1 and 2"
 one=$(job minheap --build "$B" --size ci --probes 02 --repeats 1)
 eight=$(job minheap --build "$B" --size ci --probes 01,02,03,04,05,06,07,08 --repeats 1)
 expect_eq "$(pg_sql queue "SELECT count(*) FROM minheap")" 19 "the queued answers arrived: 1 + 1 + 8 + 1 + 8"
