@@ -132,6 +132,44 @@ if cmp -s "$T/answers.src" "$T/answers.pulled"; then pass; else
 	diff "$T/answers.src" "$T/answers.pulled" | head -n 5 >&2
 fi
 
+# Every store operation of a sweep's push into PostgreSQL failed in turn (the sanitizer build's
+# fault engine, harness/store_fault.c: the cells' and arms' streams, the answers' table, its
+# stream, the statement that takes them and its drop among them), each into a fresh database:
+# the session is there whole, cells and answers included, or not at all, and a failed push
+# says which operation failed.
+GCRA=${GCR_ASAN:-$TOP/build-asan/gcratchet}
+if [ -x "$GCRA" ]; then
+	src="$T/few.db"
+	sqlite3 "$src" "INSERT INTO minheap SELECT * FROM minheap"
+	whole="1 $(sqlite3 "$src" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM sweep_cells) || ' ' || (SELECT count(*) FROM minheap)")"
+	held() { pg_sql "$1" "SELECT (SELECT count(*) FROM sessions) || ' ' || (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM sweep_cells) || ' ' || (SELECT count(*) FROM minheap)" 2>/dev/null; }
+	GCR_TEST_STORE_FAULT=0 GCR_TEST_STORE_OPS="$T/ops" GCR_BUILD_ROOT="$TOP/build" "$GCRA" push \
+		--to "$(pg_url f0)" --db "$src" >/dev/null 2>&1
+	expect_eq "$(held f0)" "$whole" "the sanitizer build's push stores the sweep whole"
+	total=$(cat "$T/ops" 2>/dev/null || echo 0)
+	n=1 bad=0 copies=0
+	while [ "$n" -le "$total" ]; do
+		GCR_TEST_STORE_FAULT=$n GCR_BUILD_ROOT="$TOP/build" "$GCRA" push --to "$(pg_url "f$n")" \
+			--db "$src" >"$T/out" 2>"$T/err"
+		got=$?
+		grep -q "copy_begin\|copy_end" "$T/err" && copies=$((copies + 1))
+		case "$(held "f$n")" in
+		"" | "0 0 0 0" | "$whole") ;;
+		*) bad=$((bad + 1)); fail "push with operation $n of $total failing left '$(held "f$n")' (whole: $whole)" ;;
+		esac
+		if [ "$got" -ne 0 ] && ! grep -q "injected fault: operation $n " "$T/err"; then
+			bad=$((bad + 1)); fail "push with operation $n failing: exit $got without naming the fault"
+		fi
+		pg_sql postgres "DROP DATABASE IF EXISTS f$n" >/dev/null 2>&1
+		n=$((n + 1))
+	done
+	[ "$bad" -eq 0 ] && [ "$total" -gt 5 ] && pass
+	# Streams: runs, samples, arms, cells, answers: a begin and an end each.
+	[ "$copies" -ge 10 ] && pass || fail "of $total operations, $copies were a stream's (expected 10 at least)"
+else
+	skip "$GCRA is missing (make asan): a sweep's push failing at each store operation is not checked"
+fi
+
 # A queue job's completion copy: a sweep of eight probes at four factors (one job: --no-split)
 # and a minheap of eight send the statements one of a single probe sends, counted by the tables
 # they name (the worker's own polling and lease renewals vary with time, and name neither).
