@@ -2836,22 +2836,25 @@ static int store_minheaps_write_copy(struct store *s, const struct store_minheap
 	streaming = 0;
 	if (g->copy_end(s->conn, NULL, e) != 0)
 		goto fail;
-	/* The snapshot's counts are those before this statement, as each row's ordinal assumes. */
-	return store_exec(s,
-	                  "INSERT INTO minheap(host_id, build_id, probe, size, started_at, command,"
-	                  " outcome, min_heap_mb, lo_mb, step_mb, repeats, runs,"
-	                  " unlimited_peak_bytes, checksum, detail)"
-	                  " SELECT c.host_id, c.build_id, c.probe, c.size, c.started_at, c.command,"
-	                  " c.outcome, c.min_heap_mb, c.lo_mb, c.step_mb, c.repeats, c.runs,"
-	                  " c.unlimited_peak_bytes, c.checksum, c.detail FROM minheap_copy c"
-	                  " WHERE c.ordinal >= (SELECT count(*) FROM minheap m"
-	                  " WHERE m.host_id = c.host_id AND m.build_id = c.build_id"
-	                  " AND m.probe = c.probe AND m.size = c.size"
-	                  " AND m.started_at = c.started_at)",
-	                  what, e) != 0 ||
-	               store_exec(s, "DROP TABLE minheap_copy", what, e) != 0
-	           ? -1
-	           : 0;
+	/*
+	 * One statement sees the counts from before it, as each row's ordinal assumes: the second
+	 * of two identical answers is taken where the destination holds one.
+	 */
+	if (store_exec(s,
+	               "INSERT INTO minheap(host_id, build_id, probe, size, started_at, command,"
+	               " outcome, min_heap_mb, lo_mb, step_mb, repeats, runs,"
+	               " unlimited_peak_bytes, checksum, detail)"
+	               " SELECT c.host_id, c.build_id, c.probe, c.size, c.started_at, c.command,"
+	               " c.outcome, c.min_heap_mb, c.lo_mb, c.step_mb, c.repeats, c.runs,"
+	               " c.unlimited_peak_bytes, c.checksum, c.detail FROM minheap_copy c"
+	               " WHERE c.ordinal >= (SELECT count(*) FROM minheap m"
+	               " WHERE m.host_id = c.host_id AND m.build_id = c.build_id"
+	               " AND m.probe = c.probe AND m.size = c.size"
+	               " AND m.started_at = c.started_at)",
+	               what, e) != 0 ||
+	    store_exec(s, "DROP TABLE minheap_copy", what, e) != 0)
+		return -1;
+	return 0;
 fail:
 	if (streaming)
 		store_copy_abort(s);
