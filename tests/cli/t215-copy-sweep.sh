@@ -135,8 +135,8 @@ fi
 # Every store operation of a sweep's push into PostgreSQL failed in turn (the sanitizer build's
 # fault engine, harness/store_fault.c: the cells' and arms' streams, the answers' table, its
 # stream, the statement that takes them and its drop among them), each into a fresh database:
-# the session is there whole, cells and answers included, or not at all, and a failed push
-# says which operation failed.
+# the session is there whole, cells and answers included, or not at all, a failed push says
+# which operation failed, and no failure path leaks (LeakSanitizer) or trips a sanitizer.
 GCRA=${GCR_ASAN:-$TOP/build-asan/gcratchet}
 if [ -x "$GCRA" ]; then
 	src="$T/few.db"
@@ -159,6 +159,9 @@ if [ -x "$GCRA" ]; then
 		esac
 		if [ "$got" -ne 0 ] && ! grep -q "injected fault: operation $n " "$T/err"; then
 			bad=$((bad + 1)); fail "push with operation $n failing: exit $got without naming the fault"
+		fi
+		if grep -q "Sanitizer" "$T/err"; then
+			bad=$((bad + 1)); fail "push with operation $n failing: a sanitizer's report"; head -n 20 "$T/err" >&2
 		fi
 		pg_sql postgres "DROP DATABASE IF EXISTS f$n" >/dev/null 2>&1
 		n=$((n + 1))
