@@ -1727,6 +1727,16 @@ static int store_host_copy(struct store *s, const struct store_session *si, cons
 
 static int store_sweep_write(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
                              size_t n, struct err *e);
+
+/* An answer of another store to copy, with its host's and build's ids in this one. */
+struct store_minheap_out {
+	const struct store_minheap *m;
+	int64_t host_id, build_id;
+	int64_t ordinal; /* store_minheap_ordinal in the list m was read with */
+};
+
+static int store_minheaps_write_copy(struct store *s, const struct store_minheap_out *a, size_t n,
+                                     struct err *e);
 static int store_minheap_copy(struct store *s, const struct store_minheap *m, int64_t host_id,
                               int64_t build_id, int64_t ordinal, struct err *e);
 
@@ -1874,6 +1884,17 @@ out:
 }
 
 /*
+ * Ends a stream that failed midway, its rows discarded (the caller's rollback discards the
+ * rest): the failure that ended it is the one told, not this.
+ */
+static void store_copy_abort(struct store *s)
+{
+	struct err ignored = ERR_INIT;
+
+	s->eng->copy_end(s->conn, "the copy failed", &ignored);
+}
+
+/*
  * A copy's runs with their samples and functions into an engine with bulk writing
  * (store_engine.h): one stream per table, so a session of any size costs the same few round
  * trips to a server. Run ids are reserved first, so that each sample names its run's id.
@@ -1977,15 +1998,48 @@ static int store_copy_runs_bulk(struct store *to, const struct store_copy *c, in
 	rc = 0;
 	goto out;
 fail:
-	/* The stream is ended, its rows discarded; the caller's rollback discards the rest. */
-	if (streaming) {
-		struct err ignored = ERR_INIT;
-		g->copy_end(to->conn, "the copy failed", &ignored);
-	}
+	if (streaming)
+		store_copy_abort(to);
 	store_fail(to, e, what);
 out:
 	free(ids);
 	return rc;
+}
+
+/*
+ * A copy's arms, build_ids[i] arm i's build in `to`: one stream in an engine with bulk writing
+ * (a sweep has an arm per build and factor), else a row each.
+ */
+static int store_copy_arms(struct store *to, int64_t session_id, const struct store_build *arms,
+                           const int64_t *build_ids, size_t n, struct err *e)
+{
+	const struct store_engine *g = to->eng;
+	const char *what = "recording the session's arms";
+
+	if (!g->copy_begin || n == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (store_session_add_arm(to, session_id, arms[i].position, build_ids[i],
+			                          arms[i].label, arms[i].knobs, e) != 0)
+				return -1;
+		return 0;
+	}
+	if (g->copy_begin(to->conn, "session_builds",
+	                  "session_id, position, build_id, label, knobs", e) != 0)
+		return store_fail(to, e, what);
+	for (size_t i = 0; i < n; i++) {
+		g->copy_int64(to->conn, session_id);
+		g->copy_int64(to->conn, arms[i].position);
+		g->copy_int64(to->conn, build_ids[i]);
+		copy_text(to, arms[i].label);
+		copy_text(to, arms[i].knobs);
+		if (g->copy_row(to->conn, e) != 0) {
+			store_copy_abort(to);
+			return store_fail(to, e, what);
+		}
+	}
+	if (g->copy_end(to->conn, NULL, e) != 0)
+		return store_fail(to, e, what);
+	return 0;
 }
 
 /*
@@ -1997,6 +2051,8 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 {
 	int64_t *build_ids = xcalloc(c->nb + 1, sizeof *build_ids), host_id, run_id;
 	int64_t *run_builds = xcalloc(c->nr + 1, sizeof *run_builds);
+	struct store_minheap_out *answers = NULL;
+	size_t nanswers = 0;
 	int rc = -1, reopened = 0;
 
 	/*
@@ -2023,7 +2079,15 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		goto out;
 	for (size_t i = 0; i < c->nb; i++) {
 		char *manifest = NULL;
-		int r = store_build_manifest(c->from, c->builds[i].id, &manifest, e);
+		int r;
+
+		/* A build that is several arms (a sweep's factors, an A/A) is recorded once. */
+		for (size_t j = 0; j < i && !build_ids[i]; j++)
+			if (c->builds[j].id == c->builds[i].id)
+				build_ids[i] = build_ids[j];
+		if (build_ids[i])
+			continue;
+		r = store_build_manifest(c->from, c->builds[i].id, &manifest, e);
 		if (r == 0)
 			r = store_build_upsert(to, &c->builds[i], manifest, &build_ids[i], e);
 		free(manifest);
@@ -2044,10 +2108,8 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 		rc = store_session_by_uuid(to, c->si.uuid, to_id, e);
 		goto out;
 	}
-	for (size_t i = 0; i < c->nb; i++)
-		if (store_session_add_arm(to, *to_id, c->builds[i].position, build_ids[i],
-		                          c->builds[i].label, c->builds[i].knobs, e) != 0)
-			goto out;
+	if (store_copy_arms(to, *to_id, c->builds, build_ids, c->nb, e) != 0)
+		goto out;
 	for (size_t k = 0; k < c->nr; k++) {
 		for (size_t i = 0; i < c->nb; i++)
 			if (c->builds[i].id == c->runs[k].build_id)
@@ -2093,17 +2155,23 @@ static int store_copy_into(struct store *to, const struct store_copy *c, int64_t
 	 * so the answers travel with the session, or the fleet's check could not judge the cells
 	 * the runner's judged.
 	 */
+	answers = xcalloc(c->nminheap + 1, sizeof *answers);
 	for (size_t k = 0; k < c->nminheap; k++) {
 		const struct store_minheap *m = &c->minheap[k];
+		/* A build that is two arms (an A/A) has its answers copied once. */
 		for (size_t i = 0; i < c->nb; i++)
-			if (m->host_id == c->si.host_id && m->build_id == c->builds[i].id &&
-			    store_minheap_copy(to, m, host_id, build_ids[i],
-			                       store_minheap_ordinal(c->minheap, k), e) != 0)
-				goto out;
+			if (m->host_id == c->si.host_id && m->build_id == c->builds[i].id) {
+				answers[nanswers++] = (struct store_minheap_out){
+				    m, host_id, build_ids[i], store_minheap_ordinal(c->minheap, k)};
+				break;
+			}
 	}
+	if (store_minheaps_write_copy(to, answers, nanswers, e) != 0)
+		goto out;
 	*copied = reopened ? 2 : 1;
 	rc = 0;
 out:
+	free(answers);
 	free(run_builds);
 	free(build_ids);
 	return rc;
@@ -2281,36 +2349,54 @@ static int store_build_copy(struct store *from, int64_t build_id, struct store *
 	return r;
 }
 
+/*
+ * Each host and build of the answers is read and recorded once, however many answers name it,
+ * and the answers go together (store_minheaps_write_copy).
+ */
 int store_minheaps_copy_in(struct store *from, struct store *to, size_t *n, struct err *e)
 {
 	struct store_minheap *m = NULL;
+	struct store_minheap_out *out = NULL;
 	size_t nm = 0;
 	int rc = -1;
 
 	*n = 0;
 	if (store_minheap_list(from, &m, &nm, e) != 0)
 		return -1;
+	out = xcalloc(nm + 1, sizeof *out);
 	for (size_t k = 0; k < nm; k++) {
-		struct store_session si = {0};
-		char *facts = NULL;
-		int64_t host_id = 0, build_id = 0;
-		int r = store_host_read(from, m[k].host_id, &si, &facts, e);
-		if (r == 0)
-			r = store_host_copy(to, &si, facts, &host_id, e);
-		if (r == 0)
-			r = store_build_copy(from, m[k].build_id, to, &build_id, e);
-		if (r == 0)
-			r = store_minheap_copy(to, &m[k], host_id, build_id,
-			                       store_minheap_ordinal(m, k), e);
-		free(facts);
-		free(si.host_fingerprint);
-		free(si.hostname);
+		int r = 0;
+
+		out[k].m = &m[k];
+		out[k].ordinal = store_minheap_ordinal(m, k);
+		for (size_t j = 0; j < k && !out[k].host_id; j++)
+			if (m[j].host_id == m[k].host_id)
+				out[k].host_id = out[j].host_id;
+		for (size_t j = 0; j < k && !out[k].build_id; j++)
+			if (m[j].build_id == m[k].build_id)
+				out[k].build_id = out[j].build_id;
+		if (!out[k].host_id) {
+			struct store_session si = {0};
+			char *facts = NULL;
+
+			r = store_host_read(from, m[k].host_id, &si, &facts, e);
+			if (r == 0)
+				r = store_host_copy(to, &si, facts, &out[k].host_id, e);
+			free(facts);
+			free(si.host_fingerprint);
+			free(si.hostname);
+		}
+		if (r == 0 && !out[k].build_id)
+			r = store_build_copy(from, m[k].build_id, to, &out[k].build_id, e);
 		if (r != 0)
 			goto out;
 	}
+	if (store_minheaps_write_copy(to, out, nm, e) != 0)
+		goto out;
 	*n = nm;
 	rc = 0;
 out:
+	free(out);
 	store_minheaps_release(m, nm);
 	return rc;
 }
@@ -2680,6 +2766,101 @@ out:
 	return rc;
 }
 
+/*
+ * Copies answers read from another store, each by store_minheap_copy's rule, inside the
+ * caller's transaction. An engine with bulk writing (store_engine.h) gets them in one stream
+ * into a table of this transaction's own, from which one statement takes those this store
+ * lacks (the same count against the same ordinal, for all of them at once): answers of any
+ * number cost a server the same four round trips, where each was two.
+ */
+static int store_minheaps_write_copy(struct store *s, const struct store_minheap_out *a, size_t n,
+                                     struct err *e)
+{
+	const struct store_engine *g = s->eng;
+	const char *what = "copying minimum heaps";
+	int streaming = 0;
+
+	if (n == 0)
+		return 0;
+	if (!g->copy_begin) {
+		for (size_t k = 0; k < n; k++)
+			if (store_minheap_copy(s, a[k].m, a[k].host_id, a[k].build_id, a[k].ordinal,
+			                       e) != 0)
+				return -1;
+		return 0;
+	}
+	if (store_exec(
+	        s,
+	        "CREATE TEMP TABLE minheap_copy(ordinal INTEGER NOT NULL,"
+	        " host_id INTEGER NOT NULL, build_id INTEGER NOT NULL, probe TEXT NOT NULL,"
+	        " size TEXT NOT NULL, started_at TEXT NOT NULL, command TEXT,"
+	        " outcome TEXT NOT NULL, min_heap_mb INTEGER NOT NULL, lo_mb INTEGER NOT NULL,"
+	        " step_mb INTEGER NOT NULL, repeats INTEGER NOT NULL, runs INTEGER NOT NULL,"
+	        " unlimited_peak_bytes INTEGER, checksum TEXT, detail TEXT)",
+	        what, e) != 0)
+		return -1;
+	if (g->copy_begin(s->conn, "minheap_copy",
+	                  "ordinal, host_id, build_id, probe, size, started_at, command, outcome,"
+	                  " min_heap_mb, lo_mb, step_mb, repeats, runs, unlimited_peak_bytes,"
+	                  " checksum, detail",
+	                  e) != 0)
+		goto fail;
+	streaming = 1;
+	for (size_t k = 0; k < n; k++) {
+		const struct store_minheap *m = a[k].m;
+		char *command = store_command_redact(m->command);
+
+		g->copy_int64(s->conn, a[k].ordinal);
+		g->copy_int64(s->conn, a[k].host_id);
+		g->copy_int64(s->conn, a[k].build_id);
+		copy_text(s, m->probe);
+		copy_text(s, m->size);
+		copy_text(s, m->started_at);
+		copy_text(s, command);
+		copy_text(s, m->outcome);
+		g->copy_int64(s->conn, m->min_heap_mb);
+		g->copy_int64(s->conn, m->lo_mb);
+		g->copy_int64(s->conn, m->step_mb);
+		g->copy_int64(s->conn, m->repeats);
+		g->copy_int64(s->conn, m->runs);
+		if (m->unlimited_peak_bytes >= 0)
+			g->copy_int64(s->conn, m->unlimited_peak_bytes);
+		else
+			copy_text(s, NULL);
+		copy_text(s, m->checksum);
+		copy_text(s, m->detail);
+		free(command);
+		if (g->copy_row(s->conn, e) != 0)
+			goto fail;
+	}
+	streaming = 0;
+	if (g->copy_end(s->conn, NULL, e) != 0)
+		goto fail;
+	/*
+	 * One statement sees the counts from before it, as each row's ordinal assumes: the second
+	 * of two identical answers is taken where the destination holds one.
+	 */
+	if (store_exec(s,
+	               "INSERT INTO minheap(host_id, build_id, probe, size, started_at, command,"
+	               " outcome, min_heap_mb, lo_mb, step_mb, repeats, runs,"
+	               " unlimited_peak_bytes, checksum, detail)"
+	               " SELECT c.host_id, c.build_id, c.probe, c.size, c.started_at, c.command,"
+	               " c.outcome, c.min_heap_mb, c.lo_mb, c.step_mb, c.repeats, c.runs,"
+	               " c.unlimited_peak_bytes, c.checksum, c.detail FROM minheap_copy c"
+	               " WHERE c.ordinal >= (SELECT count(*) FROM minheap m"
+	               " WHERE m.host_id = c.host_id AND m.build_id = c.build_id"
+	               " AND m.probe = c.probe AND m.size = c.size"
+	               " AND m.started_at = c.started_at)",
+	               what, e) != 0 ||
+	    store_exec(s, "DROP TABLE minheap_copy", what, e) != 0)
+		return -1;
+	return 0;
+fail:
+	if (streaming)
+		store_copy_abort(s);
+	return store_fail(s, e, what);
+}
+
 int store_minheap_list(struct store *s, struct store_minheap **out, size_t *n, struct err *e)
 {
 	struct store_query q = {0};
@@ -2749,6 +2930,37 @@ void store_minheaps_release(struct store_minheap *m, size_t n)
 
 /* ---- Sweeps -------------------------------------------------------------------------------- */
 
+/*
+ * A sweep's cells in one stream, for an engine with bulk writing (store_engine.h): a sweep of
+ * any number of arms and probes costs a server the same two round trips.
+ */
+static int store_sweep_write_bulk(struct store *s, int64_t session_id,
+                                  const struct store_sweep_cell *c, size_t n, struct err *e)
+{
+	const struct store_engine *g = s->eng;
+
+	if (g->copy_begin(s->conn, "sweep_cells",
+	                  "session_id, arm, probe, factor, heap_mb, reference_build, reference_mb",
+	                  e) != 0)
+		return store_fail(s, e, "storing a sweep's heap sizes");
+	for (size_t i = 0; i < n; i++) {
+		g->copy_int64(s->conn, session_id);
+		g->copy_int64(s->conn, c[i].arm);
+		copy_text(s, c[i].probe);
+		g->copy_double(s->conn, c[i].factor);
+		g->copy_int64(s->conn, c[i].heap_mb);
+		copy_text(s, c[i].reference_build);
+		g->copy_int64(s->conn, c[i].reference_mb);
+		if (g->copy_row(s->conn, e) != 0) {
+			store_copy_abort(s);
+			return store_fail(s, e, "storing a sweep's heap sizes");
+		}
+	}
+	if (g->copy_end(s->conn, NULL, e) != 0)
+		return store_fail(s, e, "storing a sweep's heap sizes");
+	return 0;
+}
+
 /* Writes a sweep's cells for a session, inside the caller's transaction. */
 static int store_sweep_write(struct store *s, int64_t session_id, const struct store_sweep_cell *c,
                              size_t n, struct err *e)
@@ -2756,6 +2968,8 @@ static int store_sweep_write(struct store *s, int64_t session_id, const struct s
 	struct store_query q = {0};
 	int rc = -1;
 
+	if (n > 0 && s->eng->copy_begin)
+		return store_sweep_write_bulk(s, session_id, c, n, e);
 	for (size_t i = 0; i < n; i++) {
 		if (query_open(s, &q,
 		               "INSERT INTO sweep_cells(session_id, arm, probe, factor, heap_mb,"
