@@ -2956,7 +2956,8 @@ size_t bisect_engine_elsewhere(const struct bisect_engine *c, size_t lo, size_t 
 	for (size_t i = 0; i < c->ncommits; i++) {
 		double v = bisect_engine_figure(c, i, p);
 		/* A skip's figure (cannot tell, a crash beside) is not one to compare. */
-		if (!isfinite(v) || (i > 0 && i < c->ncommits - 1 && c->search.marks[i] == BISECT_SKIP))
+		if (!isfinite(v) ||
+		    (i > 0 && i < c->ncommits - 1 && c->search.marks[i] == BISECT_SKIP))
 			continue;
 		/* The change found is between lo and hi: each side is looked at on its own. */
 		if (prev != SIZE_MAX && !(prev == lo && i == hi) &&

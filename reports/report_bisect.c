@@ -164,7 +164,8 @@ char *report_bisect_json(const struct bisect_engine *c, const char *status, cons
 			bisect_engine_json_number(o, "after", after);
 			bisect_engine_json_number(o, "delta_pct", bisect_engine_pct(after, before));
 			/* How much of the ends' move it is, and where else the steps saw a move. */
-			k = bisect_engine_elsewhere(c, st.lo, st.hi, p, &share, &part, from, to, 16);
+			k = bisect_engine_elsewhere(c, st.lo, st.hi, p, &share, &part, from, to,
+			                            16);
 			bisect_engine_json_number(o, "share", share);
 			cJSON_AddBoolToObject(o, "part", part);
 			else_ = cJSON_AddArrayToObject(o, "elsewhere");
