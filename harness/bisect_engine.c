@@ -2536,7 +2536,8 @@ struct bisect_scan_job {
 	char started[32];
 	int done;
 	cJSON *figures;
-	char *host; /* where its last session ran (a fleet's worker), or NULL */
+	char *host;             /* where its last session ran (a fleet's worker), or NULL */
+	struct bisect_crash cr; /* its commit's run crashed: checked with ASLR off after */
 };
 
 static void bisect_scan_job_release(struct bisect_scan_job *j, size_t np)
@@ -2686,9 +2687,10 @@ static void bisect_scan_take(struct bisect_engine *c, struct bisect_scan_job *j,
 			bisect_collect(c, runs, nruns, (int)a, pr->name, &v[a]);
 		for (size_t a = 0; a < j->narms && !j->reason; a++) {
 			char *why = bisect_unusable(c, &v[a], pr->name, pr);
-			if (why && a == j->mid_arm)
+			if (why && a == j->mid_arm) {
 				j->reason = why;
-			else if (why)
+				bisect_crash_seen(&v[a], j->plan.mid, pr->name, &j->cr);
+			} else if (why)
 				j->reason =
 				    xasprintf("the run of %s beside it failed: %s",
 				              bisect_engine_short(c->commits[j->idx[a]].hash), why),
@@ -2856,6 +2858,18 @@ static int bisect_scan_run(struct bisect_engine *c)
 		}
 		if (rc == 0)
 			rc = bisect_scan_measure(c, jobs, n);
+		/* A commit whose run crashed is run once more with ASLR off, as a bisect's step is. */
+		for (k = 0; k < n && rc == 0; k++)
+			if (jobs[k].done && jobs[k].reason && jobs[k].cr.probe) {
+				char *note = NULL, *was = jobs[k].reason;
+				rc = bisect_layout_check(c, &jobs[k].cr, &note, &jobs[k].sids,
+				                         &jobs[k].nsids);
+				if (note) {
+					jobs[k].reason = xasprintf("%s; %s", was, note);
+					free(was);
+					free(note);
+				}
+			}
 		/* What is done is recorded, in commit order; an interrupted pass's unfinished
 		 * measurements are measured again on resume. */
 		for (k = 0; k < n && rc != -1; k++)

@@ -114,12 +114,31 @@ expect_grep "^    every change of the range: the same bisect with --all$" "$T/pl
 expect_eq "$(jq -r '.first_bad.figures["01_sleepy"] | [.share, .part, (.elsewhere | length), (.elsewhere[0].delta_pct < 0)] | map(tostring) | join(" ")' "$T/plain.json")" \
 	"5 true 1 true" "the JSON: its share of the move, only part of it, and the fall its steps saw after it"
 
+# A commit whose run crashes only with address randomisation on (c4, the first pass's commit)
+# is a skip that says so, run once more with it off; the scan measures another commit of the
+# stretch instead and still finds the one change (c6).
+C=$T/crashy
+script_repo "$C"
+for k in 1 2 3 4 5 6 7 8; do
+	a=1000 crash=0
+	[ "$k" -ge 6 ] && a=1100
+	[ "$k" = 4 ] && crash=aslr
+	script_commit "$C" "$k" "alloc-01_sleepy.txt=$a" "crash-01_sleepy.txt=$crash"
+done
+expect_status 0 "$GCR" bisect --all --build-cmd "sh build.sh" --repo "$C" --good "$(bisect_hash "$C" 1)" \
+	--bad "$(bisect_hash "$C" 8)" --probe 01 --metric census.alloc_bytes --threshold 1% --json "$T/crashy.json"
+cp "$T/out" "$T/crashy.out"
+expect_grep "^       skipped: 01_sleepy crashed: .*; run once more with address randomisation off, it did not crash: the crash depends on the address layout, and --no-aslr runs every probe so$" \
+	"$T/crashy.out" "the crash at c4 is checked with ASLR off and said to depend on the layout"
+expect_eq "$(jq -r '[.status, (.scan.changes | map(.subject[0:3] + " " + .kind) | join(",")), .scan.skipped] | map(tostring) | join(" ")' "$T/crashy.json")" \
+	"found c6: change 1" "the one change found around the skip"
+
 # Every JSON written is valid against docs/schema/gcratchet-bisect.json.
 need_jsonschema
 "$PY" "$TOP/tests/cli/schema-check.py" "$TOP/docs/schema" "$T/exact.json" "$T/noisy.json" \
-	"$T/every.json" "$T/resumed.json" "$T/plain.json" >"$T/schema.out" 2>&1
+	"$T/every.json" "$T/resumed.json" "$T/plain.json" "$T/crashy.json" >"$T/schema.out" 2>&1
 expect_eq "$?" 0 "each scan's JSON is valid against its schema"
-expect_eq "$(grep -c ': ok gcratchet-bisect$' "$T/schema.out")" 5 "each of the five checked"
+expect_eq "$(grep -c ': ok gcratchet-bisect$' "$T/schema.out")" 6 "each of the six checked"
 
 # Bad uses: --segments without --all, --all with --improved.
 expect_status 2 "$GCR" bisect --segments 3 --build-cmd "sh build.sh" --repo "$S" --good "$S1" --bad "$S20" \
