@@ -3,12 +3,24 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "metrics.h"
 #include "stats.h"
 
 static const char *const bisect_mark_names[] = {"untested", "good", "bad", "skip"};
+
+/* The index of name in names[0..n-1] into *out; -1 when it is none of them. */
+static int bisect_name_index(const char *const *names, size_t n, const char *name, int *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	return -1;
+}
 
 const char *bisect_mark_name(enum bisect_mark m)
 {
@@ -19,12 +31,13 @@ const char *bisect_mark_name(enum bisect_mark m)
 
 int bisect_mark_parse(const char *name, enum bisect_mark *out)
 {
-	for (size_t i = 0; i < sizeof bisect_mark_names / sizeof *bisect_mark_names; i++)
-		if (strcmp(name, bisect_mark_names[i]) == 0) {
-			*out = (enum bisect_mark)i;
-			return 0;
-		}
-	return -1;
+	int i;
+
+	if (bisect_name_index(bisect_mark_names,
+	                      sizeof bisect_mark_names / sizeof *bisect_mark_names, name, &i) != 0)
+		return -1;
+	*out = (enum bisect_mark)i;
+	return 0;
 }
 
 /* ---- The narrowing -------------------------------------------------------------------- */
@@ -441,12 +454,13 @@ const char *bisect_link_name(enum bisect_link l)
 
 int bisect_link_parse(const char *name, enum bisect_link *out)
 {
-	for (size_t i = 0; i < sizeof bisect_link_names / sizeof *bisect_link_names; i++)
-		if (strcmp(name, bisect_link_names[i]) == 0) {
-			*out = (enum bisect_link)i;
-			return 0;
-		}
-	return -1;
+	int i;
+
+	if (bisect_name_index(bisect_link_names,
+	                      sizeof bisect_link_names / sizeof *bisect_link_names, name, &i) != 0)
+		return -1;
+	*out = (enum bisect_link)i;
+	return 0;
 }
 
 void bisect_scan_init(struct bisect_scan *s, size_t n, size_t segments)
@@ -504,28 +518,23 @@ size_t bisect_scan_next(const struct bisect_scan *s, struct bisect_scan_plan *ou
 {
 	size_t k = 0, a = 0;
 
-	for (size_t b = 1; b < s->n && k < max; b++) {
+	for (size_t b = 1; b < s->n; b++) {
 		size_t mid;
 		if (s->state[b] != 1)
 			continue;
-		if (bisect_scan_wants(s, a, b) && (mid = bisect_scan_middle(s, a, b)) < b)
-			out[k++] = (struct bisect_scan_plan){a, mid, b};
+		if (bisect_scan_wants(s, a, b) && (mid = bisect_scan_middle(s, a, b)) < b) {
+			if (out && k < max)
+				out[k] = (struct bisect_scan_plan){a, mid, b};
+			k++;
+		}
 		a = b;
 	}
-	return k;
+	return k < max ? k : max;
 }
 
 size_t bisect_scan_pending(const struct bisect_scan *s)
 {
-	size_t k = 0, a = 0;
-
-	for (size_t b = 1; b < s->n; b++) {
-		if (s->state[b] != 1)
-			continue;
-		k += bisect_scan_wants(s, a, b) && bisect_scan_middle(s, a, b) < b;
-		a = b;
-	}
-	return k;
+	return bisect_scan_next(s, NULL, SIZE_MAX);
 }
 
 void bisect_scan_measured(struct bisect_scan *s, size_t mid, enum bisect_link left,

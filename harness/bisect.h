@@ -246,7 +246,8 @@ struct bisect_scan_plan {
 };
 /*
  * The measurements of the next pass, one per stretch to split (they do not depend on one
- * another): at most max into out; returns how many. 0: the scan is done.
+ * another): at most max into out (NULL: none); returns how many went there. 0: the scan is
+ * done.
  */
 size_t bisect_scan_next(const struct bisect_scan *s, struct bisect_scan_plan *out, size_t max);
 /* How many stretches bisect_scan_next would split now (to size its array). */

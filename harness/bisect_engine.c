@@ -2233,6 +2233,9 @@ int bisect_engine_setup_metric(struct bisect_engine *c, const char *threshold)
 		return -1;
 	}
 	c->kind = metrics_run_kind(c->metric);
+	/* A scan looks for a move either way, whatever the metric's better side. */
+	if (c->scan)
+		c->rule.want = 0;
 	return 0;
 }
 
@@ -2272,8 +2275,6 @@ static void bisect_alloc_values(struct bisect_engine *c)
 	}
 	if (!c->scan)
 		return;
-	/* A scan looks for a move either way, whatever the metric's better side. */
-	c->rule.want = 0;
 	bisect_scan_init(&c->scanner, c->ncommits, (size_t)c->scan);
 	c->into = xmalloc(cells * sizeof *c->into);
 	c->into_pct = xmalloc(cells * sizeof *c->into_pct);
@@ -2927,10 +2928,7 @@ void bisect_engine_explained(const struct bisect_engine *c, size_t p, double *en
 	double pct;
 
 	/* The ends' own runs: a step's link into the bad end is of the commit before it. */
-	*ends = c->probes[p].nbad && c->probes[p].ngood
-	            ? stats_median(c->probes[p].bad, c->probes[p].nbad) -
-	                  stats_median(c->probes[p].good, c->probes[p].ngood)
-	            : NAN;
+	*ends = bisect_engine_figure(c, c->ncommits - 1, p) - bisect_engine_figure(c, 0, p);
 	*found = 0;
 	for (size_t i = 0; i < n; i++) {
 		double d;

@@ -221,7 +221,8 @@ void bisect_engine_release(struct bisect_engine *eng);
 void bisect_engine_set_target(struct bisect_engine *eng, const char *target);
 /*
  * The rule, kind and run shape of eng->metric (threshold: --threshold, NULL for the metric's
- * band); -1 with why a metric cannot be bisected.
+ * band; a scan, eng->scan set first, looks both ways); -1 with why a metric cannot be
+ * bisected.
  */
 int bisect_engine_setup_metric(struct bisect_engine *eng, const char *threshold);
 /*

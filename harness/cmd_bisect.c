@@ -588,12 +588,12 @@ static void bisect_print_elsewhere(const struct bisect_view *v, const struct bis
 		        c->probes[p].name);
 	fprintf(v->out, "%s\n", k ? "; the steps saw it move elsewhere too:" : "");
 	for (size_t i = 0; i < k && i < 8; i++) {
-		char ch[32];
-		bisect_engine_change_text(c, bisect_engine_figure(c, from[i], p),
-		                          bisect_engine_figure(c, to[i], p), ch, sizeof ch);
-		double d = bisect_engine_figure(c, to[i], p) - bisect_engine_figure(c, from[i], p);
+		double a = bisect_engine_figure(c, from[i], p),
+		       b = bisect_engine_figure(c, to[i], p);
 		/* A move the other way than this bisect seeks is found with --improved flipped. */
-		int flip = c->rule.want != 0 && (d > 0 ? 1 : -1) != c->rule.want;
+		int flip = c->rule.want != 0 && (b > a ? 1 : -1) != c->rule.want;
+		char ch[32];
+		bisect_engine_change_text(c, a, b, ch, sizeof ch);
 		fprintf(v->out, "      %s..%s: %s: bisect again with --good %s --bad %s%s\n",
 		        bisect_engine_short(c->commits[from[i]].hash),
 		        bisect_engine_short(c->commits[to[i]].hash), ch,

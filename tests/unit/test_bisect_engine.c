@@ -133,6 +133,7 @@ static void engine_new(struct bisect_engine *eng, struct fake *f, const char *db
 	eng->root = xstrdup(dir);
 	eng->metric = xstrdup(METRIC);
 	eng->command = xstrdup("gcratchet bisect (test)");
+	eng->scan = next_scan;
 	CHECK(store_open(db, STORE_WRITE, &eng->st, &e) == 0);
 	CHECK(bisect_engine_setup_metric(eng, threshold) == 0);
 	eng->commits = xcalloc(n, sizeof *eng->commits);
@@ -145,7 +146,6 @@ static void engine_new(struct bisect_engine *eng, struct fake *f, const char *db
 	CHECK(bisect_engine_add_probe(eng, PROBE) == 0);
 	CHECK(bisect_engine_add_probe(eng, PROBE) == -1);
 	CHECK(strstr(eng->err.msg, "--probe " PROBE " is named twice") != NULL);
-	eng->scan = next_scan;
 	CHECK(bisect_engine_begin(eng, 0, 0) == 0 && eng->id > 0);
 }
 
