@@ -413,6 +413,21 @@ pg_start() {
 pg_url() { echo "${PG_URL_BASE}$1${PG_HOSTQ}"; }
 # pg_sql NAME SQL — one query's rows, unaligned with | between columns.
 pg_sql() { "$PG_BIN/psql" -X -q -A -t -h "$PG_DIR" -U gcr -d "$1" -c "$2"; }
+
+# fleet_workers URL NAME... — the queue's tables made, then a worker per NAME on the fleet URL
+# in the background, each with a bench lock of its own (as on hosts of their own) and a short
+# lease (3 s), so a killed worker's job comes back soon; PID_<NAME> is its pid, $T/NAME.out and
+# .err what it said.
+fleet_workers() {
+	_url=$1
+	shift
+	"$GCR" queue status --fleet "$_url" >/dev/null 2>&1
+	for _w in "$@"; do
+		TMPDIR="$T" GCR_LOCK_FILE="$T/lock.$_w" "$GCR" worker --fleet "$_url" --name "$_w" \
+			--lease 3 --poll 1 >"$T/$_w.out" 2>"$T/$_w.err" &
+		eval "PID_$_w=$!"
+	done
+}
 pg_stop() {
 	[ -n "$PG_DIR" ] || return 0
 	pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop >/dev/null 2>&1

@@ -68,14 +68,7 @@ done
 expect_eq "$(q "SELECT count(*) FROM queue_job WHERE state = 'queued'")" 30 "30 jobs queued"
 
 # ---- Three workers; one killed in the middle of the slow job ---------------------------
-start_worker() { # name lease
-	GCR_LOCK_FILE="$T/lock.$1" TMPDIR="$T" "$GCR" worker --name "$1" --lease "$2" --poll 1 \
-		>"$T/$1.out" 2>"$T/$1.err" &
-	eval "PID_$1=$!"
-}
-start_worker w1 3
-start_worker w2 3
-start_worker w3 3
+fleet_workers "$FLEET" w1 w2 w3
 # wait_for SQL VALUE SECONDS: polls until the query gives VALUE.
 wait_for() {
 	n=0
@@ -162,10 +155,10 @@ expect_grep "^$victim .*running" "$T/out" "the killed worker is shown with its s
 printf '4\n0\n' >"$S/sleep.01_steady"
 rm -f "$S/turn.01_steady"
 expect_status 0 "$GCR" queue submit measure --build "$S" $M
-start_worker f1 3
+fleet_workers "$FLEET" f1
 wait_for "SELECT state FROM queue_job WHERE id = 31" running 20 || fail "job 31 never ran"
 kill -STOP "$PID_f1"
-start_worker f2 3
+fleet_workers "$FLEET" f2
 wait_for "SELECT state FROM queue_job WHERE id = 31" done 30 || fail "job 31 was not taken over"
 # The frozen worker's verb ends meanwhile (it is not frozen): thawed, the worker goes straight
 # to completing the job, without a heartbeat first, and the completion's fence refuses it.

@@ -56,15 +56,7 @@ expect_grep "^gcratchet bisect: --fleet: .*file.db: the queue needs the fleet's 
 # ---- Workers -------------------------------------------------------------------------------
 # Each with a bench lock of its own, as on three hosts; a short lease, so a killed worker's
 # job comes back soon.
-start_worker() {
-	TMPDIR="$T" GCR_LOCK_FILE="$T/lock.$1" "$GCR" worker --fleet "$FLEET" --name "$1" \
-		--lease 3 --poll 1 >"$T/$1.out" 2>"$T/$1.err" &
-	eval "PID_$1=$!"
-}
-"$GCR" queue status --fleet "$FLEET" >/dev/null 2>&1 # the queue's tables, before the workers
-start_worker w1
-start_worker w2
-start_worker w3
+fleet_workers "$FLEET" w1 w2 w3
 
 # ---- On the fleet: the same answer, every step a job ---------------------------------------
 bisect 0 "$T/fleet.db" --fleet "$FLEETPW" --json "$T/fleet.json"

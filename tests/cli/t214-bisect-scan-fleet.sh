@@ -43,15 +43,7 @@ scan 0 "$T/local.db" --json "$T/local.json"
 expect_eq "$(changes "$T/local.json")" "$three" "locally, the three changes"
 
 # ---- Three workers, each with a bench lock of its own (three hosts); a short lease ---------
-start_worker() {
-	TMPDIR="$T" GCR_LOCK_FILE="$T/lock.$1" "$GCR" worker --fleet "$FLEET" --name "$1" \
-		--lease 3 --poll 1 >"$T/$1.out" 2>"$T/$1.err" &
-	eval "PID_$1=$!"
-}
-"$GCR" queue status --fleet "$FLEET" >/dev/null 2>&1 # the queue's tables, before the workers
-start_worker w1
-start_worker w2
-start_worker w3
+fleet_workers "$FLEET" w1 w2 w3
 
 # ---- On the fleet: the same three changes, a pass's commits measured side by side ----------
 scan 0 "$T/fleet.db" --fleet "$FLEET" --json "$T/fleet.json"
