@@ -15,6 +15,7 @@ ROUNDS=${3:-6}
 export GCR_LOCK_FILE="$T/bench.lock" GCR_BASELINE_DIR="$T/baselines"
 pg_start
 . "$BENCH/store-scale-data.sh"
+. "$BENCH/paired.sh"
 
 # The rows, in COPY's text format, as the SQLite file holds them (ids included: a plain COPY
 # maps nothing). Written before any timing.
@@ -77,18 +78,10 @@ copy_side() {
 
 echo "push-copy: $ROUNDS rounds, paired; each side into a fresh database of gcratchet's schema"
 printf '%-6s %10s %10s %8s\n' round push_s copy_s ratio
-: >"$T/ratios"
-i=1
-while [ "$i" -le "$ROUNDS" ]; do
-	if [ $((i % 2)) -eq 1 ]; then p=$(push_side) && c=$(copy_side); else c=$(copy_side) && p=$(push_side); fi || exit 2
-	r=$(echo "scale=3; $p / $c" | bc)
-	echo "$r" >>"$T/ratios"
-	printf '%-6s %10.2f %10.2f %8.2f\n' "$i" "$p" "$c" "$r"
-	i=$((i + 1))
-done
+paired_rounds "$ROUNDS" %10.2f push_side copy_side || exit 2
 # Both sides stored the same rows.
 for t in sessions runs samples; do
 	a=$(pg_sql p "SELECT count(*) FROM $t") b=$(pg_sql c "SELECT count(*) FROM $t")
 	[ "$a" = "$b" ] || echo "push-copy: $t differ: push stored $a, COPY $b" >&2
 done
-echo "push-copy: $(pg_sql p "SELECT count(*) FROM samples") samples each side; median push/COPY ratio $(sort -n "$T/ratios" | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')"
+echo "push-copy: $(pg_sql p "SELECT count(*) FROM samples") samples each side; median push/COPY ratio $PAIRED_MEDIAN"

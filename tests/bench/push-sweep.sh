@@ -11,6 +11,7 @@
 #   commit before, made in a `git worktree` of it; its build/gcratchet-launch beside it).
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/../cli/lib.sh"
+. "$BENCH/paired.sh"
 OTHER=${1:?usage: push-sweep.sh OTHER_GCRATCHET [ARMS [PROBES [ANSWERS [ROUNDS]]]]}
 ARMS=${2:-24}
 PROBES=${3:-14}
@@ -69,18 +70,10 @@ echo "push-sweep: one sweep session of $ARMS arms, $cells cells and $answers ans
 echo "  old: $OTHER"
 echo "  new: $GCR"
 printf '%-6s %10s %10s %8s\n' round old_s new_s old/new
-: >"$T/ratios"
-i=1
-while [ "$i" -le "$ROUNDS" ]; do
-	if [ $((i % 2)) -eq 1 ]; then o=$(side "$OTHER" o) && n=$(side "$GCR" n); else n=$(side "$GCR" n) && o=$(side "$OTHER" o); fi || exit 2
-	r=$(echo "scale=3; $o / $n" | bc)
-	echo "$r" >>"$T/ratios"
-	printf '%-6s %10.3f %10.3f %8.2f\n' "$i" "$o" "$n" "$r"
-	i=$((i + 1))
-done
+paired_rounds "$ROUNDS" %10.3f 'side "$OTHER" o' 'side "$GCR" n' || exit 2
 # Both stored the same rows.
 for t in session_builds sweep_cells minheap; do
 	a=$(pg_sql o "SELECT count(*) FROM $t") b=$(pg_sql n "SELECT count(*) FROM $t")
 	[ "$a" = "$b" ] || echo "push-sweep: $t differ: old stored $a, new $b" >&2
 done
-echo "push-sweep: median old/new ratio $(sort -n "$T/ratios" | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')"
+echo "push-sweep: median old/new ratio $PAIRED_MEDIAN"
